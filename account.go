@@ -1,0 +1,385 @@
+package unical
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+)
+
+// ProviderType names a calendar provider. The spec uses neutral names:
+// PROVIDER_A is Google Calendar, PROVIDER_B Microsoft Outlook (Graph),
+// PROVIDER_C CalDAV (iCloud by default).
+type ProviderType string
+
+// The provider types of the spec.
+const (
+	ProviderGoogle    ProviderType = "PROVIDER_A"
+	ProviderMicrosoft ProviderType = "PROVIDER_B"
+	ProviderCalDAV    ProviderType = "PROVIDER_C"
+)
+
+// ProviderTypes lists every provider type in the spec's order.
+var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV}
+
+// Valid reports whether t is one of the spec's provider types.
+func (t ProviderType) Valid() bool {
+	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV
+}
+
+// PathName is the lower-case form used in URL paths ("provider_a").
+func (t ProviderType) PathName() string { return strings.ToLower(string(t)) }
+
+// UsesOAuth reports whether accounts of this type connect through OAuth 2.0
+// and a refresh token (rather than an app-specific password).
+func (t ProviderType) UsesOAuth() bool { return t == ProviderGoogle || t == ProviderMicrosoft }
+
+// ParseProviderPath turns "provider_a" (a path segment) into a ProviderType.
+func ParseProviderPath(s string) (ProviderType, bool) {
+	t := ProviderType(strings.ToUpper(s))
+	return t, t.Valid() && s == t.PathName()
+}
+
+func providerTypeStrings() []string {
+	out := make([]string, len(ProviderTypes))
+	for i, t := range ProviderTypes {
+		out[i] = string(t)
+	}
+	return out
+}
+
+// AccountStatus is the state of an end user account.
+type AccountStatus string
+
+// Account states. An EXPIRED account's calendars answer CodeAccountExpired
+// until the account is reconnected.
+const (
+	AccountStatusActive  AccountStatus = "ACTIVE"
+	AccountStatusExpired AccountStatus = "EXPIRED"
+)
+
+// Account is an End User Account: one user's calendar account at one
+// provider, connected to one application.
+type Account struct {
+	ID                string        `json:"id"`
+	CreatedAt         time.Time     `json:"createdAt"`
+	UpdatedAt         time.Time     `json:"updatedAt"`
+	Email             string        `json:"email"`
+	ExternalID        string        `json:"externalId"`
+	AuthorizedScopes  []string      `json:"authorizedScopes"`
+	ProviderAccountID *string       `json:"providerAccountId"`
+	ProviderID        string        `json:"providerId"`
+	ApplicationID     string        `json:"applicationId"`
+	Status            AccountStatus `json:"status"`
+	ProviderType      ProviderType  `json:"providerType"`
+}
+
+// Credentials are an account's stored provider credentials, as returned by
+// the credentials endpoint so that the application can call the provider
+// itself. CalDAV accounts have no tokens: their app-specific password is
+// never returned (the application supplied it and can keep it).
+type Credentials struct {
+	ID               string    `json:"id"`
+	EndUserAccountID string    `json:"endUserAccountId"`
+	AccessToken      string    `json:"accessToken"`
+	RefreshToken     string    `json:"refreshToken"`
+	ExpiresAt        time.Time `json:"expiresAt"`
+	Status           string    `json:"status"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// AccountCreateParams is the body of POST /v1/endUserAccounts: it creates an
+// account or updates the credentials of the one with the same email and
+// provider type.
+type AccountCreateParams struct {
+	Email        string           `json:"email"`
+	ExternalID   Optional[string] `json:"externalId,omitzero"`
+	ProviderType ProviderType     `json:"providerType"`
+	RefreshToken Optional[string] `json:"refreshToken,omitzero"`
+	Password     Optional[string] `json:"password,omitzero"`
+}
+
+// BasicAuthConnectParams is the body of
+// POST /v1/basicAuth/connect/{app_id}/provider_c.
+type BasicAuthConnectParams struct {
+	Email      string           `json:"email"`
+	Password   string           `json:"password"`
+	ExternalID Optional[string] `json:"externalId,omitzero"`
+}
+
+// AccountListParams filters GET /v1/endUserAccounts.
+type AccountListParams struct {
+	// Search keeps accounts whose email or external id contains it
+	// (case-insensitive).
+	Search string
+	// StatusFilter is "active", "expired" or "" for any status.
+	StatusFilter string
+	// PageToken continues a previous listing.
+	PageToken string
+	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
+	Limit int
+}
+
+// AccountDeleted is the answer of DELETE /v1/endUserAccounts/{id}.
+type AccountDeleted struct {
+	Message string `json:"message"`
+	OK      bool   `json:"ok"`
+}
+
+// Page sizes of every list with pageToken and limit.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 250
+)
+
+// ListAccounts lists the application's accounts, oldest first.
+//
+// HTTP: GET /v1/endUserAccounts
+//
+// Returns CodeInvalid for a bad statusFilter, limit or pageToken.
+func (a *App) ListAccounts(ctx context.Context, params *AccountListParams) (*Page[*Account], error) {
+	if params == nil {
+		params = &AccountListParams{}
+	}
+	filter := AccountFilter{Search: params.Search}
+	switch params.StatusFilter {
+	case "":
+	case "active":
+		filter.Status = AccountStatusActive
+	case "expired":
+		filter.Status = AccountStatusExpired
+	default:
+		return nil, &Error{Code: CodeInvalid, Field: "statusFilter", Allowed: []string{"active", "expired"}, Message: "statusFilter must be one of active, expired."}
+	}
+	limit, err := pageLimit(params.Limit)
+	if err != nil {
+		return nil, err
+	}
+	scope := queryHash([]string{params.Search, params.StatusFilter})
+	if params.PageToken != "" {
+		p, err := a.openToken("pageToken", "accounts", scope, params.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		filter.After = p.After
+	}
+	filter.Limit = limit + 1
+	recs, err := a.c.store.ListAccounts(ctx, a.id, filter)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[*Account]{Data: []*Account{}}
+	for i, rec := range recs {
+		if i == limit {
+			tok := a.sealToken(tokenPayload{Kind: "accounts", Scope: scope, After: recs[i-1].ID})
+			page.NextPageToken = &tok
+			break
+		}
+		page.Data = append(page.Data, accountView(rec))
+	}
+	return page, nil
+}
+
+// accountView returns the API view of a stored account.
+func accountView(rec *AccountRecord) *Account {
+	acct := rec.Account
+	if acct.AuthorizedScopes == nil {
+		acct.AuthorizedScopes = []string{}
+	}
+	return &acct
+}
+
+// GetAccount returns one of the application's accounts.
+//
+// HTTP: GET /v1/endUserAccounts/{id}
+//
+// Returns CodeNotFound if the account is not the application's.
+func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
+	rec, err := a.c.store.GetAccount(ctx, a.id, id)
+	if err != nil {
+		return nil, err
+	}
+	return accountView(rec), nil
+}
+
+// CreateAccount creates an account, or updates the credentials of the one
+// with the same email and provider type, which makes an EXPIRED account
+// ACTIVE again. The credentials are checked with the provider first (a
+// refresh for OAuth providers, a login for CalDAV); nothing is stored when
+// they fail.
+//
+// HTTP: POST /v1/endUserAccounts
+//
+// Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
+// the provider refuses the credentials.
+func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
+	if err := params.validate(); err != nil {
+		return nil, err
+	}
+	p, err := a.c.provider(params.ProviderType)
+	if err != nil {
+		return nil, err
+	}
+	app, err := a.c.store.GetApplication(ctx, a.id)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := a.c.providerSettings(app, params.ProviderType)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value()})
+	if err != nil {
+		return nil, err
+	}
+	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, params.Password.Value())
+}
+
+// ConnectBasicAuth connects a CalDAV account with its email and
+// app-specific password, exactly as CreateAccount with PROVIDER_C does.
+//
+// HTTP: POST /v1/basicAuth/connect/{app_id}/provider_c
+func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
+	return a.CreateAccount(ctx, &AccountCreateParams{
+		Email:        params.Email,
+		ExternalID:   params.ExternalID,
+		ProviderType: ProviderCalDAV,
+		Password:     Some(params.Password),
+	})
+}
+
+func (p *AccountCreateParams) validate() error {
+	if p.Email == "" {
+		return invalidf("email", "email is required.")
+	}
+	if addr, err := mail.ParseAddress(p.Email); err != nil || addr.Address != p.Email {
+		return invalidf("email", "%q is not an email address.", p.Email)
+	}
+	if p.ProviderType == "" {
+		return invalidf("providerType", "providerType is required.")
+	}
+	if !p.ProviderType.Valid() {
+		return &Error{Code: CodeInvalid, Field: "providerType", Allowed: providerTypeStrings(),
+			Message: "providerType must be one of " + strings.Join(providerTypeStrings(), ", ") + "."}
+	}
+	if p.ProviderType.UsesOAuth() {
+		if v, ok := p.RefreshToken.Get(); !ok || v == "" {
+			return invalidf("refreshToken", "refreshToken is required for %s.", p.ProviderType)
+		}
+		if p.Password.IsSet() && !p.Password.IsNull() {
+			return invalidf("password", "password is only for PROVIDER_C accounts.")
+		}
+	} else {
+		if v, ok := p.Password.Get(); !ok || v == "" {
+			return invalidf("password", "password (an app-specific password) is required for PROVIDER_C.")
+		}
+		if p.RefreshToken.IsSet() && !p.RefreshToken.IsNull() {
+			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
+		}
+	}
+	if v, ok := p.ExternalID.Get(); ok && len(v) > 255 {
+		return invalidf("externalId", "externalId may be at most 255 characters long.")
+	}
+	return nil
+}
+
+// saveConnection creates or updates the account behind a successful
+// connect or OAuth exchange and emits the matching webhook messages.
+func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, externalID Optional[string], conn *Connection, password string) (*Account, error) {
+	if conn.Email != "" && t.UsesOAuth() {
+		email = conn.Email
+	}
+	now := a.c.now().UTC()
+	sec := secrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
+	scopes := conn.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	var providerAccountID *string
+	if conn.ProviderAccountID != "" {
+		providerAccountID = &conn.ProviderAccountID
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		existing, err := a.c.store.FindAccount(ctx, a.id, t, email)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			rec := &AccountRecord{
+				Account: Account{
+					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
+					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
+					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
+				},
+				TokenExpiry:          conn.Token.Expiry,
+				CredentialsID:        newID("cred"),
+				CredentialsCreatedAt: now,
+				CredentialsUpdatedAt: now,
+				ProviderState:        conn.State,
+			}
+			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			err := a.c.store.CreateAccount(ctx, rec)
+			if ErrorCode(err) == CodeConflict {
+				continue // created concurrently: update it instead
+			}
+			if err != nil {
+				return nil, err
+			}
+			a.emitAccountEvent(ctx, EventTypeAccountCreated, &rec.Account)
+			return accountView(rec), nil
+		case err != nil:
+			return nil, err
+		}
+		rec, err := a.c.store.UpdateAccount(ctx, a.id, existing.ID, func(rec *AccountRecord) error {
+			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() {
+				old, err := a.c.openSecrets(rec)
+				if err != nil {
+					return err
+				}
+				sec.RefreshToken = old.RefreshToken // the provider kept the old one
+			}
+			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			rec.TokenExpiry = conn.Token.Expiry
+			rec.CredentialsUpdatedAt = now
+			rec.UpdatedAt = now
+			rec.Status = AccountStatusActive
+			rec.AuthorizedScopes = scopes
+			if providerAccountID != nil {
+				rec.ProviderAccountID = providerAccountID
+			}
+			if conn.State != nil {
+				rec.ProviderState = conn.State
+			}
+			if v, ok := externalID.Get(); ok {
+				rec.ExternalID = v
+			} else if externalID.IsNull() {
+				rec.ExternalID = ""
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.emitAccountEvent(ctx, EventTypeAccountUpdated, &rec.Account)
+		a.emitAccountEvent(ctx, EventTypeAccountCredentialUpdated, &rec.Account)
+		return accountView(rec), nil
+	}
+	return nil, Errorf(CodeConflict, "The account was changed concurrently; try again.")
+}
+
+// DeleteAccount deletes an account, its stored credentials and its webhook
+// subscriptions. Provider data is left alone.
+//
+// HTTP: DELETE /v1/endUserAccounts/{id}
+//
+// Returns CodeNotFound if the account is not the application's.
+func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
+	rec, err := a.c.store.GetAccount(ctx, a.id, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.c.store.DeleteAccount(ctx, a.id, id); err != nil {
+		return nil, err
+	}
+	a.emitAccountEvent(ctx, EventTypeAccountDeleted, &rec.Account)
+	return &AccountDeleted{Message: "Account " + id + " deleted.", OK: true}, nil
+}

@@ -1,0 +1,199 @@
+package unical
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Calendar is one calendar of an end user account.
+type Calendar struct {
+	ID                            string   `json:"id"`
+	Name                          string   `json:"name"`
+	HexColor                      string   `json:"hexColor,omitempty"`
+	ReadOnly                      bool     `json:"readOnly"`
+	IsPrimary                     bool     `json:"isPrimary"`
+	IsShared                      bool     `json:"isShared"`
+	TimeZone                      string   `json:"timeZone,omitempty"`
+	InviteEmail                   string   `json:"inviteEmail,omitempty"`
+	AllowedOnlineMeetingProviders []string `json:"allowedOnlineMeetingProviders,omitempty"`
+	DefaultOnlineMeetingProvider  string   `json:"defaultOnlineMeetingProvider,omitempty"`
+}
+
+// CalendarParams holds the writable calendar properties of
+// POST /v1/calendars/{endUserAccountId} (name required) and
+// PUT /v1/calendars/{endUserAccountId}/{calendarId} (any subset; null clears
+// hexColor and timeZone).
+type CalendarParams struct {
+	Name     Optional[string] `json:"name,omitzero"`
+	HexColor Optional[string] `json:"hexColor,omitzero"`
+	TimeZone Optional[string] `json:"timeZone,omitzero"`
+}
+
+// CalendarListParams filters GET /v1/calendars/{endUserAccountId}.
+type CalendarListParams struct {
+	// SyncToken returns only the calendars added or changed since the
+	// listing that issued it.
+	SyncToken string
+}
+
+// validate checks the parameters of a calendar write.
+func (p *CalendarParams) validate(create bool) error {
+	if create && !p.Name.IsSet() {
+		return invalidf("name", "name is required.")
+	}
+	if p.Name.IsNull() {
+		return invalidf("name", "name cannot be null.")
+	}
+	if name, ok := p.Name.Get(); ok && len(name) == 0 {
+		return invalidf("name", "name cannot be empty.")
+	}
+	if c, ok := p.HexColor.Get(); ok && !validHexColor(c) {
+		return invalidf("hexColor", "hexColor must look like #RRGGBB.")
+	}
+	if tz, ok := p.TimeZone.Get(); ok {
+		if _, err := LoadLocation(tz); err != nil {
+			return invalidf("timeZone", "timeZone %q is not an IANA time zone name.", tz)
+		}
+	}
+	return nil
+}
+
+func validHexColor(s string) bool {
+	if len(s) != 7 || s[0] != '#' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// ListCalendars lists an account's calendars. With a sync token it returns
+// only the calendars added or changed since the listing that issued the
+// token (the providers have no calendar deletion feed, so a deleted calendar
+// shows only as missing from a full listing).
+//
+// HTTP: GET /v1/calendars/{endUserAccountId}
+//
+// Returns CodeNotFound if the account is not the application's,
+// CodeAccountExpired if it is EXPIRED, CodeInvalid for a foreign syncToken.
+func (a *App) ListCalendars(ctx context.Context, accountID string, params *CalendarListParams) (*SyncPage[*Calendar], error) {
+	if params == nil {
+		params = &CalendarListParams{}
+	}
+	var previous map[string]string
+	if params.SyncToken != "" {
+		p, err := a.openToken("syncToken", "calendars", accountID, params.SyncToken)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := a.loadCursor(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(raw), &previous); err != nil {
+			return nil, invalidf("syncToken", "syncToken is not a token this listing issued.")
+		}
+	}
+	_, prov, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	cals, err := prov.ListCalendars(ctx, s)
+	if err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	snapshot := make(map[string]string, len(cals))
+	page := &SyncPage[*Calendar]{Data: []*Calendar{}}
+	for _, cal := range cals {
+		h := queryHash(cal)
+		snapshot[cal.ID] = h
+		if previous == nil || previous[cal.ID] != h {
+			page.Data = append(page.Data, cal)
+		}
+	}
+	raw, _ := json.Marshal(snapshot)
+	tok := tokenPayload{Kind: "calendars", Scope: accountID}
+	if err := a.storeCursor(ctx, &tok, string(raw)); err != nil {
+		return nil, err
+	}
+	page.NextSyncToken = a.sealToken(tok)
+	return page, nil
+}
+
+// GetCalendar returns one calendar of an account.
+//
+// HTTP: GET /v1/calendars/{endUserAccountId}/{calendarId}
+//
+// Returns CodeNotFound for an unknown account or calendar.
+func (a *App) GetCalendar(ctx context.Context, accountID, calendarID string) (*Calendar, error) {
+	_, p, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := p.GetCalendar(ctx, s, calendarID)
+	if err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	return cal, nil
+}
+
+// CreateCalendar creates a calendar in an account.
+//
+// HTTP: POST /v1/calendars/{endUserAccountId}
+//
+// Returns CodeInvalid naming the field for a missing name, a bad hexColor or
+// timeZone.
+func (a *App) CreateCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
+	if err := params.validate(true); err != nil {
+		return nil, err
+	}
+	_, p, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := p.CreateCalendar(ctx, s, params)
+	if err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	return cal, nil
+}
+
+// UpdateCalendar changes the calendar properties params sets.
+//
+// HTTP: PUT /v1/calendars/{endUserAccountId}/{calendarId}
+//
+// Returns CodeInvalid naming the field for bad values, CodeNotFound for an
+// unknown calendar.
+func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
+	if err := params.validate(false); err != nil {
+		return nil, err
+	}
+	_, p, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := p.UpdateCalendar(ctx, s, calendarID, params)
+	if err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	return cal, nil
+}
+
+// DeleteCalendar deletes a calendar and its events at the provider.
+//
+// HTTP: DELETE /v1/calendars/{endUserAccountId}/{calendarId}
+//
+// Returns CodeNotFound for an unknown calendar.
+func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
+	_, p, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.DeleteCalendar(ctx, s, calendarID); err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	return &Success{Success: true}, nil
+}

@@ -1,0 +1,358 @@
+package unical
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/unical/unical/internal/seal"
+)
+
+// Config configures a Client. Store, Providers and MasterKey are required;
+// every other field has the default its comment states.
+type Config struct {
+	// Store keeps applications, accounts, subscriptions and the outbox.
+	// The Client does not close it.
+	Store Store
+	// Providers are the provider implementations, at most one per type.
+	// Operations on an account whose type has none answer CodeNotImplemented.
+	Providers []Provider
+	// MasterKey is the 32-byte key that seals credentials and tokens.
+	MasterKey [32]byte
+	// PublicURL is the absolute base URL under which the HTTP API is
+	// reachable by browsers and providers (for example
+	// "https://cal.example.com"). It builds the OAuth callback URL and push
+	// notification addresses. Empty disables OAuth redirects and push.
+	PublicURL string
+	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
+	FlowTTL time.Duration
+	// Now returns the current time; default time.Now.
+	Now func() time.Time
+	// Logger receives structured logs; default discards them.
+	Logger *slog.Logger
+}
+
+// Client is the unical library: every /v1 operation as a typed method. The
+// operations of one application are methods of the [App] handle that
+// [Client.App] and [Client.AppByAPIKey] return, so that no call can reach
+// another application's data. A Client is safe for concurrent use.
+type Client struct {
+	store     Store
+	providers map[ProviderType]Provider
+	publicURL string
+	flowTTL   time.Duration
+	now       func() time.Time
+	log       *slog.Logger
+
+	credentials *seal.Sealer // account credentials and client secrets
+	tokens      *seal.Sealer // sync and page tokens
+	flows       *seal.Sealer // OAuth state and PKCE verifiers
+
+	closeOnce sync.Once
+}
+
+// New validates cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("unical: Config.Store is required")
+	}
+	if cfg.MasterKey == ([32]byte{}) {
+		return nil, errors.New("unical: Config.MasterKey is required")
+	}
+	c := &Client{
+		store:     cfg.Store,
+		providers: make(map[ProviderType]Provider),
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
+		flowTTL:   cfg.FlowTTL,
+		now:       cfg.Now,
+		log:       cfg.Logger,
+	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			return nil, errors.New("unical: Config.PublicURL must be an absolute URL")
+		}
+	}
+	for _, p := range cfg.Providers {
+		t := p.Type()
+		if !t.Valid() {
+			return nil, errors.New("unical: provider with unknown type " + string(t))
+		}
+		if _, dup := c.providers[t]; dup {
+			return nil, errors.New("unical: two providers for " + string(t))
+		}
+		c.providers[t] = p
+	}
+	if c.flowTTL == 0 {
+		c.flowTTL = 15 * time.Minute
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	key := seal.Key(cfg.MasterKey)
+	c.credentials = seal.New(key.Derive("credentials"))
+	c.tokens = seal.New(key.Derive("tokens"))
+	c.flows = seal.New(key.Derive("oauth-flows"))
+	return c, nil
+}
+
+// Close stops the Client's background work. It does not close the Store.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {})
+	return nil
+}
+
+// Store returns the Client's store.
+func (c *Client) Store() Store { return c.store }
+
+// App is one application's view of the API: every /v1 operation, scoped to
+// the application. Get one from [Client.App] or [Client.AppByAPIKey].
+type App struct {
+	c  *Client
+	id string
+}
+
+// ID returns the application id.
+func (a *App) ID() string { return a.id }
+
+// App returns the handle of application id, or CodeNotFound.
+func (c *Client) App(ctx context.Context, id string) (*App, error) {
+	if _, err := c.store.GetApplication(ctx, id); err != nil {
+		return nil, err
+	}
+	return &App{c: c, id: id}, nil
+}
+
+// apiKeyPrefix starts every API key: "uk_<key id>_<secret>".
+const apiKeyPrefix = "uk_"
+
+// AppByAPIKey returns the application an API key belongs to. A missing,
+// malformed, revoked or wrong key is CodeUnauthorized with field x-api-key.
+// The secret is compared by hash in constant time.
+func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
+	unauthorized := &Error{Code: CodeUnauthorized, Field: "x-api-key", Message: "A valid x-api-key header is required."}
+	if key == "" {
+		return nil, unauthorized
+	}
+	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
+	if !ok {
+		return nil, unauthorized
+	}
+	id, secret, ok := strings.Cut(rest, "_")
+	if !ok || id == "" || secret == "" {
+		return nil, unauthorized
+	}
+	stored, err := c.store.GetAPIKey(ctx, "key_"+id)
+	if err != nil {
+		if ErrorCode(err) == CodeNotFound {
+			return nil, unauthorized
+		}
+		return nil, err
+	}
+	if !seal.Equal(stored.Hash, seal.HashSecret(secret)) {
+		return nil, unauthorized
+	}
+	return &App{c: c, id: stored.ApplicationID}, nil
+}
+
+// ApplicationParams are the settings of an application for
+// [Client.CreateApplication] and [Client.UpdateApplication]. Absent fields
+// are left alone on update.
+type ApplicationParams struct {
+	Name         Optional[string]   `json:"name,omitzero"`
+	RedirectURLs Optional[[]string] `json:"redirectUrls,omitzero"`
+	// Providers replaces the settings of the provider types it names; a
+	// ClientSecret left empty keeps the stored one.
+	Providers  map[ProviderType]ProviderSettings `json:"providers,omitempty"`
+	WebhookURL Optional[string]                  `json:"webhookUrl,omitzero"`
+}
+
+// CreatedApplication is a new application with its first API key, which is
+// shown only here.
+type CreatedApplication struct {
+	ApplicationID string `json:"applicationId"`
+	APIKey        string `json:"apiKey"`
+	// WebhookSecret verifies the application's own webhook messages; shown
+	// only when the application has a webhook URL.
+	WebhookSecret string `json:"webhookSecret,omitempty"`
+}
+
+// CreateApplication creates an application and its first API key.
+func (c *Client) CreateApplication(ctx context.Context, params *ApplicationParams) (*CreatedApplication, error) {
+	name, _ := params.Name.Get()
+	if strings.TrimSpace(name) == "" {
+		return nil, invalidf("name", "name is required.")
+	}
+	now := c.now().UTC()
+	app := &Application{ID: newID("app"), Name: name, CreatedAt: now, UpdatedAt: now, RedirectURLs: []string{}}
+	secret, err := c.applyApplicationParams(app, params)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.store.CreateApplication(ctx, app); err != nil {
+		return nil, err
+	}
+	_, key, err := c.CreateAPIKey(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &CreatedApplication{ApplicationID: app.ID, APIKey: key, WebhookSecret: secret}, nil
+}
+
+// UpdateApplication changes an application's settings. It returns a new
+// webhook secret when the webhook URL was set for the first time.
+func (c *Client) UpdateApplication(ctx context.Context, id string, params *ApplicationParams) (*Application, string, error) {
+	app, err := c.store.GetApplication(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	secret, err := c.applyApplicationParams(app, params)
+	if err != nil {
+		return nil, "", err
+	}
+	app.UpdatedAt = c.now().UTC()
+	if err := c.store.UpdateApplication(ctx, app); err != nil {
+		return nil, "", err
+	}
+	return app, secret, nil
+}
+
+// GetApplication returns an application with its secrets left out.
+func (c *Client) GetApplication(ctx context.Context, id string) (*Application, error) {
+	return c.store.GetApplication(ctx, id)
+}
+
+// ListApplications returns every application.
+func (c *Client) ListApplications(ctx context.Context) ([]*Application, error) {
+	return c.store.ListApplications(ctx)
+}
+
+func (c *Client) applyApplicationParams(app *Application, params *ApplicationParams) (webhookSecret string, err error) {
+	if name, ok := params.Name.Get(); ok {
+		if strings.TrimSpace(name) == "" {
+			return "", invalidf("name", "name cannot be empty.")
+		}
+		app.Name = name
+	}
+	if urls, ok := params.RedirectURLs.Get(); ok {
+		for i, raw := range urls {
+			u, err := url.Parse(raw)
+			if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
+				return "", invalidf("redirectUrls", "redirectUrls[%d] must be an absolute URL without a fragment.", i)
+			}
+		}
+		app.RedirectURLs = urls
+	} else if params.RedirectURLs.IsNull() {
+		app.RedirectURLs = []string{}
+	}
+	for t, s := range params.Providers {
+		if !t.Valid() {
+			return "", &Error{Code: CodeInvalid, Field: "providers", Allowed: providerTypeStrings(), Message: "providers keys must be provider types."}
+		}
+		for name, raw := range map[string]string{"authUrl": s.AuthURL, "tokenUrl": s.TokenURL, "userInfoUrl": s.UserInfoURL, "apiBaseUrl": s.APIBaseURL, "serverUrl": s.ServerURL} {
+			if raw == "" {
+				continue
+			}
+			if u, err := url.Parse(raw); err != nil || !u.IsAbs() || u.Host == "" {
+				return "", invalidf("providers."+string(t)+"."+name, "%s must be an absolute URL.", name)
+			}
+		}
+		if app.Providers == nil {
+			app.Providers = map[ProviderType]ProviderSettings{}
+		}
+		if app.SealedSecrets == nil {
+			app.SealedSecrets = map[ProviderType][]byte{}
+		}
+		if s.ClientSecret != "" {
+			app.SealedSecrets[t] = c.credentials.Seal([]byte(s.ClientSecret), []byte("client-secret/"+app.ID+"/"+string(t)))
+		}
+		s.ClientSecret = ""
+		app.Providers[t] = s
+	}
+	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
+		if err := checkWebhookURL("webhookUrl", raw); err != nil {
+			return "", err
+		}
+		if app.SealedWebhookSecret == nil {
+			webhookSecret = newEndpointSecret()
+			app.SealedWebhookSecret = c.credentials.Seal([]byte(webhookSecret), []byte("webhook-secret/"+app.ID))
+		}
+		app.WebhookURL = raw
+	} else if params.WebhookURL.IsSet() {
+		app.WebhookURL = ""
+		app.SealedWebhookSecret = nil
+	}
+	return webhookSecret, nil
+}
+
+// providerSettings returns an application's settings for t with the client
+// secret unsealed.
+func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
+	s := app.Providers[t]
+	if sealed := app.SealedSecrets[t]; sealed != nil {
+		secret, err := c.credentials.Open(sealed, []byte("client-secret/"+app.ID+"/"+string(t)))
+		if err != nil {
+			return s, WrapError(CodeInternal, err, "Internal error.")
+		}
+		s.ClientSecret = string(secret)
+	}
+	return s, nil
+}
+
+// CreateAPIKey creates an API key for an application and returns its id and
+// the key, which is shown only here.
+func (c *Client) CreateAPIKey(ctx context.Context, appID string) (id, key string, err error) {
+	if _, err := c.store.GetApplication(ctx, appID); err != nil {
+		return "", "", err
+	}
+	short := newID("")[1:] // the random id without its prefix separator
+	secret := randomString(32)
+	stored := &APIKey{ID: "key_" + short, ApplicationID: appID, Hash: seal.HashSecret(secret), CreatedAt: c.now().UTC()}
+	if err := c.store.CreateAPIKey(ctx, stored); err != nil {
+		return "", "", err
+	}
+	return stored.ID, apiKeyPrefix + short + "_" + secret, nil
+}
+
+// ListAPIKeys lists an application's API keys (never their secrets).
+func (c *Client) ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, error) {
+	return c.store.ListAPIKeys(ctx, appID)
+}
+
+// RevokeAPIKey deletes an API key; requests with it fail from then on.
+func (c *Client) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
+	return c.store.DeleteAPIKey(ctx, appID, keyID)
+}
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// newID returns prefix_ + 26 characters: 48 bits of milliseconds and 80
+// random bits in a sortable base32, so ids list in creation order.
+func newID(prefix string) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("unical: no randomness: " + err.Error())
+	}
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// randomString returns n random bytes in URL-safe base32.
+func randomString(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("unical: no randomness: " + err.Error())
+	}
+	return idEncoding.EncodeToString(b)
+}

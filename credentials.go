@@ -1,0 +1,193 @@
+package unical
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// secrets is the sealed part of an account: its tokens or password.
+type secrets struct {
+	AccessToken  string `json:"a,omitempty"`
+	RefreshToken string `json:"r,omitempty"`
+	Password     string `json:"p,omitempty"`
+}
+
+// sealSecrets seals s for the account id; the id is bound as associated
+// data so that a sealed blob cannot be moved to another account.
+func (c *Client) sealSecrets(accountID string, s secrets) []byte {
+	b, _ := json.Marshal(s)
+	return c.credentials.Seal(b, []byte("account/"+accountID))
+}
+
+func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
+	var s secrets
+	if len(rec.SealedSecrets) == 0 {
+		return s, nil
+	}
+	b, err := c.credentials.Open(rec.SealedSecrets, []byte("account/"+rec.ID))
+	if err != nil {
+		return s, WrapError(CodeInternal, err, "Internal error.")
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, WrapError(CodeInternal, err, "Internal error.")
+	}
+	return s, nil
+}
+
+// session loads an account of the application and prepares a provider call
+// for it. An EXPIRED account is CodeAccountExpired.
+func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
+	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rec.Status == AccountStatusExpired {
+		return nil, nil, nil, &Error{Code: CodeAccountExpired, Message: "The account's credentials no longer work; reconnect it with POST /v1/endUserAccounts or the OAuth flow."}
+	}
+	p, err := a.c.provider(rec.ProviderType)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	app, err := a.c.store.GetApplication(ctx, a.id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	settings, err := a.c.providerSettings(app, rec.ProviderType)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sec, err := a.c.openSecrets(rec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	providerAccountID := ""
+	if rec.ProviderAccountID != nil {
+		providerAccountID = *rec.ProviderAccountID
+	}
+	s := &Session{
+		AccountID:         rec.ID,
+		ApplicationID:     a.id,
+		Email:             rec.Email,
+		ProviderAccountID: providerAccountID,
+		Settings:          settings,
+		Token:             Token{AccessToken: sec.AccessToken, RefreshToken: sec.RefreshToken, Expiry: rec.TokenExpiry, Scopes: rec.AuthorizedScopes},
+		Password:          sec.Password,
+		State:             rec.ProviderState,
+	}
+	s.OnTokenRefresh = func(ctx context.Context, tok Token) error {
+		return a.storeRefreshedToken(ctx, rec.ID, tok)
+	}
+	return rec, p, s, nil
+}
+
+// storeRefreshedToken persists tokens a provider refreshed.
+func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Token) error {
+	now := a.c.now().UTC()
+	rec, err := a.c.store.UpdateAccount(ctx, a.id, accountID, func(rec *AccountRecord) error {
+		sec, err := a.c.openSecrets(rec)
+		if err != nil {
+			return err
+		}
+		sec.AccessToken = tok.AccessToken
+		if tok.RefreshToken != "" {
+			sec.RefreshToken = tok.RefreshToken
+		}
+		rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+		rec.TokenExpiry = tok.Expiry
+		rec.CredentialsUpdatedAt = now
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	a.emitAccountEvent(ctx, EventTypeAccountCredentialUpdated, &rec.Account)
+	return nil
+}
+
+// providerFailed looks at an error from a provider call and moves the
+// account to EXPIRED when the provider said the credentials stopped working.
+func (a *App) providerFailed(ctx context.Context, accountID string, err error) error {
+	if ErrorCode(err) != CodeAccountExpired {
+		return err
+	}
+	rec, uerr := a.c.store.UpdateAccount(ctx, a.id, accountID, func(rec *AccountRecord) error {
+		if rec.Status == AccountStatusExpired {
+			return errUnchanged
+		}
+		rec.Status = AccountStatusExpired
+		rec.UpdatedAt = a.c.now().UTC()
+		return nil
+	})
+	switch {
+	case uerr == nil:
+		a.c.log.InfoContext(ctx, "account expired", "app", a.id, "account", accountID)
+		a.emitAccountEvent(ctx, EventTypeAccountUpdated, &rec.Account)
+	case uerr != errUnchanged:
+		a.c.log.ErrorContext(ctx, "mark account expired", "app", a.id, "account", accountID, "err", uerr)
+	}
+	return err
+}
+
+// errUnchanged aborts an UpdateAccount whose change is already in place.
+var errUnchanged = Errorf(CodeConflict, "unchanged")
+
+func (c *Client) provider(t ProviderType) (Provider, error) {
+	p, ok := c.providers[t]
+	if !ok {
+		return nil, &Error{Code: CodeNotImplemented, Field: "providerType", Message: "This server has no provider configured for " + string(t) + "."}
+	}
+	return p, nil
+}
+
+// GetCredentials returns an account's stored credentials: a valid access
+// token (refreshed through the provider when it has expired) and the refresh
+// token. CalDAV accounts return empty tokens: their password is never
+// handed out.
+//
+// HTTP: GET /v1/endUserAccounts/{id}/credentials
+//
+// Returns CodeNotFound if the account is not the application's, and
+// CodeAccountExpired if a refresh shows the credentials stopped working.
+func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credentials, error) {
+	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if rec.ProviderType.UsesOAuth() && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
+		if refresher, ok := a.c.providers[rec.ProviderType].(TokenRefresher); ok {
+			_, _, s, err := a.session(ctx, accountID)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := refresher.RefreshToken(ctx, s); err != nil {
+				return nil, a.providerFailed(ctx, accountID, err)
+			}
+			if rec, err = a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sec, err := a.c.openSecrets(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &Credentials{
+		ID:               rec.CredentialsID,
+		EndUserAccountID: rec.ID,
+		AccessToken:      sec.AccessToken,
+		RefreshToken:     sec.RefreshToken,
+		ExpiresAt:        rec.TokenExpiry,
+		Status:           string(rec.Status),
+		CreatedAt:        rec.CredentialsCreatedAt,
+		UpdatedAt:        rec.CredentialsUpdatedAt,
+	}, nil
+}
+
+// TokenRefresher is an OAuth provider that can refresh an access token on
+// demand; the credentials endpoint uses it to hand out a valid token.
+type TokenRefresher interface {
+	// RefreshToken returns a fresh token set and has called
+	// s.OnTokenRefresh with it. A revoked grant is CodeAccountExpired.
+	RefreshToken(ctx context.Context, s *Session) (Token, error)
+}

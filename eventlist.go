@@ -1,0 +1,388 @@
+package unical
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// savedQuery is the part of an event listing that a page or sync token
+// carries, so that later pages and incremental syncs ask the same question.
+type savedQuery struct {
+	Start    time.Time        `json:"s,omitzero"`
+	End      time.Time        `json:"e,omitzero"`
+	Expand   bool             `json:"x,omitempty"`
+	Search   string           `json:"q,omitempty"`
+	Metadata *MetadataFilters `json:"m,omitempty"`
+	OrderBy  string           `json:"o,omitempty"`
+	SeriesID string           `json:"r,omitempty"`
+}
+
+// listRequest is a validated event or occurrence listing.
+type listRequest struct {
+	kind      string // "events" or "occurrences"
+	scope     string
+	query     savedQuery
+	syncToken string
+	pageToken string
+	limit     int
+	loc       *time.Location
+}
+
+// ListEvents lists the events of a calendar. Without expandRecurrences a
+// recurring series is one event with its recurrence; with it, series are
+// expanded into instances inside the window, which then can be ordered.
+// Every listing ends with a nextSyncToken; presenting it later returns only
+// what changed since, with deleted events as isCancelled true.
+//
+// HTTP: GET /v1/events/{endUserAccountId}/{calendarId}
+//
+// Returns CodeInvalid naming the parameter for bad values or combinations,
+// CodeGone when the provider no longer accepts the sync token,
+// CodeNotFound for an unknown account or calendar.
+func (a *App) ListEvents(ctx context.Context, accountID, calendarID string, params *EventListParams) (*SyncPage[*Event], error) {
+	if params == nil {
+		params = &EventListParams{}
+	}
+	req := &listRequest{
+		kind:  "events",
+		scope: accountID + "\x00" + calendarID,
+		query: savedQuery{Start: params.Start, End: params.End, Expand: params.ExpandRecurrences,
+			Search: params.Search, Metadata: params.MetadataFilters, OrderBy: params.OrderBy},
+		syncToken: params.SyncToken,
+		pageToken: params.PageToken,
+	}
+	if err := req.validate(params.Limit, params.TimeZone); err != nil {
+		return nil, err
+	}
+	return a.listEvents(ctx, accountID, calendarID, req)
+}
+
+// ListOccurrences lists the instances of one recurring event inside a
+// window, like ListEvents with expandRecurrences. Each occurrence has
+// isRecurring false, isException true, originalStart and recurringEventId.
+//
+// HTTP: GET /v1/events/{endUserAccountId}/{calendarId}/{eventId}/occurrences
+//
+// Returns CodeInvalid without startDateTime or endDateTime, CodeNotFound for
+// an unknown event.
+func (a *App) ListOccurrences(ctx context.Context, accountID, calendarID, eventID string, params *OccurrenceListParams) (*SyncPage[*Event], error) {
+	if params == nil {
+		params = &OccurrenceListParams{}
+	}
+	req := &listRequest{
+		kind:  "occurrences",
+		scope: accountID + "\x00" + calendarID + "\x00" + eventID,
+		query: savedQuery{Start: params.Start, End: params.End, Expand: true, Search: params.Search,
+			Metadata: params.MetadataFilters, OrderBy: params.OrderBy, SeriesID: eventID},
+		syncToken: params.SyncToken,
+		pageToken: params.PageToken,
+	}
+	if params.SyncToken == "" && params.PageToken == "" {
+		if params.Start.IsZero() {
+			return nil, invalidf("startDateTime", "startDateTime is required.")
+		}
+		if params.End.IsZero() {
+			return nil, invalidf("endDateTime", "endDateTime is required.")
+		}
+	}
+	if err := req.validate(params.Limit, params.TimeZone); err != nil {
+		return nil, err
+	}
+	return a.listEvents(ctx, accountID, calendarID, req)
+}
+
+func (r *listRequest) validate(limit int, tz string) error {
+	var err error
+	if r.limit, err = pageLimit(limit); err != nil {
+		return err
+	}
+	if tz != "" {
+		if r.loc, err = LoadLocation(tz); err != nil {
+			return invalidf("timeZone", "timeZone %q is not an IANA time zone name.", tz)
+		}
+	}
+	q := r.query
+	if r.syncToken != "" || r.pageToken != "" {
+		// The token carries the query; a different one would silently be
+		// ignored, so refuse it.
+		field, token := "syncToken", r.syncToken
+		if r.pageToken != "" {
+			field, token = "pageToken", r.pageToken
+		}
+		_ = token
+		for name, set := range map[string]bool{
+			"startDateTime": !q.Start.IsZero(), "endDateTime": !q.End.IsZero(), "search": q.Search != "",
+			"metadataFilters": q.Metadata != nil, "orderBy": q.OrderBy != "",
+			"expandRecurrences": q.Expand && r.kind == "events",
+		} {
+			if set {
+				return invalidf(name, "%s cannot be combined with %s: the token carries the query it belongs to.", name, field)
+			}
+		}
+		return nil
+	}
+	if q.Expand && r.kind == "events" && (q.Start.IsZero() || q.End.IsZero()) {
+		if q.Start.IsZero() {
+			return invalidf("startDateTime", "expandRecurrences needs startDateTime and endDateTime.")
+		}
+		return invalidf("endDateTime", "expandRecurrences needs startDateTime and endDateTime.")
+	}
+	if !q.Start.IsZero() && !q.End.IsZero() && !q.End.After(q.Start) {
+		return invalidf("endDateTime", "endDateTime must be after startDateTime.")
+	}
+	if q.OrderBy != "" {
+		if err := checkEnum("orderBy", q.OrderBy, OrderByValues); err != nil {
+			return err
+		}
+		if !q.Expand {
+			return invalidf("orderBy", "orderBy is only available with expandRecurrences=true.")
+		}
+	}
+	return nil
+}
+
+func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *listRequest) (*SyncPage[*Event], error) {
+	q := r.query
+	sync := false
+	syncCursor, pageCursor, offset := "", "", 0
+	switch {
+	case r.pageToken != "":
+		p, err := a.openToken("pageToken", r.kind+"-page", r.scope, r.pageToken)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(p.Saved, &q); err != nil {
+			return nil, invalidf("pageToken", "pageToken is not a token this listing issued.")
+		}
+		sync, pageCursor, offset = p.Sync, p.After, p.Offset
+		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
+			return nil, err
+		}
+	case r.syncToken != "":
+		p, err := a.openToken("syncToken", r.kind, r.scope, r.syncToken)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(p.Saved, &q); err != nil {
+			return nil, invalidf("syncToken", "syncToken is not a token this listing issued.")
+		}
+		sync = true
+		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	_, prov, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	tzName := ""
+	if r.loc != nil {
+		tzName = r.loc.String()
+	}
+	pq := &EventQuery{
+		TimeMin: q.Start, TimeMax: q.End, SingleEvents: q.Expand, SeriesID: q.SeriesID,
+		OrderBy: q.OrderBy, Search: q.Search, Metadata: q.Metadata, TimeZone: tzName,
+		WantSync: true, PageCursor: pageCursor, PageSize: r.limit,
+	}
+	if sync {
+		pq.SyncCursor = syncCursor
+	}
+	batch, err := prov.ListEvents(ctx, s, calendarID, pq)
+	if err != nil {
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	events := batch.Events
+	if q.Expand && !batch.Expanded {
+		if events, err = ExpandEvents(events, q.Start, q.End); err != nil {
+			return nil, err
+		}
+	}
+	events = filterEvents(events, &q, sync)
+	if q.SeriesID != "" {
+		for _, e := range events {
+			markOccurrence(e, q.SeriesID)
+		}
+	}
+	if r.loc != nil {
+		for _, e := range events {
+			showInZone(e, r.loc)
+		}
+	}
+	if q.OrderBy != "" && !batch.Ordered {
+		sortEvents(events, q.OrderBy)
+	}
+
+	page := &SyncPage[*Event]{Data: []*Event{}}
+	if offset > len(events) {
+		offset = len(events)
+	}
+	end := min(offset+r.limit, len(events))
+	page.Data = append(page.Data, events[offset:end]...)
+	saved, _ := json.Marshal(q)
+	switch {
+	case end < len(events) || batch.NextPageCursor != "":
+		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync}
+		if end < len(events) {
+			next.After, next.Offset = pageCursor, end
+		} else {
+			next.After = batch.NextPageCursor
+		}
+		if err := a.storeCursor(ctx, &next, syncCursor); err != nil {
+			return nil, err
+		}
+		page.NextPageToken = a.sealToken(next)
+	case batch.NextSyncCursor != "":
+		next := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
+		if err := a.storeCursor(ctx, &next, batch.NextSyncCursor); err != nil {
+			return nil, err
+		}
+		page.NextSyncToken = a.sealToken(next)
+	}
+	return page, nil
+}
+
+// filterEvents applies the window, title search and metadata filters. In
+// an incremental sync deleted events always pass, so that clients learn of
+// them.
+func filterEvents(events []*Event, q *savedQuery, sync bool) []*Event {
+	out := events[:0:0]
+	needle := strings.ToLower(q.Search)
+	for _, e := range events {
+		if sync && e.IsCancelled {
+			out = append(out, e)
+			continue
+		}
+		if needle != "" && !strings.Contains(strings.ToLower(e.Title), needle) {
+			continue
+		}
+		if !q.Metadata.Match(e) {
+			continue
+		}
+		if !overlaps(e, q.Start, q.End) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// overlaps reports whether e overlaps [from, to); open ends always match.
+// Series masters are kept: their instances are the provider's business.
+func overlaps(e *Event, from, to time.Time) bool {
+	if e.IsRecurring || e.Start == nil || (from.IsZero() && to.IsZero()) {
+		return true
+	}
+	start, end, err := e.Interval()
+	if err != nil {
+		return true
+	}
+	if !to.IsZero() && !start.Before(to) {
+		return false
+	}
+	if !from.IsZero() && !end.After(from) && !(end.Equal(start) && !start.Before(from)) {
+		return false
+	}
+	return true
+}
+
+// Interval returns the instants an event covers. All-day events cover whole
+// days in UTC, because they have no zone of their own; an event without an
+// end covers no time after its start.
+func (e *Event) Interval() (start, end time.Time, err error) {
+	if e.Start == nil {
+		return start, end, Errorf(CodeInvalid, "event has no start")
+	}
+	if e.IsAllDay {
+		if start, err = e.Start.Day("start"); err != nil {
+			return
+		}
+		end = start.AddDate(0, 0, 1)
+		if e.End != nil {
+			if end, err = e.End.Day("end"); err != nil {
+				return
+			}
+		}
+		return start, end, nil
+	}
+	if start, err = e.Start.Time("start"); err != nil {
+		return
+	}
+	end = start
+	if e.End != nil {
+		if end, err = e.End.Time("end"); err != nil {
+			return
+		}
+	}
+	return start, end, nil
+}
+
+// markOccurrence gives an instance the shape the occurrences endpoint shows.
+func markOccurrence(e *Event, seriesID string) {
+	e.IsRecurring = false
+	e.IsException = true
+	e.Recurrence = nil
+	if e.RecurringEventID == "" {
+		e.RecurringEventID = seriesID
+	}
+	if e.OriginalStart == nil && e.Start != nil {
+		os := *e.Start
+		if e.IsAllDay {
+			if d, err := e.Start.Day("start"); err == nil {
+				os = EventDateTime{Date: d.Format(DateLayout)}
+			}
+		}
+		e.OriginalStart = &os
+	}
+}
+
+// showInZone rewrites the timed date-times of e in loc. All-day values name
+// days, not instants, and stay as they are.
+func showInZone(e *Event, loc *time.Location) {
+	for _, d := range []*EventDateTime{e.Start, e.End, e.OriginalStart} {
+		if d == nil || d.DateTime == "" || e.IsAllDay {
+			continue
+		}
+		t, err := d.Time("dateTime")
+		if err != nil {
+			continue
+		}
+		d.DateTime = t.In(loc).Format(time.RFC3339)
+		d.TimeZone = loc.String()
+	}
+}
+
+// sortEvents orders events by start time or by last update, stably, with
+// the id as the tie-breaker so pages are deterministic.
+func sortEvents(events []*Event, orderBy string) {
+	key := func(e *Event) time.Time {
+		if orderBy == OrderByUpdated {
+			t, _ := time.Parse(time.RFC3339Nano, e.UpdatedAt)
+			return t
+		}
+		t, _, _ := e.Interval()
+		return t
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		ki, kj := key(events[i]), key(events[j])
+		if !ki.Equal(kj) {
+			return ki.Before(kj)
+		}
+		return events[i].ID < events[j].ID
+	})
+}
+
+// ExpandEvents expands the recurring series among events into their
+// instances overlapping [from, to), applying overridden and cancelled
+// instances given as events with RecurringEventID and OriginalStart.
+// Non-recurring events pass through.
+func ExpandEvents(events []*Event, from, to time.Time) ([]*Event, error) {
+	for _, e := range events {
+		if e.IsRecurring {
+			return nil, Errorf(CodeNotImplemented, "Expanding recurring events of this provider is not available yet.")
+		}
+	}
+	return events, nil
+}

@@ -1,0 +1,584 @@
+// Package memprovider is an in-memory calendar provider for tests of the
+// Client and the HTTP API. It is not shipped as a provider type: it keeps
+// just enough behaviour (credentials that can be revoked, calendars,
+// events with recurrence, paging, sync cursors that can expire) to exercise
+// every code path of the core.
+package memprovider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/teambition/rrule-go"
+
+	"github.com/unical/unical"
+)
+
+// Provider is the in-memory provider. Its ids contain the reserved
+// characters '/', '@', '=' and '+' on purpose, so tests prove that ids
+// round-trip through URL paths.
+type Provider struct {
+	typ unical.ProviderType
+
+	mu        sync.Mutex
+	users     map[string]*user  // by email
+	refresh   map[string]string // refresh token -> email
+	passwords map[string]string // email -> password
+	codes     map[string]string // authorization code -> email
+	revoked   map[string]bool   // email -> credentials revoked
+	version   int64
+	minSync   int64 // cursors below this answer CodeGone
+	nextID    int
+	calls     int
+}
+
+type user struct {
+	calendars map[string]*calendar
+	order     []string
+}
+
+type calendar struct {
+	cal    unical.Calendar
+	events map[string]*stored
+}
+
+type stored struct {
+	ev      unical.Event
+	version int64
+	deleted bool
+}
+
+var _ unical.OAuthProvider = (*Provider)(nil)
+
+// New returns a provider of type t with no users.
+func New(t unical.ProviderType) *Provider {
+	return &Provider{
+		typ: t, users: map[string]*user{}, refresh: map[string]string{},
+		passwords: map[string]string{}, codes: map[string]string{}, revoked: map[string]bool{},
+	}
+}
+
+// AddUser adds a user with a primary calendar and returns its calendar id.
+// OAuth users sign in with refreshToken; CalDAV users with password.
+func (p *Provider) AddUser(email, refreshToken, password string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := &user{calendars: map[string]*calendar{}}
+	p.users[email] = u
+	if refreshToken != "" {
+		p.refresh[refreshToken] = email
+	}
+	if password != "" {
+		p.passwords[email] = password
+	}
+	id := "primary/" + email
+	u.calendars[id] = &calendar{cal: unical.Calendar{ID: id, Name: email, IsPrimary: p.typ != unical.ProviderCalDAV, TimeZone: "UTC", HexColor: "#3366ff"}, events: map[string]*stored{}}
+	u.order = append(u.order, id)
+	return id
+}
+
+// Revoke makes a user's credentials stop working, as a provider does when
+// the user withdraws access.
+func (p *Provider) Revoke(email string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.revoked[email] = true
+}
+
+// Restore undoes Revoke and registers a new refresh token.
+func (p *Provider) Restore(email, refreshToken string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.revoked, email)
+	p.refresh[refreshToken] = email
+}
+
+// ExpireSyncCursors makes every cursor issued so far answer CodeGone.
+func (p *Provider) ExpireSyncCursors() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.version++
+	p.minSync = p.version
+}
+
+// Calls returns how many provider calls were made.
+func (p *Provider) Calls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls
+}
+
+// Type implements unical.Provider.
+func (p *Provider) Type() unical.ProviderType { return p.typ }
+
+// Connect implements unical.Provider.
+func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.typ == unical.ProviderCalDAV {
+		if pw, ok := p.passwords[params.Email]; !ok || pw != params.Password || p.revoked[params.Email] {
+			return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "password", Message: "The server refused the email and password."}
+		}
+		return &unical.Connection{Email: params.Email, State: []byte("home:" + params.Email)}, nil
+	}
+	email, ok := p.refresh[params.RefreshToken]
+	if !ok || p.revoked[email] {
+		return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "refreshToken", Message: "The provider refused the refresh token (invalid_grant)."}
+	}
+	return p.connection(email, params.RefreshToken), nil
+}
+
+func (p *Provider) connection(email, refreshToken string) *unical.Connection {
+	return &unical.Connection{
+		Email: email, ProviderAccountID: "uid-" + email, Scopes: []string{"calendar"},
+		Token: unical.Token{AccessToken: "access-" + strconv.Itoa(p.nextID) + "-" + email, RefreshToken: refreshToken, Expiry: time.Now().Add(time.Hour)},
+	}
+}
+
+// AuthCodeURL implements unical.OAuthProvider: the URL points at
+// settings.AuthURL, which a test serves with AuthHandler.
+func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.AuthCodeRequest) (string, error) {
+	v := url.Values{"redirect_uri": {req.RedirectURI}, "state": {req.State}, "code_challenge": {req.CodeChallenge},
+		"code_challenge_method": {"S256"}, "client_id": {settings.ClientID}}
+	if req.LoginHint != "" {
+		v.Set("login_hint", req.LoginHint)
+	}
+	if req.Prompt != "" {
+		v.Set("prompt", req.Prompt)
+	}
+	return settings.AuthURL + "?" + v.Encode(), nil
+}
+
+// AuthHandler approves every authorization request for email by
+// redirecting to redirect_uri with a fresh code, or denies it when email is
+// "". It stands in for the provider's consent page.
+func (p *Provider) AuthHandler(email string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		back, err := url.Parse(q.Get("redirect_uri"))
+		if err != nil {
+			http.Error(w, "bad redirect_uri", http.StatusBadRequest)
+			return
+		}
+		v := back.Query()
+		v.Set("state", q.Get("state"))
+		if email == "" {
+			v.Set("error", "access_denied")
+		} else {
+			p.mu.Lock()
+			p.nextID++
+			code := "code-" + strconv.Itoa(p.nextID)
+			p.codes[code] = email
+			p.mu.Unlock()
+			v.Set("code", code)
+		}
+		back.RawQuery = v.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	})
+}
+
+// Exchange implements unical.OAuthProvider; codes work once.
+func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSettings, req *unical.CodeExchange) (*unical.Connection, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	email, ok := p.codes[req.Code]
+	if !ok || req.CodeVerifier == "" {
+		return nil, unical.Errorf(unical.CodeUnauthorized, "invalid_grant")
+	}
+	delete(p.codes, req.Code)
+	tok := "refresh-for-" + email + "-" + strconv.Itoa(p.nextID)
+	p.refresh[tok] = email
+	delete(p.revoked, email)
+	return p.connection(email, tok), nil
+}
+
+// account returns the user behind a session, or CodeAccountExpired.
+func (p *Provider) account(s *unical.Session) (*user, error) {
+	p.calls++
+	if p.revoked[s.Email] {
+		return nil, unical.Errorf(unical.CodeAccountExpired, "The provider revoked the account's credentials.")
+	}
+	u, ok := p.users[s.Email]
+	if !ok {
+		return nil, unical.Errorf(unical.CodeAccountExpired, "unknown user")
+	}
+	return u, nil
+}
+
+func (p *Provider) calendar(s *unical.Session, id string) (*user, *calendar, error) {
+	u, err := p.account(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, ok := u.calendars[id]
+	if !ok {
+		return nil, nil, unical.Errorf(unical.CodeNotFound, "No calendar %q.", id)
+	}
+	return u, c, nil
+}
+
+// ListCalendars implements unical.Provider.
+func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u, err := p.account(s)
+	if err != nil {
+		return nil, err
+	}
+	out := []*unical.Calendar{}
+	for _, id := range u.order {
+		if c, ok := u.calendars[id]; ok {
+			cal := c.cal
+			out = append(out, &cal)
+		}
+	}
+	return out, nil
+}
+
+// GetCalendar implements unical.Provider.
+func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, id string) (*unical.Calendar, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, id)
+	if err != nil {
+		return nil, err
+	}
+	cal := c.cal
+	return &cal, nil
+}
+
+// CreateCalendar implements unical.Provider.
+func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u, err := p.account(s)
+	if err != nil {
+		return nil, err
+	}
+	p.nextID++
+	id := fmt.Sprintf("cal/%d@%s=+", p.nextID, s.Email)
+	c := &calendar{cal: unical.Calendar{ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value()}, events: map[string]*stored{}}
+	u.calendars[id] = c
+	u.order = append(u.order, id)
+	cal := c.cal
+	return &cal, nil
+}
+
+// UpdateCalendar implements unical.Provider.
+func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, id string, params *unical.CalendarParams) (*unical.Calendar, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, id)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := params.Name.Get(); ok {
+		c.cal.Name = v
+	}
+	if params.HexColor.IsSet() {
+		c.cal.HexColor = params.HexColor.Value()
+	}
+	if params.TimeZone.IsSet() {
+		c.cal.TimeZone = params.TimeZone.Value()
+	}
+	cal := c.cal
+	return &cal, nil
+}
+
+// DeleteCalendar implements unical.Provider.
+func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u, c, err := p.calendar(s, id)
+	if err != nil {
+		return err
+	}
+	if c.cal.IsPrimary {
+		return unical.Errorf(unical.CodeConflict, "The primary calendar cannot be deleted.")
+	}
+	delete(u.calendars, id)
+	return nil
+}
+
+// ListEvents implements unical.Provider. It expands series itself, pages by
+// offset, and issues version cursors.
+func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	var since int64 = -1
+	if q.SyncCursor != "" {
+		v, err := strconv.ParseInt(strings.TrimPrefix(q.SyncCursor, "v:"), 10, 64)
+		if err != nil || v < p.minSync {
+			return nil, unical.Errorf(unical.CodeGone, "The sync cursor expired.")
+		}
+		since = v
+	}
+	ids := make([]string, 0, len(c.events))
+	for id := range c.events {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var all []*unical.Event
+	for _, id := range ids {
+		st := c.events[id]
+		if since >= 0 {
+			if st.version <= since {
+				continue
+			}
+		} else if st.deleted {
+			continue
+		}
+		if q.SeriesID != "" && id != q.SeriesID {
+			continue
+		}
+		ev := st.ev
+		if st.deleted {
+			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
+		}
+		if q.SingleEvents && ev.IsRecurring && !st.deleted {
+			inst, err := expand(&ev, q.TimeMin, q.TimeMax)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, inst...)
+			continue
+		}
+		all = append(all, &ev)
+	}
+	if q.SeriesID != "" && len(all) == 0 && since < 0 {
+		if _, ok := c.events[q.SeriesID]; !ok {
+			return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", q.SeriesID)
+		}
+	}
+	offset := 0
+	if q.PageCursor != "" {
+		offset, _ = strconv.Atoi(q.PageCursor)
+	}
+	size := q.PageSize
+	if size <= 0 {
+		size = 100
+	}
+	batch := &unical.EventBatch{Expanded: q.SingleEvents}
+	end := min(offset+size, len(all))
+	if offset > len(all) {
+		offset = len(all)
+	}
+	batch.Events = all[offset:end]
+	if end < len(all) {
+		batch.NextPageCursor = strconv.Itoa(end)
+	} else {
+		batch.NextSyncCursor = "v:" + strconv.FormatInt(p.version, 10)
+	}
+	return batch, nil
+}
+
+// expand returns the instances of a series overlapping [from, to).
+func expand(ev *unical.Event, from, to time.Time) ([]*unical.Event, error) {
+	start, end, err := ev.Interval()
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{"DTSTART:" + start.UTC().Format("20060102T150405Z")}
+	lines = append(lines, ev.Recurrence...)
+	set, err := rrule.StrToRRuleSet(strings.Join(lines, "\n"))
+	if err != nil {
+		return nil, unical.Errorf(unical.CodeInvalid, "bad recurrence: %v", err)
+	}
+	dur := end.Sub(start)
+	var out []*unical.Event
+	for _, t := range set.Between(from.Add(-dur), to, true) {
+		if !t.Add(dur).After(from) && dur > 0 {
+			continue
+		}
+		inst := *ev
+		inst.ID = ev.ID + "_" + t.UTC().Format("20060102T150405Z")
+		inst.IsRecurring, inst.IsException, inst.Recurrence = false, true, nil
+		inst.RecurringEventID = ev.ID
+		inst.Start = unical.TimedAt(t.UTC())
+		inst.End = unical.TimedAt(t.Add(dur).UTC())
+		inst.OriginalStart = unical.TimedAt(t.UTC())
+		out = append(out, &inst)
+	}
+	return out, nil
+}
+
+// GetEvent implements unical.Provider, for series and instance ids.
+func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := c.events[eventID]
+	if !ok || st.deleted {
+		return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	}
+	ev := st.ev
+	return &ev, nil
+}
+
+// CreateEvent implements unical.Provider.
+func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	p.nextID++
+	p.version++
+	now := unical.FormatTimestamp(time.Now())
+	ev := unical.Event{ID: fmt.Sprintf("ev/%d@mem=+", p.nextID), CreatedAt: now, EventType: unical.EventTypeDefault}
+	ev.ICalUID = ev.ID
+	apply(&ev, params, s.Email)
+	ev.UpdatedAt = now
+	ev.ETag = fmt.Sprintf(`"%d"`, p.version)
+	c.events[ev.ID] = &stored{ev: ev, version: p.version}
+	out := ev
+	return &out, nil
+}
+
+// UpdateEvent implements unical.Provider.
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := c.events[eventID]
+	if !ok || st.deleted {
+		return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	}
+	p.version++
+	apply(&st.ev, params, s.Email)
+	st.ev.UpdatedAt = unical.FormatTimestamp(time.Now())
+	st.ev.ETag = fmt.Sprintf(`"%d"`, p.version)
+	st.version = p.version
+	out := st.ev
+	return &out, nil
+}
+
+// apply copies the fields params sets into ev.
+func apply(ev *unical.Event, params *unical.EventParams, self string) {
+	set := func(dst *string, o unical.Optional[string]) {
+		if o.IsSet() {
+			*dst = o.Value()
+		}
+	}
+	set(&ev.Title, params.Title)
+	set(&ev.Description, params.Description)
+	set(&ev.Location, params.Location)
+	set(&ev.ColorID, params.ColorID)
+	set(&ev.CustomColor, params.CustomColor)
+	if v, ok := params.Start.Get(); ok {
+		ev.Start = &v
+	}
+	if params.End.IsSet() {
+		if v, ok := params.End.Get(); ok {
+			ev.End = &v
+		} else {
+			ev.End = nil
+		}
+	}
+	if params.IsAllDay.IsSet() {
+		ev.IsAllDay = params.IsAllDay.Value()
+	}
+	if params.IsCancelled.IsSet() {
+		ev.IsCancelled = params.IsCancelled.Value()
+	}
+	if params.Recurrence.IsSet() {
+		ev.Recurrence = params.Recurrence.Value()
+		if len(ev.Recurrence) == 0 {
+			ev.Recurrence = nil
+		}
+		ev.IsRecurring = ev.Recurrence != nil
+	}
+	if params.Attendees.IsSet() {
+		ev.Attendees = params.Attendees.Value()
+	}
+	if params.PublicExtendedProperties.IsSet() {
+		ev.PublicExtendedProperties = params.PublicExtendedProperties.Value()
+	}
+	if params.PrivateExtendedProperties.IsSet() {
+		ev.PrivateExtendedProperties = params.PrivateExtendedProperties.Value()
+	}
+	if params.Visibility.IsSet() {
+		ev.Visibility = params.Visibility.Value()
+	}
+	if params.Transparency.IsSet() {
+		ev.Transparency = params.Transparency.Value()
+	}
+	if v, ok := params.EventType.Get(); ok {
+		ev.EventType = v
+	}
+	if params.Reminders.IsSet() {
+		if v, ok := params.Reminders.Get(); ok {
+			ev.Reminders = &v
+		} else {
+			ev.Reminders = nil
+		}
+	}
+	if v, ok := params.Organizer.Get(); ok {
+		v.IsSelf = v.Email == self
+		ev.Organizer = &v
+	} else if ev.Organizer == nil {
+		ev.Organizer = &unical.Organizer{Email: self, IsSelf: true}
+	}
+	if ev.Creator == nil {
+		ev.Creator = &unical.Creator{Email: self}
+	}
+}
+
+// DeleteEvent implements unical.Provider.
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return err
+	}
+	st, ok := c.events[eventID]
+	if !ok || st.deleted {
+		return unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	}
+	p.version++
+	st.deleted, st.version = true, p.version
+	return nil
+}
+
+// RespondToEvent implements unical.Provider.
+func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, c, err := p.calendar(s, calendarID)
+	if err != nil {
+		return err
+	}
+	st, ok := c.events[eventID]
+	if !ok || st.deleted {
+		return unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	}
+	for i := range st.ev.Attendees {
+		if strings.EqualFold(st.ev.Attendees[i].Email, s.Email) {
+			p.version++
+			st.ev.Attendees[i].ResponseStatus = status
+			st.ev.MyResponseStatus = status
+			st.version = p.version
+			return nil
+		}
+	}
+	return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+}

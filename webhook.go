@@ -1,0 +1,256 @@
+package unical
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"time"
+)
+
+// Webhook event types. calendar.event.* go to a subscription's webhookUrl;
+// enduseraccount.* go to the application's own webhook endpoint.
+const (
+	EventTypeCalendarEventChanged     = "calendar.event.changed"
+	EventTypeCalendarEventUnknown     = "calendar.event.unknown"
+	EventTypeAccountCreated           = "enduseraccount.created"
+	EventTypeAccountUpdated           = "enduseraccount.updated"
+	EventTypeAccountDeleted           = "enduseraccount.deleted"
+	EventTypeAccountCredentialUpdated = "enduseraccount.credential.updated"
+)
+
+// Subscription is a listed webhook subscription record. SubscriptionID,
+// ResourceID and Expiration describe the provider-side watch, when there is
+// one.
+type Subscription struct {
+	ID               string       `json:"id"`
+	Provider         ProviderType `json:"provider"`
+	URL              string       `json:"url"`
+	CalendarID       string       `json:"calendarId"`
+	Expiration       *time.Time   `json:"expiration"`
+	SubscriptionID   string       `json:"subscriptionId"`
+	ResourceID       string       `json:"resourceId"`
+	EndUserAccountID string       `json:"endUserAccountId"`
+	CreatedAt        time.Time    `json:"createdAt"`
+	UpdatedAt        time.Time    `json:"updatedAt"`
+}
+
+// SubscriptionCreateParams is the body of
+// POST /v1/calendarSubscriptions/{endUserAccountId}.
+type SubscriptionCreateParams struct {
+	CalendarID string `json:"calendarId"`
+	WebhookURL string `json:"webhookUrl"`
+	// RateLimit is the most messages per second; absent means
+	// DefaultRateLimit.
+	RateLimit Optional[int] `json:"rateLimit,omitzero"`
+}
+
+// DefaultRateLimit is the rateLimit of a subscription created without one.
+const DefaultRateLimit = 10
+
+// SubscriptionCreated is the answer to a subscription create. The
+// EndpointSecret is shown once; it verifies webhook signatures.
+type SubscriptionCreated struct {
+	WebhookSubscriptionID string `json:"webhookSubscriptionId"`
+	EndpointSecret        string `json:"endpointSecret"`
+}
+
+// SubscriptionDeleteParams is the body of
+// DELETE /v1/calendarSubscriptions/{endUserAccountId}.
+type SubscriptionDeleteParams struct {
+	SubscriptionID string `json:"subscriptionId"`
+}
+
+// SubscriptionListParams pages GET /v1/calendarSubscriptions/{endUserAccountId}.
+type SubscriptionListParams struct {
+	PageToken string
+	Limit     int
+}
+
+// MessagePayload is the JSON body of a webhook message. calendar.event.*
+// messages carry eventType and timestamp as the spec shows, plus the ids of
+// the subscription, account and calendar; enduseraccount.* messages carry
+// the account.
+type MessagePayload struct {
+	EventType        string   `json:"eventType"`
+	Timestamp        string   `json:"timestamp"`
+	SubscriptionID   string   `json:"webhookSubscriptionId,omitempty"`
+	EndUserAccountID string   `json:"endUserAccountId,omitempty"`
+	CalendarID       string   `json:"calendarId,omitempty"`
+	EndUserAccount   *Account `json:"endUserAccount,omitempty"`
+}
+
+// emitAccountEvent queues an enduseraccount.* message for the application's
+// own webhook endpoint, when it has one. Failing to queue is logged, not
+// returned: the account change itself has happened.
+func (a *App) emitAccountEvent(ctx context.Context, eventType string, acct *Account) {
+	app, err := a.c.store.GetApplication(ctx, a.id)
+	if err != nil || app.WebhookURL == "" {
+		return
+	}
+	now := a.c.now().UTC()
+	body, _ := json.Marshal(MessagePayload{
+		EventType: eventType, Timestamp: FormatTimestamp(now),
+		EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
+	})
+	msg := &OutboxMessage{
+		ID: newID("msg"), ApplicationID: a.id, EventType: eventType, Payload: body,
+		CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
+	}
+	if err := a.c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+		a.c.log.ErrorContext(ctx, "queue account message", "app", a.id, "type", eventType, "err", err)
+	}
+}
+
+// newEndpointSecret returns a Standard Webhooks secret: whsec_ and the
+// base64 of 32 random bytes.
+func newEndpointSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("unical: no randomness: " + err.Error())
+	}
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// checkWebhookURL requires an absolute https URL with a host and no
+// credentials or fragment.
+func checkWebhookURL(field, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return invalidf(field, "%s must be an absolute HTTPS URL.", field)
+	}
+	if u.Scheme != "https" {
+		return invalidf(field, "%s must use https.", field)
+	}
+	if u.User != nil || u.Fragment != "" {
+		return invalidf(field, "%s must not carry credentials or a fragment.", field)
+	}
+	return nil
+}
+
+// ListSubscriptions lists an account's webhook subscriptions.
+//
+// HTTP: GET /v1/calendarSubscriptions/{endUserAccountId}
+//
+// Returns CodeNotFound if the account is not the application's.
+func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error) {
+	if params == nil {
+		params = &SubscriptionListParams{}
+	}
+	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(params.Limit)
+	if err != nil {
+		return nil, err
+	}
+	after := ""
+	if params.PageToken != "" {
+		p, err := a.openToken("pageToken", "subscriptions", accountID, params.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		after = p.After
+	}
+	recs, err := a.c.store.ListSubscriptions(ctx, a.id, accountID, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[*Subscription]{Data: []*Subscription{}}
+	for i, rec := range recs {
+		if i == limit {
+			tok := a.sealToken(tokenPayload{Kind: "subscriptions", Scope: accountID, After: recs[i-1].ID})
+			page.NextPageToken = &tok
+			break
+		}
+		sub := rec.Subscription
+		page.Data = append(page.Data, &sub)
+	}
+	return page, nil
+}
+
+// CreateSubscription subscribes a webhook URL to changes of one calendar of
+// an account. The answer carries the endpoint secret that verifies the
+// signatures; it is shown only here.
+//
+// HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}
+//
+// Returns CodeInvalid naming calendarId (unknown calendar), webhookUrl (not
+// an absolute https URL) or rateLimit (below 1); CodeNotFound if the account
+// is not the application's.
+func (a *App) CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
+	if params.CalendarID == "" {
+		return nil, invalidf("calendarId", "calendarId is required.")
+	}
+	if params.WebhookURL == "" {
+		return nil, invalidf("webhookUrl", "webhookUrl is required.")
+	}
+	if err := checkWebhookURL("webhookUrl", params.WebhookURL); err != nil {
+		return nil, err
+	}
+	rate := DefaultRateLimit
+	if params.RateLimit.IsNull() {
+		return nil, invalidf("rateLimit", "rateLimit cannot be null; leave it out for the default.")
+	}
+	if v, ok := params.RateLimit.Get(); ok {
+		if v < 1 {
+			return nil, invalidf("rateLimit", "rateLimit must be a whole number of at least 1.")
+		}
+		rate = v
+	}
+	rec, p, s, err := a.session(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if rec.ProviderType == ProviderCalDAV {
+		return nil, &Error{Code: CodeInvalid, Field: "endUserAccountId", Message: "Webhook subscriptions are not available for PROVIDER_C accounts yet: the CalDAV change poller has not landed. Poll the event list with syncToken instead."}
+	}
+	if _, err := p.GetCalendar(ctx, s, params.CalendarID); err != nil {
+		if ErrorCode(err) == CodeNotFound {
+			return nil, invalidf("calendarId", "The account has no calendar %q.", params.CalendarID)
+		}
+		return nil, a.providerFailed(ctx, accountID, err)
+	}
+	now := a.c.now().UTC()
+	secret := newEndpointSecret()
+	sub := &SubscriptionRecord{
+		Subscription: Subscription{
+			ID: newID("sub"), Provider: rec.ProviderType, URL: params.WebhookURL, CalendarID: params.CalendarID,
+			EndUserAccountID: accountID, CreatedAt: now, UpdatedAt: now,
+		},
+		ApplicationID: a.id,
+		RateLimit:     rate,
+	}
+	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
+	if err := a.c.store.CreateSubscription(ctx, sub); err != nil {
+		return nil, err
+	}
+	return &SubscriptionCreated{WebhookSubscriptionID: sub.ID, EndpointSecret: secret}, nil
+}
+
+// DeleteSubscription deletes a subscription; nothing more is sent for it.
+//
+// HTTP: DELETE /v1/calendarSubscriptions/{endUserAccountId}
+//
+// Returns CodeInvalid without subscriptionId and CodeNotFound if the
+// subscription is not the account's.
+func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
+	if params.SubscriptionID == "" {
+		return nil, invalidf("subscriptionId", "subscriptionId is required.")
+	}
+	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
+		return nil, err
+	}
+	sub, err := a.c.store.GetSubscription(ctx, a.id, params.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	if sub.EndUserAccountID != accountID {
+		return nil, Errorf(CodeNotFound, "No subscription %q for this account.", params.SubscriptionID)
+	}
+	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
+		return nil, err
+	}
+	return &Success{Success: true}, nil
+}
