@@ -1,0 +1,134 @@
+package googletest_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical/internal/googletest"
+)
+
+func TestCalendarList(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	shared := f.srv.AddCalendar(bobEmail, googletest.Calendar{Summary: "Team", TimeZone: "UTC"})
+	f.srv.ShareCalendar(shared, aliceEmail, "reader")
+	listURL := f.srv.APIBaseURL() + "/users/me/calendarList"
+
+	r := call(t, "GET", listURL, f.token, nil)
+	if r.status != 200 || str(r.body, "kind") != "calendar#calendarList" || str(r.body, "nextSyncToken") == "" {
+		t.Fatalf("calendarList: %d %s", r.status, r.raw)
+	}
+	its := items(t, r)
+	if len(its) != 2 {
+		t.Fatalf("calendarList has %d entries, want 2", len(its))
+	}
+	primary := its[0]
+	want := map[string]any{
+		"kind": "calendar#calendarListEntry", "etag": primary["etag"], "id": aliceEmail, "summary": aliceEmail,
+		"timeZone": "Europe/Berlin", "colorId": "14", "backgroundColor": "#9fe1e7", "foregroundColor": "#000000",
+		"selected": true, "accessRole": "owner", "primary": true,
+		"defaultReminders":     []any{map[string]any{"method": "popup", "minutes": float64(10)}},
+		"notificationSettings": primary["notificationSettings"],
+		"conferenceProperties": map[string]any{"allowedConferenceSolutionTypes": []any{"hangoutsMeet"}},
+	}
+	if diff := cmp.Diff(want, primary); diff != "" {
+		t.Errorf("primary entry mismatch (-want +got):\n%s", diff)
+	}
+	if its[1]["accessRole"] != "reader" || its[1]["primary"] != nil || str(its[1], "dataOwner") != bobEmail {
+		t.Errorf("shared entry = %v", its[1])
+	}
+
+	t.Run("Paging", func(t *testing.T) {
+		r := call(t, "GET", listURL+"?maxResults=1", f.token, nil)
+		if str(r.body, "nextPageToken") == "" || r.body["nextSyncToken"] != nil {
+			t.Fatalf("first page: %s", r.raw)
+		}
+		r = call(t, "GET", listURL+"?maxResults=1&pageToken="+str(r.body, "nextPageToken"), f.token, nil)
+		if str(r.body, "nextSyncToken") == "" || ids(items(t, r))[0] != shared {
+			t.Fatalf("last page: %s", r.raw)
+		}
+	})
+	t.Run("MinAccessRole", func(t *testing.T) {
+		r := call(t, "GET", listURL+"?minAccessRole=writer", f.token, nil)
+		if diff := cmp.Diff([]string{aliceEmail}, ids(items(t, r))); diff != "" {
+			t.Errorf("minAccessRole=writer mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("ErrMinAccessRoleWithSyncToken", func(t *testing.T) {
+		q := url.Values{"syncToken": {str(r.body, "nextSyncToken")}, "minAccessRole": {"reader"}}
+		if code, _ := errorReason(t, call(t, "GET", listURL+"?"+q.Encode(), f.token, nil)); code != 400 {
+			t.Fatalf("status %d, want 400", code)
+		}
+	})
+	t.Run("Get", func(t *testing.T) {
+		r := call(t, "GET", listURL+"/primary", f.token, nil)
+		if r.status != 200 || str(r.body, "id") != aliceEmail {
+			t.Fatalf("get primary entry: %d %s", r.status, r.raw)
+		}
+		if code, reason := errorReason(t, call(t, "GET", listURL+"/nobody@example.com", f.token, nil)); code != 404 || reason != "notFound" {
+			t.Fatalf("get unknown: %d %s", code, reason)
+		}
+	})
+	t.Run("ErrWriteToReaderCalendar", func(t *testing.T) {
+		r := call(t, "POST", eventsURL(f, shared, nil), f.token, timed("x", "2025-01-07T10:00:00Z", "2025-01-07T11:00:00Z"))
+		if code, _ := errorReason(t, r); code != 403 {
+			t.Fatalf("status %d, want 403", code)
+		}
+	})
+}
+
+func TestCalendars_Lifecycle(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	api := f.srv.APIBaseURL()
+	r := call(t, "GET", api+"/users/me/calendarList", f.token, nil)
+	syncTok := str(r.body, "nextSyncToken")
+
+	r = call(t, "POST", api+"/calendars", f.token, map[string]any{"summary": "Work", "timeZone": "Asia/Tokyo"})
+	if r.status != 200 {
+		t.Fatalf("insert: %d %s", r.status, r.raw)
+	}
+	id := str(r.body, "id")
+	want := map[string]any{
+		"kind": "calendar#calendar", "etag": r.body["etag"], "id": id, "summary": "Work", "timeZone": "Asia/Tokyo",
+		"dataOwner":            aliceEmail,
+		"conferenceProperties": map[string]any{"allowedConferenceSolutionTypes": []any{"hangoutsMeet"}},
+	}
+	if diff := cmp.Diff(want, r.body); diff != "" {
+		t.Errorf("inserted calendar mismatch (-want +got):\n%s", diff)
+	}
+	calURL := api + "/calendars/" + url.PathEscape(id)
+
+	r = call(t, "PATCH", calURL, f.token, map[string]any{"description": "d"})
+	if r.status != 200 || str(r.body, "description") != "d" || str(r.body, "summary") != "Work" {
+		t.Fatalf("patch: %d %s", r.status, r.raw)
+	}
+	t.Run("ErrMissingSummary", func(t *testing.T) {
+		if code, _ := errorReason(t, call(t, "POST", api+"/calendars", f.token, map[string]any{})); code != 400 {
+			t.Fatalf("status %d, want 400", code)
+		}
+	})
+	t.Run("ErrDeletePrimary", func(t *testing.T) {
+		r := call(t, "DELETE", api+"/calendars/primary", f.token, nil)
+		if code, reason := errorReason(t, r); code != 403 || reason != "cannotDeletePrimaryCalendar" {
+			t.Fatalf("got %d %s, want 403 cannotDeletePrimaryCalendar", code, reason)
+		}
+	})
+
+	if r := call(t, "DELETE", calURL, f.token, nil); r.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.status, r.raw)
+	}
+	if code, _ := errorReason(t, call(t, "GET", calURL, f.token, nil)); code != 404 {
+		t.Fatalf("get deleted calendar: %d, want 404", code)
+	}
+	// The calendar list's incremental sync reports the new calendar as a
+	// deleted entry.
+	r = call(t, "GET", api+"/users/me/calendarList?syncToken="+url.QueryEscape(syncTok), f.token, nil)
+	wantItems := []map[string]any{{"kind": "calendar#calendarListEntry", "etag": items(t, r)[0]["etag"], "id": id, "deleted": true}}
+	if diff := cmp.Diff(wantItems, items(t, r)); diff != "" {
+		t.Errorf("calendarList sync mismatch (-want +got):\n%s", diff)
+	}
+}
