@@ -230,6 +230,15 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 		return nil, err
 	}
 	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value()})
+	if ErrorCode(err) == CodeUnauthorized {
+		// The API key was fine; the credentials in the body were not. A 400
+		// naming the field keeps 401 for our own authentication.
+		field := "refreshToken"
+		if !params.ProviderType.UsesOAuth() {
+			field = "password"
+		}
+		return nil, &Error{Code: CodeInvalid, Field: field, Message: ErrorMessage(err), Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,19 @@ type Calendar struct {
 	ReadOnly                      bool     `json:"readOnly"`
 	IsPrimary                     bool     `json:"isPrimary"`
 	IsShared                      bool     `json:"isShared"`
-	TimeZone                      string   `json:"timeZone,omitempty"`
-	InviteEmail                   string   `json:"inviteEmail,omitempty"`
-	AllowedOnlineMeetingProviders []string `json:"allowedOnlineMeetingProviders,omitempty"`
-	DefaultOnlineMeetingProvider  string   `json:"defaultOnlineMeetingProvider,omitempty"`
+	TimeZone                      string   `json:"timeZone"`
+	InviteEmail                   string   `json:"inviteEmail"`
+	AllowedOnlineMeetingProviders []string `json:"allowedOnlineMeetingProviders"`
+	DefaultOnlineMeetingProvider  string   `json:"defaultOnlineMeetingProvider"`
+}
+
+// MarshalJSON writes allowedOnlineMeetingProviders as [] rather than null.
+func (c Calendar) MarshalJSON() ([]byte, error) {
+	type plain Calendar
+	if c.AllowedOnlineMeetingProviders == nil {
+		c.AllowedOnlineMeetingProviders = []string{}
+	}
+	return json.Marshal(plain(c))
 }
 
 // CalendarParams holds the writable calendar properties of

@@ -582,3 +582,11 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	}
 	return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
 }
+
+// Writes returns a number that changes with every write to the provider's
+// data, so tests can assert that nothing was written.
+func (p *Provider) Writes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.version*1_000_000 + int64(p.nextID)
+}

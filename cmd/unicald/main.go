@@ -1,0 +1,60 @@
+// Command unicald runs the unical /v1 REST server on the embedded bbolt
+// store, and administers its applications and API keys.
+//
+//	unicald serve                      run the server
+//	unicald apps create --name N --json
+//	unicald apps update --id ID [flags]
+//	unicald apps list
+//	unicald keys create --app ID
+//	unicald keys revoke --app ID --key KEY_ID
+//
+// Settings come from flags or the environment: UNICAL_ADDR (default
+// 127.0.0.1:8080), UNICAL_DATA_DIR (default ./unicald-data),
+// UNICAL_PUBLIC_URL, UNICAL_MASTER_KEY (else a 0600 key file in the data
+// folder, created on first start).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // time zones work on machines without a tz database
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	if err := m.Run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "unicald:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// usageError marks a command-line mistake (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	if _, ok := err.(usageError); ok {
+		return 2
+	}
+	return 1
+}
+
+const usage = `usage:
+  unicald serve [--addr ADDR] [--data DIR] [--public-url URL]
+  unicald apps create --name NAME [--json] [--redirect-url URL]...
+  unicald apps update --id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL]
+                      [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE
+                       --auth-url URL --token-url URL --userinfo-url URL --api-base-url URL --server-url URL --tenant T]
+  unicald apps list
+  unicald keys create --app APP_ID
+  unicald keys revoke --app APP_ID --key KEY_ID
+every command also takes --data DIR`
+
+func writeUsage(w io.Writer) { fmt.Fprintln(w, usage) }

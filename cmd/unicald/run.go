@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/store/bolt"
+)
+
+// Main is the program, with its surroundings as fields so tests can run it
+// in-process.
+type Main struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// Providers overrides the provider implementations (tests).
+	Providers []unical.Provider
+	// Ready, when set, receives the listening address once the server accepts
+	// connections (tests).
+	Ready chan<- string
+}
+
+// Run runs one command.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		writeUsage(m.Stderr)
+		return usageError{"no command"}
+	}
+	switch args[0] {
+	case "serve":
+		return m.serve(ctx, args[1:])
+	case "apps":
+		return m.apps(ctx, args[1:])
+	case "keys":
+		return m.keys(ctx, args[1:])
+	case "help", "-h", "--help":
+		writeUsage(m.Stdout)
+		return nil
+	}
+	writeUsage(m.Stderr)
+	return usageError{"unknown command " + args[0]}
+}
+
+func (m *Main) env(name, def string) string {
+	if v := m.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (m *Main) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	return fs
+}
+
+// open opens the store and the Client over the data folder.
+func (m *Main) open(dataDir, publicURL string, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("data folder: %w", err)
+	}
+	key, err := m.masterKey(dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	providers := m.Providers
+	if providers == nil {
+		providers = defaultProviders(logger)
+	}
+	client, err := unical.New(unical.Config{Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger})
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return client, store, nil
+}
+
+// masterKey reads UNICAL_MASTER_KEY, or the key file in the data folder,
+// creating it with mode 0600 on first start.
+func (m *Main) masterKey(dataDir string) (seal.Key, error) {
+	if v := m.Getenv("UNICAL_MASTER_KEY"); v != "" {
+		k, err := seal.ParseKey(v)
+		if err != nil {
+			return k, fmt.Errorf("UNICAL_MASTER_KEY: %w", err)
+		}
+		return k, nil
+	}
+	k, _, err := seal.LoadOrCreateKeyFile(filepath.Join(dataDir, "master.key"))
+	return k, err
+}
+
+func (m *Main) serve(ctx context.Context, args []string) error {
+	fs := m.flags("serve")
+	addr := fs.String("addr", m.env("UNICAL_ADDR", "127.0.0.1:8080"), "listen address")
+	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	publicURL := fs.String("public-url", m.env("UNICAL_PUBLIC_URL", ""), "public base URL (OAuth callbacks, push)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
+	client, store, err := m.open(*dataDir, *publicURL, logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	defer client.Close()
+	if err := m.firstStart(ctx, client); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           httpapi.NewHandler(client, httpapi.Options{Logger: logger}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "data", *dataDir)
+	if m.Ready != nil {
+		m.Ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// firstStart creates a default application when there is none and prints
+// its id and API key once, so a newcomer can call the API right away.
+func (m *Main) firstStart(ctx context.Context, client *unical.Client) error {
+	apps, err := client.ListApplications(ctx)
+	if err != nil || len(apps) > 0 {
+		return err
+	}
+	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("default")})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "Created the default application.\n  applicationId: %s\n  apiKey:        %s\nThe API key is shown only now; keep it.\n", created.ApplicationID, created.APIKey)
+	return nil
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func (m *Main) apps(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageError{"apps needs create, update or list"}
+	}
+	fs := m.flags("apps " + args[0])
+	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	id := fs.String("id", "", "application id")
+	name := fs.String("name", "", "application name")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var redirects stringList
+	fs.Var(&redirects, "redirect-url", "registered OAuth redirect URL (repeatable)")
+	webhookURL := fs.String("webhook-url", "", "URL for the application's enduseraccount.* messages")
+	provider := fs.String("provider", "", "provider_a, provider_b or provider_c")
+	var ps unical.ProviderSettings
+	fs.StringVar(&ps.ClientID, "client-id", "", "OAuth client id")
+	secretFile := fs.String("client-secret-file", "", "file holding the OAuth client secret")
+	fs.StringVar(&ps.AuthURL, "auth-url", "", "authorization endpoint override")
+	fs.StringVar(&ps.TokenURL, "token-url", "", "token endpoint override")
+	fs.StringVar(&ps.UserInfoURL, "userinfo-url", "", "user info endpoint override")
+	fs.StringVar(&ps.APIBaseURL, "api-base-url", "", "calendar API base URL override")
+	fs.StringVar(&ps.ServerURL, "server-url", "", "CalDAV server URL")
+	fs.StringVar(&ps.Tenant, "tenant", "", "Microsoft tenant")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err.Error()}
+	}
+	client, store, err := m.open(*dataDir, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	params := &unical.ApplicationParams{}
+	if *name != "" {
+		params.Name = unical.Some(*name)
+	}
+	if len(redirects) > 0 {
+		params.RedirectURLs = unical.Some([]string(redirects))
+	}
+	if *webhookURL != "" {
+		params.WebhookURL = unical.Some(*webhookURL)
+	}
+	if *provider != "" {
+		t, ok := unical.ParseProviderPath(*provider)
+		if !ok {
+			return usageError{"--provider must be provider_a, provider_b or provider_c"}
+		}
+		if *secretFile != "" {
+			b, err := os.ReadFile(*secretFile)
+			if err != nil {
+				return err
+			}
+			ps.ClientSecret = strings.TrimSpace(string(b))
+		}
+		params.Providers = map[unical.ProviderType]unical.ProviderSettings{t: ps}
+	}
+	switch args[0] {
+	case "create":
+		created, err := client.CreateApplication(ctx, params)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(m.Stdout).Encode(created)
+		}
+		fmt.Fprintf(m.Stdout, "applicationId: %s\napiKey:        %s\n", created.ApplicationID, created.APIKey)
+		if created.WebhookSecret != "" {
+			fmt.Fprintf(m.Stdout, "webhookSecret: %s\n", created.WebhookSecret)
+		}
+		return nil
+	case "update":
+		if *id == "" {
+			return usageError{"apps update needs --id"}
+		}
+		app, secret, err := client.UpdateApplication(ctx, *id, params)
+		if err != nil {
+			return err
+		}
+		if secret != "" {
+			fmt.Fprintf(m.Stderr, "webhookSecret (shown once): %s\n", secret)
+		}
+		return json.NewEncoder(m.Stdout).Encode(app)
+	case "list":
+		apps, err := client.ListApplications(ctx)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(m.Stdout).Encode(apps)
+	}
+	return usageError{"unknown apps command " + args[0]}
+}
+
+func (m *Main) keys(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageError{"keys needs create or revoke"}
+	}
+	fs := m.flags("keys " + args[0])
+	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	appID := fs.String("app", "", "application id")
+	keyID := fs.String("key", "", "key id")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err.Error()}
+	}
+	if *appID == "" {
+		return usageError{"keys needs --app"}
+	}
+	client, store, err := m.open(*dataDir, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	switch args[0] {
+	case "create":
+		id, key, err := client.CreateAPIKey(ctx, *appID)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": id, "apiKey": key})
+	case "revoke":
+		if *keyID == "" {
+			return usageError{"keys revoke needs --key"}
+		}
+		return client.RevokeAPIKey(ctx, *appID, *keyID)
+	}
+	return usageError{"unknown keys command " + args[0]}
+}

@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/unical/unical"
+)
+
+func (h *handler) registerAccountRoutes() {
+	h.mux.HandleFunc("GET /v1/endUserAccounts", h.api(h.handleAccountList))
+	h.mux.HandleFunc("POST /v1/endUserAccounts", h.api(h.handleAccountCreate))
+	h.mux.HandleFunc("GET /v1/endUserAccounts/{id}", h.api(h.handleAccountGet))
+	h.mux.HandleFunc("DELETE /v1/endUserAccounts/{id}", h.api(h.handleAccountDelete))
+	h.mux.HandleFunc("GET /v1/endUserAccounts/{id}/credentials", h.api(h.handleCredentialsGet))
+}
+
+// handleAccountList handles GET /v1/endUserAccounts.
+func (h *handler) handleAccountList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	q := &query{r: r}
+	params := &unical.AccountListParams{Search: q.str("search"), StatusFilter: q.str("statusFilter"), PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := app.ListAccounts(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleAccountCreate handles POST /v1/endUserAccounts.
+func (h *handler) handleAccountCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.AccountCreateParams
+	if err := decodeBody(w, r, &params, nil); err != nil {
+		return err
+	}
+	acct, err := app.CreateAccount(r.Context(), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, acct)
+}
+
+// handleAccountGet handles GET /v1/endUserAccounts/{id}.
+func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	acct, err := app.GetAccount(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return ok(w, acct)
+}
+
+// handleAccountDelete handles DELETE /v1/endUserAccounts/{id}.
+func (h *handler) handleAccountDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	res, err := app.DeleteAccount(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
+}
+
+// handleCredentialsGet handles GET /v1/endUserAccounts/{id}/credentials.
+func (h *handler) handleCredentialsGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	creds, err := app.GetCredentials(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return ok(w, creds)
+}

@@ -1,0 +1,68 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/unical/unical"
+)
+
+func (h *handler) registerCalendarRoutes() {
+	h.mux.HandleFunc("GET /v1/calendars/{accountID}", h.api(h.handleCalendarList))
+	h.mux.HandleFunc("POST /v1/calendars/{accountID}", h.api(h.handleCalendarCreate))
+	h.mux.HandleFunc("GET /v1/calendars/{accountID}/{calendarID}", h.api(h.handleCalendarGet))
+	h.mux.HandleFunc("PUT /v1/calendars/{accountID}/{calendarID}", h.api(h.handleCalendarUpdate))
+	h.mux.HandleFunc("DELETE /v1/calendars/{accountID}/{calendarID}", h.api(h.handleCalendarDelete))
+}
+
+// handleCalendarList handles GET /v1/calendars/{endUserAccountId}.
+func (h *handler) handleCalendarList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	page, err := app.ListCalendars(r.Context(), r.PathValue("accountID"), &unical.CalendarListParams{SyncToken: r.URL.Query().Get("syncToken")})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleCalendarCreate handles POST /v1/calendars/{endUserAccountId}.
+func (h *handler) handleCalendarCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.CalendarParams
+	if err := decodeBody(w, r, &params, unical.CalendarReadOnlyFields); err != nil {
+		return err
+	}
+	cal, err := app.CreateCalendar(r.Context(), r.PathValue("accountID"), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, cal)
+}
+
+// handleCalendarGet handles GET /v1/calendars/{endUserAccountId}/{calendarId}.
+func (h *handler) handleCalendarGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	cal, err := app.GetCalendar(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"))
+	if err != nil {
+		return err
+	}
+	return ok(w, cal)
+}
+
+// handleCalendarUpdate handles PUT /v1/calendars/{endUserAccountId}/{calendarId}.
+func (h *handler) handleCalendarUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.CalendarParams
+	if err := decodeBody(w, r, &params, unical.CalendarReadOnlyFields); err != nil {
+		return err
+	}
+	cal, err := app.UpdateCalendar(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, cal)
+}
+
+// handleCalendarDelete handles DELETE /v1/calendars/{endUserAccountId}/{calendarId}.
+func (h *handler) handleCalendarDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	res, err := app.DeleteCalendar(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"))
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
+}

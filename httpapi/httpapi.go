@@ -1,0 +1,264 @@
+// Package httpapi serves the unical API as the /v1 REST interface of the
+// Unified Calendar API specification. Every handler decodes the request,
+// makes one call on the application's *unical.App, and encodes the answer;
+// business rules live in package unical.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/unical/unical"
+)
+
+// MaxBodyBytes is the largest request body accepted: 1 MiB.
+const MaxBodyBytes = 1 << 20
+
+// Options configures NewHandler. The zero value is usable.
+type Options struct {
+	// Logger receives request and error logs; default discards them.
+	Logger *slog.Logger
+}
+
+// handler serves the API over a Client.
+type handler struct {
+	client *unical.Client
+	log    *slog.Logger
+	mux    *http.ServeMux
+
+	mu         sync.Mutex
+	errorCount map[unical.Code]int
+}
+
+// NewHandler returns the /v1 API over client as an http.Handler that an
+// embedding program can mount; it owns no listener.
+func NewHandler(client *unical.Client, opts Options) http.Handler {
+	h := &handler{client: client, log: opts.Logger, mux: http.NewServeMux(), errorCount: map[unical.Code]int{}}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h.registerAccountRoutes()
+	h.registerOAuthRoutes()
+	h.registerCalendarRoutes()
+	h.registerEventRoutes()
+	h.registerFreeBusyRoutes()
+	h.registerWebhookRoutes()
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+	})
+	return h.recoverer(h.mux)
+}
+
+// wireError pairs a Code with its HTTP status and wire string. This table
+// is the one place where they meet; the README documents it.
+type wireError struct {
+	status int
+	code   string
+}
+
+var codes = map[unical.Code]wireError{
+	unical.CodeInvalid:        {http.StatusBadRequest, "invalid_request"},
+	unical.CodeUnauthorized:   {http.StatusUnauthorized, "unauthorized"},
+	unical.CodeNotFound:       {http.StatusNotFound, "not_found"},
+	unical.CodeConflict:       {http.StatusConflict, "conflict"},
+	unical.CodeAccountExpired: {http.StatusConflict, "account_expired"},
+	unical.CodeGone:           {http.StatusGone, "sync_token_expired"},
+	unical.CodePrecondition:   {http.StatusPreconditionFailed, "precondition_failed"},
+	unical.CodeTooLarge:       {http.StatusRequestEntityTooLarge, "payload_too_large"},
+	unical.CodeRateLimited:    {http.StatusTooManyRequests, "rate_limited"},
+	unical.CodeNotImplemented: {http.StatusNotImplemented, "not_implemented"},
+	unical.CodeUpstream:       {http.StatusBadGateway, "provider_error"},
+	unical.CodeUnavailable:    {http.StatusServiceUnavailable, "provider_unavailable"},
+	unical.CodeInternal:       {http.StatusInternalServerError, "internal"},
+}
+
+// statusCode returns the HTTP status of code.
+func statusCode(code unical.Code) wireError {
+	if w, ok := codes[code]; ok {
+		return w
+	}
+	return codes[unical.CodeInternal]
+}
+
+// errorBody is the one JSON error shape.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	Field   string   `json:"field,omitempty"`
+	Allowed []string `json:"allowed,omitempty"`
+}
+
+// writeError writes err as the JSON error body with its status. Internal
+// and provider failures are logged with their cause; the body only ever
+// carries the caller-safe message.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := unical.ErrorCode(err)
+	wire := statusCode(code)
+	detail := errorDetail{Code: wire.code, Message: unical.ErrorMessage(err)}
+	var e *unical.Error
+	if errors.As(err, &e) {
+		detail.Field, detail.Allowed = e.Field, e.Allowed
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+999_999_999)/1_000_000_000)))
+		}
+	}
+	if code == unical.CodeRateLimited && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
+	switch code {
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable:
+		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
+	}
+	h.mu.Lock()
+	h.errorCount[code]++
+	h.mu.Unlock()
+	writeJSON(w, wire.status, errorBody{Error: detail})
+}
+
+// writeJSON encodes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v)
+}
+
+// recoverer turns a panic into a 500 with no internals.
+func (h *handler) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				h.log.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+				h.writeError(w, r, unical.Errorf(unical.CodeInternal, "Internal error."))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// appHandler is a handler of an authenticated request.
+type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) error
+
+// api authenticates the request by its x-api-key and runs fn; an error
+// from fn is written with writeError.
+func (h *handler) api(fn appHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		app, err := h.client.AppByAPIKey(r.Context(), r.Header.Get("x-api-key"))
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		if err := fn(w, r, app); err != nil {
+			h.writeError(w, r, err)
+		}
+	}
+}
+
+// ok writes a successful answer.
+func ok(w http.ResponseWriter, v any) error {
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// decodeBody reads a JSON object into v: at most MaxBodyBytes, no unknown
+// fields, none of readOnly, nothing after the object. Each failure is a 400
+// (413 for size) naming the field where there is one.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return unical.FieldError("Content-Type", "Send the body as application/json.")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
+		}
+		return unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return syntaxError(err)
+	}
+	for _, name := range readOnly {
+		if _, ok := fields[name]; ok {
+			return unical.FieldError(name, "%s is read-only.", name)
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return unical.Errorf(unical.CodeInvalid, "The request body must hold one JSON object.")
+	}
+	return nil
+}
+
+func syntaxError(err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return unical.Errorf(unical.CodeInvalid, "The request body is not valid JSON (at byte %d).", syn.Offset)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field == "" {
+		return unical.Errorf(unical.CodeInvalid, "The request body must be a JSON object.")
+	}
+	return unical.Errorf(unical.CodeInvalid, "The request body is not valid JSON.")
+}
+
+// decodeError names the field of a decoding failure.
+func decodeError(err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := typ.Field
+		if field == "" {
+			return unical.Errorf(unical.CodeInvalid, "The request body must be a JSON object.")
+		}
+		return unical.FieldError(field, "%s must be %s, not %s.", field, jsonType(typ.Type.Kind().String()), typ.Value)
+	}
+	var e *unical.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return unical.FieldError(name, "%s is not a field of this request.", name)
+	}
+	return syntaxError(err)
+}
+
+// jsonType names a Go kind as a JSON type.
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "int32", "float64", "uint":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	}
+	return "another type"
+}

@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/unical/unical"
+)
+
+func (h *handler) registerOAuthRoutes() {
+	// The two browser legs carry no x-api-key: the application id is in the
+	// path and our signed state ties the callback to the flow.
+	h.mux.HandleFunc("GET /v1/oauth/authorize/{appID}/{provider}", h.handleOAuthAuthorize)
+	h.mux.HandleFunc("GET "+unical.OAuthCallbackPath, h.handleOAuthCallback)
+	h.mux.HandleFunc("POST /v1/basicAuth/connect/{appID}/{provider}", h.api(h.handleBasicAuthConnect))
+}
+
+// handleOAuthAuthorize handles GET /v1/oauth/authorize/{app_id}/{provider}.
+// Errors are answered as JSON; the browser is never redirected to a URL the
+// application did not register.
+func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
+	t, valid := unical.ParseProviderPath(r.PathValue("provider"))
+	if !valid || !t.UsesOAuth() {
+		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No OAuth flow for provider %q; use provider_a or provider_b.", r.PathValue("provider")))
+		return
+	}
+	q := r.URL.Query()
+	target, err := h.client.AuthorizeURL(r.Context(), r.PathValue("appID"), t, &unical.AuthorizeParams{
+		Prompt: q.Get("prompt"), LoginHint: q.Get("loginHint"), RedirectURL: q.Get("redirectUrl"), State: q.Get("state"),
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+// handleOAuthCallback handles GET /v1/oauth/callback.
+func (h *handler) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	target, err := h.client.CompleteOAuth(r.Context(), &unical.OAuthCallbackParams{
+		State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), ErrorDescription: q.Get("error_description"),
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+// handleBasicAuthConnect handles POST /v1/basicAuth/connect/{app_id}/provider_c.
+func (h *handler) handleBasicAuthConnect(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	if r.PathValue("appID") != app.ID() {
+		return unical.Errorf(unical.CodeNotFound, "No application %q for this API key.", r.PathValue("appID"))
+	}
+	if t, valid := unical.ParseProviderPath(r.PathValue("provider")); !valid || t != unical.ProviderCalDAV {
+		return unical.Errorf(unical.CodeNotFound, "Basic-auth connect is only for provider_c.")
+	}
+	var params unical.BasicAuthConnectParams
+	if err := decodeBody(w, r, &params, nil); err != nil {
+		return err
+	}
+	acct, err := app.ConnectBasicAuth(r.Context(), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, acct)
+}

@@ -1,0 +1,130 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+)
+
+// follow sends a GET without an API key and returns the redirect target,
+// failing unless the answer is a redirect.
+func follow(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("GET %s = %d, want 302", raw, resp.StatusCode)
+	}
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func authorizePath(ts *testServer, redirect, state string) string {
+	return ts.URL + "/v1/oauth/authorize/" + ts.AppID + "/provider_a?" + url.Values{
+		"redirectUrl": {redirect}, "state": {state}, "prompt": {"consent"}, "loginHint": {googleUser},
+	}.Encode()
+}
+
+func TestOAuthFlow(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+
+	// The browser is sent to the provider with PKCE and our own state.
+	toProvider := follow(t, authorizePath(ts, ts.Redirect, "app-state=="))
+	q := toProvider.Query()
+	if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("client_id") != "client-1" ||
+		q.Get("login_hint") != googleUser || q.Get("prompt") != "consent" || q.Get("redirect_uri") != ts.URL+"/v1/oauth/callback" {
+		t.Fatalf("provider authorization URL = %s", toProvider)
+	}
+	if q.Get("state") == "app-state==" {
+		t.Fatal("the caller's state was sent to the provider instead of ours")
+	}
+	// The provider approves and sends the browser to our callback ...
+	callback := follow(t, toProvider.String())
+	// ... which creates the account and returns to the application.
+	back := follow(t, callback.String())
+	if got := back.Scheme + "://" + back.Host + back.Path; got != ts.Redirect {
+		t.Fatalf("redirected to %s, want %s", got, ts.Redirect)
+	}
+	if back.Query().Get("state") != "app-state==" {
+		t.Errorf("state = %q, want the caller's unchanged", back.Query().Get("state"))
+	}
+	var acct unical.Account
+	ts.must(t, "GET", "/v1/endUserAccounts/"+back.Query().Get("endUserAccountId"), nil).Into(t, &acct)
+	want := unical.Account{ID: acct.ID, CreatedAt: acct.CreatedAt, UpdatedAt: acct.UpdatedAt, Email: googleUser, AuthorizedScopes: []string{"calendar"},
+		ProviderAccountID: acct.ProviderAccountID, ProviderID: "provider_a", ApplicationID: ts.AppID, Status: unical.AccountStatusActive, ProviderType: unical.ProviderGoogle}
+	if diff := cmp.Diff(want, acct); diff != "" || acct.ProviderAccountID == nil || *acct.ProviderAccountID != "uid-"+googleUser {
+		t.Errorf("account from the OAuth flow mismatch (-want +got):\n%s", diff)
+	}
+
+	t.Run("ErrReplayedState", func(t *testing.T) {
+		r := ts.doKey(t, "", "GET", strings.TrimPrefix(callback.String(), ts.URL), nil)
+		if r.Status != http.StatusBadRequest || r.Header.Get("Location") != "" {
+			t.Errorf("replayed callback = %d (Location %q), want 400 without a redirect", r.Status, r.Header.Get("Location"))
+		}
+	})
+}
+
+func TestOAuthFlow_Errors(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	accounts := func() int { return len(ts.must(t, "GET", "/v1/endUserAccounts", nil).Object(t)["data"].([]any)) }
+
+	tests := []struct {
+		name      string
+		path      string
+		wantField string
+	}{
+		{"ErrUnregisteredRedirect", strings.TrimPrefix(authorizePath(ts, "https://evil.example.com/steal", "s"), ts.URL), "redirectUrl"},
+		{"ErrMissingRedirect", "/v1/oauth/authorize/" + ts.AppID + "/provider_a", "redirectUrl"},
+		{"ErrBadPrompt", "/v1/oauth/authorize/" + ts.AppID + "/provider_a?prompt=always&redirectUrl=" + url.QueryEscape(ts.Redirect), "prompt"},
+		{"ErrForgedState", "/v1/oauth/callback?code=abc&state=forged", "state"},
+		{"ErrNoState", "/v1/oauth/callback?code=abc", "state"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ts.doKey(t, "", "GET", tc.path, nil)
+			if r.Status != http.StatusBadRequest || r.Header.Get("Location") != "" {
+				t.Fatalf("GET %s = %d (Location %q), want 400 without a redirect", tc.path, r.Status, r.Header.Get("Location"))
+			}
+			if f := r.Object(t)["error"].(map[string]any)["field"]; f != tc.wantField {
+				t.Errorf("field = %v, want %s", f, tc.wantField)
+			}
+		})
+	}
+	t.Run("ErrUnknownApp", func(t *testing.T) {
+		r := ts.doKey(t, "", "GET", "/v1/oauth/authorize/app_nope/provider_a?redirectUrl="+url.QueryEscape(ts.Redirect), nil)
+		if r.Status != http.StatusNotFound {
+			t.Errorf("unknown app = %d, want 404", r.Status)
+		}
+	})
+	t.Run("ErrCallbackWithoutCode", func(t *testing.T) {
+		toProvider := follow(t, authorizePath(ts, ts.Redirect, "s1"))
+		back := follow(t, ts.URL+"/v1/oauth/callback?state="+url.QueryEscape(toProvider.Query().Get("state")))
+		if back.Query().Get("error") != "invalid_request" || back.Query().Get("endUserAccountId") != "" || back.Query().Get("state") != "s1" {
+			t.Errorf("callback without code redirected to %s, want error=invalid_request and the state", back)
+		}
+	})
+	t.Run("ErrDenied", func(t *testing.T) {
+		toProvider := follow(t, authorizePath(ts, ts.Redirect, "s2"))
+		back := follow(t, ts.URL+"/v1/oauth/callback?error=access_denied&state="+url.QueryEscape(toProvider.Query().Get("state")))
+		if back.Query().Get("error") != "access_denied" || back.Query().Get("endUserAccountId") != "" {
+			t.Errorf("denied consent redirected to %s, want error=access_denied", back)
+		}
+	})
+	if n := accounts(); n != 0 {
+		t.Errorf("accounts after failed flows = %d, want 0", n)
+	}
+}

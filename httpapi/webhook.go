@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/unical/unical"
+)
+
+func (h *handler) registerWebhookRoutes() {
+	h.mux.HandleFunc("GET /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionList))
+	h.mux.HandleFunc("POST /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionCreate))
+	h.mux.HandleFunc("DELETE /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionDelete))
+}
+
+// handleSubscriptionList handles GET /v1/calendarSubscriptions/{endUserAccountId}.
+func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	q := &query{r: r}
+	params := &unical.SubscriptionListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := app.ListSubscriptions(r.Context(), r.PathValue("accountID"), params)
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleSubscriptionCreate handles POST /v1/calendarSubscriptions/{endUserAccountId}.
+func (h *handler) handleSubscriptionCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.SubscriptionCreateParams
+	if err := decodeBody(w, r, &params, []string{"webhookSubscriptionId", "endpointSecret", "id"}); err != nil {
+		return err
+	}
+	res, err := app.CreateSubscription(r.Context(), r.PathValue("accountID"), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
+}
+
+// handleSubscriptionDelete handles DELETE /v1/calendarSubscriptions/{endUserAccountId}.
+func (h *handler) handleSubscriptionDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.SubscriptionDeleteParams
+	if err := decodeBody(w, r, &params, nil); err != nil {
+		return err
+	}
+	res, err := app.DeleteSubscription(r.Context(), r.PathValue("accountID"), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
+}
