@@ -1,0 +1,131 @@
+package graphtest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault makes the next Count requests that match answer with an error or
+// wait first.
+type Fault struct {
+	// PathPrefix selects requests by URL path, such as
+	// "/v1.0/me/calendarView" or "/" for every request.
+	PathPrefix string
+	// Method selects requests by method; empty means any.
+	Method string
+	// Count is how many matching requests the fault affects. Default 1.
+	Count int
+	// Status is the answer: 429 (Graph's TooManyRequests), 503
+	// (serviceNotAvailable), 504 or any other status; 0 lets the request
+	// through after Delay.
+	Status int
+	// RetryAfter sets the Retry-After header (whole seconds) when positive.
+	// Graph sends it with 429 and may send it with 503
+	// (https://learn.microsoft.com/graph/throttling).
+	RetryAfter time.Duration
+	// Delay waits before answering (or before handling the request when
+	// Status is 0), up to the request's cancellation.
+	Delay time.Duration
+}
+
+type fault struct {
+	Fault
+	left int
+}
+
+// InjectFault adds a fault. Faults apply in the order they were added; one
+// request consumes at most one fault.
+func (s *Server) InjectFault(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	s.faults = append(s.faults, &fault{Fault: f, left: f.Count})
+}
+
+// Throttle makes the next n requests under pathPrefix answer 429 Too Many
+// Requests with Retry-After.
+func (s *Server) Throttle(pathPrefix string, n int, retryAfter time.Duration) {
+	s.InjectFault(Fault{PathPrefix: pathPrefix, Count: n, Status: http.StatusTooManyRequests, RetryAfter: retryAfter})
+}
+
+// takeFault returns the first fault matching r and consumes one use of it.
+// The caller holds s.mu.
+func (s *Server) takeFault(r *http.Request) *fault {
+	for i, f := range s.faults {
+		if !strings.HasPrefix(r.URL.Path, f.PathPrefix) || (f.Method != "" && f.Method != r.Method) {
+			continue
+		}
+		f.left--
+		if f.left <= 0 {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		}
+		return f
+	}
+	return nil
+}
+
+// applyFault delays and answers a faulted request. It reports whether it
+// wrote the response.
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *fault) bool {
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return true
+		}
+	}
+	if f.Status == 0 {
+		return false
+	}
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
+	}
+	now := s.now()
+	if !strings.HasPrefix(r.URL.Path, "/v1.0/") {
+		s.writeTokenError(w, &tokenError{f.Status, "temporarily_unavailable", 90033, "A transient error has occurred. Please try again."})
+		return true
+	}
+	switch f.Status {
+	case http.StatusTooManyRequests:
+		writeGraphErrorInner(w, r, now, f.Status, "TooManyRequests", "Please retry again later.",
+			map[string]any{"code": "429", "message": "Please retry after", "status": "429"})
+	case http.StatusServiceUnavailable:
+		writeGraphError(w, r, now, f.Status, "serviceNotAvailable", "The service is not available. Try the request again after a delay.")
+	case http.StatusGatewayTimeout:
+		writeGraphError(w, r, now, f.Status, "GatewayTimeout", "The server, while acting as a proxy, did not receive a timely response from the upstream server.")
+	default:
+		writeGraphError(w, r, now, f.Status, "generalException", "graphtest: injected fault %d.", f.Status)
+	}
+	return true
+}
+
+// Clock is a settable clock for Options.Now. Its methods are safe for
+// concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a Clock that starts at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
