@@ -265,7 +265,9 @@ func TestOAuth_AuthorizeErrors(t *testing.T) {
 		wantStatus int
 		wantError  string // error= in the redirect
 	}{
-		{"ErrAccessDenied", func(f *fixture, _ url.Values) { f.srv.SetAuthorizeError("access_denied", "the user canceled the authentication") }, http.StatusFound, "access_denied"},
+		{"ErrAccessDenied", func(f *fixture, _ url.Values) {
+			f.srv.SetAuthorizeError("access_denied", "the user canceled the authentication")
+		}, http.StatusFound, "access_denied"},
 		{"ErrNoScope", func(_ *fixture, v url.Values) { v.Del("scope") }, http.StatusFound, "invalid_request"},
 		{"ErrResponseType", func(_ *fixture, v url.Values) { v.Set("response_type", "token") }, http.StatusFound, "unsupported_response_type"},
 		{"ErrChallengeMethod", func(_ *fixture, v url.Values) { v.Set("code_challenge", "abc"); v.Set("code_challenge_method", "S512") }, http.StatusFound, "invalid_request"},
