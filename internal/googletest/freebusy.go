@@ -23,9 +23,16 @@ type busyPeriod struct {
 	End   string `json:"end"`
 }
 
+// freeBusyError is a per-calendar error: domain and reason only, as the
+// freeBusy reference shows.
+type freeBusyError struct {
+	Domain string `json:"domain"`
+	Reason string `json:"reason"`
+}
+
 type freeBusyCalendar struct {
-	Errors []errorItem  `json:"errors,omitempty"`
-	Busy   []busyPeriod `json:"busy"`
+	Errors []freeBusyError `json:"errors,omitempty"`
+	Busy   []busyPeriod    `json:"busy"`
 }
 
 type freeBusyResponse struct {
@@ -90,12 +97,12 @@ func (s *Server) freeBusyQuery(c *call) (int, any, error) {
 		if i >= limit {
 			// UNVERIFIED reason name (listed among the per-calendar
 			// reasons in the reference).
-			out.Calendars[it.ID] = freeBusyCalendar{Errors: []errorItem{{Domain: "global", Reason: "tooManyCalendarsRequested"}}, Busy: []busyPeriod{}}
+			out.Calendars[it.ID] = freeBusyCalendar{Errors: []freeBusyError{{Domain: "global", Reason: "tooManyCalendarsRequested"}}, Busy: []busyPeriod{}}
 			continue
 		}
 		cal, _, err := s.resolveCalendar(c, it.ID)
 		if err != nil {
-			out.Calendars[it.ID] = freeBusyCalendar{Errors: []errorItem{{Domain: "global", Reason: "notFound"}}, Busy: []busyPeriod{}}
+			out.Calendars[it.ID] = freeBusyCalendar{Errors: []freeBusyError{{Domain: "global", Reason: "notFound"}}, Busy: []busyPeriod{}}
 			continue
 		}
 		busy := []busyPeriod{}
