@@ -221,7 +221,7 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
-	app, err := a.c.store.GetApplication(ctx, a.id)
+	app, err := a.c.application(ctx, a.id)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ type flowState struct {
 // prompt for a bad value, and CodeNotImplemented when the provider type has
 // no OAuth provider or the server has no public URL.
 func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType, params *AuthorizeParams) (string, error) {
-	app, err := c.store.GetApplication(ctx, appID)
+	app, err := c.application(ctx, appID)
 	if err != nil {
 		return "", err
 	}
@@ -152,7 +152,7 @@ func (c *Client) CompleteOAuth(ctx context.Context, params *OAuthCallbackParams)
 	if params.Code == "" {
 		return fail("invalid_request", "The provider sent no authorization code.")
 	}
-	app, err := c.store.GetApplication(ctx, flow.ApplicationID)
+	app, err := c.application(ctx, flow.ApplicationID)
 	if err != nil {
 		return "", err
 	}

@@ -38,6 +38,11 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.
 	Logger *slog.Logger
+	// CacheTTL is how long applications and API keys read from the Store
+	// are reused: a revocation or settings change made through another
+	// replica takes effect after at most this long. Default 5 seconds;
+	// negative disables the cache.
+	CacheTTL time.Duration
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The
@@ -55,6 +60,9 @@ type Client struct {
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
 	flows       *seal.Sealer // OAuth state and PKCE verifiers
+
+	apps    *ttlCache[*Application]
+	apiKeys *ttlCache[*APIKey]
 
 	closeOnce sync.Once
 }
@@ -100,6 +108,12 @@ func New(cfg Config) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	ttl := cfg.CacheTTL
+	if ttl == 0 {
+		ttl = 5 * time.Second
+	}
+	c.apps = newTTLCache[*Application](ttl, c.now)
+	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
@@ -153,7 +167,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if !ok || id == "" || secret == "" {
 		return nil, unauthorized
 	}
-	stored, err := c.store.GetAPIKey(ctx, "key_"+id)
+	stored, err := c.getAPIKey(ctx, "key_"+id)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, unauthorized
@@ -225,6 +239,7 @@ func (c *Client) UpdateApplication(ctx context.Context, id string, params *Appli
 	if err := c.store.UpdateApplication(ctx, app); err != nil {
 		return nil, "", err
 	}
+	c.apps.drop(id)
 	return app, secret, nil
 }
 
@@ -332,7 +347,35 @@ func (c *Client) ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, erro
 
 // RevokeAPIKey deletes an API key; requests with it fail from then on.
 func (c *Client) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
+	c.apiKeys.drop(keyID)
 	return c.store.DeleteAPIKey(ctx, appID, keyID)
+}
+
+// getAPIKey reads an API key through the cache.
+func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
+	if k, ok := c.apiKeys.get(id); ok {
+		return k, nil
+	}
+	k, err := c.store.GetAPIKey(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.apiKeys.put(id, k)
+	return k, nil
+}
+
+// application reads an application through the cache. Callers must not
+// change the result.
+func (c *Client) application(ctx context.Context, id string) (*Application, error) {
+	if app, ok := c.apps.get(id); ok {
+		return app, nil
+	}
+	app, err := c.store.GetApplication(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.apps.put(id, app)
+	return app, nil
 }
 
 var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)

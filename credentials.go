@@ -49,7 +49,7 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	app, err := a.c.store.GetApplication(ctx, a.id)
+	app, err := a.c.application(ctx, a.id)
 	if err != nil {
 		return nil, nil, nil, err
 	}

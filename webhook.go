@@ -85,7 +85,7 @@ type MessagePayload struct {
 // own webhook endpoint, when it has one. Failing to queue is logged, not
 // returned: the account change itself has happened.
 func (a *App) emitAccountEvent(ctx context.Context, eventType string, acct *Account) {
-	app, err := a.c.store.GetApplication(ctx, a.id)
+	app, err := a.c.application(ctx, a.id)
 	if err != nil || app.WebhookURL == "" {
 		return
 	}

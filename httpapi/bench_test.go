@@ -1,0 +1,64 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/unical/unical"
+)
+
+// benchEvents is how many events the benchmarked listing returns.
+const benchEvents = 20
+
+// BenchmarkEventList compares GET /v1/events/{account}/{calendar} through
+// the whole stack (API key check, bolt reads, credential unsealing, the
+// in-memory provider, token sealing, JSON) with a bare net/http handler
+// that encodes the same JSON. Both are served over loopback HTTP in the
+// same process; BENCHMARKS.md reports the ratio.
+func BenchmarkEventList(b *testing.B) {
+	ts := MustNewServer(b)
+	acct := ts.mustConnect(b)[unical.ProviderGoogle]
+	base := "/v1/events/" + acct + "/" + esc("primary/"+googleUser)
+	for i := range benchEvents {
+		ts.must(b, "POST", base, map[string]any{
+			"title": fmt.Sprintf("Event %d", i), "description": "A meeting", "location": "Room 1",
+			"start": map[string]any{"dateTime": "2026-01-05T09:00:00Z"}, "end": map[string]any{"dateTime": "2026-01-05T10:00:00Z"},
+			"attendees": []any{map[string]any{"email": "bob@example.com", "responseStatus": "accepted"}},
+		})
+	}
+	var page unical.SyncPage[*unical.Event]
+	ts.must(b, "GET", base, nil).Into(b, &page)
+	if len(page.Data) != benchEvents {
+		b.Fatalf("listing has %d events, want %d", len(page.Data), benchEvents)
+	}
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(page)
+	}))
+	b.Cleanup(bare.Close)
+
+	run := func(b *testing.B, url, key string) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("x-api-key", key)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				b.Fatalf("status %d", resp.StatusCode)
+			}
+		}
+	}
+	b.Run("Bare", func(b *testing.B) { run(b, bare.URL+base, "") })
+	b.Run("Full", func(b *testing.B) { run(b, ts.URL+base, ts.APIKey) })
+}
