@@ -1,6 +1,7 @@
 package graphtest
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -152,7 +153,7 @@ func (c *call) newEvent(cal *calendar, body map[string]json.RawMessage, seed boo
 		isReminderOn: true, reminderMinutes: 15, responseRequested: true, allowNewTimeProposals: true,
 		organizer: recipient{emailAddress{c.user.DisplayName, c.user.Mail}},
 		response:  responseStatus{"organizer", zeroTime},
-		iCalUID:   "040000008200E00074C5B7101A82E00800000000" + hex.EncodeToString([]byte(newID("", 12))[:16]),
+		iCalUID:   "040000008200E00074C5B7101A82E00800000000" + randomHex(16),
 		changeKey: newChangeKey(), created: now, modified: now,
 	}
 	if e := c.applyEvent(ev, cal, body, true, seed); e != nil {
@@ -169,6 +170,12 @@ func (c *call) newEvent(cal *calendar, body map[string]json.RawMessage, seed boo
 	c.touch(ev)
 	c.notify(ev, "created")
 	return ev, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return strings.ToUpper(hex.EncodeToString(b))
 }
 
 // touch records a change for delta and the event's version.
