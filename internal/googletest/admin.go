@@ -384,9 +384,9 @@ func (s *Server) DeleteEvent(calendarID, eventID string) {
 	s.touchLocked(cal)
 }
 
-// Event returns the stored form of an event or instance, including
+// GetEvent returns the stored form of an event or instance, including
 // cancelled tombstones.
-func (s *Server) Event(calendarID, eventID string) (Event, bool) {
+func (s *Server) GetEvent(calendarID, eventID string) (Event, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cal := s.st.calendar[calendarID]

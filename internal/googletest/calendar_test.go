@@ -132,3 +132,49 @@ func TestCalendars_Lifecycle(t *testing.T) {
 		t.Errorf("calendarList sync mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestCalendars_EscapedIDAndSeeding(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	// Calendar ids may contain characters that must be escaped in paths.
+	holidays := f.srv.AddCalendar(bobEmail, googletest.Calendar{ID: "en.usa#holiday@group.v.calendar.google.com", Summary: "Holidays"})
+	f.srv.ShareCalendar(holidays, aliceEmail, "reader")
+	if r := call(t, "GET", eventsURL(f, holidays, nil), f.token, nil); r.status != 200 || str(r.body, "accessRole") != "reader" {
+		t.Fatalf("list escaped calendar id: %d %s", r.status, r.raw)
+	}
+
+	// An invitation from bob, seeded into alice's calendar.
+	inv := f.srv.AddEvent(aliceEmail, googletest.Event{
+		Summary:   "Invite",
+		Start:     &googletest.EventDateTime{DateTime: "2025-01-07T10:00:00Z"},
+		End:       &googletest.EventDateTime{DateTime: "2025-01-07T11:00:00Z"},
+		Organizer: &googletest.EventPerson{Email: bobEmail},
+		Attendees: []googletest.EventAttendee{{Email: aliceEmail}, {Email: bobEmail, ResponseStatus: "accepted"}},
+	})
+	r := call(t, "GET", eventsURL(f, "primary", nil)+"/"+inv.ID, f.token, nil)
+	want := map[string]any{
+		"organizer": map[string]any{"email": bobEmail},
+		"attendees": []any{
+			map[string]any{"email": aliceEmail, "self": true, "responseStatus": "needsAction"},
+			map[string]any{"email": bobEmail, "organizer": true, "responseStatus": "accepted"},
+		},
+	}
+	if diff := cmp.Diff(want, map[string]any{"organizer": r.body["organizer"], "attendees": r.body["attendees"]}); diff != "" {
+		t.Errorf("invitation mismatch (-want +got):\n%s", diff)
+	}
+
+	_, tok, _ := listAll(t, f, "primary", nil)
+	f.srv.UpdateEvent(aliceEmail, inv.ID, func(ev *googletest.Event) { ev.Summary = "Invite (moved)" })
+	changes, tok, _ := listAll(t, f, "primary", url.Values{"syncToken": {tok}})
+	if len(changes) != 1 || str(changes[0], "summary") != "Invite (moved)" {
+		t.Fatalf("sync after external update = %v", changes)
+	}
+	f.srv.DeleteEvent(aliceEmail, inv.ID)
+	changes, _, _ = listAll(t, f, "primary", url.Values{"syncToken": {tok}})
+	if len(changes) != 1 || str(changes[0], "status") != "cancelled" {
+		t.Fatalf("sync after external delete = %v", changes)
+	}
+	if ev, ok := f.srv.GetEvent(aliceEmail, inv.ID); !ok || ev.Status != "cancelled" {
+		t.Fatalf("GetEvent() = %+v, %v", ev, ok)
+	}
+}

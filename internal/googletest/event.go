@@ -708,8 +708,9 @@ func renderDT(dt *EventDateTime, loc *time.Location) *EventDateTime {
 
 // renderFull renders an event as the caller sees it: kind, times in the
 // response zone, and the viewer-relative self flags (organizer.self when
-// the organizer is this calendar, attendees[].self for this calendar's
-// attendee, creator.self for the calendar's owner).
+// the organizer is this calendar, creator.self when the creator is, and
+// attendees[].self for this calendar's attendee: each "corresponds to the
+// calendar on which this copy of the event appears").
 func (s *Server) renderFull(cal *calendar, ev Event, loc *time.Location, maxAttendees int) Event {
 	out := cloneEvent(ev)
 	out.Kind = "calendar#event"
@@ -723,7 +724,7 @@ func (s *Server) renderFull(cal *calendar, ev Event, loc *time.Location, maxAtte
 		out.Organizer.Self = isMe(out.Organizer.Email)
 	}
 	if out.Creator != nil {
-		out.Creator.Self = owner != nil && strings.EqualFold(out.Creator.Email, owner.email)
+		out.Creator.Self = isMe(out.Creator.Email)
 	}
 	for i := range out.Attendees {
 		a := &out.Attendees[i]

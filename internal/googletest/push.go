@@ -184,8 +184,8 @@ func (s *Server) channelsStop(c *call) (int, any, error) {
 		return 0, nil, errNotFound()
 	}
 	s.stopChannelLocked(ch)
-	// Wait for the delivery goroutine outside the lock: it may need the
-	// lock to finish. The handler's caller re-takes nothing afterwards.
+	// Wait for the delivery goroutine outside the lock (it takes the lock
+	// between messages), then re-take it for the caller's deferred unlock.
 	done := ch.done
 	s.mu.Unlock()
 	<-done

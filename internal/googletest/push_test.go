@@ -221,3 +221,19 @@ func TestPush_WatchValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestPush_CalendarDeletedNotExists(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{AllowHTTPPush: true})
+	rc := MustNewReceiver(t)
+	cal := f.srv.AddCalendar(aliceEmail, googletest.Calendar{Summary: "Temp"})
+	r := call(t, "POST", eventsURL(f, cal, nil)+"/watch", f.token, map[string]any{"id": "gone", "type": "web_hook", "address": rc.srv.URL})
+	if r.status != 200 {
+		t.Fatalf("watch: %d %s", r.status, r.raw)
+	}
+	rc.next(t, "gone")
+	f.srv.DeleteCalendar(cal)
+	if n := rc.next(t, "gone"); n.State != "not_exists" {
+		t.Fatalf("after calendar deletion got %+v, want not_exists", n)
+	}
+}

@@ -301,20 +301,7 @@ func (s *Server) api(scopes scopeSet, h apiHandler) http.Handler {
 			writeAPIError(w, errBadRequest("Request body too large or unreadable."))
 			return
 		}
-		s.mu.Lock()
-		tok, u, aerr := s.authenticateLocked(r)
-		if aerr == nil && !scopes.allows(tok.scopes) {
-			aerr = errInsufficientScopes()
-		}
-		if aerr != nil {
-			s.mu.Unlock()
-			writeAPIError(w, aerr)
-			return
-		}
-		c := &call{r: r, q: r.URL.Query(), body: body, user: u, token: tok}
-		status, resp, err := h(c)
-		s.mu.Unlock()
-
+		status, resp, err := s.serveLocked(r, body, scopes, h)
 		if err != nil {
 			ae, ok := err.(*apiError)
 			if !ok {
@@ -333,6 +320,21 @@ func (s *Server) api(scopes scopeSet, h apiHandler) http.Handler {
 		}
 		writeJSON(w, status, resp)
 	})
+}
+
+// serveLocked authenticates the request and runs h under s.mu. The lock is
+// released by defer so a panicking handler cannot wedge the server.
+func (s *Server) serveLocked(r *http.Request, body []byte, scopes scopeSet, h apiHandler) (int, any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tok, u, aerr := s.authenticateLocked(r)
+	if aerr != nil {
+		return 0, nil, aerr
+	}
+	if !scopes.allows(tok.scopes) {
+		return 0, nil, errInsufficientScopes()
+	}
+	return h(&call{r: r, q: r.URL.Query(), body: body, user: u, token: tok})
 }
 
 // decodeBody decodes a JSON request body. An empty body decodes to the zero
