@@ -324,6 +324,14 @@ func (s *Server) calendarListWrite(c *call, replace bool) (int, any, error) {
 			return 0, nil, f
 		}
 	}
+	if _, set := body["colorId"]; set && next.colorID != "" {
+		// Choosing a palette colour sets the entry's RGB colours too.
+		p, ok := calendarColor(next.colorID)
+		if !ok {
+			return 0, nil, errInvalid("Invalid colorId value.")
+		}
+		next.bg, next.fg = p.Background, p.Foreground
+	}
 	if rgb {
 		if err := str("backgroundColor", &next.bg); err != nil {
 			return 0, nil, err

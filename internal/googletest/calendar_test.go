@@ -178,3 +178,34 @@ func TestCalendars_EscapedIDAndSeeding(t *testing.T) {
 		t.Fatalf("GetEvent() = %+v, %v", ev, ok)
 	}
 }
+
+func TestCalendarList_PatchColors(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	entryURL := f.srv.APIBaseURL() + "/users/me/calendarList/primary"
+	colors := call(t, "GET", f.srv.APIBaseURL()+"/colors", f.token, nil)
+	want5 := map[string]any{"background": "#ff7537", "foreground": "#000000"}
+	if diff := cmp.Diff(want5, colors.body["calendar"].(map[string]any)["5"]); diff != "" {
+		t.Fatalf("colors.calendar[5] mismatch (-want +got):\n%s", diff)
+	}
+
+	tests := []struct {
+		name    string
+		query   string
+		body    map[string]any
+		wantBG  string
+		wantCID string
+	}{
+		{"ColorID", "", map[string]any{"colorId": "5"}, "#ff7537", "5"},
+		{"RGBIgnoredWithoutFlag", "", map[string]any{"backgroundColor": "#123456"}, "#ff7537", "5"},
+		{"RGBWithFlag", "?colorRgbFormat=true", map[string]any{"backgroundColor": "#123456", "foregroundColor": "#ffffff"}, "#123456", "5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call(t, "PATCH", entryURL+tc.query, f.token, tc.body)
+			if r.status != 200 || str(r.body, "backgroundColor") != tc.wantBG || str(r.body, "colorId") != tc.wantCID {
+				t.Fatalf("patch: %d %s", r.status, r.raw)
+			}
+		})
+	}
+}

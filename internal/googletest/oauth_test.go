@@ -20,11 +20,7 @@ func oauthConfig(srv *googletest.Server, scopes ...string) *oauth2.Config {
 		ClientSecret: testClientSecret,
 		RedirectURL:  testRedirect,
 		Scopes:       scopes,
-		Endpoint: oauth2.Endpoint{
-			AuthURL:   srv.AuthURL(),
-			TokenURL:  srv.TokenURL(),
-			AuthStyle: oauth2.AuthStyleInParams,
-		},
+		Endpoint:     srv.Endpoint(),
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	// The fake expands recurrences and renders times in IANA zones; embed
 	// the zone database so results do not depend on the machine.
 	_ "time/tzdata"
@@ -164,6 +166,13 @@ func (s *Server) RevokeURL() string { return s.URL + "/revoke" }
 // older www.googleapis.com path /oauth2/v3/userinfo is served too.
 func (s *Server) UserinfoURL() string { return s.URL + "/v1/userinfo" }
 
+// Endpoint is the fake's OAuth endpoint for golang.org/x/oauth2. Like
+// golang.org/x/oauth2/google.Endpoint it sends client credentials in the
+// form body.
+func (s *Server) Endpoint() oauth2.Endpoint {
+	return oauth2.Endpoint{AuthURL: s.AuthURL(), TokenURL: s.TokenURL(), AuthStyle: oauth2.AuthStyleInParams}
+}
+
 // APIBaseURL is the Calendar API root, without a trailing slash: append
 // paths such as "/calendars/primary/events".
 func (s *Server) APIBaseURL() string { return s.URL + "/calendar/v3" }
@@ -210,6 +219,7 @@ func (s *Server) routes() http.Handler {
 	api("DELETE /calendars/{calendarId}/events/{eventId}", scopesEventsWrite, s.eventsDelete)
 	api("GET /calendars/{calendarId}/events/{eventId}/instances", scopesEventsRead, s.eventsInstances)
 
+	api("GET /colors", scopesAnyCalendar, s.colorsGet)
 	api("POST /freeBusy", scopesFreeBusy, s.freeBusyQuery)
 	api("POST /channels/stop", scopesAnyCalendar, s.channelsStop)
 
