@@ -84,7 +84,9 @@ func TestFaults_MatchingAndDelay(t *testing.T) {
 	t.Run("TokenEndpoint", func(t *testing.T) {
 		f.srv.InjectFault(googletest.Fault{PathPrefix: "/token", Times: 1, Status: 503})
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {f.srv.IssueRefreshToken(testClientID, aliceEmail)}, "client_id": {testClientID}, "client_secret": {testClientSecret}}
-		resp, err := http.Post(f.srv.TokenURL(), "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", f.srv.TokenURL(), strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func call(tb testing.TB, method, url, token string, body any, header ...string) 
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, url, rd)
+	req, err := http.NewRequestWithContext(tb.Context(), method, url, rd)
 	if err != nil {
 		tb.Fatalf("new request: %v", err)
 	}
