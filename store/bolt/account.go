@@ -1,0 +1,253 @@
+package bolt
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// account is the stored form of [unical.AccountRecord].
+type account struct {
+	ID                   string               `json:"id"`
+	ApplicationID        string               `json:"applicationId"`
+	CreatedAt            time.Time            `json:"createdAt"`
+	UpdatedAt            time.Time            `json:"updatedAt"`
+	Email                string               `json:"email"`
+	ExternalID           string               `json:"externalId"`
+	AuthorizedScopes     []string             `json:"authorizedScopes"`
+	ProviderAccountID    *string              `json:"providerAccountId"`
+	ProviderID           string               `json:"providerId"`
+	Status               unical.AccountStatus `json:"status"`
+	ProviderType         unical.ProviderType  `json:"providerType"`
+	SealedSecrets        []byte               `json:"sealedSecrets"`
+	TokenExpiry          time.Time            `json:"tokenExpiry"`
+	CredentialsID        string               `json:"credentialsId"`
+	CredentialsCreatedAt time.Time            `json:"credentialsCreatedAt"`
+	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
+	ProviderState        []byte               `json:"providerState"`
+}
+
+func accountToRecord(a *unical.AccountRecord) (*account, error) {
+	if err := checkID("Account id", a.ID); err != nil {
+		return nil, err
+	}
+	if err := checkID("Application id", a.ApplicationID); err != nil {
+		return nil, err
+	}
+	return &account{
+		ID: a.ID, ApplicationID: a.ApplicationID, CreatedAt: utc(a.CreatedAt), UpdatedAt: utc(a.UpdatedAt),
+		Email: a.Email, ExternalID: a.ExternalID, AuthorizedScopes: a.AuthorizedScopes,
+		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status,
+		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: utc(a.TokenExpiry),
+		CredentialsID: a.CredentialsID, CredentialsCreatedAt: utc(a.CredentialsCreatedAt),
+		CredentialsUpdatedAt: utc(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
+	}, nil
+}
+
+func (rec *account) toAccountRecord() *unical.AccountRecord {
+	return &unical.AccountRecord{
+		Account: unical.Account{
+			ID: rec.ID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Email: rec.Email,
+			ExternalID: rec.ExternalID, AuthorizedScopes: rec.AuthorizedScopes,
+			ProviderAccountID: rec.ProviderAccountID, ProviderID: rec.ProviderID,
+			ApplicationID: rec.ApplicationID, Status: rec.Status, ProviderType: rec.ProviderType,
+		},
+		SealedSecrets: rec.SealedSecrets, TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
+		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
+		ProviderState: rec.ProviderState,
+	}
+}
+
+// emailKey is the accounts.byEmail key that makes (provider type,
+// lower-cased email) unique within an application.
+func (rec *account) emailKey() []byte {
+	return emailKey(rec.ApplicationID, rec.ProviderType, rec.Email)
+}
+
+func emailKey(appID string, t unical.ProviderType, email string) []byte {
+	return keyOf(appID, string(t), strings.ToLower(email))
+}
+
+// getAccount reads an application's account; another application's
+// account is as missing as an unknown one.
+func getAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
+	var rec account
+	ok, err := getJSON(tx.Bucket(bucketAccounts), []byte(id), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || rec.ApplicationID != appID {
+		return nil, notFound("Account", id)
+	}
+	return &rec, nil
+}
+
+// CreateAccount stores a new account; CodeConflict if the id is taken or
+// the application already has an account with the same provider type and
+// email (compared case-insensitively).
+func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord) error {
+	rec, err := accountToRecord(a)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, "create account", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAccounts)
+		if b.Get([]byte(rec.ID)) != nil {
+			return conflict("Account %q already exists.", rec.ID)
+		}
+		byEmail := tx.Bucket(bucketAccountsByEmail)
+		if byEmail.Get(rec.emailKey()) != nil {
+			return conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
+		}
+		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := byEmail.Put(rec.emailKey(), []byte(rec.ID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketAccountsByApp).Put(keyOf(rec.ApplicationID, rec.ID), nil)
+	})
+}
+
+// GetAccount returns an account of an application; CodeNotFound if the
+// application has no such account.
+func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.AccountRecord, error) {
+	var rec *account
+	err := s.view(ctx, "get account", func(tx *bbolt.Tx) (err error) {
+		rec, err = getAccount(tx, appID, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec.toAccountRecord(), nil
+}
+
+// FindAccount returns the application's account with that provider type
+// and email, compared case-insensitively; CodeNotFound if there is none.
+func (s *Store) FindAccount(ctx context.Context, appID string, providerType unical.ProviderType, email string) (*unical.AccountRecord, error) {
+	var rec *account
+	err := s.view(ctx, "find account", func(tx *bbolt.Tx) (err error) {
+		id := tx.Bucket(bucketAccountsByEmail).Get(emailKey(appID, providerType, email))
+		if id == nil {
+			return unical.Errorf(unical.CodeNotFound, "No %s account with email %q.", providerType, email)
+		}
+		rec, err = getAccount(tx, appID, string(id))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec.toAccountRecord(), nil
+}
+
+// UpdateAccount reads an account, lets fn change it and writes it back, all
+// in one write transaction, so concurrent updates never lose each other's
+// changes. fn runs while the transaction holds the file's only write lock:
+// it must be quick and must not call the Store. An error from fn aborts the
+// update and is returned as it is. fn may not change the id or the
+// application (CodeInvalid); a changed email or provider type is checked
+// for uniqueness like CreateAccount does (CodeConflict).
+func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) error) (*unical.AccountRecord, error) {
+	var out account
+	err := s.update(ctx, "update account", func(tx *bbolt.Tx) error {
+		old, err := getAccount(tx, appID, id)
+		if err != nil {
+			return err
+		}
+		a := old.toAccountRecord()
+		if err := fn(a); err != nil {
+			return fnError{err}
+		}
+		if a.ID != old.ID || a.ApplicationID != old.ApplicationID {
+			return unical.Errorf(unical.CodeInvalid, "An account update may not change its id or application.")
+		}
+		rec, err := accountToRecord(a)
+		if err != nil {
+			return err
+		}
+		if oldKey, newKey := old.emailKey(), rec.emailKey(); string(oldKey) != string(newKey) {
+			byEmail := tx.Bucket(bucketAccountsByEmail)
+			if byEmail.Get(newKey) != nil {
+				return conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
+			}
+			if err := byEmail.Delete(oldKey); err != nil {
+				return err
+			}
+			if err := byEmail.Put(newKey, []byte(rec.ID)); err != nil {
+				return err
+			}
+		}
+		return putJSONCopy(tx.Bucket(bucketAccounts), []byte(rec.ID), rec, &out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.toAccountRecord(), nil
+}
+
+// ListAccounts returns the application's accounts that pass filter, in id
+// order, starting after filter.After. A Limit of zero or less means no
+// limit. Search and Status are applied while walking the application's
+// index, so a page costs at most the accounts it skips.
+func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.AccountFilter) ([]*unical.AccountRecord, error) {
+	search := strings.ToLower(filter.Search)
+	var recs []*unical.AccountRecord
+	err := s.view(ctx, "list accounts", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAccounts)
+		return scanIDs(tx.Bucket(bucketAccountsByApp), keyOf(appID, ""), filter.After, func(id string) (bool, error) {
+			var rec account
+			if _, err := getJSON(b, []byte(id), &rec); err != nil {
+				return false, err
+			}
+			if filter.Status != "" && rec.Status != filter.Status {
+				return true, nil
+			}
+			if search != "" && !strings.Contains(strings.ToLower(rec.Email), search) &&
+				!strings.Contains(strings.ToLower(rec.ExternalID), search) {
+				return true, nil
+			}
+			recs = append(recs, rec.toAccountRecord())
+			return filter.Limit <= 0 || len(recs) < filter.Limit, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// DeleteAccount removes an account, its subscriptions and their pending
+// messages in one transaction; CodeNotFound if the application has no such
+// account.
+func (s *Store) DeleteAccount(ctx context.Context, appID, id string) error {
+	return s.update(ctx, "delete account", func(tx *bbolt.Tx) error {
+		rec, err := getAccount(tx, appID, id)
+		if err != nil {
+			return err
+		}
+		var subIDs []string
+		err = scanIDs(tx.Bucket(bucketSubsByAccount), keyOf(appID, id, ""), "", func(subID string) (bool, error) {
+			subIDs = append(subIDs, subID)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, subID := range subIDs {
+			if err := deleteSubscription(tx, appID, subID); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket(bucketAccounts).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketAccountsByEmail).Delete(rec.emailKey()); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketAccountsByApp).Delete(keyOf(appID, id))
+	})
+}

@@ -1,0 +1,281 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+var _ unical.Store = (*Store)(nil)
+
+// DefaultTimeout is how long Open waits for the file lock when
+// Options.Timeout is zero.
+const DefaultTimeout = time.Second
+
+// formatVersion is written into new files and checked by Open, so that an
+// older binary refuses a file whose layout it does not know.
+const formatVersion = "1"
+
+// Options tune Open. A nil *Options means all defaults.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the
+	// file before it fails with CodeUnavailable. Zero means DefaultTimeout;
+	// there is no way to wait forever, because a server that hangs at start
+	// is harder to diagnose than one that says the file is in use.
+	Timeout time.Duration
+}
+
+// Store is a [unical.Store] in one bbolt file. It is safe for concurrent use
+// within one process; see the package comment for the bucket layout.
+type Store struct {
+	db   *bbolt.DB
+	path string
+}
+
+// Bucket names; the layout is described in the package comment.
+var (
+	bucketMeta            = []byte("meta")
+	bucketApplications    = []byte("applications")
+	bucketAPIKeys         = []byte("apiKeys")
+	bucketAPIKeysByApp    = []byte("apiKeys.byApp")
+	bucketAccounts        = []byte("accounts")
+	bucketAccountsByApp   = []byte("accounts.byApp")
+	bucketAccountsByEmail = []byte("accounts.byEmail")
+	bucketSubs            = []byte("subscriptions")
+	bucketSubsByApp       = []byte("subscriptions.byApp")
+	bucketSubsByAccount   = []byte("subscriptions.byAccount")
+	bucketOutbox          = []byte("outbox")
+	bucketOutboxPending   = []byte("outbox.pending")
+	bucketOutboxBySub     = []byte("outbox.bySubscription")
+	bucketFlows           = []byte("flows")
+	bucketFlowsByExpiry   = []byte("flows.byExpiry")
+	bucketBlobs           = []byte("blobs")
+	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
+)
+
+var allBuckets = [][]byte{
+	bucketMeta, bucketApplications, bucketAPIKeys, bucketAPIKeysByApp,
+	bucketAccounts, bucketAccountsByApp, bucketAccountsByEmail,
+	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
+	bucketOutbox, bucketOutboxPending, bucketOutboxBySub,
+	bucketFlows, bucketFlowsByExpiry, bucketBlobs, bucketBlobsByExpiry,
+}
+
+// Open opens the bolt file at path, creating it with mode 0600 when it does
+// not exist. It returns CodeUnavailable when another process holds the file
+// for longer than the timeout, and CodeInternal when the file is not a
+// unical bolt file or has a newer format.
+func Open(path string, opts *Options) (*Store, error) {
+	timeout := DefaultTimeout
+	if opts != nil && opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, unical.WrapError(unical.CodeUnavailable,
+			fmt.Errorf("bolt: open %s: another process holds the file (gave up after %s): %w", path, timeout, err),
+			"The database file is in use by another process.")
+	}
+	if err != nil {
+		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		switch v := meta.Get([]byte("version")); {
+		case v == nil:
+			return meta.Put([]byte("version"), []byte(formatVersion))
+		case string(v) != formatVersion:
+			return fmt.Errorf("file format version %q is not supported (want %q)", v, formatVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Close closes the file and releases its lock. Methods called afterwards
+// fail with CodeInternal.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return internal(fmt.Errorf("bolt: close %s: %w", s.path, err))
+	}
+	return nil
+}
+
+// fnError carries an error returned by a caller's update function through
+// the transaction, so that it reaches the caller unchanged.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// view runs fn in a read transaction; see update.
+func (s *Store) view(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return internal(fmt.Errorf("bolt: %s: %w", op, err))
+	}
+	return translate(op, s.db.View(fn))
+}
+
+// update runs fn in a write transaction. bbolt has one writer at a time, so
+// every read-check-write inside fn is atomic. bbolt takes no context: ctx is
+// only checked before the transaction starts.
+func (s *Store) update(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return internal(fmt.Errorf("bolt: %s: %w", op, err))
+	}
+	return translate(op, s.db.Update(fn))
+}
+
+// translate is the one place where bbolt, JSON and context errors become
+// *unical.Error values: anything that is not already an *unical.Error is a
+// storage failure, CodeInternal, with the cause kept for the logs.
+func translate(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe fnError
+	if errors.As(err, &fe) {
+		return fe.err
+	}
+	var ue *unical.Error
+	if errors.As(err, &ue) {
+		return err
+	}
+	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+		return internal(fmt.Errorf("bolt: %s: the store is closed: %w", op, err))
+	}
+	return internal(fmt.Errorf("bolt: %s: %w", op, err))
+}
+
+// internal wraps a storage failure; callers see only "Internal error.".
+func internal(err error) *unical.Error {
+	return unical.WrapError(unical.CodeInternal, err, "Internal error.")
+}
+
+func notFound(what, id string) *unical.Error {
+	return unical.Errorf(unical.CodeNotFound, "%s %q not found.", what, id)
+}
+
+func conflict(format string, args ...any) *unical.Error {
+	return unical.Errorf(unical.CodeConflict, format, args...)
+}
+
+// checkID refuses ids that cannot be part of a key: empty ones (bbolt has
+// no empty keys) and ones with a NUL byte (the separator of composite keys).
+func checkID(what, id string) error {
+	if id == "" {
+		return unical.Errorf(unical.CodeInvalid, "%s is required.", what)
+	}
+	if strings.IndexByte(id, 0) >= 0 {
+		return unical.Errorf(unical.CodeInvalid, "%s must not contain a NUL byte.", what)
+	}
+	return nil
+}
+
+// keyOf joins parts with NUL bytes. keyOf(appID, "") is the prefix of all
+// of an application's entries in an index.
+func keyOf(parts ...string) []byte {
+	return []byte(strings.Join(parts, "\x00"))
+}
+
+// timeKeyLen is the length of a timeKey.
+const timeKeyLen = 12
+
+// timeKey encodes t so that byte order is time order, for every time
+// including the zero time: 8 bytes of Unix seconds with the sign bit
+// flipped, then 4 bytes of nanoseconds, all big-endian.
+func timeKey(t time.Time) []byte {
+	b := make([]byte, timeKeyLen)
+	binary.BigEndian.PutUint64(b, uint64(t.Unix())^(1<<63))
+	binary.BigEndian.PutUint32(b[8:], uint32(t.Nanosecond()))
+	return b
+}
+
+// getJSON decodes the record under k into v; it reports false when there is
+// none.
+func getJSON(b *bbolt.Bucket, k []byte, v any) (bool, error) {
+	data := b.Get(k)
+	if data == nil {
+		return false, nil
+	}
+	return true, decode(k, data, v)
+}
+
+// decode decodes the record data stored under k into v.
+func decode(k, data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode %q: %w", k, err)
+	}
+	return nil
+}
+
+// putJSON encodes v and stores it under k.
+func putJSON(b *bbolt.Bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", k, err)
+	}
+	return b.Put(k, data)
+}
+
+// putJSONCopy is putJSON that also decodes what it stored into out, so that
+// a record handed back to the caller shares nothing with the one the
+// caller's update function saw.
+func putJSONCopy(b *bbolt.Bucket, k []byte, v, out any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", k, err)
+	}
+	if err := b.Put(k, data); err != nil {
+		return err
+	}
+	return decode(k, data, out)
+}
+
+// scanIDs calls fn with the rest of every key under prefix that sorts after
+// prefix+after, in key order, until fn returns false. An empty after starts
+// at the beginning.
+func scanIDs(b *bbolt.Bucket, prefix []byte, after string, fn func(id string) (bool, error)) error {
+	c := b.Cursor()
+	start := append(bytes.Clone(prefix), after...)
+	k, _ := c.Seek(start)
+	if after != "" && bytes.Equal(k, start) {
+		k, _ = c.Next()
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		more, err := fn(string(k[len(prefix):]))
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// utc returns t in UTC, the location every stored time comes back in.
+func utc(t time.Time) time.Time { return t.UTC() }
+
+// utcPtr is utc for optional times.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,279 @@
+package bolt_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/unical/unical"
+	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/store/storetest"
+	bbolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// MustOpenStore opens a Store in a new file under tb.TempDir and closes it
+// when the test ends.
+func MustOpenStore(tb testing.TB) *bolt.Store {
+	tb.Helper()
+	return mustOpen(tb, filepath.Join(tb.TempDir(), "unical.db"))
+}
+
+// mustOpen opens the Store at path and closes it when the test ends;
+// closing twice is harmless.
+func mustOpen(tb testing.TB, path string) *bolt.Store {
+	tb.Helper()
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		tb.Fatalf("Open(%s): %v", path, err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close(): %v", err)
+		}
+	})
+	return s
+}
+
+func TestStore(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(tb testing.TB) unical.Store { return MustOpenStore(tb) })
+}
+
+var t0 = time.Date(2031, time.March, 14, 15, 9, 26, 0, time.UTC)
+
+func TestOpen_Reopen(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	s := mustOpen(t, path)
+	app := &unical.Application{ID: "app_1", Name: "One", CreatedAt: t0, UpdatedAt: t0, SealedWebhookSecret: []byte{0, 1}}
+	acct := &unical.AccountRecord{Account: unical.Account{ID: "acc_1", ApplicationID: "app_1", Email: "ada@example.com",
+		ProviderType: unical.ProviderGoogle, Status: unical.AccountStatusActive}, SealedSecrets: []byte("sealed")}
+	sub := &unical.SubscriptionRecord{Subscription: unical.Subscription{ID: "sub_1", EndUserAccountID: "acc_1"}, ApplicationID: "app_1"}
+	msg := &unical.OutboxMessage{ID: "msg_1", ApplicationID: "app_1", SubscriptionID: "sub_1", Status: unical.MessagePending, NextAttemptAt: t0}
+	for _, err := range []error{
+		s.CreateApplication(ctx, app),
+		s.CreateAccount(ctx, acct),
+		s.CreateSubscription(ctx, sub),
+		s.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}),
+		s.PutBlob(ctx, "app_1", "k", []byte("blob"), t0.Add(time.Hour)),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worker claims the message, then the process "crashes".
+	claimed, err := s.ClaimMessages(ctx, "worker-1", t0, time.Minute, 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("ClaimMessages() = %d messages, %v; want 1", len(claimed), err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close(): %v", err)
+	}
+
+	s = mustOpen(t, path)
+	gotApp, err := s.GetApplication(ctx, "app_1")
+	if err != nil {
+		t.Fatalf("GetApplication() after reopen: %v", err)
+	}
+	if d := cmp.Diff(app, gotApp); d != "" {
+		t.Errorf("GetApplication() after reopen mismatch (-want +got):\n%s", d)
+	}
+	gotAcct, err := s.FindAccount(ctx, "app_1", unical.ProviderGoogle, "ADA@example.com")
+	if err != nil {
+		t.Fatalf("FindAccount() after reopen: %v", err)
+	}
+	if d := cmp.Diff(acct, gotAcct); d != "" {
+		t.Errorf("FindAccount() after reopen mismatch (-want +got):\n%s", d)
+	}
+	if _, err := s.GetSubscription(ctx, "app_1", "sub_1"); err != nil {
+		t.Errorf("GetSubscription() after reopen: %v", err)
+	}
+	if data, err := s.GetBlob(ctx, "app_1", "k", t0); err != nil || string(data) != "blob" {
+		t.Errorf("GetBlob() after reopen = %q, %v; want \"blob\"", data, err)
+	}
+	// The lease survived: nobody gets the message before it expires, and
+	// another worker does afterwards.
+	if got, err := s.ClaimMessages(ctx, "worker-2", t0.Add(30*time.Second), time.Minute, 10); err != nil || len(got) != 0 {
+		t.Errorf("ClaimMessages(lease held) after reopen = %d messages, %v; want none", len(got), err)
+	}
+	got, err := s.ClaimMessages(ctx, "worker-2", t0.Add(time.Minute), time.Minute, 10)
+	if err != nil || len(got) != 1 || got[0].ID != "msg_1" {
+		t.Fatalf("ClaimMessages(lease expired) after reopen = %v, %v; want msg_1", got, err)
+	}
+	claimed[0].Status = unical.MessageDelivered
+	if code := unical.ErrorCode(s.UpdateMessage(ctx, claimed[0])); code != unical.CodeConflict {
+		t.Errorf("UpdateMessage(crashed worker) code = %q, want %q", code, unical.CodeConflict)
+	}
+}
+
+func TestOpen_ErrLocked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	mustOpen(t, path)
+	// bbolt's flock is per open file, so a second Open in this process
+	// stands in for a second process.
+	s, err := bolt.Open(path, &bolt.Options{Timeout: 100 * time.Millisecond})
+	if err == nil {
+		s.Close()
+		t.Fatal("second Open() of a file in use succeeded")
+	}
+	if code := unical.ErrorCode(err); code != unical.CodeUnavailable {
+		t.Errorf("second Open() code = %q, want %q (err: %v)", code, unical.CodeUnavailable, err)
+	}
+	if !errors.Is(err, bolterrors.ErrTimeout) {
+		t.Errorf("second Open() = %v, want it to wrap bbolt's ErrTimeout", err)
+	}
+}
+
+func TestOpen_FileMode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	mustOpen(t, path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o600 {
+		t.Errorf("file mode = %v, want -rw-------", got)
+	}
+}
+
+func TestOpen_ErrNotBolt(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte("not a database, just a long enough line of text to be read as one page"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bolt.Open(path, nil)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open(text file) succeeded")
+	}
+	if code := unical.ErrorCode(err); code != unical.CodeInternal {
+		t.Errorf("Open(text file) code = %q, want %q (err: %v)", code, unical.CodeInternal, err)
+	}
+}
+
+func TestOpen_ErrNewerFormat(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte("version"), []byte("99"))
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bolt.Open(path, nil)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open(newer format) succeeded")
+	}
+	if code := unical.ErrorCode(err); code != unical.CodeInternal {
+		t.Errorf("Open(newer format) code = %q, want %q (err: %v)", code, unical.CodeInternal, err)
+	}
+}
+
+func TestStore_ErrClosed(t *testing.T) {
+	t.Parallel()
+	s := MustOpenStore(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.GetApplication(t.Context(), "app_1")
+	if code := unical.ErrorCode(err); code != unical.CodeInternal {
+		t.Errorf("GetApplication() on a closed store code = %q, want %q (err: %v)", code, unical.CodeInternal, err)
+	}
+	if !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+		t.Errorf("GetApplication() on a closed store = %v, want it to wrap bbolt's ErrDatabaseNotOpen", err)
+	}
+}
+
+func TestStore_ErrInvalidID(t *testing.T) {
+	t.Parallel()
+	s := MustOpenStore(t)
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"empty application id", s.CreateApplication(t.Context(), &unical.Application{})},
+		{"NUL in application id", s.CreateApplication(t.Context(), &unical.Application{ID: "app\x00x"})},
+		{"empty account id", s.CreateAccount(t.Context(), &unical.AccountRecord{Account: unical.Account{ApplicationID: "app_1"}})},
+		{"empty blob key", s.PutBlob(t.Context(), "app_1", "", nil, t0)},
+		{"plaintext client secret", s.CreateApplication(t.Context(), &unical.Application{ID: "app_1",
+			Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientSecret: "plain"}}})},
+	} {
+		if code := unical.ErrorCode(tc.err); code != unical.CodeInvalid {
+			t.Errorf("%s: code = %q, want %q (err: %v)", tc.name, code, unical.CodeInvalid, tc.err)
+		}
+	}
+}
+
+func TestStore_ErrCanceled(t *testing.T) {
+	t.Parallel()
+	s := MustOpenStore(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := s.GetApplication(ctx, "app_1")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("GetApplication(canceled) = %v, want it to wrap context.Canceled", err)
+	}
+}
+
+func TestStore_DeleteExpired(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := MustOpenStore(t)
+	for _, err := range []error{
+		s.PutBlob(ctx, "app_1", "old", []byte("old"), t0),
+		s.PutBlob(ctx, "app_1", "new", []byte("new"), t0.Add(time.Hour)),
+		s.PutBlob(ctx, "app_1", "renewed", []byte("v1"), t0),
+		s.PutBlob(ctx, "app_1", "renewed", []byte("v2"), t0.Add(time.Hour)),
+		s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_old", ExpiresAt: t0}),
+		s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_new", ExpiresAt: t0.Add(time.Hour)}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.DeleteExpired(ctx, t0)
+	if err != nil {
+		t.Fatalf("DeleteExpired(): %v", err)
+	}
+	if n != 2 {
+		t.Errorf("DeleteExpired() = %d, want 2 (one blob, one flow)", n)
+	}
+	// Asking as of an earlier time shows the expired records are gone, not
+	// just hidden.
+	early := t0.Add(-time.Minute)
+	if _, err := s.GetBlob(ctx, "app_1", "old", early); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("GetBlob(deleted) = %v, want CodeNotFound", err)
+	}
+	if _, err := s.ConsumeFlow(ctx, "flow_old", early); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("ConsumeFlow(deleted) = %v, want CodeNotFound", err)
+	}
+	for _, k := range []string{"new", "renewed"} {
+		if _, err := s.GetBlob(ctx, "app_1", k, t0); err != nil {
+			t.Errorf("GetBlob(%s) after DeleteExpired: %v", k, err)
+		}
+	}
+	if _, err := s.ConsumeFlow(ctx, "flow_new", t0); err != nil {
+		t.Errorf("ConsumeFlow(flow_new) after DeleteExpired: %v", err)
+	}
+	if n, err := s.DeleteExpired(ctx, t0); err != nil || n != 0 {
+		t.Errorf("DeleteExpired(again) = %d, %v; want 0", n, err)
+	}
+}

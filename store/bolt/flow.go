@@ -1,0 +1,177 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// flow is the stored form of [unical.OAuthFlow].
+type flow struct {
+	ID             string              `json:"id"`
+	ApplicationID  string              `json:"applicationId"`
+	ProviderType   unical.ProviderType `json:"providerType"`
+	RedirectURL    string              `json:"redirectUrl"`
+	State          string              `json:"state"`
+	LoginHint      string              `json:"loginHint"`
+	SealedVerifier []byte              `json:"sealedVerifier"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	ExpiresAt      time.Time           `json:"expiresAt"`
+}
+
+func (rec *flow) expiryKey() []byte {
+	return append(timeKey(rec.ExpiresAt), rec.ID...)
+}
+
+// CreateFlow stores a flow; CodeConflict if the id is taken.
+func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow) error {
+	if err := checkID("Flow id", f.ID); err != nil {
+		return err
+	}
+	rec := &flow{
+		ID: f.ID, ApplicationID: f.ApplicationID, ProviderType: f.ProviderType, RedirectURL: f.RedirectURL,
+		State: f.State, LoginHint: f.LoginHint, SealedVerifier: f.SealedVerifier,
+		CreatedAt: utc(f.CreatedAt), ExpiresAt: utc(f.ExpiresAt),
+	}
+	return s.update(ctx, "create flow", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketFlows)
+		if b.Get([]byte(rec.ID)) != nil {
+			return conflict("Flow %q already exists.", rec.ID)
+		}
+		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketFlowsByExpiry).Put(rec.expiryKey(), nil)
+	})
+}
+
+// ConsumeFlow removes and returns a flow, so that it works once;
+// CodeNotFound if it is unknown, used or expired at now (a flow that
+// expires at now has expired). An expired flow is removed too.
+func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*unical.OAuthFlow, error) {
+	var rec flow
+	err := s.update(ctx, "consume flow", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketFlows)
+		ok, err := getJSON(b, []byte(id), &rec)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Flow", id)
+		}
+		if err := b.Delete([]byte(id)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Checked after the commit, so that an expired flow is gone as well.
+	if !now.Before(rec.ExpiresAt) {
+		return nil, notFound("Flow", id)
+	}
+	return &unical.OAuthFlow{
+		ID: rec.ID, ApplicationID: rec.ApplicationID, ProviderType: rec.ProviderType, RedirectURL: rec.RedirectURL,
+		State: rec.State, LoginHint: rec.LoginHint, SealedVerifier: rec.SealedVerifier,
+		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
+	}, nil
+}
+
+// blob is a stored blob with its expiry.
+type blob struct {
+	Data      []byte    `json:"data"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// blobExpiryKey is the blobs.byExpiry key of the blob under k.
+func blobExpiryKey(expires time.Time, k []byte) []byte {
+	return append(timeKey(expires), k...)
+}
+
+// PutBlob stores data under the application's key until expires,
+// replacing what was there. CodeInvalid for an empty key.
+func (s *Store) PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error {
+	if err := checkID("Application id", appID); err != nil {
+		return err
+	}
+	if key == "" {
+		return unical.Errorf(unical.CodeInvalid, "Blob key is required.")
+	}
+	k := keyOf(appID, key)
+	rec := &blob{Data: data, ExpiresAt: utc(expires)}
+	return s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
+		b, byExpiry := tx.Bucket(bucketBlobs), tx.Bucket(bucketBlobsByExpiry)
+		var old blob
+		ok, err := getJSON(b, k, &old)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := byExpiry.Delete(blobExpiryKey(old.ExpiresAt, k)); err != nil {
+				return err
+			}
+		}
+		if err := putJSON(b, k, rec); err != nil {
+			return err
+		}
+		return byExpiry.Put(blobExpiryKey(rec.ExpiresAt, k), nil)
+	})
+}
+
+// GetBlob returns the data under the application's key; CodeNotFound if
+// there is none or it expired at now (a blob that expires at now has
+// expired).
+func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error) {
+	var rec blob
+	err := s.view(ctx, "get blob", func(tx *bbolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bucketBlobs), keyOf(appID, key), &rec)
+		if err == nil && (!ok || !now.Before(rec.ExpiresAt)) {
+			err = notFound("Blob", key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec.Data, nil
+}
+
+// DeleteExpired removes the blobs and OAuth flows that have expired at now
+// and returns how many it removed. Expired records are already invisible;
+// this only gives their space back, so call it now and then (hourly is
+// plenty). It walks the expiry indexes, so its cost is what it removes.
+func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	err := s.update(ctx, "delete expired", func(tx *bbolt.Tx) error {
+		nowKey := timeKey(now)
+		for _, kind := range []struct{ data, index []byte }{
+			{bucketFlows, bucketFlowsByExpiry},
+			{bucketBlobs, bucketBlobsByExpiry},
+		} {
+			index := tx.Bucket(kind.index)
+			var expired [][]byte
+			c := index.Cursor()
+			for k, _ := c.First(); k != nil && bytes.Compare(k[:timeKeyLen], nowKey) <= 0; k, _ = c.Next() {
+				expired = append(expired, bytes.Clone(k))
+			}
+			for _, k := range expired {
+				if err := tx.Bucket(kind.data).Delete(k[timeKeyLen:]); err != nil {
+					return err
+				}
+				if err := index.Delete(k); err != nil {
+					return err
+				}
+			}
+			n += len(expired)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

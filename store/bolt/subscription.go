@@ -1,0 +1,243 @@
+package bolt
+
+import (
+	"context"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// subscription is the stored form of [unical.SubscriptionRecord].
+type subscription struct {
+	ID               string              `json:"id"`
+	ApplicationID    string              `json:"applicationId"`
+	EndUserAccountID string              `json:"endUserAccountId"`
+	Provider         unical.ProviderType `json:"provider"`
+	URL              string              `json:"url"`
+	CalendarID       string              `json:"calendarId"`
+	Expiration       *time.Time          `json:"expiration"`
+	SubscriptionID   string              `json:"subscriptionId"`
+	ResourceID       string              `json:"resourceId"`
+	CreatedAt        time.Time           `json:"createdAt"`
+	UpdatedAt        time.Time           `json:"updatedAt"`
+	RateLimit        int                 `json:"rateLimit"`
+	SealedSecret     []byte              `json:"sealedSecret"`
+	Watch            *watch              `json:"watch"`
+	Cursor           string              `json:"cursor"`
+}
+
+// watch is the stored form of [unical.Watch].
+type watch struct {
+	ID         string    `json:"id"`
+	ResourceID string    `json:"resourceId"`
+	Expiration time.Time `json:"expiration"`
+	Token      string    `json:"token"`
+}
+
+func subscriptionToRecord(sub *unical.SubscriptionRecord) (*subscription, error) {
+	if err := checkID("Subscription id", sub.ID); err != nil {
+		return nil, err
+	}
+	if err := checkID("Application id", sub.ApplicationID); err != nil {
+		return nil, err
+	}
+	if err := checkID("Account id", sub.EndUserAccountID); err != nil {
+		return nil, err
+	}
+	rec := &subscription{
+		ID: sub.ID, ApplicationID: sub.ApplicationID, EndUserAccountID: sub.EndUserAccountID,
+		Provider: sub.Provider, URL: sub.URL, CalendarID: sub.CalendarID, Expiration: utcPtr(sub.Expiration),
+		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
+		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
+		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
+	}
+	if w := sub.Watch; w != nil {
+		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
+	}
+	return rec, nil
+}
+
+func (rec *subscription) toSubscriptionRecord() *unical.SubscriptionRecord {
+	sub := &unical.SubscriptionRecord{
+		Subscription: unical.Subscription{
+			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
+			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
+			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+		},
+		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
+		Cursor: rec.Cursor,
+	}
+	if w := rec.Watch; w != nil {
+		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}
+	}
+	return sub
+}
+
+// getSubscription reads an application's subscription; another
+// application's subscription is as missing as an unknown one.
+func getSubscription(tx *bbolt.Tx, appID, id string) (*subscription, error) {
+	var rec subscription
+	ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || rec.ApplicationID != appID {
+		return nil, notFound("Subscription", id)
+	}
+	return &rec, nil
+}
+
+// CreateSubscription stores a subscription; CodeNotFound if its account
+// does not exist in the application, CodeConflict if the id is taken.
+func (s *Store) CreateSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
+	rec, err := subscriptionToRecord(sub)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, "create subscription", func(tx *bbolt.Tx) error {
+		if _, err := getAccount(tx, rec.ApplicationID, rec.EndUserAccountID); err != nil {
+			return err
+		}
+		b := tx.Bucket(bucketSubs)
+		if b.Get([]byte(rec.ID)) != nil {
+			return conflict("Subscription %q already exists.", rec.ID)
+		}
+		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketSubsByApp).Put(keyOf(rec.ApplicationID, rec.ID), nil); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketSubsByAccount).Put(keyOf(rec.ApplicationID, rec.EndUserAccountID, rec.ID), nil)
+	})
+}
+
+// GetSubscription returns a subscription of an application; CodeNotFound
+// if the application has no such subscription.
+func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.SubscriptionRecord, error) {
+	var rec *subscription
+	err := s.view(ctx, "get subscription", func(tx *bbolt.Tx) (err error) {
+		rec, err = getSubscription(tx, appID, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec.toSubscriptionRecord(), nil
+}
+
+// UpdateSubscription reads a subscription, lets fn change it and writes it
+// back in one write transaction; as with UpdateAccount, fn must be quick,
+// must not call the Store, and its error is returned as it is. fn may not
+// change the id, the application or the account (CodeInvalid).
+func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn func(*unical.SubscriptionRecord) error) (*unical.SubscriptionRecord, error) {
+	var out subscription
+	err := s.update(ctx, "update subscription", func(tx *bbolt.Tx) error {
+		old, err := getSubscription(tx, appID, id)
+		if err != nil {
+			return err
+		}
+		sub := old.toSubscriptionRecord()
+		if err := fn(sub); err != nil {
+			return fnError{err}
+		}
+		if sub.ID != old.ID || sub.ApplicationID != old.ApplicationID || sub.EndUserAccountID != old.EndUserAccountID {
+			return unical.Errorf(unical.CodeInvalid, "A subscription update may not change its id, application or account.")
+		}
+		rec, err := subscriptionToRecord(sub)
+		if err != nil {
+			return err
+		}
+		return putJSONCopy(tx.Bucket(bucketSubs), []byte(rec.ID), rec, &out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.toSubscriptionRecord(), nil
+}
+
+// ListSubscriptions returns an account's subscriptions in id order, after
+// the given id, at most limit of them (no limit when limit is zero or
+// less); accountID "" lists the whole application's. Another
+// application's account has no subscriptions here.
+func (s *Store) ListSubscriptions(ctx context.Context, appID, accountID, after string, limit int) ([]*unical.SubscriptionRecord, error) {
+	index, prefix := bucketSubsByApp, keyOf(appID, "")
+	if accountID != "" {
+		index, prefix = bucketSubsByAccount, keyOf(appID, accountID, "")
+	}
+	var recs []*unical.SubscriptionRecord
+	err := s.view(ctx, "list subscriptions", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketSubs)
+		return scanIDs(tx.Bucket(index), prefix, after, func(id string) (bool, error) {
+			var rec subscription
+			if _, err := getJSON(b, []byte(id), &rec); err != nil {
+				return false, err
+			}
+			recs = append(recs, rec.toSubscriptionRecord())
+			return limit <= 0 || len(recs) < limit, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// ListAllSubscriptions returns subscriptions of every application in id
+// order, after the given id, at most limit of them (no limit when limit is
+// zero or less).
+func (s *Store) ListAllSubscriptions(ctx context.Context, after string, limit int) ([]*unical.SubscriptionRecord, error) {
+	var recs []*unical.SubscriptionRecord
+	err := s.view(ctx, "list all subscriptions", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketSubs)
+		return scanIDs(b, nil, after, func(id string) (bool, error) {
+			var rec subscription
+			if _, err := getJSON(b, []byte(id), &rec); err != nil {
+				return false, err
+			}
+			recs = append(recs, rec.toSubscriptionRecord())
+			return limit <= 0 || len(recs) < limit, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// DeleteSubscription removes a subscription and its pending messages, claimed
+// or not; delivered and failed ones stay as the delivery log. CodeNotFound if
+// the application has no such subscription.
+func (s *Store) DeleteSubscription(ctx context.Context, appID, id string) error {
+	return s.update(ctx, "delete subscription", func(tx *bbolt.Tx) error {
+		return deleteSubscription(tx, appID, id)
+	})
+}
+
+func deleteSubscription(tx *bbolt.Tx, appID, id string) error {
+	rec, err := getSubscription(tx, appID, id)
+	if err != nil {
+		return err
+	}
+	var msgIDs []string
+	err = scanIDs(tx.Bucket(bucketOutboxBySub), keyOf(id, ""), "", func(msgID string) (bool, error) {
+		msgIDs = append(msgIDs, msgID)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, msgID := range msgIDs {
+		if err := deleteMessage(tx, msgID); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bucketSubs).Delete([]byte(id)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketSubsByApp).Delete(keyOf(appID, id)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketSubsByAccount).Delete(keyOf(appID, rec.EndUserAccountID, id))
+}
