@@ -43,11 +43,9 @@ type deltaItem struct {
 // deltaRound is the list a round pages through, and the state its deltaLink
 // will carry.
 type deltaRound struct {
-	items   []deltaItem
-	seq     int64             // change sequence the round reflects
-	known   map[string]string // instance ID -> source, after the round
-	tokens  []string          // skiptokens issued, for expiry
-	expired bool
+	items []deltaItem
+	seq   int64             // change sequence the round reflects
+	known map[string]string // instance ID -> source, after the round
 }
 
 // deltaToken is the server-side state behind a $skiptoken or $deltatoken.

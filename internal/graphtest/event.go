@@ -615,11 +615,16 @@ func (c *call) eventFilter() (func(*event) bool, bool) {
 }
 
 // listEvents handles GET /me/events and /me/calendars/{cid}/events: single
-// instances and series masters, not occurrences.
+// instances and series masters, not occurrences. /me/events lists the
+// default calendar (UNVERIFIED: whether it spans every calendar); an event
+// of any calendar can still be read by ID under /me/events/{id}.
 func (c *call) listEvents() {
 	cal, ok := c.pathCalendar()
 	if !ok || !c.checkQuery("$top", "$skip", "$select", "$filter", "$expand", "$orderby") || !c.checkExpand() {
 		return
+	}
+	if cal == nil {
+		cal = c.user.defaultCalendar()
 	}
 	keep, ok := c.eventFilter()
 	if !ok {
@@ -627,7 +632,7 @@ func (c *call) listEvents() {
 	}
 	var list []*event
 	for _, ev := range c.user.events {
-		if ev.typ == "exception" || (cal != nil && ev.calendarID != cal.id) || !keep(ev) {
+		if ev.typ == "exception" || ev.calendarID != cal.id || !keep(ev) {
 			continue
 		}
 		list = append(list, ev)

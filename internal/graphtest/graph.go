@@ -87,7 +87,7 @@ func lastSegment(p string) string {
 // for the signed-in user and routes it.
 func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	tok, usr, ok := s.authenticate(w, r)
+	_, usr, ok := s.authenticate(w, r)
 	s.mu.Unlock()
 	if !ok {
 		return
@@ -107,7 +107,6 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 		r2.URL.RawPath = ""
 		r = r2
 	}
-	_ = tok
 	s.graph.ServeHTTP(w, r)
 }
 

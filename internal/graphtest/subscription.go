@@ -53,10 +53,17 @@ type subscription struct {
 	changeTypes          []string
 }
 
-// Subscription is a test's view of a subscription.
+// Subscription is a test's view of a live subscription.
 type Subscription struct {
-	ID, UserID, Resource, ChangeType, NotificationURL, LifecycleNotificationURL, ClientState string
-	ExpirationDateTime                                                                       time.Time
+	// ID is the subscription ID.
+	ID string
+	// UserID is the mailbox owner who created it.
+	UserID string
+	// Resource, ChangeType, NotificationURL, LifecycleNotificationURL and
+	// ClientState are as the creator sent them.
+	Resource, ChangeType, NotificationURL, LifecycleNotificationURL, ClientState string
+	// ExpirationDateTime is when it expires.
+	ExpirationDateTime time.Time
 }
 
 // Delivery records one outbound POST.
