@@ -56,6 +56,9 @@ func (s *Set) newRule(rl recurLine) (*rule, *fieldError) {
 		err.reason = "with the day of the series start: " + err.reason
 		return nil, err
 	}
+	if err := checkReachable(o); err != nil {
+		return nil, err
+	}
 	if u := rl.until; u != nil {
 		switch {
 		case s.allDay:
@@ -95,6 +98,110 @@ func (s *Set) newRule(rl recurLine) (*rule, *fieldError) {
 		}
 	}
 	return r, nil
+}
+
+// checkReachable refuses rules that can never produce an instance in
+// ways that make rrule-go loop for ever or for centuries: a sub-daily
+// INTERVAL that never lands on an allowed BYHOUR/BYMINUTE/BYSECOND (rrule-go
+// v1.8.2 spins without end on FREQ=HOURLY;INTERVAL=2;BYHOUR=9 from 10:00),
+// and a BYSETPOS beyond the largest set a period can hold.
+func checkReachable(o *rrule.ROption) *fieldError {
+	if o.Freq >= rrule.HOURLY {
+		unit := map[rrule.Frequency]int{rrule.HOURLY: 3600, rrule.MINUTELY: 60, rrule.SECONDLY: 1}[o.Freq]
+		perDay := 86400 / unit
+		dt := o.Dtstart
+		x0 := (dt.Hour()*3600 + dt.Minute()*60 + dt.Second()) / unit
+		// The times of day visited are x0 plus multiples of gcd(INTERVAL,
+		// units per day); one of them must pass the filters rrule-go applies
+		// while stepping.
+		g := gcd(o.Interval, perDay)
+		found := false
+		for x := x0 % g; x < perDay && !found; x += g {
+			sec := x * unit
+			found = (len(o.Byhour) == 0 || slices.Contains(o.Byhour, sec/3600)) &&
+				(o.Freq < rrule.MINUTELY || len(o.Byminute) == 0 || slices.Contains(o.Byminute, sec/60%60)) &&
+				(o.Freq < rrule.SECONDLY || len(o.Bysecond) == 0 || slices.Contains(o.Bysecond, sec%60))
+		}
+		if !found {
+			return errf("INTERVAL", "stepping by %d from the start's time never reaches the BYHOUR/BYMINUTE/BYSECOND values: the rule never occurs", o.Interval)
+		}
+	}
+	if len(o.Bysetpos) > 0 {
+		most := maxSetSize(o)
+		for _, p := range o.Bysetpos {
+			if abs(p) <= most {
+				return nil
+			}
+		}
+		return errf("BYSETPOS", "a period holds at most %d instances, so BYSETPOS=%v never selects one", most, o.Bysetpos)
+	}
+	return nil
+}
+
+// maxSetSize bounds the number of instances one period of the rule can
+// hold, before BYSETPOS.
+func maxSetSize(o *rrule.ROption) int {
+	days := map[rrule.Frequency]int{rrule.YEARLY: 366, rrule.MONTHLY: 31, rrule.WEEKLY: 7}[o.Freq]
+	if days == 0 {
+		days = 1
+	}
+	months := 12
+	if len(o.Bymonth) > 0 {
+		months = len(o.Bymonth)
+		if o.Freq == rrule.YEARLY {
+			days = min(days, 31*months)
+		}
+	}
+	if n := len(o.Bymonthday); n > 0 {
+		switch o.Freq {
+		case rrule.MONTHLY:
+			days = min(days, n)
+		case rrule.YEARLY:
+			days = min(days, n*months)
+		}
+	}
+	if n := len(o.Byyearday); n > 0 {
+		days = min(days, n)
+	}
+	if n := len(o.Byweekno); n > 0 {
+		days = min(days, 7*n)
+	}
+	if len(o.Byweekday) > 0 {
+		perWeekday := map[rrule.Frequency]int{rrule.YEARLY: 53, rrule.MONTHLY: 5}[o.Freq]
+		n := 0
+		for _, w := range o.Byweekday {
+			switch {
+			case w.N() != 0 && o.Freq == rrule.YEARLY && len(o.Bymonth) > 0:
+				n += months
+			case w.N() != 0:
+				n++
+			default:
+				n += max(perWeekday, 1)
+			}
+		}
+		days = min(days, n)
+	}
+	times := max(len(o.Bysecond), 1)
+	if o.Freq <= rrule.HOURLY {
+		times *= max(len(o.Byminute), 1)
+	}
+	if o.Freq <= rrule.DAILY {
+		times *= max(len(o.Byhour), 1)
+	}
+	if o.Freq == rrule.SECONDLY {
+		times = 1
+	}
+	if o.Freq == rrule.MINUTELY {
+		times = max(len(o.Bysecond), 1)
+	}
+	return days * times
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // explicit adds the BYxxx parts that rrule-go derives from DTSTART when
