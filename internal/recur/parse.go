@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teambition/rrule-go"
@@ -498,12 +499,22 @@ func parseTZID(tzid string) (*time.Location, *fieldError) {
 	if name == "" || name == "Local" {
 		return nil, errf("TZID", "%q is not an IANA time zone name", tzid)
 	}
+	if loc, ok := zoneCache.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, errf("TZID", "unknown time zone %q", tzid)
 	}
+	zoneCache.Store(name, loc)
 	return loc, nil
 }
+
+// zoneCache keeps loaded TZIDs: time.LoadLocation reads and parses the
+// zone file on every call, which would dominate parsing a series with many
+// EXDATE lines. Only names that loaded are stored, so it stays as small as
+// the set of real zones.
+var zoneCache sync.Map // string -> *time.Location
 
 // parseDates parses the value of an RDATE or EXDATE line, which may hold
 // several comma-separated values (RFC 5545 §3.8.5.1, §3.8.5.2).

@@ -102,7 +102,8 @@ func (r *resolver) slow(wall int64) (int64, bool) {
 		off    int64
 		lo, hi int64
 	}
-	ps := []period{{off: int64(o), lo: math.MinInt64, hi: math.MaxInt64}}
+	var buf [3]period
+	ps := append(buf[:0], period{off: int64(o), lo: math.MinInt64, hi: math.MaxInt64})
 	if !start.IsZero() {
 		ps[0].lo = start.Unix()
 		ps = append(ps, period{off: offsetAt(ps[0].lo-1, r.loc), lo: math.MinInt64, hi: ps[0].lo})
