@@ -247,19 +247,55 @@ func fuzzRule(freq, interval, bydays uint8, monthday, setpos int8, end uint16, a
 	return "RRULE:" + strings.Join(parts, ";")
 }
 
+// fuzzExtras returns the other recurrence lines picked by the bits of x:
+// an EXDATE and an RDATE near the start and late in the series, a second
+// RRULE and an EXRULE.
+func fuzzExtras(x uint8, start time.Time, allDay bool) []string {
+	param, layout := "TZID="+start.Location().String(), "20060102T150405"
+	if allDay {
+		param, layout = "VALUE=DATE", "20060102"
+	}
+	values := func(ts ...time.Time) string {
+		var vs []string
+		for _, t := range ts {
+			vs = append(vs, t.Format(layout))
+		}
+		return param + ":" + strings.Join(vs, ",")
+	}
+	var out []string
+	if x&1 != 0 {
+		out = append(out, "EXDATE;"+values(start.AddDate(0, 0, 10), start.AddDate(8, 0, 0)))
+	}
+	if x&2 != 0 {
+		out = append(out, "RDATE;"+values(start.AddDate(0, 0, 100).Add(3*time.Hour), start.AddDate(7, 5, 3)))
+	}
+	if x&4 != 0 {
+		out = append(out, "RRULE:FREQ=WEEKLY;BYDAY=SU;INTERVAL=3")
+	}
+	if x&8 != 0 {
+		out = append(out, "EXRULE:FREQ=MONTHLY;BYMONTHDAY=1,2,3")
+	}
+	if x&16 != 0 && !allDay {
+		out = append(out, "RDATE;VALUE=PERIOD:"+start.AddDate(5, 0, 0).UTC().Format("20060102T150405Z")+"/P2DT3H")
+	}
+	return out
+}
+
 // FuzzWindowEqualsFull checks that fast-forwarded window expansion yields
 // exactly what expansion from DTSTART yields, for generated rules, zones
 // and windows. Invalid rules are skipped.
 func FuzzWindowEqualsFull(f *testing.F) {
-	f.Add(uint8(3), uint8(0), uint8(0), int8(0), int8(0), uint16(0), uint8(1), false, uint16(10), uint16(3000), uint8(30), uint16(9*60))
-	f.Add(uint8(2), uint8(2), uint8(0x15), int8(0), int8(0), uint16(301), uint8(2), false, uint16(0), uint16(700), uint8(20), uint16(2*60+30))
-	f.Add(uint8(1), uint8(0), uint8(0x9f), int8(0), int8(-1), uint16(0), uint8(3), false, uint16(100), uint16(1200), uint8(60), uint16(23*60+45))
-	f.Add(uint8(0), uint8(3), uint8(0), int8(-1), int8(0), uint16(2), uint8(4), false, uint16(59), uint16(2000), uint8(90), uint16(0))
-	f.Add(uint8(1), uint8(0), uint8(0), int8(31), int8(0), uint16(100), uint8(0), true, uint16(30), uint16(400), uint8(40), uint16(0))
-	f.Add(uint8(4), uint8(3), uint8(0), int8(0), int8(0), uint16(0), uint8(2), false, uint16(66), uint16(20), uint8(2), uint16(90))
-	f.Add(uint8(0), uint8(1), uint8(0xff), int8(5), int8(2), uint16(4), uint8(5), false, uint16(200), uint16(900), uint8(200), uint16(12*60))
+	f.Add(uint8(3), uint8(0), uint8(0), int8(0), int8(0), uint16(0), uint8(1), false, uint16(10), uint16(3000), uint8(30), uint16(9*60), uint8(0))
+	f.Add(uint8(2), uint8(2), uint8(0x15), int8(0), int8(0), uint16(301), uint8(2), false, uint16(0), uint16(700), uint8(20), uint16(2*60+30), uint8(0))
+	f.Add(uint8(1), uint8(0), uint8(0x9f), int8(0), int8(-1), uint16(0), uint8(3), false, uint16(100), uint16(1200), uint8(60), uint16(23*60+45), uint8(0))
+	f.Add(uint8(0), uint8(3), uint8(0), int8(-1), int8(0), uint16(2), uint8(4), false, uint16(59), uint16(2000), uint8(90), uint16(0), uint8(0))
+	f.Add(uint8(1), uint8(0), uint8(0), int8(31), int8(0), uint16(100), uint8(0), true, uint16(30), uint16(400), uint8(40), uint16(0), uint8(0))
+	f.Add(uint8(4), uint8(3), uint8(0), int8(0), int8(0), uint16(0), uint8(2), false, uint16(66), uint16(20), uint8(2), uint16(90), uint8(0))
+	f.Add(uint8(0), uint8(1), uint8(0xff), int8(5), int8(2), uint16(4), uint8(5), false, uint16(200), uint16(900), uint8(200), uint16(12*60), uint8(0))
+	f.Add(uint8(3), uint8(0), uint8(0), int8(0), int8(0), uint16(0), uint8(1), false, uint16(10), uint16(2900), uint8(250), uint16(9*60), uint8(31))
+	f.Add(uint8(2), uint8(0), uint8(0x60), int8(0), int8(0), uint16(0), uint8(3), true, uint16(10), uint16(2700), uint8(250), uint16(0), uint8(15))
 	f.Fuzz(func(t *testing.T, freq, interval, bydays uint8, monthday, setpos int8, end uint16,
-		zone uint8, allDay bool, startDay, winDay uint16, winLen uint8, minuteOfDay uint16) {
+		zone uint8, allDay bool, startDay, winDay uint16, winLen uint8, minuteOfDay uint16, extras uint8) {
 		loc, err := time.LoadLocation(fuzzZones[int(zone)%len(fuzzZones)])
 		if err != nil {
 			t.Fatal(err)
@@ -267,7 +303,8 @@ func FuzzWindowEqualsFull(f *testing.F) {
 		line := fuzzRule(freq, interval, bydays, monthday, setpos, end, allDay)
 		mod := int(minuteOfDay) % (24 * 60)
 		start := Date(2026, 1, 1+int(startDay)%366, mod/60, mod%60, 0, loc)
-		s, err := Parse([]string{line}, start, allDay)
+		lines := append([]string{line}, fuzzExtras(extras, start, allDay)...)
+		s, err := Parse(lines, start, allDay)
 		if err != nil {
 			return
 		}
@@ -280,7 +317,7 @@ func FuzzWindowEqualsFull(f *testing.F) {
 		want := collect(fullCopy(s).Between(from, to, 90*time.Minute))
 		got := collect(s.Between(from, to, 90*time.Minute))
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s from %v, Between(%v, %v) mismatch (-full +fast-forwarded):\n%s", line, start, from, to, diff)
+			t.Errorf("%q from %v, Between(%v, %v) mismatch (-full +fast-forwarded):\n%s", lines, start, from, to, diff)
 		}
 	})
 }

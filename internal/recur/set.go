@@ -1,7 +1,6 @@
 package recur
 
 import (
-	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -100,8 +99,17 @@ type movedOverride struct {
 // spec's recurrence field, for example "RRULE:FREQ=WEEKLY;BYDAY=MO" or
 // "EXDATE;TZID=Europe/Berlin:20260105T090000,20260112T090000". Several
 // RRULE lines make a union. EXRULE, deprecated by RFC 5545 Appendix A.3,
-// is still honoured. Floating values (no TZID, no Z) are read in the
-// series zone. Lenient readings, for data seen in the wild:
+// is still honoured, as a plain rule. Floating values (no TZID, no Z) are
+// read in the series zone.
+//
+// DTSTART is always an instance (the first, unless an RDATE comes
+// earlier), even when no rule produces it, and it uses up one COUNT of every
+// RRULE that does not produce it itself (RFC 5545 §3.3.10). Local times
+// that do not exist or occur twice are read per RFC 5545 §3.3.5 (see
+// [Date]); where that lands two instances of a sub-daily rule on the same
+// instant, the set keeps one.
+//
+// Lenient readings, for data seen in the wild:
 //   - UNTIL as a DATE in a timed series includes that whole local day.
 //   - UNTIL without Z in a zoned series is read in the series zone.
 //   - EXDATE;VALUE=DATE in a timed series removes the instances on that
@@ -352,8 +360,9 @@ func ceilSecs(d time.Duration) int64 {
 	return s
 }
 
-// Between returns the instances that overlap [from, to), ordered by start
-// (then by original start), each lasting dur unless it has its own end.
+// Between returns the instances that overlap [from, to), ordered by start,
+// each lasting dur unless it has its own end (an RDATE period or an
+// override).
 // There is no cap on the number of instances inside the window; the cost
 // grows with the number of instances in the window, not with the age of
 // the series, because rules are fast-forwarded to the window.
@@ -476,14 +485,12 @@ func (s *Set) movedInto(w window) []Occurrence {
 	return out
 }
 
-// errNever is never returned; it documents that rrule-go's NewRRule cannot
-// fail on options that parseRecur accepted.
-var errNever = errors.New("recur: rrule-go refused checked options")
-
+// mustRRule builds an rrule-go rule from options that parseRecur and
+// newRule have already checked, so rrule-go's own bounds checks pass.
 func mustRRule(opt rrule.ROption) *rrule.RRule {
 	r, err := rrule.NewRRule(opt)
 	if err != nil {
-		panic(fmt.Errorf("%w: %v", errNever, err))
+		panic("recur: rrule-go refused checked options: " + err.Error())
 	}
 	return r
 }
