@@ -429,15 +429,14 @@ func (p *EventParams) validateRecurrence(current *Event) error {
 		}
 		return invalidf("isRecurring", "isRecurring is false but recurrence holds rules; set recurrence to null to stop an event recurring.")
 	}
-	if !ok {
+	if !ok || len(lines) == 0 {
 		return nil
 	}
-	for i, line := range lines {
-		if err := ValidateRecurrenceLine(line); err != nil {
-			return invalidf(fmt.Sprintf("recurrence[%d]", i), "%v", err)
-		}
+	allDay := p.IsAllDay.Value()
+	if !p.IsAllDay.IsSet() && current != nil {
+		allDay = current.IsAllDay
 	}
-	return nil
+	return validateRecurrenceLines(lines, allDay)
 }
 
 // validateTimes checks start, end and isAllDay together, with the current

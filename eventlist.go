@@ -373,16 +373,3 @@ func sortEvents(events []*Event, orderBy string) {
 		return events[i].ID < events[j].ID
 	})
 }
-
-// ExpandEvents expands the recurring series among events into their
-// instances overlapping [from, to), applying overridden and cancelled
-// instances given as events with RecurringEventID and OriginalStart.
-// Non-recurring events pass through.
-func ExpandEvents(events []*Event, from, to time.Time) ([]*Event, error) {
-	for _, e := range events {
-		if e.IsRecurring {
-			return nil, Errorf(CodeNotImplemented, "Expanding recurring events of this provider is not available yet.")
-		}
-	}
-	return events, nil
-}

@@ -3,172 +3,141 @@ package unical
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
-// ValidateRecurrenceLine checks one line of an event's recurrence field:
-// an RRULE, EXRULE, RDATE or EXDATE line in RFC 5545 text form (section
-// 3.8.5). The error says which part is wrong.
-func ValidateRecurrenceLine(line string) error {
-	name, value, ok := strings.Cut(line, ":")
-	if !ok {
-		return fmt.Errorf("%q is not an iCalendar line such as RRULE:FREQ=WEEKLY;BYDAY=MO", line)
+// validateRecurrenceLines checks an event's recurrence lines with the
+// recurrence engine and names the offending line as recurrence[i].
+func validateRecurrenceLines(lines []string, allDay bool) error {
+	err := recur.Validate(lines, allDay)
+	if err == nil {
+		return nil
 	}
-	prop, params, _ := strings.Cut(name, ";")
-	switch strings.ToUpper(prop) {
-	case "RRULE", "EXRULE":
-		if params != "" {
-			return fmt.Errorf("%s takes no parameters", prop)
+	var pe *recur.ParseError
+	if errors.As(err, &pe) {
+		field := "recurrence"
+		if pe.Index >= 0 {
+			field = fmt.Sprintf("recurrence[%d]", pe.Index)
 		}
-		return validateRule(value)
-	case "RDATE", "EXDATE":
-		return validateDates(prop, params, value)
+		return invalidf(field, "%s: %s", pe.Field, pe.Reason)
 	}
-	return fmt.Errorf("%q: only RRULE, EXRULE, RDATE and EXDATE lines are allowed", prop)
+	return invalidf("recurrence", "%v", err)
 }
 
-var weekdays = map[string]bool{"MO": true, "TU": true, "WE": true, "TH": true, "FR": true, "SA": true, "SU": true}
-
-// validateRule checks an RRULE value (RFC 5545 section 3.3.10).
-func validateRule(rule string) error {
-	if rule == "" {
-		return errors.New("RRULE is empty")
+// ExpandEvents expands the recurring series among events into their
+// instances overlapping [from, to), for providers that return series
+// rather than instances (CalDAV). Overridden and cancelled instances come
+// as events with RecurringEventID and OriginalStart; they replace or remove
+// the instance they name, also when they moved into or out of the window.
+// Non-recurring events pass through. Instances get ids from
+// [recur.InstanceID], isRecurring false, isException true, originalStart and
+// recurringEventId, as the spec shows for occurrences.
+func ExpandEvents(events []*Event, from, to time.Time) ([]*Event, error) {
+	masters := map[string]bool{}
+	for _, e := range events {
+		if e.IsRecurring && len(e.Recurrence) > 0 {
+			masters[e.ID] = true
+		}
 	}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(rule, ";") {
-		k, v, ok := strings.Cut(part, "=")
-		k = strings.ToUpper(k)
-		if !ok || v == "" {
-			return fmt.Errorf("RRULE part %q is not NAME=VALUE", part)
+	overrides := map[string][]*Event{}
+	var out []*Event
+	for _, e := range events {
+		if e.RecurringEventID != "" && e.OriginalStart != nil && masters[e.RecurringEventID] {
+			overrides[e.RecurringEventID] = append(overrides[e.RecurringEventID], e)
 		}
-		if seen[k] {
-			return fmt.Errorf("RRULE part %s appears twice", k)
-		}
-		seen[k] = true
-		switch k {
-		case "FREQ":
-			switch strings.ToUpper(v) {
-			case "SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY":
-			default:
-				return fmt.Errorf("RRULE FREQ=%s is not a frequency", v)
+	}
+	for _, e := range events {
+		switch {
+		case e.RecurringEventID != "" && masters[e.RecurringEventID]:
+			// Consumed by its series below.
+		case masters[e.ID]:
+			inst, err := expandSeries(e, overrides[e.ID], from, to)
+			if err != nil {
+				return nil, err
 			}
-		case "INTERVAL", "COUNT":
-			if n, err := strconv.Atoi(v); err != nil || n < 1 {
-				return fmt.Errorf("RRULE %s=%s must be a whole number of at least 1", k, v)
-			}
-		case "UNTIL":
-			if _, err := parseICalTime(v, time.UTC); err != nil {
-				return fmt.Errorf("RRULE UNTIL=%s is not a date or date-time", v)
-			}
-		case "WKST":
-			if !weekdays[strings.ToUpper(v)] {
-				return fmt.Errorf("RRULE WKST=%s is not a weekday", v)
-			}
-		case "BYDAY":
-			for _, d := range strings.Split(v, ",") {
-				d = strings.ToUpper(d)
-				if len(d) < 2 || !weekdays[d[len(d)-2:]] {
-					return fmt.Errorf("RRULE BYDAY=%s: %q is not a weekday", v, d)
-				}
-				if n := d[:len(d)-2]; n != "" {
-					if i, err := strconv.Atoi(n); err != nil || i == 0 || i < -53 || i > 53 {
-						return fmt.Errorf("RRULE BYDAY=%s: %q has a bad ordinal", v, d)
-					}
-				}
-			}
-		case "BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS", "BYHOUR", "BYMINUTE", "BYSECOND":
-			lo, hi := byRange(k)
-			for _, n := range strings.Split(v, ",") {
-				i, err := strconv.Atoi(n)
-				if err != nil || i < lo || i > hi || (i == 0 && lo < 0) {
-					return fmt.Errorf("RRULE %s=%s: %q is out of range", k, v, n)
-				}
-			}
+			out = append(out, inst...)
 		default:
-			return fmt.Errorf("RRULE part %s is unknown", k)
+			out = append(out, e)
 		}
 	}
-	if !seen["FREQ"] {
-		return errors.New("RRULE needs FREQ")
-	}
-	if seen["COUNT"] && seen["UNTIL"] {
-		return errors.New("RRULE cannot have both COUNT and UNTIL")
-	}
-	return nil
+	return out, nil
 }
 
-func byRange(k string) (lo, hi int) {
-	switch k {
-	case "BYMONTH":
-		return 1, 12
-	case "BYMONTHDAY":
-		return -31, 31
-	case "BYYEARDAY", "BYSETPOS":
-		return -366, 366
-	case "BYWEEKNO":
-		return -53, 53
-	case "BYHOUR":
-		return 0, 23
+// seriesStart returns the DTSTART of a series as the recurrence engine
+// wants it: an instant in the series zone, or a date label for all-day
+// series.
+func seriesStart(d *EventDateTime, allDay bool, field string) (time.Time, error) {
+	if allDay {
+		return d.Day(field)
 	}
-	return 0, 60
+	return d.Time(field)
 }
 
-// validateDates checks an RDATE or EXDATE value list with its parameters.
-func validateDates(prop, params, value string) error {
-	loc := time.UTC
-	isPeriod := false
-	for _, p := range strings.Split(params, ";") {
-		if p == "" {
+func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Event, error) {
+	allDay := master.IsAllDay
+	start, err := seriesStart(master.Start, allDay, "start")
+	if err != nil {
+		return nil, err
+	}
+	end := start
+	if master.End != nil {
+		if end, err = seriesStart(master.End, allDay, "end"); err != nil {
+			return nil, err
+		}
+	} else if allDay {
+		end = start.AddDate(0, 0, 1)
+	}
+	set, err := recur.Parse(master.Recurrence, start, allDay)
+	if err != nil {
+		return nil, WrapError(CodeUpstream, err, "The provider returned a recurring event %q whose recurrence cannot be read.", master.ID)
+	}
+	byOriginal := map[int64]*Event{}
+	var ovs []recur.Override
+	for _, o := range overrides {
+		orig, err := seriesStart(o.OriginalStart, allDay, "originalStart")
+		if err != nil {
 			continue
 		}
-		k, v, _ := strings.Cut(p, "=")
-		switch strings.ToUpper(k) {
-		case "TZID":
-			l, err := LoadLocation(strings.Trim(v, `"`))
-			if err != nil {
-				return fmt.Errorf("%s TZID=%s is not an IANA time zone", prop, v)
+		ov := recur.Override{OriginalStart: orig, Cancelled: o.IsCancelled}
+		if !o.IsCancelled && o.Start != nil {
+			if ov.Start, err = seriesStart(o.Start, allDay, "start"); err != nil {
+				continue
 			}
-			loc = l
-		case "VALUE":
-			switch strings.ToUpper(v) {
-			case "DATE", "DATE-TIME":
-			case "PERIOD":
-				isPeriod = true
-			default:
-				return fmt.Errorf("%s VALUE=%s is not DATE, DATE-TIME or PERIOD", prop, v)
+			if o.End != nil {
+				if ov.End, err = seriesStart(o.End, allDay, "end"); err != nil {
+					continue
+				}
 			}
 		}
+		ovs = append(ovs, ov)
+		byOriginal[orig.Unix()] = o
 	}
-	if value == "" {
-		return fmt.Errorf("%s has no value", prop)
-	}
-	for _, v := range strings.Split(value, ",") {
-		if isPeriod {
-			start, _, ok := strings.Cut(v, "/")
-			if !ok {
-				return fmt.Errorf("%s period %q needs start/end", prop, v)
-			}
-			v = start
-		}
-		if _, err := parseICalTime(v, loc); err != nil {
-			return fmt.Errorf("%s value %q is not a date or date-time", prop, v)
+	if len(ovs) > 0 {
+		if set, err = set.WithOverrides(ovs); err != nil {
+			return nil, WrapError(CodeUpstream, err, "The provider returned overrides of %q that cannot be applied.", master.ID)
 		}
 	}
-	return nil
-}
-
-// parseICalTime reads an iCalendar DATE or DATE-TIME value.
-func parseICalTime(v string, loc *time.Location) (time.Time, error) {
-	for _, layout := range []string{"20060102T150405Z", "20060102T150405", "20060102"} {
-		l := loc
-		if strings.HasSuffix(layout, "Z") {
-			l = time.UTC
+	var out []*Event
+	for occ := range set.Between(from, to, end.Sub(start)) {
+		inst := *master
+		if o, ok := byOriginal[occ.OriginalStart.Unix()]; ok && occ.Overridden {
+			inst = *o
 		}
-		if t, err := time.ParseInLocation(layout, v, l); err == nil {
-			return t, nil
+		if inst.ID == "" || inst.ID == master.ID {
+			inst.ID = recur.InstanceID(master.ID, occ.OriginalStart, allDay)
 		}
+		inst.IsRecurring, inst.IsException, inst.Recurrence = false, true, nil
+		inst.RecurringEventID = master.ID
+		if allDay {
+			inst.Start, inst.End = AllDayOn(occ.Start), AllDayOn(occ.End)
+			inst.OriginalStart = &EventDateTime{Date: occ.OriginalStart.Format(DateLayout)}
+		} else {
+			inst.Start, inst.End = TimedAt(occ.Start), TimedAt(occ.End)
+			inst.OriginalStart = TimedAt(occ.OriginalStart)
+		}
+		out = append(out, &inst)
 	}
-	return time.Time{}, errors.New("bad date")
+	return out, nil
 }
