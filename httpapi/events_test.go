@@ -225,7 +225,7 @@ func TestFreeBusy(t *testing.T) {
 		ts.must(t, "POST", base, body)
 	}
 	add("a", "2026-04-01T09:00:00Z", "2026-04-01T10:00:00Z", nil)
-	add("b", "2026-04-01T09:30:00Z", "2026-04-01T11:00:00Z", nil)                                       // overlaps a
+	add("b", "2026-04-01T09:30:00Z", "2026-04-01T11:00:00Z", nil)                                              // overlaps a
 	add("free", "2026-04-01T13:00:00Z", "2026-04-01T14:00:00Z", map[string]any{"transparency": "transparent"}) // never busy
 	add("daily", "2026-04-01T15:00:00Z", "2026-04-01T15:30:00Z", map[string]any{"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3"}})
 
