@@ -43,6 +43,10 @@ type CalendarListParams struct {
 	// SyncToken returns only the calendars added or changed since the
 	// listing that issued it.
 	SyncToken string
+	// PageToken continues a listing; the other parameters come from it.
+	PageToken string
+	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
+	Limit int
 }
 
 // validate checks the parameters of a calendar write.
@@ -92,9 +96,24 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 	if params == nil {
 		params = &CalendarListParams{}
 	}
+	limit, err := pageLimit(params.Limit)
+	if err != nil {
+		return nil, err
+	}
+	syncToken, offset := params.SyncToken, 0
+	if params.PageToken != "" {
+		if params.SyncToken != "" {
+			return nil, invalidf("syncToken", "syncToken cannot be combined with pageToken: the page token carries it.")
+		}
+		p, err := a.openToken("pageToken", "calendars-page", accountID, params.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		syncToken, offset = p.After, p.Offset
+	}
 	var previous map[string]string
-	if params.SyncToken != "" {
-		p, err := a.openToken("syncToken", "calendars", accountID, params.SyncToken)
+	if syncToken != "" {
+		p, err := a.openToken("syncToken", "calendars", accountID, syncToken)
 		if err != nil {
 			return nil, err
 		}
@@ -115,13 +134,22 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
 	snapshot := make(map[string]string, len(cals))
-	page := &SyncPage[*Calendar]{Data: []*Calendar{}}
+	var changed []*Calendar
 	for _, cal := range cals {
 		h := queryHash(cal)
 		snapshot[cal.ID] = h
 		if previous == nil || previous[cal.ID] != h {
-			page.Data = append(page.Data, cal)
+			changed = append(changed, cal)
 		}
+	}
+	offset = min(offset, len(changed))
+	end := min(offset+limit, len(changed))
+	page := &SyncPage[*Calendar]{Data: append([]*Calendar{}, changed[offset:end]...)}
+	if end < len(changed) {
+		// Later pages list again and continue at the offset; the sync
+		// token the listing started from travels in the page token.
+		page.NextPageToken = a.sealToken(tokenPayload{Kind: "calendars-page", Scope: accountID, After: syncToken, Offset: end})
+		return page, nil
 	}
 	raw, _ := json.Marshal(snapshot)
 	tok := tokenPayload{Kind: "calendars", Scope: accountID}

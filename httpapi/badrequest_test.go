@@ -99,6 +99,8 @@ func TestBadRequests(t *testing.T) {
 		{"CalendarBadTimeZone", "", "POST", "/v1/calendars/" + g, map[string]any{"name": "n", "timeZone": "Mars/Olympus"}, "", 400, "invalid_request", "timeZone"},
 		{"CalendarReadOnlyIsPrimary", "", "PUT", "/v1/calendars/" + g + "/" + cal, map[string]any{"isPrimary": false}, "", 400, "invalid_request", "isPrimary"},
 		{"UnknownCalendar", "", "GET", "/v1/calendars/" + g + "/nope", nil, "", 404, "not_found", ""},
+		{"CalendarListBadLimit", "", "GET", "/v1/calendars/" + g + "?limit=-1", nil, "", 400, "invalid_request", "limit"},
+		{"CalendarListBadPageToken", "", "GET", "/v1/calendars/" + g + "?pageToken=forged", nil, "", 400, "invalid_request", "pageToken"},
 		{"EventMissingTitle", "", "POST", events, map[string]any{"start": map[string]any{"dateTime": "2026-01-05T09:00:00Z"}}, "", 400, "invalid_request", "title"},
 		{"EventMissingStart", "", "POST", events, map[string]any{"title": "t"}, "", 400, "invalid_request", "start"},
 		{"EventBadTimestamp", "", "POST", events, okEvent(map[string]any{"start": map[string]any{"dateTime": "next tuesday"}}), "", 400, "invalid_request", "start.dateTime"},

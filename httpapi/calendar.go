@@ -16,7 +16,12 @@ func (h *handler) registerCalendarRoutes() {
 
 // handleCalendarList handles GET /v1/calendars/{endUserAccountId}.
 func (h *handler) handleCalendarList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	page, err := app.ListCalendars(r.Context(), r.PathValue("accountID"), &unical.CalendarListParams{SyncToken: r.URL.Query().Get("syncToken")})
+	q := &query{r: r}
+	params := &unical.CalendarListParams{SyncToken: q.str("syncToken"), PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := app.ListCalendars(r.Context(), r.PathValue("accountID"), params)
 	if err != nil {
 		return err
 	}

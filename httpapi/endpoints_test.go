@@ -166,6 +166,27 @@ func TestCalendarEndpoints(t *testing.T) {
 			t.Errorf("calendar sync after a rename = %v, want just the renamed calendar", data)
 		}
 	})
+	t.Run("GET /v1/calendars/:account paging", func(t *testing.T) {
+		var names []string
+		path := base + "?limit=1"
+		for range 4 {
+			var page unical.SyncPage[unical.Calendar]
+			ts.must(t, "GET", path, nil).Into(t, &page)
+			for _, c := range page.Data {
+				names = append(names, c.Name)
+			}
+			if page.NextPageToken == "" {
+				if page.NextSyncToken == "" {
+					t.Error("the last page has no nextSyncToken")
+				}
+				break
+			}
+			path = base + "?limit=1&pageToken=" + url.QueryEscape(page.NextPageToken)
+		}
+		if diff := cmp.Diff([]string{googleUser, "Team 2"}, names); diff != "" {
+			t.Errorf("paged calendars mismatch (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("GET /v1/calendars/:account/:calendar", func(t *testing.T) {
 		// The id holds '/', '@', '=' and '+': it round-trips percent-encoded.
 		if !strings.ContainsAny(created.ID, "/@=+") {
