@@ -203,7 +203,7 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 			if _, err := getJSON(b, []byte(id), &rec); err != nil {
 				return false, err
 			}
-			if filter.Status != "" && rec.Status != filter.Status {
+			if rec.ApplicationID != appID || filter.Status != "" && rec.Status != filter.Status {
 				return true, nil
 			}
 			if search != "" && !strings.Contains(strings.ToLower(rec.Email), search) &&

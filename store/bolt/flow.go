@@ -81,10 +81,13 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 	}, nil
 }
 
-// blob is a stored blob with its expiry.
+// blob is a stored blob with its expiry. It repeats its application and
+// key, so that GetBlob checks the owner instead of trusting the key alone.
 type blob struct {
-	Data      []byte    `json:"data"`
-	ExpiresAt time.Time `json:"expiresAt"`
+	ApplicationID string    `json:"applicationId"`
+	Key           string    `json:"key"`
+	Data          []byte    `json:"data"`
+	ExpiresAt     time.Time `json:"expiresAt"`
 }
 
 // blobExpiryKey is the blobs.byExpiry key of the blob under k.
@@ -102,7 +105,7 @@ func (s *Store) PutBlob(ctx context.Context, appID, key string, data []byte, exp
 		return unical.Errorf(unical.CodeInvalid, "Blob key is required.")
 	}
 	k := keyOf(appID, key)
-	rec := &blob{Data: data, ExpiresAt: utc(expires)}
+	rec := &blob{ApplicationID: appID, Key: key, Data: data, ExpiresAt: utc(expires)}
 	return s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
 		b, byExpiry := tx.Bucket(bucketBlobs), tx.Bucket(bucketBlobsByExpiry)
 		var old blob
@@ -129,7 +132,7 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 	var rec blob
 	err := s.view(ctx, "get blob", func(tx *bbolt.Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketBlobs), keyOf(appID, key), &rec)
-		if err == nil && (!ok || !now.Before(rec.ExpiresAt)) {
+		if err == nil && (!ok || rec.ApplicationID != appID || rec.Key != key || !now.Before(rec.ExpiresAt)) {
 			err = notFound("Blob", key)
 		}
 		return err

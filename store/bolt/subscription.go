@@ -174,6 +174,9 @@ func (s *Store) ListSubscriptions(ctx context.Context, appID, accountID, after s
 			if _, err := getJSON(b, []byte(id), &rec); err != nil {
 				return false, err
 			}
+			if rec.ApplicationID != appID {
+				return true, nil // the prefix already scopes to appID; this is defence in depth
+			}
 			recs = append(recs, rec.toSubscriptionRecord())
 			return limit <= 0 || len(recs) < limit, nil
 		})

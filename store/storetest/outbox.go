@@ -159,7 +159,9 @@ var outboxTests = []testCase{
 		for w := range workers {
 			owner := "worker-" + string(rune('a'+w))
 			wg.Go(func() {
-				for {
+				// Bounded, so that a Store that hands out claimed messages
+				// again fails instead of looping forever.
+				for range n {
 					got, err := s.ClaimMessages(t.Context(), owner, base.Add(time.Minute), time.Hour, batch)
 					if err != nil {
 						t.Errorf("ClaimMessages(%s): %v", owner, err)
@@ -171,7 +173,9 @@ var outboxTests = []testCase{
 					mu.Lock()
 					for _, m := range got {
 						if prev, ok := claimed[m.ID]; ok {
+							mu.Unlock()
 							t.Errorf("message %s claimed by %s and %s", m.ID, prev, owner)
+							return
 						}
 						claimed[m.ID] = owner
 					}
