@@ -1,0 +1,46 @@
+// Package icalmap maps iCalendar VEVENT components (github.com/emersion/go-ical)
+// to [unical.Event] values and back, for the CalDAV provider.
+//
+// # Mapping
+//
+//	unical.Event               iCalendar (RFC 5545)
+//	title                      SUMMARY
+//	description                DESCRIPTION
+//	location                   LOCATION
+//	start, end (timed)         DTSTART/DTEND;TZID=<IANA>:local, or ...Z for UTC
+//	start, end (all-day)       DTSTART/DTEND;VALUE=DATE (end exclusive)
+//	isAllDay                   DTSTART has VALUE=DATE
+//	recurrence                 RRULE, EXRULE, RDATE, EXDATE lines, one value each
+//	isRecurring                the master has an RRULE or RDATE
+//	originalStart, isException RECURRENCE-ID (a date for all-day series)
+//	attendees                  ATTENDEE;CN;PARTSTAT;ROLE=OPT-PARTICIPANT:mailto:
+//	myResponseStatus           PARTSTAT of the attendee that is Options.Self
+//	organizer                  ORGANIZER;CN:mailto: (isSelf: Options.Self)
+//	transparency               TRANSP (absent = opaque, RFC 5545 default)
+//	visibility                 CLASS PUBLIC/PRIVATE/CONFIDENTIAL (absent = default)
+//	isCancelled                STATUS:CANCELLED
+//	iCalUid                    UID
+//	createdAt                  CREATED
+//	updatedAt                  LAST-MODIFIED (else DTSTAMP)
+//	publicExtendedProperties   X-UNICAL-PUBLIC;X-UNICAL-KEY="<key>":<text value>
+//	privateExtendedProperties  X-UNICAL-PRIVATE;X-UNICAL-KEY="<key>":<text value>
+//
+// Reading resolves a TZID as an IANA name first and then as a Windows zone
+// name (Outlook exports); a TZID that is neither is an error, never a silent
+// fall back to UTC. Floating times (no TZID, no Z) are read in
+// [Options.Floating] and written back with that zone's TZID.
+//
+// Multi-valued EXDATE and RDATE lines ("EXDATE:a,b") are split into one
+// recurrence line per value when read, and written one value per line,
+// because go-ical's RecurrenceSet fails on comma lists.
+//
+// Extended properties are stored in the event itself, so on CalDAV the
+// "private" ones are visible to everyone who can read the calendar; the
+// scope survives a round trip but is not access control. A key may hold any
+// text: a double quote and a percent sign in a key are written as %22 and
+// %25, because iCalendar parameter values cannot hold a double quote.
+//
+// [Apply] writes only the properties of this table and keeps every other
+// property and sub-component (VALARM, X-APPLE-*, SEQUENCE, ...), so an
+// update through unical does not lose what other clients stored.
+package icalmap

@@ -1,0 +1,501 @@
+package icalmap
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/winzone"
+)
+
+// Names of the X- properties and parameter that hold extended properties.
+const (
+	PropPublic  = "X-UNICAL-PUBLIC"
+	PropPrivate = "X-UNICAL-PRIVATE"
+	ParamKey    = "X-UNICAL-KEY"
+)
+
+// recurrenceProps are the properties that make up the recurrence field, in
+// the order they are listed.
+var recurrenceProps = []string{"RRULE", "EXRULE", ical.PropRecurrenceDates, ical.PropExceptionDates}
+
+// Options tune how a VEVENT is read.
+type Options struct {
+	// Self is the account's own address. It sets Organizer.IsSelf and
+	// MyResponseStatus (from the attendee with that address). Empty means
+	// neither is set.
+	Self string
+	// Floating is the zone that floating date-times (no TZID, no Z) are read
+	// in; nil means UTC.
+	Floating *time.Location
+}
+
+// ToEvent reads one VEVENT. It fills every mapped field but leaves ID,
+// ETag and RecurringEventID to the caller, who knows the resource. opts may
+// be nil.
+func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
+	if comp == nil || comp.Name != ical.CompEvent {
+		return nil, errors.New("icalmap: not a VEVENT")
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	floating := opts.Floating
+	if floating == nil {
+		floating = time.UTC
+	}
+	e := &unical.Event{}
+	var err error
+	text := func(name string) string {
+		if err != nil {
+			return ""
+		}
+		var s string
+		s, err = comp.Props.Text(name)
+		return s
+	}
+	e.Title = text(ical.PropSummary)
+	e.Description = text(ical.PropDescription)
+	e.Location = text(ical.PropLocation)
+	e.ICalUID = text(ical.PropUID)
+	if err != nil {
+		return nil, fmt.Errorf("icalmap: %w", err)
+	}
+
+	startProp := comp.Props.Get(ical.PropDateTimeStart)
+	if startProp == nil {
+		return nil, errors.New("icalmap: VEVENT has no DTSTART")
+	}
+	start, allDay, err := readTime(startProp, floating)
+	if err != nil {
+		return nil, fmt.Errorf("icalmap: DTSTART: %w", err)
+	}
+	e.IsAllDay = allDay
+	e.Start = eventTime(start, allDay)
+	end, err := readEnd(comp, start, allDay, floating)
+	if err != nil {
+		return nil, err
+	}
+	e.End = eventTime(end, allDay)
+
+	if p := comp.Props.Get(ical.PropRecurrenceID); p != nil {
+		orig, origAllDay, err := readTime(p, floating)
+		if err != nil {
+			return nil, fmt.Errorf("icalmap: RECURRENCE-ID: %w", err)
+		}
+		if origAllDay {
+			e.OriginalStart = &unical.EventDateTime{Date: orig.Format(unical.DateLayout)}
+		} else {
+			e.OriginalStart = unical.TimedAt(orig)
+		}
+		e.IsException = true
+	}
+
+	for _, name := range recurrenceProps {
+		for _, p := range comp.Props.Values(name) {
+			e.Recurrence = append(e.Recurrence, formatLines(&p)...)
+			if name == "RRULE" || name == ical.PropRecurrenceDates {
+				e.IsRecurring = true
+			}
+		}
+	}
+
+	for _, p := range comp.Props.Values(ical.PropAttendee) {
+		a := unical.Attendee{
+			Name:           p.Params.Get(ical.ParamCommonName),
+			Email:          address(p.Value),
+			ResponseStatus: readPartStat(p.Params.Get(ical.ParamParticipationStatus)),
+			Optional:       strings.EqualFold(p.Params.Get(ical.ParamRole), "OPT-PARTICIPANT"),
+		}
+		if opts.Self != "" && strings.EqualFold(a.Email, opts.Self) {
+			e.MyResponseStatus = a.ResponseStatus
+		}
+		e.Attendees = append(e.Attendees, a)
+	}
+	if p := comp.Props.Get(ical.PropOrganizer); p != nil {
+		e.Organizer = &unical.Organizer{
+			Name:  p.Params.Get(ical.ParamCommonName),
+			Email: address(p.Value),
+		}
+		e.Organizer.IsSelf = opts.Self != "" && strings.EqualFold(e.Organizer.Email, opts.Self)
+	}
+
+	e.Transparency = unical.TransparencyOpaque
+	if strings.EqualFold(text(ical.PropTransparency), "TRANSPARENT") {
+		e.Transparency = unical.TransparencyTransparent
+	}
+	switch strings.ToUpper(text(ical.PropClass)) {
+	case "PUBLIC":
+		e.Visibility = unical.VisibilityPublic
+	case "PRIVATE":
+		e.Visibility = unical.VisibilityPrivate
+	case "CONFIDENTIAL":
+		e.Visibility = unical.VisibilityConfidential
+	default:
+		e.Visibility = unical.VisibilityDefault
+	}
+	e.IsCancelled = strings.EqualFold(text(ical.PropStatus), "CANCELLED")
+	if err != nil {
+		return nil, fmt.Errorf("icalmap: %w", err)
+	}
+
+	if t, ok := readStamp(comp, ical.PropCreated); ok {
+		e.CreatedAt = unical.FormatTimestamp(t)
+	}
+	if t, ok := readStamp(comp, ical.PropLastModified); ok {
+		e.UpdatedAt = unical.FormatTimestamp(t)
+	} else if t, ok := readStamp(comp, ical.PropDateTimeStamp); ok {
+		e.UpdatedAt = unical.FormatTimestamp(t)
+	}
+
+	e.PublicExtendedProperties, err = readExtended(comp, PropPublic)
+	if err != nil {
+		return nil, err
+	}
+	e.PrivateExtendedProperties, err = readExtended(comp, PropPrivate)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Apply writes the mapped fields of e into comp, a VEVENT, replacing the
+// properties of the mapping table and keeping every other property and
+// sub-component. It stamps DTSTAMP and LAST-MODIFIED with now, and CREATED
+// when comp has none. The UID is e.ICalUID when set; otherwise comp must
+// already have one. Attendees that comp already lists (matched by address)
+// keep their other parameters (RSVP, CUTYPE, SCHEDULE-STATUS). A set
+// OriginalStart becomes RECURRENCE-ID; a nil one leaves RECURRENCE-ID as it
+// is. ID, ETag,
+// RecurringEventID, CreatedAt and UpdatedAt of e are ignored, as are the
+// fields iCalendar has no place for (colors, conference data, reminders).
+func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
+	if comp == nil || comp.Name != ical.CompEvent {
+		return errors.New("icalmap: not a VEVENT")
+	}
+	if e.ICalUID != "" {
+		comp.Props.SetText(ical.PropUID, e.ICalUID)
+	}
+	if comp.Props.Get(ical.PropUID) == nil {
+		return errors.New("icalmap: event has no UID")
+	}
+	if e.Start == nil {
+		return errors.New("icalmap: event has no start")
+	}
+	allDay := e.IsAllDay || e.Start.IsDateOnly()
+	start, err := writeTime(ical.PropDateTimeStart, e.Start, allDay, "start")
+	if err != nil {
+		return err
+	}
+	comp.Props.Set(start)
+	comp.Props.Del(ical.PropDateTimeEnd)
+	comp.Props.Del(ical.PropDuration)
+	if e.End != nil {
+		end, err := writeTime(ical.PropDateTimeEnd, e.End, allDay, "end")
+		if err != nil {
+			return err
+		}
+		comp.Props.Set(end)
+	}
+
+	if o := e.OriginalStart; o != nil {
+		rid, err := writeTime(ical.PropRecurrenceID, o, o.Date != "" || allDay && o.IsDateOnly(), "originalStart")
+		if err != nil {
+			return err
+		}
+		comp.Props.Set(rid)
+	}
+
+	setText(comp, ical.PropSummary, e.Title)
+	setText(comp, ical.PropDescription, e.Description)
+	setText(comp, ical.PropLocation, e.Location)
+
+	for _, name := range recurrenceProps {
+		comp.Props.Del(name)
+	}
+	for _, line := range e.Recurrence {
+		p, err := parseLine(line)
+		if err != nil {
+			return err
+		}
+		for _, v := range splitValues(p) {
+			comp.Props.Add(v)
+		}
+	}
+
+	previous := map[string]ical.Params{}
+	for _, p := range comp.Props.Values(ical.PropAttendee) {
+		previous[strings.ToLower(address(p.Value))] = p.Params
+	}
+	comp.Props.Del(ical.PropAttendee)
+	for _, a := range e.Attendees {
+		p := ical.NewProp(ical.PropAttendee)
+		if old, ok := previous[strings.ToLower(a.Email)]; ok {
+			p.Params = maps.Clone(old)
+		}
+		p.Value = "mailto:" + a.Email
+		setParam(p.Params, ical.ParamCommonName, a.Name)
+		p.Params.Set(ical.ParamParticipationStatus, writePartStat(a.ResponseStatus))
+		switch {
+		case a.Optional:
+			p.Params.Set(ical.ParamRole, "OPT-PARTICIPANT")
+		case strings.EqualFold(p.Params.Get(ical.ParamRole), "OPT-PARTICIPANT"):
+			p.Params.Del(ical.ParamRole)
+		}
+		comp.Props.Add(p)
+	}
+	comp.Props.Del(ical.PropOrganizer)
+	if o := e.Organizer; o != nil && o.Email != "" {
+		p := ical.NewProp(ical.PropOrganizer)
+		p.Value = "mailto:" + o.Email
+		setParam(p.Params, ical.ParamCommonName, o.Name)
+		comp.Props.Add(p)
+	}
+
+	switch e.Transparency {
+	case unical.TransparencyTransparent:
+		comp.Props.SetText(ical.PropTransparency, "TRANSPARENT")
+	default:
+		comp.Props.Del(ical.PropTransparency)
+	}
+	switch e.Visibility {
+	case unical.VisibilityPublic:
+		comp.Props.SetText(ical.PropClass, "PUBLIC")
+	case unical.VisibilityPrivate:
+		comp.Props.SetText(ical.PropClass, "PRIVATE")
+	case unical.VisibilityConfidential:
+		comp.Props.SetText(ical.PropClass, "CONFIDENTIAL")
+	default:
+		comp.Props.Del(ical.PropClass)
+	}
+	status, _ := comp.Props.Text(ical.PropStatus)
+	switch {
+	case e.IsCancelled:
+		comp.Props.SetText(ical.PropStatus, "CANCELLED")
+	case strings.EqualFold(status, "CANCELLED"):
+		comp.Props.Del(ical.PropStatus)
+	}
+
+	if err := writeExtended(comp, PropPublic, e.PublicExtendedProperties); err != nil {
+		return err
+	}
+	if err := writeExtended(comp, PropPrivate, e.PrivateExtendedProperties); err != nil {
+		return err
+	}
+
+	now = now.UTC().Truncate(time.Second)
+	comp.Props.SetDateTime(ical.PropDateTimeStamp, now)
+	comp.Props.SetDateTime(ical.PropLastModified, now)
+	if comp.Props.Get(ical.PropCreated) == nil {
+		comp.Props.SetDateTime(ical.PropCreated, now)
+	}
+	return nil
+}
+
+// readTime reads a DATE or DATE-TIME property. Dates come back as midnight
+// UTC with allDay set; date-times in their TZID's zone, UTC, or floating.
+func readTime(p *ical.Prop, floating *time.Location) (t time.Time, allDay bool, err error) {
+	v := p.Value
+	if p.ValueType() == ical.ValueDate || (p.Params.Get(ical.ParamValue) == "" && len(v) == len("20060102")) {
+		t, err = time.ParseInLocation("20060102", v, time.UTC)
+		return t, true, err
+	}
+	if strings.HasSuffix(v, "Z") {
+		t, err = time.ParseInLocation("20060102T150405Z", v, time.UTC)
+		return t, false, err
+	}
+	loc := floating
+	if tzid := p.Params.Get(ical.ParamTimezoneID); tzid != "" {
+		loc, err = ResolveTZID(tzid)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+	}
+	t, err = time.ParseInLocation("20060102T150405", v, loc)
+	return t, false, err
+}
+
+// ResolveTZID turns a TZID parameter into a zone: an IANA name, a name with
+// a "/mozilla.org/..."-style path prefix, or a Windows zone name.
+func ResolveTZID(tzid string) (*time.Location, error) {
+	name := strings.Trim(tzid, `"`)
+	if loc, err := unical.LoadLocation(name); err == nil {
+		return loc, nil
+	}
+	if iana, ok := winzone.ToIANA(name); ok {
+		return unical.LoadLocation(iana)
+	}
+	// Some producers prefix the IANA name with a path of their own
+	// ("/mozilla.org/20050126_1/Europe/Berlin"); try the last two segments.
+	if parts := strings.Split(name, "/"); len(parts) > 2 {
+		if loc, err := unical.LoadLocation(strings.Join(parts[len(parts)-2:], "/")); err == nil {
+			return loc, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown TZID %q", tzid)
+}
+
+// readEnd returns the exclusive end: DTEND, DTSTART+DURATION, or the RFC
+// 5545 default (one day for a date, zero length for a date-time).
+func readEnd(comp *ical.Component, start time.Time, allDay bool, floating *time.Location) (time.Time, error) {
+	if p := comp.Props.Get(ical.PropDateTimeEnd); p != nil {
+		end, endAllDay, err := readTime(p, floating)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("icalmap: DTEND: %w", err)
+		}
+		if endAllDay != allDay {
+			return time.Time{}, errors.New("icalmap: DTSTART and DTEND have different value types")
+		}
+		return end, nil
+	}
+	if p := comp.Props.Get(ical.PropDuration); p != nil {
+		d, err := p.Duration()
+		if err != nil {
+			return time.Time{}, fmt.Errorf("icalmap: DURATION: %w", err)
+		}
+		if allDay {
+			return start.AddDate(0, 0, int(d/(24*time.Hour))), nil
+		}
+		return start.Add(d), nil
+	}
+	if allDay {
+		return start.AddDate(0, 0, 1), nil
+	}
+	return start, nil
+}
+
+// eventTime returns the EventDateTime of t: a midnight date-time without
+// offset for all-day values, else t with its offset and zone name.
+func eventTime(t time.Time, allDay bool) *unical.EventDateTime {
+	if allDay {
+		return unical.AllDayOn(t)
+	}
+	return unical.TimedAt(t)
+}
+
+// writeTime builds DTSTART or DTEND from d.
+func writeTime(name string, d *unical.EventDateTime, allDay bool, field string) (*ical.Prop, error) {
+	p := ical.NewProp(name)
+	if allDay {
+		day, err := d.Day(field)
+		if err != nil {
+			return nil, err
+		}
+		p.SetDate(day)
+		return p, nil
+	}
+	t, err := d.Time(field)
+	if err != nil {
+		return nil, err
+	}
+	if d.TimeZone == "" || d.TimeZone == "UTC" {
+		t = t.UTC()
+	}
+	p.SetDateTime(t)
+	return p, nil
+}
+
+// readStamp reads a UTC timestamp property; a broken one counts as absent.
+func readStamp(comp *ical.Component, name string) (time.Time, bool) {
+	p := comp.Props.Get(name)
+	if p == nil {
+		return time.Time{}, false
+	}
+	t, _, err := readTime(p, time.UTC)
+	return t, err == nil
+}
+
+func readPartStat(s string) unical.ResponseStatus {
+	switch strings.ToUpper(s) {
+	case "ACCEPTED":
+		return unical.ResponseAccepted
+	case "DECLINED":
+		return unical.ResponseDeclined
+	case "TENTATIVE":
+		return unical.ResponseTentative
+	}
+	return unical.ResponseNeedsAction
+}
+
+func writePartStat(s unical.ResponseStatus) string {
+	switch s {
+	case unical.ResponseAccepted:
+		return "ACCEPTED"
+	case unical.ResponseDeclined:
+		return "DECLINED"
+	case unical.ResponseTentative:
+		return "TENTATIVE"
+	}
+	return "NEEDS-ACTION"
+}
+
+// address strips the mailto: scheme from a CAL-ADDRESS.
+func address(v string) string {
+	if len(v) >= 7 && strings.EqualFold(v[:7], "mailto:") {
+		return v[7:]
+	}
+	return v
+}
+
+func setText(comp *ical.Component, name, value string) {
+	if value == "" {
+		comp.Props.Del(name)
+		return
+	}
+	comp.Props.SetText(name, value)
+}
+
+func setParam(params ical.Params, name, value string) {
+	if value == "" {
+		params.Del(name)
+		return
+	}
+	params.Set(name, value)
+}
+
+// readExtended reads the extended properties stored as name.
+func readExtended(comp *ical.Component, name string) (map[string]string, error) {
+	props := comp.Props.Values(name)
+	if len(props) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(props))
+	for _, p := range props {
+		v, err := p.Text()
+		if err != nil {
+			return nil, fmt.Errorf("icalmap: %s: %w", name, err)
+		}
+		m[unescapeKey(p.Params.Get(ParamKey))] = v
+	}
+	return m, nil
+}
+
+// writeExtended replaces the extended properties stored as name, sorted by
+// key so that the output is stable.
+func writeExtended(comp *ical.Component, name string, m map[string]string) error {
+	comp.Props.Del(name)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if strings.ContainsAny(k, "\r\n") {
+			return fmt.Errorf("icalmap: extended property key %q holds a line break", k)
+		}
+		p := ical.NewProp(name)
+		p.Params.Set(ParamKey, escapeKey(k))
+		p.SetText(m[k])
+		comp.Props.Add(p)
+	}
+	return nil
+}
+
+var (
+	keyEscaper   = strings.NewReplacer("%", "%25", `"`, "%22")
+	keyUnescaper = strings.NewReplacer("%25", "%", "%22", `"`)
+)
+
+func escapeKey(k string) string   { return keyEscaper.Replace(k) }
+func unescapeKey(k string) string { return keyUnescaper.Replace(k) }
