@@ -44,6 +44,13 @@ const (
 // MustNewServer starts the stack and creates one application.
 func MustNewServer(tb testing.TB) *testServer {
 	tb.Helper()
+	return MustNewServerWith(tb, nil)
+}
+
+// MustNewServerWith is MustNewServer with the Google provider wrapped by
+// wrap, for injecting failures the in-memory provider cannot produce.
+func MustNewServerWith(tb testing.TB, wrap func(*memprovider.Provider) unical.Provider) *testServer {
+	tb.Helper()
 	ts := &testServer{DBPath: filepath.Join(tb.TempDir(), "unical.db"), Providers: map[unical.ProviderType]*memprovider.Provider{}}
 	store, err := bolt.Open(ts.DBPath, nil)
 	if err != nil {
@@ -54,6 +61,10 @@ func MustNewServer(tb testing.TB) *testServer {
 	for _, t := range unical.ProviderTypes {
 		p := memprovider.New(t)
 		ts.Providers[t] = p
+		if wrap != nil && t == unical.ProviderGoogle {
+			providers = append(providers, wrap(p))
+			continue
+		}
 		providers = append(providers, p)
 	}
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")

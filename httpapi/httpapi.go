@@ -7,6 +7,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -49,11 +50,33 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	h.registerEventRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
-	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
-	})
+	h.mux.HandleFunc("/", h.handleUnrouted)
 	return h.recoverer(h.mux)
 }
+
+// handleUnrouted answers requests no route took: 405 with Allow when the
+// path exists for other methods, else 404, both with the JSON error body.
+func (h *handler) handleUnrouted(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		h.writeError(w, r, &unical.Error{Code: codeMethodNotAllowed, Allowed: allowed,
+			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))})
+		return
+	}
+	h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+}
+
+// codeMethodNotAllowed exists only on the wire: no Client call can fail
+// with it, so it is not among the root's codes.
+const codeMethodNotAllowed unical.Code = "method_not_allowed"
 
 // wireError pairs a Code with its HTTP status and wire string. This table
 // is the one place where they meet; the README documents it.
@@ -76,6 +99,7 @@ var codes = map[unical.Code]wireError{
 	unical.CodeUpstream:       {http.StatusBadGateway, "provider_error"},
 	unical.CodeUnavailable:    {http.StatusServiceUnavailable, "provider_unavailable"},
 	unical.CodeInternal:       {http.StatusInternalServerError, "internal"},
+	codeMethodNotAllowed:      {http.StatusMethodNotAllowed, "method_not_allowed"},
 }
 
 // statusCode returns the HTTP status of code.

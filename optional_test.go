@@ -1,0 +1,67 @@
+package unical_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+)
+
+func TestOptional_JSON(t *testing.T) {
+	t.Parallel()
+	type body struct {
+		Name unical.Optional[string] `json:"name,omitzero"`
+	}
+	tests := []struct {
+		name              string
+		in                string
+		wantSet, wantNull bool
+		wantValue         string
+		wantRoundTrip     string
+	}{
+		{"Absent", `{}`, false, false, "", `{}`},
+		{"Null", `{"name":null}`, true, true, "", `{"name":null}`},
+		{"Value", `{"name":"x"}`, true, false, "x", `{"name":"x"}`},
+		{"Empty", `{"name":""}`, true, false, "", `{"name":""}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b body
+			if err := json.Unmarshal([]byte(tc.in), &b); err != nil {
+				t.Fatal(err)
+			}
+			v, ok := b.Name.Get()
+			got := []any{b.Name.IsSet(), b.Name.IsNull(), v, ok}
+			want := []any{tc.wantSet, tc.wantNull, tc.wantValue, tc.wantSet && !tc.wantNull}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("set, null, value, ok mismatch (-want +got):\n%s", diff)
+			}
+			out, err := json.Marshal(b)
+			if err != nil || string(out) != tc.wantRoundTrip {
+				t.Errorf("Marshal = %s, %v; want %s", out, err, tc.wantRoundTrip)
+			}
+		})
+	}
+}
+
+func TestParseMetadataFilters(t *testing.T) {
+	t.Parallel()
+	f, err := unical.ParseMetadataFilters(`{"private":{"crm":"42"},"public":{"team":"a"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	match := &unical.Event{PrivateExtendedProperties: map[string]string{"crm": "42", "x": "y"}, PublicExtendedProperties: map[string]string{"team": "a"}}
+	wrongValue := &unical.Event{PrivateExtendedProperties: map[string]string{"crm": "43"}, PublicExtendedProperties: map[string]string{"team": "a"}}
+	wrongSide := &unical.Event{PublicExtendedProperties: map[string]string{"crm": "42", "team": "a"}}
+	if got := []bool{f.Match(match), f.Match(wrongValue), f.Match(wrongSide)}; !cmp.Equal(got, []bool{true, false, false}) {
+		t.Errorf("Match = %v, want [true false false]", got)
+	}
+	for _, bad := range []string{`[]`, `{"secret":{}}`, `{"private":{"a":1}}`, `{} {}`, `{`} {
+		if _, err := unical.ParseMetadataFilters(bad); unical.ErrorCode(err) != unical.CodeInvalid {
+			t.Errorf("ParseMetadataFilters(%s) error code = %q, want invalid", bad, unical.ErrorCode(err))
+		}
+	}
+}
