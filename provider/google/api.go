@@ -1,0 +1,150 @@
+package google
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// maxResponse bounds the bodies read from Google.
+const maxResponse = 16 << 20
+
+// conn is one provider call on behalf of one account. It is used by one
+// goroutine and lives for one Provider method, so a token refreshed during
+// the call is reused by its later requests.
+type conn struct {
+	p  *Provider
+	s  *unical.Session // nil while connecting: no refresh, no callback
+	ep endpoints
+	// token is the token in use.
+	token unical.Token
+	// refreshed is set once the token was refreshed in this call.
+	refreshed bool
+	// expiredCode is what rejected credentials mean: CodeAccountExpired for
+	// a stored account, CodeUnauthorized while connecting.
+	expiredCode unical.Code
+}
+
+func (p *Provider) conn(s *unical.Session) *conn {
+	return &conn{p: p, s: s, ep: endpointsFor(s.Settings), token: s.Token, expiredCode: unical.CodeAccountExpired}
+}
+
+// accessToken returns a usable access token, refreshing it when it is
+// missing, about to expire, or force is set (after a 401).
+func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
+	t := c.token
+	fresh := t.AccessToken != "" && (t.Expiry.IsZero() || c.p.now().Add(time.Minute).Before(t.Expiry))
+	if fresh && !force {
+		return t.AccessToken, nil
+	}
+	if c.s == nil || c.refreshed {
+		if fresh {
+			return t.AccessToken, nil
+		}
+		return "", unical.Errorf(c.expiredCode, "Google no longer accepts the account's credentials; reconnect it.")
+	}
+	nt, err := c.p.refreshSession(ctx, c.s)
+	if err != nil {
+		return "", err
+	}
+	c.token, c.refreshed = nt, true
+	return nt.AccessToken, nil
+}
+
+// api returns the URL of a Calendar API path (already escaped) with query.
+func (c *conn) api(path string, query url.Values) string {
+	u := c.ep.api + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	return u
+}
+
+// do sends one JSON request to rawURL and decodes the answer into out (when
+// not nil), with the retries and error translation of this package. A 401
+// refreshes the token once and repeats the request at once.
+func (c *conn) do(ctx context.Context, method, rawURL string, in, out any) error {
+	var body []byte
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return unical.WrapError(unical.CodeInternal, err, "Internal error.")
+		}
+		body = b
+	}
+	idempotent := method != http.MethodPost
+	authRetried := false
+	return c.p.retry(ctx, func() outcome {
+		for {
+			tok, err := c.accessToken(ctx, authRetried)
+			if err != nil {
+				return outcome{err: asError(err)}
+			}
+			resp, data, err := c.send(ctx, method, rawURL, body, tok)
+			if err != nil {
+				return transportOutcome(ctx, err, idempotent)
+			}
+			if resp.StatusCode == http.StatusUnauthorized && !authRetried && c.s != nil {
+				authRetried = true
+				continue
+			}
+			if resp.StatusCode >= 300 {
+				return c.p.apiOutcome(resp, data, c.expiredCode)
+			}
+			if out != nil && resp.StatusCode != http.StatusNoContent && len(data) > 0 {
+				if err := json.Unmarshal(data, out); err != nil {
+					return outcome{err: unical.WrapError(unical.CodeUpstream, err, "Google answered with a body that is not the expected JSON.")}
+				}
+			}
+			return outcome{}
+		}
+	})
+}
+
+func (c *conn) send(ctx context.Context, method, rawURL string, body []byte, token string) (*http.Response, []byte, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.p.client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, data, nil
+}
+
+// asError returns err as an *unical.Error, wrapping foreign errors (for
+// example from OnTokenRefresh) as internal ones.
+func asError(err error) *unical.Error {
+	if e, ok := err.(*unical.Error); ok {
+		return e
+	}
+	return unical.WrapError(unical.ErrorCode(err), err, "%s", unical.ErrorMessage(err))
+}
+
+// escapeID escapes a calendar or event id for a URL path: ids contain '@'
+// and '#' (holiday calendars), and may contain '/'.
+func escapeID(id string) string {
+	return strings.ReplaceAll(url.PathEscape(id), "+", "%2B")
+}

@@ -1,0 +1,176 @@
+// Package google is the Google Calendar provider (PROVIDER_A): a thin
+// client of the Calendar API v3 REST interface over golang.org/x/oauth2.
+//
+// Every Google URL (authorization, token, userinfo, Calendar API root) comes
+// from the application's [unical.ProviderSettings], with Google's public
+// endpoints as defaults, so tests point the provider at the fake in
+// internal/googletest.
+//
+// Failures are translated at this boundary into [*unical.Error] codes by one
+// function per wire format (see errors.go): Calendar API error bodies by
+// HTTP status and errors[].reason, token endpoint failures by their OAuth
+// error code. Throttling (429, 403 rateLimitExceeded and friends) and 5xx
+// answers are retried with bounded exponential backoff and jitter that
+// honours Retry-After, then surface as CodeRateLimited or CodeUnavailable.
+package google
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// ProviderType is the provider type this package serves.
+const ProviderType = unical.ProviderGoogle
+
+// Google's public endpoints, used when the application's settings leave a
+// URL empty.
+const (
+	DefaultAuthURL     = "https://accounts.google.com/o/oauth2/v2/auth"
+	DefaultTokenURL    = "https://oauth2.googleapis.com/token"
+	DefaultUserInfoURL = "https://openidconnect.googleapis.com/v1/userinfo"
+	DefaultAPIBaseURL  = "https://www.googleapis.com/calendar/v3"
+)
+
+// Scopes requested when the application's settings name none: full
+// calendar access (calendars, calendar list, events, free/busy, watch) plus
+// the OpenID scopes that reveal the account's email and id.
+const (
+	ScopeCalendar = "https://www.googleapis.com/auth/calendar"
+	ScopeOpenID   = "openid"
+	ScopeEmail    = "email"
+)
+
+// DefaultScopes are the scopes requested when ProviderSettings.Scopes is
+// empty.
+var DefaultScopes = []string{ScopeCalendar, ScopeOpenID, ScopeEmail}
+
+// scopeEmailURL is how Google reports the "email" scope in a grant.
+const scopeEmailURL = "https://www.googleapis.com/auth/userinfo.email"
+
+// Config configures a [Provider]. The zero value is ready to use.
+type Config struct {
+	// HTTPClient sends every request to Google, the token endpoint
+	// included. Default: a client with a 30 s timeout.
+	HTTPClient *http.Client
+
+	// Now is the clock used to judge access token expiry and Retry-After
+	// dates. Default time.Now.
+	Now func() time.Time
+
+	// MaxRetries is how many times a throttled (429, 403 rate limit) or
+	// failed (5xx, network error on an idempotent request) call is retried
+	// after the first attempt. Default 4; negative disables retries.
+	MaxRetries int
+
+	// BaseBackoff is the wait before the first retry; each further retry
+	// doubles it, with full jitter over the upper half. Default 500 ms.
+	BaseBackoff time.Duration
+
+	// MaxBackoff caps one wait. A Retry-After longer than this is not
+	// waited for: the call fails at once with the Retry-After in
+	// [unical.Error.RetryAfter]. Default 10 s, so one call waits at most
+	// MaxRetries × MaxBackoff in total.
+	MaxBackoff time.Duration
+}
+
+// Provider is the Google Calendar provider. It keeps no per-account state
+// and is safe for concurrent use.
+type Provider struct {
+	client      *http.Client
+	now         func() time.Time
+	maxRetries  int
+	baseBackoff time.Duration
+	maxBackoff  time.Duration
+
+	// sleep waits d or until ctx ends; tests replace it to record waits.
+	sleep func(ctx context.Context, d time.Duration) error
+	// jitter returns a random duration in [0, d); tests make it fixed.
+	jitter func(d time.Duration) time.Duration
+}
+
+var _ unical.OAuthProvider = (*Provider)(nil)
+var _ unical.TokenRefresher = (*Provider)(nil)
+
+// New returns a Provider configured by cfg.
+func New(cfg Config) *Provider {
+	p := &Provider{
+		client:      cfg.HTTPClient,
+		now:         cfg.Now,
+		maxRetries:  cfg.MaxRetries,
+		baseBackoff: cfg.BaseBackoff,
+		maxBackoff:  cfg.MaxBackoff,
+		sleep:       sleepContext,
+		jitter: func(d time.Duration) time.Duration {
+			if d <= 0 {
+				return 0
+			}
+			return rand.N(d)
+		},
+	}
+	if p.client == nil {
+		p.client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	switch {
+	case p.maxRetries == 0:
+		p.maxRetries = 4
+	case p.maxRetries < 0:
+		p.maxRetries = 0
+	}
+	if p.baseBackoff <= 0 {
+		p.baseBackoff = 500 * time.Millisecond
+	}
+	if p.maxBackoff <= 0 {
+		p.maxBackoff = 10 * time.Second
+	}
+	return p
+}
+
+// Type implements [unical.Provider].
+func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// endpoints are the URLs of one application's settings, defaults applied.
+type endpoints struct {
+	auth, token, userinfo, api string
+}
+
+func endpointsFor(s unical.ProviderSettings) endpoints {
+	pick := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return strings.TrimRight(v, "/")
+	}
+	return endpoints{
+		auth:     pick(s.AuthURL, DefaultAuthURL),
+		token:    pick(s.TokenURL, DefaultTokenURL),
+		userinfo: pick(s.UserInfoURL, DefaultUserInfoURL),
+		api:      pick(s.APIBaseURL, DefaultAPIBaseURL),
+	}
+}
+
+// scopesFor returns the scopes to request for an application.
+func scopesFor(s unical.ProviderSettings) []string {
+	if len(s.Scopes) > 0 {
+		return s.Scopes
+	}
+	return DefaultScopes
+}

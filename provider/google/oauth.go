@@ -1,0 +1,190 @@
+package google
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"golang.org/x/oauth2"
+
+	"github.com/unical/unical"
+)
+
+// oauthConfig is the x/oauth2 configuration of one application. Google
+// takes the client credentials in the form body (AuthStyleInParams), as
+// golang.org/x/oauth2/google.Endpoint does; that package is not used
+// because it drags in cloud metadata dependencies the module does not have.
+func (p *Provider) oauthConfig(s unical.ProviderSettings, redirectURI string) *oauth2.Config {
+	ep := endpointsFor(s)
+	return &oauth2.Config{
+		ClientID:     s.ClientID,
+		ClientSecret: s.ClientSecret,
+		Endpoint:     oauth2.Endpoint{AuthURL: ep.auth, TokenURL: ep.token, AuthStyle: oauth2.AuthStyleInParams},
+		RedirectURL:  redirectURI,
+		Scopes:       scopesFor(s),
+	}
+}
+
+// oauthContext hands the provider's HTTP client to x/oauth2 explicitly.
+func (p *Provider) oauthContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, p.client)
+}
+
+// AuthCodeURL implements [unical.OAuthProvider]. The URL asks for offline
+// access (a refresh token), the application's scopes (default: calendar,
+// openid and email), incremental authorization, and carries the caller's
+// PKCE S256 challenge, state, prompt and login hint.
+func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.AuthCodeRequest) (string, error) {
+	if settings.ClientID == "" {
+		return "", unical.Errorf(unical.CodeInvalid, "The application has no Google OAuth client id configured.")
+	}
+	if req.RedirectURI == "" || req.CodeChallenge == "" {
+		return "", unical.Errorf(unical.CodeInternal, "google: AuthCodeURL needs a redirect URI and a PKCE challenge")
+	}
+	opts := []oauth2.AuthCodeOption{
+		oauth2.AccessTypeOffline,
+		oauth2.SetAuthURLParam("code_challenge", req.CodeChallenge),
+		oauth2.SetAuthURLParam("code_challenge_method", "S256"),
+		oauth2.SetAuthURLParam("include_granted_scopes", "true"),
+	}
+	if req.Prompt != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", req.Prompt))
+	}
+	if req.LoginHint != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("login_hint", req.LoginHint))
+	}
+	return p.oauthConfig(settings, req.RedirectURI).AuthCodeURL(req.State, opts...), nil
+}
+
+// Exchange implements [unical.OAuthProvider]: it redeems the code with the
+// PKCE verifier, then reads the account's email and subject from the
+// userinfo endpoint. A code Google refuses (unknown, spent, expired, wrong
+// verifier) is CodeUnauthorized, and so is a grant without calendar access
+// or without the email. The exchange is not retried: a code works once.
+func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSettings, req *unical.CodeExchange) (*unical.Connection, error) {
+	if settings.ClientID == "" {
+		return nil, unical.Errorf(unical.CodeInvalid, "The application has no Google OAuth client id configured.")
+	}
+	cfg := p.oauthConfig(settings, req.RedirectURI)
+	var opts []oauth2.AuthCodeOption
+	if req.CodeVerifier != "" {
+		opts = append(opts, oauth2.VerifierOption(req.CodeVerifier))
+	}
+	tok, err := cfg.Exchange(p.oauthContext(ctx), req.Code, opts...)
+	if err != nil {
+		return nil, p.tokenOutcome(ctx, err, unical.CodeUnauthorized, false).err
+	}
+	return p.connection(ctx, settings, tok)
+}
+
+// Connect implements [unical.Provider]: the refresh token is refreshed
+// once and the identity behind it read from userinfo. A refresh token
+// Google refuses is CodeUnauthorized, as is one that belongs to an account
+// other than params.Email.
+func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	if params.RefreshToken == "" {
+		return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "refreshToken", Message: "A Google account needs a refresh token."}
+	}
+	tok, err := p.refresh(ctx, settings, params.RefreshToken, unical.CodeUnauthorized)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := p.connection(ctx, settings, tok)
+	if err != nil {
+		return nil, err
+	}
+	if params.Email != "" && !strings.EqualFold(params.Email, conn.Email) {
+		return nil, unical.Errorf(unical.CodeUnauthorized, "The refresh token belongs to another Google account than %s.", params.Email)
+	}
+	return conn, nil
+}
+
+// RefreshToken implements [unical.TokenRefresher]: it always refreshes,
+// persists the result through s.OnTokenRefresh and returns it. A revoked
+// or expired grant is CodeAccountExpired.
+func (p *Provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
+	return p.refreshSession(ctx, s)
+}
+
+// refreshSession refreshes a session's token and persists it before anyone
+// uses it.
+func (p *Provider) refreshSession(ctx context.Context, s *unical.Session) (unical.Token, error) {
+	tok, err := p.refresh(ctx, s.Settings, s.Token.RefreshToken, unical.CodeAccountExpired)
+	if err != nil {
+		return unical.Token{}, err
+	}
+	ut := fromOAuth(tok)
+	if len(ut.Scopes) == 0 {
+		ut.Scopes = s.Token.Scopes
+	}
+	if s.OnTokenRefresh != nil {
+		if err := s.OnTokenRefresh(ctx, ut); err != nil {
+			return unical.Token{}, err
+		}
+	}
+	return ut, nil
+}
+
+// refresh redeems a refresh token, retrying throttling and outages of the
+// token endpoint. invalid_grant (revoked, expired) and unauthorized_client
+// (issued to another client) become grantCode.
+func (p *Provider) refresh(ctx context.Context, settings unical.ProviderSettings, refreshToken string, grantCode unical.Code) (*oauth2.Token, error) {
+	if refreshToken == "" {
+		return nil, unical.Errorf(grantCode, "The account has no Google refresh token; reconnect it.")
+	}
+	cfg := p.oauthConfig(settings, "")
+	var tok *oauth2.Token
+	err := p.retry(ctx, func() outcome {
+		t, err := cfg.TokenSource(p.oauthContext(ctx), &oauth2.Token{RefreshToken: refreshToken}).Token()
+		if err != nil {
+			return p.tokenOutcome(ctx, err, grantCode, true)
+		}
+		tok = t
+		return outcome{}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = refreshToken
+	}
+	return tok, nil
+}
+
+// userinfo is the part of the OpenID Connect userinfo answer we read.
+type userinfo struct {
+	Sub   string `json:"sub"`
+	Email string `json:"email"`
+}
+
+// connection reads the identity behind a fresh token and checks the grant.
+func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, tok *oauth2.Token) (*unical.Connection, error) {
+	ut := fromOAuth(tok)
+	if len(settings.Scopes) == 0 && ut.Scopes != nil && !slices.Contains(ut.Scopes, ScopeCalendar) {
+		// Granular consent: the user may untick the calendar scope.
+		return nil, unical.Errorf(unical.CodeUnauthorized, "The Google account did not grant access to its calendars.")
+	}
+	c := &conn{p: p, ep: endpointsFor(settings), token: ut, expiredCode: unical.CodeUnauthorized}
+	var info userinfo
+	if err := c.do(ctx, "GET", c.ep.userinfo, nil, &info); err != nil {
+		return nil, err
+	}
+	if info.Sub == "" || info.Email == "" {
+		return nil, unical.Errorf(unical.CodeUnauthorized, "Google did not share the account's email address; the email scope is required.")
+	}
+	return &unical.Connection{
+		Email:             info.Email,
+		ProviderAccountID: info.Sub,
+		Scopes:            ut.Scopes,
+		Token:             ut,
+	}, nil
+}
+
+// fromOAuth converts an x/oauth2 token to the root's Token.
+func fromOAuth(t *oauth2.Token) unical.Token {
+	ut := unical.Token{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
+	if sc, ok := t.Extra("scope").(string); ok {
+		ut.Scopes = strings.Fields(sc)
+	}
+	return ut
+}
