@@ -242,6 +242,11 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
+	if conn.Email != "" && !strings.EqualFold(conn.Email, params.Email) {
+		// The credentials work, but for someone else: storing them under
+		// this email would mix two users' calendars.
+		return nil, invalidf("email", "The credentials belong to another account than %s.", params.Email)
+	}
 	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, params.Password.Value())
 }
 

@@ -79,6 +79,7 @@ func TestBadRequests(t *testing.T) {
 		{"MissingRefreshToken", "", "POST", "/v1/endUserAccounts", map[string]any{"email": googleUser, "providerType": "PROVIDER_A"}, "", 400, "invalid_request", "refreshToken"},
 		{"MissingPassword", "", "POST", "/v1/endUserAccounts", map[string]any{"email": davUser, "providerType": "PROVIDER_C"}, "", 400, "invalid_request", "password"},
 		{"RefusedRefreshToken", "", "POST", "/v1/endUserAccounts", map[string]any{"email": "new@example.com", "providerType": "PROVIDER_A", "refreshToken": "revoked"}, "", 400, "invalid_request", "refreshToken"},
+		{"RefreshTokenOfOtherUser", "", "POST", "/v1/endUserAccounts", map[string]any{"email": "someone@example.com", "providerType": "PROVIDER_A", "refreshToken": googleToken}, "", 400, "invalid_request", "email"},
 		{"RefusedPassword", "", "POST", "/v1/endUserAccounts", map[string]any{"email": davUser, "providerType": "PROVIDER_C", "password": "wrong"}, "", 400, "invalid_request", "password"},
 		{"HugeBody", "", "POST", "/v1/endUserAccounts", huge, "", 413, "payload_too_large", ""},
 		{"WrongContentType", "", "POST", "/v1/endUserAccounts", `email=a`, "application/x-www-form-urlencoded", 400, "invalid_request", "Content-Type"},
