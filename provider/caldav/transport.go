@@ -1,0 +1,146 @@
+package caldav
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+const (
+	// maxRedirects bounds the redirects followed for one request.
+	maxRedirects = 5
+	// maxBody caps how much of a response is read.
+	maxBody = 16 << 20
+)
+
+// conn is one account's view of the server: the credentials and whether
+// a 401 means a wrong password (while connecting) or an expired account.
+type conn struct {
+	client     *http.Client
+	username   string
+	password   string
+	connecting bool
+}
+
+func (p *Provider) conn(s *unical.Session) *conn {
+	return &conn{client: p.client, username: s.Email, password: s.Password}
+}
+
+// response is a server answer read in full, with the URL that gave it
+// (after redirects), against which its hrefs resolve.
+type response struct {
+	URL        *url.URL
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+}
+
+// do sends one request, following redirects with the same method and body,
+// and reads the answer. Any status is returned; only transport failures are
+// errors.
+func (c *conn) do(ctx context.Context, method string, target *url.URL, header http.Header, body string) (*response, error) {
+	u := target
+	for range maxRedirects + 1 {
+		req, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(body))
+		if err != nil {
+			return nil, unical.WrapError(unical.CodeInvalid, err, "The CalDAV server URL is not valid.")
+		}
+		for k, vs := range header {
+			req.Header[k] = vs
+		}
+		if sameHost(u, target) || u.Scheme == "https" {
+			req.SetBasicAuth(c.username, c.password)
+		}
+		resp, err := c.client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server did not answer in time.")
+			}
+			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server cannot be reached.")
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close()
+		if err != nil {
+			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server's answer was cut short.")
+		}
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+			http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			loc, err := u.Parse(resp.Header.Get("Location"))
+			if err != nil || resp.Header.Get("Location") == "" {
+				return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a redirect without a valid location.")
+			}
+			u = loc
+			continue
+		}
+		return &response{URL: u, StatusCode: resp.StatusCode, Header: resp.Header, Body: b}, nil
+	}
+	return nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server redirected too many times.")
+}
+
+func sameHost(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host)
+}
+
+// classify turns a non-2xx answer into an *unical.Error; what names the
+// operation for the log. It returns nil for a 2xx answer.
+func (c *conn) classify(r *response, what string) error {
+	if r.StatusCode >= 200 && r.StatusCode < 300 {
+		return nil
+	}
+	cause := fmt.Errorf("caldav: %s: %s %s: %s", what, r.URL.Redacted(), http.StatusText(r.StatusCode), snippet(r.Body))
+	switch r.StatusCode {
+	case http.StatusUnauthorized:
+		if c.connecting {
+			return unical.WrapError(unical.CodeUnauthorized, cause, "The CalDAV server refused the email and app-specific password.")
+		}
+		return unical.WrapError(unical.CodeAccountExpired, cause, "The CalDAV server no longer accepts the account's app-specific password; reconnect the account.")
+	case http.StatusNotFound, http.StatusGone:
+		return unical.WrapError(unical.CodeNotFound, cause, "Not found at the CalDAV server.")
+	case http.StatusPreconditionFailed:
+		return unical.WrapError(unical.CodePrecondition, cause, "The resource changed at the CalDAV server since it was read.")
+	case http.StatusTooManyRequests:
+		e := unical.WrapError(unical.CodeRateLimited, cause, "The CalDAV server asks to slow down.")
+		e.RetryAfter = retryAfter(r.Header, time.Now())
+		return e
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		e := unical.WrapError(unical.CodeUnavailable, cause, "The CalDAV server is unavailable.")
+		e.RetryAfter = retryAfter(r.Header, time.Now())
+		return e
+	}
+	return unical.WrapError(unical.CodeUpstream, cause, "The CalDAV server answered with an error.")
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now).Round(time.Second)
+	}
+	return 0
+}
+
+func snippet(b []byte) string {
+	const n = 512
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// errNoHref marks a multistatus without the property asked for.
+var errNoHref = errors.New("property has no href")
