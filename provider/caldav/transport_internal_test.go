@@ -1,0 +1,69 @@
+package caldav
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	u, _ := url.Parse("https://user:secret@example.com/cal/")
+	tests := []struct {
+		name       string
+		status     int
+		header     http.Header
+		connecting bool
+		want       unical.Code
+		wantRetry  time.Duration
+	}{
+		{"ok", http.StatusMultiStatus, nil, false, "", 0},
+		{"wrong password while connecting", http.StatusUnauthorized, nil, true, unical.CodeUnauthorized, 0},
+		{"password revoked later", http.StatusUnauthorized, nil, false, unical.CodeAccountExpired, 0},
+		{"not found", http.StatusNotFound, nil, false, unical.CodeNotFound, 0},
+		{"stale etag", http.StatusPreconditionFailed, nil, false, unical.CodePrecondition, 0},
+		{"throttled", http.StatusTooManyRequests, http.Header{"Retry-After": {"7"}}, false, unical.CodeRateLimited, 7 * time.Second},
+		{"down", http.StatusServiceUnavailable, http.Header{"Retry-After": {"x"}}, false, unical.CodeUnavailable, 0},
+		{"server bug", http.StatusInternalServerError, nil, false, unical.CodeUpstream, 0},
+		{"forbidden", http.StatusForbidden, nil, false, unical.CodeUpstream, 0},
+	}
+	for _, tt := range tests {
+		c := &conn{connecting: tt.connecting}
+		err := c.classify(&response{URL: u, StatusCode: tt.status, Header: tt.header}, "test")
+		if got := unical.ErrorCode(err); got != tt.want {
+			t.Errorf("%s: code = %q, want %q (%v)", tt.name, got, tt.want, err)
+		}
+		if e, ok := err.(*unical.Error); ok {
+			if e.RetryAfter != tt.wantRetry {
+				t.Errorf("%s: RetryAfter = %v, want %v", tt.name, e.RetryAfter, tt.wantRetry)
+			}
+			if e.Err != nil && strings.Contains(e.Err.Error(), "secret") {
+				t.Errorf("%s: cause leaks the URL password: %v", tt.name, e.Err)
+			}
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		value string
+		want  time.Duration
+	}{
+		{"", 0},
+		{"120", 2 * time.Minute},
+		{"Thu, 01 Jan 2026 12:00:30 GMT", 30 * time.Second},
+		{"Thu, 01 Jan 2026 11:00:00 GMT", 0},
+		{"soon", 0},
+	}
+	for _, tt := range tests {
+		if got := retryAfter(http.Header{"Retry-After": {tt.value}}, now); got != tt.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tt.value, got, tt.want)
+		}
+	}
+}
