@@ -1,0 +1,138 @@
+// Package deliver is the HTTP client that sends webhook requests. It
+// refuses to connect to loopback, private, link-local, unspecified and
+// multicast addresses (see webhook.ForbiddenAddr) unless told otherwise.
+// The check runs on the address actually dialled, after DNS resolution, so
+// a name that resolves (or re-resolves) to an internal address is refused
+// too. Redirects are never followed: a 3xx is a failed attempt, because
+// following one would let a receiver point the request anywhere.
+//
+// Server certificates are checked against the system roots, which on Unix
+// honour the standard SSL_CERT_FILE and SSL_CERT_DIR variables, so a
+// private CA bundle needs no setting of ours.
+package deliver
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/unical/unical/internal/webhook"
+)
+
+// DefaultTimeout bounds one attempt when Options.Timeout is zero. Svix
+// counts a 2xx within 15 seconds as delivered.
+const DefaultTimeout = 15 * time.Second
+
+// maxResponseBody is how much of a receiver's answer is read, so that a
+// receiver cannot make us download much; only the status code counts.
+const maxResponseBody = 64 << 10
+
+// Options configure a Client.
+type Options struct {
+	// AllowPrivate lets deliveries reach loopback and private addresses,
+	// for development against a receiver on the same machine or network.
+	AllowPrivate bool
+	// Timeout bounds one attempt: connecting, sending and reading the
+	// status. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// TLSConfig replaces the TLS settings; nil means the system roots
+	// (with SSL_CERT_FILE honoured). Tests use it to trust their server.
+	TLSConfig *tls.Config
+	// UserAgent is sent with each request; empty means "unical-webhooks".
+	UserAgent string
+}
+
+// ErrForbiddenAddress is wrapped by the error of an attempt refused by the
+// address policy.
+var ErrForbiddenAddress = errors.New("deliver: address not allowed for webhook delivery")
+
+// Client sends webhook requests. It is safe for concurrent use.
+type Client struct {
+	http      *http.Client
+	userAgent string
+}
+
+// New returns a Client.
+func New(opts Options) *Client {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	if !opts.AllowPrivate {
+		dialer.Control = refuseForbidden
+	}
+	t := &http.Transport{
+		// No proxy: the address check must see the receiver's address, and
+		// a proxy would both hide it and carry the request anywhere.
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       opts.TLSConfig,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	ua := opts.UserAgent
+	if ua == "" {
+		ua = "unical-webhooks"
+	}
+	return &Client{
+		http: &http.Client{
+			Transport: t,
+			Timeout:   timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		userAgent: ua,
+	}
+}
+
+// refuseForbidden is the dialer's Control hook: it runs after resolution,
+// just before connect(2), with the literal address being dialled.
+func refuseForbidden(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot parse %q", ErrForbiddenAddress, address)
+	}
+	if webhook.ForbiddenAddr(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
+	}
+	return nil
+}
+
+// Send POSTs body to url with the given headers and returns the response
+// status code. A transport failure (refused address, timeout, TLS error)
+// is an error with status 0.
+func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range header {
+		req.Header[http.CanonicalHeaderKey(k)] = v
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	// Draining a little lets the connection be reused for the next message.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
+	return resp.StatusCode, nil
+}
+
+// CloseIdleConnections closes kept-alive connections.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }

@@ -1,0 +1,148 @@
+package deliver_test
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/unical/unical/internal/webhook/deliver"
+)
+
+// trust returns TLS settings that trust srv's certificate.
+func trust(srv *httptest.Server) *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return &tls.Config{RootCAs: pool}
+}
+
+func TestClient_Send(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.Method != http.MethodPost || r.Header.Get("Webhook-Id") != "msg_1" || r.Header.Get("Content-Type") != "application/json" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ok", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	srv := httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	header := map[string][]string{"webhook-id": {"msg_1"}, "Content-Type": {"application/json"}}
+
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		status, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
+		if err != nil || status != http.StatusNoContent {
+			t.Fatalf("Send() = %d, %v; want 204", status, err)
+		}
+	})
+	t.Run("RedirectNotFollowed", func(t *testing.T) {
+		t.Parallel()
+		before := hits.Load()
+		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		status, err := c.Send(t.Context(), srv.URL+"/redirect", header, []byte(`{}`))
+		if err != nil || status != http.StatusTemporaryRedirect {
+			t.Fatalf("Send() = %d, %v; want 307", status, err)
+		}
+		if hits.Load() != before {
+			t.Error("the redirect target was requested")
+		}
+	})
+	t.Run("ErrTimeout", func(t *testing.T) {
+		t.Parallel()
+		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv), Timeout: 100 * time.Millisecond})
+		start := time.Now()
+		if _, err := c.Send(t.Context(), srv.URL+"/slow", header, nil); err == nil {
+			t.Fatal("Send() to a slow receiver = nil error, want a timeout")
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("Send() took %v; the timeout did not apply", d)
+		}
+	})
+	t.Run("ErrUntrustedCertificate", func(t *testing.T) {
+		t.Parallel()
+		c := deliver.New(deliver.Options{AllowPrivate: true})
+		if _, err := c.Send(t.Context(), srv.URL+"/ok", header, nil); err == nil {
+			t.Fatal("Send() to a self-signed server = nil error, want a certificate error")
+		}
+	})
+	for _, target := range []struct{ name, url string }{
+		{"ErrLoopbackIP", srv.URL},
+		{"ErrLoopbackName", strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)},
+		{"ErrUnspecified", strings.Replace(srv.URL, "127.0.0.1", "0.0.0.0", 1)},
+		{"ErrMappedLoopback", strings.Replace(srv.URL, "127.0.0.1", "[::ffff:127.0.0.1]", 1)},
+	} {
+		t.Run(target.name, func(t *testing.T) {
+			t.Parallel()
+			before := hits.Load()
+			c := deliver.New(deliver.Options{TLSConfig: trust(srv)})
+			_, err := c.Send(t.Context(), target.url+"/ok", header, nil)
+			if !errors.Is(err, deliver.ErrForbiddenAddress) {
+				t.Fatalf("Send(%s) error = %v, want ErrForbiddenAddress", target.url, err)
+			}
+			if hits.Load() != before {
+				t.Error("the receiver was reached")
+			}
+		})
+	}
+}
+
+// TestClient_Send_SSLCertFile runs a child test process with SSL_CERT_FILE
+// naming the test server's certificate: the system roots are loaded once
+// per process, so only a fresh process shows that the variable is honoured.
+func TestClient_Send_SSLCertFile(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("DELIVER_CHILD_URL") != "" {
+		t.Skip("running as the child")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(srv.Close)
+	bundle := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(bundle, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSSLCertFileChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+bundle, "SSL_CERT_DIR=", "DELIVER_CHILD_URL="+srv.URL)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSSLCertFileChild") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestSSLCertFileChild is the child half of TestClient_Send_SSLCertFile.
+func TestSSLCertFileChild(t *testing.T) {
+	url := os.Getenv("DELIVER_CHILD_URL")
+	if url == "" {
+		t.Skip("only run by TestClient_Send_SSLCertFile")
+	}
+	c := deliver.New(deliver.Options{AllowPrivate: true})
+	status, err := c.Send(t.Context(), url, nil, []byte(`{}`))
+	if err != nil || status != http.StatusAccepted {
+		t.Fatalf("Send() with SSL_CERT_FILE = %d, %v; want 202", status, err)
+	}
+}
