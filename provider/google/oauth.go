@@ -2,6 +2,7 @@ package google
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -39,7 +40,7 @@ func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.Aut
 		return "", unical.Errorf(unical.CodeInvalid, "The application has no Google OAuth client id configured.")
 	}
 	if req.RedirectURI == "" || req.CodeChallenge == "" {
-		return "", unical.Errorf(unical.CodeInternal, "google: AuthCodeURL needs a redirect URI and a PKCE challenge")
+		return "", unical.WrapError(unical.CodeInternal, errors.New("google: AuthCodeURL needs a redirect URI and a PKCE challenge"), "Internal error.")
 	}
 	opts := []oauth2.AuthCodeOption{
 		oauth2.AccessTypeOffline,
