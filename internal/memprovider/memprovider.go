@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/teambition/rrule-go"
-
 	"github.com/unical/unical"
 )
 
@@ -347,11 +345,14 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
 		}
 		if q.SingleEvents && ev.IsRecurring && !st.deleted {
-			inst, err := expand(&ev, q.TimeMin, q.TimeMax)
+			inst, err := unical.ExpandEvents([]*unical.Event{&ev}, q.TimeMin, q.TimeMax)
 			if err != nil {
 				return nil, err
 			}
 			all = append(all, inst...)
+			continue
+		}
+		if !st.deleted && !ev.IsRecurring && !inWindow(&ev, q.TimeMin, q.TimeMax) {
 			continue
 		}
 		all = append(all, &ev)
@@ -383,34 +384,16 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	return batch, nil
 }
 
-// expand returns the instances of a series overlapping [from, to).
-func expand(ev *unical.Event, from, to time.Time) ([]*unical.Event, error) {
-	start, end, err := ev.Interval()
+// inWindow reports whether e overlaps [from, to); zero bounds are open.
+func inWindow(e *unical.Event, from, to time.Time) bool {
+	start, end, err := e.Interval()
 	if err != nil {
-		return nil, err
+		return true
 	}
-	lines := []string{"DTSTART:" + start.UTC().Format("20060102T150405Z")}
-	lines = append(lines, ev.Recurrence...)
-	set, err := rrule.StrToRRuleSet(strings.Join(lines, "\n"))
-	if err != nil {
-		return nil, unical.Errorf(unical.CodeInvalid, "bad recurrence: %v", err)
+	if !to.IsZero() && !start.Before(to) {
+		return false
 	}
-	dur := end.Sub(start)
-	var out []*unical.Event
-	for _, t := range set.Between(from.Add(-dur), to, true) {
-		if !t.Add(dur).After(from) && dur > 0 {
-			continue
-		}
-		inst := *ev
-		inst.ID = ev.ID + "_" + t.UTC().Format("20060102T150405Z")
-		inst.IsRecurring, inst.IsException, inst.Recurrence = false, true, nil
-		inst.RecurringEventID = ev.ID
-		inst.Start = unical.TimedAt(t.UTC())
-		inst.End = unical.TimedAt(t.Add(dur).UTC())
-		inst.OriginalStart = unical.TimedAt(t.UTC())
-		out = append(out, &inst)
-	}
-	return out, nil
+	return from.IsZero() || end.After(from) || (end.Equal(start) && !start.Before(from))
 }
 
 // GetEvent implements unical.Provider, for series and instance ids.

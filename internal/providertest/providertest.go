@@ -1,0 +1,442 @@
+// Package providertest is the conformance suite every unical.Provider
+// passes against its server: the real CalDAV servers (Radicale, Xandikos)
+// and the protocol-faithful fakes of Google and Microsoft Graph. It checks
+// behaviour a caller of the unified API sees: fields that survive a round
+// trip, error codes, windows, expansion, paging and sync cursors.
+package providertest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+)
+
+// Harness connects the suite to one provider and its server.
+type Harness struct {
+	// Provider is the provider under test.
+	Provider unical.Provider
+	// Session is a connected test account's session.
+	Session *unical.Session
+	// NewCalendar returns a fresh, empty, writable calendar for one test.
+	NewCalendar func(t *testing.T) string
+	// ExpireSyncCursors, when set, makes the server refuse every sync
+	// cursor issued so far, so the suite can check CodeGone.
+	ExpireSyncCursors func(t *testing.T)
+	// Lacks names features the provider does not have, with the reason:
+	// "calendarCreate", "extendedProperties", "attendees", "hexColor".
+	Lacks map[string]string
+}
+
+func (h *Harness) lacks(t *testing.T, feature string) bool {
+	t.Helper()
+	if why, ok := h.Lacks[feature]; ok {
+		t.Logf("provider lacks %s: %s", feature, why)
+		return true
+	}
+	return false
+}
+
+// Run runs the suite. newHarness is called once per test, so each test
+// can have its own calendar.
+func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, h *Harness)
+	}{
+		{"Calendars/Lifecycle", testCalendarLifecycle},
+		{"Calendars/ErrNotFound", testCalendarNotFound},
+		{"Events/RoundTrip", testEventRoundTrip},
+		{"Events/AllDay", testAllDay},
+		{"Events/PartialUpdate", testPartialUpdate},
+		{"Events/Delete", testDelete},
+		{"Events/ErrNotFound", testEventNotFound},
+		{"Events/Window", testWindow},
+		{"Events/Recurring", testRecurring},
+		{"Events/Paging", testPaging},
+		{"Events/Sync", testSync},
+		{"Events/SyncCursorExpired", testSyncExpired},
+		{"RSVP/ErrNotAttendee", testRSVPNotAttendee},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, newHarness(t))
+		})
+	}
+}
+
+func ctxOf(t *testing.T) context.Context { return t.Context() }
+
+func wantCode(t *testing.T, what string, err error, code unical.Code) {
+	t.Helper()
+	if got := unical.ErrorCode(err); got != code {
+		t.Fatalf("%s: error code = %q (%v), want %q", what, got, err, code)
+	}
+}
+
+func must[T any](t *testing.T, what string) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+}
+
+func timed(s string) unical.Optional[unical.EventDateTime] {
+	return unical.Some(unical.EventDateTime{DateTime: s})
+}
+
+func zoned(s, zone string) unical.Optional[unical.EventDateTime] {
+	return unical.Some(unical.EventDateTime{DateTime: s, TimeZone: zone})
+}
+
+// instant reads an EventDateTime as an instant for comparisons across
+// providers that render offsets differently.
+func instant(t *testing.T, d *unical.EventDateTime) time.Time {
+	t.Helper()
+	if d == nil {
+		t.Fatal("missing date-time")
+	}
+	v, err := d.Time("dateTime")
+	if err != nil {
+		t.Fatalf("date-time %+v: %v", d, err)
+	}
+	return v.UTC()
+}
+
+// listAll walks every page of a listing, at most 50 pages.
+func listAll(t *testing.T, h *Harness, calendarID string, q unical.EventQuery) ([]*unical.Event, *unical.EventBatch) {
+	t.Helper()
+	var all []*unical.Event
+	var last *unical.EventBatch
+	for range 50 {
+		batch, err := h.Provider.ListEvents(ctxOf(t), h.Session, calendarID, &q)
+		if err != nil {
+			t.Fatalf("ListEvents: %v", err)
+		}
+		all = append(all, batch.Events...)
+		last = batch
+		if batch.NextPageCursor == "" {
+			return all, last
+		}
+		q.PageCursor = batch.NextPageCursor
+	}
+	t.Fatal("ListEvents did not finish in 50 pages")
+	return nil, nil
+}
+
+func testCalendarLifecycle(t *testing.T, h *Harness) {
+	if h.lacks(t, "calendarCreate") {
+		t.Skip()
+	}
+	p, s := h.Provider, h.Session
+	params := &unical.CalendarParams{Name: unical.Some("Conformance " + time.Now().Format("150405.000")), TimeZone: unical.Some("Europe/Berlin")}
+	if !h.lacks(t, "hexColor") {
+		params.HexColor = unical.Some("#33aa55")
+	}
+	cal := must[*unical.Calendar](t, "CreateCalendar")(p.CreateCalendar(ctxOf(t), s, params))
+	got := must[*unical.Calendar](t, "GetCalendar")(p.GetCalendar(ctxOf(t), s, cal.ID))
+	want := []string{cal.ID, params.Name.Value(), params.HexColor.Value()}
+	if diff := cmp.Diff(want, []string{got.ID, got.Name, strings.ToLower(got.HexColor)}); diff != "" {
+		t.Errorf("created calendar id, name, colour mismatch (-want +got):\n%s", diff)
+	}
+	if got.ReadOnly {
+		t.Error("a calendar we created is readOnly")
+	}
+	upd := must[*unical.Calendar](t, "UpdateCalendar")(p.UpdateCalendar(ctxOf(t), s, cal.ID, &unical.CalendarParams{Name: unical.Some(params.Name.Value() + " v2")}))
+	if upd.Name != params.Name.Value()+" v2" {
+		t.Errorf("renamed calendar name = %q", upd.Name)
+	}
+	list := must[[]*unical.Calendar](t, "ListCalendars")(p.ListCalendars(ctxOf(t), s))
+	if !slices.ContainsFunc(list, func(c *unical.Calendar) bool { return c.ID == cal.ID && c.Name == upd.Name }) {
+		t.Errorf("ListCalendars does not show the renamed calendar %s", cal.ID)
+	}
+	if err := p.DeleteCalendar(ctxOf(t), s, cal.ID); err != nil {
+		t.Fatalf("DeleteCalendar: %v", err)
+	}
+	_, err := p.GetCalendar(ctxOf(t), s, cal.ID)
+	wantCode(t, "GetCalendar after delete", err, unical.CodeNotFound)
+}
+
+func testCalendarNotFound(t *testing.T, h *Harness) {
+	_, err := h.Provider.GetCalendar(ctxOf(t), h.Session, "no-such-calendar-"+fmt.Sprint(time.Now().UnixNano()))
+	wantCode(t, "GetCalendar(unknown)", err, unical.CodeNotFound)
+}
+
+func testEventRoundTrip(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	params := &unical.EventParams{
+		Title:        unical.Some("Design review"),
+		Description:  unical.Some("Bring the mock-ups.\nSecond line, with a comma; and a semicolon."),
+		Location:     unical.Some("Room 4, Main St."),
+		Start:        zoned("2026-06-10T14:00:00+02:00", "Europe/Berlin"),
+		End:          zoned("2026-06-10T15:30:00+02:00", "Europe/Berlin"),
+		Transparency: unical.Some(unical.TransparencyTransparent),
+		Visibility:   unical.Some(unical.VisibilityPrivate),
+	}
+	if !h.lacks(t, "extendedProperties") {
+		params.PrivateExtendedProperties = unical.Some(map[string]string{"crmId": "42"})
+		params.PublicExtendedProperties = unical.Some(map[string]string{"project": "apollo"})
+	}
+	if !h.lacks(t, "attendees") {
+		params.Attendees = unical.Some([]unical.Attendee{{Email: "bob@example.com", Name: "Bob"}})
+	}
+	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, params))
+	if created.ID == "" || created.ETag == "" {
+		t.Errorf("created event has id %q etag %q, want both", created.ID, created.ETag)
+	}
+	got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID))
+	type view struct {
+		Title, Description, Location string
+		Start, End                   time.Time
+		AllDay, Recurring            bool
+		Transparency                 unical.Transparency
+		Visibility                   unical.Visibility
+		Private, Public              map[string]string
+		Attendees                    []string
+	}
+	summarize := func(e *unical.Event) view {
+		v := view{Title: e.Title, Description: e.Description, Location: e.Location, Start: instant(t, e.Start), End: instant(t, e.End),
+			AllDay: e.IsAllDay, Recurring: e.IsRecurring, Transparency: e.Transparency, Visibility: e.Visibility,
+			Private: e.PrivateExtendedProperties, Public: e.PublicExtendedProperties}
+		for _, a := range e.Attendees {
+			if !strings.EqualFold(a.Email, h.Session.Email) {
+				v.Attendees = append(v.Attendees, strings.ToLower(a.Email))
+			}
+		}
+		return v
+	}
+	want := view{Title: "Design review", Description: params.Description.Value(), Location: "Room 4, Main St.",
+		Start: time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC), End: time.Date(2026, 6, 10, 13, 30, 0, 0, time.UTC),
+		Transparency: unical.TransparencyTransparent, Visibility: unical.VisibilityPrivate,
+		Private: params.PrivateExtendedProperties.Value(), Public: params.PublicExtendedProperties.Value()}
+	if params.Attendees.IsSet() {
+		want.Attendees = []string{"bob@example.com"}
+	}
+	if diff := cmp.Diff(want, summarize(got)); diff != "" {
+		t.Errorf("event round trip mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(summarize(created), summarize(got)); diff != "" {
+		t.Errorf("CreateEvent's answer differs from GetEvent (-create +get):\n%s", diff)
+	}
+	if got.Start.TimeZone != "Europe/Berlin" {
+		t.Errorf("start.timeZone = %q, want Europe/Berlin", got.Start.TimeZone)
+	}
+}
+
+func testAllDay(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Holiday"), IsAllDay: unical.Some(true),
+		Start: timed("2026-07-01T00:00:00"), End: timed("2026-07-03T00:00:00"),
+	}))
+	got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID))
+	start, err1 := got.Start.Day("start")
+	end, err2 := got.End.Day("end")
+	if !got.IsAllDay || err1 != nil || err2 != nil || start.Format(unical.DateLayout) != "2026-07-01" || end.Format(unical.DateLayout) != "2026-07-03" {
+		t.Errorf("all-day event = isAllDay %v start %+v end %+v, want 2026-07-01 to 2026-07-03 (exclusive)", got.IsAllDay, got.Start, got.End)
+	}
+}
+
+func testPartialUpdate(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Draft"), Description: unical.Some("keep me"), Location: unical.Some("clear me"),
+		Start: timed("2026-06-11T09:00:00Z"), End: timed("2026-06-11T10:00:00Z"),
+	}))
+	upd := must[*unical.Event](t, "UpdateEvent")(h.Provider.UpdateEvent(ctxOf(t), h.Session, cal, created.ID, &unical.EventParams{
+		Title: unical.Some("Final"), Location: unical.Null[string](),
+	}))
+	got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID))
+	for _, e := range []*unical.Event{upd, got} {
+		if e.Title != "Final" || e.Description != "keep me" || e.Location != "" || !instant(t, e.Start).Equal(time.Date(2026, 6, 11, 9, 0, 0, 0, time.UTC)) {
+			t.Errorf("after a partial update: title %q description %q location %q start %+v; want Final, kept, cleared, unchanged", e.Title, e.Description, e.Location, e.Start)
+		}
+	}
+	if got.ETag == created.ETag {
+		t.Error("the etag did not change with the update")
+	}
+}
+
+func testDelete(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Gone soon"), Start: timed("2026-06-12T09:00:00Z"), End: timed("2026-06-12T10:00:00Z"),
+	}))
+	if err := h.Provider.DeleteEvent(ctxOf(t), h.Session, cal, created.ID); err != nil {
+		t.Fatalf("DeleteEvent: %v", err)
+	}
+	_, err := h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID)
+	wantCode(t, "GetEvent after delete", err, unical.CodeNotFound)
+	err = h.Provider.DeleteEvent(ctxOf(t), h.Session, cal, created.ID)
+	wantCode(t, "second DeleteEvent", err, unical.CodeNotFound)
+}
+
+func testEventNotFound(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	_, err := h.Provider.GetEvent(ctxOf(t), h.Session, cal, "no-such-event")
+	wantCode(t, "GetEvent(unknown)", err, unical.CodeNotFound)
+	_, err = h.Provider.UpdateEvent(ctxOf(t), h.Session, cal, "no-such-event", &unical.EventParams{Title: unical.Some("x")})
+	wantCode(t, "UpdateEvent(unknown)", err, unical.CodeNotFound)
+}
+
+func titles(events []*unical.Event) []string {
+	var out []string
+	for _, e := range events {
+		if !e.IsCancelled {
+			out = append(out, e.Title)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func testWindow(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	for i, day := range []string{"01", "05", "09"} {
+		must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+			Title: unical.Some(fmt.Sprintf("E%d", i)), Start: timed("2026-09-" + day + "T10:00:00Z"), End: timed("2026-09-" + day + "T11:00:00Z"),
+		}))
+	}
+	events, _ := listAll(t, h, cal, unical.EventQuery{
+		TimeMin: time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), TimeMax: time.Date(2026, 9, 6, 0, 0, 0, 0, time.UTC), SingleEvents: true,
+	})
+	if diff := cmp.Diff([]string{"E1"}, titles(events)); diff != "" {
+		t.Errorf("events in the window mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func testRecurring(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	series := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Standup"), Start: zoned("2026-03-26T09:00:00+01:00", "Europe/Berlin"), End: zoned("2026-03-26T09:15:00+01:00", "Europe/Berlin"),
+		Recurrence: unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=5"}),
+	}))
+	if !series.IsRecurring || len(series.Recurrence) == 0 {
+		t.Fatalf("created series isRecurring %v recurrence %v", series.IsRecurring, series.Recurrence)
+	}
+	from, to := time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
+	events, batch := listAll(t, h, cal, unical.EventQuery{TimeMin: from, TimeMax: to, SingleEvents: true})
+	if !batch.Expanded {
+		var err error
+		if events, err = unical.ExpandEvents(events, from, to); err != nil {
+			t.Fatalf("ExpandEvents: %v", err)
+		}
+	}
+	var starts []time.Time
+	for _, e := range events {
+		if e.RecurringEventID != series.ID {
+			t.Errorf("instance %s has recurringEventId %q, want %q", e.ID, e.RecurringEventID, series.ID)
+		}
+		starts = append(starts, instant(t, e.Start))
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	// 09:00 Berlin stays 09:00 across the DST change of 29 March.
+	want := []time.Time{
+		time.Date(2026, 3, 27, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 28, 8, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 29, 7, 0, 0, 0, time.UTC), time.Date(2026, 3, 30, 7, 0, 0, 0, time.UTC),
+	}
+	if diff := cmp.Diff(want, starts); diff != "" {
+		t.Errorf("instance starts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func testPaging(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	var want []string
+	for i := range 7 {
+		title := fmt.Sprintf("P%d", i)
+		want = append(want, title)
+		must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+			Title: unical.Some(title), Start: timed(fmt.Sprintf("2026-10-%02dT10:00:00Z", i+1)), End: timed(fmt.Sprintf("2026-10-%02dT11:00:00Z", i+1)),
+		}))
+	}
+	events, _ := listAll(t, h, cal, unical.EventQuery{PageSize: 3})
+	if diff := cmp.Diff(want, titles(events)); diff != "" {
+		t.Errorf("paged events mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// syncState walks a full listing and returns its sync cursor.
+func syncCursor(t *testing.T, h *Harness, cal string, q unical.EventQuery) string {
+	t.Helper()
+	q.WantSync = true
+	_, last := listAll(t, h, cal, q)
+	if last.NextSyncCursor == "" {
+		t.Fatal("the last page has no NextSyncCursor")
+	}
+	return last.NextSyncCursor
+}
+
+func testSync(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	mk := func(title, day string) *unical.Event {
+		return must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+			Title: unical.Some(title), Start: timed("2026-11-" + day + "T10:00:00Z"), End: timed("2026-11-" + day + "T11:00:00Z"),
+		}))
+	}
+	keep, change, remove := mk("keep", "02"), mk("change", "03"), mk("remove", "04")
+	cursor := syncCursor(t, h, cal, unical.EventQuery{})
+
+	added := mk("added", "05")
+	must[*unical.Event](t, "UpdateEvent")(h.Provider.UpdateEvent(ctxOf(t), h.Session, cal, change.ID, &unical.EventParams{Title: unical.Some("changed")}))
+	if err := h.Provider.DeleteEvent(ctxOf(t), h.Session, cal, remove.ID); err != nil {
+		t.Fatal(err)
+	}
+	changes, last := listAll(t, h, cal, unical.EventQuery{SyncCursor: cursor, WantSync: true})
+	got := map[string]string{}
+	for _, e := range changes {
+		if _, dup := got[e.ID]; dup {
+			t.Errorf("event %s appears twice in one sync", e.ID)
+		}
+		switch {
+		case e.IsCancelled:
+			got[e.ID] = "cancelled"
+		default:
+			got[e.ID] = e.Title
+		}
+	}
+	want := map[string]string{added.ID: "added", change.ID: "changed", remove.ID: "cancelled"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("incremental sync mismatch (-want +got):\n%s", diff)
+	}
+	if _, ok := got[keep.ID]; ok {
+		t.Error("an unchanged event came back in the incremental sync")
+	}
+	if last.NextSyncCursor == "" {
+		t.Fatal("the incremental sync has no NextSyncCursor")
+	}
+	again, _ := listAll(t, h, cal, unical.EventQuery{SyncCursor: last.NextSyncCursor, WantSync: true})
+	if len(again) != 0 {
+		t.Errorf("a sync with no changes returned %d events", len(again))
+	}
+}
+
+func testSyncExpired(t *testing.T, h *Harness) {
+	if h.ExpireSyncCursors == nil {
+		t.Skip("the harness cannot expire sync cursors")
+	}
+	cal := h.NewCalendar(t)
+	cursor := syncCursor(t, h, cal, unical.EventQuery{})
+	h.ExpireSyncCursors(t)
+	_, err := h.Provider.ListEvents(ctxOf(t), h.Session, cal, &unical.EventQuery{SyncCursor: cursor, WantSync: true})
+	wantCode(t, "ListEvents with an expired cursor", err, unical.CodeGone)
+}
+
+func testRSVPNotAttendee(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	e := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Solo"), Start: timed("2026-06-13T09:00:00Z"), End: timed("2026-06-13T10:00:00Z"),
+	}))
+	err := h.Provider.RespondToEvent(ctxOf(t), h.Session, cal, e.ID, unical.ResponseAccepted)
+	wantCode(t, "RespondToEvent without the account among the attendees", err, unical.CodeInvalid)
+}
