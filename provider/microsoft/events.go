@@ -1,0 +1,353 @@
+package microsoft
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// eventPath is the path of an event (or instance) within a calendar.
+func eventPath(calendarID, eventID string) string {
+	return calendarPath(calendarID) + "/events/" + pathID(eventID)
+}
+
+// expandQuery asks Graph to return unical's extended property.
+func expandQuery() url.Values { return url.Values{"$expand": {expandExtProps}} }
+
+// getEvent reads one event with its extended property.
+func (c *client) getEvent(ctx context.Context, calendarID, eventID string) (*event, error) {
+	var g event
+	if err := c.do(ctx, request{method: "GET", target: eventPath(calendarID, eventID), query: expandQuery()}, &g); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// GetEvent returns one event, or one instance of a series by its id.
+func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
+	g, err := p.client(s).getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	return eventFromGraph(g, readOptions{SelfEmail: s.Email})
+}
+
+// CreateEvent creates an event. Fields Graph cannot express are refused
+// with CodeInvalid before anything is written (see graphEventBody).
+func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	body, err := graphEventBody(params, nil)
+	if err != nil {
+		return nil, err
+	}
+	var g event
+	if err := p.client(s).do(ctx, request{method: "POST", target: calendarPath(calendarID) + "/events", body: body}, &g); err != nil {
+		return nil, err
+	}
+	return written(&g, body, nil, s)
+}
+
+// UpdateEvent reads the event, then PATCHes what params sets with
+// If-Match on the change key it read, so a concurrent change at Graph is
+// CodePrecondition rather than lost.
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+	c := p.client(s)
+	cur, err := c.getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	current, err := eventFromGraph(cur, readOptions{SelfEmail: s.Email})
+	if err != nil {
+		return nil, err
+	}
+	body, err := graphEventBody(params, current)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return current, nil
+	}
+	req := request{method: "PATCH", target: eventPath(calendarID, eventID), body: body}
+	if cur.ChangeKey != "" {
+		req.header = map[string]string{"If-Match": `W/"` + cur.ChangeKey + `"`}
+	}
+	var g event
+	if err := c.do(ctx, req, &g); err != nil {
+		return nil, err
+	}
+	return written(&g, body, current, s)
+}
+
+// written maps the answer to a create or PATCH. Graph returns extended
+// properties only when expanded, so they are taken from what was written,
+// or kept from the current event.
+func written(g *event, body map[string]any, current *unical.Event, s *unical.Session) (*unical.Event, error) {
+	e, err := eventFromGraph(g, readOptions{SelfEmail: s.Email})
+	if err != nil {
+		return nil, err
+	}
+	if props, ok := body["singleValueExtendedProperties"].([]singleValueExtendedProperty); ok {
+		g.SingleValueExtendedProperties = props
+		if withProps, err := eventFromGraph(g, readOptions{SelfEmail: s.Email}); err == nil {
+			e.PublicExtendedProperties, e.PrivateExtendedProperties = withProps.PublicExtendedProperties, withProps.PrivateExtendedProperties
+		}
+	} else if current != nil {
+		e.PublicExtendedProperties, e.PrivateExtendedProperties = current.PublicExtendedProperties, current.PrivateExtendedProperties
+	}
+	return e, nil
+}
+
+// DeleteEvent deletes an event; a series master id deletes the series, an
+// instance id removes that occurrence.
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+	return p.client(s).do(ctx, request{method: "DELETE", target: eventPath(calendarID, eventID)}, nil)
+}
+
+// rsvpActions are Graph's event actions by response.
+var rsvpActions = map[unical.ResponseStatus]string{
+	unical.ResponseAccepted:  "accept",
+	unical.ResponseTentative: "tentativelyAccept",
+	unical.ResponseDeclined:  "decline",
+}
+
+// RespondToEvent answers an invitation with accept, tentativelyAccept or
+// decline, sending the response to the organizer. Graph cannot take an
+// answer back, so needsAction is CodeInvalid; so is an event the account
+// organizes or is not invited to.
+func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
+	action, ok := rsvpActions[status]
+	if !ok {
+		return unical.FieldError("responseStatus", "Microsoft Graph cannot reset a response to needsAction; answer accepted, tentative or declined.")
+	}
+	c := p.client(s)
+	g, err := c.getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return err
+	}
+	if g.IsOrganizer {
+		return unical.FieldError("responseStatus", "The account organizes this event and cannot respond to it.")
+	}
+	invited := false
+	for _, a := range g.Attendees {
+		if strings.EqualFold(a.EmailAddress.Address, s.Email) {
+			invited = true
+		}
+	}
+	if !invited && (g.ResponseStatus == nil || g.ResponseStatus.Response == "" || g.ResponseStatus.Response == "organizer") {
+		return unical.FieldError("responseStatus", "The account is not among the event's attendees.")
+	}
+	return c.do(ctx, request{
+		method: "POST", target: eventPath(calendarID, eventID) + "/" + action,
+		body: map[string]any{"sendResponse": true},
+	}, nil)
+}
+
+// Cursor prefixes: unical hands cursors back opaquely, so each says which
+// kind of Graph link it holds.
+const (
+	cursorList  = "l:" // @odata.nextLink of a list, calendarView or instances
+	cursorDelta = "d:" // @odata.nextLink or @odata.deltaLink of a delta round
+)
+
+// syncWindow is the calendar view a sync cursor tracks when the listing
+// has no window: Graph's delta works on a calendar view only.
+func (p *Provider) syncWindow(q *unical.EventQuery) (time.Time, time.Time) {
+	from, to := q.TimeMin, q.TimeMax
+	now := p.now().UTC()
+	if from.IsZero() {
+		from = now.AddDate(-1, 0, 0)
+	}
+	if to.IsZero() {
+		to = now.AddDate(2, 0, 0)
+	}
+	return from, to
+}
+
+// graphTime formats a window bound for Graph's startDateTime/endDateTime.
+func graphTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// ListEvents returns one page of events.
+//
+//   - With a sync cursor (or a delta page cursor) it follows Graph's
+//     calendarView delta for the calendar: created and changed instances
+//     re-read with their extended property, removals as isCancelled.
+//   - With SeriesID it lists the series' instances in the window.
+//   - With SingleEvents and a window it reads the calendar view (expanded).
+//   - Otherwise it lists singles and series masters (/events) and keeps
+//     the singles that overlap the window.
+//
+// On the last page of a listing it starts a delta round over the same
+// window (or SyncWindow when there is none) and returns its deltaLink as
+// the sync cursor. Delta returns instances, so later sync rounds come back
+// expanded.
+func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
+	c := p.client(s)
+	opts := readOptions{SelfEmail: s.Email, TimeZone: q.TimeZone}
+	if strings.HasPrefix(q.PageCursor, cursorDelta) {
+		return p.deltaPage(ctx, c, calendarID, q, strings.TrimPrefix(q.PageCursor, cursorDelta), opts)
+	}
+	if q.SyncCursor != "" && q.PageCursor == "" {
+		if !strings.HasPrefix(q.SyncCursor, cursorDelta) {
+			return nil, unical.Errorf(unical.CodeGone, "The sync token is not one Microsoft Graph issued; sync from scratch.")
+		}
+		return p.deltaPage(ctx, c, calendarID, q, strings.TrimPrefix(q.SyncCursor, cursorDelta), opts)
+	}
+
+	req := request{method: "GET", query: expandQuery()}
+	header := map[string]string{}
+	if q.PageSize > 0 {
+		header["Prefer"] = "odata.maxpagesize=" + strconv.Itoa(min(q.PageSize, 1000))
+	}
+	req.header = header
+	expanded := false
+	window := func() {
+		req.query.Set("startDateTime", graphTime(q.TimeMin))
+		req.query.Set("endDateTime", graphTime(q.TimeMax))
+	}
+	hasWindow := !q.TimeMin.IsZero() && !q.TimeMax.IsZero()
+	switch {
+	case q.PageCursor != "":
+		if !strings.HasPrefix(q.PageCursor, cursorList) {
+			return nil, unical.Errorf(unical.CodeInvalid, "The page token is not one Microsoft Graph issued.")
+		}
+		req.target, req.query = strings.TrimPrefix(q.PageCursor, cursorList), nil
+		expanded = q.SeriesID != "" || (q.SingleEvents && hasWindow)
+	case q.SeriesID != "":
+		if !hasWindow {
+			return nil, unical.Errorf(unical.CodeInvalid, "Listing the occurrences of a series needs a start and an end.")
+		}
+		req.target = eventPath(calendarID, q.SeriesID) + "/instances"
+		window()
+		expanded = true
+	case q.SingleEvents && hasWindow:
+		req.target = calendarPath(calendarID) + "/calendarView"
+		window()
+		expanded = true
+	default:
+		req.target = calendarPath(calendarID) + "/events"
+	}
+	if expanded {
+		req.query.Set("$orderby", "start/dateTime")
+	}
+	var page collection[event]
+	if err := c.do(ctx, req, &page); err != nil {
+		return nil, err
+	}
+	batch := &unical.EventBatch{Expanded: expanded, Ordered: expanded && q.OrderBy == unical.OrderByStartTime}
+	for i := range page.Value {
+		g := &page.Value[i]
+		if !expanded && g.Type != typeSeriesMaster && !overlaps(g, q.TimeMin, q.TimeMax) {
+			continue
+		}
+		e, err := eventFromGraph(g, opts)
+		if err != nil {
+			return nil, err
+		}
+		batch.Events = append(batch.Events, e)
+	}
+	if page.NextLink != "" {
+		batch.NextPageCursor = cursorList + page.NextLink
+		return batch, nil
+	}
+	if q.WantSync {
+		cursor, err := p.startDelta(ctx, c, calendarID, q)
+		if err != nil {
+			return nil, err
+		}
+		batch.NextSyncCursor = cursor
+	}
+	return batch, nil
+}
+
+// overlaps reports whether a single event overlaps [from, to); a zero
+// bound is open.
+func overlaps(g *event, from, to time.Time) bool {
+	if g.Start == nil || g.End == nil {
+		return true
+	}
+	start, err1 := parseGraphDateTime(g.Start)
+	end, err2 := parseGraphDateTime(g.End)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	if end.Equal(start) {
+		end = end.Add(time.Nanosecond) // a zero-length event still sits at its start
+	}
+	return (from.IsZero() || end.After(from)) && (to.IsZero() || start.Before(to))
+}
+
+// startDelta pages through a fresh delta round of the calendar's view and
+// returns its deltaLink as a cursor, so later rounds report what changed
+// after this listing.
+func (p *Provider) startDelta(ctx context.Context, c *client, calendarID string, q *unical.EventQuery) (string, error) {
+	from, to := p.syncWindow(q)
+	req := request{
+		method: "GET", target: calendarPath(calendarID) + "/calendarView/delta",
+		query:  url.Values{"startDateTime": {graphTime(from)}, "endDateTime": {graphTime(to)}},
+		header: map[string]string{"Prefer": "odata.maxpagesize=1000"},
+	}
+	for {
+		var page collection[event]
+		if err := c.do(ctx, req, &page); err != nil {
+			return "", err
+		}
+		switch {
+		case page.DeltaLink != "":
+			return cursorDelta + page.DeltaLink, nil
+		case page.NextLink != "":
+			req = request{method: "GET", target: page.NextLink, header: req.header}
+		default:
+			return "", unical.Errorf(unical.CodeUpstream, "Microsoft Graph ended a delta round without a delta link.")
+		}
+	}
+}
+
+// deltaPage reads one page of a delta round from link. Changed instances
+// are read again with their extended property (delta cannot expand it);
+// one that vanished meanwhile becomes a removal. With SeriesID only that
+// series' instances are kept.
+func (p *Provider) deltaPage(ctx context.Context, c *client, calendarID string, q *unical.EventQuery, link string, opts readOptions) (*unical.EventBatch, error) {
+	req := request{method: "GET", target: link}
+	if q.PageSize > 0 {
+		req.header = map[string]string{"Prefer": "odata.maxpagesize=" + strconv.Itoa(min(q.PageSize, 1000))}
+	}
+	var page collection[event]
+	if err := c.do(ctx, req, &page); err != nil {
+		return nil, err
+	}
+	batch := &unical.EventBatch{Expanded: true}
+	for i := range page.Value {
+		g := &page.Value[i]
+		if g.Removed == nil {
+			full, err := c.getEvent(ctx, calendarID, g.ID)
+			switch {
+			case unical.ErrorCode(err) == unical.CodeNotFound:
+				g = &event{ID: g.ID, Removed: &removed{Reason: "deleted"}}
+			case err != nil:
+				return nil, err
+			default:
+				g = full
+			}
+		}
+		if q.SeriesID != "" && g.Removed == nil && g.SeriesMasterID != q.SeriesID && g.ID != q.SeriesID {
+			continue
+		}
+		e, err := eventFromGraph(g, opts)
+		if err != nil {
+			return nil, err
+		}
+		batch.Events = append(batch.Events, e)
+	}
+	switch {
+	case page.NextLink != "":
+		batch.NextPageCursor = cursorDelta + page.NextLink
+	case page.DeltaLink != "":
+		batch.NextSyncCursor = cursorDelta + page.DeltaLink
+	default:
+		return nil, unical.Errorf(unical.CodeUpstream, "Microsoft Graph ended a delta round without a delta link.")
+	}
+	return batch, nil
+}

@@ -1,0 +1,142 @@
+// Package microsoft is unical's provider for Microsoft Graph v1.0 (Outlook
+// and Microsoft 365 calendars), over golang.org/x/oauth2 and a thin Graph
+// client of its own.
+//
+// Every Microsoft URL comes from the application's
+// [unical.ProviderSettings] (AuthURL, TokenURL, APIBaseURL, Tenant), with
+// the public cloud as default, so tests point the provider at
+// internal/graphtest and national clouds at their own hosts.
+//
+// Field mapping is documented on eventFromGraph and graphEventBody;
+// recurrence conversion in recurrence.go; extended properties are kept in
+// one single-value extended property, see extPropID.
+package microsoft
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	oauthms "golang.org/x/oauth2/microsoft"
+
+	"github.com/unical/unical"
+)
+
+// ProviderType is the provider type this package serves.
+const ProviderType = unical.ProviderMicrosoft
+
+var (
+	_ unical.Provider      = (*Provider)(nil)
+	_ unical.OAuthProvider = (*Provider)(nil)
+)
+
+// Public cloud defaults.
+const (
+	// DefaultAPIBaseURL is Graph v1.0 in the public cloud.
+	DefaultAPIBaseURL = "https://graph.microsoft.com/v1.0"
+	// DefaultTenant lets both work or school and personal accounts in.
+	DefaultTenant = "common"
+)
+
+// DefaultScopes are requested when the settings name none: offline_access
+// for a refresh token, User.Read for the profile, Calendars.ReadWrite for
+// the calendars.
+var DefaultScopes = []string{"offline_access", "User.Read", "Calendars.ReadWrite"}
+
+// Config configures a Provider. Every field is optional.
+type Config struct {
+	// HTTPClient sends every request, to the identity platform and to
+	// Graph. Default a client with a 30-second timeout.
+	HTTPClient *http.Client
+	// Now is the clock used for token expiry. Default time.Now.
+	Now func() time.Time
+	// MaxRetries is how often a request answered 429, 503 or 504 is tried
+	// again before the error is returned. Default 3; negative means none.
+	MaxRetries int
+	// MaxRetryWait caps one wait between tries, including a Retry-After
+	// from Graph; a longer Retry-After is returned to the caller as
+	// CodeRateLimited or CodeUnavailable instead. Default 10 seconds.
+	MaxRetryWait time.Duration
+}
+
+// Provider is the Microsoft Graph provider. It keeps no per-account state
+// and is safe for concurrent use.
+type Provider struct {
+	httpClient   *http.Client
+	now          func() time.Time
+	maxRetries   int
+	maxRetryWait time.Duration
+}
+
+// New returns a Provider for cfg.
+func New(cfg Config) (*Provider, error) {
+	p := &Provider{
+		httpClient:   cfg.HTTPClient,
+		now:          cfg.Now,
+		maxRetries:   cfg.MaxRetries,
+		maxRetryWait: cfg.MaxRetryWait,
+	}
+	if p.httpClient == nil {
+		p.httpClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	switch {
+	case p.maxRetries == 0:
+		p.maxRetries = 3
+	case p.maxRetries < 0:
+		p.maxRetries = 0
+	}
+	if p.maxRetryWait <= 0 {
+		p.maxRetryWait = 10 * time.Second
+	}
+	return p, nil
+}
+
+// Type returns ProviderType.
+func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+// apiBase returns the Graph base URL of settings, without a trailing slash.
+func apiBase(settings unical.ProviderSettings) string {
+	if settings.APIBaseURL != "" {
+		return strings.TrimRight(settings.APIBaseURL, "/")
+	}
+	return DefaultAPIBaseURL
+}
+
+// oauthConfig returns the x/oauth2 configuration of settings. The token
+// endpoint is told the client authenticates with form parameters, which
+// both confidential and public Microsoft clients accept.
+func oauthConfig(settings unical.ProviderSettings, redirectURI string) *oauth2.Config {
+	tenant := settings.Tenant
+	if tenant == "" {
+		tenant = DefaultTenant
+	}
+	ep := oauthms.AzureADEndpoint(tenant)
+	if settings.AuthURL != "" {
+		ep.AuthURL = settings.AuthURL
+	}
+	if settings.TokenURL != "" {
+		ep.TokenURL = settings.TokenURL
+	}
+	ep.AuthStyle = oauth2.AuthStyleInParams
+	scopes := settings.Scopes
+	if len(scopes) == 0 {
+		scopes = DefaultScopes
+	}
+	return &oauth2.Config{
+		ClientID:     settings.ClientID,
+		ClientSecret: settings.ClientSecret,
+		Endpoint:     ep,
+		RedirectURL:  redirectURI,
+		Scopes:       scopes,
+	}
+}
+
+// withClient puts the provider's HTTP client into ctx for x/oauth2.
+func (p *Provider) withClient(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, p.httpClient)
+}
