@@ -43,6 +43,50 @@ type Config struct {
 	// replica takes effect after at most this long. Default 5 seconds;
 	// negative disables the cache.
 	CacheTTL time.Duration
+
+	// The webhook engine: these fields matter only to [Client.Run]. A
+	// Client that never runs it (tests, admin commands) still queues
+	// messages; a running one, in this or another process sharing the
+	// Store, delivers them.
+
+	// WebhookSender posts the signed webhook requests. Run fails without
+	// one: the root package keeps free of net/http, so the HTTP client is
+	// wired in by the program (cmd/unicald uses internal/webhook/deliver,
+	// built with AllowPrivateTargets and DeliveryTimeout below).
+	WebhookSender WebhookSender
+	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
+	// link-local addresses, for development. Default false: such URLs are
+	// refused with a 400 when they are IP literals or localhost, and the
+	// sender refuses every such address when it connects.
+	AllowPrivateTargets bool
+	// DeliveryWorkers is how many deliveries run at once; default 16.
+	DeliveryWorkers int
+	// RetrySchedule is the delay before each attempt, from the failure of
+	// the one before (the first entry, for the first attempt, is not
+	// used); its length is the number of attempts. Default
+	// webhook.DefaultSchedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+	// 10 h.
+	RetrySchedule []time.Duration
+	// RetryJitter spreads each retry delay over ±RetryJitter of itself;
+	// default 0.2, negative for none.
+	RetryJitter float64
+	// DeliveryTimeout bounds one delivery attempt; default 15 seconds.
+	DeliveryTimeout time.Duration
+	// DeliveryLease is how long a worker holds a claimed message before
+	// another worker (or process, after a crash) may take it; default 2
+	// minutes. It must exceed DeliveryTimeout.
+	DeliveryLease time.Duration
+	// OutboxPollInterval is how often an idle engine looks for due
+	// messages; messages queued by this Client wake it at once. Default 1
+	// second.
+	OutboxPollInterval time.Duration
+	// ChangePollInterval is how often subscriptions without a provider
+	// watch are checked for changes with the provider's sync cursor;
+	// default 1 minute, negative disables polling.
+	ChangePollInterval time.Duration
+	// DeliveryLogTTL is how long delivery attempts stay in the delivery
+	// log; default 7 days.
+	DeliveryLogTTL time.Duration
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The
@@ -63,6 +107,13 @@ type Client struct {
 
 	apps    *ttlCache[*Application]
 	apiKeys *ttlCache[*APIKey]
+
+	engine engineConfig
+	// wake nudges a running engine when this Client queues a message.
+	wake chan struct{}
+	// done is closed by Close; a running engine stops then.
+	done    chan struct{}
+	running sync.WaitGroup
 
 	closeOnce sync.Once
 }
@@ -114,16 +165,26 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.apps = newTTLCache[*Application](ttl, c.now)
 	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
+	var err error
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
 	c.flows = seal.New(key.Derive("oauth-flows"))
+	c.wake = make(chan struct{}, 1)
+	c.done = make(chan struct{})
+	c.engine, err = newEngineConfig(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
-// Close stops the Client's background work. It does not close the Store.
+// Close stops the Client's background work: a [Client.Run] in progress
+// returns, and Close waits for it, so that no delivery is left half
+// written. It does not close the Store.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() {})
+	c.closeOnce.Do(func() { close(c.done) })
+	c.running.Wait()
 	return nil
 }
 
@@ -296,7 +357,7 @@ func (c *Client) applyApplicationParams(app *Application, params *ApplicationPar
 		app.Providers[t] = s
 	}
 	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := checkWebhookURL("webhookUrl", raw); err != nil {
+		if err := c.checkWebhookURL("webhookUrl", raw); err != nil {
 			return "", err
 		}
 		if app.SealedWebhookSecret == nil {

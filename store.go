@@ -21,6 +21,7 @@ type Store interface {
 	AccountStore
 	SubscriptionStore
 	OutboxStore
+	DeliveryLogStore
 	FlowStore
 	BlobStore
 	// Close releases the store's resources.
@@ -204,6 +205,44 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+}
+
+// DeliveryAttempt is one entry of the delivery log: one attempt to deliver
+// a message, kept until ExpiresAt so that a developer can see why a
+// receiver is not getting messages.
+type DeliveryAttempt struct {
+	ID             string `json:"id"`
+	ApplicationID  string `json:"-"`
+	MessageID      string `json:"messageId"`
+	SubscriptionID string `json:"webhookSubscriptionId,omitempty"` // "" for the application's own endpoint
+	EventType      string `json:"eventType"`
+	// Attempt counts the message's attempts, 1 for the first.
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"timestamp"`
+	// StatusCode is the receiver's HTTP status; 0 when there was none
+	// (refused address, timeout, TLS failure).
+	StatusCode int           `json:"statusCode"`
+	Latency    time.Duration `json:"-"`
+	// Error says why the attempt failed; "" for a delivered message.
+	Error     string    `json:"error,omitempty"`
+	ExpiresAt time.Time `json:"-"`
+}
+
+// DeliveryLogStore writes delivery outcomes and keeps the delivery log.
+type DeliveryLogStore interface {
+	// RecordAttempt is UpdateMessage that also appends attempt to the
+	// delivery log, both or neither, with UpdateMessage's lease rules and
+	// codes. attempt.ExpiresAt bounds how long it is kept.
+	RecordAttempt(ctx context.Context, msg *OutboxMessage, attempt *DeliveryAttempt) error
+	// ListAttempts returns an application's attempts for one subscription
+	// (subscriptionID "" for its own endpoint) that have not expired at
+	// now, in id order after the given id, at most limit of them.
+	ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*DeliveryAttempt, error)
+	// RetryMessage puts a failed message back in the queue: pending, due at
+	// now, with no attempts and no lease. CodeNotFound if the application
+	// has no such message (or it went with its subscription), CodeConflict
+	// if the message has not failed.
+	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 
 // OAuthFlow is the server-side half of one OAuth authorization flow.

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"time"
+
+	"github.com/unical/unical/internal/webhook"
 )
 
 // Webhook event types. calendar.event.* go to a subscription's webhookUrl;
@@ -100,7 +102,9 @@ func (a *App) emitAccountEvent(ctx context.Context, eventType string, acct *Acco
 	}
 	if err := a.c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
 		a.c.log.ErrorContext(ctx, "queue account message", "app", a.id, "type", eventType, "err", err)
+		return
 	}
+	a.c.notifyOutbox()
 }
 
 // newEndpointSecret returns a Standard Webhooks secret: whsec_ and the
@@ -113,9 +117,24 @@ func newEndpointSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
-// checkWebhookURL requires an absolute https URL with a host and no
+// checkWebhookURL is checkURLShape plus the address policy: without
+// Config.AllowPrivateTargets a URL whose host is a loopback, private or
+// link-local IP literal, or localhost, is refused here; names that resolve
+// to such addresses are refused by the sender when it connects.
+func (c *Client) checkWebhookURL(field, raw string) error {
+	if err := checkURLShape(field, raw); err != nil {
+		return err
+	}
+	u, _ := url.Parse(raw)
+	if !c.engine.allowPrivate && webhook.ForbiddenHost(u.Hostname()) {
+		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
+	}
+	return nil
+}
+
+// checkURLShape requires an absolute https URL with a host and no
 // credentials or fragment.
-func checkWebhookURL(field, raw string) error {
+func checkURLShape(field, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" {
 		return invalidf(field, "%s must be an absolute HTTPS URL.", field)
@@ -186,7 +205,7 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 	if params.WebhookURL == "" {
 		return nil, invalidf("webhookUrl", "webhookUrl is required.")
 	}
-	if err := checkWebhookURL("webhookUrl", params.WebhookURL); err != nil {
+	if err := a.c.checkWebhookURL("webhookUrl", params.WebhookURL); err != nil {
 		return nil, err
 	}
 	rate := DefaultRateLimit

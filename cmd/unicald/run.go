@@ -18,6 +18,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -68,7 +69,7 @@ func (m *Main) flags(name string) *flag.FlagSet {
 }
 
 // open opens the store and the Client over the data folder.
-func (m *Main) open(dataDir, publicURL string, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
+func (m *Main) open(dataDir, publicURL string, allowPrivate bool, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
@@ -84,7 +85,12 @@ func (m *Main) open(dataDir, publicURL string, logger *slog.Logger) (*unical.Cli
 	if providers == nil {
 		providers = defaultProviders(logger)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger})
+	client, err := unical.New(unical.Config{
+		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
+		// The webhook engine only runs in serve; admin commands just queue.
+		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: allowPrivate}),
+		AllowPrivateTargets: allowPrivate,
+	})
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -111,11 +117,12 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	addr := fs.String("addr", m.env("UNICAL_ADDR", "127.0.0.1:8080"), "listen address")
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
 	publicURL := fs.String("public-url", m.env("UNICAL_PUBLIC_URL", ""), "public base URL (OAuth callbacks, push)")
+	allowPrivate := fs.Bool("allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks reach loopback and private addresses (development only)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	client, store, err := m.open(*dataDir, *publicURL, logger)
+	client, store, err := m.open(*dataDir, *publicURL, *allowPrivate, logger)
 	if err != nil {
 		return err
 	}
@@ -142,6 +149,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	// The webhook engine resumes pending deliveries from the Store; the
+	// deferred client.Close stops it and waits for it.
+	go func() {
+		if err := client.Run(ctx); err != nil {
+			logger.Error("webhook engine", "err", err)
+		}
+	}()
 	select {
 	case err := <-errc:
 		return err
@@ -205,7 +219,7 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
 	}
-	client, store, err := m.open(*dataDir, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	client, store, err := m.open(*dataDir, "", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
@@ -284,7 +298,7 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	if *appID == "" {
 		return usageError{"keys needs --app"}
 	}
-	client, store, err := m.open(*dataDir, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	client, store, err := m.open(*dataDir, "", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,9 @@ var (
 	bucketOutbox          = []byte("outbox")
 	bucketOutboxPending   = []byte("outbox.pending")
 	bucketOutboxBySub     = []byte("outbox.bySubscription")
+	bucketDeliveries      = []byte("deliveries")
+	bucketDeliveriesBySub = []byte("deliveries.bySubscription")
+	bucketDeliveriesByExp = []byte("deliveries.byExpiry")
 	bucketFlows           = []byte("flows")
 	bucketFlowsByExpiry   = []byte("flows.byExpiry")
 	bucketBlobs           = []byte("blobs")
@@ -67,6 +70,7 @@ var allBuckets = [][]byte{
 	bucketAccounts, bucketAccountsByApp, bucketAccountsByEmail,
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub,
+	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketBlobs, bucketBlobsByExpiry,
 }
 

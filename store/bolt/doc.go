@@ -24,6 +24,9 @@
 //	outbox                   message id → message
 //	outbox.pending           next attempt ‖ message id → lease expiry or ∅
 //	outbox.bySubscription    subscription id ␀ message id → ∅   (pending only)
+//	deliveries               attempt id → delivery attempt
+//	deliveries.bySubscription app id ␀ subscription id ␀ attempt id → ∅ ("" for the app's endpoint)
+//	deliveries.byExpiry      expiry ‖ attempt id → ∅
 //	flows                    flow id → OAuth flow
 //	flows.byExpiry           expiry ‖ flow id → ∅
 //	blobs                    app id ␀ key → blob
@@ -34,6 +37,9 @@
 // Only pending messages are in outbox.pending, so claiming never walks the
 // delivered history; a claim is written onto the message itself, so after a
 // crash and restart the same file hands expired claims to the next worker.
+// Buckets missing from an older file are created by Open, so the delivery
+// log needed no new format version. Expired attempts are pruned a few at a
+// time by each RecordAttempt.
 //
 // Times are stored in UTC with nanosecond precision. Sealed secrets arrive
 // sealed by the Client and are stored as they are, so nothing in the file is

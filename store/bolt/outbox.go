@@ -199,31 +199,43 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 // CodeNotFound if the message is not the application's (or was deleted with
 // its subscription), CodeInvalid for an unknown status.
 func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) error {
-	switch msg.Status {
-	case unical.MessagePending, unical.MessageDelivered, unical.MessageFailed:
-	default:
-		return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", msg.Status)
+	if err := checkStatus(msg.Status); err != nil {
+		return err
 	}
 	return s.update(ctx, "update message", func(tx *bbolt.Tx) error {
-		var rec message
-		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(msg.ID), &rec)
-		if err != nil {
-			return err
-		}
-		if !ok || rec.ApplicationID != msg.ApplicationID {
-			return notFound("Message", msg.ID)
-		}
-		if rec.Status != unical.MessagePending || rec.LeaseOwner == "" ||
-			rec.LeaseOwner != msg.LeaseOwner || !rec.LeaseExpiry.Equal(msg.LeaseExpiry) {
-			return conflict("Message %q is not leased to %q any more.", msg.ID, msg.LeaseOwner)
-		}
-		if err := unindexMessage(tx, &rec); err != nil {
-			return err
-		}
-		rec.Status, rec.Attempts, rec.NextAttemptAt, rec.LastError = msg.Status, msg.Attempts, utc(msg.NextAttemptAt), msg.LastError
-		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
-		return putMessage(tx, &rec)
+		return updateClaimed(tx, msg)
 	})
+}
+
+// updateClaimed is UpdateMessage inside a write transaction.
+func updateClaimed(tx *bbolt.Tx, msg *unical.OutboxMessage) error {
+	var rec message
+	ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(msg.ID), &rec)
+	if err != nil {
+		return err
+	}
+	if !ok || rec.ApplicationID != msg.ApplicationID {
+		return notFound("Message", msg.ID)
+	}
+	if rec.Status != unical.MessagePending || rec.LeaseOwner == "" ||
+		rec.LeaseOwner != msg.LeaseOwner || !rec.LeaseExpiry.Equal(msg.LeaseExpiry) {
+		return conflict("Message %q is not leased to %q any more.", msg.ID, msg.LeaseOwner)
+	}
+	if err := unindexMessage(tx, &rec); err != nil {
+		return err
+	}
+	rec.Status, rec.Attempts, rec.NextAttemptAt, rec.LastError = msg.Status, msg.Attempts, utc(msg.NextAttemptAt), msg.LastError
+	rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
+	return putMessage(tx, &rec)
+}
+
+// checkStatus refuses a status UpdateMessage does not know.
+func checkStatus(status unical.MessageStatus) error {
+	switch status {
+	case unical.MessagePending, unical.MessageDelivered, unical.MessageFailed:
+		return nil
+	}
+	return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", status)
 }
 
 // GetMessage returns a message of an application; CodeNotFound if the

@@ -29,6 +29,10 @@
 //     A lease that expired but was not claimed again may still be written.
 //   - DeleteSubscription and DeleteAccount remove the subscriptions' pending
 //     messages, claimed or not; delivered and failed ones stay.
+//   - RecordAttempt follows UpdateMessage's lease rules and writes nothing
+//     when they refuse; attempts that expired at now are left out of
+//     ListAttempts; RetryMessage refuses a message whose subscription was
+//     deleted with CodeNotFound.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -63,6 +67,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
 		{"Outbox", outboxTests},
+		{"DeliveryLog", deliveryLogTests},
 		{"Flows", flowTests},
 		{"Blobs", blobTests},
 	}

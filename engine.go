@@ -1,0 +1,328 @@
+package unical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/unical/unical/internal/webhook"
+)
+
+// WebhookSender posts one webhook request and returns the receiver's HTTP
+// status code. A failure to get one (refused address, timeout, TLS error)
+// is an error. It must not follow redirects: a 3xx is the receiver's
+// answer. Implementations must be safe for concurrent use.
+type WebhookSender interface {
+	Send(ctx context.Context, url string, header map[string][]string, body []byte) (status int, err error)
+}
+
+// engineConfig is the webhook engine's part of Config, with defaults
+// applied.
+type engineConfig struct {
+	sender       WebhookSender
+	allowPrivate bool
+	workers      int
+	backoff      webhook.Backoff
+	timeout      time.Duration
+	lease        time.Duration
+	outboxPoll   time.Duration
+	changePoll   time.Duration
+	logTTL       time.Duration
+}
+
+func newEngineConfig(cfg *Config) (engineConfig, error) {
+	e := engineConfig{
+		sender:       cfg.WebhookSender,
+		allowPrivate: cfg.AllowPrivateTargets,
+		workers:      cfg.DeliveryWorkers,
+		backoff:      webhook.Backoff{Schedule: cfg.RetrySchedule, Jitter: cfg.RetryJitter},
+		timeout:      cfg.DeliveryTimeout,
+		lease:        cfg.DeliveryLease,
+		outboxPoll:   cfg.OutboxPollInterval,
+		changePoll:   cfg.ChangePollInterval,
+		logTTL:       cfg.DeliveryLogTTL,
+	}
+	if e.workers <= 0 {
+		e.workers = 16
+	}
+	switch {
+	case e.backoff.Jitter == 0:
+		e.backoff.Jitter = webhook.DefaultJitter
+	case e.backoff.Jitter < 0:
+		e.backoff.Jitter = 0
+	}
+	if e.timeout <= 0 {
+		e.timeout = 15 * time.Second
+	}
+	if e.lease <= 0 {
+		e.lease = 2 * time.Minute
+	}
+	if e.lease <= e.timeout {
+		return e, errors.New("unical: Config.DeliveryLease must exceed Config.DeliveryTimeout")
+	}
+	if e.outboxPoll <= 0 {
+		e.outboxPoll = time.Second
+	}
+	if e.changePoll == 0 {
+		e.changePoll = time.Minute
+	}
+	if e.logTTL <= 0 {
+		e.logTTL = 7 * 24 * time.Hour
+	}
+	return e, nil
+}
+
+// notifyOutbox wakes a running engine after this Client queued messages,
+// so that they go out without waiting for the next poll.
+func (c *Client) notifyOutbox() {
+	select {
+	case c.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// Run runs the webhook engine until ctx ends or [Client.Close] is called:
+// delivery workers that claim due outbox messages with a lease, sign them
+// and POST them, and the change poller (see Config.ChangePollInterval). It
+// returns nil when stopped that way. Several Clients may run engines over
+// one Store: the leases keep them from sending a message twice at once,
+// and a crashed engine's claims pass to the others when they expire.
+//
+// Run is separate from [New] so that a Client that only serves requests or
+// runs admin commands starts nothing in the background.
+func (c *Client) Run(ctx context.Context) error {
+	e := &c.engine
+	if e.sender == nil {
+		return errors.New("unical: Run needs Config.WebhookSender")
+	}
+	select {
+	case <-c.done:
+		return errors.New("unical: Run after Close")
+	default:
+	}
+	c.running.Add(1)
+	defer c.running.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	w := &worker{c: c, owner: newID("wrk"), limiter: webhook.NewLimiter()}
+	jobs := make(chan *OutboxMessage)
+	var wg sync.WaitGroup
+	for range e.workers {
+		wg.Go(func() {
+			for msg := range jobs {
+				w.deliver(ctx, msg)
+			}
+		})
+	}
+	if e.changePoll > 0 {
+		wg.Go(func() { c.pollChanges(ctx) })
+	}
+	w.claimLoop(ctx, jobs)
+	close(jobs)
+	wg.Wait()
+	return nil
+}
+
+// worker is one engine's delivery state.
+type worker struct {
+	c       *Client
+	owner   string // the lease owner of this engine's claims
+	limiter *webhook.Limiter
+}
+
+// claimLoop claims due messages and hands them to the workers until ctx
+// ends. It claims at most as many as there are workers at a time, so that
+// claimed messages do not wait long under their lease.
+func (w *worker) claimLoop(ctx context.Context, jobs chan<- *OutboxMessage) {
+	e := &w.c.engine
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		msgs, err := w.c.store.ClaimMessages(ctx, w.owner, w.c.now(), e.lease, e.workers)
+		if err != nil && ctx.Err() == nil {
+			w.c.log.ErrorContext(ctx, "claim webhook messages", "err", err)
+		}
+		for _, msg := range msgs {
+			select {
+			case jobs <- msg:
+			case <-ctx.Done():
+				return // the lease returns the rest to the queue
+			}
+		}
+		if len(msgs) == e.workers {
+			continue // there may be more due right now
+		}
+		timer.Reset(e.outboxPoll)
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.c.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// target is where and how one message goes.
+type target struct {
+	url    string
+	signer *webhook.Signer
+	// limitKey and rate select the rate limit; rate 0 means none.
+	limitKey string
+	rate     int
+}
+
+// errNoTarget marks a message that can never be delivered (the
+// application removed its webhook URL); it fails at once.
+var errNoTarget = errors.New("unical: message has no webhook target")
+
+// target resolves the URL and secret of a message: a subscription's, or
+// the application's own endpoint for enduseraccount.* messages.
+func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error) {
+	if msg.SubscriptionID != "" {
+		sub, err := c.store.GetSubscription(ctx, msg.ApplicationID, msg.SubscriptionID)
+		if err != nil {
+			return nil, err
+		}
+		secret, err := c.credentials.Open(sub.SealedSecret, []byte("subscription/"+sub.ID))
+		if err != nil {
+			return nil, WrapError(CodeInternal, err, "Internal error.")
+		}
+		signer, err := webhook.NewSigner(string(secret))
+		if err != nil {
+			return nil, WrapError(CodeInternal, err, "Internal error.")
+		}
+		return &target{url: sub.URL, signer: signer, limitKey: sub.ID, rate: sub.RateLimit}, nil
+	}
+	app, err := c.application(ctx, msg.ApplicationID)
+	if err != nil {
+		return nil, err
+	}
+	if app.WebhookURL == "" || app.SealedWebhookSecret == nil {
+		return nil, errNoTarget
+	}
+	secret, err := c.credentials.Open(app.SealedWebhookSecret, []byte("webhook-secret/"+app.ID))
+	if err != nil {
+		return nil, WrapError(CodeInternal, err, "Internal error.")
+	}
+	signer, err := webhook.NewSigner(string(secret))
+	if err != nil {
+		return nil, WrapError(CodeInternal, err, "Internal error.")
+	}
+	return &target{url: app.WebhookURL, signer: signer}, nil
+}
+
+// deliver makes one attempt at a claimed message and writes the outcome.
+func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
+	c, e := w.c, &w.c.engine
+	// Writes go through even when the engine is stopping, so that an
+	// attempt that happened is recorded and a lease is given back.
+	wctx := context.WithoutCancel(ctx)
+	tgt, err := c.target(ctx, msg)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		// The subscription (or application) is gone; the Store deleted
+		// its pending messages with it, this one included.
+		return
+	case errors.Is(err, errNoTarget):
+		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
+		w.record(wctx, msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		return
+	case err != nil:
+		if ctx.Err() == nil {
+			c.log.ErrorContext(ctx, "resolve webhook target", "message", msg.ID, "err", err)
+		}
+		return // the lease expires and another attempt resolves it again
+	}
+	if tgt.rate > 0 {
+		now := c.now()
+		at := w.limiter.Reserve(tgt.limitKey, tgt.rate, now)
+		if wait := at.Sub(now); wait > 0 {
+			if wait > e.lease/4 {
+				// Too long to hold the lease: put the message back, due at its slot.
+				w.limiter.Cancel(tgt.limitKey, tgt.rate, at)
+				msg.NextAttemptAt = at
+				w.update(wctx, msg)
+				return
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				msg.NextAttemptAt = c.now()
+				w.update(wctx, msg)
+				return
+			case <-t.C:
+			}
+		}
+	}
+	start := c.now()
+	header := tgt.signer.Headers(msg.ID, start, msg.Payload)
+	sctx, cancel := context.WithTimeout(ctx, e.timeout)
+	status, err := e.sender.Send(sctx, tgt.url, header, msg.Payload)
+	cancel()
+	latency := c.now().Sub(start)
+	if err != nil && ctx.Err() != nil {
+		// Stopping mid-send says nothing about the receiver: give the
+		// message back without counting the attempt.
+		msg.NextAttemptAt = c.now()
+		w.update(wctx, msg)
+		return
+	}
+	attempt := &DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
+	msg.Attempts++
+	switch {
+	case err == nil && status >= 200 && status < 300:
+		msg.Status, msg.LastError = MessageDelivered, ""
+	default:
+		if err != nil {
+			attempt.Error = err.Error()
+		} else {
+			attempt.Error = fmt.Sprintf("HTTP %d", status)
+		}
+		msg.LastError = attempt.Error
+		if d, ok := e.backoff.Next(msg.Attempts); ok {
+			msg.NextAttemptAt = c.now().Add(d)
+		} else {
+			msg.Status = MessageFailed
+		}
+	}
+	w.record(wctx, msg, attempt)
+}
+
+// record writes back a claimed message after an attempt, with the attempt
+// for the delivery log.
+func (w *worker) record(ctx context.Context, msg *OutboxMessage, attempt *DeliveryAttempt) {
+	attempt.ApplicationID, attempt.MessageID, attempt.SubscriptionID = msg.ApplicationID, msg.ID, msg.SubscriptionID
+	attempt.EventType, attempt.Attempt = msg.EventType, msg.Attempts
+	attempt.ID = newID("att")
+	attempt.ExpiresAt = attempt.At.Add(w.c.engine.logTTL)
+	w.finish(ctx, msg, w.c.store.RecordAttempt(ctx, msg, attempt))
+}
+
+// update writes back a claimed message without an attempt (a lease given
+// back).
+func (w *worker) update(ctx context.Context, msg *OutboxMessage) {
+	w.finish(ctx, msg, w.c.store.UpdateMessage(ctx, msg))
+}
+
+func (w *worker) finish(ctx context.Context, msg *OutboxMessage, err error) {
+	switch ErrorCode(err) {
+	case "", CodeNotFound:
+		// Written, or deleted with its subscription meanwhile.
+	case CodeConflict:
+		// The lease ran out and another worker has the message; it will
+		// be sent again, which at-least-once allows.
+		w.c.log.WarnContext(ctx, "webhook message lease lost", "message", msg.ID)
+	default:
+		w.c.log.ErrorContext(ctx, "write webhook message", "message", msg.ID, "err", err)
+	}
+}

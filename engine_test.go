@@ -1,0 +1,460 @@
+package unical_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook/deliver"
+	"github.com/unical/unical/store/bolt"
+)
+
+// delivery is one request a test receiver got.
+type delivery struct {
+	ID       string
+	At       time.Time
+	Body     []byte
+	Header   http.Header
+	Verified bool
+}
+
+// receiver is a loopback HTTPS webhook receiver that verifies every
+// request with the Standard Webhooks reference library.
+type receiver struct {
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	secret  string
+	answer  func(n int) int // status for the n-th request (0-based)
+	got     []delivery
+	arrived chan struct{}
+}
+
+// mustNewReceiver starts a receiver that answers answer(n), or 204 when
+// answer is nil.
+func mustNewReceiver(tb testing.TB, answer func(n int) int) *receiver {
+	tb.Helper()
+	r := &receiver{answer: answer, arrived: make(chan struct{}, 1000)}
+	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
+	tb.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	d := delivery{ID: req.Header.Get("webhook-id"), At: time.Now(), Body: body, Header: req.Header.Clone()}
+	if wh, err := standardwebhooks.NewWebhook(r.secret); err == nil {
+		d.Verified = wh.Verify(body, req.Header) == nil
+	}
+	n := len(r.got)
+	r.got = append(r.got, d)
+	status := http.StatusNoContent
+	if r.answer != nil {
+		status = r.answer(n)
+	}
+	if !d.Verified {
+		status = http.StatusBadRequest // as the spec's receiver does
+	}
+	r.mu.Unlock()
+	w.WriteHeader(status)
+	r.arrived <- struct{}{}
+}
+
+func (r *receiver) setSecret(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secret = s
+}
+
+func (r *receiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// waitFor waits until the receiver has n requests, or fails tb.
+func (r *receiver) waitFor(tb testing.TB, n int) []delivery {
+	tb.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		if got := r.deliveries(); len(got) >= n {
+			return got
+		}
+		select {
+		case <-r.arrived:
+		case <-deadline:
+			tb.Fatalf("receiver got %d requests, want %d", len(r.deliveries()), n)
+		}
+	}
+}
+
+// sender returns a delivery client that trusts the receiver.
+func (r *receiver) sender() unical.WebhookSender {
+	pool := x509.NewCertPool()
+	pool.AddCert(r.srv.Certificate())
+	return deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+}
+
+// engineEnv is a Client over bolt with one Google account in memprovider.
+type engineEnv struct {
+	Client     *unical.Client
+	Store      *bolt.Store
+	App        *unical.App
+	Mem        *memprovider.Provider
+	AccountID  string
+	CalendarID string
+}
+
+// mustNewEngineEnv builds the environment; configure may change the
+// Config first.
+func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
+	tb.Helper()
+	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle)}
+	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
+	cfg := unical.Config{
+		Store: store, Providers: []unical.Provider{env.Mem}, MasterKey: seal.NewKey(),
+		AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
+		RetryJitter: -1,
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	env.Client, err = unical.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { env.Client.Close() })
+	ctx := context.Background()
+	created, err := env.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("engine test")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env.App, err = env.Client.App(ctx, created.ApplicationID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	acct, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
+		Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada"),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env.AccountID = acct.ID
+	return env
+}
+
+// run starts the engine until the test ends.
+func (env *engineEnv) run(tb testing.TB) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- env.Client.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("Run() = %v", err)
+		}
+	})
+}
+
+// mustSubscribe subscribes url with the given rate limit (0 for the
+// default) and returns the subscription id and secret.
+func (env *engineEnv) mustSubscribe(tb testing.TB, url string, rate int) (string, string) {
+	tb.Helper()
+	params := &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: url}
+	if rate > 0 {
+		params.RateLimit = unical.Some(rate)
+	}
+	created, err := env.App.CreateSubscription(context.Background(), env.AccountID, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return created.WebhookSubscriptionID, created.EndpointSecret
+}
+
+// mustEnqueue queues n calendar.event.changed messages for a subscription
+// directly in the outbox and returns their ids.
+func (env *engineEnv) mustEnqueue(tb testing.TB, subID string, n int) []string {
+	tb.Helper()
+	var msgs []*unical.OutboxMessage
+	var ids []string
+	now := time.Now().UTC()
+	for i := range n {
+		id := subID + "_msg" + string(rune('a'+i))
+		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: subID})
+		msgs = append(msgs, &unical.OutboxMessage{
+			ID: id, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
+			Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+		})
+		ids = append(ids, id)
+	}
+	if err := env.Store.EnqueueMessages(context.Background(), msgs); err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}
+
+// waitStatus polls the Store until a message has the status, or fails.
+func (env *engineEnv) waitStatus(tb testing.TB, id string, want unical.MessageStatus) *unical.OutboxMessage {
+	tb.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if msg.Status == want {
+			return msg
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("message %s is %s after 20s, want %s", id, msg.Status, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
+	t.Parallel()
+	rcv := mustNewReceiver(t, func(n int) int {
+		if n < 3 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = rcv.sender()
+		cfg.RetrySchedule = []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
+	})
+	subID, secret := env.mustSubscribe(t, rcv.srv.URL+"/hook", 0)
+	rcv.setSecret(secret)
+	ids := env.mustEnqueue(t, subID, 1)
+	env.run(t)
+	got := rcv.waitFor(t, 4)
+	for i, d := range got {
+		if d.ID != ids[0] || !d.Verified {
+			t.Errorf("request %d: webhook-id %q verified %v; want %q, verified", i, d.ID, d.Verified, ids[0])
+		}
+	}
+	msg := env.waitStatus(t, ids[0], unical.MessageDelivered)
+	if msg.Attempts != 4 {
+		t.Errorf("Attempts = %d, want 4", msg.Attempts)
+	}
+	// The receiver rejects a tampered copy of what it accepted.
+	last := got[3]
+	wh, _ := standardwebhooks.NewWebhook(secret)
+	tampered := append([]byte(nil), last.Body...)
+	tampered[len(tampered)-2] ^= 1
+	if err := wh.Verify(tampered, last.Header); err == nil {
+		t.Error("Verify(tampered body) = nil, want an error")
+	}
+	var payload unical.MessagePayload
+	if err := json.Unmarshal(last.Body, &payload); err != nil || payload.EventType != unical.EventTypeCalendarEventChanged || payload.SubscriptionID != subID {
+		t.Errorf("payload = %+v (%v)", payload, err)
+	}
+}
+
+func TestClient_Run_AttemptsExhausted(t *testing.T) {
+	t.Parallel()
+	rcv := mustNewReceiver(t, func(int) int { return http.StatusServiceUnavailable })
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = rcv.sender()
+		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}
+	})
+	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
+	rcv.setSecret(secret)
+	ids := env.mustEnqueue(t, subID, 1)
+	env.run(t)
+	msg := env.waitStatus(t, ids[0], unical.MessageFailed)
+	if msg.Attempts != 3 || msg.LastError != "HTTP 503" {
+		t.Errorf("failed message = %d attempts, %q; want 3, HTTP 503", msg.Attempts, msg.LastError)
+	}
+	if n := len(rcv.deliveries()); n != 3 {
+		t.Errorf("receiver got %d requests, want 3", n)
+	}
+}
+
+// TestClient_Run_RateLimit measures arrival times: six messages at five
+// per second take at least a second from first to last, with slack for
+// scheduling but none for the limit being ignored (which would take a few
+// milliseconds).
+func TestClient_Run_RateLimit(t *testing.T) {
+	t.Parallel()
+	rcv := mustNewReceiver(t, nil)
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.sender() })
+	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 5)
+	rcv.setSecret(secret)
+	env.mustEnqueue(t, subID, 6)
+	env.run(t)
+	got := rcv.waitFor(t, 6)
+	span := got[5].At.Sub(got[0].At)
+	if span < 900*time.Millisecond {
+		t.Errorf("6 messages at 5/s arrived within %v, want at least ~1s", span)
+	}
+	for i := 2; i < len(got); i++ {
+		if gap := got[i].At.Sub(got[i-2].At); gap < 300*time.Millisecond {
+			t.Errorf("messages %d and %d arrived %v apart, want about 400ms at 5/s", i-2, i, gap)
+		}
+	}
+}
+
+func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
+	t.Parallel()
+	rcv := mustNewReceiver(t, func(int) int { return http.StatusBadGateway })
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = rcv.sender()
+		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+	})
+	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
+	rcv.setSecret(secret)
+	env.mustEnqueue(t, subID, 1)
+	env.run(t)
+	rcv.waitFor(t, 1)
+	if _, err := env.App.DeleteSubscription(context.Background(), env.AccountID, &unical.SubscriptionDeleteParams{SubscriptionID: subID}); err != nil {
+		t.Fatal(err)
+	}
+	settled := len(rcv.deliveries())
+	time.Sleep(500 * time.Millisecond) // ten retry intervals
+	// One attempt may have been in flight when the delete committed.
+	if n := len(rcv.deliveries()); n > settled+1 {
+		t.Errorf("receiver got %d requests after the delete (had %d), want no more", n, settled)
+	}
+}
+
+func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
+	t.Parallel()
+	rcv := mustNewReceiver(t, nil)
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.sender() })
+	_, secret, err := env.Client.UpdateApplication(context.Background(), env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some(rcv.srv.URL + "/app")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv.setSecret(secret)
+	env.run(t)
+	if _, err := env.App.DeleteAccount(context.Background(), env.AccountID); err != nil {
+		t.Fatal(err)
+	}
+	got := rcv.waitFor(t, 1)
+	var payload unical.MessagePayload
+	if err := json.Unmarshal(got[0].Body, &payload); err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Verified || payload.EventType != unical.EventTypeAccountDeleted || payload.EndUserAccountID != env.AccountID {
+		t.Errorf("got %s verified=%v, want a verified enduseraccount.deleted for %s", got[0].Body, got[0].Verified, env.AccountID)
+	}
+}
+
+// fakeSender records the fake-clock time of each send and answers with
+// status.
+type fakeSender struct {
+	mu     sync.Mutex
+	status int
+	at     []time.Time
+}
+
+func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.at = append(f.at, time.Now())
+	return f.status, nil
+}
+
+func (f *fakeSender) times() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.at...)
+}
+
+// TestClient_Run_BackoffSchedule runs the engine in a synctest bubble,
+// where the clock is fake and exact, so the retry gaps can be checked
+// against the schedule without waiting for it.
+func TestClient_Run_BackoffSchedule(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusInternalServerError}
+		schedule := []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
+		const poll = 100 * time.Millisecond
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.RetrySchedule = schedule
+			cfg.OutboxPollInterval = poll
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		ids := env.mustEnqueue(t, subID, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(time.Minute)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		at := sender.times()
+		if len(at) != len(schedule) {
+			t.Fatalf("%d attempts, want %d", len(at), len(schedule))
+		}
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap < schedule[i] || gap > schedule[i]+poll {
+				t.Errorf("gap before attempt %d = %v, want %v (+ up to one poll)", i+1, gap, schedule[i])
+			}
+		}
+		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
+		if err != nil || msg.Status != unical.MessageFailed {
+			t.Errorf("message = %+v, %v; want failed", msg, err)
+		}
+	})
+}
+
+// TestClient_Run_RateLimitExact checks the limiter's spacing on the fake
+// clock: at 4 per second the sends are exactly 250ms apart.
+func TestClient_Run_RateLimitExact(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusOK}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 4)
+		env.mustEnqueue(t, subID, 8)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(10 * time.Second)
+		cancel()
+		<-done
+		at := sender.times()
+		if len(at) != 8 {
+			t.Fatalf("%d sends, want 8", len(at))
+		}
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap != 250*time.Millisecond {
+				t.Errorf("gap %d = %v, want 250ms", i, gap)
+			}
+		}
+	})
+}
+
+func TestClient_Run_ErrNoSender(t *testing.T) {
+	t.Parallel()
+	env := mustNewEngineEnv(t, nil)
+	if err := env.Client.Run(t.Context()); err == nil {
+		t.Error("Run() without a WebhookSender = nil, want an error")
+	}
+}

@@ -1,0 +1,165 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// attempt is the stored form of [unical.DeliveryAttempt].
+type attempt struct {
+	ID             string        `json:"id"`
+	ApplicationID  string        `json:"applicationId"`
+	MessageID      string        `json:"messageId"`
+	SubscriptionID string        `json:"subscriptionId"`
+	EventType      string        `json:"eventType"`
+	Attempt        int           `json:"attempt"`
+	At             time.Time     `json:"at"`
+	StatusCode     int           `json:"statusCode"`
+	Latency        time.Duration `json:"latency"`
+	Error          string        `json:"error"`
+	ExpiresAt      time.Time     `json:"expiresAt"`
+}
+
+func (rec *attempt) toDeliveryAttempt() *unical.DeliveryAttempt {
+	return &unical.DeliveryAttempt{
+		ID: rec.ID, ApplicationID: rec.ApplicationID, MessageID: rec.MessageID, SubscriptionID: rec.SubscriptionID,
+		EventType: rec.EventType, Attempt: rec.Attempt, At: rec.At, StatusCode: rec.StatusCode,
+		Latency: rec.Latency, Error: rec.Error, ExpiresAt: rec.ExpiresAt,
+	}
+}
+
+// pruneBatch bounds the expired attempts one RecordAttempt removes, so
+// that a backlog of expiries never makes one delivery slow.
+const pruneBatch = 32
+
+// RecordAttempt writes back a claimed message as UpdateMessage does and
+// appends attempt to the delivery log in the same transaction, so one
+// attempt costs one commit. It also removes up to pruneBatch attempts that
+// expired by attempt.At.
+func (s *Store) RecordAttempt(ctx context.Context, msg *unical.OutboxMessage, a *unical.DeliveryAttempt) error {
+	if err := checkStatus(msg.Status); err != nil {
+		return err
+	}
+	if err := checkID("Attempt id", a.ID); err != nil {
+		return err
+	}
+	if a.ApplicationID != msg.ApplicationID || a.MessageID != msg.ID || a.SubscriptionID != msg.SubscriptionID {
+		return unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
+	}
+	rec := &attempt{
+		ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
+		EventType: a.EventType, Attempt: a.Attempt, At: utc(a.At), StatusCode: a.StatusCode,
+		Latency: a.Latency, Error: a.Error, ExpiresAt: utc(a.ExpiresAt),
+	}
+	return s.update(ctx, "record attempt", func(tx *bbolt.Tx) error {
+		if err := updateClaimed(tx, msg); err != nil {
+			return err
+		}
+		b := tx.Bucket(bucketDeliveries)
+		if b.Get([]byte(rec.ID)) != nil {
+			return conflict("Attempt %q already exists.", rec.ID)
+		}
+		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketDeliveriesBySub).Put(keyOf(rec.ApplicationID, rec.SubscriptionID, rec.ID), nil); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketDeliveriesByExp).Put(append(timeKey(rec.ExpiresAt), rec.ID...), nil); err != nil {
+			return err
+		}
+		return pruneAttempts(tx, rec.At)
+	})
+}
+
+// pruneAttempts deletes up to pruneBatch attempts expired at now.
+func pruneAttempts(tx *bbolt.Tx, now time.Time) error {
+	nowKey := timeKey(now)
+	var keys [][]byte
+	c := tx.Bucket(bucketDeliveriesByExp).Cursor()
+	for k, _ := c.First(); k != nil && len(keys) < pruneBatch && bytes.Compare(k[:timeKeyLen], nowKey) <= 0; k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	b := tx.Bucket(bucketDeliveries)
+	for _, k := range keys {
+		id := k[timeKeyLen:]
+		var rec attempt
+		ok, err := getJSON(b, id, &rec)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := tx.Bucket(bucketDeliveriesBySub).Delete(keyOf(rec.ApplicationID, rec.SubscriptionID, rec.ID)); err != nil {
+				return err
+			}
+			if err := b.Delete(id); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket(bucketDeliveriesByExp).Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ListAttempts returns an application's attempts for one subscription
+// ("" for its own endpoint) that have not expired at now, in id order after
+// the given id, at most limit of them (no limit when limit is zero or
+// less).
+func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*unical.DeliveryAttempt, error) {
+	var out []*unical.DeliveryAttempt
+	err := s.view(ctx, "list attempts", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketDeliveries)
+		return scanIDs(tx.Bucket(bucketDeliveriesBySub), keyOf(appID, subscriptionID, ""), after, func(id string) (bool, error) {
+			var rec attempt
+			ok, err := getJSON(b, []byte(id), &rec)
+			if err != nil || !ok || rec.ApplicationID != appID || !rec.ExpiresAt.After(now) {
+				return err == nil, err
+			}
+			out = append(out, rec.toDeliveryAttempt())
+			return limit <= 0 || len(out) < limit, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RetryMessage puts a failed message back in the queue, due at now, with
+// its attempts reset and its last error kept until the next attempt.
+func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*unical.OutboxMessage, error) {
+	var out *unical.OutboxMessage
+	err := s.update(ctx, "retry message", func(tx *bbolt.Tx) error {
+		var rec message
+		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
+		if err != nil {
+			return err
+		}
+		if !ok || rec.ApplicationID != appID {
+			return notFound("Message", id)
+		}
+		if rec.SubscriptionID != "" && tx.Bucket(bucketSubs).Get([]byte(rec.SubscriptionID)) == nil {
+			return notFound("Message", id) // its subscription was deleted
+		}
+		if rec.Status != unical.MessageFailed {
+			return conflict("Message %q is %s; only failed messages can be sent again.", id, rec.Status)
+		}
+		rec.Status, rec.Attempts, rec.NextAttemptAt = unical.MessagePending, 0, utc(now)
+		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
+		if err := putMessage(tx, &rec); err != nil {
+			return err
+		}
+		out = rec.toOutboxMessage()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

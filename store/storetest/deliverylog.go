@@ -1,0 +1,175 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// fullAttempt returns an attempt of msg with every field set, kept until
+// expires.
+func fullAttempt(msg *unical.OutboxMessage, n int, at, expires time.Time) *unical.DeliveryAttempt {
+	return &unical.DeliveryAttempt{
+		ID: newID("att"), ApplicationID: msg.ApplicationID, MessageID: msg.ID, SubscriptionID: msg.SubscriptionID,
+		EventType: msg.EventType, Attempt: n, At: at, StatusCode: 503, Latency: 1234567 * time.Microsecond,
+		Error: "HTTP 503", ExpiresAt: expires,
+	}
+}
+
+// mustClaimOne enqueues msg, claims it and returns the claim.
+func mustClaimOne(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, now time.Time) *unical.OutboxMessage {
+	tb.Helper()
+	mustEnqueue(tb, s, msg)
+	got, err := s.ClaimMessages(tb.Context(), "worker", now, time.Hour, 100)
+	mustOK(tb, "ClaimMessages()", err)
+	for _, m := range got {
+		if m.ID == msg.ID {
+			return m
+		}
+	}
+	tb.Fatalf("ClaimMessages() did not return %s", msg.ID)
+	return nil
+}
+
+func attemptID(a *unical.DeliveryAttempt) string { return a.ID }
+
+var deliveryLogTests = []testCase{
+	{"RecordList/OK", func(t *testing.T, s unical.Store) {
+		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
+		sub := mustCreateSubscription(t, s, "app_A", acct.ID)
+		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
+		a := fullAttempt(claimed, 1, base, base.Add(time.Hour))
+		checkFull(t, a)
+		want := *a
+		claimed.Attempts, claimed.NextAttemptAt, claimed.LastError = 1, base.Add(time.Minute), "HTTP 503"
+		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), claimed, a))
+		got, err := s.ListAttempts(t.Context(), "app_A", sub.ID, base, "", 0)
+		mustOK(t, "ListAttempts()", err)
+		if d := diff([]*unical.DeliveryAttempt{&want}, got); d != "" {
+			t.Errorf("ListAttempts() mismatch (-want +got):\n%s", d)
+		}
+		stored, err := s.GetMessage(t.Context(), "app_A", claimed.ID)
+		mustOK(t, "GetMessage()", err)
+		if stored.Attempts != 1 || stored.LeaseOwner != "" || !stored.NextAttemptAt.Equal(base.Add(time.Minute)) {
+			t.Errorf("message after RecordAttempt = %+v, want 1 attempt, due in a minute, no lease", stored)
+		}
+	}},
+	{"Record/ErrConflictLeaseLost", func(t *testing.T, s unical.Store) {
+		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		stale := *claimed
+		stale.LeaseExpiry = stale.LeaseExpiry.Add(-time.Second)
+		stale.Status = unical.MessageDelivered
+		wantCode(t, "RecordAttempt(stale lease)", s.RecordAttempt(t.Context(), &stale, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeConflict)
+		got, err := s.ListAttempts(t.Context(), "app_A", "", base, "", 0)
+		mustOK(t, "ListAttempts()", err)
+		if len(got) != 0 {
+			t.Errorf("ListAttempts() after a refused record = %v, want none", ids(got, attemptID))
+		}
+	}},
+	{"Record/ErrNotFoundDeletedSubscription", func(t *testing.T, s unical.Store) {
+		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
+		sub := mustCreateSubscription(t, s, "app_A", acct.ID)
+		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
+		mustOK(t, "DeleteSubscription()", s.DeleteSubscription(t.Context(), "app_A", sub.ID))
+		claimed.Status = unical.MessageDelivered
+		wantCode(t, "RecordAttempt(deleted subscription)", s.RecordAttempt(t.Context(), claimed, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeNotFound)
+	}},
+	{"List/ScopedAndPaged", func(t *testing.T, s unical.Store) {
+		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
+		subA, subB := mustCreateSubscription(t, s, "app_A", acct.ID), mustCreateSubscription(t, s, "app_A", acct.ID)
+		var wantA []string
+		for i := range 3 {
+			for _, sub := range []string{subA.ID, subB.ID, ""} {
+				claimed := mustClaimOne(t, s, newMessage("app_A", sub, base), base)
+				a := fullAttempt(claimed, i+1, base, base.Add(time.Hour))
+				claimed.Status = unical.MessageDelivered
+				mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), claimed, a))
+				if sub == subA.ID {
+					wantA = append(wantA, a.ID)
+				}
+			}
+		}
+		first, err := s.ListAttempts(t.Context(), "app_A", subA.ID, base, "", 2)
+		mustOK(t, "ListAttempts()", err)
+		rest, err := s.ListAttempts(t.Context(), "app_A", subA.ID, base, first[len(first)-1].ID, 2)
+		mustOK(t, "ListAttempts(after)", err)
+		if d := diff(wantA, append(ids(first, attemptID), ids(rest, attemptID)...)); d != "" {
+			t.Errorf("ListAttempts() pages mismatch (-want +got):\n%s", d)
+		}
+		own, err := s.ListAttempts(t.Context(), "app_A", "", base, "", 0)
+		mustOK(t, "ListAttempts(own endpoint)", err)
+		if len(own) != 3 {
+			t.Errorf("ListAttempts(own endpoint) = %d attempts, want 3", len(own))
+		}
+		foreign, err := s.ListAttempts(t.Context(), "app_B", subA.ID, base, "", 0)
+		mustOK(t, "ListAttempts(other app)", err)
+		if len(foreign) != 0 {
+			t.Errorf("ListAttempts(other app) = %v, want none", ids(foreign, attemptID))
+		}
+	}},
+	{"List/Expired", func(t *testing.T, s unical.Store) {
+		old := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		oldAttempt := fullAttempt(old, 1, base, base.Add(time.Hour))
+		old.Status = unical.MessageDelivered
+		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), old, oldAttempt))
+		got, err := s.ListAttempts(t.Context(), "app_A", "", base.Add(time.Hour), "", 0)
+		mustOK(t, "ListAttempts()", err)
+		if len(got) != 0 {
+			t.Errorf("ListAttempts(at expiry) = %v, want none", ids(got, attemptID))
+		}
+		// A later attempt may prune the expired one; either way it stays
+		// out of the list and the new one is in it.
+		later := base.Add(2 * time.Hour)
+		fresh := mustClaimOne(t, s, newMessage("app_A", "", later), later)
+		freshAttempt := fullAttempt(fresh, 1, later, later.Add(time.Hour))
+		fresh.Status = unical.MessageDelivered
+		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), fresh, freshAttempt))
+		got, err = s.ListAttempts(t.Context(), "app_A", "", later, "", 0)
+		mustOK(t, "ListAttempts()", err)
+		if d := diff([]string{freshAttempt.ID}, ids(got, attemptID)); d != "" {
+			t.Errorf("ListAttempts() mismatch (-want +got):\n%s", d)
+		}
+	}},
+	{"Retry/OK", func(t *testing.T, s unical.Store) {
+		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		claimed.Status, claimed.Attempts, claimed.LastError = unical.MessageFailed, 8, "HTTP 500"
+		mustOK(t, "UpdateMessage(failed)", s.UpdateMessage(t.Context(), claimed))
+		now := base.Add(time.Hour)
+		got, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, now)
+		mustOK(t, "RetryMessage()", err)
+		if got.Status != unical.MessagePending || got.Attempts != 0 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
+			t.Errorf("RetryMessage() = %+v, want pending, no attempts, due now, no lease", got)
+		}
+		again, err := s.ClaimMessages(t.Context(), "worker-2", now, time.Minute, 10)
+		mustOK(t, "ClaimMessages()", err)
+		if d := diff([]string{claimed.ID}, ids(again, messageID)); d != "" {
+			t.Errorf("ClaimMessages() after retry mismatch (-want +got):\n%s", d)
+		}
+	}},
+	{"Retry/ErrConflictNotFailed", func(t *testing.T, s unical.Store) {
+		pending := newMessage("app_A", "", base)
+		mustEnqueue(t, s, pending)
+		_, err := s.RetryMessage(t.Context(), "app_A", pending.ID, base)
+		wantCode(t, "RetryMessage(pending)", err, unical.CodeConflict)
+		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		claimed.Status = unical.MessageDelivered
+		mustOK(t, "UpdateMessage()", s.UpdateMessage(t.Context(), claimed))
+		_, err = s.RetryMessage(t.Context(), "app_A", claimed.ID, base)
+		wantCode(t, "RetryMessage(delivered)", err, unical.CodeConflict)
+	}},
+	{"Retry/ErrNotFound", func(t *testing.T, s unical.Store) {
+		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
+		sub := mustCreateSubscription(t, s, "app_A", acct.ID)
+		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
+		claimed.Status = unical.MessageFailed
+		mustOK(t, "UpdateMessage(failed)", s.UpdateMessage(t.Context(), claimed))
+		_, err := s.RetryMessage(t.Context(), "app_B", claimed.ID, base)
+		wantCode(t, "RetryMessage(other app)", err, unical.CodeNotFound)
+		_, err = s.RetryMessage(t.Context(), "app_A", newID("msg"), base)
+		wantCode(t, "RetryMessage(unknown)", err, unical.CodeNotFound)
+		mustOK(t, "DeleteSubscription()", s.DeleteSubscription(t.Context(), "app_A", sub.ID))
+		_, err = s.RetryMessage(t.Context(), "app_A", claimed.ID, base)
+		wantCode(t, "RetryMessage(deleted subscription)", err, unical.CodeNotFound)
+	}},
+}

@@ -1,0 +1,48 @@
+package unical_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/unical/unical"
+)
+
+func TestApp_CreateSubscription_Invalid(t *testing.T) {
+	t.Parallel()
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.AllowPrivateTargets = false })
+	tests := []struct {
+		name      string
+		url       string
+		calendar  string
+		rate      unical.Optional[int]
+		wantField string
+	}{
+		{"ErrHTTP", "http://hooks.example.com/x", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrLoopback", "https://127.0.0.1:8443/x", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrPrivate", "https://10.1.2.3/x", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrLinkLocal", "https://[fe80::1]/x", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrMetadata", "https://169.254.169.254/latest", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrLocalhost", "https://localhost/x", env.CalendarID, unical.Optional[int]{}, "webhookUrl"},
+		{"ErrRateLimitZero", "https://hooks.example.com/x", env.CalendarID, unical.Some(0), "rateLimit"},
+		{"ErrUnknownCalendar", "https://hooks.example.com/x", "nope", unical.Optional[int]{}, "calendarId"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: tc.calendar, WebhookURL: tc.url, RateLimit: tc.rate})
+			var ue *unical.Error
+			if unical.ErrorCode(err) != unical.CodeInvalid || !asError(err, &ue) || ue.Field != tc.wantField {
+				t.Errorf("CreateSubscription() = %v, want CodeInvalid naming %s", err, tc.wantField)
+			}
+		})
+	}
+	t.Run("OKPublic", func(t *testing.T) {
+		t.Parallel()
+		if _, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: "https://hooks.example.com/x"}); err != nil {
+			t.Errorf("CreateSubscription() = %v", err)
+		}
+	})
+}
+
+// asError is errors.As for *unical.Error.
+func asError(err error, target **unical.Error) bool { return errors.As(err, target) }
