@@ -458,3 +458,73 @@ func TestClient_Run_ErrNoSender(t *testing.T) {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
+
+func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
+	t.Parallel()
+	var fail sync.Map // while set, the receiver answers 500
+	fail.Store("on", true)
+	rcv := mustNewReceiver(t, func(int) int {
+		if _, ok := fail.Load("on"); ok {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = rcv.sender()
+		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond}
+	})
+	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
+	rcv.setSecret(secret)
+	ids := env.mustEnqueue(t, subID, 1)
+	env.run(t)
+	env.waitStatus(t, ids[0], unical.MessageFailed)
+
+	ctx := context.Background()
+	page, err := env.App.ListDeliveries(ctx, env.AccountID, subID, &unical.DeliveryListParams{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 1 || page.NextPageToken == nil {
+		t.Fatalf("ListDeliveries(limit 1) = %d attempts, next %v; want 1 and a next page", len(page.Data), page.NextPageToken)
+	}
+	rest, err := env.App.ListDeliveries(ctx, env.AccountID, subID, &unical.DeliveryListParams{PageToken: *page.NextPageToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(page.Data, rest.Data...)
+	if len(all) != 2 || rest.NextPageToken != nil {
+		t.Fatalf("delivery log has %d attempts, want 2", len(all))
+	}
+	for i, a := range all {
+		if a.MessageID != ids[0] || a.Attempt != i+1 || a.StatusCode != 500 || a.Error != "HTTP 500" || a.At.IsZero() {
+			t.Errorf("attempt %d = %+v", i, a)
+		}
+	}
+	b, _ := json.Marshal(all[0])
+	var wire map[string]any
+	json.Unmarshal(b, &wire)
+	for _, k := range []string{"id", "messageId", "webhookSubscriptionId", "eventType", "attempt", "timestamp", "statusCode", "latencyMs", "error"} {
+		if _, ok := wire[k]; !ok {
+			t.Errorf("attempt JSON %s lacks %q", b, k)
+		}
+	}
+
+	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, "msg_unknown"); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("ResendMessage(unknown) = %v, want CodeNotFound", err)
+	}
+	fail.Delete("on")
+	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	env.waitStatus(t, ids[0], unical.MessageDelivered)
+	got := rcv.deliveries()
+	if last := got[len(got)-1]; last.ID != ids[0] || !last.Verified {
+		t.Errorf("resent request: id %q verified %v", last.ID, last.Verified)
+	}
+	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, ids[0]); unical.ErrorCode(err) != unical.CodeConflict {
+		t.Errorf("ResendMessage(delivered) = %v, want CodeConflict", err)
+	}
+	if _, err := env.App.ListDeliveries(ctx, env.AccountID, "sub_other", nil); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("ListDeliveries(unknown subscription) = %v, want CodeNotFound", err)
+	}
+}

@@ -10,6 +10,34 @@ func (h *handler) registerWebhookRoutes() {
 	h.mux.HandleFunc("GET /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionList))
 	h.mux.HandleFunc("POST /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionCreate))
 	h.mux.HandleFunc("DELETE /v1/calendarSubscriptions/{accountID}", h.api(h.handleSubscriptionDelete))
+	// Extensions of the spec: the delivery log and re-sending.
+	h.mux.HandleFunc("GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries", h.api(h.handleDeliveryList))
+	h.mux.HandleFunc("POST /v1/calendarSubscriptions/{accountID}/{subscriptionID}/messages/{messageID}/resend", h.api(h.handleMessageResend))
+}
+
+// handleDeliveryList handles
+// GET /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/deliveries.
+func (h *handler) handleDeliveryList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	q := &query{r: r}
+	params := &unical.DeliveryListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := app.ListDeliveries(r.Context(), r.PathValue("accountID"), r.PathValue("subscriptionID"), params)
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleMessageResend handles
+// POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend.
+func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	res, err := app.ResendMessage(r.Context(), r.PathValue("accountID"), r.PathValue("subscriptionID"), r.PathValue("messageID"))
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
 }
 
 // handleSubscriptionList handles GET /v1/calendarSubscriptions/{endUserAccountId}.

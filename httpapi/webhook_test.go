@@ -1,0 +1,67 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// TestDeliveryEndpoints drives the delivery log and resend extensions. The
+// test server runs no engine, so the test plays the worker through the
+// Store: one failed attempt, then a resend.
+func TestDeliveryEndpoints(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	acct := ts.mustConnect(t)[unical.ProviderGoogle]
+	base := "/v1/calendarSubscriptions/" + acct
+	subID := ts.must(t, "POST", base, map[string]any{"calendarId": "primary/" + googleUser, "webhookUrl": "https://hooks.example.com/cal"}).Object(t)["webhookSubscriptionId"].(string)
+
+	store := ts.Client.Store()
+	now := time.Now().UTC()
+	msg := &unical.OutboxMessage{ID: "msg_delivery_test", ApplicationID: ts.AppID, SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
+	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimMessages(t.Context(), "test-worker", now, time.Minute, 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
+	}
+	claimed[0].Status, claimed[0].Attempts, claimed[0].LastError = unical.MessageFailed, 1, "HTTP 502"
+	attempt := &unical.DeliveryAttempt{ID: "att_1", ApplicationID: ts.AppID, MessageID: msg.ID, SubscriptionID: subID, EventType: msg.EventType, Attempt: 1, At: now, StatusCode: 502, Latency: 42 * time.Millisecond, Error: "HTTP 502", ExpiresAt: now.Add(time.Hour)}
+	if err := store.RecordAttempt(t.Context(), claimed[0], attempt); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("GET deliveries", func(t *testing.T) {
+		m := ts.must(t, "GET", base+"/"+subID+"/deliveries?limit=5", nil).Object(t)
+		data := m["data"].([]any)
+		if len(data) != 1 || m["nextPageToken"] != nil {
+			t.Fatalf("deliveries = %v", m)
+		}
+		got := data[0].(map[string]any)
+		checkKeys(t, "delivery attempt", sorted("id", "messageId", "webhookSubscriptionId", "eventType", "attempt", "timestamp", "statusCode", "latencyMs", "error"), got)
+		if got["statusCode"] != float64(502) || got["latencyMs"] != float64(42) || got["messageId"] != msg.ID {
+			t.Errorf("attempt = %v", got)
+		}
+	})
+	t.Run("GET deliveries of an unknown subscription", func(t *testing.T) {
+		if r := ts.do(t, "GET", base+"/sub_nope/deliveries", nil); r.Status != http.StatusNotFound {
+			t.Errorf("status = %d, want 404", r.Status)
+		}
+	})
+	t.Run("POST resend", func(t *testing.T) {
+		path := base + "/" + subID + "/messages/" + msg.ID + "/resend"
+		if m := ts.must(t, "POST", path, nil).Object(t); m["success"] != true {
+			t.Errorf("resend answer = %v", m)
+		}
+		if r := ts.do(t, "POST", path, nil); r.Status != http.StatusConflict {
+			t.Errorf("second resend status = %d, want 409 (the message is pending)", r.Status)
+		}
+		stored, err := store.GetMessage(t.Context(), ts.AppID, msg.ID)
+		if err != nil || stored.Status != unical.MessagePending || stored.Attempts != 0 {
+			t.Errorf("message after resend = %+v, %v", stored, err)
+		}
+	})
+}
