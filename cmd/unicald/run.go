@@ -83,7 +83,10 @@ func (m *Main) open(dataDir, publicURL string, allowPrivate bool, logger *slog.L
 	}
 	providers := m.Providers
 	if providers == nil {
-		providers = defaultProviders(logger)
+		if providers, err = defaultProviders(logger); err != nil {
+			store.Close()
+			return nil, nil, err
+		}
 	}
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
