@@ -118,6 +118,10 @@ type engineEnv struct {
 	Mem        *memprovider.Provider
 	AccountID  string
 	CalendarID string
+	// Dav, DavAccountID and DavCalendarID are a PROVIDER_C account.
+	Dav           *memprovider.Provider
+	DavAccountID  string
+	DavCalendarID string
 }
 
 // mustNewEngineEnv builds the environment; configure may change the
@@ -129,10 +133,11 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle)}
+	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
 	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
+	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{env.Mem}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
 		AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
 		RetryJitter: -1,
 	}
@@ -160,6 +165,13 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 		tb.Fatal(err)
 	}
 	env.AccountID = acct.ID
+	dav, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
+		Email: "alan@example.com", ProviderType: unical.ProviderCalDAV, Password: unical.Some("app-password"),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env.DavAccountID = dav.ID
 	return env
 }
 
@@ -186,6 +198,16 @@ func (env *engineEnv) mustSubscribe(tb testing.TB, url string, rate int) (string
 		params.RateLimit = unical.Some(rate)
 	}
 	created, err := env.App.CreateSubscription(context.Background(), env.AccountID, params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return created.WebhookSubscriptionID, created.EndpointSecret
+}
+
+// mustSubscribe2 subscribes a loopback URL to a calendar of an account.
+func (env *engineEnv) mustSubscribe2(tb testing.TB, accountID, calendarID string) (string, string) {
+	tb.Helper()
+	created, err := env.App.CreateSubscription(context.Background(), accountID, &unical.SubscriptionCreateParams{CalendarID: calendarID, WebhookURL: "https://hooks.example.com/poll"})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,7 +1,157 @@
 package unical
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
 
-// pollChanges detects changes of subscribed calendars by polling; it runs
-// in [Client.Run] until ctx ends.
-func (c *Client) pollChanges(ctx context.Context) { <-ctx.Done() }
+// pollConcurrency bounds how many subscriptions one polling pass checks at
+// once, so that a slow provider does not hold up the others without
+// opening a connection per subscription.
+const pollConcurrency = 8
+
+// pollChanges runs [Client.PollChanges] every Config.ChangePollInterval
+// until ctx ends; it is part of [Client.Run].
+func (c *Client) pollChanges(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := c.PollChanges(ctx); err != nil && ctx.Err() == nil {
+			c.log.ErrorContext(ctx, "poll subscriptions", "err", err)
+		}
+		t.Reset(c.engine.changePoll)
+	}
+}
+
+// PollChanges checks every subscription without a provider watch for
+// changes once: it lists the calendar's events since the subscription's
+// sync cursor and queues one calendar.event.changed message when anything
+// changed, however much did (bursts are coalesced into one message per
+// pass). A cursor the provider no longer accepts is replaced by a fresh
+// one and reported as calendar.event.unknown, because what changed in
+// between cannot be told. Accounts that are EXPIRED are skipped. [Client.Run]
+// calls it every Config.ChangePollInterval; it is exported for programs
+// that schedule polling themselves. Run by two processes at once it would
+// queue duplicate messages, which receivers deduplicate only by content.
+func (c *Client) PollChanges(ctx context.Context) error {
+	sem := make(chan struct{}, pollConcurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	after := ""
+	for {
+		subs, err := c.store.ListAllSubscriptions(ctx, after, 100)
+		if err != nil {
+			return err
+		}
+		for _, sub := range subs {
+			if sub.Watch != nil {
+				continue // the provider pushes changes for this one
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if err := c.pollSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+					c.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
+				}
+			})
+		}
+		if len(subs) < 100 {
+			return nil
+		}
+		after = subs[len(subs)-1].ID
+	}
+}
+
+// pollSubscription checks one subscription.
+func (c *Client) pollSubscription(ctx context.Context, sub *SubscriptionRecord) error {
+	a := &App{c: c, id: sub.ApplicationID}
+	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
+	if err != nil {
+		if ErrorCode(err) == CodeAccountExpired || ErrorCode(err) == CodeNotFound {
+			return nil // nothing to poll until the account is reconnected
+		}
+		return err
+	}
+	eventType := ""
+	cursor, changed, err := syncCursor(ctx, p, s, sub.CalendarID, sub.Cursor)
+	switch {
+	case ErrorCode(err) == CodeGone:
+		cursor, _, err = syncCursor(ctx, p, s, sub.CalendarID, "")
+		eventType = EventTypeCalendarEventUnknown
+	case err == nil && sub.Cursor != "" && changed:
+		eventType = EventTypeCalendarEventChanged
+	}
+	if err != nil {
+		return a.providerFailed(ctx, sub.EndUserAccountID, err)
+	}
+	// The message goes in before the cursor moves: a crash in between
+	// sends it twice rather than never.
+	if eventType != "" {
+		if err := c.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
+			return err
+		}
+	}
+	if cursor == sub.Cursor {
+		return nil
+	}
+	_, err = c.store.UpdateSubscription(ctx, sub.ApplicationID, sub.ID, func(r *SubscriptionRecord) error {
+		r.Cursor = cursor
+		return nil
+	})
+	if ErrorCode(err) == CodeNotFound {
+		return nil // deleted meanwhile
+	}
+	return err
+}
+
+// syncCursor walks a calendar's event changes since cursor ("" for all
+// events) to the end and returns the provider's next sync cursor and
+// whether anything was listed.
+func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor string) (string, bool, error) {
+	changed := false
+	page := ""
+	for {
+		batch, err := p.ListEvents(ctx, s, calendarID, &EventQuery{SyncCursor: cursor, WantSync: true, PageCursor: page, PageSize: 250})
+		if err != nil {
+			return "", false, err
+		}
+		changed = changed || len(batch.Events) > 0
+		if batch.NextPageCursor == "" {
+			return batch.NextSyncCursor, changed, nil
+		}
+		page = batch.NextPageCursor
+	}
+}
+
+// enqueueSubscriptionMessage queues a calendar.event.* message for a
+// subscription and wakes the engine.
+func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string) error {
+	now := c.now().UTC()
+	body, err := json.Marshal(MessagePayload{
+		EventType: eventType, Timestamp: FormatTimestamp(now),
+		SubscriptionID: sub.ID, EndUserAccountID: sub.EndUserAccountID, CalendarID: sub.CalendarID,
+	})
+	if err != nil {
+		return err
+	}
+	msg := &OutboxMessage{
+		ID: newID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
+		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
+	}
+	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+		return err
+	}
+	c.notifyOutbox()
+	return nil
+}

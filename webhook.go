@@ -191,7 +191,10 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 
 // CreateSubscription subscribes a webhook URL to changes of one calendar of
 // an account. The answer carries the endpoint secret that verifies the
-// signatures; it is shown only here.
+// signatures; it is shown only here. Changes are detected by polling with
+// the provider's sync cursor (see [Client.PollChanges]), which makes
+// subscriptions available for PROVIDER_C accounts too, an extension of
+// the spec.
 //
 // HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}
 //
@@ -222,9 +225,6 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 	if err != nil {
 		return nil, err
 	}
-	if rec.ProviderType == ProviderCalDAV {
-		return nil, &Error{Code: CodeInvalid, Field: "endUserAccountId", Message: "Webhook subscriptions are not available for PROVIDER_C accounts yet: the CalDAV change poller has not landed. Poll the event list with syncToken instead."}
-	}
 	if _, err := p.GetCalendar(ctx, s, params.CalendarID); err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, invalidf("calendarId", "The account has no calendar %q.", params.CalendarID)
@@ -242,6 +242,13 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 		RateLimit:     rate,
 	}
 	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
+	// The baseline cursor, so that the first poll reports changes made
+	// from now on. Without one the poller takes its baseline later.
+	if cursor, _, err := syncCursor(ctx, p, s, params.CalendarID, ""); err == nil {
+		sub.Cursor = cursor
+	} else {
+		a.c.log.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
+	}
 	if err := a.c.store.CreateSubscription(ctx, sub); err != nil {
 		return nil, err
 	}
