@@ -71,6 +71,22 @@ func (c *conn) api(path string, query url.Values) string {
 // not nil), with the retries and error translation of this package. A 401
 // refreshes the token once and repeats the request at once.
 func (c *conn) do(ctx context.Context, method, rawURL string, in, out any) error {
+	return c.doWith(ctx, method, rawURL, callOpts{}, in, out)
+}
+
+// callOpts are the less common settings of one request.
+type callOpts struct {
+	// ifMatch is sent as If-Match, making a write conditional on the
+	// etag Google last returned (errors guide: 412 conditionNotMet).
+	ifMatch string
+	// safe marks a POST that changes nothing (freeBusy.query) or that
+	// carries a client-chosen id, so it may be repeated after a network
+	// failure.
+	safe bool
+}
+
+// doWith is do with opts.
+func (c *conn) doWith(ctx context.Context, method, rawURL string, opts callOpts, in, out any) error {
 	var body []byte
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -79,7 +95,7 @@ func (c *conn) do(ctx context.Context, method, rawURL string, in, out any) error
 		}
 		body = b
 	}
-	idempotent := method != http.MethodPost
+	idempotent := method != http.MethodPost || opts.safe
 	authRetried := false
 	return c.p.retry(ctx, func() outcome {
 		for {
@@ -87,7 +103,7 @@ func (c *conn) do(ctx context.Context, method, rawURL string, in, out any) error
 			if err != nil {
 				return outcome{err: asError(err)}
 			}
-			resp, data, err := c.send(ctx, method, rawURL, body, tok)
+			resp, data, err := c.send(ctx, method, rawURL, body, tok, opts.ifMatch)
 			if err != nil {
 				return transportOutcome(ctx, err, idempotent)
 			}
@@ -108,7 +124,7 @@ func (c *conn) do(ctx context.Context, method, rawURL string, in, out any) error
 	})
 }
 
-func (c *conn) send(ctx context.Context, method, rawURL string, body []byte, token string) (*http.Response, []byte, error) {
+func (c *conn) send(ctx context.Context, method, rawURL string, body []byte, token, ifMatch string) (*http.Response, []byte, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
@@ -121,6 +137,9 @@ func (c *conn) send(ctx context.Context, method, rawURL string, body []byte, tok
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if ifMatch != "" {
+		req.Header.Set("If-Match", ifMatch)
 	}
 	resp, err := c.p.client.Do(req)
 	if err != nil {

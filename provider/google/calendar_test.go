@@ -246,15 +246,8 @@ func TestForegroundFor(t *testing.T) {
 	}
 }
 
-func TestEventsNotImplemented(t *testing.T) {
-	f := newFixture(t)
-	s := f.session(t, alice)
-	ctx := context.Background()
-	_, err := f.p.ListEvents(ctx, s, alice, &unical.EventQuery{})
-	if unical.ErrorCode(err) != unical.CodeNotImplemented {
-		t.Errorf("ListEvents: %v", err)
-	}
-	if f.p.Type() != unical.ProviderGoogle {
-		t.Errorf("Type = %q", f.p.Type())
+func TestType(t *testing.T) {
+	if got := New(Config{}).Type(); got != unical.ProviderGoogle {
+		t.Errorf("Type = %q", got)
 	}
 }

@@ -2,44 +2,799 @@ package google
 
 import (
 	"context"
+	"crypto/rand"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/unical/unical"
 )
 
-// The event methods are not written yet: they answer CodeNotImplemented so
-// that the Provider satisfies the interface while calendars and OAuth are
-// in use.
-
-func errEventsNotImplemented() error {
-	return unical.Errorf(unical.CodeNotImplemented, "Google Calendar events are not supported by this server yet.")
+// eventDateTime is Google's EventDateTime: date for all-day values, or
+// dateTime (RFC 3339) with an optional IANA timeZone.
+type eventDateTime struct {
+	Date     string `json:"date,omitempty"`
+	DateTime string `json:"dateTime,omitempty"`
+	TimeZone string `json:"timeZone,omitempty"`
 }
 
-// ListEvents implements [unical.Provider]. Not implemented yet.
-func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
-	return nil, errEventsNotImplemented()
+// eventPerson is an event's organizer or creator. Self is set by Google
+// when the person is the calendar the event is read through.
+type eventPerson struct {
+	Email       string `json:"email"`
+	DisplayName string `json:"displayName"`
+	Self        bool   `json:"self"`
 }
 
-// GetEvent implements [unical.Provider]. Not implemented yet.
+type eventAttendee struct {
+	ID             string `json:"id"`
+	Email          string `json:"email"`
+	DisplayName    string `json:"displayName"`
+	Self           bool   `json:"self"`
+	Optional       bool   `json:"optional"`
+	ResponseStatus string `json:"responseStatus"`
+}
+
+type eventReminders struct {
+	UseDefault bool `json:"useDefault"`
+	Overrides  []struct {
+		Method  string `json:"method"`
+		Minutes int    `json:"minutes"`
+	} `json:"overrides"`
+}
+
+// conferenceData is Google's ConferenceData. Its createRequest, entry
+// points and solution have exactly the JSON shape of the unified types, so
+// those are reused.
+type conferenceData struct {
+	ConferenceID       string                          `json:"conferenceId"`
+	ConferenceSolution *unical.ConferenceSolution      `json:"conferenceSolution"`
+	CreateRequest      *unical.ConferenceCreateRequest `json:"createRequest"`
+	EntryPoints        []unical.ConferenceEntryPoint   `json:"entryPoints"`
+}
+
+// event is the part of Google's Event resource that the unified Event
+// maps. Cancelled events in lists carry only id, status and, for
+// cancelled instances, recurringEventId and originalStartTime (Event.status
+// in the events reference).
+type event struct {
+	ID                 string          `json:"id"`
+	Etag               string          `json:"etag"`
+	Status             string          `json:"status"`
+	HTMLLink           string          `json:"htmlLink"`
+	Created            string          `json:"created"`
+	Updated            string          `json:"updated"`
+	Summary            string          `json:"summary"`
+	Description        string          `json:"description"`
+	Location           string          `json:"location"`
+	ColorID            string          `json:"colorId"`
+	Creator            *eventPerson    `json:"creator"`
+	Organizer          *eventPerson    `json:"organizer"`
+	Start              *eventDateTime  `json:"start"`
+	End                *eventDateTime  `json:"end"`
+	Recurrence         []string        `json:"recurrence"`
+	RecurringEventID   string          `json:"recurringEventId"`
+	OriginalStartTime  *eventDateTime  `json:"originalStartTime"`
+	Transparency       string          `json:"transparency"`
+	Visibility         string          `json:"visibility"`
+	ICalUID            string          `json:"iCalUID"`
+	Attendees          []eventAttendee `json:"attendees"`
+	ExtendedProperties *struct {
+		Private map[string]string `json:"private"`
+		Shared  map[string]string `json:"shared"`
+	} `json:"extendedProperties"`
+	HangoutLink    string          `json:"hangoutLink"`
+	ConferenceData *conferenceData `json:"conferenceData"`
+	Reminders      *eventReminders `json:"reminders"`
+	EventType      string          `json:"eventType"`
+}
+
+func (e *event) allDay() bool { return e.Start != nil && e.Start.Date != "" }
+
+// selfAttendee returns the attendee entry of the calendar the event was
+// read through, or nil.
+func (e *event) selfAttendee() *eventAttendee {
+	for i := range e.Attendees {
+		if e.Attendees[i].Self {
+			return &e.Attendees[i]
+		}
+	}
+	return nil
+}
+
+// Google's conference solution type for Meet, and the unified name of it.
+const solutionMeet = "hangoutsMeet"
+
+// toEvent maps a Google event. zone names the zone Google rendered
+// dateTime values in (the list's timeZone); it fills in timed values that
+// carry no zone of their own, and may be empty.
+func toEvent(g *event, zone string) *unical.Event {
+	e := &unical.Event{
+		ID:               g.ID,
+		Title:            g.Summary,
+		Description:      g.Description,
+		Location:         g.Location,
+		ETag:             g.Etag,
+		CreatedAt:        timestamp(g.Created),
+		UpdatedAt:        timestamp(g.Updated),
+		IsCancelled:      g.Status == "cancelled",
+		RecurringEventID: g.RecurringEventID,
+		IsException:      g.RecurringEventID != "",
+		ColorID:          g.ColorID,
+		WebLink:          g.HTMLLink,
+		ICalUID:          g.ICalUID,
+	}
+	if len(g.Recurrence) > 0 {
+		e.Recurrence = append([]string(nil), g.Recurrence...)
+		e.IsRecurring = true
+	}
+	e.IsAllDay = g.allDay()
+	e.Start = fromGoogleTime(g.Start, zone, false)
+	e.End = fromGoogleTime(g.End, zone, false)
+	// Our all-day originalStart is a date (see unical.EventDateTime).
+	e.OriginalStart = fromGoogleTime(g.OriginalStartTime, zone, true)
+	if e.IsCancelled && g.Summary == "" && g.Start == nil {
+		// A tombstone: Google guarantees nothing more.
+		return e
+	}
+	e.Visibility = unical.Visibility(g.Visibility)
+	if e.Visibility == "" {
+		e.Visibility = unical.VisibilityDefault
+	}
+	e.Transparency = unical.Transparency(g.Transparency)
+	if e.Transparency == "" {
+		e.Transparency = unical.TransparencyOpaque
+	}
+	switch t := unical.EventType(g.EventType); t {
+	case unical.EventTypeOutOfOffice, unical.EventTypeFocusTime:
+		e.EventType = t
+	default:
+		// birthday, fromGmail and workingLocation have no unified type;
+		// they behave like ordinary events for our purposes.
+		e.EventType = unical.EventTypeDefault
+	}
+	if g.Organizer != nil {
+		e.Organizer = &unical.Organizer{Name: g.Organizer.DisplayName, Email: g.Organizer.Email, IsSelf: g.Organizer.Self}
+	}
+	if g.Creator != nil {
+		e.Creator = &unical.Creator{Name: g.Creator.DisplayName, Email: g.Creator.Email, IsSelf: g.Creator.Self}
+	}
+	for _, a := range g.Attendees {
+		e.Attendees = append(e.Attendees, unical.Attendee{
+			ID: a.ID, Name: a.DisplayName, Email: a.Email, Optional: a.Optional,
+			ResponseStatus: unical.ResponseStatus(a.ResponseStatus),
+		})
+		if a.Self {
+			e.MyResponseStatus = unical.ResponseStatus(a.ResponseStatus)
+		}
+	}
+	if r := g.Reminders; r != nil {
+		e.Reminders = &unical.Reminders{UseDefault: r.UseDefault}
+		for _, o := range r.Overrides {
+			e.Reminders.Overrides = append(e.Reminders.Overrides, unical.ReminderOverride{Method: o.Method, Minutes: o.Minutes})
+		}
+	}
+	if xp := g.ExtendedProperties; xp != nil {
+		if len(xp.Private) > 0 {
+			e.PrivateExtendedProperties = xp.Private
+		}
+		if len(xp.Shared) > 0 {
+			e.PublicExtendedProperties = xp.Shared
+		}
+	}
+	e.ConferenceData = fromGoogleConference(g)
+	return e
+}
+
+// fromGoogleTime maps an EventDateTime. All-day values become midnight
+// without an offset, or the bare date for an originalStart.
+func fromGoogleTime(d *eventDateTime, zone string, keepDate bool) *unical.EventDateTime {
+	if d == nil {
+		return nil
+	}
+	if d.Date != "" {
+		if keepDate {
+			return &unical.EventDateTime{Date: d.Date}
+		}
+		return &unical.EventDateTime{DateTime: d.Date + "T00:00:00"}
+	}
+	if d.DateTime == "" {
+		return nil
+	}
+	out := &unical.EventDateTime{DateTime: d.DateTime, TimeZone: d.TimeZone}
+	if out.TimeZone == "" {
+		out.TimeZone = zone
+	}
+	return out
+}
+
+func fromGoogleConference(g *event) *unical.ConferenceData {
+	cd := g.ConferenceData
+	if cd == nil {
+		if g.HangoutLink == "" {
+			return nil
+		}
+		return &unical.ConferenceData{ConferenceType: unical.MeetingProviderGoogleMeet, JoinURL: g.HangoutLink}
+	}
+	out := &unical.ConferenceData{
+		ConferenceID: cd.ConferenceID,
+		ConferenceDetails: &unical.ConferenceDetails{
+			ConferenceID:       cd.ConferenceID,
+			ConferenceSolution: cd.ConferenceSolution,
+			CreateRequest:      cd.CreateRequest,
+			EntryPoints:        cd.EntryPoints,
+		},
+	}
+	typ := ""
+	switch {
+	case cd.ConferenceSolution != nil && cd.ConferenceSolution.Key != nil:
+		typ = cd.ConferenceSolution.Key.Type
+	case cd.CreateRequest != nil && cd.CreateRequest.ConferenceSolutionKey != nil:
+		typ = cd.CreateRequest.ConferenceSolutionKey.Type
+	}
+	out.ConferenceType = typ
+	if name, ok := conferenceSolutions[typ]; ok {
+		out.ConferenceType = name
+	}
+	for _, ep := range cd.EntryPoints {
+		if ep.EntryPointType == "video" {
+			out.JoinURL = ep.URI
+			break
+		}
+	}
+	if out.JoinURL == "" {
+		out.JoinURL = g.HangoutLink
+	}
+	return out
+}
+
+// timestamp rewrites Google's RFC 3339 stamps in our format.
+func timestamp(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return unical.FormatTimestamp(t)
+}
+
+// eventBody builds the JSON body of an insert (cur nil) or of a PATCH of
+// cur from params. A PATCH merges nested objects field by field, replaces
+// arrays and clears what is sent as null (Calendar API "Performance tips",
+// patch semantics), so nested values that must replace the stored ones
+// (start, end, extended properties) spell out the keys to drop as null.
+// self is the account's email.
+func eventBody(params *unical.EventParams, cur *event, self string) (map[string]any, error) {
+	b := map[string]any{}
+	patch := cur != nil
+	str := func(key string, o unical.Optional[string]) {
+		if v, ok := o.Get(); ok {
+			b[key] = v
+		} else if o.IsNull() {
+			b[key] = nil
+		}
+	}
+	str("summary", params.Title)
+	str("description", params.Description)
+	str("location", params.Location)
+	str("colorId", params.ColorID)
+	if params.Visibility.IsSet() {
+		b["visibility"] = nilIfEmpty(string(params.Visibility.Value()))
+	}
+	if params.Transparency.IsSet() {
+		b["transparency"] = nilIfEmpty(string(params.Transparency.Value()))
+	}
+	if v, ok := params.EventType.Get(); ok && v != "" {
+		// eventType is immutable at Google; sending the current one back
+		// is harmless, another one is refused by Google.
+		if cur == nil || (cur.EventType != string(v) && !(v == unical.EventTypeDefault && toEvent(cur, "").EventType == v)) {
+			b["eventType"] = string(v)
+		}
+	}
+	if v, ok := params.IsCancelled.Get(); ok {
+		switch {
+		case v:
+			b["status"] = "cancelled"
+		case cur != nil && cur.Status == "cancelled":
+			b["status"] = "confirmed"
+		}
+	}
+	if err := timesBody(b, params, cur); err != nil {
+		return nil, err
+	}
+	if params.Recurrence.IsSet() {
+		lines := params.Recurrence.Value()
+		switch {
+		case len(lines) > 0:
+			b["recurrence"] = lines
+		case patch:
+			b["recurrence"] = nil
+		}
+	}
+	attendeesBody(b, params, cur, self)
+	if params.Reminders.IsSet() {
+		r, ok := params.Reminders.Get()
+		switch {
+		case !ok || r.UseDefault:
+			// Google refuses overrides together with useDefault.
+			b["reminders"] = map[string]any{"useDefault": true, "overrides": nil}
+		default:
+			list := []map[string]any{}
+			for _, o := range r.Overrides {
+				list = append(list, map[string]any{"method": o.Method, "minutes": o.Minutes})
+			}
+			b["reminders"] = map[string]any{"useDefault": false, "overrides": list}
+		}
+	}
+	xp := map[string]any{}
+	var curPrivate, curShared map[string]string
+	if cur != nil && cur.ExtendedProperties != nil {
+		curPrivate, curShared = cur.ExtendedProperties.Private, cur.ExtendedProperties.Shared
+	}
+	if params.PrivateExtendedProperties.IsSet() {
+		xp["private"] = replaceMap(params.PrivateExtendedProperties.Value(), curPrivate)
+	}
+	if params.PublicExtendedProperties.IsSet() {
+		xp["shared"] = replaceMap(params.PublicExtendedProperties.Value(), curShared)
+	}
+	if len(xp) > 0 {
+		b["extendedProperties"] = xp
+	}
+	if err := conferenceBody(b, params, patch); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// replaceMap is the extended-properties patch that makes the stored map
+// equal to want: new values, and null for stored keys to delete (the
+// extended properties guide: a key patched to null is removed).
+func replaceMap(want, cur map[string]string) map[string]any {
+	out := map[string]any{}
+	for k := range cur {
+		out[k] = nil
+	}
+	for k, v := range want {
+		out[k] = v
+	}
+	return out
+}
+
+// timesBody sets start and end. Whether the event is all-day comes from
+// isAllDay, else from the current event, else from the shape of start
+// (a bare date). A missing end is the start (timed) or the next day
+// (all-day). Recurring timed events need a timeZone (Event.start
+// reference: it "specifies the time zone in which the recurrence is
+// expanded"); without one we expand in UTC.
+func timesBody(b map[string]any, params *unical.EventParams, cur *event) error {
+	patch := cur != nil
+	allDay := false
+	switch {
+	case params.IsAllDay.IsSet():
+		allDay = params.IsAllDay.Value()
+	case cur != nil:
+		allDay = cur.allDay()
+	default:
+		if s, ok := params.Start.Get(); ok {
+			allDay = s.Date != "" && s.DateTime == ""
+		}
+	}
+	recurs := len(params.Recurrence.Value()) > 0
+	if !params.Recurrence.IsSet() && cur != nil {
+		recurs = len(cur.Recurrence) > 0
+	}
+	reshape := cur != nil && params.IsAllDay.IsSet() && allDay != cur.allDay()
+	var start, end *unical.EventDateTime
+	if v, ok := params.Start.Get(); ok {
+		start = &v
+	} else if reshape {
+		start = fromGoogleTime(cur.Start, "", false)
+	}
+	if v, ok := params.End.Get(); ok {
+		end = &v
+	} else if reshape && !params.End.IsNull() {
+		end = fromGoogleTime(cur.End, "", false)
+	}
+	if start == nil && end == nil && !params.End.IsNull() {
+		return ensureRecurrenceZone(b, params, cur)
+	}
+	if start != nil {
+		s, err := toGoogleTime(start, allDay, recurs, patch, "start")
+		if err != nil {
+			return err
+		}
+		b["start"] = s
+	}
+	switch {
+	case end != nil:
+		e, err := toGoogleTime(end, allDay, recurs, patch, "end")
+		if err != nil {
+			return err
+		}
+		b["end"] = e
+	case cur == nil || params.End.IsNull():
+		// No end, or one cleared: Google needs one.
+		from := start
+		if from == nil {
+			from = fromGoogleTime(cur.Start, "", false)
+		}
+		s, err := toGoogleTime(from, allDay, recurs, patch, "start")
+		if err != nil {
+			return err
+		}
+		b["end"] = defaultEnd(s, allDay)
+	}
+	return nil
+}
+
+// ensureRecurrenceZone gives the stored start and end a time zone when an
+// update makes a timed event recur and it has none.
+func ensureRecurrenceZone(b map[string]any, params *unical.EventParams, cur *event) error {
+	if cur == nil || cur.allDay() || len(params.Recurrence.Value()) == 0 {
+		return nil
+	}
+	if cur.Start != nil && cur.Start.TimeZone == "" {
+		b["start"] = map[string]any{"timeZone": "UTC"}
+	}
+	if cur.End != nil && cur.End.TimeZone == "" {
+		b["end"] = map[string]any{"timeZone": "UTC"}
+	}
+	return nil
+}
+
+// toGoogleTime maps one of our EventDateTimes. In a patch, the key of the
+// other shape is sent as null so that Google drops it.
+func toGoogleTime(d *unical.EventDateTime, allDay, recurs, patch bool, field string) (map[string]any, error) {
+	out := map[string]any{}
+	if allDay {
+		day, err := d.Day(field)
+		if err != nil {
+			return nil, err
+		}
+		out["date"] = day.Format(unical.DateLayout)
+		if patch {
+			out["dateTime"], out["timeZone"] = nil, nil
+		}
+		return out, nil
+	}
+	t, err := d.Time(field)
+	if err != nil {
+		return nil, err
+	}
+	zone := d.TimeZone
+	if zone == "" && recurs {
+		zone, t = "UTC", t.UTC()
+	}
+	out["dateTime"] = t.Format(time.RFC3339)
+	if zone != "" {
+		out["timeZone"] = zone
+	} else if patch {
+		out["timeZone"] = nil
+	}
+	if patch {
+		out["date"] = nil
+	}
+	return out, nil
+}
+
+// defaultEnd is the end of an event given without one: the start for a
+// timed event, the next day for an all-day one.
+func defaultEnd(start map[string]any, allDay bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range start {
+		out[k] = v
+	}
+	if allDay {
+		if d, err := time.Parse(unical.DateLayout, start["date"].(string)); err == nil {
+			out["date"] = d.AddDate(0, 0, 1).Format(unical.DateLayout)
+		}
+	}
+	return out
+}
+
+// attendeesBody sets attendees and the account's own response. Responses
+// the new list leaves out are kept for guests already invited, so that
+// rewriting the guest list does not reset their answers.
+func attendeesBody(b map[string]any, params *unical.EventParams, cur *event, self string) {
+	my, setMine := params.MyResponseStatus.Get()
+	setMine = setMine && my != ""
+	isMe := func(email string) bool {
+		if cur != nil {
+			if a := cur.selfAttendee(); a != nil {
+				return strings.EqualFold(a.Email, email)
+			}
+		}
+		return strings.EqualFold(email, self)
+	}
+	if params.Attendees.IsSet() {
+		list, ok := params.Attendees.Get()
+		if !ok {
+			if cur != nil {
+				b["attendees"] = nil
+			}
+			return
+		}
+		out := []map[string]any{}
+		for _, a := range list {
+			m := map[string]any{"email": a.Email}
+			if a.Name != "" {
+				m["displayName"] = a.Name
+			}
+			if a.Optional {
+				m["optional"] = true
+			}
+			status := string(a.ResponseStatus)
+			if status == "" && cur != nil {
+				for _, c := range cur.Attendees {
+					if strings.EqualFold(c.Email, a.Email) {
+						status = c.ResponseStatus
+					}
+				}
+			}
+			if setMine && isMe(a.Email) {
+				status = string(my)
+			}
+			if status != "" {
+				m["responseStatus"] = status
+			}
+			out = append(out, m)
+		}
+		b["attendees"] = out
+		return
+	}
+	if setMine && cur != nil {
+		if a := cur.selfAttendee(); a != nil {
+			// events reference, attendeesOmitted: the body may carry just
+			// the caller's own entry to change its response.
+			b["attendeesOmitted"] = true
+			b["attendees"] = []map[string]any{{"email": a.Email, "responseStatus": string(my)}}
+		}
+	}
+}
+
+// conferenceBody sets conferenceData: a Meet create request for
+// generateMeetingUrlProvider, or the given conference. Google ignores
+// conferenceData unless the request says conferenceDataVersion=1, which
+// every write of this package does.
+func conferenceBody(b map[string]any, params *unical.EventParams, patch bool) error {
+	if gen, ok := params.GenerateMeetingURLProvider.Get(); ok && gen != "" {
+		if gen != unical.MeetingProviderGoogleMeet {
+			return unical.FieldError("generateMeetingUrlProvider", "Google Calendar can only create %s meetings.", unical.MeetingProviderGoogleMeet)
+		}
+		b["conferenceData"] = map[string]any{
+			"createRequest": map[string]any{
+				"requestId":             newID(),
+				"conferenceSolutionKey": map[string]any{"type": solutionMeet},
+			},
+		}
+		return nil
+	}
+	if !params.ConferenceData.IsSet() {
+		return nil
+	}
+	cd, ok := params.ConferenceData.Get()
+	if !ok {
+		if patch {
+			b["conferenceData"] = nil
+		}
+		return nil
+	}
+	out := map[string]any{"conferenceId": nil, "conferenceSolution": nil, "entryPoints": nil, "createRequest": nil}
+	d := cd.ConferenceDetails
+	if d == nil {
+		d = &unical.ConferenceDetails{}
+	}
+	if id := firstNonEmpty(cd.ConferenceID, d.ConferenceID); id != "" {
+		out["conferenceId"] = id
+	}
+	typ := cd.ConferenceType
+	if typ == unical.MeetingProviderGoogleMeet {
+		typ = solutionMeet
+	}
+	switch {
+	case d.ConferenceSolution != nil:
+		out["conferenceSolution"] = d.ConferenceSolution
+	case typ != "":
+		out["conferenceSolution"] = map[string]any{"key": map[string]any{"type": typ}}
+	}
+	switch {
+	case len(d.EntryPoints) > 0:
+		out["entryPoints"] = d.EntryPoints
+	case cd.JoinURL != "":
+		out["entryPoints"] = []map[string]any{{"entryPointType": "video", "uri": cd.JoinURL}}
+	}
+	if cr := d.CreateRequest; cr != nil && cr.RequestID != "" {
+		// Status is Google's to set.
+		out["createRequest"] = map[string]any{"requestId": cr.RequestID, "conferenceSolutionKey": cr.ConferenceSolutionKey}
+	}
+	if !patch {
+		for k, v := range out {
+			if v == nil {
+				delete(out, k)
+			}
+		}
+	}
+	b["conferenceData"] = out
+	return nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// base32hex is the alphabet of client-chosen event ids ([a-v0-9], events
+// reference, Event.id).
+const base32hex = "0123456789abcdefghijklmnopqrstuv"
+
+// newID returns a random 26-character base32hex id (130 bits).
+func newID() string {
+	b := make([]byte, 26)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = base32hex[b[i]&31]
+	}
+	return string(b)
+}
+
+func eventsPath(calendarID string) string { return calendarPath(calendarID) + "/events" }
+func eventPath(calendarID, eventID string) string {
+	return eventsPath(calendarID) + "/" + escapeID(eventID)
+}
+
+// writeQuery is the query of every event write: conference data
+// support (conferenceDataVersion, events.insert/patch reference).
+func writeQuery() url.Values { return url.Values{"conferenceDataVersion": {"1"}} }
+
+// getEvent reads one event. Google's events.get also returns cancelled
+// events (Event.status reference); for us they are deleted.
+func (c *conn) getEvent(ctx context.Context, calendarID, eventID string) (*event, error) {
+	if calendarID == "" || eventID == "" {
+		return nil, unical.Errorf(unical.CodeNotFound, "Google has no such event.")
+	}
+	var g event
+	if err := c.do(ctx, http.MethodGet, c.api(eventPath(calendarID, eventID), nil), nil, &g); err != nil {
+		return nil, err
+	}
+	if g.Status == "cancelled" {
+		return nil, unical.Errorf(unical.CodeNotFound, "The event was deleted at Google.")
+	}
+	return &g, nil
+}
+
+// GetEvent implements [unical.Provider].
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
-	return nil, errEventsNotImplemented()
+	g, err := p.conn(s).getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	return toEvent(g, ""), nil
 }
 
-// CreateEvent implements [unical.Provider]. Not implemented yet.
+// CreateEvent implements [unical.Provider]. The event gets an id chosen
+// here, so a retried insert whose first attempt reached Google finds the
+// event (409 duplicate) instead of creating it twice.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	return nil, errEventsNotImplemented()
+	if calendarID == "" {
+		return nil, unical.Errorf(unical.CodeNotFound, "Google has no such calendar.")
+	}
+	body, err := eventBody(params, nil, s.Email)
+	if err != nil {
+		return nil, err
+	}
+	id := newID()
+	body["id"] = id
+	c := p.conn(s)
+	var g event
+	err = c.doWith(ctx, http.MethodPost, c.api(eventsPath(calendarID), writeQuery()), callOpts{safe: true}, body, &g)
+	if isDuplicate(err) {
+		var got *event
+		if got, err = c.getEvent(ctx, calendarID, id); err == nil {
+			g = *got
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.settleConference(ctx, calendarID, &g)
 }
 
-// UpdateEvent implements [unical.Provider]. Not implemented yet.
+func isDuplicate(err error) bool {
+	e, ok := err.(*unical.Error)
+	if !ok || e.Code != unical.CodeConflict {
+		return false
+	}
+	ae, ok := e.Err.(*APIError)
+	return ok && ae.Reason == "duplicate"
+}
+
+// settleConference waits briefly for a pending Meet creation: Google
+// creates conferences asynchronously and reports createRequest.status
+// "pending" until it is done (ConferenceData reference).
+func (c *conn) settleConference(ctx context.Context, calendarID string, g *event) (*unical.Event, error) {
+	for n := 0; n < 3 && pendingConference(g); n++ {
+		if err := c.p.sleep(ctx, c.p.backoff(n)); err != nil {
+			break
+		}
+		next, err := c.getEvent(ctx, calendarID, g.ID)
+		if err != nil {
+			break
+		}
+		g = next
+	}
+	return toEvent(g, ""), nil
+}
+
+func pendingConference(g *event) bool {
+	cd := g.ConferenceData
+	return cd != nil && cd.CreateRequest != nil && cd.CreateRequest.Status != nil && cd.CreateRequest.Status.StatusCode == "pending"
+}
+
+// UpdateEvent implements [unical.Provider]. It reads the event first (to
+// know whether it is all-day, which extended properties and guests it has,
+// and the account's own attendee entry), then patches it conditionally on
+// the etag it read, so a concurrent change is CodePrecondition rather than
+// lost.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	return nil, errEventsNotImplemented()
+	c := p.conn(s)
+	cur, err := c.getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	body, err := eventBody(params, cur, s.Email)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return toEvent(cur, ""), nil
+	}
+	var g event
+	if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery()), callOpts{ifMatch: cur.Etag}, body, &g); err != nil {
+		return nil, err
+	}
+	return c.settleConference(ctx, calendarID, &g)
 }
 
-// DeleteEvent implements [unical.Provider]. Not implemented yet.
+// DeleteEvent implements [unical.Provider]. Deleting a series deletes its
+// instances; deleting an instance cancels just that one. An event already
+// deleted is CodeNotFound (Google: 410 deleted).
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
-	return errEventsNotImplemented()
+	if calendarID == "" || eventID == "" {
+		return unical.Errorf(unical.CodeNotFound, "Google has no such event.")
+	}
+	c := p.conn(s)
+	return c.do(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), nil), nil, nil)
 }
 
-// RespondToEvent implements [unical.Provider]. Not implemented yet.
+// RespondToEvent implements [unical.Provider] the way the events reference
+// describes for attendees: a patch of the event in the account's own
+// calendar carrying attendeesOmitted and just the account's own entry
+// (the one Google marks self). The organizer is told (sendUpdates=all).
 func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
-	return errEventsNotImplemented()
+	c := p.conn(s)
+	cur, err := c.getEvent(ctx, calendarID, eventID)
+	if err != nil {
+		return err
+	}
+	me := cur.selfAttendee()
+	if me == nil {
+		return unical.FieldError("responseStatus", "The account is not among the event's attendees, so it cannot respond.")
+	}
+	body := map[string]any{
+		"attendeesOmitted": true,
+		"attendees":        []map[string]any{{"email": me.Email, "responseStatus": string(status)}},
+	}
+	q := url.Values{"sendUpdates": {"all"}}
+	return c.do(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), q), body, nil)
 }
