@@ -188,7 +188,9 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 	if e.Start == nil {
 		return errors.New("icalmap: event has no start")
 	}
-	allDay := e.IsAllDay || e.Start.IsDateOnly()
+	// Only isAllDay or a bare date make an all-day event: a midnight
+	// date-time without offset but with a timeZone is a timed event.
+	allDay := e.IsAllDay || (e.Start.Date != "" && e.Start.DateTime == "")
 	start, err := writeTime(ical.PropDateTimeStart, e.Start, allDay, "start")
 	if err != nil {
 		return err
@@ -451,7 +453,12 @@ func setText(comp *ical.Component, name, value string) {
 	comp.Props.SetText(name, value)
 }
 
+// setParam sets a parameter, or removes it for "". A parameter value
+// cannot hold a double quote or a control character (RFC 5545 §3.1,
+// param-value), and go-ical refuses to encode one, so a name such as
+// `Bob "The Builder"` is written with single quotes instead.
 func setParam(params ical.Params, name, value string) {
+	value = paramSanitizer.Replace(value)
 	if value == "" {
 		params.Del(name)
 		return
@@ -491,6 +498,8 @@ func writeExtended(comp *ical.Component, name string, m map[string]string) error
 	}
 	return nil
 }
+
+var paramSanitizer = strings.NewReplacer(`"`, "'", "\r", "", "\n", " ")
 
 var (
 	keyEscaper   = strings.NewReplacer("%", "%25", `"`, "%22")

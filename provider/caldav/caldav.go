@@ -24,7 +24,6 @@
 package caldav
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -66,54 +65,3 @@ func New(cfg Config) *Provider {
 
 // Type returns [ProviderType].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
-
-// notImplemented is the answer of the operations this package does not do
-// yet.
-func notImplemented(what string) error {
-	return unical.Errorf(unical.CodeNotImplemented, "%s is not available for CalDAV accounts yet.", what)
-}
-
-// CreateCalendar is not implemented yet (needs MKCALENDAR).
-func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return nil, notImplemented("Creating calendars")
-}
-
-// UpdateCalendar is not implemented yet (needs PROPPATCH).
-func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return nil, notImplemented("Updating calendars")
-}
-
-// DeleteCalendar is not implemented yet.
-func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calendarID string) error {
-	return notImplemented("Deleting calendars")
-}
-
-// ListEvents is not implemented yet.
-func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
-	return nil, notImplemented("Listing events")
-}
-
-// GetEvent is not implemented yet.
-func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
-	return nil, notImplemented("Reading events")
-}
-
-// CreateEvent is not implemented yet.
-func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	return nil, notImplemented("Creating events")
-}
-
-// UpdateEvent is not implemented yet.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	return nil, notImplemented("Updating events")
-}
-
-// DeleteEvent is not implemented yet.
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
-	return notImplemented("Deleting events")
-}
-
-// RespondToEvent is not implemented yet.
-func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
-	return notImplemented("Responding to events")
-}

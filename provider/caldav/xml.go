@@ -21,6 +21,9 @@ const (
 // multistatus is a WebDAV 207 body (RFC 4918 §14.16).
 type multistatus struct {
 	Responses []msResponse `xml:"DAV: response"`
+	// SyncToken is the new token of a sync-collection answer (RFC 6578
+	// §6.4).
+	SyncToken string `xml:"DAV: sync-token"`
 }
 
 type msResponse struct {

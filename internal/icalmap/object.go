@@ -1,0 +1,116 @@
+package icalmap
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
+)
+
+// ObjectEvents reads every VEVENT of one calendar object resource. A
+// resource holds one UID: the series master (or a single event) and the
+// overrides of its instances, each a sibling VEVENT with RECURRENCE-ID
+// (RFC 4791 §4.1, RFC 5545 §3.8.4.4). The master gets id; an override gets
+// the instance id [recur.InstanceID] of its original start and id as
+// RecurringEventID, which is what [unical.ExpandEvents] expects of a
+// provider that does not expand. opts may be nil.
+func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event, error) {
+	var out []*unical.Event
+	for _, comp := range cal.Children {
+		if comp.Name != ical.CompEvent {
+			continue
+		}
+		e, err := ToEvent(comp, opts)
+		if err != nil {
+			return nil, err
+		}
+		e.ID = id
+		if e.OriginalStart != nil {
+			orig, allDay, err := OriginalStart(comp)
+			if err != nil {
+				return nil, err
+			}
+			e.ID = recur.InstanceID(id, orig, allDay)
+			e.RecurringEventID = id
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("icalmap: calendar object has no VEVENT")
+	}
+	return out, nil
+}
+
+// OriginalStart reads the RECURRENCE-ID of an override as an instant (a
+// date at midnight UTC for all-day series), the form [recur.InstanceID]
+// takes.
+func OriginalStart(comp *ical.Component) (t time.Time, allDay bool, err error) {
+	p := comp.Props.Get(ical.PropRecurrenceID)
+	if p == nil {
+		return time.Time{}, false, errors.New("icalmap: VEVENT has no RECURRENCE-ID")
+	}
+	t, allDay, err = readTime(p, time.UTC)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("icalmap: RECURRENCE-ID: %w", err)
+	}
+	return t, allDay, nil
+}
+
+// Master returns the VEVENT of cal without RECURRENCE-ID, or nil.
+func Master(cal *ical.Calendar) *ical.Component {
+	for _, comp := range cal.Children {
+		if comp.Name == ical.CompEvent && comp.Props.Get(ical.PropRecurrenceID) == nil {
+			return comp
+		}
+	}
+	return nil
+}
+
+// FindOverride returns the override of cal whose RECURRENCE-ID is the
+// instant (or, for all-day series, the date) orig, or nil.
+func FindOverride(cal *ical.Calendar, orig time.Time) *ical.Component {
+	for _, comp := range cal.Children {
+		if comp.Name != ical.CompEvent || comp.Props.Get(ical.PropRecurrenceID) == nil {
+			continue
+		}
+		if t, _, err := OriginalStart(comp); err == nil && t.Equal(orig) {
+			return comp
+		}
+	}
+	return nil
+}
+
+// InstanceValue returns the property (RECURRENCE-ID or EXDATE) naming the
+// instance at orig of the series master, written with the value type and
+// TZID of the master's DTSTART, as RFC 5545 §3.8.4.4 and §3.8.5.1 require
+// for the two to match.
+func InstanceValue(name string, master *ical.Component, orig time.Time, allDay bool) (*ical.Prop, error) {
+	p := ical.NewProp(name)
+	if allDay {
+		p.SetDate(orig)
+		return p, nil
+	}
+	start := master.Props.Get(ical.PropDateTimeStart)
+	if start == nil {
+		return nil, errors.New("icalmap: master has no DTSTART")
+	}
+	switch tzid := start.Params.Get(ical.ParamTimezoneID); {
+	case tzid != "":
+		loc, err := ResolveTZID(tzid)
+		if err != nil {
+			return nil, err
+		}
+		p.Params.Set(ical.ParamTimezoneID, tzid)
+		p.Value = orig.In(loc).Format("20060102T150405")
+	case len(start.Value) > 0 && start.Value[len(start.Value)-1] == 'Z':
+		p.Value = orig.UTC().Format("20060102T150405Z")
+	default:
+		// A floating series names its instances in floating time too.
+		p.Value = orig.UTC().Format("20060102T150405")
+	}
+	return p, nil
+}

@@ -1,0 +1,70 @@
+package caldav_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/caldav"
+)
+
+// TestConformance runs the provider conformance suite against Radicale
+// and Xandikos, each test in calendars of its own.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		providertest.Run(t, func(t *testing.T) *providertest.Harness {
+			p := caldav.New(caldav.Config{})
+			sess := connect(t, p, s)
+			var (
+				mu    sync.Mutex
+				paths []string
+			)
+			return &providertest.Harness{
+				Provider: p,
+				Session:  sess,
+				NewCalendar: func(t *testing.T) string {
+					path := s.NewCalendar(t, t.Name())
+					mu.Lock()
+					paths = append(paths, path)
+					mu.Unlock()
+					return segment(path)
+				},
+				// Neither server forgets old tokens on its own (davtest),
+				// so the test's calendars are deleted and made again at
+				// the same path, with one object, so that the state differs
+				// from the one the tokens were issued for: both servers then
+				// no longer know them.
+				ExpireSyncCursors: func(t *testing.T) {
+					mu.Lock()
+					defer mu.Unlock()
+					for _, path := range paths {
+						if r := s.Do(t, http.MethodDelete, path, "", nil); r.StatusCode/100 != 2 {
+							t.Fatalf("DELETE %s: %d", path, r.StatusCode)
+						}
+						mkcalendar(t, s, path)
+						s.PutObject(t, path+"filler.ics", fillerICS)
+					}
+				},
+			}
+		})
+	})
+}
+
+const fillerICS = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:filler\r\n" +
+	"DTSTAMP:20260101T000000Z\r\nDTSTART:20260101T090000Z\r\nDTEND:20260101T100000Z\r\nSUMMARY:filler\r\n" +
+	"END:VEVENT\r\nEND:VCALENDAR\r\n"
+
+// mkcalendar makes a VEVENT calendar at path with a raw MKCALENDAR.
+func mkcalendar(t *testing.T, s *davtest.Server, path string) {
+	t.Helper()
+	body := `<?xml version="1.0" encoding="utf-8"?>` +
+		`<C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:set><D:prop>` +
+		`<C:supported-calendar-component-set><C:comp name="VEVENT"/></C:supported-calendar-component-set>` +
+		`</D:prop></D:set></C:mkcalendar>`
+	if r := s.Do(t, "MKCALENDAR", path, body, http.Header{"Content-Type": {"application/xml; charset=utf-8"}}); r.StatusCode != http.StatusCreated {
+		t.Fatalf("MKCALENDAR %s: %d\n%s", path, r.StatusCode, r.Body)
+	}
+}

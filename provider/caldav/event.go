@@ -1,0 +1,616 @@
+package caldav
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/recur"
+)
+
+// prodID names unical as the producer of the objects it writes (RFC 5545
+// §3.7.3).
+const prodID = "-//unical//unical CalDAV provider//EN"
+
+// GetEvent returns an event, or one instance of a series by its instance
+// id (a series id, "_" and the original start): the override when the
+// resource holds one, else the instance computed from the series. An
+// instance the series does not have, or one it excludes, is CodeNotFound.
+func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
+	c := p.conn(s)
+	cal, err := calendarURL(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.target(ctx, cal, eventID, s.Email)
+	if err != nil {
+		return nil, err
+	}
+	return t.cur, nil
+}
+
+// CreateEvent writes a new calendar object resource named after a fresh
+// UID, with If-None-Match: * so that nothing is ever overwritten. The
+// mapping, recurrence and times are checked before anything is sent.
+// Attendees without an organizer get the account as organizer, since RFC
+// 5545 §3.8.4.3 requires one on a group-scheduled event.
+func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	c := p.conn(s)
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := newUID()
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+	}
+	e := &unical.Event{ICalUID: uid}
+	if err := merge(e, params, s.Email, true); err != nil {
+		return nil, err
+	}
+	comp := ical.NewComponent(ical.CompEvent)
+	if err := write(comp, e, p.now()); err != nil {
+		return nil, err
+	}
+	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
+	obj.Cal.Props.SetText(ical.PropProductID, prodID)
+	obj.Cal.Props.SetText(ical.PropVersion, "2.0")
+	obj.Cal.Children = append(obj.Cal.Children, comp)
+	return c.save(ctx, calURL, obj, uid, s.Email, true)
+}
+
+// UpdateEvent reads the event's resource, merges params into the VEVENT
+// (absent fields are kept, null ones cleared; properties unical does not
+// map, such as VALARM and X-APPLE-*, stay as they are) and writes it back
+// with If-Match on the ETag it read, so that a change made in between
+// fails with CodePrecondition instead of being lost. Given an instance id,
+// it changes (or creates) that instance's override.
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+	c := p.conn(s)
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.target(ctx, calURL, eventID, s.Email)
+	if err != nil {
+		return nil, err
+	}
+	if t.instance && len(params.Recurrence.Value()) > 0 {
+		return nil, unical.FieldError("recurrence", "An instance of a series cannot recur itself; update the series instead.")
+	}
+	e := t.cur
+	if err := merge(e, params, s.Email, false); err != nil {
+		return nil, err
+	}
+	if t.instance {
+		e.Recurrence, e.IsRecurring = nil, false
+	}
+	if params.Start.IsSet() || params.End.IsSet() || params.IsAllDay.IsSet() || params.Recurrence.IsSet() {
+		bumpSequence(t.comp)
+	}
+	if err := write(t.comp, e, p.now()); err != nil {
+		return nil, err
+	}
+	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
+}
+
+// DeleteEvent deletes an event's resource (a whole series for a series
+// id). Given an instance id it removes that instance's override and adds
+// an EXDATE to the series (RFC 5545 §3.8.5.1), written with If-Match.
+// Deleting a whole resource is unconditional: the caller has no version to
+// condition it on, and the outcome (the event is gone) is the same.
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+	c := p.conn(s)
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return err
+	}
+	if !validName(eventID) {
+		return unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
+	}
+	if _, _, _, err := recur.ParseInstanceID(eventID); err != nil {
+		err := c.deleteObject(ctx, calURL, eventID+icsSuffix, "")
+		if unical.ErrorCode(err) == unical.CodeNotFound {
+			if c.deleteObject(ctx, calURL, eventID, "") == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	t, err := c.target(ctx, calURL, eventID, s.Email)
+	if err != nil {
+		return err
+	}
+	if !t.instance {
+		return c.deleteObject(ctx, calURL, t.obj.Name, t.obj.ETag)
+	}
+	removeComponent(t.obj.Cal, t.comp)
+	master := icalmap.Master(t.obj.Cal)
+	if master == nil {
+		if !hasEvents(t.obj.Cal) {
+			return c.deleteObject(ctx, calURL, t.obj.Name, t.obj.ETag)
+		}
+	} else {
+		ex, err := icalmap.InstanceValue(ical.PropExceptionDates, master, t.orig, t.allDay)
+		if err != nil {
+			return unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be changed.")
+		}
+		master.Props.Add(ex)
+		bumpSequence(master)
+		master.Props.SetDateTime(ical.PropDateTimeStamp, p.now().UTC().Truncate(time.Second))
+	}
+	data, err := finish(t.obj.Cal)
+	if err != nil {
+		return err
+	}
+	_, err = c.putObject(ctx, calURL, t.obj.Name, data, t.obj.ETag)
+	return err
+}
+
+// RespondToEvent sets PARTSTAT on the ATTENDEE whose address is the
+// account's email (compared case-insensitively, RFC 5545 §3.3.3 leaves
+// case to the address scheme and mailboxes compare so in practice) and
+// writes the event back with If-Match. Radicale and Xandikos do no RFC
+// 6638 scheduling, so this is a local edit there; a scheduling server
+// (iCloud) sends the iTIP REPLY itself. An event without the account among
+// its attendees is CodeInvalid.
+func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
+	c := p.conn(s)
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return err
+	}
+	t, err := c.target(ctx, calURL, eventID, s.Email)
+	if err != nil {
+		return err
+	}
+	if t.isNew {
+		// A new override starts as a copy of the instance.
+		e := t.cur
+		e.Recurrence, e.IsRecurring = nil, false
+		if err := write(t.comp, e, p.now()); err != nil {
+			return err
+		}
+	}
+	found := false
+	attendees := t.comp.Props.Values(ical.PropAttendee)
+	for i := range attendees {
+		a := &attendees[i]
+		if strings.EqualFold(strings.TrimPrefix(strings.ToLower(a.Value), "mailto:"), s.Email) {
+			a.Params.Set(ical.ParamParticipationStatus, partStat(status))
+			// The server, not the client, sets SCHEDULE-STATUS (RFC 6638
+			// §3.2.9); an old one would be misleading after the change.
+			a.Params.Del("SCHEDULE-STATUS")
+			found = true
+		}
+	}
+	if !found {
+		return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+	}
+	t.comp.Props[ical.PropAttendee] = attendees
+	t.comp.Props.SetDateTime(ical.PropDateTimeStamp, p.now().UTC().Truncate(time.Second))
+	data, err := finish(t.obj.Cal)
+	if err != nil {
+		return err
+	}
+	_, err = c.putObject(ctx, calURL, t.obj.Name, data, t.obj.ETag)
+	return err
+}
+
+// target is the VEVENT an event id names inside its resource.
+type target struct {
+	obj  *object
+	comp *ical.Component
+	// cur is the event as unical shows it (for an instance without an
+	// override, the instance computed from its series).
+	cur *unical.Event
+	// instance is set for instance ids, with the original start.
+	instance bool
+	orig     time.Time
+	allDay   bool
+	// isNew marks an override created here for an instance that had
+	// none; it is already in obj.Cal, a copy of the series.
+	isNew bool
+}
+
+// target reads the resource of eventID and finds the VEVENT it names. An
+// instance id ("<series>_<original start>") names the series' override
+// for that instance, which is made here from the series when there is
+// none. An id that only looks like an instance id is tried as a resource
+// name when no series answers to it.
+func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string) (*target, error) {
+	seriesID, orig, allDay, perr := recur.ParseInstanceID(eventID)
+	if perr != nil {
+		obj, err := c.getObject(ctx, calURL, eventID)
+		if err != nil {
+			return nil, err
+		}
+		return plainTarget(obj, eventID, self)
+	}
+	obj, err := c.getObject(ctx, calURL, seriesID)
+	if unical.ErrorCode(err) == unical.CodeNotFound {
+		if obj, err2 := c.getObject(ctx, calURL, eventID); err2 == nil {
+			return plainTarget(obj, eventID, self)
+		}
+		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	events, err := objectEvents(obj, self)
+	if err != nil {
+		return nil, err
+	}
+	t := &target{obj: obj, instance: true, orig: orig, allDay: allDay}
+	for _, e := range events {
+		if e.ID == eventID {
+			t.comp, t.cur = icalmap.FindOverride(obj.Cal, orig), e
+			return t, nil
+		}
+	}
+	master := icalmap.Master(obj.Cal)
+	if master == nil {
+		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
+	}
+	// The instance has no override: compute it from the series, in a
+	// window around its original start that any duration fits in.
+	from, to := orig.Add(-48*time.Hour), orig.Add(48*time.Hour)
+	for _, e := range events {
+		if e.ID == eventIDOf(obj.Name) && e.Start != nil && e.End != nil {
+			if s, en, err := e.Interval(); err == nil {
+				to = to.Add(en.Sub(s))
+			}
+		}
+	}
+	insts, err := unical.ExpandEvents(events, from, to)
+	if err != nil {
+		return nil, err
+	}
+	for _, inst := range insts {
+		if inst.ID != eventID {
+			continue
+		}
+		t.cur = inst
+		t.comp = cloneAsOverride(master)
+		rid, err := icalmap.InstanceValue(ical.PropRecurrenceID, master, orig, allDay)
+		if err != nil {
+			return nil, unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be read.")
+		}
+		t.comp.Props.Set(rid)
+		t.isNew = true
+		obj.Cal.Children = append(obj.Cal.Children, t.comp)
+		return t, nil
+	}
+	return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
+}
+
+// plainTarget is the target of a resource named by a plain event id: its
+// master, or its only VEVENT for a resource that holds just overrides (an
+// invitation to one instance).
+func plainTarget(obj *object, eventID, self string) (*target, error) {
+	events, err := objectEvents(obj, self)
+	if err != nil {
+		return nil, err
+	}
+	comp := icalmap.Master(obj.Cal)
+	cur := events[0]
+	for _, e := range events {
+		if e.ID == eventIDOf(obj.Name) {
+			cur = e
+		}
+	}
+	if comp == nil {
+		for _, ch := range obj.Cal.Children {
+			if ch.Name == ical.CompEvent {
+				comp = ch
+				break
+			}
+		}
+	}
+	cur.ID = eventID
+	return &target{obj: obj, comp: comp, cur: cur}, nil
+}
+
+// objectEvents decodes a resource into unical events with its ETag.
+func objectEvents(obj *object, self string) ([]*unical.Event, error) {
+	events, err := icalmap.ObjectEvents(obj.Cal, eventIDOf(obj.Name), &icalmap.Options{Self: self})
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server holds an event that cannot be read.")
+	}
+	for _, e := range events {
+		e.ETag = obj.ETag
+		if e.EventType == "" {
+			e.EventType = unical.EventTypeDefault
+		}
+	}
+	return events, nil
+}
+
+// save writes obj (create or If-Match update) and returns the event id as
+// the server now holds it: decoded from what was written when the server
+// sends an ETag, else read back, since a server that rewrites data omits
+// the ETag (RFC 4791 §5.3.4).
+func (c *conn) save(ctx context.Context, calURL *url.URL, obj *object, eventID, self string, create bool) (*unical.Event, error) {
+	data, err := finish(obj.Cal)
+	if err != nil {
+		return nil, err
+	}
+	etag := ""
+	if !create {
+		etag = obj.ETag
+	}
+	newETag, err := c.putObject(ctx, calURL, obj.Name, data, etag)
+	if err != nil {
+		if create && unical.ErrorCode(err) == unical.CodeInvalid {
+			// Radicale answers 409 for a PUT into a collection that does
+			// not exist; tell that apart from refused content.
+			if _, _, perr := c.propfind(ctx, calURL, "0", propfindCalendars, "get calendar"); unical.ErrorCode(perr) == unical.CodeNotFound {
+				return nil, unical.Errorf(unical.CodeNotFound, "Calendar not found.")
+			}
+		}
+		return nil, err
+	}
+	if newETag == "" {
+		t, err := c.target(ctx, calURL, eventID, self)
+		if err != nil {
+			return nil, err
+		}
+		return t.cur, nil
+	}
+	obj.ETag = newETag
+	events, err := objectEvents(obj, self)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if e.ID == eventID {
+			return e, nil
+		}
+	}
+	if t, err := plainTarget(obj, eventID, self); err == nil {
+		return t.cur, nil
+	}
+	return nil, unical.Errorf(unical.CodeInternal, "Internal error.")
+}
+
+// finish adds the VTIMEZONEs the object needs and encodes it. Failures are
+// CodeInvalid: they come from what the caller asked to write.
+func finish(cal *ical.Calendar) ([]byte, error) {
+	if err := icalmap.AddTimezones(cal); err != nil {
+		return nil, unical.WrapError(unical.CodeInvalid, err, "The event's time zone is not known.")
+	}
+	data, err := encode(cal)
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeInvalid, err, "The event cannot be written as iCalendar: %v", err)
+	}
+	return data, nil
+}
+
+// write checks e and writes it into comp. Every check that can refuse the
+// event runs here, before any request: an end before the start and a
+// recurrence the engine cannot read are CodeInvalid with nothing written.
+func write(comp *ical.Component, e *unical.Event, now time.Time) error {
+	if err := check(e); err != nil {
+		return err
+	}
+	orig := e.OriginalStart
+	// RECURRENCE-ID is kept as the resource has it (or as target wrote it
+	// in the series' form), never rewritten from the unical value.
+	e.OriginalStart = nil
+	err := icalmap.Apply(comp, e, now)
+	e.OriginalStart = orig
+	if err != nil {
+		var ue *unical.Error
+		if errors.As(err, &ue) {
+			return ue
+		}
+		return unical.WrapError(unical.CodeInvalid, err, "The event cannot be written as iCalendar: %v", err)
+	}
+	return nil
+}
+
+// check validates start, end and recurrence of an event about to be
+// written. The Client validates params already; this covers the merged
+// result, which also holds what the resource had before.
+func check(e *unical.Event) error {
+	if e.Start == nil {
+		return unical.FieldError("start", "start is required.")
+	}
+	if e.IsAllDay {
+		s, err := e.Start.Day("start")
+		if err != nil {
+			return err
+		}
+		if e.End != nil {
+			en, err := e.End.Day("end")
+			if err != nil {
+				return err
+			}
+			if !en.After(s) {
+				return unical.FieldError("end", "end must be after start (all-day ends are exclusive).")
+			}
+		}
+	} else {
+		s, err := e.Start.Time("start")
+		if err != nil {
+			return err
+		}
+		if e.End != nil {
+			en, err := e.End.Time("end")
+			if err != nil {
+				return err
+			}
+			if en.Before(s) {
+				return unical.FieldError("end", "end must not be before start.")
+			}
+		}
+	}
+	if len(e.Recurrence) > 0 {
+		if err := recur.Validate(e.Recurrence, e.IsAllDay); err != nil {
+			var pe *recur.ParseError
+			field := "recurrence"
+			if errors.As(err, &pe) && pe.Index >= 0 {
+				field = "recurrence[" + strconv.Itoa(pe.Index) + "]"
+			}
+			return unical.FieldError(field, "%v", err)
+		}
+	}
+	return nil
+}
+
+// merge copies what params sets into e: an absent field is kept, a null
+// one cleared. create tells a new event, whose all-day flag also follows
+// from a bare start date and whose attendees need an organizer.
+func merge(e *unical.Event, params *unical.EventParams, self string, create bool) error {
+	str := func(dst *string, o unical.Optional[string]) {
+		if o.IsSet() {
+			*dst = o.Value()
+		}
+	}
+	str(&e.Title, params.Title)
+	str(&e.Description, params.Description)
+	str(&e.Location, params.Location)
+	if v, ok := params.Start.Get(); ok {
+		e.Start = &v
+	}
+	if params.End.IsSet() {
+		e.End = nil
+		if v, ok := params.End.Get(); ok {
+			e.End = &v
+		}
+	}
+	switch {
+	case params.IsAllDay.IsSet():
+		e.IsAllDay = params.IsAllDay.Value()
+	case create && e.Start != nil:
+		e.IsAllDay = e.Start.Date != "" && e.Start.DateTime == ""
+	}
+	if params.IsCancelled.IsSet() {
+		e.IsCancelled = params.IsCancelled.Value()
+	}
+	if params.Recurrence.IsSet() {
+		e.Recurrence = params.Recurrence.Value()
+		e.IsRecurring = len(e.Recurrence) > 0
+	}
+	if params.Attendees.IsSet() {
+		e.Attendees = params.Attendees.Value()
+	}
+	if params.PublicExtendedProperties.IsSet() {
+		e.PublicExtendedProperties = params.PublicExtendedProperties.Value()
+	}
+	if params.PrivateExtendedProperties.IsSet() {
+		e.PrivateExtendedProperties = params.PrivateExtendedProperties.Value()
+	}
+	if params.Visibility.IsSet() {
+		e.Visibility = params.Visibility.Value()
+	}
+	if params.Transparency.IsSet() {
+		e.Transparency = params.Transparency.Value()
+	}
+	if params.Organizer.IsSet() {
+		e.Organizer = nil
+		if v, ok := params.Organizer.Get(); ok {
+			e.Organizer = &v
+		}
+	}
+	if v, ok := params.MyResponseStatus.Get(); ok {
+		for i := range e.Attendees {
+			if strings.EqualFold(e.Attendees[i].Email, self) {
+				e.Attendees[i].ResponseStatus = v
+			}
+		}
+	}
+	if create && e.Organizer == nil && len(e.Attendees) > 0 && self != "" {
+		e.Organizer = &unical.Organizer{Email: self}
+	}
+	return nil
+}
+
+// cloneAsOverride copies a series master into a new override: every
+// property but the recurrence ones (RFC 5545 §3.8.4.4: an override is an
+// instance, not a series), and its alarms.
+func cloneAsOverride(master *ical.Component) *ical.Component {
+	c := ical.NewComponent(ical.CompEvent)
+	for name, props := range master.Props {
+		switch name {
+		case "RRULE", "EXRULE", ical.PropRecurrenceDates, ical.PropExceptionDates:
+			continue
+		}
+		cp := make([]ical.Prop, len(props))
+		for i, p := range props {
+			cp[i] = p
+			cp[i].Params = ical.Params{}
+			for k, v := range p.Params {
+				cp[i].Params[k] = append([]string(nil), v...)
+			}
+		}
+		c.Props[name] = cp
+	}
+	c.Children = append(c.Children, master.Children...)
+	return c
+}
+
+func removeComponent(cal *ical.Calendar, comp *ical.Component) {
+	for i, ch := range cal.Children {
+		if ch == comp {
+			cal.Children = append(cal.Children[:i], cal.Children[i+1:]...)
+			return
+		}
+	}
+}
+
+func hasEvents(cal *ical.Calendar) bool {
+	for _, ch := range cal.Children {
+		if ch.Name == ical.CompEvent {
+			return true
+		}
+	}
+	return false
+}
+
+// bumpSequence increments SEQUENCE, as RFC 5545 §3.8.7.4 asks when the
+// time or recurrence of an event changes, so that attendees' clients see
+// the newer version.
+func bumpSequence(comp *ical.Component) {
+	n := 0
+	if p := comp.Props.Get(ical.PropSequence); p != nil {
+		n, _ = p.Int()
+	}
+	p := ical.NewProp(ical.PropSequence)
+	p.Value = strconv.Itoa(n + 1)
+	comp.Props.Set(p)
+}
+
+func partStat(s unical.ResponseStatus) string {
+	switch s {
+	case unical.ResponseAccepted:
+		return "ACCEPTED"
+	case unical.ResponseDeclined:
+		return "DECLINED"
+	case unical.ResponseTentative:
+		return "TENTATIVE"
+	}
+	return "NEEDS-ACTION"
+}
+
+// newUID returns a random UID (RFC 5545 §3.8.4.7 recommends a globally
+// unique one); it also names the resource, so it is kept to [0-9a-f].
+func newUID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// now is the provider's clock.
+func (p *Provider) now() time.Time { return time.Now() }

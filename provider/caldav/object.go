@@ -1,0 +1,156 @@
+package caldav
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/unical/unical"
+)
+
+// icsSuffix ends the name of every calendar object resource this package
+// creates; event ids are resource names without it.
+const icsSuffix = ".ics"
+
+// object is one calendar object resource as read from the server.
+type object struct {
+	// Name is the resource's last path segment, unescaped.
+	Name string
+	// ETag is the entity tag as sent on the wire, quotes included, so that
+	// it goes back into If-Match exactly (Radicale compares the raw
+	// header, reference §3.4).
+	ETag string
+	Cal  *ical.Calendar
+}
+
+// eventIDOf returns the event id of a resource name: the name without
+// ".ics". A resource another client named without the suffix keeps its
+// whole name; [Provider.getObject] finds it by falling back to the name
+// as given.
+func eventIDOf(name string) string { return strings.TrimSuffix(name, icsSuffix) }
+
+// validName reports whether an event id can be one path segment.
+func validName(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\")
+}
+
+// objectURL returns the URL of the resource called name in a calendar
+// collection. The name is escaped here: url.URL.JoinPath takes escaped
+// segments.
+func objectURL(cal *url.URL, name string) *url.URL {
+	return cal.JoinPath(url.PathEscape(name))
+}
+
+// nameOf returns the unescaped last path segment of a resource href.
+func nameOf(u *url.URL) string {
+	p := strings.TrimSuffix(u.Path, "/")
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// getObject reads the resource of event id from a calendar: id+".ics",
+// and then id itself for resources named without the suffix.
+func (c *conn) getObject(ctx context.Context, cal *url.URL, id string) (*object, error) {
+	if !validName(id) {
+		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", id)
+	}
+	o, err := c.getResource(ctx, cal, id+icsSuffix)
+	if unical.ErrorCode(err) == unical.CodeNotFound {
+		if o2, err2 := c.getResource(ctx, cal, id); err2 == nil {
+			return o2, nil
+		}
+	}
+	return o, err
+}
+
+func (c *conn) getResource(ctx context.Context, cal *url.URL, name string) (*object, error) {
+	r, err := c.do(ctx, http.MethodGet, objectURL(cal, name), http.Header{"Accept": {ical.MIMEType}}, "")
+	if err != nil {
+		return nil, err
+	}
+	if r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusGone {
+		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventIDOf(name))
+	}
+	if err := c.classify(r, "get event"); err != nil {
+		return nil, err
+	}
+	parsed, err := ical.NewDecoder(bytes.NewReader(r.Body)).Decode()
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent an event that is not valid iCalendar.")
+	}
+	return &object{Name: name, ETag: r.Header.Get("ETag"), Cal: parsed}, nil
+}
+
+// putObject writes cal as the resource name. With etag "" it creates
+// (If-None-Match: *, RFC 4791 §5.3.2 and RFC 7232 §3.2), otherwise it
+// replaces only the version etag names (If-Match), so a change made
+// meanwhile by someone else is never overwritten: the server answers 412,
+// which is CodePrecondition. It returns the new ETag, "" when the server
+// sends none (RFC 4791 §5.3.4 lets a server that rewrites the data omit
+// it).
+func (c *conn) putObject(ctx context.Context, cal *url.URL, name string, data []byte, etag string) (string, error) {
+	h := http.Header{"Content-Type": {ical.MIMEType + "; charset=utf-8"}}
+	if etag == "" {
+		h.Set("If-None-Match", "*")
+	} else {
+		h.Set("If-Match", etag)
+	}
+	r, err := c.do(ctx, http.MethodPut, objectURL(cal, name), h, string(data))
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case etag == "" && r.StatusCode == http.StatusPreconditionFailed:
+		return "", unical.Errorf(unical.CodeConflict, "An event with this id already exists.")
+	case r.StatusCode == http.StatusConflict && bytes.Contains(r.Body, []byte("no-uid-conflict")):
+		return "", unical.Errorf(unical.CodeConflict, "The calendar already holds an event with this iCalendar UID.")
+	case r.StatusCode == http.StatusForbidden || r.StatusCode == http.StatusConflict || r.StatusCode == http.StatusUnsupportedMediaType:
+		// RFC 4791 §5.3.2.1 preconditions (valid-calendar-data,
+		// max-resource-size, ...): the server refused the content.
+		return "", unical.WrapError(unical.CodeInvalid, c.classify(r, "put event"), "The CalDAV server refused the event: %s", preconditionName(r.Body))
+	}
+	if err := c.classify(r, "put event"); err != nil {
+		return "", err
+	}
+	return r.Header.Get("ETag"), nil
+}
+
+// deleteObject deletes a resource; etag "" deletes unconditionally.
+func (c *conn) deleteObject(ctx context.Context, cal *url.URL, name, etag string) error {
+	h := http.Header{}
+	if etag != "" {
+		h.Set("If-Match", etag)
+	}
+	r, err := c.do(ctx, http.MethodDelete, objectURL(cal, name), h, "")
+	if err != nil {
+		return err
+	}
+	if r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusGone {
+		return unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventIDOf(name))
+	}
+	// Radicale answers 200 with a multistatus body; any 2xx is success.
+	return c.classify(r, "delete event")
+}
+
+// preconditionName returns the name of the first element inside a DAV
+// error body (RFC 4918 §16), such as "valid-calendar-data", or "".
+func preconditionName(body []byte) string {
+	var e element
+	if err := xml.Unmarshal(body, &e); err != nil || e.XMLName.Local != "error" || len(e.Children) == 0 {
+		return "no reason given"
+	}
+	return e.Children[0].XMLName.Local
+}
+
+// encode writes cal as iCalendar text.
+func encode(cal *ical.Calendar) ([]byte, error) {
+	var b bytes.Buffer
+	if err := ical.NewEncoder(&b).Encode(cal); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
