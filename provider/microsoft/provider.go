@@ -59,6 +59,9 @@ type Config struct {
 	// from Graph; a longer Retry-After is returned to the caller as
 	// CodeRateLimited or CodeUnavailable instead. Default 10 seconds.
 	MaxRetryWait time.Duration
+	// MaxWatchLifetime caps the lifetime asked for a Graph subscription.
+	// Default DefaultMaxWatchLifetime.
+	MaxWatchLifetime time.Duration
 }
 
 // Provider is the Microsoft Graph provider. It keeps no per-account state
@@ -68,6 +71,8 @@ type Provider struct {
 	now          func() time.Time
 	maxRetries   int
 	maxRetryWait time.Duration
+	// maxWatchLifetime caps subscription lifetimes.
+	maxWatchLifetime time.Duration
 }
 
 // New returns a Provider for cfg.
@@ -77,6 +82,8 @@ func New(cfg Config) (*Provider, error) {
 		now:          cfg.Now,
 		maxRetries:   cfg.MaxRetries,
 		maxRetryWait: cfg.MaxRetryWait,
+
+		maxWatchLifetime: cfg.MaxWatchLifetime,
 	}
 	if p.httpClient == nil {
 		p.httpClient = &http.Client{Timeout: 30 * time.Second}
@@ -92,6 +99,9 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if p.maxRetryWait <= 0 {
 		p.maxRetryWait = 10 * time.Second
+	}
+	if p.maxWatchLifetime <= 0 {
+		p.maxWatchLifetime = DefaultMaxWatchLifetime
 	}
 	return p, nil
 }

@@ -27,7 +27,13 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	srv := graphtest.NewServer(t, graphtest.Options{})
+	return newFixtureWith(t, graphtest.Options{})
+}
+
+// newFixtureWith is newFixture with the fake's options.
+func newFixtureWith(t *testing.T, opts graphtest.Options) *fixture {
+	t.Helper()
+	srv := graphtest.NewServer(t, opts)
 	uid := srv.AddUser(graphtest.User{UserPrincipalName: "ada@contoso.test", DisplayName: "Ada Lovelace", TimeZone: "W. Europe Standard Time"})
 	srv.AddClient(graphtest.Client{ID: "app", Secret: "s3cret", RedirectURIs: []string{testRedirect}, RequirePKCE: true})
 	p, err := New(Config{HTTPClient: srv.Client(), MaxRetryWait: 50 * time.Millisecond})
