@@ -87,6 +87,10 @@ type Config struct {
 	// DeliveryLogTTL is how long delivery attempts stay in the delivery
 	// log; default 7 days.
 	DeliveryLogTTL time.Duration
+	// WatchRenewBefore is how long before it ends a provider watch (push
+	// channel) is renewed, checked on every change poll; default 12 hours.
+	// It must exceed ChangePollInterval, or watches lapse between checks.
+	WatchRenewBefore time.Duration
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The

@@ -30,6 +30,9 @@ type engineConfig struct {
 	outboxPoll   time.Duration
 	changePoll   time.Duration
 	logTTL       time.Duration
+	// watchRenewBefore is how long before its end a watch is renewed.
+	watchRenewBefore time.Duration
+	coalesce         *coalescer
 }
 
 func newEngineConfig(cfg *Config) (engineConfig, error) {
@@ -43,6 +46,12 @@ func newEngineConfig(cfg *Config) (engineConfig, error) {
 		outboxPoll:   cfg.OutboxPollInterval,
 		changePoll:   cfg.ChangePollInterval,
 		logTTL:       cfg.DeliveryLogTTL,
+
+		watchRenewBefore: cfg.WatchRenewBefore,
+		coalesce:         &coalescer{last: map[string]string{}},
+	}
+	if e.watchRenewBefore <= 0 {
+		e.watchRenewBefore = 12 * time.Hour
 	}
 	if e.workers <= 0 {
 		e.workers = 16

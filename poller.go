@@ -30,8 +30,9 @@ func (c *Client) pollChanges(ctx context.Context) {
 	}
 }
 
-// PollChanges checks every subscription without a provider watch for
-// changes once: it lists the calendar's events since the subscription's
+// PollChanges renews provider watches that end within
+// Config.WatchRenewBefore, and checks every subscription without a watch
+// for changes once: it lists the calendar's events since the subscription's
 // sync cursor and queues one calendar.event.changed message when anything
 // changed, however much did (bursts are coalesced into one message per
 // pass). A cursor the provider no longer accepts is replaced by a fresh
@@ -51,9 +52,6 @@ func (c *Client) PollChanges(ctx context.Context) error {
 			return err
 		}
 		for _, sub := range subs {
-			if sub.Watch != nil {
-				continue // the provider pushes changes for this one
-			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -61,7 +59,11 @@ func (c *Client) PollChanges(ctx context.Context) error {
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				if err := c.pollSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+				poll := c.pollSubscription
+				if sub.Watch != nil {
+					poll = c.renewWatch // the provider pushes this one's changes
+				}
+				if err := poll(ctx, sub); err != nil && ctx.Err() == nil {
 					c.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
 				}
 			})
@@ -98,7 +100,7 @@ func (c *Client) pollSubscription(ctx context.Context, sub *SubscriptionRecord) 
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.
 	if eventType != "" {
-		if err := c.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
+		if _, err := c.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
 			return err
 		}
 	}
@@ -135,23 +137,23 @@ func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor 
 }
 
 // enqueueSubscriptionMessage queues a calendar.event.* message for a
-// subscription and wakes the engine.
-func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string) error {
+// subscription, wakes the engine and returns the message id.
+func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string) (string, error) {
 	now := c.now().UTC()
 	body, err := json.Marshal(MessagePayload{
 		EventType: eventType, Timestamp: FormatTimestamp(now),
 		SubscriptionID: sub.ID, EndUserAccountID: sub.EndUserAccountID, CalendarID: sub.CalendarID,
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	msg := &OutboxMessage{
 		ID: newID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
 		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
 	}
 	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
-		return err
+		return "", err
 	}
 	c.notifyOutbox()
-	return nil
+	return msg.ID, nil
 }

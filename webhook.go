@@ -191,10 +191,12 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 
 // CreateSubscription subscribes a webhook URL to changes of one calendar of
 // an account. The answer carries the endpoint secret that verifies the
-// signatures; it is shown only here. Changes are detected by polling with
-// the provider's sync cursor (see [Client.PollChanges]), which makes
-// subscriptions available for PROVIDER_C accounts too, an extension of
-// the spec.
+// signatures; it is shown only here. Where Config.PublicURL is set and the
+// provider has push ([Watcher]), a provider watch reports changes (see
+// [Client.HandleNotification]); otherwise, and when creating the watch
+// fails, changes are detected by polling with the provider's sync cursor
+// (see [Client.PollChanges]). Polling makes subscriptions available for
+// PROVIDER_C accounts too, an extension of the spec.
 //
 // HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}
 //
@@ -249,7 +251,9 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 	} else {
 		a.c.log.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
 	}
+	a.startWatch(ctx, p, s, sub)
 	if err := a.c.store.CreateSubscription(ctx, sub); err != nil {
+		a.stopWatch(ctx, sub)
 		return nil, err
 	}
 	return &SubscriptionCreated{WebhookSubscriptionID: sub.ID, EndpointSecret: secret}, nil
@@ -278,5 +282,6 @@ func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *
 	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
 		return nil, err
 	}
+	a.stopWatch(ctx, sub)
 	return &Success{Success: true}, nil
 }

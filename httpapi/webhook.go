@@ -13,6 +13,7 @@ func (h *handler) registerWebhookRoutes() {
 	// Extensions of the spec: the delivery log and re-sending.
 	h.mux.HandleFunc("GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries", h.api(h.handleDeliveryList))
 	h.mux.HandleFunc("POST /v1/calendarSubscriptions/{accountID}/{subscriptionID}/messages/{messageID}/resend", h.api(h.handleMessageResend))
+	h.registerNotificationRoutes()
 }
 
 // handleDeliveryList handles

@@ -1,0 +1,182 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/store/bolt"
+)
+
+// pushServer is httpapi over a Client whose Google provider pushes.
+type pushServer struct {
+	URL    string
+	Client *unical.Client
+	Store  *bolt.Store
+	Google *memprovider.WatchProvider
+	App    *unical.App
+	Acct   string
+	CalID  string
+}
+
+func mustNewPushServer(tb testing.TB) *pushServer {
+	tb.Helper()
+	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	ps := &pushServer{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	ps.Google.MaxWatch = time.Hour
+	ps.CalID = ps.Google.AddUser(googleUser, googleToken, "")
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	tb.Cleanup(srv.Close)
+	ps.URL = srv.URL
+	ps.Client, err = unical.New(unical.Config{
+		Store: store, Providers: []unical.Provider{ps.Google, memprovider.New(unical.ProviderCalDAV)}, MasterKey: seal.NewKey(),
+		PublicURL: srv.URL, WatchRenewBefore: 2 * time.Hour,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ps.Client.Close() })
+	h = httpapi.NewHandler(ps.Client, httpapi.Options{})
+	ctx := context.Background()
+	created, err := ps.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ps.App, _ = ps.Client.App(ctx, created.ApplicationID)
+	acct, err := ps.App.CreateAccount(ctx, &unical.AccountCreateParams{Email: googleUser, ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some(googleToken)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ps.Acct = acct.ID
+	return ps
+}
+
+// notify posts a notification with header to address and returns the status.
+func notify(tb testing.TB, address string, header http.Header) int {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, address, strings.NewReader(""))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// queued claims and returns the event types of every due message.
+func (ps *pushServer) queued(tb testing.TB) []string {
+	tb.Helper()
+	msgs, err := ps.Store.ClaimMessages(context.Background(), "test", time.Now().Add(time.Second), time.Hour, 100)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var types []string
+	for _, m := range msgs {
+		m.Status = unical.MessageDelivered
+		if err := ps.Store.UpdateMessage(context.Background(), m); err != nil {
+			tb.Fatal(err)
+		}
+		types = append(types, m.EventType)
+	}
+	return types
+}
+
+func TestNotifications(t *testing.T) {
+	t.Parallel()
+	ps := mustNewPushServer(t)
+	ctx := context.Background()
+	created, err := ps.App.CreateSubscription(ctx, ps.Acct, &unical.SubscriptionCreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/push"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subID := created.WebhookSubscriptionID
+	watches := ps.Google.Watches()
+	if len(watches) != 1 {
+		t.Fatalf("provider has %d watches, want 1", len(watches))
+	}
+	w := watches[0]
+	wantAddress := ps.URL + "/v1/notifications/provider_a/" + ps.App.ID() + "/" + subID
+	if w.Address != wantAddress || w.Token == "" || w.CalendarID != ps.CalID {
+		t.Errorf("watch = %+v, want address %s with a token", w, wantAddress)
+	}
+	sub, err := ps.Store.GetSubscription(ctx, ps.App.ID(), subID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.SubscriptionID != w.ID || sub.ResourceID != w.ResourceID || sub.Expiration == nil || !sub.Expiration.Equal(w.Expiration) {
+		t.Errorf("listed watch fields = %q %q %v, want those of %+v", sub.SubscriptionID, sub.ResourceID, sub.Expiration, w)
+	}
+
+	if got := notify(t, w.Address, memprovider.NotificationHeader(&w, "sync")); got != http.StatusOK {
+		t.Errorf("hello status = %d, want 200", got)
+	}
+	if got := ps.queued(t); len(got) != 0 {
+		t.Errorf("hello queued %v, want nothing", got)
+	}
+	for range 4 {
+		if got := notify(t, w.Address, memprovider.NotificationHeader(&w, "exists")); got != http.StatusOK {
+			t.Fatalf("change status = %d, want 200", got)
+		}
+	}
+	if got := ps.queued(t); len(got) != 1 || got[0] != unical.EventTypeCalendarEventChanged {
+		t.Errorf("four changes queued %v, want one calendar.event.changed", got)
+	}
+	forged := w
+	forged.Token = "guessed"
+	notify(t, w.Address, memprovider.NotificationHeader(&forged, "exists"))
+	if got := ps.queued(t); len(got) != 0 {
+		t.Errorf("forged notification queued %v, want nothing", got)
+	}
+	if got := notify(t, w.Address, http.Header{}); got != http.StatusBadRequest {
+		t.Errorf("unreadable notification status = %d, want 400", got)
+	}
+	for _, path := range []string{"/v1/notifications/provider_x/a/b", "/v1/notifications/provider_c/" + ps.App.ID() + "/" + subID} {
+		if got := notify(t, ps.URL+path, memprovider.NotificationHeader(&w, "exists")); got != http.StatusNotFound {
+			t.Errorf("POST %s status = %d, want 404", path, got)
+		}
+	}
+
+	// The watch runs an hour and is renewed within two hours of its end,
+	// so the next pass renews it.
+	ps.Client.Close() // no engine runs; PollChanges works without one
+	if err := ps.Client.PollChanges(ctx); err != nil {
+		t.Fatal(err)
+	}
+	renewed, err := ps.Store.GetSubscription(ctx, ps.App.ID(), subID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renewed.Watch == nil || renewed.Watch.ID == w.ID || renewed.SubscriptionID != renewed.Watch.ID {
+		t.Fatalf("watch after renewal = %+v, want a new one", renewed.Watch)
+	}
+	if stopped := ps.Google.Stopped(); len(stopped) != 1 || stopped[0] != w.ID {
+		t.Errorf("stopped watches = %v, want the old %s", stopped, w.ID)
+	}
+	notify(t, w.Address, memprovider.NotificationHeader(&w, "exists"))
+	if got := ps.queued(t); len(got) != 0 {
+		t.Errorf("the old watch's notification queued %v, want nothing", got)
+	}
+
+	if _, err := ps.App.DeleteSubscription(ctx, ps.Acct, &unical.SubscriptionDeleteParams{SubscriptionID: subID}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps.Google.Watches()) != 0 {
+		t.Errorf("watches after delete = %v, want none", ps.Google.Watches())
+	}
+}
