@@ -418,6 +418,13 @@ func timesBody(b map[string]any, params *unical.EventParams, cur *event) error {
 		if err != nil {
 			return err
 		}
+		if s, ok := b["start"].(map[string]any); ok && allDay && !params.End.IsSet() {
+			// A timed end converted to a day: the all-day end is exclusive,
+			// so the event keeps at least its first day.
+			if sd, ed := s["date"].(string), e["date"].(string); ed <= sd {
+				e = defaultEnd(s, true)
+			}
+		}
 		b["end"] = e
 	case cur == nil || params.End.IsNull():
 		// No end, or one cleared: Google needs one.

@@ -2,6 +2,8 @@ package google
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,12 +34,23 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	srv := googletest.NewServer(t, googletest.Options{})
+	return newFixtureWith(t, googletest.Options{}, nil)
+}
+
+// newFixtureWith is newFixture with options for the fake and a transport
+// for the provider's HTTP client (nil: the default).
+func newFixtureWith(t *testing.T, opts googletest.Options, rt http.RoundTripper) *fixture {
+	t.Helper()
+	srv := googletest.NewServer(t, opts)
 	srv.AddClient(googletest.Client{ID: testClientID, Secret: testSecret, RedirectURIs: []string{testRedirect}})
 	srv.AddUser(googletest.User{Email: alice, Name: "Alice", TimeZone: "Europe/Paris"})
 	srv.AddUser(googletest.User{Email: bob, TimeZone: "America/New_York"})
 	f := &fixture{srv: srv}
-	f.p = New(Config{BaseBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second, MaxRetries: 3})
+	cfg := Config{BaseBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second, MaxRetries: 3}
+	if rt != nil {
+		cfg.HTTPClient = &http.Client{Transport: rt}
+	}
+	f.p = New(cfg)
 	f.p.sleep = func(ctx context.Context, d time.Duration) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -85,4 +98,40 @@ func (f *fixture) storedTokens() []unical.Token {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]unical.Token(nil), f.stored...)
+}
+
+// recorder is a transport that records the requests it forwards and can
+// meddle with them through before, which runs ahead of each request and
+// may answer it instead (a non-nil response or error).
+type recorder struct {
+	mu     sync.Mutex
+	reqs   []*http.Request
+	before func(r *http.Request) (*http.Response, error)
+}
+
+func (rc *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	rc.mu.Lock()
+	rc.reqs = append(rc.reqs, r)
+	before := rc.before
+	rc.mu.Unlock()
+	if before != nil {
+		if resp, err := before(r); resp != nil || err != nil {
+			return resp, err
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// requests returns the recorded requests whose method matches (empty: any)
+// and whose path contains part.
+func (rc *recorder) requests(method, part string) []*http.Request {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []*http.Request
+	for _, r := range rc.reqs {
+		if (method == "" || r.Method == method) && strings.Contains(r.URL.Path, part) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
