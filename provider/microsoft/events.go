@@ -190,10 +190,13 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		return p.deltaPage(ctx, c, calendarID, q, strings.TrimPrefix(q.PageCursor, cursorDelta), opts)
 	}
 	if q.SyncCursor != "" && q.PageCursor == "" {
-		if !strings.HasPrefix(q.SyncCursor, cursorDelta) {
-			return nil, unical.Errorf(unical.CodeGone, "The sync token is not one Microsoft Graph issued; sync from scratch.")
+		switch {
+		case strings.HasPrefix(q.SyncCursor, cursorDelta):
+			return p.deltaPage(ctx, c, calendarID, q, strings.TrimPrefix(q.SyncCursor, cursorDelta), opts)
+		case strings.HasPrefix(q.SyncCursor, cursorSnapshot):
+			return p.snapshotPage(ctx, c, calendarID, q, opts)
 		}
-		return p.deltaPage(ctx, c, calendarID, q, strings.TrimPrefix(q.SyncCursor, cursorDelta), opts)
+		return nil, unical.Errorf(unical.CodeGone, "The sync token is not one Microsoft Graph issued; sync from scratch.")
 	}
 
 	req := request{method: "GET", query: expandQuery()}
@@ -281,7 +284,8 @@ func overlaps(g *event, from, to time.Time) bool {
 
 // startDelta pages through a fresh delta round of the calendar's view and
 // returns its deltaLink as a cursor, so later rounds report what changed
-// after this listing.
+// after this listing. When Graph refuses delta for the calendar it
+// returns a snapshot cursor instead (see snapshot.go).
 func (p *Provider) startDelta(ctx context.Context, c *client, calendarID string, q *unical.EventQuery) (string, error) {
 	from, to := p.syncWindow(q)
 	req := request{
@@ -289,9 +293,12 @@ func (p *Provider) startDelta(ctx context.Context, c *client, calendarID string,
 		query:  url.Values{"startDateTime": {graphTime(from)}, "endDateTime": {graphTime(to)}},
 		header: map[string]string{"Prefer": "odata.maxpagesize=1000"},
 	}
-	for {
+	for first := true; ; first = false {
 		var page collection[event]
 		if err := c.do(ctx, req, &page); err != nil {
+			if first && noDelta(err) {
+				return p.startSnapshot(ctx, c, calendarID, q)
+			}
 			return "", err
 		}
 		switch {
