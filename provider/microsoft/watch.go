@@ -117,8 +117,19 @@ func watchFromGraph(sub *subscription, token string) (*unical.Watch, error) {
 // RenewWatch implements [unical.Watcher] by PATCHing the subscription's
 // expirationDateTime, which also answers a reauthorizationRequired
 // challenge. A subscription Graph no longer knows (removed or expired) is
-// created again with Watch, under a new id.
+// created again with Watch, under a new id. Graph cannot change a
+// subscription's clientState, so a request with another token than the
+// watch's creates a new subscription and then deletes the old one (best
+// effort; the two overlap briefly).
 func (p *Provider) RenewWatch(ctx context.Context, s *unical.Session, w *unical.Watch, req *unical.WatchRequest) (*unical.Watch, error) {
+	if req.Token != "" && req.Token != w.Token {
+		nw, err := p.Watch(ctx, s, req)
+		if err != nil {
+			return nil, err
+		}
+		_ = p.StopWatch(ctx, s, w)
+		return nw, nil
+	}
 	exp, err := p.watchExpiry(req)
 	if err != nil {
 		return nil, err
@@ -134,11 +145,7 @@ func (p *Provider) RenewWatch(ctx context.Context, s *unical.Session, w *unical.
 	if err != nil {
 		return nil, err
 	}
-	token := w.Token
-	if req.Token != "" {
-		token = req.Token
-	}
-	return watchFromGraph(&sub, token)
+	return watchFromGraph(&sub, w.Token)
 }
 
 // StopWatch implements [unical.Watcher] with DELETE /subscriptions/{id}.

@@ -142,6 +142,19 @@ func TestWatch(t *testing.T) {
 		t.Errorf("renewing a removed subscription gave %+v; subscriptions %+v", recreated, f.srv.Subscriptions())
 	}
 
+	// Graph cannot change clientState: a new token means a new
+	// subscription, and the old one is deleted.
+	tokenReq := renewReq
+	tokenReq.Token = "client-state-2"
+	rotated, err := f.p.RenewWatch(t.Context(), s, recreated, &tokenReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subs := f.srv.Subscriptions(); rotated.ID == recreated.ID || rotated.Token != "client-state-2" || len(subs) != 1 || subs[0].ID != rotated.ID || subs[0].ClientState != "client-state-2" {
+		t.Errorf("renewal with a new token gave %+v; subscriptions %+v", rotated, subs)
+	}
+	recreated = rotated
+
 	if err := f.p.StopWatch(t.Context(), s, recreated); err != nil {
 		t.Fatal(err)
 	}
