@@ -69,7 +69,14 @@ func (m *Main) flags(name string) *flag.FlagSet {
 }
 
 // open opens the store and the Client over the data folder.
-func (m *Main) open(dataDir, publicURL string, allowPrivate bool, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
+// engineSettings are the serve flags of the webhook engine.
+type engineSettings struct {
+	allowPrivate bool
+	timeout      time.Duration
+	lease        time.Duration
+}
+
+func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
@@ -91,8 +98,10 @@ func (m *Main) open(dataDir, publicURL string, allowPrivate bool, logger *slog.L
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		// The webhook engine only runs in serve; admin commands just queue.
-		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: allowPrivate}),
-		AllowPrivateTargets: allowPrivate,
+		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout}),
+		AllowPrivateTargets: eng.allowPrivate,
+		DeliveryTimeout:     eng.timeout,
+		DeliveryLease:       eng.lease,
 	})
 	if err != nil {
 		store.Close()
@@ -120,12 +129,15 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	addr := fs.String("addr", m.env("UNICAL_ADDR", "127.0.0.1:8080"), "listen address")
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
 	publicURL := fs.String("public-url", m.env("UNICAL_PUBLIC_URL", ""), "public base URL (OAuth callbacks, push)")
-	allowPrivate := fs.Bool("allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks reach loopback and private addresses (development only)")
+	var eng engineSettings
+	fs.BoolVar(&eng.allowPrivate, "allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks reach loopback and private addresses (development only)")
+	fs.DurationVar(&eng.timeout, "delivery-timeout", 15*time.Second, "time limit of one webhook delivery attempt")
+	fs.DurationVar(&eng.lease, "delivery-lease", 2*time.Minute, "how long a claimed message is held before another worker may take it (after a crash, the wait before it is resent); must exceed -delivery-timeout")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	client, store, err := m.open(*dataDir, *publicURL, *allowPrivate, logger)
+	client, store, err := m.open(*dataDir, *publicURL, eng, logger)
 	if err != nil {
 		return err
 	}
@@ -222,7 +234,7 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
 	}
-	client, store, err := m.open(*dataDir, "", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
@@ -301,7 +313,7 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	if *appID == "" {
 		return usageError{"keys needs --app"}
 	}
-	client, store, err := m.open(*dataDir, "", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
