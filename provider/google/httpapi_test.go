@@ -1,0 +1,457 @@
+package google_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/google"
+	"github.com/unical/unical/store/bolt"
+)
+
+const (
+	e2eClientID = "e2e-client.apps.googleusercontent.com"
+	e2eSecret   = "e2e-secret"
+	e2eUser     = "dana@example.com"
+	e2eBack     = "https://app.example.com/connected"
+)
+
+// stack is the whole server on real HTTP (httpapi over a Client over bolt)
+// with the Google provider pointed at the fake Google.
+type stack struct {
+	URL    string
+	google *googletest.Server
+	appID  string
+	apiKey string
+}
+
+func mustNewStack(t *testing.T) *stack {
+	t.Helper()
+	g := googletest.NewServer(t, googletest.Options{AllowHTTPPush: true})
+	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
+
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	// Short waits, so the throttling tests run fast.
+	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	h = httpapi.NewHandler(client, httpapi.Options{})
+	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{srv.URL + unical.OAuthCallbackPath}})
+
+	created, err := client.CreateApplication(t.Context(), &unical.ApplicationParams{
+		Name:         unical.Some("e2e"),
+		RedirectURLs: unical.Some([]string{e2eBack}),
+		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
+			ClientID: e2eClientID, ClientSecret: e2eSecret,
+			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL(),
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stack{URL: srv.URL, google: g, appID: created.ApplicationID, apiKey: created.APIKey}
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a *answer) into(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("decode %T: %v\n%s", v, err, a.body)
+	}
+}
+
+func (a *answer) errorCode(t *testing.T) string {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	a.into(t, &e)
+	return e.Error.Code
+}
+
+func (st *stack) do(t *testing.T, method, path string, body any) *answer {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, st.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("x-api-key", st.apiKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return &answer{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (st *stack) must(t *testing.T, method, path string, body any, v any) {
+	t.Helper()
+	a := st.do(t, method, path, body)
+	if a.status != http.StatusOK {
+		t.Fatalf("%s %s = %d\n%s", method, path, a.status, a.body)
+	}
+	if v != nil {
+		a.into(t, v)
+	}
+}
+
+// connect walks the OAuth flow the way a browser does: it follows every
+// redirect from our authorize endpoint through Google's consent screen and
+// our callback, and stops at the application's page.
+func (st *stack) connect(t *testing.T) string {
+	t.Helper()
+	var final *url.URL
+	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if r.URL.Host == "app.example.com" {
+			final = r.URL
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	q := url.Values{"redirectUrl": {e2eBack}, "state": {"caller-state-1"}, "loginHint": {e2eUser}, "prompt": {"consent"}}
+	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.appID + "/provider_a?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if final == nil {
+		t.Fatalf("the flow ended at %s (%d), not at the application", resp.Request.URL, resp.StatusCode)
+	}
+	got := final.Query()
+	if got.Get("state") != "caller-state-1" || got.Get("endUserAccountId") == "" || got.Get("error") != "" {
+		t.Fatalf("back at the application with %v", got)
+	}
+	return got.Get("endUserAccountId")
+}
+
+type e2eEvent struct {
+	ID               string                `json:"id"`
+	Title            string                `json:"title"`
+	IsCancelled      bool                  `json:"isCancelled"`
+	IsAllDay         bool                  `json:"isAllDay"`
+	Start            *unical.EventDateTime `json:"start"`
+	RecurringEventID string                `json:"recurringEventId"`
+	MyResponseStatus string                `json:"myResponseStatus"`
+	ConferenceData   *struct {
+		JoinURL string `json:"joinUrl"`
+	} `json:"conferenceData"`
+}
+
+type e2ePage struct {
+	Data          []e2eEvent `json:"data"`
+	NextPageToken string     `json:"nextPageToken"`
+	NextSyncToken string     `json:"nextSyncToken"`
+}
+
+// listAll walks every page of an event listing and returns the events and
+// the final sync token.
+func (st *stack) listAll(t *testing.T, path string, q url.Values) ([]e2eEvent, string) {
+	t.Helper()
+	var all []e2eEvent
+	for range 20 {
+		var page e2ePage
+		st.must(t, "GET", path+"?"+q.Encode(), nil, &page)
+		all = append(all, page.Data...)
+		if page.NextPageToken == "" {
+			return all, page.NextSyncToken
+		}
+		q = url.Values{"pageToken": {page.NextPageToken}, "limit": {q.Get("limit")}}
+	}
+	t.Fatal("listing did not end")
+	return nil, ""
+}
+
+func titlesOf(events []e2eEvent) []string {
+	var out []string
+	for _, e := range events {
+		s := e.Title
+		if e.IsCancelled {
+			s = "cancelled:" + e.ID
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestHTTPAPI_EndToEnd(t *testing.T) {
+	t.Parallel()
+	st := mustNewStack(t)
+	accountID := st.connect(t)
+
+	var acct unical.Account
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
+	if acct.Status != unical.AccountStatusActive || acct.Email != e2eUser || acct.ProviderAccountID == nil || *acct.ProviderAccountID == "" ||
+		!slices.Contains(acct.AuthorizedScopes, google.ScopeCalendar) {
+		t.Fatalf("account after OAuth = %+v", acct)
+	}
+	var cred unical.Credentials
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
+	if cred.AccessToken == "" || cred.RefreshToken == "" {
+		t.Errorf("credentials = %+v, want tokens", cred)
+	}
+
+	// Calendars.
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+accountID, map[string]any{"name": "Projects", "timeZone": "Europe/Berlin", "hexColor": "#33aa55"}, &cal)
+	calPath := "/v1/calendars/" + accountID + "/" + url.PathEscape(cal.ID)
+	st.must(t, "PUT", calPath, map[string]any{"name": "Projects 2"}, &cal)
+	if cal.Name != "Projects 2" || cal.HexColor != "#33aa55" || cal.TimeZone != "Europe/Berlin" {
+		t.Errorf("calendar = %+v", cal)
+	}
+	var cals struct{ Data []unical.Calendar }
+	st.must(t, "GET", "/v1/calendars/"+accountID, nil, &cals)
+	if len(cals.Data) != 2 {
+		t.Errorf("calendars = %+v, want primary and Projects", cals.Data)
+	}
+
+	// Events: create, list with a sync token, change, sync.
+	events := "/v1/events/" + accountID + "/" + url.PathEscape(cal.ID)
+	var meet, series e2eEvent
+	st.must(t, "POST", events, map[string]any{"title": "Kickoff", "start": map[string]any{"dateTime": "2026-05-04T10:00:00+02:00", "timeZone": "Europe/Berlin"},
+		"end": map[string]any{"dateTime": "2026-05-04T11:00:00+02:00", "timeZone": "Europe/Berlin"}, "generateMeetingUrlProvider": "googleMeet"}, &meet)
+	if meet.ConferenceData == nil || !strings.HasPrefix(meet.ConferenceData.JoinURL, "https://meet.google.com/") {
+		t.Errorf("created event has no Meet link: %+v", meet)
+	}
+	st.must(t, "POST", events, map[string]any{"title": "Daily", "start": map[string]any{"dateTime": "2026-05-05T09:00:00+02:00", "timeZone": "Europe/Berlin"},
+		"end": map[string]any{"dateTime": "2026-05-05T09:15:00+02:00", "timeZone": "Europe/Berlin"}, "recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3"}}, &series)
+	var holiday e2eEvent
+	st.must(t, "POST", events, map[string]any{"title": "Holiday", "isAllDay": true, "start": map[string]any{"dateTime": "2026-05-08T00:00:00"}, "end": map[string]any{"dateTime": "2026-05-09T00:00:00"}}, &holiday)
+	if !holiday.IsAllDay || holiday.Start.DateTime != "2026-05-08T00:00:00" {
+		t.Errorf("all-day event = %+v", holiday)
+	}
+
+	got, syncToken := st.listAll(t, events, url.Values{"limit": {"2"}})
+	if want := []string{"Daily", "Holiday", "Kickoff"}; !slices.Equal(titlesOf(got), want) {
+		t.Errorf("events = %v, want %v", titlesOf(got), want)
+	}
+	if syncToken == "" {
+		t.Fatal("no nextSyncToken")
+	}
+	expanded, _ := st.listAll(t, events, url.Values{"expandRecurrences": {"true"}, "orderBy": {"startTime"},
+		"startDateTime": {"2026-05-01T00:00:00Z"}, "endDateTime": {"2026-06-01T00:00:00Z"}, "timeZone": {"America/New_York"}})
+	var order []string
+	for _, e := range expanded {
+		order = append(order, e.Title)
+	}
+	if want := []string{"Kickoff", "Daily", "Daily", "Daily", "Holiday"}; !slices.Equal(order, want) {
+		t.Errorf("expanded events in order = %v, want %v", order, want)
+	}
+	if expanded[0].Start.TimeZone != "America/New_York" {
+		t.Errorf("start shown in %q, want America/New_York", expanded[0].Start.TimeZone)
+	}
+	occ, _ := st.listAll(t, events+"/"+series.ID+"/occurrences", url.Values{"startDateTime": {"2026-05-06T00:00:00Z"}, "endDateTime": {"2026-06-01T00:00:00Z"}})
+	if len(occ) != 2 || occ[0].RecurringEventID != series.ID {
+		t.Errorf("occurrences = %+v, want 2 of the series", occ)
+	}
+
+	var renamed, added e2eEvent
+	st.must(t, "PUT", events+"/"+meet.ID, map[string]any{"title": "Kickoff (moved)", "location": nil}, &renamed)
+	st.must(t, "POST", events, map[string]any{"title": "Retro", "start": map[string]any{"dateTime": "2026-05-06T15:00:00Z"}, "end": map[string]any{"dateTime": "2026-05-06T16:00:00Z"}}, &added)
+	st.must(t, "DELETE", events+"/"+holiday.ID, nil, nil)
+	changes, syncToken2 := st.listAll(t, events, url.Values{"syncToken": {syncToken}})
+	if want := []string{"Kickoff (moved)", "Retro", "cancelled:" + holiday.ID}; !slices.Equal(titlesOf(changes), want) {
+		t.Errorf("incremental sync = %v, want %v", titlesOf(changes), want)
+	}
+	if a := st.do(t, "GET", events+"/"+holiday.ID, nil); a.status != http.StatusNotFound {
+		t.Errorf("GET a deleted event = %d, want 404", a.status)
+	}
+
+	// Google drops its sync tokens: 410, then a full listing recovers.
+	st.google.ExpireSyncTokens()
+	a := st.do(t, "GET", events+"?syncToken="+url.QueryEscape(syncToken2), nil)
+	if a.status != http.StatusGone || a.errorCode(t) != "sync_token_expired" {
+		t.Errorf("sync after Google expired its tokens = %d %s, want 410 sync_token_expired", a.status, a.body)
+	}
+	full, fresh := st.listAll(t, events, url.Values{})
+	if len(full) != 3 || fresh == "" {
+		t.Errorf("full resync = %v, token %q", titlesOf(full), fresh)
+	}
+
+	// RSVP on an invitation in the primary calendar.
+	inv := st.google.AddEvent(e2eUser, googletest.Event{
+		Summary: "Invite", Organizer: &googletest.EventPerson{Email: "erin@example.com"},
+		Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"},
+		Attendees: []googletest.EventAttendee{{Email: "erin@example.com", ResponseStatus: "accepted"}, {Email: e2eUser}},
+	})
+	primary := "/v1/events/" + accountID + "/" + url.PathEscape(e2eUser)
+	st.must(t, "POST", primary+"/"+inv.ID+"/rsvp", map[string]any{"responseStatus": "accepted"}, nil)
+	var invited e2eEvent
+	st.must(t, "GET", primary+"/"+inv.ID, nil, &invited)
+	if invited.MyResponseStatus != "accepted" {
+		t.Errorf("myResponseStatus after RSVP = %q", invited.MyResponseStatus)
+	}
+	if a := st.do(t, "POST", events+"/"+added.ID+"/rsvp", map[string]any{"responseStatus": "accepted"}); a.status != http.StatusBadRequest {
+		t.Errorf("RSVP to an event without the account = %d, want 400", a.status)
+	}
+
+	// Free/busy through Google's freeBusy query.
+	var fb []unical.FreeBusyResult
+	st.must(t, "POST", "/v1/freeBusy/"+accountID, map[string]any{"calendarIds": []string{cal.ID}, "startDateTime": "2026-05-06T00:00:00Z",
+		"endDateTime": "2026-05-07T00:00:00Z", "timeZone": "Europe/Berlin"}, &fb)
+	if len(fb) != 1 || len(fb[0].BusySlots) != 2 || fb[0].BusySlots[0].Start.DateTime != "2026-05-06T09:00:00+02:00" {
+		t.Errorf("free/busy = %+v, want the Daily instance and Retro", fb)
+	}
+
+	// A subscription opens a Google channel to our notification path;
+	// deleting it stops the channel.
+	var sub struct {
+		ID string `json:"webhookSubscriptionId"`
+	}
+	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": cal.ID, "webhookUrl": "https://hooks.example.com/unical"}, &sub)
+	chans := st.google.Channels()
+	if len(chans) != 1 || chans[0].CalendarID != cal.ID || !strings.HasPrefix(chans[0].Address, st.URL+"/v1/notifications/provider_a/") {
+		t.Fatalf("channels after subscribing = %+v", chans)
+	}
+	st.must(t, "DELETE", "/v1/calendarSubscriptions/"+accountID, map[string]any{"subscriptionId": sub.ID}, nil)
+	if chans := st.google.Channels(); !chans[0].Stopped {
+		t.Errorf("the channel is still running after the subscription was deleted")
+	}
+
+	st.must(t, "DELETE", calPath, nil, nil)
+	if a := st.do(t, "GET", calPath, nil); a.status != http.StatusNotFound {
+		t.Errorf("GET a deleted calendar = %d, want 404", a.status)
+	}
+}
+
+func TestHTTPAPI_ExpiryAndThrottling(t *testing.T) {
+	t.Parallel()
+	st := mustNewStack(t)
+	accountID := st.connect(t)
+	cals := "/v1/calendars/" + accountID
+
+	// Throttling that ends is retried away; throttling that lasts is 429.
+	st.google.InjectFault(googletest.Fault{Method: "GET", PathPrefix: "/calendar/v3/", Status: 403, Reason: "userRateLimitExceeded", Times: 2})
+	st.must(t, "GET", cals, nil, nil)
+	// A Retry-After beyond MaxBackoff is not waited for.
+	st.google.InjectFault(googletest.Fault{Method: "GET", PathPrefix: "/calendar/v3/", Status: 429, RetryAfter: "1", Times: 1})
+	a := st.do(t, "GET", cals, nil)
+	if a.status != http.StatusTooManyRequests || a.errorCode(t) != "rate_limited" || a.header.Get("Retry-After") != "1" {
+		t.Errorf("under throttling = %d %s (Retry-After %q), want 429 rate_limited with Retry-After 1", a.status, a.body, a.header.Get("Retry-After"))
+	}
+	// 5xx through the whole retry budget (1 + MaxRetries attempts).
+	st.google.InjectFault(googletest.Fault{Method: "GET", PathPrefix: "/calendar/v3/", Status: 503, Times: 4})
+	if a := st.do(t, "GET", cals, nil); a.status != http.StatusServiceUnavailable {
+		t.Errorf("Google down = %d %s, want 503", a.status, a.body)
+	}
+	st.must(t, "GET", cals, nil, nil)
+
+	// The user revokes access at Google: the account expires.
+	st.google.RevokeAccess(e2eClientID, e2eUser)
+	if a := st.do(t, "GET", cals, nil); a.status != http.StatusConflict || a.errorCode(t) != "account_expired" {
+		t.Errorf("GET calendars after revocation = %d %s, want 409 account_expired", a.status, a.body)
+	}
+	var cred unical.Credentials
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
+	if cred.Status != string(unical.AccountStatusExpired) {
+		t.Errorf("credentials status after revocation = %q, want EXPIRED", cred.Status)
+	}
+	var acct unical.Account
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
+	if acct.Status != unical.AccountStatusExpired {
+		t.Errorf("status after revocation = %s, want EXPIRED", acct.Status)
+	}
+
+	// Posting the account with a new refresh token revives it.
+	rt := st.google.IssueRefreshToken(e2eClientID, e2eUser)
+	st.must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": e2eUser, "providerType": "PROVIDER_A", "refreshToken": rt}, &acct)
+	if acct.ID != accountID || acct.Status != unical.AccountStatusActive {
+		t.Errorf("account after reconnecting = %+v", acct)
+	}
+	st.must(t, "GET", cals, nil, nil)
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
+	if cred.RefreshToken != rt || cred.AccessToken == "" {
+		t.Errorf("credentials after reconnecting = %+v", cred)
+	}
+}
+
+func TestHTTPAPI_OAuthRefusals(t *testing.T) {
+	t.Parallel()
+	st := mustNewStack(t)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string) *http.Response {
+		t.Helper()
+		resp, err := noFollow.Get(st.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	// An unregistered redirectUrl is refused, never redirected to.
+	resp := get("/v1/oauth/authorize/" + st.appID + "/provider_a?redirectUrl=" + url.QueryEscape("https://evil.example.com/x"))
+	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" {
+		t.Errorf("unregistered redirectUrl = %d (Location %q), want 400 and no redirect", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// A callback without code, and one with a forged state.
+	for _, q := range []string{"state=forged", "code=abc&state=forged", "code=abc"} {
+		resp := get(unical.OAuthCallbackPath + "?" + q)
+		if resp.StatusCode == http.StatusFound && strings.Contains(resp.Header.Get("Location"), "endUserAccountId") {
+			t.Errorf("callback %q connected an account", q)
+		}
+	}
+	// A denied consent comes back with an error, and no account exists.
+	st.google.SetConsent(googletest.Consent{Deny: true})
+	var final *url.URL
+	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if r.URL.Host == "app.example.com" {
+			final = r.URL
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.appID + "/provider_a?state=s1&redirectUrl=" + url.QueryEscape(e2eBack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if final == nil || final.Query().Get("error") == "" || final.Query().Get("state") != "s1" || final.Query().Get("endUserAccountId") != "" {
+		t.Errorf("denied consent came back as %v", final)
+	}
+	var list struct{ Data []unical.Account }
+	st.must(t, "GET", "/v1/endUserAccounts", nil, &list)
+	if len(list.Data) != 0 {
+		t.Errorf("accounts after refusals = %+v, want none", list.Data)
+	}
+}
