@@ -261,3 +261,147 @@ func TestOAuthFlowThroughHTTPAPI(t *testing.T) {
 	// The account works at once.
 	st.must(t, "GET", "/v1/calendars/"+acct.ID, nil)
 }
+
+// TestEndpointsThroughHTTPAPI calls every endpoint for a PROVIDER_B
+// account.
+func TestEndpointsThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	cals := "/v1/calendars/" + acct
+
+	var list unical.SyncPage[unical.Calendar]
+	st.must(t, "GET", cals, nil).Into(t, &list)
+	if len(list.Data) != 1 || !list.Data[0].IsPrimary || list.Data[0].ReadOnly || list.NextSyncToken == "" {
+		t.Fatalf("calendars = %+v", list)
+	}
+	primary := list.Data[0].ID
+
+	var cal unical.Calendar
+	st.must(t, "POST", cals, map[string]any{"name": "Team"}).Into(t, &cal)
+	if cal.Name != "Team" || cal.IsPrimary || cal.ID == "" {
+		t.Fatalf("created calendar = %+v", cal)
+	}
+	st.must(t, "PUT", cals+"/"+esc(cal.ID), map[string]any{"name": "Team 2"})
+	var got unical.Calendar
+	st.must(t, "GET", cals+"/"+esc(cal.ID), nil).Into(t, &got)
+	if got.Name != "Team 2" {
+		t.Errorf("renamed calendar = %+v", got)
+	}
+
+	events := "/v1/events/" + acct + "/" + esc(cal.ID)
+	var ev unical.Event
+	st.must(t, "POST", events, map[string]any{
+		"title": "Design review", "description": "Bring the mockups",
+		"start": map[string]any{"dateTime": "2026-04-14T10:00:00", "timeZone": "Europe/Berlin"},
+		"end":   map[string]any{"dateTime": "2026-04-14T11:00:00", "timeZone": "Europe/Berlin"},
+		"location": "Room 1", "transparency": "opaque", "visibility": "private",
+		"publicExtendedProperties":  map[string]string{"ticket": "T-1"},
+		"privateExtendedProperties": map[string]string{"secret": "s"},
+	}).Into(t, &ev)
+	if ev.ID == "" || ev.Title != "Design review" || ev.Start == nil || ev.Start.TimeZone != "Europe/Berlin" || ev.ETag == "" {
+		t.Fatalf("created event = %+v", ev)
+	}
+	eventPath := events + "/" + esc(ev.ID)
+	st.must(t, "GET", eventPath, nil).Into(t, &ev)
+	if ev.Location != "Room 1" || ev.Visibility != unical.VisibilityPrivate || ev.PublicExtendedProperties["ticket"] != "T-1" || ev.PrivateExtendedProperties["secret"] != "s" {
+		t.Errorf("read back = %+v", ev)
+	}
+	ev = unical.Event{}
+	st.must(t, "PUT", eventPath, map[string]any{"title": "Design review (moved)", "location": nil}).Into(t, &ev)
+	if ev.Title != "Design review (moved)" || ev.Location != "" || ev.PublicExtendedProperties["ticket"] != "T-1" {
+		t.Errorf("updated = %+v", ev)
+	}
+	// metadataFilters, search and timeZone on the list.
+	filter := url.QueryEscape(`{"public":{"ticket":"T-1"}}`)
+	all, _ := st.listAll(t, events+"?metadataFilters="+filter+"&search=moved&timeZone=America/New_York")
+	if len(all) != 1 || all[0].ID != ev.ID || all[0].Start.TimeZone != "America/New_York" || all[0].Start.DateTime != "2026-04-14T04:00:00-04:00" {
+		t.Errorf("filtered list = %+v", all)
+	}
+
+	// A weekly series and its occurrences, expanded and ordered.
+	var series unical.Event
+	st.must(t, "POST", events, map[string]any{
+		"title": "Weekly", "recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=4"},
+		"start": map[string]any{"dateTime": "2026-04-06T09:00:00", "timeZone": "Europe/Berlin"},
+		"end":   map[string]any{"dateTime": "2026-04-06T09:30:00", "timeZone": "Europe/Berlin"},
+	}).Into(t, &series)
+	occ, _ := st.listAll(t, events+"/"+esc(series.ID)+"/occurrences?startDateTime=2026-04-01T00:00:00Z&endDateTime=2026-05-01T00:00:00Z")
+	if len(occ) != 4 || occ[0].RecurringEventID != series.ID || occ[0].Start.DateTime != "2026-04-06T09:00:00+02:00" {
+		t.Errorf("occurrences = %d %+v", len(occ), occ)
+	}
+	expanded, _ := st.listAll(t, events+"?expandRecurrences=true&orderBy=startTime&startDateTime=2026-04-01T00:00:00Z&endDateTime=2026-05-01T00:00:00Z")
+	var titles []string
+	for _, e := range expanded {
+		titles = append(titles, e.Title)
+	}
+	if strings.Join(titles, ",") != "Weekly,Weekly,Design review (moved),Weekly,Weekly" {
+		t.Errorf("expanded titles = %v", titles)
+	}
+
+	// RSVP to an invitation from someone else.
+	invite, err := st.Graph.AddEvent(st.UserID, "", `{
+	  "subject": "Board meeting",
+	  "start": {"dateTime": "2026-04-15T15:00:00", "timeZone": "Pacific Standard Time"},
+	  "end": {"dateTime": "2026-04-15T16:00:00", "timeZone": "Pacific Standard Time"},
+	  "organizer": {"emailAddress": {"name": "Grace", "address": "grace@fabrikam.test"}},
+	  "responseStatus": {"response": "notResponded", "time": "0001-01-01T00:00:00Z"},
+	  "attendees": [{"type": "required", "emailAddress": {"name": "Ada", "address": "ada@contoso.test"}, "status": {"response": "none", "time": "0001-01-01T00:00:00Z"}}]
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invitePath := "/v1/events/" + acct + "/" + esc(primary) + "/" + esc(invite)
+	st.must(t, "POST", invitePath+"/rsvp", map[string]any{"responseStatus": "accepted"})
+	var answered unical.Event
+	st.must(t, "GET", invitePath, nil).Into(t, &answered)
+	if answered.MyResponseStatus != unical.ResponseAccepted || answered.Start.TimeZone != "America/Los_Angeles" {
+		t.Errorf("after RSVP: %q in %q", answered.MyResponseStatus, answered.Start.TimeZone)
+	}
+	wantError(t, "RSVP needsAction", st.do(t, "POST", invitePath+"/rsvp", map[string]any{"responseStatus": "needsAction"}), 400, "invalid_request", "responseStatus")
+
+	// Free/busy over both calendars, in New York time.
+	var fb []unical.FreeBusyResult
+	r := st.must(t, "POST", "/v1/freeBusy/"+acct, map[string]any{
+		"startDateTime": "2026-04-14T00:00:00", "endDateTime": "2026-04-16T00:00:00", "timeZone": "America/New_York",
+		"calendarIds": []string{primary, cal.ID},
+	})
+	var wrapped struct {
+		Data []unical.FreeBusyResult `json:"data"`
+	}
+	if json.Unmarshal(r.Body, &fb) != nil {
+		r.Into(t, &wrapped)
+		fb = wrapped.Data
+	}
+	gotBusy := map[string][]string{}
+	for _, res := range fb {
+		for _, b := range res.BusySlots {
+			gotBusy[res.CalendarID] = append(gotBusy[res.CalendarID], b.Start.DateTime+"/"+b.End.DateTime)
+		}
+	}
+	wantBusy := map[string][]string{
+		primary: {"2026-04-15T18:00:00-04:00/2026-04-15T19:00:00-04:00"},
+		cal.ID:  {"2026-04-14T04:00:00-04:00/2026-04-14T05:00:00-04:00"},
+	}
+	if b, w := mustJSON(t, gotBusy), mustJSON(t, wantBusy); b != w {
+		t.Errorf("free/busy = %s; want %s", b, w)
+	}
+
+	// Deletes: an event, the calendar, the account.
+	st.must(t, "DELETE", eventPath, nil)
+	wantError(t, "GET a deleted event", st.do(t, "GET", eventPath, nil), 404, "not_found", "")
+	st.must(t, "DELETE", cals+"/"+esc(cal.ID), nil)
+	wantError(t, "GET a deleted calendar", st.do(t, "GET", cals+"/"+esc(cal.ID), nil), 404, "not_found", "")
+	st.must(t, "GET", "/v1/endUserAccounts", nil)
+	st.must(t, "DELETE", "/v1/endUserAccounts/"+acct, nil)
+	wantError(t, "GET a deleted account", st.do(t, "GET", "/v1/endUserAccounts/"+acct, nil), 404, "not_found", "")
+}
+
+func mustJSON(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
