@@ -293,8 +293,8 @@ func TestEndpointsThroughHTTPAPI(t *testing.T) {
 	var ev unical.Event
 	st.must(t, "POST", events, map[string]any{
 		"title": "Design review", "description": "Bring the mockups",
-		"start": map[string]any{"dateTime": "2026-04-14T10:00:00", "timeZone": "Europe/Berlin"},
-		"end":   map[string]any{"dateTime": "2026-04-14T11:00:00", "timeZone": "Europe/Berlin"},
+		"start":    map[string]any{"dateTime": "2026-04-14T10:00:00", "timeZone": "Europe/Berlin"},
+		"end":      map[string]any{"dateTime": "2026-04-14T11:00:00", "timeZone": "Europe/Berlin"},
 		"location": "Room 1", "transparency": "opaque", "visibility": "private",
 		"publicExtendedProperties":  map[string]string{"ticket": "T-1"},
 		"privateExtendedProperties": map[string]string{"secret": "s"},
