@@ -146,14 +146,7 @@ func toEvent(g *event, zone string) *unical.Event {
 	if e.Transparency == "" {
 		e.Transparency = unical.TransparencyOpaque
 	}
-	switch t := unical.EventType(g.EventType); t {
-	case unical.EventTypeOutOfOffice, unical.EventTypeFocusTime:
-		e.EventType = t
-	default:
-		// birthday, fromGmail and workingLocation have no unified type;
-		// they behave like ordinary events for our purposes.
-		e.EventType = unical.EventTypeDefault
-	}
+	e.EventType = eventTypeOf(g.EventType)
 	if g.Organizer != nil {
 		e.Organizer = &unical.Organizer{Name: g.Organizer.DisplayName, Email: g.Organizer.Email, IsSelf: g.Organizer.Self}
 	}
@@ -185,6 +178,17 @@ func toEvent(g *event, zone string) *unical.Event {
 	}
 	e.ConferenceData = fromGoogleConference(g)
 	return e
+}
+
+// eventTypeOf maps Google's eventType. birthday, fromGmail and
+// workingLocation have no unified type; they behave like ordinary events
+// for our purposes.
+func eventTypeOf(t string) unical.EventType {
+	switch et := unical.EventType(t); et {
+	case unical.EventTypeOutOfOffice, unical.EventTypeFocusTime:
+		return et
+	}
+	return unical.EventTypeDefault
 }
 
 // fromGoogleTime maps an EventDateTime. All-day values become midnight
@@ -287,7 +291,7 @@ func eventBody(params *unical.EventParams, cur *event, self string) (map[string]
 	if v, ok := params.EventType.Get(); ok && v != "" {
 		// eventType is immutable at Google; sending the current one back
 		// is harmless, another one is refused by Google.
-		if cur == nil || (cur.EventType != string(v) && !(v == unical.EventTypeDefault && toEvent(cur, "").EventType == v)) {
+		if cur == nil || eventTypeOf(cur.EventType) != v {
 			b["eventType"] = string(v)
 		}
 	}
@@ -369,8 +373,10 @@ func replaceMap(want, cur map[string]string) map[string]any {
 
 // timesBody sets start and end. Whether the event is all-day comes from
 // isAllDay, else from the current event, else from the shape of start
-// (a bare date). A missing end is the start (timed) or the next day
-// (all-day). Recurring timed events need a timeZone (Event.start
+// (a bare date). A missing all-day end is the next day. Google refuses
+// timed events that do not end after they start (400 "The specified time
+// range is empty"), so a timed event without an end, or with an end at its
+// start, is CodeInvalid naming end rather than a guess. Recurring timed events need a timeZone (Event.start
 // reference: it "specifies the time zone in which the recurrence is
 // expanded"); without one we expand in UTC.
 func timesBody(b map[string]any, params *unical.EventParams, cur *event) error {
@@ -418,14 +424,22 @@ func timesBody(b map[string]any, params *unical.EventParams, cur *event) error {
 		if err != nil {
 			return err
 		}
+		if start != nil && !allDay {
+			st, _ := start.Time("start")
+			if en, _ := end.Time("end"); !en.After(st) {
+				return errNeedsEnd()
+			}
+		}
 		if s, ok := b["start"].(map[string]any); ok && allDay && !params.End.IsSet() {
 			// A timed end converted to a day: the all-day end is exclusive,
 			// so the event keeps at least its first day.
 			if sd, ed := s["date"].(string), e["date"].(string); ed <= sd {
-				e = defaultEnd(s, true)
+				e = defaultEnd(s)
 			}
 		}
 		b["end"] = e
+	case (cur == nil || params.End.IsNull()) && !allDay:
+		return errNeedsEnd()
 	case cur == nil || params.End.IsNull():
 		// No end, or one cleared: Google needs one.
 		from := start
@@ -436,7 +450,7 @@ func timesBody(b map[string]any, params *unical.EventParams, cur *event) error {
 		if err != nil {
 			return err
 		}
-		b["end"] = defaultEnd(s, allDay)
+		b["end"] = defaultEnd(s)
 	}
 	return nil
 }
@@ -491,17 +505,21 @@ func toGoogleTime(d *unical.EventDateTime, allDay, recurs, patch bool, field str
 	return out, nil
 }
 
-// defaultEnd is the end of an event given without one: the start for a
-// timed event, the next day for an all-day one.
-func defaultEnd(start map[string]any, allDay bool) map[string]any {
+// errNeedsEnd is the refusal of a timed event that would not end after
+// it starts.
+func errNeedsEnd() error {
+	return unical.FieldError("end", "Google Calendar needs a timed event to end after it starts; give an end.")
+}
+
+// defaultEnd is the end of an all-day event given without one: the next
+// day.
+func defaultEnd(start map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range start {
 		out[k] = v
 	}
-	if allDay {
-		if d, err := time.Parse(unical.DateLayout, start["date"].(string)); err == nil {
-			out["date"] = d.AddDate(0, 0, 1).Format(unical.DateLayout)
-		}
+	if d, err := time.Parse(unical.DateLayout, start["date"].(string)); err == nil {
+		out["date"] = d.AddDate(0, 0, 1).Format(unical.DateLayout)
 	}
 	return out
 }

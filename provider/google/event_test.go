@@ -141,7 +141,7 @@ func TestCreateEvent_ErrTeams(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	_, err := f.p.CreateEvent(t.Context(), f.session(t, alice), alice, &unical.EventParams{
-		Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", ""),
+		Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", ""), End: zonedAt("2026-05-04T11:00:00Z", ""),
 		GenerateMeetingURLProvider: unical.Some(unical.MeetingProviderTeams),
 	})
 	if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != "generateMeetingUrlProvider" {
@@ -530,5 +530,23 @@ func TestListEvents_ErrBadCursor(t *testing.T) {
 	_, err := f.p.ListEvents(t.Context(), f.session(t, alice), alice, &unical.EventQuery{PageCursor: "not-ours"})
 	if unical.ErrorCode(err) != unical.CodeInvalid {
 		t.Errorf("ListEvents with a foreign page cursor: %v, want CodeInvalid", err)
+	}
+}
+
+func TestCreateEvent_ErrNoEnd(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := f.session(t, alice)
+	for name, params := range map[string]*unical.EventParams{
+		"NoEnd":      {Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", "")},
+		"EndAtStart": {Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", ""), End: zonedAt("2026-05-04T12:00:00+02:00", "")},
+	} {
+		_, err := f.p.CreateEvent(t.Context(), s, alice, params)
+		if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != "end" {
+			t.Errorf("%s: CreateEvent() error %v, want CodeInvalid on end", name, err)
+		}
+	}
+	if n := f.srv.RequestCount(http.MethodPost, "/calendar/v3/calendars/"); n != 0 {
+		t.Errorf("%d inserts reached Google", n)
 	}
 }
