@@ -405,3 +405,169 @@ func mustJSON(tb testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// TestRecurrenceThroughHTTPAPI round-trips one series per Graph pattern
+// type and lists its occurrences.
+func TestRecurrenceThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Series"}).Into(t, &cal)
+	events := "/v1/events/" + acct + "/" + esc(cal.ID)
+	tests := []struct {
+		name, rule string
+		allDay     bool
+		wantFirst  []string
+	}{
+		{"daily", "RRULE:FREQ=DAILY;INTERVAL=2;COUNT=3", false, []string{"2026-01-15T09:30:00+01:00", "2026-01-17T09:30:00+01:00", "2026-01-19T09:30:00+01:00"}},
+		{"weekly", "RRULE:FREQ=WEEKLY;BYDAY=TH,FR;WKST=SU;COUNT=3", false, []string{"2026-01-15T09:30:00+01:00", "2026-01-16T09:30:00+01:00", "2026-01-22T09:30:00+01:00"}},
+		{"absoluteMonthly", "RRULE:FREQ=MONTHLY;BYMONTHDAY=15;COUNT=2", false, []string{"2026-01-15T09:30:00+01:00", "2026-02-15T09:30:00+01:00"}},
+		{"relativeMonthly", "RRULE:FREQ=MONTHLY;BYDAY=3TH;COUNT=3", false, []string{"2026-01-15T09:30:00+01:00", "2026-02-19T09:30:00+01:00", "2026-03-19T09:30:00+01:00"}},
+		{"relativeMonthlyLastWeekday", "RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;UNTIL=20260331T215959Z", false, []string{"2026-01-30T09:30:00+01:00", "2026-02-27T09:30:00+01:00", "2026-03-31T09:30:00+02:00"}},
+		{"absoluteYearly", "RRULE:FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=15;COUNT=2", false, []string{"2026-01-15T09:30:00+01:00"}},
+		{"relativeYearly", "RRULE:FREQ=YEARLY;BYMONTH=1;BYDAY=3TH", false, []string{"2026-01-15T09:30:00+01:00"}},
+		{"weeklyAllDayUntil", "RRULE:FREQ=WEEKLY;BYDAY=TH;UNTIL=20260129", true, []string{"2026-01-15T00:00:00", "2026-01-22T00:00:00", "2026-01-29T00:00:00"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]any{
+				"title": tc.name, "recurrence": []string{tc.rule},
+				"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Europe/Berlin"},
+				"end":   map[string]any{"dateTime": "2026-01-15T10:00:00", "timeZone": "Europe/Berlin"},
+			}
+			if tc.allDay {
+				body["isAllDay"] = true
+				body["start"] = map[string]any{"dateTime": "2026-01-15T00:00:00", "timeZone": "Europe/Berlin"}
+				body["end"] = map[string]any{"dateTime": "2026-01-16T00:00:00", "timeZone": "Europe/Berlin"}
+			}
+			var created unical.Event
+			st.must(t, "POST", events, body).Into(t, &created)
+			var got unical.Event
+			st.must(t, "GET", events+"/"+esc(created.ID), nil).Into(t, &got)
+			if !got.IsRecurring || len(got.Recurrence) != 1 || got.Recurrence[0] != tc.rule {
+				t.Errorf("recurrence read back %q (isRecurring %v); want %q", got.Recurrence, got.IsRecurring, tc.rule)
+			}
+			occ, _ := st.listAll(t, events+"/"+esc(created.ID)+"/occurrences?startDateTime=2026-01-01T00:00:00Z&endDateTime=2026-04-01T00:00:00Z")
+			var starts []string
+			for _, e := range occ {
+				starts = append(starts, e.Start.DateTime)
+				if e.RecurringEventID != created.ID {
+					t.Errorf("occurrence %s has recurringEventId %q", e.ID, e.RecurringEventID)
+				}
+			}
+			if len(starts) > len(tc.wantFirst) {
+				starts = starts[:len(tc.wantFirst)]
+			}
+			if strings.Join(starts, " ") != strings.Join(tc.wantFirst, " ") {
+				t.Errorf("occurrences start %v; want %v", starts, tc.wantFirst)
+			}
+		})
+	}
+}
+
+// TestBadInputThroughHTTPAPI refuses what Graph cannot express with a 400
+// naming the field, before anything reaches Graph.
+func TestBadInputThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	var list unical.SyncPage[unical.Calendar]
+	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
+	events := "/v1/events/" + acct + "/" + esc(list.Data[0].ID)
+	ok := func(extra map[string]any) map[string]any {
+		body := map[string]any{
+			"title": "bad",
+			"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Europe/Berlin"},
+			"end":   map[string]any{"dateTime": "2026-01-15T10:00:00", "timeZone": "Europe/Berlin"},
+		}
+		for k, v := range extra {
+			body[k] = v
+		}
+		return body
+	}
+	tests := []struct {
+		name  string
+		body  map[string]any
+		field string
+	}{
+		{"Hourly", ok(map[string]any{"recurrence": []string{"RRULE:FREQ=HOURLY;COUNT=3"}}), "recurrence[0]"},
+		{"LastDayOfMonth", ok(map[string]any{"recurrence": []string{"RRULE:FREQ=MONTHLY;BYMONTHDAY=-1"}}), "recurrence[0]"},
+		{"SecondToLastWeekday", ok(map[string]any{"recurrence": []string{"RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-2"}}), "recurrence[0]"},
+		{"ByWeekNo", ok(map[string]any{"recurrence": []string{"RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO"}}), "recurrence[0]"},
+		{"ExDate", ok(map[string]any{"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE;TZID=Europe/Berlin:20260116T093000"}}), "recurrence[1]"},
+		{"ZoneWithoutWindowsName", ok(map[string]any{
+			"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Antarctica/Troll"},
+			"end":   map[string]any{"dateTime": "2026-01-15T10:00:00", "timeZone": "Antarctica/Troll"},
+		}), "start.timeZone"},
+		{"UnknownZone", ok(map[string]any{
+			"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Mars/Olympus"},
+		}), "start.timeZone"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := st.Graph.RequestCount("/v1.0/")
+			wantError(t, "POST "+tc.name, st.do(t, "POST", events, tc.body), 400, "invalid_request", tc.field)
+			if n := st.Graph.RequestCount("/v1.0/") - before; n != 0 {
+				t.Errorf("%d requests reached Graph", n)
+			}
+		})
+	}
+}
+
+// TestZonesThroughHTTPAPI writes IANA zones, which Graph stores as Windows
+// names, and reads an event Graph holds in a Windows zone as IANA.
+func TestZonesThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	var list unical.SyncPage[unical.Calendar]
+	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
+	primary := list.Data[0].ID
+	events := "/v1/events/" + acct + "/" + esc(primary)
+	for _, tc := range []struct{ zone, want string }{
+		{"America/New_York", "2026-07-01T09:00:00-04:00"},
+		{"Asia/Kolkata", "2026-07-01T09:00:00+05:30"},
+		{"Australia/Lord_Howe", "2026-07-01T09:00:00+10:30"},
+		{"Europe/Kyiv", "2026-07-01T09:00:00+03:00"},
+	} {
+		var e unical.Event
+		st.must(t, "POST", events, map[string]any{
+			"title": tc.zone,
+			"start": map[string]any{"dateTime": "2026-07-01T09:00:00", "timeZone": tc.zone},
+			"end":   map[string]any{"dateTime": "2026-07-01T10:00:00", "timeZone": tc.zone},
+		}).Into(t, &e)
+		var got unical.Event
+		st.must(t, "GET", events+"/"+esc(e.ID), nil).Into(t, &got)
+		if got.Start.DateTime != tc.want {
+			t.Errorf("%s: start %+v; want %s", tc.zone, got.Start, tc.want)
+		}
+	}
+	id, err := st.Graph.AddEvent(st.UserID, "", `{
+	  "subject": "Tokyo call",
+	  "start": {"dateTime": "2026-07-02T09:00:00", "timeZone": "Tokyo Standard Time"},
+	  "end": {"dateTime": "2026-07-02T10:00:00", "timeZone": "Tokyo Standard Time"}
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokyo unical.Event
+	st.must(t, "GET", events+"/"+esc(id), nil).Into(t, &tokyo)
+	if tokyo.Start.TimeZone != "Asia/Tokyo" || tokyo.Start.DateTime != "2026-07-02T09:00:00+09:00" {
+		t.Errorf("Windows zone read as %+v; want Asia/Tokyo", tokyo.Start)
+	}
+	// A listing's timeZone shows every time in it.
+	shown, _ := st.listAll(t, events+"?timeZone=Europe/London")
+	found := false
+	for _, e := range shown {
+		if e.ID == id {
+			found = true
+			if e.Start.DateTime != "2026-07-02T01:00:00+01:00" || e.Start.TimeZone != "Europe/London" {
+				t.Errorf("listed in Europe/London as %+v", e.Start)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the Tokyo event is not listed")
+	}
+}
