@@ -2,6 +2,8 @@ package google_test
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/store/bolt"
 )
@@ -33,11 +36,19 @@ const (
 type stack struct {
 	URL    string
 	google *googletest.Server
+	client *unical.Client
 	appID  string
 	apiKey string
 }
 
 func mustNewStack(t *testing.T) *stack {
+	t.Helper()
+	return mustNewStackWith(t, nil)
+}
+
+// mustNewStackWith is mustNewStack with configure changing the Client's
+// Config first.
+func mustNewStackWith(t *testing.T, configure func(*unical.Config)) *stack {
 	t.Helper()
 	g := googletest.NewServer(t, googletest.Options{AllowHTTPPush: true})
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
@@ -52,7 +63,11 @@ func mustNewStack(t *testing.T) *stack {
 	t.Cleanup(srv.Close)
 	// Short waits, so the throttling tests run fast.
 	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3})
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL})
+	cfg := unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	if configure != nil {
+		configure(&cfg)
+	}
+	client, err := unical.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +86,7 @@ func mustNewStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{URL: srv.URL, google: g, appID: created.ApplicationID, apiKey: created.APIKey}
+	return &stack{URL: srv.URL, google: g, client: client, appID: created.ApplicationID, apiKey: created.APIKey}
 }
 
 type answer struct {
@@ -453,5 +468,87 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 	st.must(t, "GET", "/v1/endUserAccounts", nil, &list)
 	if len(list.Data) != 0 {
 		t.Errorf("accounts after refusals = %+v, want none", list.Data)
+	}
+}
+
+// hookReceiver is an HTTPS webhook endpoint that records deliveries.
+type hookReceiver struct {
+	srv *httptest.Server
+	got chan []byte
+}
+
+func newHookReceiver(t *testing.T) *hookReceiver {
+	t.Helper()
+	hr := &hookReceiver{got: make(chan []byte, 100)}
+	hr.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hr.got <- b
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hr.srv.Close)
+	return hr
+}
+
+// sender delivers webhooks to the receiver, trusting its certificate.
+func (hr *hookReceiver) sender() unical.WebhookSender {
+	pool := x509.NewCertPool()
+	pool.AddCert(hr.srv.Certificate())
+	return deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+}
+
+// TestHTTPAPI_Push follows a change from Google to the application's
+// webhook: Google pushes to our notification path, the provider reads the
+// push, and the engine delivers calendar.event.changed. Polling is off, so
+// only the push can cause the delivery.
+func TestHTTPAPI_Push(t *testing.T) {
+	t.Parallel()
+	hr := newHookReceiver(t)
+	st := mustNewStackWith(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = hr.sender()
+		cfg.AllowPrivateTargets = true
+		cfg.OutboxPollInterval = 20 * time.Millisecond
+		cfg.ChangePollInterval = -1
+		cfg.RetryJitter = -1
+	})
+	go func() { _ = st.client.Run(t.Context()) }()
+	accountID := st.connect(t)
+	var sub struct {
+		ID string `json:"webhookSubscriptionId"`
+	}
+	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, &sub)
+	chans := st.google.Channels()
+	if len(chans) != 1 || chans[0].CalendarID != e2eUser {
+		t.Fatalf("channels = %+v, want one on the primary calendar", chans)
+	}
+
+	// Another client changes the calendar at Google.
+	st.google.AddEvent(e2eUser, googletest.Event{Summary: "from elsewhere",
+		Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
+	select {
+	case body := <-hr.got:
+		if !bytes.Contains(body, []byte("calendar.event.changed")) {
+			t.Errorf("delivered %s, want a calendar.event.changed message", body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no webhook arrived after the change at Google")
+	}
+
+	// A push with another token is ignored: nothing is delivered.
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", chans[0].Address, nil)
+	req.Header.Set("X-Goog-Channel-ID", chans[0].ID)
+	req.Header.Set("X-Goog-Channel-Token", "forged")
+	req.Header.Set("X-Goog-Resource-State", "exists")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("forged push answered %d, want 200 (and no effect)", resp.StatusCode)
+	}
+	select {
+	case body := <-hr.got:
+		t.Errorf("a forged push caused a delivery: %s", body)
+	case <-time.After(300 * time.Millisecond):
 	}
 }
