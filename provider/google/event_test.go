@@ -408,14 +408,14 @@ func TestListEvents_Query(t *testing.T) {
 	}
 	first := lists[0].URL.Query()
 	for k, v := range map[string]string{
-		"singleEvents": "true", "orderBy": "startTime", "q": "plan", "privateExtendedProperty": "k=v",
+		"singleEvents": "true", "orderBy": "startTime", "q": "", "privateExtendedProperty": "k=v",
 		"timeZone": "America/New_York", "maxResults": "2", "timeMin": "2026-08-01T00:00:00Z", "timeMax": "2026-09-01T00:00:00Z",
 	} {
 		if got := first.Get(k); got != v {
 			t.Errorf("first page %s = %q, want %q", k, got, v)
 		}
 	}
-	if second := lists[1].URL.Query(); second.Get("pageToken") == "" || second.Get("q") != "plan" {
+	if second := lists[1].URL.Query(); second.Get("pageToken") == "" || second.Get("privateExtendedProperty") != "k=v" {
 		t.Errorf("second page query %v, want the same query with a pageToken", second)
 	}
 	if last.NextSyncCursor == "" {

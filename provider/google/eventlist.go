@@ -65,9 +65,10 @@ func decodeCursor(s string) (*listCursor, error) {
 //
 // With SingleEvents Google expands series (singleEvents=true), and
 // orderBy=startTime is only allowed then (events.list reference); the
-// batch says so through Expanded and Ordered. Title search (q) and
-// metadata filters (privateExtendedProperty, sharedExtendedProperty)
-// narrow the listing at Google, and the Client applies them again.
+// batch says so through Expanded and Ordered. Metadata filters
+// (privateExtendedProperty, sharedExtendedProperty) narrow the listing at
+// Google, and the Client applies them again; title search is left to the
+// Client (see firstPage).
 //
 // A SyncCursor is Google's nextSyncToken. Google forbids iCalUID,
 // orderBy, privateExtendedProperty, q, sharedExtendedProperty, timeMin,
@@ -182,9 +183,11 @@ func (c *conn) firstPage(ctx context.Context, calendarID string, q *unical.Event
 			query.Set("orderBy", "updated")
 			lc.Ordered = true
 		}
-		if q.Search != "" {
-			query.Set("q", q.Search)
-		}
+		// Search is not sent as q: Google's q is a free-text search over
+		// words of several fields (events.list reference), while ours keeps
+		// events whose title contains the text anywhere ("view" matches
+		// "Review"). q could drop such events, and the Client filters by
+		// title itself, so leaving q out costs pages, never results.
 		if m := q.Metadata; m != nil {
 			// One parameter per property; the reference says events must
 			// match all of them (the guide says any: the Client re-filters

@@ -12,6 +12,17 @@
 // error code. Throttling (429, 403 rateLimitExceeded and friends) and 5xx
 // answers are retried with bounded exponential backoff and jitter that
 // honours Retry-After, then surface as CodeRateLimited or CodeUnavailable.
+//
+// Events are mapped field by field in both directions (event.go). Updates
+// read the event and then PATCH it with If-Match on the etag they read, so
+// "any subset" updates can replace maps and switch between timed and
+// all-day values without losing a concurrent change. Listings
+// (eventlist.go) carry Google's whole request in their page cursors,
+// because Google wants the same query on every page; sync cursors are
+// Google's nextSyncToken, used without the parameters Google forbids next
+// to syncToken. The Provider also implements [unical.FreeBusyQuerier]
+// (freeBusy.query) and [unical.Watcher] (events.watch channels,
+// channels.stop and the X-Goog-* push headers, watch.go).
 package google
 
 import (
