@@ -2,13 +2,16 @@ package microsoft_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +40,36 @@ type stack struct {
 	UserID string // Ada's Graph user id
 	AppID  string
 	APIKey string
+	Client *unical.Client
+	// Sent records the webhook messages the engine posts once Run starts.
+	Sent *recordingSender
+}
+
+// recordingSender is a WebhookSender that records every message and
+// answers 200.
+type recordingSender struct {
+	mu     sync.Mutex
+	bodies []string
+	sent   chan struct{}
+}
+
+// Send implements unical.WebhookSender.
+func (rs *recordingSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+	rs.mu.Lock()
+	rs.bodies = append(rs.bodies, string(body))
+	rs.mu.Unlock()
+	select {
+	case rs.sent <- struct{}{}:
+	default:
+	}
+	return http.StatusOK, nil
+}
+
+// Bodies returns the bodies sent so far.
+func (rs *recordingSender) Bodies() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.bodies)
 }
 
 // MustStartStack starts graphtest and the unical server and creates an
@@ -62,11 +95,16 @@ func MustStartStack(tb testing.TB) *stack {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL, AllowPrivateTargets: true})
+	st.Sent = &recordingSender{sent: make(chan struct{}, 100)}
+	client, err := unical.New(unical.Config{
+		Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL,
+		AllowPrivateTargets: true, WebhookSender: st.Sent, ChangePollInterval: -1,
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { client.Close() })
+	st.Client = client
 	h = httpapi.NewHandler(client, httpapi.Options{})
 
 	created, err := client.CreateApplication(tb.Context(), &unical.ApplicationParams{
@@ -569,5 +607,182 @@ func TestZonesThroughHTTPAPI(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the Tokyo event is not listed")
+	}
+}
+
+// TestSyncThroughHTTPAPI syncs after create, update and delete, and
+// answers 410 when Graph no longer accepts the delta token.
+func TestSyncThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Sync"}).Into(t, &cal)
+	events := "/v1/events/" + acct + "/" + esc(cal.ID)
+	mk := func(title, day string) unical.Event {
+		var e unical.Event
+		st.must(t, "POST", events, map[string]any{
+			"title": title,
+			"start": map[string]any{"dateTime": "2026-11-" + day + "T10:00:00Z"},
+			"end":   map[string]any{"dateTime": "2026-11-" + day + "T11:00:00Z"},
+		}).Into(t, &e)
+		return e
+	}
+	keep, change, remove := mk("keep", "02"), mk("change", "03"), mk("remove", "04")
+	first, token := st.listAll(t, events)
+	if len(first) != 3 || token == "" {
+		t.Fatalf("first listing: %d events, sync token %q", len(first), token)
+	}
+
+	added := mk("added", "05")
+	st.must(t, "PUT", events+"/"+esc(change.ID), map[string]any{"title": "changed"})
+	st.must(t, "DELETE", events+"/"+esc(remove.ID), nil)
+	changes, next := st.listAll(t, events+"?syncToken="+url.QueryEscape(token))
+	got := map[string]string{}
+	for _, e := range changes {
+		if e.IsCancelled {
+			got[e.ID] = "cancelled"
+		} else {
+			got[e.ID] = e.Title
+		}
+	}
+	want := map[string]string{added.ID: "added", change.ID: "changed", remove.ID: "cancelled"}
+	if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+		t.Errorf("sync = %s; want %s", a, b)
+	}
+	if _, ok := got[keep.ID]; ok || next == "" {
+		t.Errorf("unchanged event in the sync, or no next token %q", next)
+	}
+	again, next2 := st.listAll(t, events+"?syncToken="+url.QueryEscape(next))
+	if len(again) != 0 || next2 == "" {
+		t.Errorf("a sync without changes gave %d events", len(again))
+	}
+
+	st.Graph.ExpireDeltaTokens(st.UserID)
+	wantError(t, "sync with an expired delta token", st.do(t, "GET", events+"?syncToken="+url.QueryEscape(next2), nil), 410, "sync_token_expired", "")
+	// A full listing gives a working token again.
+	_, fresh := st.listAll(t, events)
+	st.listAll(t, events+"?syncToken="+url.QueryEscape(fresh))
+}
+
+// TestExpiredAndBackThroughHTTPAPI revokes the grant, which makes the
+// account EXPIRED, and re-posts a new refresh token, which makes it ACTIVE.
+func TestExpiredAndBackThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	st.must(t, "GET", "/v1/calendars/"+acct, nil)
+
+	st.Graph.RevokeRefreshTokens(st.UserID)
+	st.Graph.ExpireAccessTokens(st.UserID)
+	wantError(t, "calendars with a revoked grant", st.do(t, "GET", "/v1/calendars/"+acct, nil), 409, "account_expired", "")
+	var a unical.Account
+	st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil).Into(t, &a)
+	if a.Status != unical.AccountStatusExpired {
+		t.Fatalf("status after revocation = %s; want EXPIRED", a.Status)
+	}
+	wantError(t, "events of an EXPIRED account", st.do(t, "GET", "/v1/events/"+acct+"/x", nil), 409, "account_expired", "")
+
+	again := st.MustConnect(t)
+	if again != acct {
+		t.Errorf("re-post created account %s; want %s updated", again, acct)
+	}
+	st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil).Into(t, &a)
+	if a.Status != unical.AccountStatusActive {
+		t.Errorf("status after re-post = %s; want ACTIVE", a.Status)
+	}
+	st.must(t, "GET", "/v1/calendars/"+acct, nil)
+}
+
+// TestThrottlingThroughHTTPAPI retries Graph's 429 and 503 and passes a
+// long Retry-After on as 429 with Retry-After.
+func TestThrottlingThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	st.must(t, "GET", "/v1/calendars/"+acct, nil)
+
+	before := st.Graph.RequestCount("/v1.0/me/calendars")
+	st.Graph.Throttle("/v1.0/me/calendars", 2, 0)
+	st.must(t, "GET", "/v1/calendars/"+acct, nil)
+	if n := st.Graph.RequestCount("/v1.0/me/calendars") - before; n != 3 {
+		t.Errorf("%d Graph requests for two 429s and a success; want 3", n)
+	}
+	st.Graph.InjectFault(graphtest.Fault{PathPrefix: "/v1.0/me/calendars", Status: 503, Count: 2})
+	st.must(t, "GET", "/v1/calendars/"+acct, nil)
+
+	st.Graph.Throttle("/v1.0/me/calendars", 1, time.Hour)
+	r := st.do(t, "GET", "/v1/calendars/"+acct, nil)
+	wantError(t, "calendars while throttled for an hour", r, 429, "rate_limited", "")
+	if r.Header.Get("Retry-After") != "3600" {
+		t.Errorf("Retry-After = %q; want 3600", r.Header.Get("Retry-After"))
+	}
+	st.Graph.InjectFault(graphtest.Fault{PathPrefix: "/v1.0/me/calendars", Status: 504, Count: 20})
+	wantError(t, "calendars while Graph times out", st.do(t, "GET", "/v1/calendars/"+acct, nil), 503, "provider_unavailable", "")
+}
+
+// TestPushThroughHTTPAPI subscribes to a calendar, which creates a Graph
+// subscription whose validation handshake our notification route answers;
+// a change at Graph then becomes a webhook message, and deleting the
+// subscription deletes the Graph subscription.
+func TestPushThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = st.Client.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	var list unical.SyncPage[unical.Calendar]
+	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
+	primary := list.Data[0].ID
+
+	var sub unical.SubscriptionCreated
+	st.must(t, "POST", "/v1/calendarSubscriptions/"+acct, map[string]any{"calendarId": primary, "webhookUrl": "https://127.0.0.1:9/hook"}).Into(t, &sub)
+	subs := st.Graph.Subscriptions()
+	if len(subs) != 1 || !strings.HasPrefix(subs[0].NotificationURL, st.URL+"/v1/notifications/provider_b/") || subs[0].Resource != "me/calendars/"+primary+"/events" {
+		t.Fatalf("Graph subscriptions = %+v", subs)
+	}
+	for _, d := range st.Graph.Deliveries() {
+		if d.Kind != "validation" || d.Status != http.StatusOK {
+			t.Errorf("handshake %+v", d)
+		}
+	}
+
+	st.must(t, "POST", "/v1/events/"+acct+"/"+esc(primary), map[string]any{
+		"title": "pushed",
+		"start": map[string]any{"dateTime": "2026-05-01T10:00:00Z"},
+		"end":   map[string]any{"dateTime": "2026-05-01T11:00:00Z"},
+	})
+	if err := st.Graph.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var notified bool
+	for _, d := range st.Graph.Deliveries() {
+		if d.Kind == "notification" && d.Status == http.StatusAccepted {
+			notified = true
+		}
+	}
+	if !notified {
+		t.Fatalf("no notification accepted: %+v", st.Graph.Deliveries())
+	}
+	select {
+	case <-st.Sent.sent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no webhook message after the change notification")
+	}
+	if bodies := st.Sent.Bodies(); len(bodies) == 0 || !strings.Contains(bodies[0], "calendar.event.changed") {
+		t.Errorf("webhook bodies = %q", bodies)
+	}
+
+	st.must(t, "DELETE", "/v1/calendarSubscriptions/"+acct, map[string]any{"subscriptionId": sub.WebhookSubscriptionID})
+	if subs := st.Graph.Subscriptions(); len(subs) != 0 {
+		t.Errorf("Graph subscriptions after delete = %+v", subs)
 	}
 }
