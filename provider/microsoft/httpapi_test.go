@@ -781,6 +781,28 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 		t.Errorf("webhook bodies = %q", bodies)
 	}
 
+	// Graph reports missed notifications: the receiver is told to resync.
+	if err := st.Graph.TriggerLifecycle(subs[0].ID, "missed"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for !slices.ContainsFunc(st.Sent.Bodies(), func(b string) bool { return strings.Contains(b, "calendar.event.unknown") }) {
+		select {
+		case <-st.Sent.sent:
+		case <-deadline:
+			t.Fatalf("no calendar.event.unknown after a missed lifecycle notification; sent %q", st.Sent.Bodies())
+		}
+	}
+
+	var listed struct {
+		Data []map[string]any `json:"data"`
+	}
+	st.must(t, "GET", "/v1/calendarSubscriptions/"+acct, nil).Into(t, &listed)
+	if len(listed.Data) != 1 {
+		t.Errorf("subscriptions listed = %+v", listed.Data)
+	}
+	st.must(t, "GET", "/v1/calendarSubscriptions/"+acct+"/"+esc(sub.WebhookSubscriptionID)+"/deliveries", nil)
+
 	st.must(t, "DELETE", "/v1/calendarSubscriptions/"+acct, map[string]any{"subscriptionId": sub.WebhookSubscriptionID})
 	if subs := st.Graph.Subscriptions(); len(subs) != 0 {
 		t.Errorf("Graph subscriptions after delete = %+v", subs)

@@ -10,6 +10,15 @@
 // Field mapping is documented on eventFromGraph and graphEventBody;
 // recurrence conversion in recurrence.go; extended properties are kept in
 // one single-value extended property, see extPropID.
+//
+// Beyond [unical.Provider] it is a [unical.FreeBusyQuerier] (getSchedule,
+// https://learn.microsoft.com/graph/api/calendar-getschedule, with the
+// calendar view where getSchedule cannot answer) and a [unical.Watcher]
+// (change notifications through Graph subscriptions,
+// https://learn.microsoft.com/graph/change-notifications-delivery-webhooks).
+// Sync cursors hold calendarView delta links
+// (https://learn.microsoft.com/graph/delta-query-events), or a snapshot of
+// the calendar view for calendars Graph offers no delta for (snapshot.go).
 package microsoft
 
 import (
