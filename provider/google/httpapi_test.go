@@ -156,11 +156,24 @@ func (st *stack) must(t *testing.T, method, path string, body any, v any) {
 // our callback, and stops at the application's page.
 func (st *stack) connect(t *testing.T) string {
 	t.Helper()
+	id, _, _ := st.connectVia(t)
+	return id
+}
+
+// connectVia is connect that also returns the URL of Google's
+// authorization request and of our callback, as the browser saw them.
+func (st *stack) connectVia(t *testing.T) (accountID string, authorize, callback *url.URL) {
+	t.Helper()
 	var final *url.URL
 	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
-		if r.URL.Host == "app.example.com" {
+		switch {
+		case r.URL.Host == "app.example.com":
 			final = r.URL
 			return http.ErrUseLastResponse
+		case r.URL.Path == unical.OAuthCallbackPath:
+			callback = r.URL
+		case strings.HasPrefix(r.URL.String(), st.google.AuthURL()):
+			authorize = r.URL
 		}
 		return nil
 	}}
@@ -177,7 +190,10 @@ func (st *stack) connect(t *testing.T) string {
 	if got.Get("state") != "caller-state-1" || got.Get("endUserAccountId") == "" || got.Get("error") != "" {
 		t.Fatalf("back at the application with %v", got)
 	}
-	return got.Get("endUserAccountId")
+	if authorize == nil || callback == nil {
+		t.Fatalf("the flow did not pass Google's authorization endpoint (%v) and our callback (%v)", authorize, callback)
+	}
+	return got.Get("endUserAccountId"), authorize, callback
 }
 
 type e2eEvent struct {
@@ -254,6 +270,11 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	st.must(t, "PUT", calPath, map[string]any{"name": "Projects 2"}, &cal)
 	if cal.Name != "Projects 2" || cal.HexColor != "#33aa55" || cal.TimeZone != "Europe/Berlin" {
 		t.Errorf("calendar = %+v", cal)
+	}
+	var one unical.Calendar
+	st.must(t, "GET", calPath, nil, &one)
+	if one.ID != cal.ID || one.Name != "Projects 2" || one.ReadOnly || one.IsPrimary {
+		t.Errorf("GET calendar = %+v", one)
 	}
 	var cals struct{ Data []unical.Calendar }
 	st.must(t, "GET", "/v1/calendars/"+accountID, nil, &cals)
@@ -358,6 +379,11 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	chans := st.google.Channels()
 	if len(chans) != 1 || chans[0].CalendarID != cal.ID || !strings.HasPrefix(chans[0].Address, st.URL+"/v1/notifications/provider_a/") {
 		t.Fatalf("channels after subscribing = %+v", chans)
+	}
+	var subs struct{ Data []unical.Subscription }
+	st.must(t, "GET", "/v1/calendarSubscriptions/"+accountID, nil, &subs)
+	if len(subs.Data) != 1 || subs.Data[0].SubscriptionID != chans[0].ID || subs.Data[0].ResourceID != chans[0].ResourceID || subs.Data[0].Expiration == nil {
+		t.Errorf("subscriptions = %+v, want the Google channel's id, resource id and expiration", subs.Data)
 	}
 	st.must(t, "DELETE", "/v1/calendarSubscriptions/"+accountID, map[string]any{"subscriptionId": sub.ID}, nil)
 	if chans := st.google.Channels(); !chans[0].Stopped {
@@ -468,6 +494,36 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 	st.must(t, "GET", "/v1/endUserAccounts", nil, &list)
 	if len(list.Data) != 0 {
 		t.Errorf("accounts after refusals = %+v, want none", list.Data)
+	}
+
+	// A successful flow asks Google for offline access with PKCE; its
+	// callback cannot be replayed.
+	st.google.SetConsent(googletest.Consent{})
+	accountID, authorize, callback := st.connectVia(t)
+	aq := authorize.Query()
+	for k, v := range map[string]string{"access_type": "offline", "code_challenge_method": "S256", "include_granted_scopes": "true",
+		"client_id": e2eClientID, "redirect_uri": st.URL + unical.OAuthCallbackPath, "login_hint": e2eUser, "prompt": "consent", "response_type": "code"} {
+		if got := aq.Get(k); got != v {
+			t.Errorf("authorization request %s = %q, want %q", k, got, v)
+		}
+	}
+	if scopes := strings.Fields(aq.Get("scope")); !slices.Contains(scopes, google.ScopeCalendar) || !slices.Contains(scopes, "email") || aq.Get("code_challenge") == "" {
+		t.Errorf("authorization request scope %q challenge %q", aq.Get("scope"), aq.Get("code_challenge"))
+	}
+	if aq.Get("state") == "caller-state-1" {
+		t.Error("the caller's state was sent to Google instead of our own flow state")
+	}
+	resp = get(callback.RequestURI())
+	if resp.StatusCode < 400 {
+		t.Errorf("replayed callback = %d (Location %q), want an error", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	st.must(t, "GET", "/v1/endUserAccounts", nil, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != accountID {
+		t.Errorf("accounts after a replayed callback = %+v, want just %s", list.Data, accountID)
+	}
+	st.must(t, "DELETE", "/v1/endUserAccounts/"+accountID, nil, nil)
+	if a := st.do(t, "GET", "/v1/calendars/"+accountID, nil); a.status != http.StatusNotFound {
+		t.Errorf("calendars of a deleted account = %d, want 404", a.status)
 	}
 }
 
