@@ -120,8 +120,11 @@ func (c *client) schedule(ctx context.Context, address string, from, to time.Tim
 		}, &resp)
 		switch unical.ErrorCode(err) {
 		case "":
-		case unical.CodeInvalid, unical.CodeNotFound, unical.CodeNotImplemented:
-			// Personal accounts and some mailboxes cannot use getSchedule.
+		case unical.CodeInvalid, unical.CodeNotFound, unical.CodeNotImplemented, unical.CodeUpstream:
+			// Personal accounts and some mailboxes cannot use getSchedule;
+			// how Graph refuses them is not documented, so any refusal
+			// that is not about the account, throttling or availability
+			// falls back to the calendar view.
 			return nil, false, nil
 		default:
 			return nil, false, err

@@ -86,6 +86,34 @@ func TestQueryFreeBusy(t *testing.T) {
 			t.Errorf("QueryFreeBusy() mismatch (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("LongWindowInParts", func(t *testing.T) {
+		before := f.srv.RequestCount("/v1.0/me/calendar/getSchedule")
+		long := &unical.FreeBusyQuery{
+			Start: mustTime(t, "2026-03-01T00:00:00Z"), End: mustTime(t, "2026-07-01T00:00:00Z"),
+			TimeZone: "Europe/Berlin", CalendarIDs: []string{def},
+		}
+		got, err := f.p.QueryFreeBusy(t.Context(), s, long)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := f.srv.RequestCount("/v1.0/me/calendar/getSchedule") - before; n != 2 {
+			t.Errorf("getSchedule called %d times for 122 days; want 2", n)
+		}
+		wantLong := map[string][]string{def: {"2026-05-04T03:00:00-04:00/2026-05-04T04:00:00-04:00", "2026-05-06T03:00:00-04:00/2026-05-06T04:00:00-04:00"}}
+		if diff := cmp.Diff(wantLong, show(got)); diff != "" {
+			t.Errorf("QueryFreeBusy() mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("FallbackOnServerError", func(t *testing.T) {
+		f.srv.InjectFault(graphtest.Fault{PathPrefix: "/v1.0/me/calendar/getSchedule", Status: 500})
+		got, err := f.p.QueryFreeBusy(t.Context(), s, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, show(got)); diff != "" {
+			t.Errorf("QueryFreeBusy() mismatch (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		_, err := f.p.QueryFreeBusy(t.Context(), s, &unical.FreeBusyQuery{Start: q.Start, End: q.End, TimeZone: "UTC", CalendarIDs: []string{"AAMkNoSuchCalendar"}})
 		if unical.ErrorCode(err) != unical.CodeNotFound {
