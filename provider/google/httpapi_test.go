@@ -43,14 +43,14 @@ type stack struct {
 
 func mustNewStack(t *testing.T) *stack {
 	t.Helper()
-	return mustNewStackWith(t, nil)
+	return mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, nil)
 }
 
-// mustNewStackWith is mustNewStack with configure changing the Client's
-// Config first.
-func mustNewStackWith(t *testing.T, configure func(*unical.Config)) *stack {
+// mustNewStackWith is mustNewStack with options for the fake Google and
+// configure changing the Client's Config first.
+func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*unical.Config)) *stack {
 	t.Helper()
-	g := googletest.NewServer(t, googletest.Options{AllowHTTPPush: true})
+	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
 
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
@@ -559,7 +559,7 @@ func (hr *hookReceiver) sender() unical.WebhookSender {
 func TestHTTPAPI_Push(t *testing.T) {
 	t.Parallel()
 	hr := newHookReceiver(t)
-	st := mustNewStackWith(t, func(cfg *unical.Config) {
+	st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
 		cfg.WebhookSender = hr.sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
@@ -607,4 +607,96 @@ func TestHTTPAPI_Push(t *testing.T) {
 		t.Errorf("a forged push caused a delivery: %s", body)
 	case <-time.After(300 * time.Millisecond):
 	}
+}
+
+// waitHook waits for the next webhook delivery and checks its type.
+func (hr *hookReceiver) waitHook(t *testing.T, eventType string) {
+	t.Helper()
+	select {
+	case body := <-hr.got:
+		if !bytes.Contains(body, []byte(eventType)) {
+			t.Errorf("delivered %s, want a %s message", body, eventType)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no %s webhook arrived", eventType)
+	}
+}
+
+// TestHTTPAPI_RenewAndPoll covers the two other ways changes are found:
+// a channel near its end is replaced by a new one (and the old stopped),
+// and where Google refuses the push address the subscription is polled
+// with sync tokens, a token Google dropped turning into
+// calendar.event.unknown.
+func TestHTTPAPI_RenewAndPoll(t *testing.T) {
+	t.Parallel()
+	t.Run("Renew", func(t *testing.T) {
+		t.Parallel()
+		hr := newHookReceiver(t)
+		st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
+			cfg.WebhookSender, cfg.AllowPrivateTargets = hr.sender(), true
+			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
+			// Every watch is due for renewal at once.
+			cfg.WatchRenewBefore = 30 * 24 * time.Hour
+		})
+		go func() { _ = st.client.Run(t.Context()) }()
+		accountID := st.connect(t)
+		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
+		first := st.google.Channels()
+		if err := st.client.PollChanges(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var live []googletest.ChannelInfo
+		for _, c := range st.google.Channels() {
+			if !c.Stopped {
+				live = append(live, c)
+			}
+		}
+		if len(first) != 1 || len(live) != 1 || live[0].ID == first[0].ID {
+			t.Fatalf("channels before %+v, live after renewal %+v; want one new channel", first, live)
+		}
+		var subs struct{ Data []unical.Subscription }
+		st.must(t, "GET", "/v1/calendarSubscriptions/"+accountID, nil, &subs)
+		if len(subs.Data) != 1 || subs.Data[0].SubscriptionID != live[0].ID {
+			t.Errorf("subscription after renewal = %+v, want channel %s", subs.Data, live[0].ID)
+		}
+		st.google.AddEvent(e2eUser, googletest.Event{Summary: "after renewal",
+			Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
+		hr.waitHook(t, "calendar.event.changed")
+	})
+	t.Run("Poll", func(t *testing.T) {
+		t.Parallel()
+		hr := newHookReceiver(t)
+		// Google refuses our http:// notification address, as it refuses
+		// every address that is not HTTPS.
+		st := mustNewStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
+			cfg.WebhookSender, cfg.AllowPrivateTargets = hr.sender(), true
+			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
+		})
+		go func() { _ = st.client.Run(t.Context()) }()
+		accountID := st.connect(t)
+		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
+		if chans := st.google.Channels(); len(chans) != 0 {
+			t.Fatalf("channels = %+v, want none", chans)
+		}
+		poll := func() {
+			t.Helper()
+			if err := st.client.PollChanges(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		poll() // takes the first sync token
+		st.google.AddEvent(e2eUser, googletest.Event{Summary: "polled",
+			Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
+		poll()
+		hr.waitHook(t, "calendar.event.changed")
+		st.google.ExpireSyncTokens()
+		poll()
+		hr.waitHook(t, "calendar.event.unknown")
+		poll() // a fresh token, nothing changed
+		select {
+		case body := <-hr.got:
+			t.Errorf("a poll without changes delivered %s", body)
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
 }
