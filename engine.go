@@ -122,8 +122,13 @@ func (c *Client) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	w := &worker{c: c, owner: newID("wrk"), limiter: webhook.NewLimiter()}
+	w := &worker{c: c, owner: newID("wrk"), limiter: webhook.NewLimiter(), results: make(chan DeliveryResult, 4*e.workers)}
 	jobs := make(chan *OutboxMessage)
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		w.recordLoop(context.WithoutCancel(ctx))
+	}()
 	var wg sync.WaitGroup
 	for range e.workers {
 		wg.Go(func() {
@@ -132,13 +137,53 @@ func (c *Client) Run(ctx context.Context) error {
 			}
 		})
 	}
+	var poller sync.WaitGroup
 	if e.changePoll > 0 {
-		wg.Go(func() { c.pollChanges(ctx) })
+		poller.Go(func() { c.pollChanges(ctx) })
 	}
 	w.claimLoop(ctx, jobs)
 	close(jobs)
 	wg.Wait()
+	// Every worker is done: write what they left, then stop.
+	close(w.results)
+	<-recorded
+	poller.Wait()
 	return nil
+}
+
+// maxRecordBatch bounds the results one RecordDeliveries call writes.
+const maxRecordBatch = 256
+
+// recordLoop writes the workers' results. It takes whatever has piled up
+// while the previous write was committing, so under load many deliveries
+// share one commit (group commit) and when idle each is written at once.
+func (w *worker) recordLoop(ctx context.Context) {
+	batch := make([]DeliveryResult, 0, maxRecordBatch)
+	for first := range w.results {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxRecordBatch {
+			select {
+			case r, ok := <-w.results:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		errs, err := w.c.store.RecordDeliveries(ctx, batch)
+		if err != nil {
+			// The leases expire and the messages are sent again: at least
+			// once, never lost.
+			w.c.log.ErrorContext(ctx, "write webhook deliveries", "count", len(batch), "err", err)
+			continue
+		}
+		for i, err := range errs {
+			w.finish(ctx, batch[i].Message, err)
+		}
+	}
 }
 
 // worker is one engine's delivery state.
@@ -146,6 +191,8 @@ type worker struct {
 	c       *Client
 	owner   string // the lease owner of this engine's claims
 	limiter *webhook.Limiter
+	// results carries written-back messages to recordLoop, the one writer.
+	results chan DeliveryResult
 }
 
 // claimLoop claims due messages and hands them to the workers until ctx
@@ -232,9 +279,6 @@ func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error
 // deliver makes one attempt at a claimed message and writes the outcome.
 func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	c, e := w.c, &w.c.engine
-	// Writes go through even when the engine is stopping, so that an
-	// attempt that happened is recorded and a lease is given back.
-	wctx := context.WithoutCancel(ctx)
 	tgt, err := c.target(ctx, msg)
 	switch {
 	case ErrorCode(err) == CodeNotFound:
@@ -243,7 +287,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		return
 	case errors.Is(err, errNoTarget):
 		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
-		w.record(wctx, msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
 		return
 	case err != nil:
 		if ctx.Err() == nil {
@@ -259,7 +303,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 				// Too long to hold the lease: put the message back, due at its slot.
 				w.limiter.Cancel(tgt.limitKey, tgt.rate, at)
 				msg.NextAttemptAt = at
-				w.update(wctx, msg)
+				w.update(msg)
 				return
 			}
 			t := time.NewTimer(wait)
@@ -267,7 +311,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			case <-ctx.Done():
 				t.Stop()
 				msg.NextAttemptAt = c.now()
-				w.update(wctx, msg)
+				w.update(msg)
 				return
 			case <-t.C:
 			}
@@ -283,7 +327,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		// Stopping mid-send says nothing about the receiver: give the
 		// message back without counting the attempt.
 		msg.NextAttemptAt = c.now()
-		w.update(wctx, msg)
+		w.update(msg)
 		return
 	}
 	attempt := &DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
@@ -304,23 +348,23 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			msg.Status = MessageFailed
 		}
 	}
-	w.record(wctx, msg, attempt)
+	w.record(msg, attempt)
 }
 
-// record writes back a claimed message after an attempt, with the attempt
-// for the delivery log.
-func (w *worker) record(ctx context.Context, msg *OutboxMessage, attempt *DeliveryAttempt) {
+// record hands a claimed message back after an attempt, with the attempt
+// for the delivery log, to the writer.
+func (w *worker) record(msg *OutboxMessage, attempt *DeliveryAttempt) {
 	attempt.ApplicationID, attempt.MessageID, attempt.SubscriptionID = msg.ApplicationID, msg.ID, msg.SubscriptionID
 	attempt.EventType, attempt.Attempt = msg.EventType, msg.Attempts
 	attempt.ID = newID("att")
 	attempt.ExpiresAt = attempt.At.Add(w.c.engine.logTTL)
-	w.finish(ctx, msg, w.c.store.RecordAttempt(ctx, msg, attempt))
+	w.results <- DeliveryResult{Message: msg, Attempt: attempt}
 }
 
-// update writes back a claimed message without an attempt (a lease given
-// back).
-func (w *worker) update(ctx context.Context, msg *OutboxMessage) {
-	w.finish(ctx, msg, w.c.store.UpdateMessage(ctx, msg))
+// update hands a claimed message back without an attempt (a lease given
+// back) to the writer.
+func (w *worker) update(msg *OutboxMessage) {
+	w.results <- DeliveryResult{Message: msg}
 }
 
 func (w *worker) finish(ctx context.Context, msg *OutboxMessage, err error) {

@@ -228,12 +228,25 @@ type DeliveryAttempt struct {
 	ExpiresAt time.Time `json:"-"`
 }
 
+// DeliveryResult is a claimed message to write back after an attempt, with
+// the attempt for the delivery log; Attempt is nil when a lease is only
+// given back.
+type DeliveryResult struct {
+	Message *OutboxMessage
+	Attempt *DeliveryAttempt
+}
+
 // DeliveryLogStore writes delivery outcomes and keeps the delivery log.
 type DeliveryLogStore interface {
-	// RecordAttempt is UpdateMessage that also appends attempt to the
-	// delivery log, both or neither, with UpdateMessage's lease rules and
-	// codes. attempt.ExpiresAt bounds how long it is kept.
-	RecordAttempt(ctx context.Context, msg *OutboxMessage, attempt *DeliveryAttempt) error
+	// RecordDeliveries writes back claimed messages as UpdateMessage does
+	// and appends each result's Attempt to the delivery log, all in one
+	// atomic write, so that many deliveries share one commit. A result the
+	// lease rules refuse gets UpdateMessage's code (CodeConflict,
+	// CodeNotFound, CodeInvalid) at its index in errs and changes nothing;
+	// the others are written. err reports a failure of the whole write, in
+	// which case nothing is written. Attempt.ExpiresAt bounds how long an
+	// attempt is kept.
+	RecordDeliveries(ctx context.Context, results []DeliveryResult) (errs []error, err error)
 	// ListAttempts returns an application's attempts for one subscription
 	// (subscriptionID "" for its own endpoint) that have not expired at
 	// now, in id order after the given id, at most limit of them.

@@ -30,8 +30,8 @@ func TestDeliveryEndpoints(t *testing.T) {
 	}
 	claimed[0].Status, claimed[0].Attempts, claimed[0].LastError = unical.MessageFailed, 1, "HTTP 502"
 	attempt := &unical.DeliveryAttempt{ID: "att_1", ApplicationID: ts.AppID, MessageID: msg.ID, SubscriptionID: subID, EventType: msg.EventType, Attempt: 1, At: now, StatusCode: 502, Latency: 42 * time.Millisecond, Error: "HTTP 502", ExpiresAt: now.Add(time.Hour)}
-	if err := store.RecordAttempt(t.Context(), claimed[0], attempt); err != nil {
-		t.Fatal(err)
+	if errs, err := store.RecordDeliveries(t.Context(), []unical.DeliveryResult{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
+		t.Fatal(err, errs)
 	}
 
 	t.Run("GET deliveries", func(t *testing.T) {

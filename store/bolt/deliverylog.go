@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/unical/unical"
@@ -36,44 +37,84 @@ func (rec *attempt) toDeliveryAttempt() *unical.DeliveryAttempt {
 // that a backlog of expiries never makes one delivery slow.
 const pruneBatch = 32
 
-// RecordAttempt writes back a claimed message as UpdateMessage does and
-// appends attempt to the delivery log in the same transaction, so one
-// attempt costs one commit. It also removes up to pruneBatch attempts that
-// expired by attempt.At.
-func (s *Store) RecordAttempt(ctx context.Context, msg *unical.OutboxMessage, a *unical.DeliveryAttempt) error {
-	if err := checkStatus(msg.Status); err != nil {
-		return err
+// RecordDeliveries writes back claimed messages as UpdateMessage does and
+// appends their attempts to the delivery log, all in one transaction: the
+// engine's workers hand their results to one writer, so deliveries share
+// fsyncs instead of paying one each. It also removes up to pruneBatch
+// attempts that expired by the newest attempt's time.
+func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
+	errs := make([]error, len(results))
+	recs := make([]*attempt, len(results))
+	var newest time.Time
+	for i, r := range results {
+		if errs[i] = checkStatus(r.Message.Status); errs[i] != nil {
+			continue
+		}
+		a := r.Attempt
+		if a == nil {
+			continue
+		}
+		if errs[i] = checkID("Attempt id", a.ID); errs[i] != nil {
+			continue
+		}
+		if a.ApplicationID != r.Message.ApplicationID || a.MessageID != r.Message.ID || a.SubscriptionID != r.Message.SubscriptionID {
+			errs[i] = unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
+			continue
+		}
+		recs[i] = &attempt{
+			ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
+			EventType: a.EventType, Attempt: a.Attempt, At: utc(a.At), StatusCode: a.StatusCode,
+			Latency: a.Latency, Error: a.Error, ExpiresAt: utc(a.ExpiresAt),
+		}
+		if recs[i].At.After(newest) {
+			newest = recs[i].At
+		}
 	}
-	if err := checkID("Attempt id", a.ID); err != nil {
-		return err
-	}
-	if a.ApplicationID != msg.ApplicationID || a.MessageID != msg.ID || a.SubscriptionID != msg.SubscriptionID {
-		return unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
-	}
-	rec := &attempt{
-		ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
-		EventType: a.EventType, Attempt: a.Attempt, At: utc(a.At), StatusCode: a.StatusCode,
-		Latency: a.Latency, Error: a.Error, ExpiresAt: utc(a.ExpiresAt),
-	}
-	return s.update(ctx, "record attempt", func(tx *bbolt.Tx) error {
-		if err := updateClaimed(tx, msg); err != nil {
-			return err
+	// errs is filled inside the transaction; bbolt runs fn once per
+	// Update, so it is not reset.
+	err := s.update(ctx, "record deliveries", func(tx *bbolt.Tx) error {
+		for i, r := range results {
+			if errs[i] != nil {
+				continue
+			}
+			if rec := recs[i]; rec != nil && tx.Bucket(bucketDeliveries).Get([]byte(rec.ID)) != nil {
+				errs[i] = conflict("Attempt %q already exists.", rec.ID)
+				continue
+			}
+			if err := updateClaimed(tx, r.Message); err != nil {
+				var ue *unical.Error
+				if !errors.As(err, &ue) {
+					return err // storage failure: the whole write fails
+				}
+				errs[i] = err
+				continue
+			}
+			if rec := recs[i]; rec != nil {
+				if err := putAttempt(tx, rec); err != nil {
+					return err
+				}
+			}
 		}
-		b := tx.Bucket(bucketDeliveries)
-		if b.Get([]byte(rec.ID)) != nil {
-			return conflict("Attempt %q already exists.", rec.ID)
+		if newest.IsZero() {
+			return nil
 		}
-		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketDeliveriesBySub).Put(keyOf(rec.ApplicationID, rec.SubscriptionID, rec.ID), nil); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketDeliveriesByExp).Put(append(timeKey(rec.ExpiresAt), rec.ID...), nil); err != nil {
-			return err
-		}
-		return pruneAttempts(tx, rec.At)
+		return pruneAttempts(tx, newest)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return errs, nil
+}
+
+// putAttempt stores an attempt and its index entries.
+func putAttempt(tx *bbolt.Tx, rec *attempt) error {
+	if err := putJSON(tx.Bucket(bucketDeliveries), []byte(rec.ID), rec); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketDeliveriesBySub).Put(keyOf(rec.ApplicationID, rec.SubscriptionID, rec.ID), nil); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketDeliveriesByExp).Put(append(timeKey(rec.ExpiresAt), rec.ID...), nil)
 }
 
 // pruneAttempts deletes up to pruneBatch attempts expired at now.

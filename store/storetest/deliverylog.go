@@ -34,6 +34,19 @@ func mustClaimOne(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, now 
 
 func attemptID(a *unical.DeliveryAttempt) string { return a.ID }
 
+// recordAttempt is RecordDeliveries with one result, returning its error.
+func recordAttempt(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, a *unical.DeliveryAttempt) error {
+	tb.Helper()
+	errs, err := s.RecordDeliveries(tb.Context(), []unical.DeliveryResult{{Message: msg, Attempt: a}})
+	if err != nil {
+		return err
+	}
+	if len(errs) != 1 {
+		tb.Fatalf("RecordDeliveries(1 result) returned %d errors", len(errs))
+	}
+	return errs[0]
+}
+
 var deliveryLogTests = []testCase{
 	{"RecordList/OK", func(t *testing.T, s unical.Store) {
 		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
@@ -43,7 +56,7 @@ var deliveryLogTests = []testCase{
 		checkFull(t, a)
 		want := *a
 		claimed.Attempts, claimed.NextAttemptAt, claimed.LastError = 1, base.Add(time.Minute), "HTTP 503"
-		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), claimed, a))
+		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, claimed, a))
 		got, err := s.ListAttempts(t.Context(), "app_A", sub.ID, base, "", 0)
 		mustOK(t, "ListAttempts()", err)
 		if d := diff([]*unical.DeliveryAttempt{&want}, got); d != "" {
@@ -60,7 +73,7 @@ var deliveryLogTests = []testCase{
 		stale := *claimed
 		stale.LeaseExpiry = stale.LeaseExpiry.Add(-time.Second)
 		stale.Status = unical.MessageDelivered
-		wantCode(t, "RecordAttempt(stale lease)", s.RecordAttempt(t.Context(), &stale, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeConflict)
+		wantCode(t, "RecordDeliveries(stale lease)", recordAttempt(t, s, &stale, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeConflict)
 		got, err := s.ListAttempts(t.Context(), "app_A", "", base, "", 0)
 		mustOK(t, "ListAttempts()", err)
 		if len(got) != 0 {
@@ -73,7 +86,47 @@ var deliveryLogTests = []testCase{
 		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
 		mustOK(t, "DeleteSubscription()", s.DeleteSubscription(t.Context(), "app_A", sub.ID))
 		claimed.Status = unical.MessageDelivered
-		wantCode(t, "RecordAttempt(deleted subscription)", s.RecordAttempt(t.Context(), claimed, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeNotFound)
+		wantCode(t, "RecordDeliveries(deleted subscription)", recordAttempt(t, s, claimed, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeNotFound)
+	}},
+	{"Record/BatchPartial", func(t *testing.T, s unical.Store) {
+		// One refused result leaves the others written.
+		good := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		stale := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		released := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		staleCopy := *stale
+		staleCopy.LeaseOwner = "someone-else"
+		good.Status = unical.MessageDelivered
+		staleCopy.Status = unical.MessageDelivered
+		released.NextAttemptAt = base.Add(time.Hour) // a lease given back, no attempt
+		goodAttempt := fullAttempt(good, 1, base, base.Add(time.Hour))
+		errs, err := s.RecordDeliveries(t.Context(), []unical.DeliveryResult{
+			{Message: good, Attempt: goodAttempt},
+			{Message: &staleCopy, Attempt: fullAttempt(stale, 1, base, base.Add(time.Hour))},
+			{Message: released},
+		})
+		mustOK(t, "RecordDeliveries()", err)
+		if len(errs) != 3 {
+			t.Fatalf("RecordDeliveries() = %d errors, want 3", len(errs))
+		}
+		wantCode(t, "RecordDeliveries(good)", errs[0], "")
+		wantCode(t, "RecordDeliveries(stale lease)", errs[1], unical.CodeConflict)
+		wantCode(t, "RecordDeliveries(lease given back)", errs[2], "")
+		got, err := s.ListAttempts(t.Context(), "app_A", "", base, "", 0)
+		mustOK(t, "ListAttempts()", err)
+		if d := diff([]string{goodAttempt.ID}, ids(got, attemptID)); d != "" {
+			t.Errorf("ListAttempts() mismatch (-want +got):\n%s", d)
+		}
+		for _, m := range []struct {
+			id     string
+			status unical.MessageStatus
+			leased bool
+		}{{good.ID, unical.MessageDelivered, false}, {stale.ID, unical.MessagePending, true}, {released.ID, unical.MessagePending, false}} {
+			stored, err := s.GetMessage(t.Context(), "app_A", m.id)
+			mustOK(t, "GetMessage()", err)
+			if stored.Status != m.status || (stored.LeaseOwner != "") != m.leased {
+				t.Errorf("message %s = %s leased by %q, want %s leased=%v", m.id, stored.Status, stored.LeaseOwner, m.status, m.leased)
+			}
+		}
 	}},
 	{"List/ScopedAndPaged", func(t *testing.T, s unical.Store) {
 		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
@@ -84,7 +137,7 @@ var deliveryLogTests = []testCase{
 				claimed := mustClaimOne(t, s, newMessage("app_A", sub, base), base)
 				a := fullAttempt(claimed, i+1, base, base.Add(time.Hour))
 				claimed.Status = unical.MessageDelivered
-				mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), claimed, a))
+				mustOK(t, "RecordDeliveries()", recordAttempt(t, s, claimed, a))
 				if sub == subA.ID {
 					wantA = append(wantA, a.ID)
 				}
@@ -112,7 +165,7 @@ var deliveryLogTests = []testCase{
 		old := mustClaimOne(t, s, newMessage("app_A", "", base), base)
 		oldAttempt := fullAttempt(old, 1, base, base.Add(time.Hour))
 		old.Status = unical.MessageDelivered
-		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), old, oldAttempt))
+		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, old, oldAttempt))
 		got, err := s.ListAttempts(t.Context(), "app_A", "", base.Add(time.Hour), "", 0)
 		mustOK(t, "ListAttempts()", err)
 		if len(got) != 0 {
@@ -124,7 +177,7 @@ var deliveryLogTests = []testCase{
 		fresh := mustClaimOne(t, s, newMessage("app_A", "", later), later)
 		freshAttempt := fullAttempt(fresh, 1, later, later.Add(time.Hour))
 		fresh.Status = unical.MessageDelivered
-		mustOK(t, "RecordAttempt()", s.RecordAttempt(t.Context(), fresh, freshAttempt))
+		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, fresh, freshAttempt))
 		got, err = s.ListAttempts(t.Context(), "app_A", "", later, "", 0)
 		mustOK(t, "ListAttempts()", err)
 		if d := diff([]string{freshAttempt.ID}, ids(got, attemptID)); d != "" {

@@ -29,8 +29,8 @@
 //     A lease that expired but was not claimed again may still be written.
 //   - DeleteSubscription and DeleteAccount remove the subscriptions' pending
 //     messages, claimed or not; delivered and failed ones stay.
-//   - RecordAttempt follows UpdateMessage's lease rules and writes nothing
-//     when they refuse; attempts that expired at now are left out of
+//   - RecordDeliveries follows UpdateMessage's lease rules per result and
+//     writes nothing for a result they refuse, but writes the others; attempts that expired at now are left out of
 //     ListAttempts; RetryMessage refuses a message whose subscription was
 //     deleted with CodeNotFound.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
