@@ -266,6 +266,11 @@ func TestSubscriptions_Notifications(t *testing.T) {
 	mustStatus(t, f.do(t, http.MethodDelete, "/v1.0/subscriptions/"+subID, nil), http.StatusNoContent)
 	mustStatus(t, f.do(t, http.MethodDelete, "/v1.0/subscriptions/"+onlyDeletes.str("id"), nil), http.StatusNoContent)
 	mustStatus(t, f.do(t, http.MethodGet, "/v1.0/subscriptions/"+subID, nil), http.StatusNotFound)
+	// A delivery is recorded after its receiver answered, so let the last
+	// one of the step above settle before counting.
+	if err := f.srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	before := len(f.srv.Deliveries())
 	f.do(t, http.MethodPost, "/v1.0/me/events", map[string]any{
 		"subject": "z", "start": map[string]any{"dateTime": "2025-03-10T09:00:00", "timeZone": "UTC"},
