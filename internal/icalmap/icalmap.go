@@ -34,6 +34,11 @@ type Options struct {
 	// Floating is the zone that floating date-times (no TZID, no Z) are read
 	// in; nil means UTC.
 	Floating *time.Location
+	// Zones are the zones the object's own VTIMEZONEs define, from
+	// [Zones], for TZIDs that are neither IANA nor Windows names. Times in
+	// such a zone are shown in UTC, since unical's timeZone fields hold
+	// IANA names only, and recurrence lines naming it are rewritten to UTC.
+	Zones map[string]*time.Location
 }
 
 // ToEvent reads one VEVENT. It fills every mapped field but leaves ID,
@@ -72,20 +77,28 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 	if startProp == nil {
 		return nil, errors.New("icalmap: VEVENT has no DTSTART")
 	}
-	start, allDay, err := readTime(startProp, floating)
+	start, allDay, err := readTime(startProp, floating, opts.Zones)
 	if err != nil {
 		return nil, fmt.Errorf("icalmap: DTSTART: %w", err)
 	}
 	e.IsAllDay = allDay
+	if _, custom, _ := resolveTZID(startProp.Params.Get(ical.ParamTimezoneID), opts.Zones); custom {
+		start = start.UTC()
+	}
 	e.Start = eventTime(start, allDay)
-	end, err := readEnd(comp, start, allDay, floating)
+	end, err := readEnd(comp, start, allDay, floating, opts.Zones)
 	if err != nil {
 		return nil, err
+	}
+	if end.Location() != start.Location() && !allDay {
+		if _, ok := customZone(end.Location(), opts.Zones); ok {
+			end = end.UTC()
+		}
 	}
 	e.End = eventTime(end, allDay)
 
 	if p := comp.Props.Get(ical.PropRecurrenceID); p != nil {
-		orig, origAllDay, err := readTime(p, floating)
+		orig, origAllDay, err := readTime(p, floating, opts.Zones)
 		if err != nil {
 			return nil, fmt.Errorf("icalmap: RECURRENCE-ID: %w", err)
 		}
@@ -99,6 +112,9 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 
 	for _, name := range recurrenceProps {
 		for _, p := range comp.Props.Values(name) {
+			if err := normalizeTZID(&p, opts.Zones); err != nil {
+				return nil, fmt.Errorf("icalmap: %s: %w", name, err)
+			}
 			e.Recurrence = append(e.Recurrence, formatLines(&p)...)
 			if name == "RRULE" || name == ical.PropRecurrenceDates {
 				e.IsRecurring = true
@@ -191,19 +207,28 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 	// Only isAllDay or a bare date make an all-day event: a midnight
 	// date-time without offset but with a timeZone is a timed event.
 	allDay := e.IsAllDay || (e.Start.Date != "" && e.Start.DateTime == "")
+	// Properties whose value does not change are left as they are, so that
+	// an update keeps the producer's form: a Windows TZID with its
+	// VTIMEZONE, DURATION instead of DTEND, LANGUAGE parameters.
 	start, err := writeTime(ical.PropDateTimeStart, e.Start, allDay, "start")
 	if err != nil {
 		return err
 	}
-	comp.Props.Set(start)
-	comp.Props.Del(ical.PropDateTimeEnd)
-	comp.Props.Del(ical.PropDuration)
-	if e.End != nil {
+	if !sameTime(comp.Props.Get(ical.PropDateTimeStart), start) {
+		comp.Props.Set(start)
+	}
+	if e.End == nil {
+		comp.Props.Del(ical.PropDateTimeEnd)
+		comp.Props.Del(ical.PropDuration)
+	} else {
 		end, err := writeTime(ical.PropDateTimeEnd, e.End, allDay, "end")
 		if err != nil {
 			return err
 		}
-		comp.Props.Set(end)
+		if !sameEnd(comp, end) {
+			comp.Props.Del(ical.PropDuration)
+			comp.Props.Set(end)
+		}
 	}
 
 	if o := e.OriginalStart; o != nil {
@@ -218,16 +243,9 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 	setText(comp, ical.PropDescription, e.Description)
 	setText(comp, ical.PropLocation, e.Location)
 
-	for _, name := range recurrenceProps {
-		comp.Props.Del(name)
-	}
-	for _, line := range e.Recurrence {
-		p, err := parseLine(line)
-		if err != nil {
+	if !slices.Equal(currentRecurrence(comp), e.Recurrence) {
+		if err := setRecurrence(comp, e.Recurrence); err != nil {
 			return err
-		}
-		for _, v := range splitValues(p) {
-			comp.Props.Add(v)
 		}
 	}
 
@@ -302,7 +320,7 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 
 // readTime reads a DATE or DATE-TIME property. Dates come back as midnight
 // UTC with allDay set; date-times in their TZID's zone, UTC, or floating.
-func readTime(p *ical.Prop, floating *time.Location) (t time.Time, allDay bool, err error) {
+func readTime(p *ical.Prop, floating *time.Location, zones map[string]*time.Location) (t time.Time, allDay bool, err error) {
 	v := p.Value
 	if p.ValueType() == ical.ValueDate || (p.Params.Get(ical.ParamValue) == "" && len(v) == len("20060102")) {
 		t, err = time.ParseInLocation("20060102", v, time.UTC)
@@ -314,13 +332,26 @@ func readTime(p *ical.Prop, floating *time.Location) (t time.Time, allDay bool, 
 	}
 	loc := floating
 	if tzid := p.Params.Get(ical.ParamTimezoneID); tzid != "" {
-		loc, err = ResolveTZID(tzid)
+		loc, _, err = resolveTZID(tzid, zones)
 		if err != nil {
 			return time.Time{}, false, err
 		}
 	}
 	t, err = time.ParseInLocation("20060102T150405", v, loc)
 	return t, false, err
+}
+
+// resolveTZID resolves tzid with [ResolveTZID], then among zones defined
+// by the object's VTIMEZONEs; custom reports the latter.
+func resolveTZID(tzid string, zones map[string]*time.Location) (loc *time.Location, custom bool, err error) {
+	loc, err = ResolveTZID(tzid)
+	if err == nil {
+		return loc, false, nil
+	}
+	if z, ok := zones[tzid]; ok {
+		return z, true, nil
+	}
+	return nil, false, err
 }
 
 // ResolveTZID turns a TZID parameter into a zone: an IANA name, a name with
@@ -345,9 +376,9 @@ func ResolveTZID(tzid string) (*time.Location, error) {
 
 // readEnd returns the exclusive end: DTEND, DTSTART+DURATION, or the RFC
 // 5545 default (one day for a date, zero length for a date-time).
-func readEnd(comp *ical.Component, start time.Time, allDay bool, floating *time.Location) (time.Time, error) {
+func readEnd(comp *ical.Component, start time.Time, allDay bool, floating *time.Location, zones map[string]*time.Location) (time.Time, error) {
 	if p := comp.Props.Get(ical.PropDateTimeEnd); p != nil {
-		end, endAllDay, err := readTime(p, floating)
+		end, endAllDay, err := readTime(p, floating, zones)
 		if err != nil {
 			return time.Time{}, fmt.Errorf("icalmap: DTEND: %w", err)
 		}
@@ -409,7 +440,7 @@ func readStamp(comp *ical.Component, name string) (time.Time, bool) {
 	if p == nil {
 		return time.Time{}, false
 	}
-	t, _, err := readTime(p, time.UTC)
+	t, _, err := readTime(p, time.UTC, nil)
 	return t, err == nil
 }
 
@@ -449,6 +480,11 @@ func setText(comp *ical.Component, name, value string) {
 	if value == "" {
 		comp.Props.Del(name)
 		return
+	}
+	if p := comp.Props.Get(name); p != nil {
+		if v, err := p.Text(); err == nil && v == value {
+			return // keep LANGUAGE, ALTREP and the like
+		}
 	}
 	comp.Props.SetText(name, value)
 }
@@ -508,3 +544,112 @@ var (
 
 func escapeKey(k string) string   { return keyEscaper.Replace(k) }
 func unescapeKey(k string) string { return keyUnescaper.Replace(k) }
+
+// customZone reports whether loc is one of zones.
+func customZone(loc *time.Location, zones map[string]*time.Location) (string, bool) {
+	for name, z := range zones {
+		if z == loc {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// normalizeTZID rewrites the TZID of a recurrence property so that the
+// recurrence engine, which knows IANA names only, can read the line: a
+// Windows or prefixed name becomes its IANA name, and the values of a
+// zone defined only by the object's VTIMEZONE become UTC date-times. The
+// property's parameters are copied first, as they are shared with the
+// component.
+func normalizeTZID(p *ical.Prop, zones map[string]*time.Location) error {
+	tzid := p.Params.Get(ical.ParamTimezoneID)
+	if tzid == "" {
+		return nil
+	}
+	loc, custom, err := resolveTZID(tzid, zones)
+	if err != nil {
+		return err
+	}
+	p.Params = maps.Clone(p.Params)
+	if !custom {
+		p.Params.Set(ical.ParamTimezoneID, loc.String())
+		return nil
+	}
+	if p.Name == "RRULE" || p.Name == "EXRULE" {
+		return nil
+	}
+	var vals []string
+	for _, v := range strings.Split(p.Value, ",") {
+		t, err := time.ParseInLocation("20060102T150405", strings.TrimSpace(v), loc)
+		if err != nil {
+			return err
+		}
+		vals = append(vals, t.UTC().Format("20060102T150405Z"))
+	}
+	p.Params.Del(ical.ParamTimezoneID)
+	p.Value = strings.Join(vals, ",")
+	return nil
+}
+
+// sameTime reports whether the DATE or DATE-TIME properties a and b name
+// the same value: the same instant, both dates or both date-times, in the
+// same zone (a Windows TZID and its IANA name count as the same).
+func sameTime(a, b *ical.Prop) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ta, da, err1 := readTime(a, time.UTC, nil)
+	tb, db, err2 := readTime(b, time.UTC, nil)
+	return err1 == nil && err2 == nil && da == db && ta.Equal(tb) && ta.Location().String() == tb.Location().String()
+}
+
+// sameEnd reports whether comp already ends at end, by DTEND or by
+// DTSTART plus DURATION.
+func sameEnd(comp *ical.Component, end *ical.Prop) bool {
+	if cur := comp.Props.Get(ical.PropDateTimeEnd); cur != nil {
+		return sameTime(cur, end)
+	}
+	if comp.Props.Get(ical.PropDuration) == nil {
+		return false
+	}
+	start, allDay, err := readTime(comp.Props.Get(ical.PropDateTimeStart), time.UTC, nil)
+	if err != nil {
+		return false
+	}
+	cur, err := readEnd(comp, start, allDay, time.UTC, nil)
+	want, wantAllDay, err2 := readTime(end, time.UTC, nil)
+	return err == nil && err2 == nil && wantAllDay == allDay && cur.Equal(want)
+}
+
+// currentRecurrence returns comp's recurrence lines as ToEvent reads them,
+// or nil if they cannot be read.
+func currentRecurrence(comp *ical.Component) []string {
+	var lines []string
+	for _, name := range recurrenceProps {
+		for _, p := range comp.Props.Values(name) {
+			if normalizeTZID(&p, nil) != nil {
+				return nil
+			}
+			lines = append(lines, formatLines(&p)...)
+		}
+	}
+	return lines
+}
+
+// setRecurrence replaces comp's recurrence properties with lines, one
+// value per EXDATE and RDATE property.
+func setRecurrence(comp *ical.Component, lines []string) error {
+	for _, name := range recurrenceProps {
+		comp.Props.Del(name)
+	}
+	for _, line := range lines {
+		p, err := parseLine(line)
+		if err != nil {
+			return err
+		}
+		for _, v := range splitValues(p) {
+			comp.Props.Add(v)
+		}
+	}
+	return nil
+}

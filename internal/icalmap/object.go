@@ -19,6 +19,14 @@ import (
 // RecurringEventID, which is what [unical.ExpandEvents] expects of a
 // provider that does not expand. opts may be nil.
 func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event, error) {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Zones == nil {
+		o.Zones = Zones(cal)
+	}
+	opts = &o
 	var out []*unical.Event
 	for _, comp := range cal.Children {
 		if comp.Name != ical.CompEvent {
@@ -30,7 +38,7 @@ func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event
 		}
 		e.ID = id
 		if e.OriginalStart != nil {
-			orig, allDay, err := OriginalStart(comp)
+			orig, allDay, err := originalStart(comp, opts.Zones)
 			if err != nil {
 				return nil, err
 			}
@@ -49,11 +57,15 @@ func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event
 // date at midnight UTC for all-day series), the form [recur.InstanceID]
 // takes.
 func OriginalStart(comp *ical.Component) (t time.Time, allDay bool, err error) {
+	return originalStart(comp, nil)
+}
+
+func originalStart(comp *ical.Component, zones map[string]*time.Location) (t time.Time, allDay bool, err error) {
 	p := comp.Props.Get(ical.PropRecurrenceID)
 	if p == nil {
 		return time.Time{}, false, errors.New("icalmap: VEVENT has no RECURRENCE-ID")
 	}
-	t, allDay, err = readTime(p, time.UTC)
+	t, allDay, err = readTime(p, time.UTC, zones)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("icalmap: RECURRENCE-ID: %w", err)
 	}
@@ -73,22 +85,23 @@ func Master(cal *ical.Calendar) *ical.Component {
 // FindOverride returns the override of cal whose RECURRENCE-ID is the
 // instant (or, for all-day series, the date) orig, or nil.
 func FindOverride(cal *ical.Calendar, orig time.Time) *ical.Component {
+	zones := Zones(cal)
 	for _, comp := range cal.Children {
 		if comp.Name != ical.CompEvent || comp.Props.Get(ical.PropRecurrenceID) == nil {
 			continue
 		}
-		if t, _, err := OriginalStart(comp); err == nil && t.Equal(orig) {
+		if t, _, err := originalStart(comp, zones); err == nil && t.Equal(orig) {
 			return comp
 		}
 	}
 	return nil
 }
 
-// InstanceValue returns the property (RECURRENCE-ID or EXDATE) naming the
+// InstanceValue returns, for the series master of cal, the property (RECURRENCE-ID or EXDATE) naming the
 // instance at orig of the series master, written with the value type and
 // TZID of the master's DTSTART, as RFC 5545 §3.8.4.4 and §3.8.5.1 require
 // for the two to match.
-func InstanceValue(name string, master *ical.Component, orig time.Time, allDay bool) (*ical.Prop, error) {
+func InstanceValue(cal *ical.Calendar, name string, master *ical.Component, orig time.Time, allDay bool) (*ical.Prop, error) {
 	p := ical.NewProp(name)
 	if allDay {
 		p.SetDate(orig)
@@ -100,7 +113,7 @@ func InstanceValue(name string, master *ical.Component, orig time.Time, allDay b
 	}
 	switch tzid := start.Params.Get(ical.ParamTimezoneID); {
 	case tzid != "":
-		loc, err := ResolveTZID(tzid)
+		loc, _, err := resolveTZID(tzid, Zones(cal))
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ var tzProps = []string{ical.PropDateTimeStart, ical.PropDateTimeEnd, ical.PropRe
 //
 // Go does not expose a zone's rules, only its transitions, so each
 // VTIMEZONE lists the observances from a year before the earliest time the
-// object uses to ten years after the latest, one STANDARD or DAYLIGHT
+// object uses to five years after the latest, one STANDARD or DAYLIGHT
 // sub-component per transition. Clients that know the TZID (all of them
 // for IANA names) use their own rules; the listed range covers readers
 // that rely on the VTIMEZONE for the event and its near future.
@@ -73,7 +73,7 @@ func AddTimezones(cal *ical.Calendar) error {
 		loc, _ := ResolveTZID(tzid)
 		s := used[tzid]
 		from := time.Date(s.from.Year()-1, 1, 1, 0, 0, 0, 0, loc)
-		to := time.Date(s.to.Year()+10, 12, 31, 0, 0, 0, 0, loc)
+		to := time.Date(s.to.Year()+5, 12, 31, 0, 0, 0, 0, loc)
 		zones = append(zones, VTimezone(tzid, loc, from, to))
 	}
 	// VTIMEZONEs go first, as producers conventionally write them.

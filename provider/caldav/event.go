@@ -140,7 +140,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 			return c.deleteObject(ctx, calURL, t.obj.Name, t.obj.ETag)
 		}
 	} else {
-		ex, err := icalmap.InstanceValue(ical.PropExceptionDates, master, t.orig, t.allDay)
+		ex, err := icalmap.InstanceValue(t.obj.Cal, ical.PropExceptionDates, master, t.orig, t.allDay)
 		if err != nil {
 			return unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be changed.")
 		}
@@ -281,7 +281,7 @@ func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string
 		}
 		t.cur = inst
 		t.comp = cloneAsOverride(master)
-		rid, err := icalmap.InstanceValue(ical.PropRecurrenceID, master, orig, allDay)
+		rid, err := icalmap.InstanceValue(obj.Cal, ical.PropRecurrenceID, master, orig, allDay)
 		if err != nil {
 			return nil, unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be read.")
 		}
