@@ -1,0 +1,273 @@
+package caldav_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/provider/caldav"
+)
+
+// hookTransport calls before for every request before sending it.
+type hookTransport struct {
+	before func(req *http.Request, body []byte)
+	puts   atomic.Int64
+}
+
+func (h *hookTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if req.Method == http.MethodPut {
+		h.puts.Add(1)
+	}
+	if h.before != nil {
+		h.before(req, body)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestUpdateEvent_ConcurrentChange changes the event at the server between
+// the provider's read and its write: the write is refused with
+// CodePrecondition and the other change is kept.
+func TestUpdateEvent_ConcurrentChange(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		hook := &hookTransport{}
+		p := caldav.New(caldav.Config{HTTPClient: &http.Client{Transport: hook}})
+		sess := connect(t, p, s)
+		dir := s.NewCalendar(t, "race")
+		cal := segment(dir)
+		e, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
+			Title: unical.Some("v1"), Start: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00Z"}),
+			End: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T10:00:00Z"}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := dir + e.ID + ".ics"
+		other := strings.Replace(rawGet(t, s, path), "SUMMARY:v1", "SUMMARY:changed elsewhere", 1)
+		hook.before = func(req *http.Request, _ []byte) {
+			if req.Method == http.MethodPut {
+				hook.before = nil
+				r := s.Do(t, http.MethodPut, path, strings.ReplaceAll(other, "\n", "\r\n"), http.Header{"Content-Type": {"text/calendar"}})
+				if r.StatusCode/100 != 2 {
+					t.Errorf("concurrent PUT: %d", r.StatusCode)
+				}
+			}
+		}
+		_, err = p.UpdateEvent(t.Context(), sess, cal, e.ID, &unical.EventParams{Title: unical.Some("v2")})
+		if got := unical.ErrorCode(err); got != unical.CodePrecondition {
+			t.Fatalf("UpdateEvent after a concurrent change: %v, want CodePrecondition", err)
+		}
+		got, err := p.GetEvent(t.Context(), sess, cal, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Title != "changed elsewhere" {
+			t.Errorf("title = %q, want the concurrent change kept", got.Title)
+		}
+	})
+}
+
+// TestEvents_RefusedBeforeWrite checks that bad events are refused with
+// CodeInvalid without any PUT, on create and on update, even when the
+// Client's validation is bypassed.
+func TestEvents_RefusedBeforeWrite(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		hook := &hookTransport{}
+		p := caldav.New(caldav.Config{HTTPClient: &http.Client{Transport: hook}})
+		sess := connect(t, p, s)
+		cal := segment(s.NewCalendar(t, "refused"))
+		start := unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00Z"})
+		good, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{Title: unical.Some("ok"), Start: start,
+			End: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T10:00:00Z"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name   string
+			params *unical.EventParams
+			field  string
+		}{
+			{"end before start", &unical.EventParams{Title: unical.Some("x"), Start: start,
+				End: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T08:00:00Z"})}, "end"},
+			{"malformed RRULE", &unical.EventParams{Title: unical.Some("x"), Start: start,
+				Recurrence: unical.Some([]string{"RRULE:FREQ=SOMETIMES"})}, "recurrence[0]"},
+			{"not an iCalendar line", &unical.EventParams{Title: unical.Some("x"), Start: start,
+				Recurrence: unical.Some([]string{"every monday"})}, "recurrence[0]"},
+			{"unknown zone", &unical.EventParams{Title: unical.Some("x"),
+				Start: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00", TimeZone: "Mars/Olympus"})}, "start.timeZone"},
+		}
+		for _, tt := range tests {
+			before := hook.puts.Load()
+			_, err := p.CreateEvent(t.Context(), sess, cal, tt.params)
+			var ue *unical.Error
+			if unical.ErrorCode(err) != unical.CodeInvalid || !asError(err, &ue) || ue.Field != tt.field {
+				t.Errorf("%s: CreateEvent = %v, want CodeInvalid on %s", tt.name, err, tt.field)
+			}
+			tt.params.Title = unical.Optional[string]{}
+			_, err = p.UpdateEvent(t.Context(), sess, cal, good.ID, tt.params)
+			if unical.ErrorCode(err) != unical.CodeInvalid {
+				t.Errorf("%s: UpdateEvent = %v, want CodeInvalid", tt.name, err)
+			}
+			if n := hook.puts.Load() - before; n != 0 {
+				t.Errorf("%s: %d PUTs were sent", tt.name, n)
+			}
+		}
+		if got, err := p.GetEvent(t.Context(), sess, cal, good.ID); err != nil || got.ETag != good.ETag {
+			t.Errorf("the good event changed: %v, etag %q -> %q", err, good.ETag, got.ETag)
+		}
+	})
+}
+
+// TestEvents_TimedSeriesInstances works on instances of a daily 09:00
+// Berlin series across the DST change of 29 March 2026: it moves one
+// instance, answers another, deletes a third, and reads them back by
+// instance id and expanded.
+func TestEvents_TimedSeriesInstances(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{})
+		sess := connect(t, p, s)
+		cal := segment(s.NewCalendar(t, "series"))
+		series, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
+			Title: unical.Some("Standup"),
+			Start: unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:00:00", TimeZone: "Europe/Berlin"}),
+			End:   unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:15:00", TimeZone: "Europe/Berlin"}),
+			Recurrence: unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=6"}),
+			Attendees:  unical.Some([]unical.Attendee{{Email: "Unical"}, {Email: "bob@example.com"}}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if series.Organizer == nil || series.Organizer.Email != s.Username {
+			t.Errorf("organizer = %+v, want the account", series.Organizer)
+		}
+		// 30 March, after the change to CEST: 09:00 local is 07:00 UTC.
+		moved := series.ID + "_20260330T070000Z"
+		upd, err := p.UpdateEvent(t.Context(), sess, cal, moved, &unical.EventParams{
+			Title: unical.Some("Standup (late)"),
+			Start: unical.Some(unical.EventDateTime{DateTime: "2026-03-30T11:00:00+02:00", TimeZone: "Europe/Berlin"}),
+			End:   unical.Some(unical.EventDateTime{DateTime: "2026-03-30T11:15:00+02:00", TimeZone: "Europe/Berlin"}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if upd.ID != moved || upd.RecurringEventID != series.ID || upd.Title != "Standup (late)" {
+			t.Errorf("updated instance = id %q series %q title %q", upd.ID, upd.RecurringEventID, upd.Title)
+		}
+		answered := series.ID + "_20260327T080000Z"
+		if err := p.RespondToEvent(t.Context(), sess, cal, answered, unical.ResponseDeclined); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.DeleteEvent(t.Context(), sess, cal, series.ID+"_20260328T080000Z"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.UpdateEvent(t.Context(), sess, cal, series.ID+"_20260328T090000Z", &unical.EventParams{Title: unical.Some("x")}); unical.ErrorCode(err) != unical.CodeNotFound {
+			t.Errorf("UpdateEvent(an instance the series does not have) = %v, want CodeNotFound", err)
+		}
+
+		got := instances(t, expand(t, p, sess, cal, time.Date(2026, 3, 26, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)))
+		want := []inst{
+			{"2026-03-26T08:00:00Z", "Standup"}, {"2026-03-27T08:00:00Z", "Standup"},
+			{"2026-03-29T07:00:00Z", "Standup"}, {"2026-03-30T09:00:00Z", "Standup (late)"}, {"2026-03-31T07:00:00Z", "Standup"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("instances (-want +got):\n%s", diff)
+		}
+		e, err := p.GetEvent(t.Context(), sess, cal, answered)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.MyResponseStatus != unical.ResponseDeclined || !e.IsException {
+			t.Errorf("answered instance: myResponseStatus %q isException %v", e.MyResponseStatus, e.IsException)
+		}
+		master, err := p.GetEvent(t.Context(), sess, cal, series.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if master.MyResponseStatus != unical.ResponseNeedsAction {
+			t.Errorf("the series' own answer changed to %q", master.MyResponseStatus)
+		}
+		if _, err := p.GetEvent(t.Context(), sess, cal, series.ID+"_20260328T080000Z"); unical.ErrorCode(err) != unical.CodeNotFound {
+			t.Errorf("GetEvent(deleted instance) = %v, want CodeNotFound", err)
+		}
+		// Deleting the series removes the resource, overrides included.
+		if err := p.DeleteEvent(t.Context(), sess, cal, series.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.GetEvent(t.Context(), sess, cal, moved); unical.ErrorCode(err) != unical.CodeNotFound {
+			t.Errorf("GetEvent(instance of a deleted series) = %v, want CodeNotFound", err)
+		}
+	})
+}
+
+// TestSync_SeriesChanges checks that an incremental sync reports a changed
+// series with its overrides, and a deleted one as one cancelled id.
+func TestSync_SeriesChanges(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{})
+		sess := connect(t, p, s)
+		cal := segment(s.NewCalendar(t, "sync series"))
+		mk := func(title string) *unical.Event {
+			e, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
+				Title: unical.Some(title), Start: unical.Some(unical.EventDateTime{DateTime: "2026-05-04T09:00:00Z"}),
+				Recurrence: unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=4"}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+		a, b := mk("a"), mk("b")
+		first, err := p.ListEvents(t.Context(), sess, cal, &unical.EventQuery{WantSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.UpdateEvent(t.Context(), sess, cal, a.ID+"_20260511T090000Z", &unical.EventParams{Title: unical.Some("a, moved")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.DeleteEvent(t.Context(), sess, cal, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		batch, err := p.ListEvents(t.Context(), sess, cal, &unical.EventQuery{SyncCursor: first.NextSyncCursor, WantSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, e := range batch.Events {
+			got[e.ID] = e.Title
+			if e.IsCancelled {
+				got[e.ID] = "cancelled"
+			}
+		}
+		want := map[string]string{a.ID: "a", a.ID + "_20260511T090000Z": "a, moved", b.ID: "cancelled"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sync (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func asError(err error, target **unical.Error) bool {
+	e, ok := err.(*unical.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
