@@ -146,9 +146,9 @@ func TestEvents_TimedSeriesInstances(t *testing.T) {
 		sess := connect(t, p, s)
 		cal := segment(s.NewCalendar(t, "series"))
 		series, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
-			Title: unical.Some("Standup"),
-			Start: unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:00:00", TimeZone: "Europe/Berlin"}),
-			End:   unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:15:00", TimeZone: "Europe/Berlin"}),
+			Title:      unical.Some("Standup"),
+			Start:      unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:00:00", TimeZone: "Europe/Berlin"}),
+			End:        unical.Some(unical.EventDateTime{DateTime: "2026-03-26T09:15:00", TimeZone: "Europe/Berlin"}),
 			Recurrence: unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=6"}),
 			Attendees:  unical.Some([]unical.Attendee{{Email: "Unical"}, {Email: "bob@example.com"}}),
 		})
