@@ -115,8 +115,10 @@ type Client struct {
 	engine engineConfig
 	// wake nudges a running engine when this Client queues a message.
 	wake chan struct{}
-	// done is closed by Close; a running engine stops then.
+	// done is closed by Close; a running engine stops then. runMu orders
+	// Run's registration in running against Close's Wait.
 	done    chan struct{}
+	runMu   sync.Mutex
 	running sync.WaitGroup
 
 	closeOnce sync.Once
@@ -187,7 +189,11 @@ func New(cfg Config) (*Client, error) {
 // returns, and Close waits for it, so that no delivery is left half
 // written. It does not close the Store.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() { close(c.done) })
+	c.closeOnce.Do(func() {
+		c.runMu.Lock()
+		close(c.done)
+		c.runMu.Unlock()
+	})
 	c.running.Wait()
 	return nil
 }

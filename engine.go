@@ -106,12 +106,15 @@ func (c *Client) Run(ctx context.Context) error {
 	if e.sender == nil {
 		return errors.New("unical: Run needs Config.WebhookSender")
 	}
+	c.runMu.Lock()
 	select {
 	case <-c.done:
+		c.runMu.Unlock()
 		return errors.New("unical: Run after Close")
 	default:
 	}
 	c.running.Add(1)
+	c.runMu.Unlock()
 	defer c.running.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
