@@ -349,7 +349,8 @@ func resolveTZID(tzid string, zones map[string]*time.Location) (loc *time.Locati
 		return loc, false, nil
 	}
 	if z, ok := zones[tzid]; ok {
-		return z, true, nil
+		// A zone [Zones] matched to an IANA zone carries that name.
+		return z, z.String() == tzid, nil
 	}
 	return nil, false, err
 }

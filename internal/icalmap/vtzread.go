@@ -8,10 +8,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-ical"
 	"github.com/teambition/rrule-go"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/winzone"
 )
 
 // zoneHorizon is where the observances of an embedded VTIMEZONE stop
@@ -23,6 +27,12 @@ var zoneHorizon = time.Date(2037, 12, 31, 0, 0, 0, 0, time.UTC)
 // the embedded VTIMEZONE STANDARD/DAYLIGHT rules"). Pass them as
 // [Options.Zones]. A VTIMEZONE that cannot be read is left out, so its
 // TZID stays an error rather than becoming UTC.
+//
+// Most such zones are real zones under another label (Lotus Notes, old
+// Exchange, hand-written exports), so a zone whose offsets agree hour by
+// hour with one of CLDR's IANA zones over four years around today becomes
+// that IANA zone: events then keep a zone name the rest of unical knows,
+// and series expand across DST correctly. Only the others stay custom.
 func Zones(cal *ical.Calendar) map[string]*time.Location {
 	var zones map[string]*time.Location
 	for _, comp := range cal.Children {
@@ -39,6 +49,9 @@ func Zones(cal *ical.Calendar) map[string]*time.Location {
 		loc, err := ParseVTimezone(comp)
 		if err != nil {
 			continue
+		}
+		if iana, ok := matchIANA(loc); ok {
+			loc = iana
 		}
 		if zones == nil {
 			zones = map[string]*time.Location{}
@@ -91,6 +104,8 @@ func ParseVTimezone(vtz *ical.Component) (*time.Location, error) {
 		if err != nil {
 			return nil, fmt.Errorf("icalmap: VTIMEZONE DTSTART: %w", err)
 		}
+		// RFC 5545 §3.6.5: DTSTART is the first onset, the RRULE gives
+		// the later ones.
 		onsets := []time.Time{start}
 		if rp := obs.Props.Get("RRULE"); rp != nil {
 			opt, err := rrule.StrToROptionInLocation(rp.Value, time.UTC)
@@ -98,6 +113,12 @@ func ParseVTimezone(vtz *ical.Component) (*time.Location, error) {
 				return nil, fmt.Errorf("icalmap: VTIMEZONE RRULE: %w", err)
 			}
 			opt.Dtstart = start
+			if start.Year() < 1900 && opt.Count == 0 {
+				// rrule-go stops after a few hundred iterations, so a rule
+				// from 1601 (Outlook) would never reach today; start it in
+				// 1900 instead, which a rule without COUNT allows.
+				opt.Dtstart = time.Date(1900, start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, time.UTC)
+			}
 			if !opt.Until.IsZero() {
 				// UNTIL is UTC; compare it with local onsets loosely by
 				// adding the offset back.
@@ -107,7 +128,7 @@ func ParseVTimezone(vtz *ical.Component) (*time.Location, error) {
 			if err != nil {
 				return nil, fmt.Errorf("icalmap: VTIMEZONE RRULE: %w", err)
 			}
-			onsets = r.Between(start, zoneHorizon, true)
+			onsets = append(onsets, r.Between(opt.Dtstart, zoneHorizon, true)...)
 		}
 		for _, rd := range obs.Props.Values(ical.PropRecurrenceDates) {
 			for _, v := range strings.Split(rd.Value, ",") {
@@ -231,4 +252,49 @@ func tzif(ts []transition) []byte {
 	}
 	b.Write(chars)
 	return b.Bytes()
+}
+
+// candidates are the IANA zones a custom VTIMEZONE is compared with: the
+// zone CLDR names for each Windows zone, one per distinct set of rules.
+var candidates = sync.OnceValue(func() []*time.Location {
+	var out []*time.Location
+	seen := map[string]bool{}
+	for _, w := range winzone.WindowsNames() {
+		name, ok := winzone.ToIANA(w)
+		if !ok || seen[name] {
+			continue
+		}
+		seen[name] = true
+		if loc, err := unical.LoadLocation(name); err == nil {
+			out = append(out, loc)
+		}
+	}
+	return out
+})
+
+// matchIANA returns the IANA zone whose offsets equal loc's at every hour
+// from the start of last year to the end of the year after next.
+func matchIANA(loc *time.Location) (*time.Location, bool) {
+	y := time.Now().Year()
+	from, to := time.Date(y-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(y+3, 1, 1, 0, 0, 0, 0, time.UTC)
+	probes := []time.Time{time.Date(y, 1, 15, 12, 0, 0, 0, time.UTC), time.Date(y, 7, 15, 12, 0, 0, 0, time.UTC)}
+next:
+	for _, c := range candidates() {
+		for _, at := range probes {
+			_, a := at.In(loc).Zone()
+			_, b := at.In(c).Zone()
+			if a != b {
+				continue next
+			}
+		}
+		for at := from; at.Before(to); at = at.Add(time.Hour) {
+			_, a := at.In(loc).Zone()
+			_, b := at.In(c).Zone()
+			if a != b {
+				continue next
+			}
+		}
+		return c, true
+	}
+	return nil, false
 }
