@@ -13,7 +13,34 @@ func (h *handler) registerWebhookRoutes() {
 	// Extensions of the spec: the delivery log and re-sending.
 	h.mux.HandleFunc("GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries", h.api(h.handleDeliveryList))
 	h.mux.HandleFunc("POST /v1/calendarSubscriptions/{accountID}/{subscriptionID}/messages/{messageID}/resend", h.api(h.handleMessageResend))
+	h.mux.HandleFunc("GET /v1/applicationWebhook/deliveries", h.api(h.handleAppDeliveryList))
+	h.mux.HandleFunc("POST /v1/applicationWebhook/messages/{messageID}/resend", h.api(h.handleAppMessageResend))
 	h.registerNotificationRoutes()
+}
+
+// handleAppDeliveryList handles GET /v1/applicationWebhook/deliveries: the
+// delivery log of the application's own endpoint (enduseraccount.*).
+func (h *handler) handleAppDeliveryList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	q := &query{r: r}
+	params := &unical.DeliveryListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := app.ListDeliveries(r.Context(), "", "", params)
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleAppMessageResend handles
+// POST /v1/applicationWebhook/messages/{messageId}/resend.
+func (h *handler) handleAppMessageResend(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	res, err := app.ResendMessage(r.Context(), "", "", r.PathValue("messageID"))
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
 }
 
 // handleDeliveryList handles

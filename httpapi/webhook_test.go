@@ -65,3 +65,52 @@ func TestDeliveryEndpoints(t *testing.T) {
 		}
 	})
 }
+
+// TestApplicationDeliveryEndpoints reads the delivery log of the
+// application's own endpoint, where enduseraccount.* messages go.
+func TestApplicationDeliveryEndpoints(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	store := ts.Client.Store()
+	now := time.Now().UTC()
+	msg := &unical.OutboxMessage{ID: "msg_app_test", ApplicationID: ts.AppID, EventType: unical.EventTypeAccountCreated, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
+	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := store.ClaimMessages(t.Context(), "test-worker", now, time.Minute, 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
+	}
+	claimed[0].Status = unical.MessageFailed
+	attempt := &unical.DeliveryAttempt{ID: "att_app", ApplicationID: ts.AppID, MessageID: msg.ID, EventType: msg.EventType, Attempt: 1, At: now, Error: "deliver: address not allowed", ExpiresAt: now.Add(time.Hour)}
+	if errs, err := store.RecordDeliveries(t.Context(), []unical.DeliveryResult{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
+		t.Fatal(err, errs)
+	}
+	data := ts.must(t, "GET", "/v1/applicationWebhook/deliveries", nil).Object(t)["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["messageId"] != msg.ID || data[0].(map[string]any)["statusCode"] != float64(0) {
+		t.Errorf("application deliveries = %v", data)
+	}
+	if m := ts.must(t, "POST", "/v1/applicationWebhook/messages/"+msg.ID+"/resend", nil).Object(t); m["success"] != true {
+		t.Errorf("resend answer = %v", m)
+	}
+}
+
+// TestSubscriptionCreate_PrivateTarget checks that a webhookUrl naming a
+// private address is a 400 naming the field when the server does not allow
+// private targets (the test server does not).
+func TestSubscriptionCreate_PrivateTarget(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	acct := ts.mustConnect(t)[unical.ProviderGoogle]
+	for _, target := range []string{"https://10.0.0.5/hook", "https://127.0.0.1:8443/hook", "https://[::1]/hook", "https://localhost/hook"} {
+		r := ts.do(t, "POST", "/v1/calendarSubscriptions/"+acct, map[string]any{"calendarId": "primary/" + googleUser, "webhookUrl": target})
+		if r.Status != http.StatusBadRequest {
+			t.Errorf("POST with %s: status %d, want 400", target, r.Status)
+			continue
+		}
+		e := r.Object(t)["error"].(map[string]any)
+		if e["code"] != "invalid_request" || e["field"] != "webhookUrl" {
+			t.Errorf("POST with %s: error %v, want invalid_request naming webhookUrl", target, e)
+		}
+	}
+}
