@@ -210,7 +210,9 @@ func canWrite(set *element) bool {
 // CreateCalendar creates a calendar collection with MKCALENDAR (RFC 4791
 // §5.3.1) under a fresh random id, for VEVENT components, with its name,
 // time zone and colour. Xandikos ignores the colour in MKCALENDAR
-// (davtest), so the colour is set again with PROPPATCH afterwards.
+// (davtest), so the colour is set again with PROPPATCH afterwards; it
+// ignores the time zone too and refuses it in PROPPATCH, so there a new
+// calendar has no time zone.
 func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
 	id, err := newUID()
 	if err != nil {
@@ -227,7 +229,7 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	c := p.conn(s)
 	body := `<?xml version="1.0" encoding="utf-8"?>` +
 		`<C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">` +
-		`<D:set><D:prop>` + props.set +
+		`<D:set><D:prop>` + props.set + mkTimezone(props.tz) +
 		`<C:supported-calendar-component-set><C:comp name="VEVENT"/></C:supported-calendar-component-set>` +
 		`</D:prop></D:set></C:mkcalendar>`
 	r, err := c.do(ctx, "MKCALENDAR", u, http.Header{"Content-Type": {"application/xml; charset=utf-8"}}, body)
@@ -251,9 +253,10 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 }
 
 // UpdateCalendar changes the name, colour and time zone params sets with
-// one PROPPATCH (RFC 4918 §9.2). A PROPPATCH is all or nothing, and its
-// 207 answer reports each property: any failed one makes the update fail
-// (Xandikos refuses calendar-timezone with 409).
+// PROPPATCH (RFC 4918 §9.2), checking every property's status in the 207
+// answer: a refused one makes the update fail with CodeNotImplemented
+// (Xandikos refuses calendar-timezone with 409), before anything else is
+// changed.
 func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
 	u, err := calendarURL(s, calendarID)
 	if err != nil {
@@ -263,16 +266,24 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 	if err != nil {
 		return nil, err
 	}
-	var body string
-	if props.set+props.color != "" {
-		body += `<D:set><D:prop>` + props.set + props.color + `</D:prop></D:set>`
+	// Xandikos applies the other properties of a PROPPATCH even when it
+	// refuses one (RFC 4918 §9.2 says it must not), and refuses
+	// calendar-timezone, so the time zone goes first and alone: when it is
+	// refused nothing has changed. Removing a property goes alone too, as
+	// Xandikos fails on removing calendar-color (500).
+	var steps []string
+	if props.tz != "" {
+		steps = append(steps, props.tz)
 	}
 	if props.remove != "" {
-		body += `<D:remove><D:prop>` + props.remove + `</D:prop></D:remove>`
+		steps = append(steps, `<D:remove><D:prop>`+props.remove+`</D:prop></D:remove>`)
+	}
+	if props.set+props.color != "" {
+		steps = append(steps, `<D:set><D:prop>`+props.set+props.color+`</D:prop></D:set>`)
 	}
 	c := p.conn(s)
-	if body != "" {
-		if err := c.proppatch(ctx, u, body); err != nil {
+	for _, step := range steps {
+		if err := c.proppatch(ctx, u, step); err != nil {
 			return nil, err
 		}
 	}
@@ -299,9 +310,21 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calend
 	return c.classify(r, "delete calendar")
 }
 
-// calProps are the XML property elements of a calendar write.
+// mkTimezone returns the calendar-timezone element of a set instruction,
+// for MKCALENDAR, which takes properties in one DAV:set.
+func mkTimezone(tz string) string {
+	const open, end = `<D:set><D:prop>`, `</D:prop></D:set>`
+	if !strings.HasPrefix(tz, open) {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(tz, open), end)
+}
+
+// calProps are the XML property elements of a calendar write: set and
+// color go in a DAV:set, remove in a DAV:remove, tz is a whole set or
+// remove instruction for calendar-timezone.
 type calProps struct {
-	set, color, remove string
+	set, color, remove, tz string
 }
 
 func calendarProps(params *unical.CalendarParams) (calProps, error) {
@@ -337,9 +360,9 @@ func calendarProps(params *unical.CalendarParams) (calProps, error) {
 		if err != nil {
 			return p, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 		}
-		p.set += `<C:calendar-timezone>` + esc(string(data)) + `</C:calendar-timezone>`
+		p.tz = `<D:set><D:prop><C:calendar-timezone>` + esc(string(data)) + `</C:calendar-timezone></D:prop></D:set>`
 	case params.TimeZone.IsSet():
-		p.remove += `<C:calendar-timezone/>`
+		p.tz = `<D:remove><D:prop><C:calendar-timezone/></D:prop></D:remove>`
 	}
 	return p, nil
 }
@@ -372,11 +395,16 @@ func (c *conn) proppatch(ctx context.Context, u *url.URL, instructions string) e
 			if statusOK(ps.Status) {
 				continue
 			}
+			if f := strings.Fields(ps.Status); len(f) >= 2 && f[1] == "424" {
+				continue // failed only because another property failed
+			}
 			var names []string
 			for _, e := range ps.Prop.Children {
 				names = append(names, e.XMLName.Local)
 			}
-			return unical.Errorf(unical.CodeUpstream, "The CalDAV server refused to change %s (%s).", strings.Join(names, ", "), strings.TrimSpace(ps.Status))
+			// A server that refuses a property (Xandikos: 409 for
+			// calendar-timezone) lacks the feature.
+			return unical.Errorf(unical.CodeNotImplemented, "The CalDAV server does not let %s be changed (%s).", strings.Join(names, ", "), strings.TrimSpace(ps.Status))
 		}
 	}
 	return nil
