@@ -12,6 +12,41 @@
 // (it keeps only the path), so discovery and collection PROPFINDs are done
 // here with net/http and encoding/xml.
 //
+// # Events
+//
+// An event is one calendar object resource (RFC 4791 §4.1); its id is the
+// resource name without ".ics" (the UID for events created here). The
+// instances of a series have the ids of internal/recur.InstanceID, the series id
+// and the original start; reading, updating or answering one reads or
+// creates the RECURRENCE-ID override in the series' resource, and deleting
+// one adds an EXDATE. Every change to an existing resource is a
+// read-modify-write with If-Match on the ETag read, and creation uses
+// If-None-Match: *, so a concurrent change is never overwritten
+// (CodePrecondition); deleting a whole event is the one unconditional
+// write, as the caller holds no version to condition it on. Each write is checked and encoded before it is sent:
+// a refused event leaves nothing on the server. Properties unical does not
+// map (VALARM, X-APPLE-*, X-MICROSOFT-*) and those whose value did not
+// change are written back as they were; internal/icalmap documents the
+// mapping.
+//
+// Listings are not expanded: masters with their recurrence and overrides
+// with RecurringEventID come back, and the Client expands them. A window
+// is a calendar-query time-range plus a query for every series, since
+// Xandikos tests a series against its first instance only.
+//
+// Sync cursors are RFC 6578 sync tokens where the collection has a
+// DAV:sync-token, else a compressed snapshot of every member's ETag; an
+// incremental sync costs two requests whatever the calendar's size. A
+// token the server refuses (valid-sync-token, or Xandikos's 500) is
+// CodeGone.
+//
+// go-webdav's client is not used: v0.6.0 has no conditional PUT or DELETE,
+// MKCALENDAR, PROPPATCH or sync-collection, drops prop-filters from
+// calendar-query, fails on weak or unquoted ETags and keeps only the path
+// of the calendar home. The requests it would make are a few lines of XML
+// each, sent here through the same redirect-following, error-classifying
+// transport as discovery; go-ical reads and writes the iCalendar data.
+//
 // Redirects are followed by hand, keeping the method and body, because
 // net/http turns a 301 or 302 to a PROPFIND into a GET. Credentials follow
 // a redirect only to the same host or to an https URL.
@@ -43,12 +78,16 @@ type Config struct {
 	// CheckRedirect is not used: the provider follows redirects itself.
 	// Default: a client with a 30 s timeout.
 	HTTPClient *http.Client
+	// Now stamps DTSTAMP, LAST-MODIFIED and CREATED of the events written.
+	// Default: time.Now.
+	Now func() time.Time
 }
 
 // Provider is the CalDAV provider. It keeps no per-account state and is
 // safe for concurrent use.
 type Provider struct {
 	client *http.Client
+	now    func() time.Time
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -60,7 +99,11 @@ func New(cfg Config) *Provider {
 		c = *cfg.HTTPClient
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Provider{client: &c}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Provider{client: &c, now: now}
 }
 
 // Type returns [ProviderType].

@@ -611,6 +611,3 @@ func newUID() (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
-
-// now is the provider's clock.
-func (p *Provider) now() time.Time { return time.Now() }

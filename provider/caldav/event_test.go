@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -270,4 +271,44 @@ func asError(err error, target **unical.Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// TestListEvents_ServerFilters checks what a windowed listing asks the
+// server for: events in the window and every series (Xandikos matches a
+// series by its first instance only), but not single events outside it.
+func TestListEvents_ServerFilters(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{})
+		sess := connect(t, p, s)
+		cal := segment(s.NewCalendar(t, "filters"))
+		mk := func(title, start string, rec ...string) {
+			params := &unical.EventParams{Title: unical.Some(title), Start: unical.Some(unical.EventDateTime{DateTime: start}),
+				End: unical.Some(unical.EventDateTime{DateTime: strings.Replace(start, "T09", "T10", 1)})}
+			if len(rec) > 0 {
+				params.Recurrence = unical.Some(rec)
+			}
+			if _, err := p.CreateEvent(t.Context(), sess, cal, params); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mk("inside", "2026-09-10T09:00:00Z")
+		mk("before", "2026-08-10T09:00:00Z")
+		mk("after", "2026-10-10T09:00:00Z")
+		mk("series from August", "2026-08-01T09:00:00Z", "RRULE:FREQ=WEEKLY")
+		batch, err := p.ListEvents(t.Context(), sess, cal, &unical.EventQuery{
+			TimeMin: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), TimeMax: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range batch.Events {
+			got = append(got, e.Title)
+		}
+		sort.Strings(got)
+		if diff := cmp.Diff([]string{"inside", "series from August"}, got); diff != "" {
+			t.Errorf("events fetched for September (-want +got):\n%s", diff)
+		}
+	})
 }
