@@ -23,8 +23,9 @@
 // read-modify-write with If-Match on the ETag read, and creation uses
 // If-None-Match: *, so a concurrent change is never overwritten
 // (CodePrecondition); deleting a whole event is the one unconditional
-// write, as the caller holds no version to condition it on. Each write is checked and encoded before it is sent:
-// a refused event leaves nothing on the server. Properties unical does not
+// write, as the caller holds no version to condition it on. Each write is
+// checked and encoded before it is sent: a refused event leaves nothing on
+// the server. Properties unical does not
 // map (VALARM, X-APPLE-*, X-MICROSOFT-*) and those whose value did not
 // change are written back as they were; internal/icalmap documents the
 // mapping.
