@@ -345,7 +345,11 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			attempt.Error = fmt.Sprintf("HTTP %d", status)
 		}
 		msg.LastError = attempt.Error
-		if d, ok := e.backoff.Next(msg.Attempts); ok {
+		if status == 410 {
+			// Standard Webhooks: 410 Gone is the receiver opting out, so
+			// retrying would only be refused again.
+			msg.Status = MessageFailed
+		} else if d, ok := e.backoff.Next(msg.Attempts); ok {
 			msg.NextAttemptAt = c.now().Add(d)
 		} else {
 			msg.Status = MessageFailed

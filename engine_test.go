@@ -550,3 +550,31 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		t.Errorf("ListDeliveries(unknown subscription) = %v, want CodeNotFound", err)
 	}
 }
+
+// TestClient_Run_GoneStopsRetries checks that a 410 answer fails the
+// message at once instead of retrying it.
+func TestClient_Run_GoneStopsRetries(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusGone}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.OutboxPollInterval = time.Minute // each idle poll is a bolt commit; keep them few
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		ids := env.mustEnqueue(t, subID, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
+		cancel()
+		<-done
+		if n := len(sender.times()); n != 1 {
+			t.Errorf("%d attempts, want 1", n)
+		}
+		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
+		if err != nil || msg.Status != unical.MessageFailed || msg.LastError != "HTTP 410" {
+			t.Errorf("message = %+v, %v; want failed with HTTP 410", msg, err)
+		}
+	})
+}
