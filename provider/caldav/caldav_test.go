@@ -3,12 +3,14 @@ package caldav_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -262,7 +264,9 @@ func TestListCalendars_TaskListsSkipped(t *testing.T) {
 	s := davtest.Shared(t, davtest.Radicale)
 	p := caldav.New(caldav.Config{})
 	sess := connect(t, p, s)
-	path := s.HomePath + "tasks-only/"
+	// A unique name: the shared server outlives one run of the test.
+	id := fmt.Sprintf("tasks-only-%d", time.Now().UnixNano())
+	path := s.HomePath + id + "/"
 	body := `<?xml version="1.0" encoding="utf-8"?>` +
 		`<C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:set><D:prop>` +
 		`<D:displayname>Tasks</D:displayname>` +
@@ -276,11 +280,11 @@ func TestListCalendars_TaskListsSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cals {
-		if c.ID == "tasks-only" {
+		if c.ID == id {
 			t.Errorf("ListCalendars lists the VTODO-only collection: %+v", c)
 		}
 	}
-	if _, err := p.GetCalendar(t.Context(), sess, "tasks-only"); unical.ErrorCode(err) != unical.CodeNotFound {
+	if _, err := p.GetCalendar(t.Context(), sess, id); unical.ErrorCode(err) != unical.CodeNotFound {
 		t.Errorf("GetCalendar(tasks-only) error = %v, want CodeNotFound", err)
 	}
 }
