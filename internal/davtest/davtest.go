@@ -109,6 +109,25 @@ func Start(tb testing.TB, kind string) *Server {
 	return s
 }
 
+// StartUser is [Start] with a test user of the given name instead of
+// "unical", for tests that need the name to be an email address, as
+// unical's account API requires. The principal is "/<username>/".
+func StartUser(tb testing.TB, kind, username string) *Server {
+	tb.Helper()
+	s, err := startAs(kind, tb.TempDir(), username)
+	if err != nil {
+		reportStartError(tb, kind, err, os.Getenv("CI") == "true")
+		return nil
+	}
+	tb.Cleanup(func() {
+		s.stop()
+		if tb.Failed() {
+			tb.Logf("davtest: %s log (%s):\n%s", s.Kind, s.LogPath, s.logSince(0))
+		}
+	})
+	return s
+}
+
 // reportStartError skips or fails tb for a server that did not start. It
 // takes ci as an argument so that both paths can be tested.
 func reportStartError(tb testing.TB, kind string, err error, ci bool) {
@@ -126,7 +145,10 @@ func reportStartError(tb testing.TB, kind string, err error, ci bool) {
 
 // start starts a server of the given kind with its files in dir and waits
 // until it answers.
-func start(kind, dir string) (*Server, error) {
+func start(kind, dir string) (*Server, error) { return startAs(kind, dir, "unical") }
+
+// startAs is start with the test user called username.
+func startAs(kind, dir, username string) (*Server, error) {
 	var launch func(s *Server, bin string) error
 	switch kind {
 	case Radicale:
@@ -142,9 +164,9 @@ func start(kind, dir string) (*Server, error) {
 	}
 	s := &Server{
 		Kind:          kind,
-		Username:      "unical",
+		Username:      username,
 		Password:      rand.Text(),
-		PrincipalPath: "/unical/",
+		PrincipalPath: "/" + username + "/",
 		Dir:           dir,
 		LogPath:       dir + string(os.PathSeparator) + kind + ".log",
 		client: &http.Client{
