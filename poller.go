@@ -39,8 +39,9 @@ func (c *Client) pollChanges(ctx context.Context) {
 // one and reported as calendar.event.unknown, because what changed in
 // between cannot be told. Accounts that are EXPIRED are skipped. [Client.Run]
 // calls it every Config.ChangePollInterval; it is exported for programs
-// that schedule polling themselves. Run by two processes at once it would
-// queue duplicate messages, which receivers deduplicate only by content.
+// that schedule polling themselves. Two processes polling at once may each
+// queue a message for the same change; that is harmless, since a message
+// only tells the receiver to sync.
 func (c *Client) PollChanges(ctx context.Context) error {
 	sem := make(chan struct{}, pollConcurrency)
 	var wg sync.WaitGroup
