@@ -52,6 +52,9 @@
 // net/http turns a 301 or 302 to a PROPFIND into a GET. Credentials follow
 // a redirect only to the same host or to an https URL.
 //
+// A request answered 429 or 503 is sent again up to [Config.MaxRetries]
+// times, after the server's Retry-After (at most 10 s) or a backoff.
+//
 // Failures become [*unical.Error] codes in one function, [classify]: 401
 // is CodeUnauthorized while connecting and CodeAccountExpired afterwards,
 // 404 CodeNotFound, 412 CodePrecondition, 429 CodeRateLimited with
@@ -82,6 +85,13 @@ type Config struct {
 	// Now stamps DTSTAMP, LAST-MODIFIED and CREATED of the events written.
 	// Default: time.Now.
 	Now func() time.Time
+	// MaxRetries is how often a request the server answers with 429 or 503
+	// is sent again. Default: 2; negative: never.
+	MaxRetries int
+	// BaseBackoff is the wait before the first retry when the server sends
+	// no Retry-After; it doubles with each retry. A Retry-After over 10 s
+	// is not waited for: the error carries it. Default: 250 ms.
+	BaseBackoff time.Duration
 }
 
 // Provider is the CalDAV provider. It keeps no per-account state and is
@@ -89,6 +99,7 @@ type Config struct {
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
+	retry  retryPolicy
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -104,7 +115,17 @@ func New(cfg Config) *Provider {
 	if now == nil {
 		now = time.Now
 	}
-	return &Provider{client: &c, now: now}
+	retry := retryPolicy{max: cfg.MaxRetries, base: cfg.BaseBackoff}
+	switch {
+	case cfg.MaxRetries == 0:
+		retry.max = 2
+	case cfg.MaxRetries < 0:
+		retry.max = 0
+	}
+	if retry.base <= 0 {
+		retry.base = 250 * time.Millisecond
+	}
+	return &Provider{client: &c, now: now, retry: retry}
 }
 
 // Type returns [ProviderType].

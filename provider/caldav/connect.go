@@ -45,7 +45,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, unical.WrapError(unical.CodeInvalid, err, "The CalDAV server URL %q is not an http or https URL.", server)
 	}
-	c := &conn{client: p.client, username: params.Email, password: params.Password, connecting: true}
+	c := &conn{client: p.client, username: params.Email, password: params.Password, connecting: true, retry: p.retry}
 	principal, err := c.findPrincipal(ctx, base)
 	if err != nil {
 		return nil, err

@@ -93,6 +93,15 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	if t.instance {
 		e.Recurrence, e.IsRecurring = nil, false
+	} else if len(e.Recurrence) == 0 {
+		// An event that no longer recurs has no instances to override
+		// (RFC 5545 §3.8.4.4); left in place they would show up as events
+		// of their own.
+		for _, ch := range append([]*ical.Component(nil), t.obj.Cal.Children...) {
+			if ch != t.comp && ch.Name == ical.CompEvent && ch.Props.Get(ical.PropRecurrenceID) != nil {
+				removeComponent(t.obj.Cal, ch)
+			}
+		}
 	}
 	if params.Start.IsSet() || params.End.IsSet() || params.IsAllDay.IsSet() || params.Recurrence.IsSet() {
 		bumpSequence(t.comp)

@@ -312,3 +312,35 @@ func TestListEvents_ServerFilters(t *testing.T) {
 		}
 	})
 }
+
+// TestUpdateEvent_StopRecurring clears a series' recurrence: its overrides
+// go with it instead of turning into events of their own.
+func TestUpdateEvent_StopRecurring(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{})
+		sess := connect(t, p, s)
+		dir := s.NewCalendar(t, "stop")
+		cal := segment(dir)
+		e, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
+			Title: unical.Some("weekly"), Start: unical.Some(unical.EventDateTime{DateTime: "2026-05-04T09:00:00Z"}),
+			Recurrence: unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=4"}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.UpdateEvent(t.Context(), sess, cal, e.ID+"_20260511T090000Z", &unical.EventParams{Title: unical.Some("moved")}); err != nil {
+			t.Fatal(err)
+		}
+		upd, err := p.UpdateEvent(t.Context(), sess, cal, e.ID, &unical.EventParams{Recurrence: unical.Null[[]string]()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if upd.IsRecurring || upd.Recurrence != nil {
+			t.Errorf("after clearing: isRecurring %v recurrence %v", upd.IsRecurring, upd.Recurrence)
+		}
+		if n := strings.Count(rawGet(t, s, dir+e.ID+".ics"), "BEGIN:VEVENT"); n != 1 {
+			t.Errorf("the resource holds %d VEVENTs, want 1", n)
+		}
+	})
+}

@@ -28,10 +28,23 @@ type conn struct {
 	username   string
 	password   string
 	connecting bool
+	retry      retryPolicy
 }
 
+// retryPolicy bounds the retries of requests the server turned away with
+// 429 or 503: it did not process them (RFC 9110 §15.6.4, RFC 6585 §4), so
+// sending them again is safe even for a conditional PUT.
+type retryPolicy struct {
+	max  int
+	base time.Duration
+}
+
+// maxRetryWait is the longest Retry-After waited for; a longer one is
+// handed to the caller as the error's RetryAfter instead.
+const maxRetryWait = 10 * time.Second
+
 func (p *Provider) conn(s *unical.Session) *conn {
-	return &conn{client: p.client, username: s.Email, password: s.Password}
+	return &conn{client: p.client, username: s.Email, password: s.Password, retry: p.retry}
 }
 
 // response is a server answer read in full, with the URL that gave it
@@ -44,9 +57,34 @@ type response struct {
 }
 
 // do sends one request, following redirects with the same method and body,
-// and reads the answer. Any status is returned; only transport failures are
-// errors.
+// and reads the answer, retrying a 429 or 503 a few times after the wait
+// the server asks for (or an exponential backoff). Any status is returned;
+// only transport failures are errors.
 func (c *conn) do(ctx context.Context, method string, target *url.URL, header http.Header, body string) (*response, error) {
+	for n := 0; ; n++ {
+		r, err := c.doOnce(ctx, method, target, header, body)
+		if err != nil || (r.StatusCode != http.StatusTooManyRequests && r.StatusCode != http.StatusServiceUnavailable) || n >= c.retry.max {
+			return r, err
+		}
+		wait := c.retry.base << n
+		if ra := retryAfter(r.Header, time.Now()); ra > 0 {
+			wait = ra
+		}
+		if wait > maxRetryWait {
+			return r, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, nil
+		case <-t.C:
+		}
+	}
+}
+
+// doOnce is one attempt of do.
+func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, header http.Header, body string) (*response, error) {
 	u := target
 	for range maxRedirects + 1 {
 		req, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(body))
