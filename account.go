@@ -381,7 +381,8 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 }
 
 // DeleteAccount deletes an account, its stored credentials and its webhook
-// subscriptions. Provider data is left alone.
+// subscriptions, and stops their provider watches. Calendars and events at
+// the provider are left alone.
 //
 // HTTP: DELETE /v1/endUserAccounts/{id}
 //
@@ -390,6 +391,15 @@ func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	rec, err := a.c.store.GetAccount(ctx, a.id, id)
 	if err != nil {
 		return nil, err
+	}
+	// Stop the provider watches first, while the credentials are still
+	// here to do it; a watch left behind would push until it expires.
+	subs, err := a.c.store.ListSubscriptions(ctx, a.id, id, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range subs {
+		a.stopWatch(ctx, sub)
 	}
 	if err := a.c.store.DeleteAccount(ctx, a.id, id); err != nil {
 		return nil, err

@@ -637,8 +637,10 @@ func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID strin
 	return e, nil
 }
 
-// CreateEvent creates an event. Title and start are required; end defaults
-// to the start (timed) or the next day (all-day) as the provider does.
+// CreateEvent creates an event. Title and start are required. Without an
+// end, CalDAV and Graph make a timed event last no time and an all-day
+// event one day; Google refuses a timed event without an end (CodeInvalid
+// naming end), so send one.
 //
 // HTTP: POST /v1/events/{endUserAccountId}/{calendarId}
 //

@@ -87,7 +87,13 @@ func (c *Client) renewWatch(ctx context.Context, sub *SubscriptionRecord) error 
 	}
 	a := &App{c: c, id: sub.ApplicationID}
 	var renewed *Watch
-	token := randomString(24)
+	// The token stays: Graph cannot change a subscription's clientState,
+	// so a new token would force a new subscription (and handshake) on
+	// every renewal. Only a watch stored without one gets a fresh token.
+	token := sub.Watch.Token
+	if token == "" {
+		token = randomString(24)
+	}
 	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
 	if err == nil {
 		w, ok := p.(Watcher)

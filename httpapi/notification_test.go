@@ -168,6 +168,11 @@ func TestNotifications(t *testing.T) {
 	if stopped := ps.Google.Stopped(); len(stopped) != 1 || stopped[0] != w.ID {
 		t.Errorf("stopped watches = %v, want the old %s", stopped, w.ID)
 	}
+	// The renewal keeps the token: Graph cannot change a subscription's
+	// clientState.
+	if nw := ps.Google.Watches(); len(nw) != 1 || nw[0].Token != w.Token || renewed.Watch.Token != w.Token {
+		t.Errorf("token after renewal = %+v, want the original %q kept", nw, w.Token)
+	}
 	notify(t, w.Address, memprovider.NotificationHeader(&w, "exists"))
 	if got := ps.queued(t); len(got) != 0 {
 		t.Errorf("the old watch's notification queued %v, want nothing", got)
@@ -178,5 +183,29 @@ func TestNotifications(t *testing.T) {
 	}
 	if len(ps.Google.Watches()) != 0 {
 		t.Errorf("watches after delete = %v, want none", ps.Google.Watches())
+	}
+}
+
+// TestDeleteAccountStopsWatches checks that deleting an account stops the
+// provider watches of its subscriptions.
+func TestDeleteAccountStopsWatches(t *testing.T) {
+	t.Parallel()
+	ps := mustNewPushServer(t)
+	ctx := context.Background()
+	if _, err := ps.App.CreateSubscription(ctx, ps.Acct, &unical.SubscriptionCreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/a"}); err != nil {
+		t.Fatal(err)
+	}
+	watches := ps.Google.Watches()
+	if len(watches) != 1 {
+		t.Fatalf("provider has %d watches, want 1", len(watches))
+	}
+	if _, err := ps.App.DeleteAccount(ctx, ps.Acct); err != nil {
+		t.Fatal(err)
+	}
+	if left := ps.Google.Watches(); len(left) != 0 {
+		t.Errorf("watches after the account was deleted = %+v, want none", left)
+	}
+	if stopped := ps.Google.Stopped(); len(stopped) != 1 || stopped[0] != watches[0].ID {
+		t.Errorf("stopped = %v, want %s", stopped, watches[0].ID)
 	}
 }
