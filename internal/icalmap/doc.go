@@ -25,10 +25,21 @@
 //	publicExtendedProperties   X-UNICAL-PUBLIC;X-UNICAL-KEY="<key>":<text value>
 //	privateExtendedProperties  X-UNICAL-PRIVATE;X-UNICAL-KEY="<key>":<text value>
 //
-// Reading resolves a TZID as an IANA name first and then as a Windows zone
-// name (Outlook exports); a TZID that is neither is an error, never a silent
-// fall back to UTC. Floating times (no TZID, no Z) are read in
-// [Options.Floating] and written back with that zone's TZID.
+// Reading resolves a TZID as an IANA name first, then as a Windows zone
+// name (Outlook exports), then with a "/mozilla.org/..."-style prefix
+// removed, and last from the object's own VTIMEZONE ([Zones],
+// [ParseVTimezone]): its STANDARD and DAYLIGHT rules are expanded into a
+// Go zone, which becomes the IANA zone with the same offsets where CLDR has
+// one, and otherwise shows its times in UTC. A TZID that is none of these
+// is an error, never a silent fall back to UTC. Recurrence lines come out
+// with IANA TZIDs (or UTC values), the only ones the recurrence engine
+// reads. Floating times (no TZID, no Z) are read in [Options.Floating].
+//
+// [ObjectEvents] reads a whole calendar object resource: the series master
+// under the resource's id and each RECURRENCE-ID override under its
+// instance id, with RecurringEventID. [AddTimezones] adds, when writing,
+// the VTIMEZONE RFC 5545 §3.2.19 requires for each TZID used, built from
+// Go's zone transitions for the years the event uses.
 //
 // Multi-valued EXDATE and RDATE lines ("EXDATE:a,b") are split into one
 // recurrence line per value when read, and written one value per line,
@@ -42,5 +53,7 @@
 //
 // [Apply] writes only the properties of this table and keeps every other
 // property and sub-component (VALARM, X-APPLE-*, SEQUENCE, ...), so an
-// update through unical does not lose what other clients stored.
+// update through unical does not lose what other clients stored. Mapped
+// properties whose value does not change are kept as written too (a
+// Windows TZID, DURATION instead of DTEND, a LANGUAGE parameter).
 package icalmap
