@@ -33,7 +33,10 @@
 // one, and otherwise shows its times in UTC. A TZID that is none of these
 // is an error, never a silent fall back to UTC. Recurrence lines come out
 // with IANA TZIDs (or UTC values), the only ones the recurrence engine
-// reads. Floating times (no TZID, no Z) are read in [Options.Floating].
+// reads. Floating times (no TZID, no Z) are read in [Options.Floating]
+// (the CalDAV provider passes the calendar's calendar-timezone); when such
+// an event's times are changed they are written back with that zone's
+// TZID, since unical's times are instants.
 //
 // [ObjectEvents] reads a whole calendar object resource: the series master
 // under the resource's id and each RECURRENCE-ID override under its

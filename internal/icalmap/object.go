@@ -38,7 +38,7 @@ func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event
 		}
 		e.ID = id
 		if e.OriginalStart != nil {
-			orig, allDay, err := originalStart(comp, opts.Zones)
+			orig, allDay, err := originalStart(comp, opts.Floating, opts.Zones)
 			if err != nil {
 				return nil, err
 			}
@@ -57,15 +57,18 @@ func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event
 // date at midnight UTC for all-day series), the form [recur.InstanceID]
 // takes.
 func OriginalStart(comp *ical.Component) (t time.Time, allDay bool, err error) {
-	return originalStart(comp, nil)
+	return originalStart(comp, nil, nil)
 }
 
-func originalStart(comp *ical.Component, zones map[string]*time.Location) (t time.Time, allDay bool, err error) {
+func originalStart(comp *ical.Component, floating *time.Location, zones map[string]*time.Location) (t time.Time, allDay bool, err error) {
+	if floating == nil {
+		floating = time.UTC
+	}
 	p := comp.Props.Get(ical.PropRecurrenceID)
 	if p == nil {
 		return time.Time{}, false, errors.New("icalmap: VEVENT has no RECURRENCE-ID")
 	}
-	t, allDay, err = readTime(p, time.UTC, zones)
+	t, allDay, err = readTime(p, floating, zones)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("icalmap: RECURRENCE-ID: %w", err)
 	}
@@ -83,25 +86,29 @@ func Master(cal *ical.Calendar) *ical.Component {
 }
 
 // FindOverride returns the override of cal whose RECURRENCE-ID is the
-// instant (or, for all-day series, the date) orig, or nil.
-func FindOverride(cal *ical.Calendar, orig time.Time) *ical.Component {
+// instant (or, for all-day series, the date) orig, or nil. floating is the
+// zone floating times are read in (nil: UTC).
+func FindOverride(cal *ical.Calendar, orig time.Time, floating *time.Location) *ical.Component {
 	zones := Zones(cal)
 	for _, comp := range cal.Children {
 		if comp.Name != ical.CompEvent || comp.Props.Get(ical.PropRecurrenceID) == nil {
 			continue
 		}
-		if t, _, err := originalStart(comp, zones); err == nil && t.Equal(orig) {
+		if t, _, err := originalStart(comp, floating, zones); err == nil && t.Equal(orig) {
 			return comp
 		}
 	}
 	return nil
 }
 
-// InstanceValue returns, for the series master of cal, the property (RECURRENCE-ID or EXDATE) naming the
-// instance at orig of the series master, written with the value type and
+// InstanceValue returns, for the series master of cal, the property
+// (RECURRENCE-ID or EXDATE) naming the instance at orig, written with the
+// value type and
 // TZID of the master's DTSTART, as RFC 5545 §3.8.4.4 and §3.8.5.1 require
 // for the two to match.
-func InstanceValue(cal *ical.Calendar, name string, master *ical.Component, orig time.Time, allDay bool) (*ical.Prop, error) {
+//
+// floating is the zone a floating series is read in (nil: UTC).
+func InstanceValue(cal *ical.Calendar, name string, master *ical.Component, orig time.Time, allDay bool, floating *time.Location) (*ical.Prop, error) {
 	p := ical.NewProp(name)
 	if allDay {
 		p.SetDate(orig)
@@ -123,7 +130,28 @@ func InstanceValue(cal *ical.Calendar, name string, master *ical.Component, orig
 		p.Value = orig.UTC().Format("20060102T150405Z")
 	default:
 		// A floating series names its instances in floating time too.
-		p.Value = orig.UTC().Format("20060102T150405")
+		if floating == nil {
+			floating = time.UTC
+		}
+		p.Value = orig.In(floating).Format("20060102T150405")
 	}
 	return p, nil
+}
+
+// HasFloating reports whether a VEVENT of cal has a floating date-time
+// (neither UTC nor TZID, RFC 5545 §3.3.5 form #1) in DTSTART, DTEND or
+// RECURRENCE-ID: such an object needs [Options.Floating] to be read right.
+func HasFloating(cal *ical.Calendar) bool {
+	for _, comp := range cal.Children {
+		if comp.Name != ical.CompEvent {
+			continue
+		}
+		for _, name := range []string{ical.PropDateTimeStart, ical.PropDateTimeEnd, ical.PropRecurrenceID} {
+			p := comp.Props.Get(name)
+			if p != nil && len(p.Value) == len("20060102T150405") && p.Params.Get(ical.ParamTimezoneID) == "" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -149,7 +149,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 			return c.deleteObject(ctx, calURL, t.obj.Name, t.obj.ETag)
 		}
 	} else {
-		ex, err := icalmap.InstanceValue(t.obj.Cal, ical.PropExceptionDates, master, t.orig, t.allDay)
+		ex, err := icalmap.InstanceValue(t.obj.Cal, ical.PropExceptionDates, master, t.orig, t.allDay, t.floating)
 		if err != nil {
 			return unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be changed.")
 		}
@@ -229,6 +229,8 @@ type target struct {
 	// isNew marks an override created here for an instance that had
 	// none; it is already in obj.Cal, a copy of the series.
 	isNew bool
+	// floating is the zone the resource's floating times were read in.
+	floating *time.Location
 }
 
 // target reads the resource of eventID and finds the VEVENT it names. An
@@ -243,26 +245,27 @@ func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string
 		if err != nil {
 			return nil, err
 		}
-		return plainTarget(obj, eventID, self)
+		return c.plainTarget(ctx, calURL, obj, eventID, self)
 	}
 	obj, err := c.getObject(ctx, calURL, seriesID)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		if obj, err2 := c.getObject(ctx, calURL, eventID); err2 == nil {
-			return plainTarget(obj, eventID, self)
+			return c.plainTarget(ctx, calURL, obj, eventID, self)
 		}
 		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	events, err := objectEvents(obj, self)
+	floating := c.floatingZone(ctx, calURL, obj)
+	events, err := objectEvents(obj, self, floating)
 	if err != nil {
 		return nil, err
 	}
-	t := &target{obj: obj, instance: true, orig: orig, allDay: allDay}
+	t := &target{obj: obj, instance: true, orig: orig, allDay: allDay, floating: floating}
 	for _, e := range events {
 		if e.ID == eventID {
-			t.comp, t.cur = icalmap.FindOverride(obj.Cal, orig), e
+			t.comp, t.cur = icalmap.FindOverride(obj.Cal, orig, floating), e
 			return t, nil
 		}
 	}
@@ -290,7 +293,7 @@ func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string
 		}
 		t.cur = inst
 		t.comp = cloneAsOverride(master)
-		rid, err := icalmap.InstanceValue(obj.Cal, ical.PropRecurrenceID, master, orig, allDay)
+		rid, err := icalmap.InstanceValue(obj.Cal, ical.PropRecurrenceID, master, orig, allDay, floating)
 		if err != nil {
 			return nil, unical.WrapError(unical.CodeUpstream, err, "The series at the CalDAV server cannot be read.")
 		}
@@ -305,8 +308,9 @@ func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string
 // plainTarget is the target of a resource named by a plain event id: its
 // master, or its only VEVENT for a resource that holds just overrides (an
 // invitation to one instance).
-func plainTarget(obj *object, eventID, self string) (*target, error) {
-	events, err := objectEvents(obj, self)
+func (c *conn) plainTarget(ctx context.Context, calURL *url.URL, obj *object, eventID, self string) (*target, error) {
+	floating := c.floatingZone(ctx, calURL, obj)
+	events, err := objectEvents(obj, self, floating)
 	if err != nil {
 		return nil, err
 	}
@@ -326,12 +330,13 @@ func plainTarget(obj *object, eventID, self string) (*target, error) {
 		}
 	}
 	cur.ID = eventID
-	return &target{obj: obj, comp: comp, cur: cur}, nil
+	return &target{obj: obj, comp: comp, cur: cur, floating: floating}, nil
 }
 
-// objectEvents decodes a resource into unical events with its ETag.
-func objectEvents(obj *object, self string) ([]*unical.Event, error) {
-	events, err := icalmap.ObjectEvents(obj.Cal, eventIDOf(obj.Name), &icalmap.Options{Self: self})
+// objectEvents decodes a resource into unical events with its ETag,
+// reading floating times in floating.
+func objectEvents(obj *object, self string, floating *time.Location) ([]*unical.Event, error) {
+	events, err := icalmap.ObjectEvents(obj.Cal, eventIDOf(obj.Name), &icalmap.Options{Self: self, Floating: floating})
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server holds an event that cannot be read.")
 	}
@@ -376,7 +381,7 @@ func (c *conn) save(ctx context.Context, calURL *url.URL, obj *object, eventID, 
 		return t.cur, nil
 	}
 	obj.ETag = newETag
-	events, err := objectEvents(obj, self)
+	events, err := objectEvents(obj, self, c.floatingZone(ctx, calURL, obj))
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +390,7 @@ func (c *conn) save(ctx context.Context, calURL *url.URL, obj *object, eventID, 
 			return e, nil
 		}
 	}
-	if t, err := plainTarget(obj, eventID, self); err == nil {
+	if t, err := c.plainTarget(ctx, calURL, obj, eventID, self); err == nil {
 		return t.cur, nil
 	}
 	return nil, unical.Errorf(unical.CodeInternal, "Internal error.")
@@ -620,3 +625,31 @@ func newUID() (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
+
+// floatingZone returns the zone floating times of obj are read in: the
+// calendar's CALDAV:calendar-timezone, which RFC 4791 §5.2.2 says floating
+// values are evaluated in, or UTC when it has none. It is asked for only
+// when obj has floating times, once per call.
+func (c *conn) floatingZone(ctx context.Context, calURL *url.URL, obj *object) *time.Location {
+	if !icalmap.HasFloating(obj.Cal) {
+		return time.UTC
+	}
+	if c.floating == nil {
+		c.floating = time.UTC
+		if _, ms, err := c.propfind(ctx, calURL, "0", propfindCalendarZone, "read calendar time zone"); err == nil {
+			for i := range ms.Responses {
+				if e, ok := ms.Responses[i].prop(nsCalDAV, "calendar-timezone"); ok {
+					if name := timeZoneName(e.Text); name != "" {
+						if loc, err := unical.LoadLocation(name); err == nil {
+							c.floating = loc
+						}
+					}
+				}
+			}
+		}
+	}
+	return c.floating
+}
+
+const propfindCalendarZone = `<?xml version="1.0" encoding="utf-8"?>` +
+	`<D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-timezone/></D:prop></D:propfind>`

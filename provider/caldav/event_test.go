@@ -344,3 +344,46 @@ func TestUpdateEvent_StopRecurring(t *testing.T) {
 		}
 	})
 }
+
+// TestFloatingTimes reads floating date-times in the calendar's
+// calendar-timezone (RFC 4791 §5.2.2), overrides included. Radicale only:
+// Xandikos refuses to set calendar-timezone.
+func TestFloatingTimes(t *testing.T) {
+	t.Parallel()
+	s := davtest.Shared(t, davtest.Radicale)
+	p := caldav.New(caldav.Config{})
+	sess := connect(t, p, s)
+	cal, err := p.CreateCalendar(t.Context(), sess, &unical.CalendarParams{Name: unical.Some("floating"), TimeZone: unical.Some("America/New_York")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := s.HomePath + cal.ID + "/"
+	s.PutObject(t, dir+"f.ics", wrapICS("BEGIN:VEVENT\r\nUID:f\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260701T090000\r\nDTEND:20260701T100000\r\n"+
+		"RRULE:FREQ=DAILY;COUNT=3\r\nSUMMARY:floating\r\nEND:VEVENT\r\n"+
+		"BEGIN:VEVENT\r\nUID:f\r\nDTSTAMP:20260101T000000Z\r\nRECURRENCE-ID:20260702T090000\r\nDTSTART:20260702T110000\r\nDTEND:20260702T120000\r\n"+
+		"SUMMARY:later\r\nEND:VEVENT\r\n"))
+	e, err := p.GetEvent(t.Context(), sess, cal.ID, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Start.DateTime != "2026-07-01T09:00:00-04:00" || e.Start.TimeZone != "America/New_York" {
+		t.Errorf("start = %+v, want 09:00 New York", e.Start)
+	}
+	ov, err := p.GetEvent(t.Context(), sess, cal.ID, "f_20260702T130000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Title != "later" {
+		t.Errorf("override = %+v", ov)
+	}
+	got := instances(t, expand(t, p, sess, cal.ID, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 5, 0, 0, 0, 0, time.UTC)))
+	want := []inst{{"2026-07-01T13:00:00Z", "floating"}, {"2026-07-02T15:00:00Z", "later"}, {"2026-07-03T13:00:00Z", "floating"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("instances (-want +got):\n%s", diff)
+	}
+	// Deleting an instance writes its EXDATE in floating time too.
+	if err := p.DeleteEvent(t.Context(), sess, cal.ID, "f_20260703T130000Z"); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, rawGet(t, s, dir+"f.ics"), "EXDATE:20260703T090000")
+}

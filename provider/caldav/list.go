@@ -74,7 +74,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
 	for _, o := range objs {
-		events, err := objectEvents(o, s.Email)
+		events, err := objectEvents(o, s.Email, c.floatingZone(ctx, calURL, o))
 		if err != nil {
 			// One object another client wrote badly must not make the
 			// whole calendar unlistable; it is left out.

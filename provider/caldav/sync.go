@@ -106,7 +106,7 @@ func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self str
 	}
 	batch := &unical.EventBatch{Events: []*unical.Event{}, NextSyncCursor: next}
 	for _, o := range objs {
-		events, err := objectEvents(o, self)
+		events, err := objectEvents(o, self, c.floatingZone(ctx, calURL, o))
 		if err != nil {
 			continue // not an event (a VTODO on Xandikos) or unreadable
 		}

@@ -29,6 +29,9 @@ type conn struct {
 	password   string
 	connecting bool
 	retry      retryPolicy
+	// floating caches the calendar's zone for floating times; a conn
+	// serves one call on one calendar.
+	floating *time.Location
 }
 
 // retryPolicy bounds the retries of requests the server turned away with
