@@ -17,8 +17,9 @@ import (
 const (
 	// maxRedirects bounds the redirects followed for one request.
 	maxRedirects = 5
-	// maxBody caps how much of a response is read.
-	maxBody = 16 << 20
+	// maxBody caps how much of a response is read: a calendar-query of a
+	// calendar with tens of thousands of events fits.
+	maxBody = 64 << 20
 )
 
 // conn is one account's view of the server: the credentials and whether
@@ -107,10 +108,13 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 			}
 			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server cannot be reached.")
 		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 		resp.Body.Close()
 		if err != nil {
 			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server's answer was cut short.")
+		}
+		if len(b) > maxBody {
+			return nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server's answer is larger than %d MiB.", maxBody>>20)
 		}
 		switch resp.StatusCode {
 		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
