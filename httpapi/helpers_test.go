@@ -1,35 +1,27 @@
 package httpapi_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/store/bolt"
 )
 
-// testServer is the whole stack on real HTTP: httpapi over a Client over a
-// bolt store, with in-memory providers for all three provider types.
+// testServer is the whole stack on real HTTP (internal/apitest: httpapi
+// over a Client over a bolt store) with in-memory providers for all three
+// provider types.
 type testServer struct {
-	URL       string
-	Client    *unical.Client
-	DBPath    string
+	*apitest.Stack
 	Providers map[unical.ProviderType]*memprovider.Provider
-	AppID     string
-	APIKey    string
 	// Redirect is the application's registered OAuth redirect URL.
 	Redirect string
 }
+
+// response is an answer of the server.
+type response = apitest.Response
 
 // Test users of the in-memory providers.
 const (
@@ -51,12 +43,7 @@ func MustNewServer(tb testing.TB) *testServer {
 // wrap, for injecting failures the in-memory provider cannot produce.
 func MustNewServerWith(tb testing.TB, wrap func(*memprovider.Provider) unical.Provider) *testServer {
 	tb.Helper()
-	ts := &testServer{DBPath: filepath.Join(tb.TempDir(), "unical.db"), Providers: map[unical.ProviderType]*memprovider.Provider{}}
-	store, err := bolt.Open(ts.DBPath, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
+	ts := &testServer{Providers: map[unical.ProviderType]*memprovider.Provider{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
 		p := memprovider.New(t)
@@ -70,130 +57,41 @@ func MustNewServerWith(tb testing.TB, wrap func(*memprovider.Provider) unical.Pr
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
 	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
 	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	tb.Cleanup(srv.Close)
-	ts.URL = srv.URL
-	ts.Client, err = unical.New(unical.Config{Store: store, Providers: providers, MasterKey: seal.NewKey(), PublicURL: srv.URL})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ts.Client.Close() })
-	h = httpapi.NewHandler(ts.Client, httpapi.Options{})
+	ts.Stack = apitest.Start(tb, providers, nil)
 
 	auth := httptest.NewServer(ts.Providers[unical.ProviderGoogle].AuthHandler(googleUser))
 	tb.Cleanup(auth.Close)
 	ts.Redirect = "https://app.example.com/connected"
-	ts.AppID, ts.APIKey = ts.mustCreateApp(tb, "test app", auth.URL)
+	ts.mustCreateApp(tb, "test app", auth.URL)
 	return ts
 }
 
 func (ts *testServer) mustCreateApp(tb testing.TB, name, authURL string) (id, key string) {
 	tb.Helper()
-	ctx := tb.Context()
-	created, err := ts.Client.CreateApplication(ctx, &unical.ApplicationParams{
+	return ts.CreateApp(tb, &unical.ApplicationParams{
 		Name:         unical.Some(name),
 		RedirectURLs: unical.Some([]string{ts.Redirect}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
 			unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1", AuthURL: authURL},
 		},
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return created.ApplicationID, created.APIKey
 }
 
-// response is a decoded answer.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// JSON decodes the body into a generic value.
-func (r *response) JSON(tb testing.TB) any {
-	tb.Helper()
-	var v any
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		tb.Fatalf("body is not JSON: %v\n%s", err, r.Body)
-	}
-	return v
-}
-
-// Object decodes the body as a JSON object.
-func (r *response) Object(tb testing.TB) map[string]any {
-	tb.Helper()
-	m, ok := r.JSON(tb).(map[string]any)
-	if !ok {
-		tb.Fatalf("body is not a JSON object: %s", r.Body)
-	}
-	return m
-}
-
-// Into decodes the body into v.
-func (r *response) Into(tb testing.TB, v any) {
-	tb.Helper()
-	if err := json.Unmarshal(r.Body, v); err != nil {
-		tb.Fatalf("decode %T: %v\n%s", v, err, r.Body)
-	}
-}
-
-// do sends a request with the server's API key; body is JSON-encoded
-// unless it is a string, which is sent as it is.
+// do sends a request with the server's API key.
 func (ts *testServer) do(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
-	return ts.doKey(tb, ts.APIKey, method, path, body)
+	return ts.Do(tb, method, path, body)
 }
 
 func (ts *testServer) doKey(tb testing.TB, key, method, path string, body any) *response {
 	tb.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rd = bytes.NewReader(enc)
-	}
-	req, err := http.NewRequestWithContext(tb.Context(), method, ts.URL+path, rd)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("x-api-key", key)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return ts.DoKey(tb, key, method, path, body)
 }
 
 // must sends a request and fails unless it answers 200.
 func (ts *testServer) must(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
-	r := ts.do(tb, method, path, body)
-	if r.Status != http.StatusOK {
-		tb.Fatalf("%s %s = %d, want 200\n%s", method, path, r.Status, r.Body)
-	}
-	return r
+	return ts.Must(tb, method, path, body)
 }
 
 // keys returns the sorted keys of a JSON object.

@@ -3,16 +3,13 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -29,27 +26,13 @@ type pushServer struct {
 
 func mustNewPushServer(tb testing.TB) *pushServer {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ps := &pushServer{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	ps := &pushServer{Google: memprovider.NewWatcher(unical.ProviderGoogle)}
 	ps.Google.MaxWatch = time.Hour
 	ps.CalID = ps.Google.AddUser(googleUser, googleToken, "")
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	tb.Cleanup(srv.Close)
-	ps.URL = srv.URL
-	ps.Client, err = unical.New(unical.Config{
-		Store: store, Providers: []unical.Provider{ps.Google, memprovider.New(unical.ProviderCalDAV)}, MasterKey: seal.NewKey(),
-		PublicURL: srv.URL, WatchRenewBefore: 2 * time.Hour,
+	st := apitest.Start(tb, []unical.Provider{ps.Google, memprovider.New(unical.ProviderCalDAV)}, func(cfg *unical.Config) {
+		cfg.WatchRenewBefore = 2 * time.Hour
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ps.Client.Close() })
-	h = httpapi.NewHandler(ps.Client, httpapi.Options{})
+	ps.URL, ps.Client, ps.Store = st.URL, st.Client, st.Store
 	ctx := context.Background()
 	created, err := ps.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push")})
 	if err != nil {

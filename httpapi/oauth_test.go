@@ -9,27 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 )
-
-// follow sends a GET without an API key and returns the redirect target,
-// failing unless the answer is a redirect.
-func follow(t *testing.T, raw string) *url.URL {
-	t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusFound {
-		t.Fatalf("GET %s = %d, want 302", raw, resp.StatusCode)
-	}
-	u, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
 
 func authorizePath(ts *testServer, redirect, state string) string {
 	return ts.URL + "/v1/oauth/authorize/" + ts.AppID + "/provider_a?" + url.Values{
@@ -42,7 +23,7 @@ func TestOAuthFlow(t *testing.T) {
 	ts := MustNewServer(t)
 
 	// The browser is sent to the provider with PKCE and our own state.
-	toProvider := follow(t, authorizePath(ts, ts.Redirect, "app-state=="))
+	toProvider := apitest.Follow(t, authorizePath(ts, ts.Redirect, "app-state=="))
 	q := toProvider.Query()
 	if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("client_id") != "client-1" ||
 		q.Get("login_hint") != googleUser || q.Get("prompt") != "consent" || q.Get("redirect_uri") != ts.URL+"/v1/oauth/callback" {
@@ -52,9 +33,9 @@ func TestOAuthFlow(t *testing.T) {
 		t.Fatal("the caller's state was sent to the provider instead of ours")
 	}
 	// The provider approves and sends the browser to our callback ...
-	callback := follow(t, toProvider.String())
+	callback := apitest.Follow(t, toProvider.String())
 	// ... which creates the account and returns to the application.
-	back := follow(t, callback.String())
+	back := apitest.Follow(t, callback.String())
 	if got := back.Scheme + "://" + back.Host + back.Path; got != ts.Redirect {
 		t.Fatalf("redirected to %s, want %s", got, ts.Redirect)
 	}
@@ -111,15 +92,15 @@ func TestOAuthFlow_Errors(t *testing.T) {
 		}
 	})
 	t.Run("ErrCallbackWithoutCode", func(t *testing.T) {
-		toProvider := follow(t, authorizePath(ts, ts.Redirect, "s1"))
-		back := follow(t, ts.URL+"/v1/oauth/callback?state="+url.QueryEscape(toProvider.Query().Get("state")))
+		toProvider := apitest.Follow(t, authorizePath(ts, ts.Redirect, "s1"))
+		back := apitest.Follow(t, ts.URL+"/v1/oauth/callback?state="+url.QueryEscape(toProvider.Query().Get("state")))
 		if back.Query().Get("error") != "invalid_request" || back.Query().Get("endUserAccountId") != "" || back.Query().Get("state") != "s1" {
 			t.Errorf("callback without code redirected to %s, want error=invalid_request and the state", back)
 		}
 	})
 	t.Run("ErrDenied", func(t *testing.T) {
-		toProvider := follow(t, authorizePath(ts, ts.Redirect, "s2"))
-		back := follow(t, ts.URL+"/v1/oauth/callback?error=access_denied&state="+url.QueryEscape(toProvider.Query().Get("state")))
+		toProvider := apitest.Follow(t, authorizePath(ts, ts.Redirect, "s2"))
+		back := apitest.Follow(t, ts.URL+"/v1/oauth/callback?error=access_denied&state="+url.QueryEscape(toProvider.Query().Get("state")))
 		if back.Query().Get("error") != "access_denied" || back.Query().Get("endUserAccountId") != "" {
 			t.Errorf("denied consent redirected to %s, want error=access_denied", back)
 		}
