@@ -93,10 +93,11 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	if t.instance {
 		e.Recurrence, e.IsRecurring = nil, false
-	} else if len(e.Recurrence) == 0 {
-		// An event that no longer recurs has no instances to override
+	} else if len(e.Recurrence) == 0 && t.comp.Props.Get(ical.PropRecurrenceID) == nil {
+		// A master that no longer recurs has no instances to override
 		// (RFC 5545 §3.8.4.4); left in place they would show up as events
-		// of their own.
+		// of their own. (A resource without a master, an invitation to
+		// single instances, keeps its other overrides.)
 		for _, ch := range append([]*ical.Component(nil), t.obj.Cal.Children...) {
 			if ch != t.comp && ch.Name == ical.CompEvent && ch.Props.Get(ical.PropRecurrenceID) != nil {
 				removeComponent(t.obj.Cal, ch)
@@ -190,11 +191,34 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 			return err
 		}
 	}
+	if !setPartStat(t.comp, s.Email, status, p.now()) {
+		return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+	}
+	if !t.instance && t.comp.Props.Get(ical.PropRecurrenceID) == nil {
+		// An answer to a series answers its overridden instances too, as
+		// they carry attendee lists of their own (RFC 5545 §3.8.4.4).
+		for _, ch := range t.obj.Cal.Children {
+			if ch != t.comp && ch.Name == ical.CompEvent {
+				setPartStat(ch, s.Email, status, p.now())
+			}
+		}
+	}
+	data, err := finish(t.obj.Cal)
+	if err != nil {
+		return err
+	}
+	_, err = c.putObject(ctx, calURL, t.obj.Name, data, t.obj.ETag)
+	return err
+}
+
+// setPartStat sets PARTSTAT on comp's ATTENDEE whose address is self and
+// reports whether there was one.
+func setPartStat(comp *ical.Component, self string, status unical.ResponseStatus, now time.Time) bool {
 	found := false
-	attendees := t.comp.Props.Values(ical.PropAttendee)
+	attendees := comp.Props.Values(ical.PropAttendee)
 	for i := range attendees {
 		a := &attendees[i]
-		if strings.EqualFold(strings.TrimPrefix(strings.ToLower(a.Value), "mailto:"), s.Email) {
+		if strings.EqualFold(strings.TrimPrefix(strings.ToLower(a.Value), "mailto:"), self) {
 			a.Params.Set(ical.ParamParticipationStatus, partStat(status))
 			// The server, not the client, sets SCHEDULE-STATUS (RFC 6638
 			// §3.2.9); an old one would be misleading after the change.
@@ -202,17 +226,11 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 			found = true
 		}
 	}
-	if !found {
-		return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+	if found {
+		comp.Props[ical.PropAttendee] = attendees
+		comp.Props.SetDateTime(ical.PropDateTimeStamp, now.UTC().Truncate(time.Second))
 	}
-	t.comp.Props[ical.PropAttendee] = attendees
-	t.comp.Props.SetDateTime(ical.PropDateTimeStamp, p.now().UTC().Truncate(time.Second))
-	data, err := finish(t.obj.Cal)
-	if err != nil {
-		return err
-	}
-	_, err = c.putObject(ctx, calURL, t.obj.Name, data, t.obj.ETag)
-	return err
+	return found
 }
 
 // target is the VEVENT an event id names inside its resource.

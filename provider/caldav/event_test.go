@@ -208,6 +208,15 @@ func TestEvents_TimedSeriesInstances(t *testing.T) {
 		if _, err := p.GetEvent(t.Context(), sess, cal, series.ID+"_20260328T080000Z"); unical.ErrorCode(err) != unical.CodeNotFound {
 			t.Errorf("GetEvent(deleted instance) = %v, want CodeNotFound", err)
 		}
+		// Answering the series answers its overridden instances too.
+		if err := p.RespondToEvent(t.Context(), sess, cal, series.ID, unical.ResponseAccepted); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{series.ID, moved, answered} {
+			if e, err := p.GetEvent(t.Context(), sess, cal, id); err != nil || e.MyResponseStatus != unical.ResponseAccepted {
+				t.Errorf("after answering the series, %s: %v, myResponseStatus %q", id, err, e.MyResponseStatus)
+			}
+		}
 		// Deleting the series removes the resource, overrides included.
 		if err := p.DeleteEvent(t.Context(), sess, cal, series.ID); err != nil {
 			t.Fatal(err)
