@@ -4,24 +4,20 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/provider/google"
-	"github.com/unical/unical/store/bolt"
 )
 
 const (
@@ -31,14 +27,11 @@ const (
 	e2eBack     = "https://app.example.com/connected"
 )
 
-// stack is the whole server on real HTTP (httpapi over a Client over bolt)
-// with the Google provider pointed at the fake Google.
+// stack is the whole server on real HTTP (internal/apitest) with the
+// Google provider pointed at the fake Google.
 type stack struct {
-	URL    string
+	*apitest.Stack
 	google *googletest.Server
-	client *unical.Client
-	appID  string
-	apiKey string
 }
 
 func mustNewStack(t *testing.T) *stack {
@@ -52,30 +45,11 @@ func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*un
 	t.Helper()
 	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
-
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
 	// Short waits, so the throttling tests run fast.
 	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3})
-	cfg := unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL}
-	if configure != nil {
-		configure(&cfg)
-	}
-	client, err := unical.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	h = httpapi.NewHandler(client, httpapi.Options{})
-	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{srv.URL + unical.OAuthCallbackPath}})
-
-	created, err := client.CreateApplication(t.Context(), &unical.ApplicationParams{
+	st := apitest.Start(t, []unical.Provider{p}, configure)
+	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
+	st.CreateApp(t, &unical.ApplicationParams{
 		Name:         unical.Some("e2e"),
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
@@ -83,71 +57,24 @@ func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*un
 			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL(),
 		}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &stack{URL: srv.URL, google: g, client: client, appID: created.ApplicationID, apiKey: created.APIKey}
+	return &stack{Stack: st, google: g}
 }
 
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a *answer) into(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(a.body, v); err != nil {
-		t.Fatalf("decode %T: %v\n%s", v, err, a.body)
-	}
-}
-
-func (a *answer) errorCode(t *testing.T) string {
-	t.Helper()
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	a.into(t, &e)
-	return e.Error.Code
-}
+// answer is an answer of the server.
+type answer = apitest.Response
 
 func (st *stack) do(t *testing.T, method, path string, body any) *answer {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, st.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("x-api-key", st.apiKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return &answer{status: resp.StatusCode, header: resp.Header, body: b}
+	return st.Do(t, method, path, body)
 }
 
+// must sends a request, fails unless it answers 200, and decodes the
+// answer into v when v is not nil.
 func (st *stack) must(t *testing.T, method, path string, body any, v any) {
 	t.Helper()
-	a := st.do(t, method, path, body)
-	if a.status != http.StatusOK {
-		t.Fatalf("%s %s = %d\n%s", method, path, a.status, a.body)
-	}
+	r := st.Must(t, method, path, body)
 	if v != nil {
-		a.into(t, v)
+		r.Into(t, v)
 	}
 }
 
@@ -178,7 +105,7 @@ func (st *stack) connectVia(t *testing.T) (accountID string, authorize, callback
 		return nil
 	}}
 	q := url.Values{"redirectUrl": {e2eBack}, "state": {"caller-state-1"}, "loginHint": {e2eUser}, "prompt": {"consent"}}
-	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.appID + "/provider_a?" + q.Encode())
+	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.AppID + "/provider_a?" + q.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,15 +257,15 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	if want := []string{"Kickoff (moved)", "Retro", "cancelled:" + holiday.ID}; !slices.Equal(titlesOf(changes), want) {
 		t.Errorf("incremental sync = %v, want %v", titlesOf(changes), want)
 	}
-	if a := st.do(t, "GET", events+"/"+holiday.ID, nil); a.status != http.StatusNotFound {
-		t.Errorf("GET a deleted event = %d, want 404", a.status)
+	if a := st.do(t, "GET", events+"/"+holiday.ID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("GET a deleted event = %d, want 404", a.Status)
 	}
 
 	// Google drops its sync tokens: 410, then a full listing recovers.
 	st.google.ExpireSyncTokens()
 	a := st.do(t, "GET", events+"?syncToken="+url.QueryEscape(syncToken2), nil)
-	if a.status != http.StatusGone || a.errorCode(t) != "sync_token_expired" {
-		t.Errorf("sync after Google expired its tokens = %d %s, want 410 sync_token_expired", a.status, a.body)
+	if a.Status != http.StatusGone || a.Error(t).Code != "sync_token_expired" {
+		t.Errorf("sync after Google expired its tokens = %d %s, want 410 sync_token_expired", a.Status, a.Body)
 	}
 	full, fresh := st.listAll(t, events, url.Values{})
 	if len(full) != 3 || fresh == "" {
@@ -358,8 +285,8 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	if invited.MyResponseStatus != "accepted" {
 		t.Errorf("myResponseStatus after RSVP = %q", invited.MyResponseStatus)
 	}
-	if a := st.do(t, "POST", events+"/"+added.ID+"/rsvp", map[string]any{"responseStatus": "accepted"}); a.status != http.StatusBadRequest {
-		t.Errorf("RSVP to an event without the account = %d, want 400", a.status)
+	if a := st.do(t, "POST", events+"/"+added.ID+"/rsvp", map[string]any{"responseStatus": "accepted"}); a.Status != http.StatusBadRequest {
+		t.Errorf("RSVP to an event without the account = %d, want 400", a.Status)
 	}
 
 	// Free/busy through Google's freeBusy query.
@@ -391,8 +318,8 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	}
 
 	st.must(t, "DELETE", calPath, nil, nil)
-	if a := st.do(t, "GET", calPath, nil); a.status != http.StatusNotFound {
-		t.Errorf("GET a deleted calendar = %d, want 404", a.status)
+	if a := st.do(t, "GET", calPath, nil); a.Status != http.StatusNotFound {
+		t.Errorf("GET a deleted calendar = %d, want 404", a.Status)
 	}
 }
 
@@ -408,20 +335,20 @@ func TestHTTPAPI_ExpiryAndThrottling(t *testing.T) {
 	// A Retry-After beyond MaxBackoff is not waited for.
 	st.google.InjectFault(googletest.Fault{Method: "GET", PathPrefix: "/calendar/v3/", Status: 429, RetryAfter: "1", Times: 1})
 	a := st.do(t, "GET", cals, nil)
-	if a.status != http.StatusTooManyRequests || a.errorCode(t) != "rate_limited" || a.header.Get("Retry-After") != "1" {
-		t.Errorf("under throttling = %d %s (Retry-After %q), want 429 rate_limited with Retry-After 1", a.status, a.body, a.header.Get("Retry-After"))
+	if a.Status != http.StatusTooManyRequests || a.Error(t).Code != "rate_limited" || a.Header.Get("Retry-After") != "1" {
+		t.Errorf("under throttling = %d %s (Retry-After %q), want 429 rate_limited with Retry-After 1", a.Status, a.Body, a.Header.Get("Retry-After"))
 	}
 	// 5xx through the whole retry budget (1 + MaxRetries attempts).
 	st.google.InjectFault(googletest.Fault{Method: "GET", PathPrefix: "/calendar/v3/", Status: 503, Times: 4})
-	if a := st.do(t, "GET", cals, nil); a.status != http.StatusServiceUnavailable {
-		t.Errorf("Google down = %d %s, want 503", a.status, a.body)
+	if a := st.do(t, "GET", cals, nil); a.Status != http.StatusServiceUnavailable {
+		t.Errorf("Google down = %d %s, want 503", a.Status, a.Body)
 	}
 	st.must(t, "GET", cals, nil, nil)
 
 	// The user revokes access at Google: the account expires.
 	st.google.RevokeAccess(e2eClientID, e2eUser)
-	if a := st.do(t, "GET", cals, nil); a.status != http.StatusConflict || a.errorCode(t) != "account_expired" {
-		t.Errorf("GET calendars after revocation = %d %s, want 409 account_expired", a.status, a.body)
+	if a := st.do(t, "GET", cals, nil); a.Status != http.StatusConflict || a.Error(t).Code != "account_expired" {
+		t.Errorf("GET calendars after revocation = %d %s, want 409 account_expired", a.Status, a.Body)
 	}
 	var cred unical.Credentials
 	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
@@ -461,7 +388,7 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 		return resp
 	}
 	// An unregistered redirectUrl is refused, never redirected to.
-	resp := get("/v1/oauth/authorize/" + st.appID + "/provider_a?redirectUrl=" + url.QueryEscape("https://evil.example.com/x"))
+	resp := get("/v1/oauth/authorize/" + st.AppID + "/provider_a?redirectUrl=" + url.QueryEscape("https://evil.example.com/x"))
 	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" {
 		t.Errorf("unregistered redirectUrl = %d (Location %q), want 400 and no redirect", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -482,7 +409,7 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 		}
 		return nil
 	}}
-	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.appID + "/provider_a?state=s1&redirectUrl=" + url.QueryEscape(e2eBack))
+	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.AppID + "/provider_a?state=s1&redirectUrl=" + url.QueryEscape(e2eBack))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,8 +449,8 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 		t.Errorf("accounts after a replayed callback = %+v, want just %s", list.Data, accountID)
 	}
 	st.must(t, "DELETE", "/v1/endUserAccounts/"+accountID, nil, nil)
-	if a := st.do(t, "GET", "/v1/calendars/"+accountID, nil); a.status != http.StatusNotFound {
-		t.Errorf("calendars of a deleted account = %d, want 404", a.status)
+	if a := st.do(t, "GET", "/v1/calendars/"+accountID, nil); a.Status != http.StatusNotFound {
+		t.Errorf("calendars of a deleted account = %d, want 404", a.Status)
 	}
 }
 
@@ -566,7 +493,7 @@ func TestHTTPAPI_Push(t *testing.T) {
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	go func() { _ = st.client.Run(t.Context()) }()
+	go func() { _ = st.Client.Run(t.Context()) }()
 	accountID := st.connect(t)
 	var sub struct {
 		ID string `json:"webhookSubscriptionId"`
@@ -638,11 +565,11 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
-		go func() { _ = st.client.Run(t.Context()) }()
+		go func() { _ = st.Client.Run(t.Context()) }()
 		accountID := st.connect(t)
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
 		first := st.google.Channels()
-		if err := st.client.PollChanges(t.Context()); err != nil {
+		if err := st.Client.PollChanges(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		var live []googletest.ChannelInfo
@@ -672,7 +599,7 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = hr.sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
-		go func() { _ = st.client.Run(t.Context()) }()
+		go func() { _ = st.Client.Run(t.Context()) }()
 		accountID := st.connect(t)
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
 		if chans := st.google.Channels(); len(chans) != 0 {
@@ -680,7 +607,7 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 		}
 		poll := func() {
 			t.Helper()
-			if err := st.client.PollChanges(t.Context()); err != nil {
+			if err := st.Client.PollChanges(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		}
