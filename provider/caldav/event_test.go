@@ -213,8 +213,12 @@ func TestEvents_TimedSeriesInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range []string{series.ID, moved, answered} {
-			if e, err := p.GetEvent(t.Context(), sess, cal, id); err != nil || e.MyResponseStatus != unical.ResponseAccepted {
-				t.Errorf("after answering the series, %s: %v, myResponseStatus %q", id, err, e.MyResponseStatus)
+			e, err := p.GetEvent(t.Context(), sess, cal, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.MyResponseStatus != unical.ResponseAccepted {
+				t.Errorf("after answering the series, %s has myResponseStatus %q", id, e.MyResponseStatus)
 			}
 		}
 		// Deleting the series removes the resource, overrides included.
