@@ -1,14 +1,10 @@
 package microsoft_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,11 +12,9 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/microsoft"
-	"github.com/unical/unical/store/bolt"
 )
 
 // These tests run the whole stack for PROVIDER_B accounts: httpapi over a
@@ -32,15 +26,12 @@ const (
 	appRedirect = "https://app.example.com/connected"
 )
 
-// stack is a running unical server with one application whose PROVIDER_B
-// settings point at a fake Graph.
+// stack is a running unical server (internal/apitest) with one
+// application whose PROVIDER_B settings point at a fake Graph.
 type stack struct {
-	URL    string
+	*apitest.Stack
 	Graph  *graphtest.Server
 	UserID string // Ada's Graph user id
-	AppID  string
-	APIKey string
-	Client *unical.Client
 	// Sent records the webhook messages the engine posts once Run starts.
 	Sent *recordingSender
 }
@@ -80,34 +71,16 @@ func MustStartStack(tb testing.TB) *stack {
 	st.Graph = graphtest.NewServer(tb, graphtest.Options{AllowHTTPNotificationURLs: true})
 	st.UserID = st.Graph.AddUser(graphtest.User{UserPrincipalName: adaEmail, DisplayName: "Ada Lovelace", TimeZone: "W. Europe Standard Time"})
 
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	tb.Cleanup(srv.Close)
-	st.URL = srv.URL
-	st.Graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{srv.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
-
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
 	p, err := microsoft.New(microsoft.Config{HTTPClient: st.Graph.Client(), MaxRetryWait: 50 * time.Millisecond})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	st.Sent = &recordingSender{sent: make(chan struct{}, 100)}
-	client, err := unical.New(unical.Config{
-		Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), PublicURL: srv.URL,
-		AllowPrivateTargets: true, WebhookSender: st.Sent, ChangePollInterval: -1,
+	st.Stack = apitest.Start(tb, []unical.Provider{p}, func(cfg *unical.Config) {
+		cfg.AllowPrivateTargets, cfg.WebhookSender, cfg.ChangePollInterval = true, st.Sent, -1
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { client.Close() })
-	st.Client = client
-	h = httpapi.NewHandler(client, httpapi.Options{})
-
-	created, err := client.CreateApplication(tb.Context(), &unical.ApplicationParams{
+	st.Graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
+	st.CreateApp(tb, &unical.ApplicationParams{
 		Name:         unical.Some("outlook app"),
 		RedirectURLs: unical.Some([]string{appRedirect}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
@@ -117,84 +90,31 @@ func MustStartStack(tb testing.TB) *stack {
 			},
 		},
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	st.AppID, st.APIKey = created.ApplicationID, created.APIKey
 	return st
 }
 
 // response is an answer of the unical server.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+type response = apitest.Response
 
-// Into decodes the body into v.
-func (r *response) Into(tb testing.TB, v any) {
-	tb.Helper()
-	if err := json.Unmarshal(r.Body, v); err != nil {
-		tb.Fatalf("decode %T: %v\n%s", v, err, r.Body)
-	}
-}
-
-// apiError is the error body.
-type apiError struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Field   string `json:"field"`
-	} `json:"error"`
-}
-
-// do sends a request with the application's API key; body is
-// JSON-encoded.
+// do sends a request with the application's API key.
 func (st *stack) do(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(tb.Context(), method, st.URL+path, rd)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("x-api-key", st.APIKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return st.Do(tb, method, path, body)
 }
 
 // must sends a request and fails unless it answers 200.
 func (st *stack) must(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
-	r := st.do(tb, method, path, body)
-	if r.Status != http.StatusOK {
-		tb.Fatalf("%s %s = %d, want 200\n%s", method, path, r.Status, r.Body)
-	}
-	return r
+	return st.Must(tb, method, path, body)
 }
 
 // wantError fails unless r is an error answer with status, code and
 // (when not empty) field.
 func wantError(tb testing.TB, what string, r *response, status int, code, field string) {
 	tb.Helper()
-	var e apiError
+	var e struct {
+		Error apitest.APIError `json:"error"`
+	}
 	_ = json.Unmarshal(r.Body, &e)
 	if r.Status != status || e.Error.Code != code || (field != "" && e.Error.Field != field) {
 		tb.Errorf("%s = %d %s (field %q); want %d %s (field %q)\n%s", what, r.Status, e.Error.Code, e.Error.Field, status, code, field, r.Body)
