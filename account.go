@@ -152,33 +152,13 @@ func (a *App) ListAccounts(ctx context.Context, params *AccountListParams) (*Pag
 	default:
 		return nil, &Error{Code: CodeInvalid, Field: "statusFilter", Allowed: []string{"active", "expired"}, Message: "statusFilter must be one of active, expired."}
 	}
-	limit, err := pageLimit(params.Limit)
-	if err != nil {
-		return nil, err
-	}
 	scope := queryHash([]string{params.Search, params.StatusFilter})
-	if params.PageToken != "" {
-		p, err := a.openToken("pageToken", "accounts", scope, params.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		filter.After = p.After
-	}
-	filter.Limit = limit + 1
-	recs, err := a.c.store.ListAccounts(ctx, a.id, filter)
-	if err != nil {
-		return nil, err
-	}
-	page := &Page[*Account]{Data: []*Account{}}
-	for i, rec := range recs {
-		if i == limit {
-			tok := a.sealToken(tokenPayload{Kind: "accounts", Scope: scope, After: recs[i-1].ID})
-			page.NextPageToken = &tok
-			break
-		}
-		page.Data = append(page.Data, accountView(rec))
-	}
-	return page, nil
+	return listPage(ctx, a, storeListing{kind: "accounts", scope: scope, pageToken: params.PageToken, limit: params.Limit},
+		func(after string, limit int) ([]*AccountRecord, error) {
+			filter.After, filter.Limit = after, limit
+			return a.c.store.ListAccounts(ctx, a.id, filter)
+		},
+		func(rec *AccountRecord) string { return rec.ID }, accountView)
 }
 
 // accountView returns the API view of a stored account.

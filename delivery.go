@@ -41,32 +41,12 @@ func (a *App) ListDeliveries(ctx context.Context, accountID, subscriptionID stri
 			return nil, err
 		}
 	}
-	limit, err := pageLimit(params.Limit)
-	if err != nil {
-		return nil, err
-	}
-	after := ""
-	if params.PageToken != "" {
-		p, err := a.openToken("pageToken", "deliveries", subscriptionID, params.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		after = p.After
-	}
-	recs, err := a.c.store.ListAttempts(ctx, a.id, subscriptionID, a.c.now(), after, limit+1)
-	if err != nil {
-		return nil, err
-	}
-	page := &Page[*DeliveryAttempt]{Data: []*DeliveryAttempt{}}
-	for i, rec := range recs {
-		if i == limit {
-			tok := a.sealToken(tokenPayload{Kind: "deliveries", Scope: subscriptionID, After: recs[i-1].ID})
-			page.NextPageToken = &tok
-			break
-		}
-		page.Data = append(page.Data, rec)
-	}
-	return page, nil
+	return listPage(ctx, a, storeListing{kind: "deliveries", scope: subscriptionID, pageToken: params.PageToken, limit: params.Limit},
+		func(after string, limit int) ([]*DeliveryAttempt, error) {
+			return a.c.store.ListAttempts(ctx, a.id, subscriptionID, a.c.now(), after, limit)
+		},
+		func(rec *DeliveryAttempt) string { return rec.ID },
+		func(rec *DeliveryAttempt) *DeliveryAttempt { return rec })
 }
 
 // ResendMessage queues a failed message for delivery again, with a fresh

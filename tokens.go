@@ -112,3 +112,44 @@ func pageLimit(limit int) (int, error) {
 	}
 	return limit, nil
 }
+
+// storeListing describes one page of a Store listing in id order: the
+// token kind and scope, and the page parameters the caller gave.
+type storeListing struct {
+	kind, scope string
+	pageToken   string
+	limit       int
+}
+
+// listPage runs one page of a Store listing: it checks the limit, opens
+// the page token, asks list for one record more than the page holds (so it
+// knows whether another page follows), and seals the next page token from
+// the last record's id.
+func listPage[R, T any](ctx context.Context, a *App, l storeListing, list func(after string, limit int) ([]R, error), id func(R) string, view func(R) T) (*Page[T], error) {
+	limit, err := pageLimit(l.limit)
+	if err != nil {
+		return nil, err
+	}
+	after := ""
+	if l.pageToken != "" {
+		p, err := a.openToken("pageToken", l.kind, l.scope, l.pageToken)
+		if err != nil {
+			return nil, err
+		}
+		after = p.After
+	}
+	recs, err := list(after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page[T]{Data: []T{}}
+	for i, rec := range recs {
+		if i == limit {
+			tok := a.sealToken(tokenPayload{Kind: l.kind, Scope: l.scope, After: id(recs[i-1])})
+			page.NextPageToken = &tok
+			break
+		}
+		page.Data = append(page.Data, view(rec))
+	}
+	return page, nil
+}

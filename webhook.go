@@ -160,33 +160,12 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
 		return nil, err
 	}
-	limit, err := pageLimit(params.Limit)
-	if err != nil {
-		return nil, err
-	}
-	after := ""
-	if params.PageToken != "" {
-		p, err := a.openToken("pageToken", "subscriptions", accountID, params.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		after = p.After
-	}
-	recs, err := a.c.store.ListSubscriptions(ctx, a.id, accountID, after, limit+1)
-	if err != nil {
-		return nil, err
-	}
-	page := &Page[*Subscription]{Data: []*Subscription{}}
-	for i, rec := range recs {
-		if i == limit {
-			tok := a.sealToken(tokenPayload{Kind: "subscriptions", Scope: accountID, After: recs[i-1].ID})
-			page.NextPageToken = &tok
-			break
-		}
-		sub := rec.Subscription
-		page.Data = append(page.Data, &sub)
-	}
-	return page, nil
+	return listPage(ctx, a, storeListing{kind: "subscriptions", scope: accountID, pageToken: params.PageToken, limit: params.Limit},
+		func(after string, limit int) ([]*SubscriptionRecord, error) {
+			return a.c.store.ListSubscriptions(ctx, a.id, accountID, after, limit)
+		},
+		func(rec *SubscriptionRecord) string { return rec.ID },
+		func(rec *SubscriptionRecord) *Subscription { sub := rec.Subscription; return &sub })
 }
 
 // CreateSubscription subscribes a webhook URL to changes of one calendar of
