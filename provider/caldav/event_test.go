@@ -400,3 +400,49 @@ func TestFloatingTimes(t *testing.T) {
 	}
 	mustContain(t, rawGet(t, s, dir+"f.ics"), "EXDATE:20260703T090000")
 }
+
+// TestEvents_ForeignResourceNames reads, updates and deletes events whose
+// resources other clients named: with "@" and a space in the name, and
+// without the .ics suffix.
+func TestEvents_ForeignResourceNames(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{})
+		sess := connect(t, p, s)
+		dir := s.NewCalendar(t, "names")
+		cal := segment(dir)
+		for _, tc := range []struct{ path, id string }{
+			{"abc%40google.com.ics", "abc@google.com"},
+			{"two%20words.ics", "two words"},
+			{"no-suffix", "no-suffix"},
+		} {
+			s.PutObject(t, dir+tc.path, wrapICS(eventICS("uid-"+tc.id, 1)))
+			if _, err := p.GetEvent(t.Context(), sess, cal, tc.id); err != nil {
+				t.Errorf("GetEvent(%q): %v", tc.id, err)
+				continue
+			}
+			if _, err := p.UpdateEvent(t.Context(), sess, cal, tc.id, &unical.EventParams{Title: unical.Some("renamed")}); err != nil {
+				t.Errorf("UpdateEvent(%q): %v", tc.id, err)
+			}
+			batch, err := p.ListEvents(t.Context(), sess, cal, &unical.EventQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, e := range batch.Events {
+				found = found || e.ID == tc.id && e.Title == "renamed"
+			}
+			// Xandikos takes a resource's type from its name, so one
+			// without .ics is no calendar object to its calendar-query.
+			if !found && !(s.Kind == davtest.Xandikos && tc.id == "no-suffix") {
+				t.Errorf("the listing does not show %q renamed", tc.id)
+			}
+			if err := p.DeleteEvent(t.Context(), sess, cal, tc.id); err != nil {
+				t.Errorf("DeleteEvent(%q): %v", tc.id, err)
+			}
+			if _, err := p.GetEvent(t.Context(), sess, cal, tc.id); unical.ErrorCode(err) != unical.CodeNotFound {
+				t.Errorf("GetEvent(%q) after delete = %v, want CodeNotFound", tc.id, err)
+			}
+		}
+	})
+}

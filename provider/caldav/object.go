@@ -68,7 +68,9 @@ func (c *conn) getObject(ctx context.Context, cal *url.URL, id string) (*object,
 }
 
 func (c *conn) getResource(ctx context.Context, cal *url.URL, name string) (*object, error) {
-	r, err := c.do(ctx, http.MethodGet, objectURL(cal, name), http.Header{"Accept": {ical.MIMEType}}, "")
+	// No Accept header: Xandikos answers 406 to "Accept: text/calendar"
+	// for a resource whose name lacks .ics, whatever it holds.
+	r, err := c.do(ctx, http.MethodGet, objectURL(cal, name), nil, "")
 	if err != nil {
 		return nil, err
 	}
