@@ -13,6 +13,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 )
 
 // outcome is the result of one attempt of a call: err is final unless
@@ -55,14 +56,7 @@ func (p *Provider) retry(ctx context.Context, try func() outcome) error {
 // backoff is the wait before retry n (0-based): BaseBackoff·2ⁿ capped at
 // MaxBackoff, of which the upper half is random.
 func (p *Provider) backoff(n int) time.Duration {
-	d := p.maxBackoff
-	if n < 30 {
-		if b := p.baseBackoff << n; b > 0 && b < d {
-			d = b
-		}
-	}
-	half := d / 2
-	return half + p.jitter(d-half)
+	return retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter}.Wait(n)
 }
 
 func roundUpSecond(d time.Duration) time.Duration {
@@ -74,22 +68,8 @@ func roundUpSecond(d time.Duration) time.Duration {
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
 func (p *Provider) retryAfter(h http.Header) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(p.now()); d > 0 {
-			return d
-		}
-	}
-	return 0
+	d, _ := retry.After(h, p.now())
+	return d
 }
 
 // APIError is a failure the Calendar API or userinfo endpoint reported. It

@@ -9,13 +9,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 )
 
 // client makes the Graph requests of one provider call for one session.
@@ -209,9 +209,10 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 }
 
 // backoff is the wait before try attempt+1 when Graph gives no
-// Retry-After: 250ms, 500ms, 1s, ... capped by MaxRetryWait.
+// Retry-After: 250ms, 500ms, 1s, ... capped by MaxRetryWait, with jitter in
+// the upper half so that throttled clients do not retry in step.
 func (c *client) backoff(attempt int) time.Duration {
-	return min(250*time.Millisecond<<attempt, c.p.maxRetryWait)
+	return retry.Backoff{Base: 250 * time.Millisecond, Max: c.p.maxRetryWait}.Wait(attempt)
 }
 
 func (c *client) wait(ctx context.Context, d time.Duration) error {
@@ -225,17 +226,10 @@ func (c *client) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// retryAfter reads a Retry-After header in seconds.
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (RFC 9110 §10.2.3).
 func retryAfter(h http.Header) (time.Duration, bool) {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return 0, false
-	}
-	return time.Duration(n) * time.Second, true
+	return retry.After(h, time.Now())
 }
 
 // graphFailure translates a Graph error answer (concepts/errors.md) by
