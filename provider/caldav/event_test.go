@@ -446,3 +446,43 @@ func TestEvents_ForeignResourceNames(t *testing.T) {
 		}
 	})
 }
+
+// noETagTransport drops the ETag of PUT answers, as servers that rewrite
+// what they store do (RFC 4791 §5.3.4; iCloud is said to).
+type noETagTransport struct{}
+
+func (noETagTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPut {
+		resp.Header.Del("ETag")
+	}
+	return resp, err
+}
+
+// TestEvents_NoETagOnPut checks that writes still return the event with
+// the server's ETag when PUT answers carry none, so the next update's
+// If-Match is right.
+func TestEvents_NoETagOnPut(t *testing.T) {
+	t.Parallel()
+	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+		p := caldav.New(caldav.Config{HTTPClient: &http.Client{Transport: noETagTransport{}}})
+		sess := connect(t, p, s)
+		dir := s.NewCalendar(t, "no etag")
+		cal := segment(dir)
+		e, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{Title: unical.Some("a"),
+			Start: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00Z"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := s.ETag(t, dir+e.ID+".ics"); e.ETag != want {
+			t.Errorf("created event's etag %q, server's %q", e.ETag, want)
+		}
+		upd, err := p.UpdateEvent(t.Context(), sess, cal, e.ID, &unical.EventParams{Title: unical.Some("b")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := s.ETag(t, dir+e.ID+".ics"); upd.ETag != want || upd.Title != "b" {
+			t.Errorf("updated event %q etag %q, server's %q", upd.Title, upd.ETag, want)
+		}
+	})
+}
