@@ -2,6 +2,7 @@ package caldav_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"sort"
@@ -278,13 +279,7 @@ func TestSync_SeriesChanges(t *testing.T) {
 	})
 }
 
-func asError(err error, target **unical.Error) bool {
-	e, ok := err.(*unical.Error)
-	if ok {
-		*target = e
-	}
-	return ok
-}
+func asError(err error, target **unical.Error) bool { return errors.As(err, target) }
 
 // TestListEvents_ServerFilters checks what a windowed listing asks the
 // server for: events in the window and every series (Xandikos matches a
