@@ -18,6 +18,10 @@ import (
 // the instance id [recur.InstanceID] of its original start and id as
 // RecurringEventID, which is what [unical.ExpandEvents] expects of a
 // provider that does not expand. opts may be nil.
+//
+// An override with RECURRENCE-ID;RANGE=THISANDFUTURE (RFC 5545 §3.8.4.4)
+// is read as an override of its own instance only; the later instances it
+// also changes keep the series' values.
 func ObjectEvents(cal *ical.Calendar, id string, opts *Options) ([]*unical.Event, error) {
 	o := Options{}
 	if opts != nil {

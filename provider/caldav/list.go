@@ -57,6 +57,11 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 			return nil, err
 		}
 		series, err := c.query(ctx, calURL, `<C:comp-filter name="VEVENT"><C:prop-filter name="RRULE"/></C:comp-filter>`)
+		if unical.ErrorCode(err) == unical.CodeUpstream {
+			// A server that cannot filter on a property (RFC 4791 §9.7.2
+			// is not optional, but support varies) lists every event.
+			series, err = c.query(ctx, calURL, `<C:comp-filter name="VEVENT"/>`)
+		}
 		if err != nil {
 			return nil, err
 		}
