@@ -55,7 +55,10 @@ type Options struct {
 	PageSize int
 
 	// SubscriptionMaxLifetime is the longest a subscription may live.
-	// Default 4230 minutes, the documented maximum for Outlook events.
+	// Default 10,080 minutes, the maximum for Outlook message, event and
+	// contact subscriptions without resource data in
+	// concepts/includes/change-notifications-subscription-lifetime.md
+	// (revision ms.date 11/07/2024; earlier revisions said 4,230).
 	SubscriptionMaxLifetime time.Duration
 	// ValidationTimeout bounds the notificationUrl validation request.
 	// Default 10 seconds, as documented.
@@ -132,7 +135,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		opts.PageSize = 10
 	}
 	if opts.SubscriptionMaxLifetime <= 0 {
-		opts.SubscriptionMaxLifetime = 4230 * time.Minute
+		opts.SubscriptionMaxLifetime = 10080 * time.Minute
 	}
 	if opts.ValidationTimeout <= 0 {
 		opts.ValidationTimeout = 10 * time.Second

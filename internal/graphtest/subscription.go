@@ -30,10 +30,14 @@ import (
 //     200, Content-Type text/plain and the URL-decoded token as the body, or
 //     the subscription is not created (400 InvalidRequest "Subscription
 //     validation request failed...").
-//   - Outlook events may live at most 4230 minutes (the include
-//     change-notifications-subscription-lifetime.md at the revision read; a
-//     longer expirationDateTime answers 400 ExtensionError). PATCH renews;
-//     DELETE answers 204.
+//   - Outlook events may live at most 10,080 minutes, under seven days
+//     (concepts/includes/change-notifications-subscription-lifetime.md,
+//     revision ms.date 11/07/2024: "10,080 minutes (under seven days)",
+//     1,440 minutes for rich notifications with resource data; revisions
+//     up to 2022 said 4,230). A longer expirationDateTime answers 400
+//     ExtensionError (the status and code are the fake's choice: the
+//     include only says such requests "will fail"). PATCH renews; DELETE
+//     answers 204.
 //   - Change notifications are POSTed as {"value":[changeNotification]}
 //     with a 3-second timeout; a non-2xx answer is retried (Graph retries
 //     for up to 4 hours; the fake a few times).

@@ -45,7 +45,7 @@ type recordingSender struct {
 }
 
 // Send implements unical.WebhookSender.
-func (rs *recordingSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+func (rs *recordingSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
 	rs.mu.Lock()
 	rs.bodies = append(rs.bodies, string(body))
 	rs.mu.Unlock()
@@ -53,7 +53,7 @@ func (rs *recordingSender) Send(ctx context.Context, url string, header map[stri
 	case rs.sent <- struct{}{}:
 	default:
 	}
-	return http.StatusOK, nil
+	return unical.WebhookResponse{StatusCode: http.StatusOK}, nil
 }
 
 // Bodies returns the bodies sent so far.

@@ -17,11 +17,14 @@ var _ unical.Watcher = (*Provider)(nil)
 // (https://learn.microsoft.com/graph/change-notifications-lifecycle-events).
 
 // DefaultMaxWatchLifetime is the longest lifetime asked for an events
-// subscription: 4,230 minutes, the Outlook maximum in the subscription
-// documentation revision the fake follows. Current documentation allows
-// 10,080 minutes; the shorter value is valid under both, and the Client
-// renews before expiry anyway.
-const DefaultMaxWatchLifetime = 4230 * time.Minute
+// subscription: 10,080 minutes (under seven days), the maximum for Outlook
+// message, event and contact subscriptions without resource data in
+// microsoft-graph-docs-contrib
+// concepts/includes/change-notifications-subscription-lifetime.md
+// (revision ms.date 11/07/2024; revisions up to 2022 said 4,230 minutes).
+// Rich notifications would be capped at 1,440 minutes; the provider does
+// not ask for resource data. Config.MaxWatchLifetime can lower it.
+const DefaultMaxWatchLifetime = 10080 * time.Minute
 
 // watchSkew is taken off the maximum lifetime so that a clock running a
 // little ahead of Graph's does not ask for more than Graph allows.
