@@ -401,10 +401,13 @@ func (s *Server) GetEvent(calendarID, eventID string) (Event, bool) {
 // and calendar lists: their next use answers 410 fullSyncRequired, as
 // Google does when it invalidates tokens "for various reasons including
 // token expiration or changes in related ACLs". Tokens issued later work.
+// The change history before now is forgotten too: an events.list whose
+// updatedMin lies earlier answers 410 updatedMinTooLongAgo (errors guide).
 func (s *Server) ExpireSyncTokens() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.syncGen++
+	s.st.historyFloor = s.now()
 }
 
 // InjectFault queues a fault; faults match in the order they were added.

@@ -174,6 +174,24 @@ func TestEventsList_SyncTokenExpired(t *testing.T) {
 	if r := call(t, "GET", eventsURL(f, "primary", url.Values{"syncToken": {tok2}}), f.token, nil); r.status != 200 {
 		t.Errorf("new token after expiry: %d %s", r.status, r.raw)
 	}
+	// The change history before the expiry is gone too: updatedMin earlier
+	// than it gets the errors guide's other 410, a later one works.
+	r = call(t, "GET", eventsURL(f, "primary", url.Values{"updatedMin": {"2025-01-06T08:00:00Z"}}), f.token, nil)
+	want = map[string]any{"error": map[string]any{
+		"errors": []any{map[string]any{
+			"domain": "calendar", "reason": "updatedMinTooLongAgo",
+			"message":      "The requested minimum modification time lies too far in the past.",
+			"locationType": "parameter", "location": "updatedMin",
+		}},
+		"code":    float64(410),
+		"message": "The requested minimum modification time lies too far in the past.",
+	}}
+	if diff := cmp.Diff(want, r.body); diff != "" || r.status != http.StatusGone {
+		t.Errorf("old updatedMin: status %d, body mismatch (-want +got):\n%s", r.status, diff)
+	}
+	if r := call(t, "GET", eventsURL(f, "primary", url.Values{"updatedMin": {"2025-01-06T09:00:00Z"}}), f.token, nil); r.status != 200 {
+		t.Errorf("recent updatedMin: %d %s", r.status, r.raw)
+	}
 }
 
 func TestEventsList_SyncTokenParameterRestrictions(t *testing.T) {
@@ -204,7 +222,9 @@ func TestEventsList_SyncTokenParameterRestrictions(t *testing.T) {
 				t.Fatalf("status = %d, want %d (%s)", r.status, tc.wantStatus, r.raw)
 			}
 			if tc.wantStatus == 400 {
-				errorReason(t, r)
+				if _, reason := errorReason(t, r); reason != "syncTokenWithRequestRestrictions" {
+					t.Errorf("reason = %q, want syncTokenWithRequestRestrictions", reason)
+				}
 			}
 		})
 	}

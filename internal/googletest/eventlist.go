@@ -89,12 +89,13 @@ func parseListQuery(s *Server, c *call, collection string) (*listQuery, error) {
 	if tok := c.q.Get("syncToken"); tok != "" {
 		for _, p := range syncForbidden {
 			if c.q.Has(p) {
-				// UNVERIFIED: reason and wording; the 400 is documented.
-				return nil, errInvalidParam(p, "The parameter "+p+" cannot be used together with syncToken.")
+				return nil, errSyncTokenRestricted(p)
 			}
 		}
+		// "it is not allowed to set showDeleted to False" (events.list
+		// reference, syncToken).
 		if c.q.Get("showDeleted") == "false" {
-			return nil, errInvalidParam("showDeleted", "showDeleted=false cannot be used together with syncToken.")
+			return nil, errSyncTokenRestricted("showDeleted")
 		}
 		cur, err := s.lookupSync(tok, collection)
 		if err != nil {
@@ -106,8 +107,10 @@ func parseListQuery(s *Server, c *call, collection string) (*listQuery, error) {
 	case "", "updated":
 	case "startTime":
 		if !lq.single {
-			// Documented restriction: startTime ordering needs
-			// singleEvents=true. UNVERIFIED wording.
+			// startTime ordering "is only available when querying single
+			// events (i.e. the parameter singleEvents is True)" (events.list
+			// reference, orderBy). A 400 follows from the errors guide's
+			// "invalid combination"; UNVERIFIED: reason and wording.
 			return nil, errBadRequest("The requested ordering is not available for the particular query.")
 		}
 	default:
@@ -124,6 +127,9 @@ func parseListQuery(s *Server, c *call, collection string) (*listQuery, error) {
 	}
 	if lq.updatedMin, lq.hasUpdatedMin, err = parseBound(c, "updatedMin"); err != nil {
 		return nil, err
+	}
+	if lq.hasUpdatedMin && lq.updatedMin.Before(s.st.historyFloor) {
+		return nil, errUpdatedMinTooLongAgo()
 	}
 	lq.q = strings.Fields(strings.ToLower(c.q.Get("q")))
 	for _, kind := range []string{"privateExtendedProperty", "sharedExtendedProperty"} {

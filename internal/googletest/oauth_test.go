@@ -327,8 +327,8 @@ func TestAPI_Authentication(t *testing.T) {
 			if code != 401 || reason != tc.wantReason {
 				t.Fatalf("got %d %s, want 401 %s", code, reason, tc.wantReason)
 			}
-			if e := r.body["error"].(map[string]any); e["status"] != "UNAUTHENTICATED" {
-				t.Errorf("error.status = %v, want UNAUTHENTICATED", e["status"])
+			if e := r.body["error"].(map[string]any); e["status"] != nil {
+				t.Errorf("error.status = %v; the errors guide's bodies have no status member", e["status"])
 			}
 		})
 	}

@@ -90,7 +90,11 @@ type state struct {
 
 	syncTokens map[string]syncCursor
 	syncGen    uint64
-	pageTokens map[string]*pageCursor
+	// historyFloor is when the server last forgot its change history
+	// ([Server.ExpireSyncTokens]); updatedMin before it answers 410
+	// updatedMinTooLongAgo.
+	historyFloor time.Time
+	pageTokens   map[string]*pageCursor
 
 	channels map[string]*channel // by channel id
 
