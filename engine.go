@@ -10,12 +10,23 @@ import (
 	"github.com/unical/unical/internal/webhook"
 )
 
-// WebhookSender posts one webhook request and returns the receiver's HTTP
-// status code. A failure to get one (refused address, timeout, TLS error)
-// is an error. It must not follow redirects: a 3xx is the receiver's
-// answer. Implementations must be safe for concurrent use.
+// WebhookSender posts one webhook request and returns the receiver's
+// answer. A failure to get one (refused address, timeout, TLS error) is an
+// error. It must not follow redirects: a 3xx is the receiver's answer.
+// Implementations must be safe for concurrent use.
 type WebhookSender interface {
-	Send(ctx context.Context, url string, header map[string][]string, body []byte) (status int, err error)
+	Send(ctx context.Context, url string, header map[string][]string, body []byte) (WebhookResponse, error)
+}
+
+// WebhookResponse is the part of a receiver's answer the engine acts on.
+type WebhookResponse struct {
+	// StatusCode is the HTTP status code.
+	StatusCode int
+	// RetryAfter is the wait the receiver asked for in a Retry-After
+	// header (seconds or an HTTP date), 0 without one. The engine honours
+	// it on 429, 502, 503 and 504, the answers Standard Webhooks reads as
+	// "slow down".
+	RetryAfter time.Duration
 }
 
 // engineConfig is the webhook engine's part of Config, with defaults
@@ -81,6 +92,20 @@ func newEngineConfig(cfg *Config) (engineConfig, error) {
 		e.logTTL = 7 * 24 * time.Hour
 	}
 	return e, nil
+}
+
+// slowDown is the wait a receiver asked for with Retry-After on an answer
+// that means "slow down", capped at the longest delay of the retry
+// schedule: a receiver may stretch one retry, but not hold a message past
+// what the schedule would ever wait (a typo'd or hostile Retry-After of a
+// year would otherwise park it for good). The attempt still counts, so
+// the message keeps its limited number of attempts.
+func (e *engineConfig) slowDown(resp WebhookResponse) time.Duration {
+	switch resp.StatusCode {
+	case 429, 502, 503, 504:
+		return min(resp.RetryAfter, e.backoff.Longest())
+	}
+	return 0
 }
 
 // notifyOutbox wakes a running engine after this Client queued messages,
@@ -323,8 +348,9 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	start := c.now()
 	header := tgt.signer.Headers(msg.ID, start, msg.Payload)
 	sctx, cancel := context.WithTimeout(ctx, e.timeout)
-	status, err := e.sender.Send(sctx, tgt.url, header, msg.Payload)
+	resp, err := e.sender.Send(sctx, tgt.url, header, msg.Payload)
 	cancel()
+	status := resp.StatusCode
 	latency := c.now().Sub(start)
 	if err != nil && ctx.Err() != nil {
 		// Stopping mid-send says nothing about the receiver: give the
@@ -350,7 +376,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			// retrying would only be refused again.
 			msg.Status = MessageFailed
 		} else if d, ok := e.backoff.Next(msg.Attempts); ok {
-			msg.NextAttemptAt = c.now().Add(d)
+			msg.NextAttemptAt = c.now().Add(max(d, e.slowDown(resp)))
 		} else {
 			msg.Status = MessageFailed
 		}

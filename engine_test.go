@@ -390,18 +390,19 @@ func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 }
 
 // fakeSender records the fake-clock time of each send and answers with
-// status.
+// status and retryAfter.
 type fakeSender struct {
-	mu     sync.Mutex
-	status int
-	at     []time.Time
+	mu         sync.Mutex
+	status     int
+	retryAfter time.Duration
+	at         []time.Time
 }
 
-func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.at = append(f.at, time.Now())
-	return f.status, nil
+	return unical.WebhookResponse{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
 }
 
 func (f *fakeSender) times() []time.Time {
@@ -448,6 +449,59 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 			t.Errorf("message = %+v, %v; want failed", msg, err)
 		}
 	})
+}
+
+// TestClient_Run_RetryAfter checks on the fake clock that a "slow down"
+// answer stretches the retry to its Retry-After, never past the longest
+// delay of the schedule, and that other failures keep the schedule.
+func TestClient_Run_RetryAfter(t *testing.T) {
+	t.Parallel()
+	schedule := []time.Duration{0, time.Second, time.Second, time.Minute}
+	const poll = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name       string
+		status     int
+		retryAfter time.Duration
+		want       []time.Duration // gaps before attempts 2, 3 and 4
+	}{
+		{"TooManyRequests", http.StatusTooManyRequests, 20 * time.Second, []time.Duration{20 * time.Second, 20 * time.Second, time.Minute}},
+		{"BadGateway", http.StatusBadGateway, 20 * time.Second, []time.Duration{20 * time.Second, 20 * time.Second, time.Minute}},
+		{"ServiceUnavailableCapped", http.StatusServiceUnavailable, 1000 * time.Hour, []time.Duration{time.Minute, time.Minute, time.Minute}},
+		{"GatewayTimeout", http.StatusGatewayTimeout, 20 * time.Second, []time.Duration{20 * time.Second, 20 * time.Second, time.Minute}},
+		{"InternalServerErrorIgnored", http.StatusInternalServerError, 20 * time.Second, []time.Duration{time.Second, time.Second, time.Minute}},
+		{"NoHeader", http.StatusTooManyRequests, 0, []time.Duration{time.Second, time.Second, time.Minute}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				sender := &fakeSender{status: tc.status, retryAfter: tc.retryAfter}
+				env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+					cfg.WebhookSender = sender
+					cfg.RetrySchedule = schedule
+					cfg.OutboxPollInterval = poll
+				})
+				subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+				env.mustEnqueue(t, subID, 1)
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan error)
+				go func() { done <- env.Client.Run(ctx) }()
+				time.Sleep(10 * time.Minute)
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				at := sender.times()
+				if len(at) != len(schedule) {
+					t.Fatalf("%d attempts, want %d", len(at), len(schedule))
+				}
+				for i := 1; i < len(at); i++ {
+					if gap, want := at[i].Sub(at[i-1]), tc.want[i-1]; gap < want || gap > want+poll {
+						t.Errorf("gap before attempt %d = %v, want %v (+ up to one poll)", i+1, gap, want)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestClient_Run_RateLimitExact checks the limiter's spacing on the fake

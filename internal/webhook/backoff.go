@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -33,6 +34,11 @@ type Backoff struct {
 
 // Attempts returns how many attempts a message gets.
 func (b *Backoff) Attempts() int { return len(b.schedule()) }
+
+// Longest returns the longest delay of the schedule, without jitter.
+func (b *Backoff) Longest() time.Duration {
+	return slices.Max(b.schedule())
+}
 
 func (b *Backoff) schedule() []time.Duration {
 	if len(b.Schedule) == 0 {

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -32,7 +34,8 @@ import (
 const DefaultTimeout = 15 * time.Second
 
 // maxResponseBody is how much of a receiver's answer is read, so that a
-// receiver cannot make us download much; only the status code counts.
+// receiver cannot make us download much; only the status code and
+// Retry-After count.
 const maxResponseBody = 64 << 10
 
 // Options configure a Client.
@@ -113,12 +116,12 @@ func refuseForbidden(network, address string, _ syscall.RawConn) error {
 }
 
 // Send POSTs body to url with the given headers and returns the response
-// status code. A transport failure (refused address, timeout, TLS error)
-// is an error with status 0.
-func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (int, error) {
+// status code and Retry-After. A transport failure (refused address,
+// timeout, TLS error) is an error with status 0.
+func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return unical.WebhookResponse{}, err
 	}
 	for k, v := range header {
 		req.Header[http.CanonicalHeaderKey(k)] = v
@@ -126,12 +129,15 @@ func (c *Client) Send(ctx context.Context, url string, header map[string][]strin
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return unical.WebhookResponse{}, err
 	}
 	defer resp.Body.Close()
 	// Draining a little lets the connection be reused for the next message.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
-	return resp.StatusCode, nil
+	// An HTTP date is read against this machine's clock, the only one a
+	// real request has; an unreadable header counts as none.
+	wait, _ := retry.After(resp.Header, time.Now())
+	return unical.WebhookResponse{StatusCode: resp.StatusCode, RetryAfter: wait}, nil
 }
 
 // CloseIdleConnections closes kept-alive connections.

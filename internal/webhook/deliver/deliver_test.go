@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unical/unical"
 	"github.com/unical/unical/internal/webhook/deliver"
 )
 
@@ -40,6 +42,10 @@ func TestClient_Send(t *testing.T) {
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ok", http.StatusTemporaryRedirect)
 	})
+	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", r.URL.Query().Get("after"))
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -53,21 +59,41 @@ func TestClient_Send(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		t.Parallel()
 		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
-		status, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
-		if err != nil || status != http.StatusNoContent {
-			t.Fatalf("Send() = %d, %v; want 204", status, err)
+		resp, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
+		if err != nil || resp != (unical.WebhookResponse{StatusCode: http.StatusNoContent}) {
+			t.Fatalf("Send() = %+v, %v; want 204 without Retry-After", resp, err)
 		}
 	})
 	t.Run("RedirectNotFollowed", func(t *testing.T) {
 		t.Parallel()
 		before := hits.Load()
 		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
-		status, err := c.Send(t.Context(), srv.URL+"/redirect", header, []byte(`{}`))
-		if err != nil || status != http.StatusTemporaryRedirect {
-			t.Fatalf("Send() = %d, %v; want 307", status, err)
+		resp, err := c.Send(t.Context(), srv.URL+"/redirect", header, []byte(`{}`))
+		if err != nil || resp.StatusCode != http.StatusTemporaryRedirect {
+			t.Fatalf("Send() = %+v, %v; want 307", resp, err)
 		}
 		if hits.Load() != before {
 			t.Error("the redirect target was requested")
+		}
+	})
+	t.Run("RetryAfter", func(t *testing.T) {
+		t.Parallel()
+		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		// An HTTP date has whole seconds, so one an hour ahead reads as a
+		// little under an hour; the test allows a minute for a slow run.
+		date := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
+		for _, tc := range []struct {
+			name, after string
+			min, max    time.Duration
+		}{
+			{"Seconds", "120", 2 * time.Minute, 2 * time.Minute},
+			{"HTTPDate", date, 58 * time.Minute, time.Hour},
+			{"Unreadable", "soon", 0, 0},
+		} {
+			resp, err := c.Send(t.Context(), srv.URL+"/busy?after="+url.QueryEscape(tc.after), header, nil)
+			if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.RetryAfter < tc.min || resp.RetryAfter > tc.max {
+				t.Errorf("%s: Send() = %+v, %v; want 429 with RetryAfter in [%v, %v]", tc.name, resp, err, tc.min, tc.max)
+			}
 		}
 	})
 	t.Run("ErrTimeout", func(t *testing.T) {
@@ -141,8 +167,8 @@ func TestSSLCertFileChild(t *testing.T) {
 		t.Skip("only run by TestClient_Send_SSLCertFile")
 	}
 	c := deliver.New(deliver.Options{AllowPrivate: true})
-	status, err := c.Send(t.Context(), url, nil, []byte(`{}`))
-	if err != nil || status != http.StatusAccepted {
-		t.Fatalf("Send() with SSL_CERT_FILE = %d, %v; want 202", status, err)
+	resp, err := c.Send(t.Context(), url, nil, []byte(`{}`))
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("Send() with SSL_CERT_FILE = %+v, %v; want 202", resp, err)
 	}
 }
