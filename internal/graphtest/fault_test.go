@@ -151,4 +151,37 @@ func TestGetSchedule(t *testing.T) {
 	if bad.status != http.StatusBadRequest {
 		t.Errorf("availabilityViewInterval 4 = %d, want 400", bad.status)
 	}
+
+	// The documented limits: a window of less than 62 days, at most 20
+	// addresses.
+	many := make([]string, 21)
+	for i := range many {
+		many[i] = "ada@contoso.test"
+	}
+	for _, tc := range []struct {
+		name      string
+		schedules []string
+		end       string
+		wantCode  string
+	}{
+		{"61Days", []string{"ada@contoso.test"}, "2025-05-10T00:00:00", ""},
+		{"ErrWindow62Days", []string{"ada@contoso.test"}, "2025-05-11T00:00:00", "ErrorTimeIntervalTooBig"},
+		{"20Addresses", many[:20], "2025-03-11T00:00:00", ""},
+		{"ErrAddresses21", many, "2025-03-11T00:00:00", "ErrorMailboxDataArrayTooBig"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.do(t, http.MethodPost, "/v1.0/me/calendar/getSchedule", map[string]any{
+				"schedules": tc.schedules,
+				"startTime": map[string]any{"dateTime": "2025-03-10T00:00:00", "timeZone": "UTC"},
+				"endTime":   map[string]any{"dateTime": tc.end, "timeZone": "UTC"},
+			})
+			if tc.wantCode == "" {
+				mustStatus(t, r, http.StatusOK)
+				return
+			}
+			if r.status != http.StatusBadRequest || r.errorCode() != tc.wantCode {
+				t.Errorf("getSchedule = %d %q, want 400 %q", r.status, r.errorCode(), tc.wantCode)
+			}
+		})
+	}
 }

@@ -13,7 +13,24 @@ import (
 // availabilityView digit per availabilityViewInterval minutes (0 free,
 // 1 tentative, 2 busy, 3 out of office, 4 working elsewhere) and
 // workingHours; times in the Prefer: outlook.timezone zone, else UTC.
-// Free/busy comes from each user's default calendar.
+// Free/busy comes from each user's default calendar. The reference's
+// example ("200220010" for an item that starts before the window) matches
+// the busiest-item-per-slot rule below.
+//
+// Limits, from "Get free/busy schedule of Outlook calendar users and
+// resources" (concepts/outlook-get-free-busy-schedule.md, ms.date
+// 11/07/2024, "Limits and error conditions"): "up to 20 entities at once"
+// and "The time period to look up must be less than 62 days". The error
+// codes are the ones users report from Graph: ErrorTimeIntervalTooBig
+// ("The allowed limit = 62 days", microsoftgraph/microsoft-graph-docs PR
+// 19703) and ErrorMailboxDataArrayTooBig (issue 7047, which saw Graph
+// accept up to 100 addresses; the fake holds clients to the documented 20).
+// Both answer 400 here; the status is not documented.
+const (
+	maxScheduleWindow  = 62 * 24 * time.Hour
+	maxScheduleEntries = 20
+)
+
 func (c *call) getSchedule() {
 	var req struct {
 		Schedules                []string          `json:"schedules"`
@@ -51,6 +68,14 @@ func (c *call) getSchedule() {
 	}
 	if !to.After(from) {
 		c.fail(http.StatusBadRequest, "ErrorInvalidParameter", "endTime must be later than startTime.")
+		return
+	}
+	if to.Sub(from) >= maxScheduleWindow {
+		c.fail(http.StatusBadRequest, "ErrorTimeIntervalTooBig", "The requested time duration specified for FreeBusyViewOptions.TimeWindow is too long; it must be less than 62 days (graphtest).")
+		return
+	}
+	if len(req.Schedules) > maxScheduleEntries {
+		c.fail(http.StatusBadRequest, "ErrorMailboxDataArrayTooBig", "There are too many target users in the schedules array; graphtest allows %d, the request has %d.", maxScheduleEntries, len(req.Schedules))
 		return
 	}
 	values := make([]any, 0, len(req.Schedules))

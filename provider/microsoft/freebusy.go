@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -11,11 +12,14 @@ import (
 
 var _ unical.FreeBusyQuerier = (*Provider)(nil)
 
-// Free/busy limits. getSchedule is documented with a window of at most 62
-// days (UNVERIFIED), so longer windows are asked in parts; the calendar
-// view is read at most maxFreeBusyPages pages per calendar.
+// Free/busy limits. "The time period to look up must be less than 62
+// days" (microsoft-graph-docs-contrib concepts/outlook-get-free-busy-schedule.md,
+// ms.date 11/07/2024, "Limits and error conditions"), so longer windows are
+// asked in parts of 61 days; the calendar view is read at most
+// maxFreeBusyPages pages per calendar. One address is asked per request,
+// well under the documented 20.
 const (
-	scheduleWindow   = 62 * 24 * time.Hour
+	scheduleWindow   = 61 * 24 * time.Hour
 	scheduleInterval = 1440 // availabilityViewInterval, minutes; unused by unical, so the shortest view
 	maxFreeBusyPages = 100
 )
@@ -31,7 +35,9 @@ type scheduleInformation struct {
 }
 
 // scheduleItem is one item of a schedule; Status is free, tentative,
-// busy, oof, workingElsewhere or unknown.
+// busy, oof, workingElsewhere or unknown. The API reference shows the
+// values in lower case, the free/busy concept page ("Tentative", "Busy")
+// capitalised, so they are compared without case.
 type scheduleItem struct {
 	Status string           `json:"status"`
 	Start  dateTimeTimeZone `json:"start"`
@@ -41,7 +47,7 @@ type scheduleItem struct {
 // QueryFreeBusy returns the busy intervals of each calendar in
 // [q.Start, q.End). The account's default calendar is asked through
 // getSchedule (POST /me/calendar/getSchedule, which reads the mailbox's
-// default calendar), in windows of at most 62 days, with the window and
+// default calendar), in windows of at most 61 days, with the window and
 // the answer in the requested zone (Prefer: outlook.timezone). Every other
 // calendar, and the default one where getSchedule cannot answer (personal
 // Microsoft accounts, a mailbox without an address), is read from its
@@ -133,7 +139,7 @@ func (c *client) schedule(ctx context.Context, address string, from, to time.Tim
 			return nil, false, nil
 		}
 		for _, it := range resp.Value[0].ScheduleItems {
-			if it.Status == "free" {
+			if strings.EqualFold(it.Status, "free") {
 				continue
 			}
 			s, err1 := parseGraphDateTime(&it.Start)

@@ -88,6 +88,7 @@ func TestQueryFreeBusy(t *testing.T) {
 	})
 	t.Run("LongWindowInParts", func(t *testing.T) {
 		before := f.srv.RequestCount("/v1.0/me/calendar/getSchedule")
+		views := f.srv.RequestCount("/v1.0/me/calendars/" + def + "/calendarView")
 		long := &unical.FreeBusyQuery{
 			Start: mustTime(t, "2026-03-01T00:00:00Z"), End: mustTime(t, "2026-07-01T00:00:00Z"),
 			TimeZone: "Europe/Berlin", CalendarIDs: []string{def},
@@ -98,6 +99,11 @@ func TestQueryFreeBusy(t *testing.T) {
 		}
 		if n := f.srv.RequestCount("/v1.0/me/calendar/getSchedule") - before; n != 2 {
 			t.Errorf("getSchedule called %d times for 122 days; want 2", n)
+		}
+		// Each part is shorter than getSchedule's 62 days, so none is
+		// refused and the calendar view is not read instead.
+		if n := f.srv.RequestCount("/v1.0/me/calendars/"+def+"/calendarView") - views; n != 0 {
+			t.Errorf("calendar view read %d times; want getSchedule only", n)
 		}
 		wantLong := map[string][]string{def: {"2026-05-04T03:00:00-04:00/2026-05-04T04:00:00-04:00", "2026-05-06T03:00:00-04:00/2026-05-06T04:00:00-04:00"}}
 		if diff := cmp.Diff(wantLong, show(got)); diff != "" {
