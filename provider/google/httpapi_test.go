@@ -1,12 +1,7 @@
 package google_test
 
 import (
-	"bytes"
-	"crypto/tls"
-	"crypto/x509"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -16,7 +11,6 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/provider/google"
 )
 
@@ -454,40 +448,16 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 	}
 }
 
-// hookReceiver is an HTTPS webhook endpoint that records deliveries.
-type hookReceiver struct {
-	srv *httptest.Server
-	got chan []byte
-}
-
-func newHookReceiver(t *testing.T) *hookReceiver {
-	t.Helper()
-	hr := &hookReceiver{got: make(chan []byte, 100)}
-	hr.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		hr.got <- b
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(hr.srv.Close)
-	return hr
-}
-
-// sender delivers webhooks to the receiver, trusting its certificate.
-func (hr *hookReceiver) sender() unical.WebhookSender {
-	pool := x509.NewCertPool()
-	pool.AddCert(hr.srv.Certificate())
-	return deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
-}
-
-// TestHTTPAPI_Push follows a change from Google to the application's
+// TestHTTPAPI_Push follows changes from Google to the application's
 // webhook: Google pushes to our notification path, the provider reads the
-// push, and the engine delivers calendar.event.changed. Polling is off, so
-// only the push can cause the delivery.
+// push, and the engine delivers calendar.event.changed to a loopback HTTPS
+// receiver that verifies every message with the Standard Webhooks
+// reference library. Polling is off, so only pushes cause deliveries.
 func TestHTTPAPI_Push(t *testing.T) {
 	t.Parallel()
-	hr := newHookReceiver(t)
+	rcv := apitest.NewReceiver(t)
 	st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
-		cfg.WebhookSender = hr.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
@@ -495,26 +465,41 @@ func TestHTTPAPI_Push(t *testing.T) {
 	})
 	go func() { _ = st.Client.Run(t.Context()) }()
 	accountID := st.connect(t)
-	var sub struct {
-		ID string `json:"webhookSubscriptionId"`
-	}
-	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, &sub)
+	var sub unical.SubscriptionCreated
+	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
+	rcv.SetSecret(sub.EndpointSecret)
 	chans := st.google.Channels()
 	if len(chans) != 1 || chans[0].CalendarID != e2eUser {
 		t.Fatalf("channels = %+v, want one on the primary calendar", chans)
 	}
 
+	// Each change waits for its message before the next, so bursts cannot
+	// be coalesced across steps.
+	base := "/v1/events/" + accountID + "/" + url.PathEscape(e2eUser)
+	seen := 0
+	expect := func(step string) {
+		t.Helper()
+		got := rcv.WaitFor(t, seen+1)
+		seen = len(got)
+		last := got[seen-1]
+		p := last.Payload(t)
+		if !last.Verified || p.EventType != unical.EventTypeCalendarEventChanged || p.SubscriptionID != sub.WebhookSubscriptionID {
+			t.Errorf("%s: delivered %s (verified %v), want a verified calendar.event.changed for %s", step, last.Body, last.Verified, sub.WebhookSubscriptionID)
+		}
+	}
+	var ev struct {
+		ID string `json:"id"`
+	}
+	st.must(t, "POST", base, map[string]any{"title": "pushed", "start": map[string]any{"dateTime": "2026-05-06T09:00:00Z"}, "end": map[string]any{"dateTime": "2026-05-06T10:00:00Z"}}, &ev)
+	expect("create")
+	st.must(t, "PUT", base+"/"+url.PathEscape(ev.ID), map[string]any{"title": "pushed again"}, nil)
+	expect("update")
+	st.must(t, "DELETE", base+"/"+url.PathEscape(ev.ID), nil, nil)
+	expect("delete")
 	// Another client changes the calendar at Google.
 	st.google.AddEvent(e2eUser, googletest.Event{Summary: "from elsewhere",
 		Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
-	select {
-	case body := <-hr.got:
-		if !bytes.Contains(body, []byte("calendar.event.changed")) {
-			t.Errorf("delivered %s, want a calendar.event.changed message", body)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no webhook arrived after the change at Google")
-	}
+	expect("change at Google")
 
 	// A push with another token is ignored: nothing is delivered.
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", chans[0].Address, nil)
@@ -529,23 +514,29 @@ func TestHTTPAPI_Push(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("forged push answered %d, want 200 (and no effect)", resp.StatusCode)
 	}
-	select {
-	case body := <-hr.got:
-		t.Errorf("a forged push caused a delivery: %s", body)
-	case <-time.After(300 * time.Millisecond):
+	time.Sleep(300 * time.Millisecond)
+	got := rcv.Deliveries()
+	if len(got) != seen {
+		t.Errorf("a forged push caused a delivery: %s", got[len(got)-1].Body)
+	}
+	for _, d := range got {
+		if !d.Verified {
+			t.Errorf("delivery %s did not verify", d.ID)
+		}
+	}
+	if !rcv.Tampered(t, got[0]) {
+		t.Error("the receiver accepted a tampered message")
 	}
 }
 
-// waitHook waits for the next webhook delivery and checks its type.
-func (hr *hookReceiver) waitHook(t *testing.T, eventType string) {
+// waitHook waits for the receiver's next delivery and checks that it
+// verifies and has the given type.
+func waitHook(t *testing.T, rcv *apitest.Receiver, seen *int, eventType string) {
 	t.Helper()
-	select {
-	case body := <-hr.got:
-		if !bytes.Contains(body, []byte(eventType)) {
-			t.Errorf("delivered %s, want a %s message", body, eventType)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no %s webhook arrived", eventType)
+	got := rcv.WaitFor(t, *seen+1)
+	*seen = len(got)
+	if d := got[*seen-1]; !d.Verified || d.Payload(t).EventType != eventType {
+		t.Errorf("delivered %s (verified %v), want a verified %s message", d.Body, d.Verified, eventType)
 	}
 }
 
@@ -558,16 +549,18 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 	t.Parallel()
 	t.Run("Renew", func(t *testing.T) {
 		t.Parallel()
-		hr := newHookReceiver(t)
+		rcv, seen := apitest.NewReceiver(t), 0
 		st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
-			cfg.WebhookSender, cfg.AllowPrivateTargets = hr.sender(), true
+			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
 		go func() { _ = st.Client.Run(t.Context()) }()
 		accountID := st.connect(t)
-		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
+		var sub unical.SubscriptionCreated
+		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
+		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
 		if err := st.Client.PollChanges(t.Context()); err != nil {
 			t.Fatal(err)
@@ -588,20 +581,22 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 		}
 		st.google.AddEvent(e2eUser, googletest.Event{Summary: "after renewal",
 			Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
-		hr.waitHook(t, "calendar.event.changed")
+		waitHook(t, rcv, &seen, "calendar.event.changed")
 	})
 	t.Run("Poll", func(t *testing.T) {
 		t.Parallel()
-		hr := newHookReceiver(t)
+		rcv, seen := apitest.NewReceiver(t), 0
 		// Google refuses our http:// notification address, as it refuses
 		// every address that is not HTTPS.
 		st := mustNewStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
-			cfg.WebhookSender, cfg.AllowPrivateTargets = hr.sender(), true
+			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
 		go func() { _ = st.Client.Run(t.Context()) }()
 		accountID := st.connect(t)
-		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": hr.srv.URL + "/hook"}, nil)
+		var sub unical.SubscriptionCreated
+		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
+		rcv.SetSecret(sub.EndpointSecret)
 		if chans := st.google.Channels(); len(chans) != 0 {
 			t.Fatalf("channels = %+v, want none", chans)
 		}
@@ -615,15 +610,14 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 		st.google.AddEvent(e2eUser, googletest.Event{Summary: "polled",
 			Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
 		poll()
-		hr.waitHook(t, "calendar.event.changed")
+		waitHook(t, rcv, &seen, "calendar.event.changed")
 		st.google.ExpireSyncTokens()
 		poll()
-		hr.waitHook(t, "calendar.event.unknown")
+		waitHook(t, rcv, &seen, "calendar.event.unknown")
 		poll() // a fresh token, nothing changed
-		select {
-		case body := <-hr.got:
-			t.Errorf("a poll without changes delivered %s", body)
-		case <-time.After(200 * time.Millisecond):
+		time.Sleep(200 * time.Millisecond)
+		if got := rcv.Deliveries(); len(got) != seen {
+			t.Errorf("a poll without changes delivered %s", got[len(got)-1].Body)
 		}
 	})
 }
