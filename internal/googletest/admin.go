@@ -457,3 +457,15 @@ func (s *Server) RequestCount(method, pathPrefix string) int {
 	}
 	return n
 }
+
+// SetConferencePending makes later Meet creations asynchronous, as Google
+// documents them: the write that asks for a conference answers with
+// createRequest.status.statusCode "pending" and no entry points, and the
+// conference is created (status "success", Meet link, hangoutLink) once the
+// event has been read reads more times with events.get. reads 0 (the
+// default) creates conferences at once.
+func (s *Server) SetConferencePending(reads int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.conferencePendingReads = max(reads, 0)
+}

@@ -343,9 +343,13 @@ func (s *Server) eventsGet(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ev, _, ok := s.lookupEventLocked(cal, c.r.PathValue("eventId"))
+	ev, se, ok := s.lookupEventLocked(cal, c.r.PathValue("eventId"))
 	if !ok {
 		return 0, nil, errNotFound()
+	}
+	if se != nil {
+		s.settleConferenceLocked(se)
+		ev = se.ev
 	}
 	if inm := c.r.Header.Get("If-None-Match"); inm != "" && inm == ev.Etag {
 		return http.StatusNotModified, nil, nil
@@ -607,9 +611,15 @@ func mergeAttendees(cur []EventAttendee, patch any) any {
 const meetIconURI = "https://fonts.gstatic.com/s/i/productlogos/meet_2020q4/v6/web-512dp/logo_meet_2020q4_color_2x_web_512dp.png"
 
 // applyConference honours conferenceData.createRequest (only reached with
-// conferenceDataVersion=1). A new requestId creates a Meet conference at
-// once with status "success" (Google may answer "pending" first; the fake
-// never does); a repeated requestId is ignored, as the reference says.
+// conferenceDataVersion=1). Creation is asynchronous at Google: the
+// ConferenceData reference says the data "is generated asynchronously" and
+// createRequest.status.statusCode is "pending" while the request is "still
+// being processed", "success" once "the entry points are populated" and
+// "failure" when "there are no entry points" (discovery document,
+// ConferenceRequestStatus.statusCode). A new requestId creates a Meet
+// conference: at once with "success", or, after [Server.SetConferencePending],
+// first as "pending" with no conference id, solution or entry points. A
+// repeated requestId is ignored, as the reference says.
 func (s *Server) applyConference(cal *calendar, ev, prev *Event) error {
 	cd := ev.ConferenceData
 	if cd == nil {
@@ -635,37 +645,79 @@ func (s *Server) applyConference(cal *calendar, ev, prev *Event) error {
 				// allowedConferenceSolutionTypes is documented.
 				return errInvalid("Invalid conference type value.")
 			}
-			if typ != "hangoutsMeet" {
+			switch {
+			case typ != "hangoutsMeet":
 				// The fake can only create Meet conferences.
 				cr.Status = &ConferenceRequestStatus{StatusCode: "failure"}
 				ev.ConferenceData = &ConferenceData{CreateRequest: cr}
-			} else {
-				code := randomID(3, lower) + "-" + randomID(4, lower) + "-" + randomID(3, lower)
-				uri := "https://meet.google.com/" + code
-				ev.ConferenceData = &ConferenceData{
-					ConferenceID: code,
-					ConferenceSolution: &ConferenceSolution{
-						Key: ConferenceSolutionKey{Type: "hangoutsMeet"}, Name: "Google Meet", IconURI: meetIconURI,
-					},
-					CreateRequest: &CreateConferenceRequest{
-						RequestID:             cr.RequestID,
-						ConferenceSolutionKey: &ConferenceSolutionKey{Type: "hangoutsMeet"},
-						Status:                &ConferenceRequestStatus{StatusCode: "success"},
-					},
-					EntryPoints: []EntryPoint{{EntryPointType: "video", URI: uri, Label: "meet.google.com/" + code}},
-				}
+			case s.st.conferencePendingReads > 0:
+				s.st.pendingConferences[cr.RequestID] = s.st.conferencePendingReads
+				ev.ConferenceData = &ConferenceData{CreateRequest: &CreateConferenceRequest{
+					RequestID:             cr.RequestID,
+					ConferenceSolutionKey: &ConferenceSolutionKey{Type: "hangoutsMeet"},
+					Status:                &ConferenceRequestStatus{StatusCode: "pending"},
+				}}
+			default:
+				ev.ConferenceData = meetConference(cr.RequestID)
 			}
 		}
 	}
-	ev.HangoutLink = ""
-	if ev.ConferenceData.ConferenceSolution != nil && ev.ConferenceData.ConferenceSolution.Key.Type == "hangoutsMeet" {
-		for _, ep := range ev.ConferenceData.EntryPoints {
-			if ep.EntryPointType == "video" {
-				ev.HangoutLink = ep.URI
-			}
-		}
-	}
+	setHangoutLink(ev)
 	return nil
+}
+
+// meetConference is a created Meet conference for a create request.
+func meetConference(requestID string) *ConferenceData {
+	code := randomID(3, lower) + "-" + randomID(4, lower) + "-" + randomID(3, lower)
+	uri := "https://meet.google.com/" + code
+	return &ConferenceData{
+		ConferenceID: code,
+		ConferenceSolution: &ConferenceSolution{
+			Key: ConferenceSolutionKey{Type: "hangoutsMeet"}, Name: "Google Meet", IconURI: meetIconURI,
+		},
+		CreateRequest: &CreateConferenceRequest{
+			RequestID:             requestID,
+			ConferenceSolutionKey: &ConferenceSolutionKey{Type: "hangoutsMeet"},
+			Status:                &ConferenceRequestStatus{StatusCode: "success"},
+		},
+		EntryPoints: []EntryPoint{{EntryPointType: "video", URI: uri, Label: "meet.google.com/" + code}},
+	}
+}
+
+// setHangoutLink derives the read-only hangoutLink from a Meet
+// conference's video entry point.
+func setHangoutLink(ev *Event) {
+	ev.HangoutLink = ""
+	if ev.ConferenceData == nil || ev.ConferenceData.ConferenceSolution == nil || ev.ConferenceData.ConferenceSolution.Key.Type != "hangoutsMeet" {
+		return
+	}
+	for _, ep := range ev.ConferenceData.EntryPoints {
+		if ep.EntryPointType == "video" {
+			ev.HangoutLink = ep.URI
+		}
+	}
+}
+
+// settleConferenceLocked counts one events.get of a stored event whose
+// Meet creation is pending, and completes the conference when the reads
+// set by [Server.SetConferencePending] are used up. Completing it is a
+// change of the event (new etag, seen by incremental sync).
+func (s *Server) settleConferenceLocked(se *storedEvent) {
+	cd := se.ev.ConferenceData
+	if cd == nil || cd.CreateRequest == nil || cd.CreateRequest.Status == nil || cd.CreateRequest.Status.StatusCode != "pending" {
+		return
+	}
+	id := cd.CreateRequest.RequestID
+	if left, ok := s.st.pendingConferences[id]; ok && left > 1 {
+		s.st.pendingConferences[id] = left - 1
+		return
+	}
+	delete(s.st.pendingConferences, id)
+	se.ev.ConferenceData = meetConference(id)
+	setHangoutLink(&se.ev)
+	seq := s.nextSeq()
+	se.ev.Etag, se.modSeq = etagFor(seq), seq
+	se.ev.Updated = s.stamp()
 }
 
 func maxAttendeesParam(c *call) int {

@@ -487,3 +487,49 @@ func TestEvents_ConferenceCreateRequest(t *testing.T) {
 		}
 	})
 }
+
+// Conference creation is asynchronous at Google (ConferenceData reference:
+// "generated asynchronously", statusCode "pending" until the entry points
+// are populated). With SetConferencePending the fake answers the write with
+// a pending request and completes it after the given number of reads.
+func TestEvents_ConferenceCreatePending(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	f.srv.SetConferencePending(2)
+	body := timed("Meet", "2025-01-07T10:00:00Z", "2025-01-07T11:00:00Z")
+	body["conferenceData"] = map[string]any{"createRequest": map[string]any{
+		"requestId": "req-p", "conferenceSolutionKey": map[string]any{"type": "hangoutsMeet"},
+	}}
+	r := call(t, "POST", eventsURL(f, "primary", url.Values{"conferenceDataVersion": {"1"}}), f.token, body)
+	if r.status != 200 {
+		t.Fatalf("insert: %d %s", r.status, r.raw)
+	}
+	pending := map[string]any{"createRequest": map[string]any{
+		"requestId":             "req-p",
+		"conferenceSolutionKey": map[string]any{"type": "hangoutsMeet"},
+		"status":                map[string]any{"statusCode": "pending"},
+	}}
+	if diff := cmp.Diff(pending, r.body["conferenceData"]); diff != "" || r.body["hangoutLink"] != nil {
+		t.Fatalf("insert answer: hangoutLink %v, conferenceData mismatch (-want +got):\n%s", r.body["hangoutLink"], diff)
+	}
+	_, tok, _ := listAll(t, f, "primary", nil)
+	evURL := eventsURL(f, "primary", nil) + "/" + str(r.body, "id")
+	first := call(t, "GET", evURL, f.token, nil)
+	if diff := cmp.Diff(pending, first.body["conferenceData"]); diff != "" {
+		t.Fatalf("first read: conferenceData mismatch (-want +got):\n%s", diff)
+	}
+	second := call(t, "GET", evURL, f.token, nil)
+	if got := str(second.body, "conferenceData", "createRequest", "status", "statusCode"); got != "success" {
+		t.Fatalf("second read: statusCode %q, want success (%s)", got, second.raw)
+	}
+	if link := str(second.body, "hangoutLink"); !strings.HasPrefix(link, "https://meet.google.com/") {
+		t.Fatalf("second read: hangoutLink %q", link)
+	}
+	if str(second.body, "etag") == str(first.body, "etag") {
+		t.Errorf("completing the conference kept etag %s", str(first.body, "etag"))
+	}
+	changed, _, _ := listAll(t, f, "primary", url.Values{"syncToken": {tok}})
+	if len(changed) != 1 || str(changed[0], "conferenceData", "createRequest", "status", "statusCode") != "success" {
+		t.Errorf("incremental sync after completion: %v", changed)
+	}
+}

@@ -98,6 +98,11 @@ type state struct {
 
 	channels map[string]*channel // by channel id
 
+	// conferencePendingReads is set by [Server.SetConferencePending];
+	// pendingConferences counts the reads left per create requestId.
+	conferencePendingReads int
+	pendingConferences     map[string]int
+
 	faults   []*Fault
 	requests []requestRecord
 }
@@ -127,15 +132,16 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	}
 	s := &Server{tb: tb, opts: opts}
 	s.st = state{
-		users:      map[string]*user{},
-		clients:    map[string]*Client{},
-		calendar:   map[string]*calendar{},
-		codes:      map[string]*authCode{},
-		refresh:    map[string]*grant{},
-		access:     map[string]*accessToken{},
-		syncTokens: map[string]syncCursor{},
-		pageTokens: map[string]*pageCursor{},
-		channels:   map[string]*channel{},
+		users:              map[string]*user{},
+		clients:            map[string]*Client{},
+		calendar:           map[string]*calendar{},
+		codes:              map[string]*authCode{},
+		refresh:            map[string]*grant{},
+		access:             map[string]*accessToken{},
+		syncTokens:         map[string]syncCursor{},
+		pageTokens:         map[string]*pageCursor{},
+		pendingConferences: map[string]int{},
+		channels:           map[string]*channel{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.ts = httptest.NewServer(s.routes())

@@ -550,3 +550,54 @@ func TestCreateEvent_ErrNoEnd(t *testing.T) {
 		t.Errorf("%d inserts reached Google", n)
 	}
 }
+
+// Google creates Meet conferences asynchronously: the insert may answer
+// createRequest.status "pending" with no entry points (ConferenceData
+// reference). CreateEvent re-reads the event a few times, with backoff,
+// until the conference is there; if it is still pending after that, the
+// event comes back without a join URL and the pending status, not an error.
+func TestCreateEvent_MeetCreationPending(t *testing.T) {
+	t.Parallel()
+	params := func() *unical.EventParams {
+		return &unical.EventParams{
+			Title:                      unical.Some("Sync"),
+			Start:                      zonedAt("2026-05-04T10:00:00+02:00", "Europe/Paris"),
+			End:                        zonedAt("2026-05-04T11:00:00+02:00", "Europe/Paris"),
+			GenerateMeetingURLProvider: unical.Some(unical.MeetingProviderGoogleMeet),
+		}
+	}
+	t.Run("SettlesAfterRereads", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.srv.SetConferencePending(2)
+		got, err := f.p.CreateEvent(t.Context(), f.session(t, alice), alice, params())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd := got.ConferenceData
+		if cd == nil || !strings.HasPrefix(cd.JoinURL, "https://meet.google.com/") ||
+			cd.ConferenceDetails.CreateRequest.Status.StatusCode != "success" {
+			t.Fatalf("conferenceData = %+v, want a created Meet conference", cd)
+		}
+		if n := f.srv.RequestCount("GET", "/calendar/v3/calendars/"+alice+"/events/"+got.ID); n != 2 {
+			t.Errorf("events.get calls = %d, want 2", n)
+		}
+		if len(f.waits) != 2 {
+			t.Errorf("waits = %v, want one backoff before each re-read", f.waits)
+		}
+	})
+	t.Run("StillPending", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.srv.SetConferencePending(100)
+		got, err := f.p.CreateEvent(t.Context(), f.session(t, alice), alice, params())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd := got.ConferenceData
+		if cd == nil || cd.JoinURL != "" || cd.ConferenceType != unical.MeetingProviderGoogleMeet ||
+			cd.ConferenceDetails.CreateRequest.Status.StatusCode != "pending" {
+			t.Fatalf("conferenceData = %+v, want a pending Meet request without a join URL", cd)
+		}
+	})
+}
