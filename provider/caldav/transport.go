@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 )
 
 const (
@@ -71,7 +71,9 @@ func (c *conn) do(ctx context.Context, method string, target *url.URL, header ht
 			return r, err
 		}
 		wait := c.retry.base << n
-		if ra := retryAfter(r.Header, time.Now()); ra > 0 {
+		// A Retry-After of 0 or a past date leaves the backoff: retrying
+		// at once would only meet the same overload.
+		if ra, ok := retry.After(r.Header, time.Now()); ok && ra > 0 {
 			wait = ra
 		}
 		if wait > maxRetryWait {
@@ -154,29 +156,14 @@ func (c *conn) classify(r *response, what string) error {
 		return unical.WrapError(unical.CodePrecondition, cause, "The resource changed at the CalDAV server since it was read.")
 	case http.StatusTooManyRequests:
 		e := unical.WrapError(unical.CodeRateLimited, cause, "The CalDAV server asks to slow down.")
-		e.RetryAfter = retryAfter(r.Header, time.Now())
+		e.RetryAfter, _ = retry.After(r.Header, time.Now())
 		return e
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		e := unical.WrapError(unical.CodeUnavailable, cause, "The CalDAV server is unavailable.")
-		e.RetryAfter = retryAfter(r.Header, time.Now())
+		e.RetryAfter, _ = retry.After(r.Header, time.Now())
 		return e
 	}
 	return unical.WrapError(unical.CodeUpstream, cause, "The CalDAV server answered with an error.")
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now).Round(time.Second)
-	}
-	return 0
 }
 
 func snippet(b []byte) string {

@@ -1,6 +1,7 @@
 package caldav
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,22 +49,30 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestRetryAfter(t *testing.T) {
+// TestClassify_RetryAfter checks that both forms of Retry-After (RFC 9110
+// §10.2.3), read by internal/retry, reach the error.
+func TestClassify_RetryAfter(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	u, _ := url.Parse("https://example.com/cal/")
 	tests := []struct {
 		value string
 		want  time.Duration
 	}{
 		{"", 0},
 		{"120", 2 * time.Minute},
-		{"Thu, 01 Jan 2026 12:00:30 GMT", 30 * time.Second},
-		{"Thu, 01 Jan 2026 11:00:00 GMT", 0},
+		{time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat), 90 * time.Second},
+		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0},
 		{"soon", 0},
 	}
 	for _, tt := range tests {
-		if got := retryAfter(http.Header{"Retry-After": {tt.value}}, now); got != tt.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tt.value, got, tt.want)
+		err := (&conn{}).classify(&response{URL: u, StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {tt.value}}}, "test")
+		var e *unical.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("classify = %v, want an *unical.Error", err)
+		}
+		// An HTTP date has whole seconds and the clock moves on: allow 2 s.
+		if d := e.RetryAfter - tt.want; d > 0 || d < -2*time.Second {
+			t.Errorf("Retry-After %q: RetryAfter = %v, want %v", tt.value, e.RetryAfter, tt.want)
 		}
 	}
 }
