@@ -22,16 +22,35 @@ import (
 //     has @odata.deltaLink (with $deltatoken). Links are absolute.
 //   - A later round returns what changed since the deltaLink: created and
 //     updated instances in full, deleted ones as
-//     {"id":...,"@removed":{"reason":"deleted"}}, and, as event-delta
-//     documents, events changed outside the window also as @removed.
+//     {"@odata.type":"#microsoft.graph.event","id":...,"@removed":{"reason":"deleted"}}
+//     (the shape of delta-query-events.md's "next round" response), and,
+//     as event-delta documents, events changed outside the window also as
+//     @removed.
 //   - $select, $expand, $filter, $orderby, $search and $top are refused;
 //     Prefer: odata.maxpagesize sets the page size.
 //   - An expired token answers a "40X-series error with error codes such as
-//     syncStateNotFound" (delta-query-overview, "Token duration"); the fake
-//     answers 410 Gone with code syncStateNotFound, the status clients
-//     observe. A reset answers 410 with a Location header holding the
-//     initial request URL with an empty $deltatoken ("Synchronization
-//     reset").
+//     syncStateNotFound" (delta-query-overview, "Token duration"); the
+//     status is not documented, so it is Options.ExpiredDeltaTokenStatus
+//     (410 unless a test asks for another). A reset answers 410 with a
+//     Location header holding the initial request URL with an empty
+//     $deltatoken ("Synchronization reset"); its error code is not
+//     documented, the fake uses resyncRequired (concepts/errors.md: "The
+//     delta token is no longer valid, and the app must reset the sync
+//     state").
+//   - Paths. The v1.0 reference (event-delta.md, ms.date 06/21/2024) lists
+//     only GET /me/calendarView/delta and /users/{id}/calendarView/delta,
+//     "of the user's primary calendar", and delta-query-overview's table
+//     says "Events in a calendar view (date range) of the primary
+//     calendar". UNVERIFIED for v1.0: the per-calendar
+//     /me/calendars/{id}/calendarView/delta, which the fake serves too.
+//     delta-query-events.md says a calendar view may come "from the default
+//     calendar or some other specified calendar" and that each calendar is
+//     tracked individually, and msgraph-sdk-go (generated from the v1.0
+//     metadata) has users/item_calendars_item_calendar_view_delta_request_builder.go,
+//     but no v1.0 reference page documents the path; a maintainer reverted
+//     a v1.0 edit that widened it (microsoft-graph-docs PR 13204). Clients
+//     must cope with its refusal (the Microsoft provider falls back to
+//     snapshots).
 
 // deltaItem is one entry of a round: an instance to send in full, or a
 // removal.
@@ -130,7 +149,7 @@ func (c *call) delta() {
 			return
 		}
 		if t.expired {
-			c.fail(http.StatusGone, "syncStateNotFound", "The sync state generation is not found. The delta token is expired and data must be synchronized again.")
+			c.fail(c.s.opts.ExpiredDeltaTokenStatus, "syncStateNotFound", "The sync state generation is not found. The delta token is expired and data must be synchronized again.")
 			return
 		}
 		tok = t

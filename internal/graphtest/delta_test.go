@@ -176,3 +176,21 @@ func TestDelta_Errors(t *testing.T) {
 		}
 	})
 }
+
+// TestDelta_ExpiredStatus: Microsoft documents an expired token only as "a
+// 40X-series error" with code syncStateNotFound, so the status is an
+// option.
+func TestDelta_ExpiredStatus(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusBadRequest, http.StatusNotFound} {
+		f := mustSetup(t, graphtest.Options{ExpiredDeltaTokenStatus: status})
+		f.mustAddEvent(t, "x", "2025-03-10T09:00:00", "2025-03-10T10:00:00")
+		initial := viewPath("/v1.0/me/calendarView/delta", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z")
+		_, _, link := f.deltaRound(t, initial)
+		f.srv.ExpireDeltaTokens(f.user)
+		r := f.do(t, http.MethodGet, link, nil)
+		if r.status != status || r.errorCode() != "syncStateNotFound" {
+			t.Errorf("expired deltaLink = %d %q, want %d syncStateNotFound", r.status, r.errorCode(), status)
+		}
+	}
+}

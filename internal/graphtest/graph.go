@@ -58,8 +58,9 @@ func (s *Server) graphRoutes() {
 		r("GET "+base+"/events/{eid}/instances", scopeCalRead, (*call).listInstances)
 		r("GET "+base+"/calendarView", scopeCalRead, (*call).calendarView)
 	}
-	// v1.0 documents calendarView/delta for the default calendar only; the
-	// per-calendar form is widely used and served too (UNVERIFIED for v1.0).
+	// v1.0 documents calendarView/delta for the primary calendar only
+	// (api/event-delta.md); the per-calendar form is served too and stays
+	// UNVERIFIED for v1.0 (see delta.go for what was searched).
 	r("GET /v1.0/me/calendarView/delta", scopeCalRead, (*call).delta)
 	r("GET /v1.0/me/calendar/calendarView/delta", scopeCalRead, (*call).delta)
 	r("GET /v1.0/me/calendars/{cid}/calendarView/delta", scopeCalRead, (*call).delta)

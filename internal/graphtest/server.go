@@ -54,6 +54,14 @@ type Options struct {
 	// neither $top nor Prefer: odata.maxpagesize. Default 10.
 	PageSize int
 
+	// ExpiredDeltaTokenStatus is the HTTP status a delta or skip token
+	// answers, with error code syncStateNotFound, after ExpireDeltaTokens.
+	// Microsoft documents only "a 40X-series error with error codes such as
+	// syncStateNotFound" (concepts/delta-query-overview.md, "Token
+	// duration"), so tests can try 400 or 404 too. Default 410, the status
+	// clients commonly report.
+	ExpiredDeltaTokenStatus int
+
 	// SubscriptionMaxLifetime is the longest a subscription may live.
 	// Default 10,080 minutes, the maximum for Outlook message, event and
 	// contact subscriptions without resource data in
@@ -133,6 +141,9 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = 10
+	}
+	if opts.ExpiredDeltaTokenStatus == 0 {
+		opts.ExpiredDeltaTokenStatus = http.StatusGone
 	}
 	if opts.SubscriptionMaxLifetime <= 0 {
 		opts.SubscriptionMaxLifetime = 10080 * time.Minute

@@ -323,7 +323,7 @@ func (p *Provider) deltaPage(ctx context.Context, c *client, calendarID string, 
 	}
 	var page collection[event]
 	if err := c.do(ctx, req, &page); err != nil {
-		return nil, err
+		return nil, staleDeltaLink(err)
 	}
 	batch := &unical.EventBatch{Expanded: true}
 	for i := range page.Value {
@@ -357,4 +357,19 @@ func (p *Provider) deltaPage(ctx context.Context, c *client, calendarID string, 
 		return nil, unical.Errorf(unical.CodeUpstream, "Microsoft Graph ended a delta round without a delta link.")
 	}
 	return batch, nil
+}
+
+// staleDeltaLink makes a refusal of a stored delta or skip link CodeGone.
+// Graph documents an expired token only as "a 40X-series error with error
+// codes such as syncStateNotFound" (concepts/delta-query-overview.md,
+// "Token duration"): graphFailure already maps the named codes and 410,
+// and a 400 or 404 with another code can only mean the link itself is no
+// longer good, since the request is Graph's own URL. Syncing from scratch
+// recovers; a calendar that is really gone then fails the full listing.
+func staleDeltaLink(err error) error {
+	switch unical.ErrorCode(err) {
+	case unical.CodeInvalid, unical.CodeNotFound:
+		return unical.WrapError(unical.CodeGone, err, "Microsoft Graph no longer accepts the sync token; sync from scratch.")
+	}
+	return err
 }
