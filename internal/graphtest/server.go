@@ -68,6 +68,14 @@ type Options struct {
 	// concepts/includes/change-notifications-subscription-lifetime.md
 	// (revision ms.date 11/07/2024; earlier revisions said 4,230).
 	SubscriptionMaxLifetime time.Duration
+	// DocumentedSubscriptionResourcesOnly makes POST /subscriptions accept
+	// only the event resources Microsoft documents, me/events and
+	// users/{id}/events, and refuse the per-calendar forms with 400
+	// ExtensionError, so tests can check a client's fallback. By default
+	// the fake also accepts me/calendar/events and
+	// me/calendars/{id}/events, which clients report working though no
+	// documentation lists them (see subscription.go).
+	DocumentedSubscriptionResourcesOnly bool
 	// ValidationTimeout bounds the notificationUrl validation request.
 	// Default 10 seconds, as documented.
 	ValidationTimeout time.Duration

@@ -262,8 +262,19 @@ func (s *Server) handleCreateSubscription(w http.ResponseWriter, r *http.Request
 }
 
 // checkResource accepts the event resources of the signed-in user: me/events,
-// users/{id}/events, me/calendar/events and me/calendars/{id}/events (the
-// per-calendar form is UNVERIFIED in the documentation).
+// users/{id}/events, me/calendar/events and me/calendars/{id}/events.
+//
+// Only me/events and users/{id}/events ("Changes to all events in a user's
+// mailbox") are documented: concepts/includes/change-notifications-supported-resources-expanded.md
+// and concepts/outlook-change-notifications-overview.md list no other
+// event path. The per-calendar forms stay UNVERIFIED: a user reports
+// me/calendars/{id}/events "is viable despite being undocumented"
+// (microsoft-graph-docs-contrib issue 51), and Graph refuses some other
+// undocumented paths with "... of parameter 'Resource' is not supported"
+// (issue 3233, for a single event). Options.DocumentedSubscriptionResourcesOnly
+// refuses them the same way. A me/events subscription here covers every
+// calendar, as the documentation's wording says; issues 51 and 6150 report
+// that in practice it may cover only the default calendar.
 func (s *Server) checkResource(sub *subscription, u *user, resource string) *graphErr {
 	res := strings.TrimPrefix(resource, "/")
 	parts := strings.Split(res, "/")
@@ -282,6 +293,9 @@ func (s *Server) checkResource(sub *subscription, u *user, resource string) *gra
 		parts = parts[2:]
 	default:
 		return bad
+	}
+	if s.opts.DocumentedSubscriptionResourcesOnly && !(len(parts) == 1 && strings.EqualFold(parts[0], "events")) {
+		return badRequest("ExtensionError", "Operation: Create; Exception: [Status Code: BadRequest; Reason: The value '%s' of parameter 'Resource' is not supported.]", resource)
 	}
 	switch {
 	case len(parts) == 1 && strings.EqualFold(parts[0], "events"):

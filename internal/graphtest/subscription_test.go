@@ -399,3 +399,26 @@ func TestSubscriptions_Lifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscriptions_DocumentedResourcesOnly: with the option, only the
+// documented event resources are accepted.
+func TestSubscriptions_DocumentedResourcesOnly(t *testing.T) {
+	t.Parallel()
+	f := mustSetup(t, graphtest.Options{DocumentedSubscriptionResourcesOnly: true})
+	rc := newReceiver(t, true)
+	def := f.srv.DefaultCalendarID(f.user)
+	for _, tc := range []struct {
+		resource   string
+		wantStatus int
+	}{
+		{"me/events", http.StatusCreated},
+		{"users/" + f.user + "/events", http.StatusCreated},
+		{"me/calendar/events", http.StatusBadRequest},
+		{"me/calendars/" + def + "/events", http.StatusBadRequest},
+	} {
+		r := f.do(t, http.MethodPost, "/v1.0/subscriptions", subscriptionBody(rc, epoch.Add(time.Hour), "resource", tc.resource))
+		if r.status != tc.wantStatus {
+			t.Errorf("resource %s = %d %q, want %d", tc.resource, r.status, r.errorCode(), tc.wantStatus)
+		}
+	}
+}

@@ -74,13 +74,21 @@ func (p *Provider) watchExpiry(req *unical.WatchRequest) (time.Time, error) {
 }
 
 // Watch implements [unical.Watcher] with a Graph subscription (POST
-// /subscriptions) to created, updated and deleted events of the calendar
-// (resource me/calendars/{id}/events; the per-calendar form is UNVERIFIED
-// in the v1.0 documentation, which shows me/events). Notifications and
-// lifecycle notifications both go to req.Address, with req.Token as the
-// clientState. Graph validates the address before it answers, so
-// req.Address must already answer the handshake through
+// /subscriptions) to created, updated and deleted events of the calendar.
+// Notifications and lifecycle notifications both go to req.Address, with
+// req.Token as the clientState. Graph validates the address before it
+// answers, so req.Address must already answer the handshake through
 // ParseNotification. The expiration is capped at Config.MaxWatchLifetime.
+//
+// The resource is me/calendars/{id}/events, which only notifies for the
+// calendar but is UNVERIFIED: the documentation lists only me/events and
+// users/{id}/events for events ("Changes to all events in a user's
+// mailbox", concepts/includes/change-notifications-supported-resources-expanded.md),
+// while users report the per-calendar path working
+// (microsoft-graph-docs-contrib issue 51). When Graph refuses it with a
+// 400, Watch checks that the calendar exists and subscribes to me/events
+// instead: notifications for other calendars then only cost a sync with
+// nothing new.
 func (p *Provider) Watch(ctx context.Context, s *unical.Session, req *unical.WatchRequest) (*unical.Watch, error) {
 	if req.CalendarID == "" {
 		return nil, unical.Errorf(unical.CodeNotFound, "Microsoft Graph has no such calendar.")
@@ -92,11 +100,23 @@ func (p *Provider) Watch(ctx context.Context, s *unical.Session, req *unical.Wat
 	if err != nil {
 		return nil, err
 	}
+	w, err := p.subscribe(ctx, s, req, "me/calendars/"+req.CalendarID+"/events", exp)
+	if unical.ErrorCode(err) != unical.CodeInvalid {
+		return w, err
+	}
+	if _, cerr := p.GetCalendar(ctx, s, req.CalendarID); cerr != nil {
+		return nil, cerr
+	}
+	return p.subscribe(ctx, s, req, "me/events", exp)
+}
+
+// subscribe creates a subscription to resource until exp.
+func (p *Provider) subscribe(ctx context.Context, s *unical.Session, req *unical.WatchRequest, resource string, exp time.Time) (*unical.Watch, error) {
 	body := map[string]any{
 		"changeType":               "created,updated,deleted",
 		"notificationUrl":          req.Address,
 		"lifecycleNotificationUrl": req.Address,
-		"resource":                 "me/calendars/" + req.CalendarID + "/events",
+		"resource":                 resource,
 		"expirationDateTime":       exp.Format(time.RFC3339),
 		"clientState":              req.Token,
 	}

@@ -233,3 +233,45 @@ func TestParseNotification(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchFallsBackToMeEvents: where Graph refuses the undocumented
+// per-calendar resource, Watch subscribes to the documented me/events and
+// still hears about the calendar's changes; an unknown calendar is still
+// CodeNotFound.
+func TestWatchFallsBackToMeEvents(t *testing.T) {
+	t.Parallel()
+	f := newFixtureWith(t, graphtest.Options{AllowHTTPNotificationURLs: true, DocumentedSubscriptionResourcesOnly: true})
+	s, _ := f.session(t)
+	cal, err := f.p.CreateCalendar(t.Context(), s, &unical.CalendarParams{Name: unical.Some("Team")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := mustStartReceiver(t, f.p)
+	w, err := f.p.Watch(t.Context(), s, &unical.WatchRequest{CalendarID: cal.ID, Address: rc.URL, Token: "st"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subs := f.srv.Subscriptions(); len(subs) != 1 || subs[0].ID != w.ID || subs[0].Resource != "me/events" || w.ResourceID != "me/events" {
+		t.Fatalf("subscriptions = %+v; watch %+v; want one on me/events", subs, w)
+	}
+	if _, err := f.p.CreateEvent(t.Context(), s, cal.ID, &unical.EventParams{
+		Title: unical.Some("notify me"),
+		Start: unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00Z"}),
+		End:   unical.Some(unical.EventDateTime{DateTime: "2026-06-01T10:00:00Z"}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.srv.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]unical.WatchChange{{WatchID: w.ID, Token: "st", Kind: "changed"}}, rc.take()); diff != "" {
+		t.Errorf("change notification (-want +got):\n%s", diff)
+	}
+	_, err = f.p.Watch(t.Context(), s, &unical.WatchRequest{CalendarID: "AAMkNoSuchCalendar", Address: rc.URL, Token: "x"})
+	if unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("unknown calendar: %v; want CodeNotFound", err)
+	}
+	if n := len(f.srv.Subscriptions()); n != 1 {
+		t.Errorf("%d subscriptions after refusing an unknown calendar; want 1", n)
+	}
+}
