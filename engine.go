@@ -235,11 +235,18 @@ func (w *worker) claimLoop(ctx context.Context, jobs chan<- *OutboxMessage) {
 		if err != nil && ctx.Err() == nil {
 			w.c.log.ErrorContext(ctx, "claim webhook messages", "err", err)
 		}
-		for _, msg := range msgs {
+		for i, msg := range msgs {
 			select {
 			case jobs <- msg:
 			case <-ctx.Done():
-				return // the lease returns the rest to the queue
+				// Give the rest back now rather than leave them to their
+				// lease, so that a restarted engine (or another replica)
+				// sends them at once. They are written unchanged: still
+				// due, no attempt counted.
+				for _, msg := range msgs[i:] {
+					w.update(msg)
+				}
+				return
 			}
 		}
 		if len(msgs) == e.workers {
@@ -317,10 +324,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
 		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
 		return
+	case err != nil && ctx.Err() != nil:
+		// Stopping: give the message back for the next engine.
+		w.update(msg)
+		return
 	case err != nil:
-		if ctx.Err() == nil {
-			c.log.ErrorContext(ctx, "resolve webhook target", "message", msg.ID, "err", err)
-		}
+		c.log.ErrorContext(ctx, "resolve webhook target", "message", msg.ID, "err", err)
 		return // the lease expires and another attempt resolves it again
 	}
 	if tgt.rate > 0 {

@@ -5,11 +5,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -635,4 +637,83 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Errorf("message = %+v, %v; want failed with HTTP 410", msg, err)
 		}
 	})
+}
+
+// gateSender blocks every send until its context ends while closed is
+// set, and otherwise answers 200, recording the send like fakeSender.
+type gateSender struct {
+	fakeSender
+	closed atomic.Bool
+}
+
+func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+	if g.closed.Load() {
+		<-ctx.Done()
+		return unical.WebhookResponse{}, ctx.Err()
+	}
+	return g.fakeSender.Send(ctx, url, header, body)
+}
+
+// TestClient_Run_ShutdownReleasesClaims stops an engine that holds one
+// message in a send and one claimed but not yet handed to a worker: both
+// must be back in the queue, unleased and without a counted attempt, so
+// that the next engine sends them at once instead of after the lease.
+func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &gateSender{fakeSender: fakeSender{status: http.StatusOK}}
+		sender.closed.Store(true)
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.DeliveryWorkers = 1 // claims one at a time: the second waits for the worker
+			cfg.DeliveryLease = time.Hour
+			cfg.OutboxPollInterval = time.Minute
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		ids := env.mustEnqueue(t, subID, 2)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		for _, id := range ids {
+			if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id); err != nil || msg.LeaseOwner == "" {
+				t.Fatalf("before the stop, message %s is not claimed (%v)", id, err)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id)
+			if err != nil || msg.LeaseOwner != "" || msg.Status != unical.MessagePending || msg.Attempts != 0 {
+				t.Errorf("after the stop, message %s: %v; want pending, unleased, no attempts", id, describeMessage(msg, err))
+			}
+		}
+
+		// A restart sends both long before the hour-long lease would end.
+		sender.closed.Store(false)
+		ctx, cancel = context.WithCancel(t.Context())
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id); err != nil || msg.Status != unical.MessageDelivered {
+				t.Errorf("after the restart, message %s: %v; want delivered", id, describeMessage(msg, err))
+			}
+		}
+	})
+}
+
+// describeMessage is a message's delivery state for a failure report.
+func describeMessage(msg *unical.OutboxMessage, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("status %s, %d attempts, lease owner %q, last error %q", msg.Status, msg.Attempts, msg.LeaseOwner, msg.LastError)
 }
