@@ -187,11 +187,11 @@ func (s *Server) calendarListList(c *call) (int, any, error) {
 	var since *syncCursor
 	if tok := c.q.Get("syncToken"); tok != "" {
 		if minRole != "" {
-			return 0, nil, errInvalidParam("minAccessRole", "minAccessRole cannot be specified together with syncToken.")
+			return 0, nil, errSyncTokenRestricted("minAccessRole")
 		}
 		for _, p := range []string{"showDeleted", "showHidden"} {
 			if c.q.Get(p) == "false" {
-				return 0, nil, errInvalidParam(p, p+"=false cannot be specified together with syncToken.")
+				return 0, nil, errSyncTokenRestricted(p)
 			}
 		}
 		cur, err := s.lookupSync(tok, collection)

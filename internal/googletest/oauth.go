@@ -106,7 +106,10 @@ type grant struct {
 	scopes       []string
 	refreshToken string
 	revoked      bool
-	nonce        string
+	// dropped: the refresh token fell out under maxRefreshTokens; access
+	// tokens issued from it keep working until they expire.
+	dropped bool
+	nonce   string
 }
 
 // accessToken is an issued bearer token.
@@ -162,8 +165,27 @@ func (s *Server) issueAccessLocked(clientID, sub string, scopes []string, g *gra
 	return at
 }
 
-// newGrantLocked creates a grant with a fresh refresh token.
+// maxRefreshTokens is Google's per-account, per-client cap: "There is
+// currently a limit of 100 refresh tokens per Google Account per OAuth 2.0
+// client ID", past which a new one "automatically invalidates the oldest
+// refresh token without warning" (Using OAuth 2.0 to Access Google APIs,
+// "Refresh token expiration": https://developers.google.com/identity/protocols/oauth2;
+// read through several verbatim quotations, not the page itself).
+const maxRefreshTokens = 100
+
+// newGrantLocked creates a grant with a fresh refresh token, invalidating
+// the user's oldest live refresh token for the client past the cap.
 func (s *Server) newGrantLocked(clientID, sub string, scopes []string) *grant {
+	var live []*grant
+	for _, g := range s.st.grants {
+		if g.clientID == clientID && g.sub == sub && !g.revoked && !g.dropped {
+			live = append(live, g)
+		}
+	}
+	for _, old := range live[:max(len(live)-(maxRefreshTokens-1), 0)] {
+		old.dropped = true
+		delete(s.st.refresh, old.refreshToken)
+	}
 	s.st.grantSeq++
 	g := &grant{
 		id:           s.st.grantSeq,
@@ -262,6 +284,10 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// prompt is "a space-delimited, case-sensitive list" of none, consent
+	// and select_account, and none "must not be specified with other
+	// values" (web-server guide, authorization parameters:
+	// https://developers.google.com/identity/protocols/oauth2/web-server).
 	var prompts []string
 	for _, p := range strings.Fields(q.Get("prompt")) {
 		if p != "none" && p != "consent" && p != "select_account" {
@@ -316,6 +342,9 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// include_granted_scopes=true: "the new access token will also cover
+	// any scopes to which the user previously granted the application
+	// access" (web-server guide, incremental authorization).
 	if q.Get("include_granted_scopes") == "true" && prior != nil {
 		for _, sc := range prior.scopes {
 			if !slices.Contains(granted, sc) {
@@ -328,8 +357,10 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	s.st.codes[code] = &authCode{
 		clientID: cl.ID, redirectURI: redirect, sub: u.sub, scopes: granted,
 		challenge: challenge, method: method,
-		// access_type=offline yields a refresh token on the first exchange;
-		// later consents yield none unless prompt=consent forces it.
+		// access_type=offline makes Google "return a refresh token and an
+		// access token the first time that your application exchanges an
+		// authorization code" (web-server guide, access_type); later
+		// consents yield none unless prompt=consent asks for consent again.
 		offline: accessType == "offline" && (prior == nil || slices.Contains(prompts, "consent")),
 		nonce:   q.Get("nonce"),
 		expiry:  s.now().Add(10 * time.Minute), // RFC 6749 §4.1.2 recommends ≤ 10 min
@@ -533,8 +564,12 @@ func (s *Server) refreshLocked(cl *Client, form url.Values) (*tokenResponse, *oa
 }
 
 // handleRevoke serves POST /revoke (token=…). Revoking a refresh token or
-// an access token backed by one revokes the whole grant, as Google does.
-// UNVERIFIED: the error body for unknown tokens.
+// an access token backed by one revokes the whole grant: "If the token is
+// an access token and it has a corresponding refresh token, the refresh
+// token will also be revoked"; success is 200, "for error conditions, an
+// HTTP status code 400 is returned along with an error code" (web-server
+// guide, "Token revocation"). UNVERIFIED: which error code; the guide
+// names none, and invalid_token is RFC 7009 §2.2.1's.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
 	if err := r.ParseForm(); err != nil {

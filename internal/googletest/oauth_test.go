@@ -340,3 +340,40 @@ func TestAPI_Authentication(t *testing.T) {
 		}
 	})
 }
+
+// Google keeps at most 100 refresh tokens per account and client; the
+// 101st silently invalidates the oldest ("Refresh token expiration").
+func TestOAuth_RefreshTokenCap(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	refresh := func(rt string) (int, map[string]any) {
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {testClientID}, "client_secret": {testClientSecret}}
+		resp, err := http.PostForm(f.srv.TokenURL(), form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		if err := jsonDecode(resp.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	var tokens []string
+	for range 100 {
+		tokens = append(tokens, f.srv.IssueRefreshToken(testClientID, aliceEmail))
+	}
+	other := f.srv.IssueRefreshToken(testClientID, bobEmail)
+	if code, body := refresh(tokens[0]); code != 200 {
+		t.Fatalf("100th token alive: oldest refresh got %d %v", code, body)
+	}
+	tokens = append(tokens, f.srv.IssueRefreshToken(testClientID, aliceEmail))
+	if code, body := refresh(tokens[0]); code != 400 || body["error"] != "invalid_grant" {
+		t.Errorf("after the 101st: oldest refresh got %d %v, want 400 invalid_grant", code, body)
+	}
+	for _, rt := range []string{tokens[1], tokens[100], other} {
+		if code, body := refresh(rt); code != 200 {
+			t.Errorf("refresh %s… got %d %v, want 200", rt[:12], code, body)
+		}
+	}
+}

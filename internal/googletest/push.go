@@ -77,14 +77,19 @@ type channelJSON struct {
 	ResourceID  string `json:"resourceId"`
 	ResourceURI string `json:"resourceUri"`
 	Token       string `json:"token,omitempty"`
-	Expiration  string `json:"expiration,omitempty"`
+	// Expiration is Unix milliseconds ("Date and time of notification
+	// channel expiration, expressed as a Unix timestamp, in milliseconds",
+	// Channel schema); an int64 travels as a JSON string in Google's JSON.
+	Expiration string `json:"expiration,omitempty"`
 }
 
 // defaultChannelTTL is the documented default of params.ttl (604800 s).
 const defaultChannelTTL = 7 * 24 * time.Hour
 
-// maxChannelTTL caps requested expirations. UNVERIFIED: Google caps
-// silently at an undocumented limit; clients must read the expiration back.
+// maxChannelTTL caps requested expirations. UNVERIFIED: the push guide and
+// the events.watch and Channel references (searched for this audit) give
+// only the params.ttl default of 604800 s for Calendar and no maximum; the
+// 30 days here is a guess. Clients must read the expiration back.
 const maxChannelTTL = 30 * 24 * time.Hour
 
 // eventsWatch serves POST calendars/{calendarId}/events/watch.
@@ -116,7 +121,8 @@ func (s *Server) eventsWatch(c *call) (int, any, error) {
 		return 0, nil, errInvalid("googletest: push addresses must be loopback (127.0.0.1, ::1, localhost): " + b.Address)
 	}
 	if ch := s.st.channels[b.ID]; ch != nil && !ch.stopped {
-		// UNVERIFIED reason name.
+		// UNVERIFIED reason name; the guide requires ids unique per project
+		// but names no error for a repeated one.
 		return 0, nil, &apiError{status: http.StatusBadRequest, domain: "push", reason: "push.channelIdNotUnique", message: "Channel id " + b.ID + " not unique"}
 	}
 	now := s.now()
@@ -275,6 +281,16 @@ func (s *Server) deliver(ctx context.Context, ch *channel) {
 // headers of the push guide. 200/201/202/204/102 count as delivered;
 // 500/502/503/504 are retried with exponential backoff, at most three
 // attempts; anything else is a failed message and is not retried.
+//
+// UNVERIFIED in this audit: the guide's header table ("Understand the
+// notification message format") could not be read in the stored copies of
+// the guide, which end before it; the header names, the "sync"/"exists"/
+// "not_exists" states, message number 1 for the sync message and the
+// human-readable X-Goog-Channel-Expiration are corroborated by many
+// independent receivers quoting the guide. What the guide's opening does
+// confirm: the channel id comes back in the X-Goog-Channel-Id header of
+// every notification (watch request, required "id" property). The success and retry status codes, the
+// retry count and the User-Agent are from memory.
 func (s *Server) push(ctx context.Context, ch *channel, msg pushMsg) {
 	backoff := 50 * time.Millisecond
 	for attempt := 0; attempt < 3; attempt++ {
