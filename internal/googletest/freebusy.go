@@ -44,8 +44,10 @@ type freeBusyResponse struct {
 
 // freeBusyQuery serves POST freeBusy. Busy time is computed from stored
 // events: recurring series are expanded, and cancelled events, transparent
-// events and events the calendar's own attendee declined do not block time
-// (UNVERIFIED for declined). Periods are clipped to the query range and
+// events ("does not block time on the calendar", Event.transparency) and
+// events the calendar's own attendee declined do not block time.
+// UNVERIFIED for declined: neither the freeBusy reference nor the Event
+// reference says how a declined invitation counts. Periods are clipped to the query range and
 // merged. timeZone is "Time zone used in the response" (default UTC): the
 // echoed bounds and busy periods are rendered with that zone's offset.
 // Calendars the caller cannot see get a per-calendar notFound error, not a
@@ -95,8 +97,11 @@ func (s *Server) freeBusyQuery(c *call) (int, any, error) {
 	}
 	for i, it := range req.Items {
 		if i >= limit {
-			// UNVERIFIED reason name (listed among the per-calendar
-			// reasons in the reference).
+			// The reason is one the discovery document lists for
+			// per-calendar errors (Error.reason: "tooManyCalendarsRequested -
+			// The number of calendars requested is too large for a single
+			// query"). UNVERIFIED: the domain, and that a request without
+			// calendarExpansionMax is cut at the maximum of 50.
 			out.Calendars[it.ID] = freeBusyCalendar{Errors: []freeBusyError{{Domain: "global", Reason: "tooManyCalendarsRequested"}}, Busy: []busyPeriod{}}
 			continue
 		}

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -175,5 +176,31 @@ func TestQueryFreeBusy(t *testing.T) {
 	q.CalendarIDs = []string{alice, "nobody@example.com"}
 	if _, err := f.p.QueryFreeBusy(ctx, s, q); unical.ErrorCode(err) != unical.CodeNotFound {
 		t.Errorf("QueryFreeBusy with an unknown calendar: %v, want CodeNotFound", err)
+	}
+}
+
+// One freeBusy.query answers at most 50 calendars (calendarExpansionMax,
+// "Maximum value is 50"); more are asked for in batches.
+func TestQueryFreeBusy_ManyCalendars(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := f.session(t, alice)
+	ids := []string{alice}
+	for i := range 60 {
+		ids = append(ids, f.srv.AddCalendar(alice, googletest.Calendar{Summary: fmt.Sprintf("c%d", i)}))
+	}
+	last := ids[len(ids)-1]
+	f.srv.AddEvent(last, googletest.Event{Summary: "busy",
+		Start: &googletest.EventDateTime{DateTime: "2026-06-01T10:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-06-01T11:00:00Z"}})
+	q := &unical.FreeBusyQuery{Start: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC), CalendarIDs: ids}
+	got, err := f.p.QueryFreeBusy(t.Context(), s, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ids) || len(got[last]) != 1 || len(got[alice]) != 0 {
+		t.Fatalf("got %d calendars, last %v, first %v; want all %d, one busy period on the last", len(got), got[last], got[alice], len(ids))
+	}
+	if n := f.srv.RequestCount("POST", "/calendar/v3/freeBusy"); n != 2 {
+		t.Errorf("freeBusy.query calls = %d, want 2 (50 + 11 calendars)", n)
 	}
 }
