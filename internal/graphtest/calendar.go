@@ -249,7 +249,9 @@ func (c *call) updateCalendar() {
 }
 
 // deleteCalendar handles DELETE /me/calendars/{cid}: 204. The default
-// calendar (isRemovable false) cannot be deleted (error code UNVERIFIED).
+// calendar (isRemovable false) cannot be deleted. UNVERIFIED: the status
+// and error code of that refusal; resources/calendar.md only describes
+// isRemovable, and no page or issue found names the answer.
 func (c *call) deleteCalendar() {
 	cal, ok := c.pathCalendar()
 	if !ok {

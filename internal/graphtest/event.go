@@ -502,8 +502,14 @@ func (c *call) eventJSON(in instance) map[string]any {
 }
 
 // renderTime renders a start or end. All-day values keep their civil date at
-// midnight whatever the output zone (UNVERIFIED: how Graph renders all-day
-// events under another Prefer zone).
+// midnight whatever the output zone. No reference page says so (event.md
+// only requires all-day start and end to be midnight); it is corroborated
+// by a Microsoft engineer ("All-day events ... will always return midnight
+// as the start and end time, regardless of time zone", even with Prefer:
+// outlook.timezone; jasonjoh/php-calendar issue 9) and by open docs issues
+// asking for exactly that note (microsoft-graph-docs-contrib 471, 6459).
+// The timeZone label the fake gives them (the output zone) stays
+// UNVERIFIED.
 func (c *call) renderTime(t time.Time, allDay bool, z zone) dateTimeTimeZone {
 	if allDay {
 		l := t.In(z.loc)
@@ -615,9 +621,13 @@ func (c *call) eventFilter() (func(*event) bool, bool) {
 }
 
 // listEvents handles GET /me/events and /me/calendars/{cid}/events: single
-// instances and series masters, not occurrences. /me/events lists the
-// default calendar (UNVERIFIED: whether it spans every calendar); an event
-// of any calendar can still be read by ID under /me/events/{id}.
+// instances and series masters, not occurrences (api/user-list-events.md).
+// /me/events lists the default calendar. UNVERIFIED: the reference says
+// only "event objects in the user's mailbox"; users report it returns the
+// default calendar's events alone (microsoft-graph-docs issue 6904). An
+// event of any calendar can still be read by ID under /me/events/{id}
+// ("event IDs are unique across all calendars in the same mailbox", a docs
+// maintainer in microsoft-graph-docs issue 391).
 func (c *call) listEvents() {
 	cal, ok := c.pathCalendar()
 	if !ok || !c.checkQuery("$top", "$skip", "$select", "$filter", "$expand", "$orderby") || !c.checkExpand() {

@@ -26,6 +26,11 @@ type Fault struct {
 	// Graph sends it with 429 and may send it with 503
 	// (https://learn.microsoft.com/graph/throttling).
 	RetryAfter time.Duration
+	// RetryAfterHeader, when set, is the Retry-After header verbatim and
+	// overrides RetryAfter. Revisions of concepts/throttling.md show both
+	// "Retry-After: 10" and "Retry-After: 2.128" in the sample 429, so
+	// tests can send fractional seconds (or an HTTP date).
+	RetryAfterHeader string
 	// Delay waits before answering (or before handling the request when
 	// Status is 0), up to the request's cancellation.
 	Delay time.Duration
@@ -84,7 +89,10 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *fault) bo
 	if f.Status == 0 {
 		return false
 	}
-	if f.RetryAfter > 0 {
+	switch {
+	case f.RetryAfterHeader != "":
+		w.Header().Set("Retry-After", f.RetryAfterHeader)
+	case f.RetryAfter > 0:
 		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
 	}
 	now := s.now()
@@ -94,6 +102,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *fault) bo
 	}
 	switch f.Status {
 	case http.StatusTooManyRequests:
+		// The sample response of concepts/throttling.md: code
+		// TooManyRequests, message "Please retry again later.", and an
+		// innerError with code and status "429".
 		writeGraphErrorInner(w, r, now, f.Status, "TooManyRequests", "Please retry again later.",
 			map[string]any{"code": "429", "message": "Please retry after", "status": "429"})
 	case http.StatusServiceUnavailable:

@@ -25,6 +25,8 @@ func TestFaults(t *testing.T) {
 			[]int{429, 429, 200}, "TooManyRequests", "3"},
 		{"Unavailable", graphtest.Fault{PathPrefix: "/v1.0/", Status: http.StatusServiceUnavailable, RetryAfter: 1500 * time.Millisecond},
 			[]int{503, 200, 200}, "serviceNotAvailable", "2"},
+		{"ThrottleFractional", graphtest.Fault{PathPrefix: "/v1.0/me/calendars", Status: http.StatusTooManyRequests, RetryAfter: time.Hour, RetryAfterHeader: "2.128"},
+			[]int{429, 200, 200}, "TooManyRequests", "2.128"},
 		{"GatewayTimeout", graphtest.Fault{PathPrefix: "/v1.0/me", Method: http.MethodGet, Status: http.StatusGatewayTimeout},
 			[]int{504, 200, 200}, "GatewayTimeout", ""},
 		{"OtherPathUnaffected", graphtest.Fault{PathPrefix: "/v1.0/me/events", Status: http.StatusTooManyRequests},

@@ -424,8 +424,11 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		"access_token":   s.newAccessToken(userID, clientID, scopes),
 	}
 	// A refresh token is only returned when offline_access was granted; a
-	// new one on every redemption ("Replace the old refresh token with this
-	// newly acquired refresh token").
+	// new one on every redemption. v2-oauth2-auth-code-flow.md ("Refresh
+	// the access token"): "Refresh tokens aren't revoked when used to
+	// acquire new access tokens. You're expected to discard the old refresh
+	// token." Old tokens therefore keep working unless
+	// Options.RevokeRotatedRefreshTokens is set.
 	if hasScope(scopes, "offline_access") {
 		resp["refresh_token"] = s.newRefreshToken(userID, clientID, scopes)
 	}
@@ -453,9 +456,14 @@ func (s *Server) redeemCode(clientID string, f url.Values) (string, []string, *t
 	case ac.clientID != clientID:
 		return "", nil, grantError(70000, "Provided grant is invalid or malformed: the code was issued to another client.")
 	case f.Get("redirect_uri") != ac.redirectURI:
-		// UNVERIFIED: the exact AADSTS code for a redirect_uri that differs
-		// from the authorize request's.
-		return "", nil, grantError(70000, "Provided grant is invalid or malformed: redirect_uri does not match the authorization request.")
+		// AADSTS500112 is what Entra ID answers for a redirect_uri that
+		// differs from the authorize request's, as many deployments report
+		// ("AADSTS500112: reply address ... does not match"); the Entra
+		// error-code reference (entra-docs
+		// docs/identity-platform/reference-error-codes.md) does not list
+		// it, and the error value (invalid_grant here) is UNVERIFIED: some
+		// reports pair the code with invalid_client.
+		return "", nil, grantError(500112, "The reply address does not match the reply address provided when requesting the authorization code.")
 	}
 	if ac.challenge != "" {
 		verifier := f.Get("code_verifier")

@@ -205,7 +205,7 @@ func TestOAuth_CodeRedemptionErrors(t *testing.T) {
 		{"OK", func(*fixture, url.Values) {}, http.StatusOK, "", 0},
 		{"ErrWrongVerifier", func(_ *fixture, v url.Values) { v.Set("code_verifier", "wrong-verifier-wrong-verifier-wrong-verifier") }, http.StatusBadRequest, "invalid_grant", 501481},
 		{"ErrNoVerifier", func(_ *fixture, v url.Values) { v.Del("code_verifier") }, http.StatusBadRequest, "invalid_grant", 501481},
-		{"ErrRedirectMismatch", func(_ *fixture, v url.Values) { v.Set("redirect_uri", "http://127.0.0.1/other") }, http.StatusBadRequest, "invalid_grant", 70000},
+		{"ErrRedirectMismatch", func(_ *fixture, v url.Values) { v.Set("redirect_uri", "http://127.0.0.1/other") }, http.StatusBadRequest, "invalid_grant", 500112},
 		{"ErrExpiredCode", func(f *fixture, _ url.Values) { f.clock.Advance(11 * time.Minute) }, http.StatusBadRequest, "invalid_grant", 70008},
 		{"ErrBadSecret", func(_ *fixture, v url.Values) { v.Set("client_secret", "nope") }, http.StatusUnauthorized, "invalid_client", 7000215},
 		{"ErrUnknownClient", func(_ *fixture, v url.Values) { v.Set("client_id", "other") }, http.StatusBadRequest, "unauthorized_client", 700016},

@@ -103,7 +103,11 @@ func (c *call) scheduleFor(addr string, from, to time.Time, interval time.Durati
 		}
 	}
 	if u == nil {
-		// UNVERIFIED: the responseCode Graph uses for an unknown address.
+		// "If getSchedule cannot identify a specified user or resource, it
+		// returns a single schedule item and indicates the error"
+		// (outlook-get-free-busy-schedule.md): one scheduleInformation with
+		// error (freeBusyError: message, responseCode). UNVERIFIED: the
+		// responseCode value; no page found names it.
 		return map[string]any{
 			"scheduleId": addr, "availabilityView": "", "scheduleItems": []any{},
 			"error": map[string]any{"message": "The specified user could not be found.", "responseCode": "ErrorMailRecipientNotFound"},

@@ -28,8 +28,11 @@ import (
 //     (Content-Type: text/plain; charset=utf-8), and to
 //     lifecycleNotificationUrl too; the endpoint must answer within 10 s with
 //     200, Content-Type text/plain and the URL-decoded token as the body, or
-//     the subscription is not created (400 InvalidRequest "Subscription
-//     validation request failed...").
+//     the subscription is not created. All of this is confirmed by
+//     change-notifications-delivery-notificationurl-validation.md ("If the
+//     endpoint validation fails, Microsoft Graph doesn't create the
+//     subscription"); the answer to the creator (400 InvalidRequest
+//     "Subscription validation request failed...") is the fake's choice.
 //   - Outlook events may live at most 10,080 minutes, under seven days
 //     (concepts/includes/change-notifications-subscription-lifetime.md,
 //     revision ms.date 11/07/2024: "10,080 minutes (under seven days)",
@@ -42,7 +45,12 @@ import (
 //     with a 3-second timeout; a non-2xx answer is retried (Graph retries
 //     for up to 4 hours; the fake a few times).
 //   - Lifecycle notifications (reauthorizationRequired, subscriptionRemoved,
-//     missed) go to lifecycleNotificationUrl when a test triggers them.
+//     missed) go to lifecycleNotificationUrl when a test triggers them, as
+//     {"value":[{"lifecycleEvent","subscriptionId",
+//     "subscriptionExpirationDateTime","clientState","tenantId"}]}, the
+//     example of concepts/webhooks-lifecycle.md (now
+//     change-notifications-lifecycle-events.md), which also says they carry
+//     no resource data and may be batched.
 
 type subscription struct {
 	id, userID, clientID string

@@ -3,6 +3,7 @@ package microsoft
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/graphtest"
@@ -63,5 +64,31 @@ func TestRefusedDeltaLink(t *testing.T) {
 	_, err := f.p.ListEvents(t.Context(), s, def, &unical.EventQuery{SyncCursor: bogus, WantSync: true})
 	if unical.ErrorCode(err) != unical.CodeGone {
 		t.Fatalf("sync with a refused delta link: %v; want CodeGone", err)
+	}
+}
+
+// TestRetryAfter reads the Retry-After forms Graph documents: whole
+// seconds, fractional seconds (a concepts/throttling.md sample shows
+// "2.128") and an HTTP date.
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value  string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"10", 10 * time.Second, true},
+		{"2.128", 2128 * time.Millisecond, true},
+		{"0", 0, true},
+		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0, true},
+		{"", 0, false},
+		{"soon", 0, false},
+		{"-1.5", 0, false},
+		{"NaN", 0, false},
+	} {
+		got, ok := retryAfter(http.Header{"Retry-After": {tc.value}})
+		if got != tc.want || ok != tc.wantOK {
+			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tc.value, got, ok, tc.want, tc.wantOK)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -227,9 +228,18 @@ func (c *client) wait(ctx context.Context, d time.Duration) error {
 }
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date
-// (RFC 9110 §10.2.3).
+// (RFC 9110 §10.2.3), and fractional seconds, which Graph's own sample
+// 429 shows in some revisions of concepts/throttling.md
+// ("Retry-After: 2.128").
 func retryAfter(h http.Header) (time.Duration, bool) {
-	return retry.After(h, time.Now())
+	if d, ok := retry.After(h, time.Now()); ok {
+		return d, true
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(h.Get("Retry-After")), 64)
+	if err != nil || !(f >= 0 && f < 1e6) {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
 }
 
 // graphFailure translates a Graph error answer (concepts/errors.md) by
