@@ -92,3 +92,18 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestResponseFromGraphCase: responsestatus.md spells the values in Pascal
+// case, responses in camel case; both read the same.
+func TestResponseFromGraphCase(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]unical.ResponseStatus{
+		"accepted": unical.ResponseAccepted, "Accepted": unical.ResponseAccepted, "Organizer": unical.ResponseAccepted,
+		"TentativelyAccepted": unical.ResponseTentative, "tentativelyAccepted": unical.ResponseTentative,
+		"Declined": unical.ResponseDeclined, "NotResponded": unical.ResponseNeedsAction, "None": unical.ResponseNeedsAction,
+	} {
+		if got := responseFromGraph(&responseStatus{Response: in}); got != want {
+			t.Errorf("responseFromGraph(%q) = %v; want %v", in, got, want)
+		}
+	}
+}

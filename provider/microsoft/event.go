@@ -265,17 +265,20 @@ func timeFromGraph(d *dateTimeTimeZone, origZone string, allDay bool, display *t
 
 // responseFromGraph maps Graph's response values: accepted, declined and
 // tentativelyAccepted map to the same answers; organizer counts as
-// accepted; none and notResponded are needsAction.
+// accepted; none and notResponded are needsAction. Responses spell them in
+// camel case ("none" in api/user-list-events.md's example), while
+// resources/responsestatus.md lists None, Organizer, TentativelyAccepted,
+// Accepted, Declined, NotResponded, so case is ignored.
 func responseFromGraph(s *responseStatus) unical.ResponseStatus {
 	if s == nil {
 		return unical.ResponseNeedsAction
 	}
-	switch s.Response {
+	switch strings.ToLower(s.Response) {
 	case "accepted", "organizer":
 		return unical.ResponseAccepted
 	case "declined":
 		return unical.ResponseDeclined
-	case "tentativelyAccepted":
+	case "tentativelyaccepted":
 		return unical.ResponseTentative
 	}
 	return unical.ResponseNeedsAction

@@ -136,7 +136,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 			invited = true
 		}
 	}
-	if !invited && (g.ResponseStatus == nil || g.ResponseStatus.Response == "" || g.ResponseStatus.Response == "organizer") {
+	if !invited && (g.ResponseStatus == nil || g.ResponseStatus.Response == "" || strings.EqualFold(g.ResponseStatus.Response, "organizer")) {
 		return unical.FieldError("responseStatus", "The account is not among the event's attendees.")
 	}
 	return c.do(ctx, request{
