@@ -469,3 +469,13 @@ func (s *Server) SetConferencePending(reads int) {
 	defer s.mu.Unlock()
 	s.st.conferencePendingReads = max(reads, 0)
 }
+
+// SetShortPages makes list pages that are not the last hold fewer items
+// than maxResults asked for (half, or none at all when half is nothing),
+// which the events.list reference allows: only nextPageToken says whether
+// more pages follow. Off by default.
+func (s *Server) SetShortPages(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.shortPages = on
+}

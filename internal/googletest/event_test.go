@@ -1,8 +1,10 @@
 package googletest_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -531,5 +533,47 @@ func TestEvents_ConferenceCreatePending(t *testing.T) {
 	changed, _, _ := listAll(t, f, "primary", url.Values{"syncToken": {tok}})
 	if len(changed) != 1 || str(changed[0], "conferenceData", "createRequest", "status", "statusCode") != "success" {
 		t.Errorf("incremental sync after completion: %v", changed)
+	}
+}
+
+// With SetShortPages, pages before the last are short or empty, and only
+// nextPageToken tells that more follow (events.list, maxResults).
+func TestEventsList_ShortPages(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	f.srv.SetShortPages(true)
+	for i := range 5 {
+		MustInsertEvent(t, f, "primary", timed(fmt.Sprintf("e%d", i), "2025-01-07T10:00:00Z", "2025-01-07T11:00:00Z"))
+	}
+	var sizes []int
+	var all []string
+	q := url.Values{"maxResults": {"1"}}
+	for range 20 {
+		r := call(t, "GET", eventsURL(f, "primary", q), f.token, nil)
+		if r.status != 200 {
+			t.Fatalf("list: %d %s", r.status, r.raw)
+		}
+		items, _ := r.body["items"].([]any)
+		sizes = append(sizes, len(items))
+		for _, it := range items {
+			all = append(all, str(it.(map[string]any), "summary"))
+		}
+		next := str(r.body, "nextPageToken")
+		if next == "" {
+			if str(r.body, "nextSyncToken") == "" {
+				t.Error("last page without nextSyncToken")
+			}
+			break
+		}
+		if str(r.body, "nextSyncToken") != "" {
+			t.Error("nextSyncToken before the last page")
+		}
+		q.Set("pageToken", next)
+	}
+	if diff := cmp.Diff([]string{"e0", "e1", "e2", "e3", "e4"}, all); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(sizes, 0) {
+		t.Errorf("page sizes %v, want some empty pages", sizes)
 	}
 }

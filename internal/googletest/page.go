@@ -27,6 +27,7 @@ type pageCursor struct {
 	ids         []string
 	offset      int
 	snapshot    uint64
+	lastEmpty   bool // the page that handed out this cursor was empty
 }
 
 // lookupSync resolves a syncToken for collection. Unknown, foreign and
@@ -92,7 +93,19 @@ func (s *Server) paginate(c *call, collection string, maxResults int, syncable b
 	} else {
 		cur = &pageCursor{fingerprint: fp, ids: compute(), snapshot: s.st.seq}
 	}
-	end := min(cur.offset+maxResults, len(cur.ids))
+	size := maxResults
+	if s.st.shortPages && cur.offset+maxResults < len(cur.ids) {
+		// "The number of events in the resulting page may be less than
+		// this parameter value, or none at all, even if there are more
+		// events matching the query. Incomplete pages can be detected by a
+		// non-empty nextPageToken field" (events.list, maxResults). Half a
+		// page, or an empty one every other time when half is nothing.
+		size = maxResults / 2
+		if size == 0 && cur.lastEmpty {
+			size = 1
+		}
+	}
+	end := min(cur.offset+size, len(cur.ids))
 	var out pageResult
 	out.items = []any{}
 	for _, id := range cur.ids[cur.offset:end] {
@@ -102,7 +115,7 @@ func (s *Server) paginate(c *call, collection string, maxResults int, syncable b
 	}
 	if end < len(cur.ids) {
 		tok := randomID(40, alnum)
-		s.st.pageTokens[tok] = &pageCursor{fingerprint: fp, ids: cur.ids, offset: end, snapshot: cur.snapshot}
+		s.st.pageTokens[tok] = &pageCursor{fingerprint: fp, ids: cur.ids, offset: end, snapshot: cur.snapshot, lastEmpty: end == cur.offset}
 		out.nextPage = tok
 	} else if syncable {
 		out.nextSync = s.issueSyncLocked(collection, cur.snapshot)

@@ -98,6 +98,9 @@ type state struct {
 
 	channels map[string]*channel // by channel id
 
+	// shortPages is set by [Server.SetShortPages].
+	shortPages bool
+
 	// conferencePendingReads is set by [Server.SetConferencePending];
 	// pendingConferences counts the reads left per create requestId.
 	conferencePendingReads int

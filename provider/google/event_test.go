@@ -2,6 +2,7 @@ package google
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -600,4 +601,60 @@ func TestCreateEvent_MeetCreationPending(t *testing.T) {
 			t.Fatalf("conferenceData = %+v, want a pending Meet request without a join URL", cd)
 		}
 	})
+}
+
+// Google may answer a page with fewer events than maxResults, or none, and
+// still have more (events.list, maxResults); only nextPageToken tells.
+// Listings must follow it through short and empty pages.
+func TestList_ShortPages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.SetShortPages(true)
+	s := f.session(t, alice)
+	ctx := t.Context()
+	var want []string
+	for i := range 5 {
+		title := fmt.Sprintf("e%d", i)
+		want = append(want, title)
+		start := time.Date(2026, 8, 1+i, 9, 0, 0, 0, time.UTC)
+		f.srv.AddEvent(alice, googletest.Event{Summary: title,
+			Start: &googletest.EventDateTime{DateTime: start.Format(time.RFC3339)},
+			End:   &googletest.EventDateTime{DateTime: start.Add(time.Hour).Format(time.RFC3339)}})
+	}
+	q := unical.EventQuery{SingleEvents: true, OrderBy: unical.OrderByStartTime, WantSync: true, PageSize: 1}
+	var titles []string
+	var pages, empty int
+	for page := q; pages < 50; pages++ {
+		batch, err := f.p.ListEvents(ctx, s, alice, &page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch.Events) == 0 {
+			empty++
+		}
+		for _, e := range batch.Events {
+			titles = append(titles, e.Title)
+		}
+		if batch.NextPageCursor == "" {
+			if batch.NextSyncCursor == "" {
+				t.Error("no NextSyncCursor on the last page")
+			}
+			break
+		}
+		page.PageCursor = batch.NextPageCursor
+	}
+	if diff := cmp.Diff(want, titles); diff != "" || empty == 0 {
+		t.Errorf("%d empty pages; titles mismatch (-want +got):\n%s", empty, diff)
+	}
+
+	for range 9 {
+		f.srv.AddCalendar(alice, googletest.Calendar{Summary: "C"})
+	}
+	cals, err := f.p.ListCalendars(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cals) != 10 {
+		t.Errorf("calendars = %d, want 10", len(cals))
+	}
 }
