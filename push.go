@@ -85,8 +85,20 @@ func (c *Client) renewWatch(ctx context.Context, sub *SubscriptionRecord) error 
 	if now.Add(c.engine.watchRenewBefore).Before(sub.Watch.Expiration) {
 		return nil
 	}
+	renewed, token, err := c.providerRenewWatch(ctx, sub)
+	if err != nil && now.Before(sub.Watch.Expiration) {
+		return err // try again on the next pass while the watch still runs
+	}
+	if uerr := c.replaceWatch(ctx, sub, renewed, token); uerr != nil {
+		return uerr
+	}
+	return err
+}
+
+// providerRenewWatch asks the provider to renew sub's watch and returns
+// the renewed watch with the token it carries.
+func (c *Client) providerRenewWatch(ctx context.Context, sub *SubscriptionRecord) (*Watch, string, error) {
 	a := &App{c: c, id: sub.ApplicationID}
-	var renewed *Watch
 	// The token stays: Graph cannot change a subscription's clientState,
 	// so a new token would force a new subscription (and handshake) on
 	// every renewal. Only a watch stored without one gets a fresh token.
@@ -95,32 +107,84 @@ func (c *Client) renewWatch(ctx context.Context, sub *SubscriptionRecord) error 
 		token = randomString(24)
 	}
 	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
-	if err == nil {
-		w, ok := p.(Watcher)
-		if !ok || c.publicURL == "" {
-			err = Errorf(CodeNotImplemented, "push is no longer available")
-		} else {
-			renewed, err = w.RenewWatch(ctx, s, sub.Watch, &WatchRequest{
-				CalendarID: sub.CalendarID, Address: c.notificationURL(sub.Provider, sub.ApplicationID, sub.ID),
-				Token: token, Expiration: now.Add(watchLifetime),
-			})
-		}
+	if err != nil {
+		return nil, token, err
 	}
-	if err != nil && now.Before(sub.Watch.Expiration) {
-		return err // try again on the next pass while the watch still runs
+	w, ok := p.(Watcher)
+	if !ok || c.publicURL == "" {
+		return nil, token, Errorf(CodeNotImplemented, "push is no longer available")
 	}
+	renewed, err := w.RenewWatch(ctx, s, sub.Watch, &WatchRequest{
+		CalendarID: sub.CalendarID, Address: c.notificationURL(sub.Provider, sub.ApplicationID, sub.ID),
+		Token: token, Expiration: c.now().Add(watchLifetime),
+	})
+	return renewed, token, err
+}
+
+// replaceWatch stores w (nil: none, poll from now on) in place of sub's
+// watch, unless the stored watch is no longer the one sub shows: then
+// someone else replaced it meanwhile and theirs stands. A deleted
+// subscription is no error.
+func (c *Client) replaceWatch(ctx context.Context, sub *SubscriptionRecord, w *Watch, token string) error {
 	old := sub.Watch.ID
-	_, uerr := c.store.UpdateSubscription(ctx, sub.ApplicationID, sub.ID, func(r *SubscriptionRecord) error {
+	_, err := c.store.UpdateSubscription(ctx, sub.ApplicationID, sub.ID, func(r *SubscriptionRecord) error {
 		if r.Watch == nil || r.Watch.ID != old {
-			return errUnchanged // someone else renewed it
+			return errUnchanged
 		}
-		setWatch(r, renewed, token)
-		r.UpdatedAt = now.UTC()
+		setWatch(r, w, token)
+		r.UpdatedAt = c.now().UTC()
 		return nil
 	})
-	if uerr != nil && uerr != errUnchanged && ErrorCode(uerr) != CodeNotFound {
-		return uerr
+	if err != nil && err != errUnchanged && ErrorCode(err) != CodeNotFound {
+		return err
 	}
+	return nil
+}
+
+// reauthorizeWatch answers Graph's reauthorizationRequired: the watch is
+// renewed in place (same token, see providerRenewWatch) and push goes on;
+// no change was lost, so no message is queued. If the provider refuses,
+// the watch is dropped for polling, as when it ends.
+func (c *Client) reauthorizeWatch(ctx context.Context, sub *SubscriptionRecord) error {
+	renewed, token, err := c.providerRenewWatch(ctx, sub)
+	if err != nil {
+		c.log.WarnContext(ctx, "reauthorize provider watch failed; polling instead", "subscription", sub.ID, "err", err)
+		return c.dropWatch(ctx, sub)
+	}
+	return c.replaceWatch(ctx, sub, renewed, token)
+}
+
+// rewatch answers Graph's subscriptionRemoved: one new watch is created
+// in place of the removed one (there is nothing left to renew), else the
+// subscription is polled. Either way changes may have happened while no
+// watch ran, so the receiver is told to resync.
+func (c *Client) rewatch(ctx context.Context, sub *SubscriptionRecord) error {
+	a := &App{c: c, id: sub.ApplicationID}
+	fresh := *sub
+	fresh.Watch = nil
+	if _, p, s, err := a.session(ctx, sub.EndUserAccountID); err == nil {
+		a.startWatch(ctx, p, s, &fresh) // logs its own failure
+	} else {
+		c.log.WarnContext(ctx, "provider watch removed; polling instead", "subscription", sub.ID, "err", err)
+	}
+	if fresh.Watch == nil {
+		return c.dropWatch(ctx, sub)
+	}
+	if err := c.replaceWatch(ctx, sub, fresh.Watch, fresh.Watch.Token); err != nil {
+		return err
+	}
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	return err
+}
+
+// dropWatch forgets sub's ended watch, so that the subscription is polled
+// from now on, and tells the receiver to resync since changes may have
+// been missed.
+func (c *Client) dropWatch(ctx context.Context, sub *SubscriptionRecord) error {
+	if err := c.replaceWatch(ctx, sub, nil, ""); err != nil {
+		return err
+	}
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 	return err
 }
 
@@ -128,8 +192,11 @@ func (c *Client) renewWatch(ctx context.Context, sub *SubscriptionRecord) error 
 // subscription: the provider's Watcher reads it, each change whose watch
 // id and token match the subscription's stored watch becomes a message
 // (calendar.event.changed, coalesced while one is still waiting;
-// calendar.event.unknown for missed or ended watches, which then fall
-// back to polling), and the answer the provider expects is returned.
+// calendar.event.unknown for missed changes), and the answer the provider
+// expects is returned. A watch that needs reauthorizing is renewed with
+// the same token; one the provider removed is replaced by a new watch
+// once (with calendar.event.unknown, as changes may have been missed).
+// When either fails the subscription falls back to polling.
 // Changes that do not match are ignored, so a forged notification queues
 // nothing.
 //
@@ -173,16 +240,14 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 			err = c.enqueueCoalesced(ctx, sub)
 		case "missed":
 			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
-		case "removed", "reauthorize":
-			// The provider ended the watch: poll from now on, and tell the
-			// receiver to resync since changes may have been missed.
-			_, err = c.store.UpdateSubscription(ctx, appID, subID, func(r *SubscriptionRecord) error {
-				setWatch(r, nil, "")
-				return nil
-			})
-			if err == nil {
-				_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
-			}
+		// The lifecycle answers call the provider before we reply. That
+		// may take longer than Graph likes (it wants an answer within
+		// seconds), but a notification it sends again is harmless: the
+		// watch it names is then renewed once more, or no longer ours.
+		case "reauthorize":
+			err = c.reauthorizeWatch(ctx, sub)
+		case "removed":
+			err = c.rewatch(ctx, sub)
 		}
 		if err != nil {
 			return nil, err

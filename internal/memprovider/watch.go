@@ -13,7 +13,9 @@ import (
 
 // Notification headers of the in-memory provider, shaped like Google's
 // channel headers: the channel id, the token the subscriber chose and the
-// resource state ("sync" for the hello, "exists" for a change).
+// resource state ("sync" for the hello, "exists" for a change, and Graph's
+// lifecycle events "missed", "reauthorizationRequired" and
+// "subscriptionRemoved").
 const (
 	HeaderChannelID = "X-Mem-Channel-Id"
 	HeaderToken     = "X-Mem-Channel-Token"
@@ -33,6 +35,31 @@ type WatchProvider struct {
 	watches map[string]*ActiveWatch // by id
 	nextW   int
 	stopped []string
+	renewed int
+	failErr error // returned by Watch and RenewWatch while set
+}
+
+// FailWatches makes Watch and RenewWatch return err (nil: work again), as
+// a provider that refuses new watches does.
+func (p *WatchProvider) FailWatches(err error) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.failErr = err
+}
+
+// Renewals returns how many times RenewWatch succeeded.
+func (p *WatchProvider) Renewals() int {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.renewed
+}
+
+// Remove drops a watch without the subscriber asking, as Graph removes a
+// subscription (it then sends subscriptionRemoved).
+func (p *WatchProvider) Remove(id string) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	delete(p.watches, id)
 }
 
 // ActiveWatch is a watch the provider holds.
@@ -68,6 +95,9 @@ func (p *WatchProvider) Watch(ctx context.Context, s *unical.Session, req *unica
 	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
+	if p.failErr != nil {
+		return nil, p.failErr
+	}
 	p.nextW++
 	w := &ActiveWatch{
 		Watch:      unical.Watch{ID: "channel-" + strconv.Itoa(p.nextW), ResourceID: "resource/" + req.CalendarID, Expiration: exp.UTC().Truncate(time.Second), Token: req.Token},
@@ -85,6 +115,9 @@ func (p *WatchProvider) RenewWatch(ctx context.Context, s *unical.Session, w *un
 	if err != nil {
 		return nil, err
 	}
+	p.wmu.Lock()
+	p.renewed++
+	p.wmu.Unlock()
 	return nw, p.StopWatch(ctx, s, w)
 }
 
@@ -108,8 +141,15 @@ func (p *WatchProvider) ParseNotification(n *unical.Notification) (*unical.Notif
 		return nil, unical.Errorf(unical.CodeInvalid, "Not a notification: no %s header.", HeaderChannelID)
 	}
 	kind := "changed"
-	if h.Get(HeaderState) == "sync" {
+	switch h.Get(HeaderState) {
+	case "sync":
 		kind = "sync"
+	case "missed":
+		kind = "missed"
+	case "reauthorizationRequired":
+		kind = "reauthorize"
+	case "subscriptionRemoved":
+		kind = "removed"
 	}
 	return &unical.NotificationResult{Status: http.StatusOK, Changes: []unical.WatchChange{{WatchID: id, Token: h.Get(HeaderToken), Kind: kind}}}, nil
 }

@@ -1,0 +1,160 @@
+package unical_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/store/bolt"
+)
+
+// pushEnv is a Client with a public URL over a Google provider that
+// pushes, and one subscription with a watch.
+type pushEnv struct {
+	Client *unical.Client
+	Store  *bolt.Store
+	Google *memprovider.WatchProvider
+	App    *unical.App
+	SubID  string
+}
+
+func mustNewPushEnv(tb testing.TB) *pushEnv {
+	tb.Helper()
+	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
+	env.Client, err = unical.New(unical.Config{
+		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
+		PublicURL: "https://unical.example.com", ChangePollInterval: -1,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { env.Client.Close() })
+	ctx := context.Background()
+	created, err := env.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push test")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if env.App, err = env.Client.App(ctx, created.ApplicationID); err != nil {
+		tb.Fatal(err)
+	}
+	acct, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
+		Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada"),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sub, err := env.App.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env.SubID = sub.WebhookSubscriptionID
+	return env
+}
+
+// watch returns the subscription's stored watch, nil when it is polled.
+func (env *pushEnv) watch(tb testing.TB) *unical.Watch {
+	tb.Helper()
+	sub, err := env.Store.GetSubscription(context.Background(), env.App.ID(), env.SubID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sub.Watch
+}
+
+// notify hands the Client a notification of watch w in state.
+func (env *pushEnv) notify(tb testing.TB, w *unical.Watch, state string) {
+	tb.Helper()
+	aw := &memprovider.ActiveWatch{Watch: *w}
+	n := &unical.Notification{Method: "POST", Header: memprovider.NotificationHeader(aw, state)}
+	if _, err := env.Client.HandleNotification(context.Background(), unical.ProviderGoogle.PathName(), env.App.ID(), env.SubID, n); err != nil {
+		tb.Fatalf("HandleNotification(%s) = %v", state, err)
+	}
+}
+
+// queued takes every due message off the queue and returns their types.
+func (env *pushEnv) queued(tb testing.TB) []string {
+	tb.Helper()
+	msgs, err := env.Store.ClaimMessages(context.Background(), "test", time.Now().Add(time.Second), time.Hour, 100)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var types []string
+	for _, m := range msgs {
+		m.Status = unical.MessageDelivered
+		if err := env.Store.UpdateMessage(context.Background(), m); err != nil {
+			tb.Fatal(err)
+		}
+		types = append(types, m.EventType)
+	}
+	return types
+}
+
+func TestClient_HandleNotification_Lifecycle(t *testing.T) {
+	t.Parallel()
+	unknown := []string{unical.EventTypeCalendarEventUnknown}
+	for _, tc := range []struct {
+		name       string
+		state      string // the lifecycle notification
+		fail       bool   // the provider refuses new and renewed watches
+		wantPush   bool   // the subscription keeps a watch
+		wantQueued []string
+	}{
+		{"ReauthorizeRenews", "reauthorizationRequired", false, true, nil},
+		{"ReauthorizeFailsToPolling", "reauthorizationRequired", true, false, unknown},
+		{"RemovedRewatches", "subscriptionRemoved", false, true, unknown},
+		{"RemovedFailsToPolling", "subscriptionRemoved", true, false, unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := mustNewPushEnv(t)
+			before := env.watch(t)
+			if before == nil {
+				t.Fatal("the subscription has no watch")
+			}
+			if tc.state == "subscriptionRemoved" {
+				env.Google.Remove(before.ID)
+			}
+			if tc.fail {
+				env.Google.FailWatches(unical.Errorf(unical.CodeUpstream, "refused"))
+			}
+			env.notify(t, before, tc.state)
+
+			after := env.watch(t)
+			if got := after != nil; got != tc.wantPush {
+				t.Fatalf("after %s the subscription has a watch: %v, want %v", tc.state, got, tc.wantPush)
+			}
+			if diff := cmp.Diff(tc.wantQueued, env.queued(t)); diff != "" {
+				t.Errorf("queued messages mismatch (-want +got):\n%s", diff)
+			}
+			if !tc.wantPush {
+				return
+			}
+			active := env.Google.Watches()
+			if len(active) != 1 || active[0].ID != after.ID {
+				t.Errorf("provider watches = %+v, want only the stored %s", active, after.ID)
+			}
+			if tc.state == "reauthorizationRequired" {
+				if after.Token != before.Token || env.Google.Renewals() != 1 {
+					t.Errorf("reauthorized with token %q and %d renewals, want the old token %q renewed once", after.Token, env.Google.Renewals(), before.Token)
+				}
+			}
+			// Push goes on: a change on the stored watch queues a message.
+			env.notify(t, after, "exists")
+			if diff := cmp.Diff([]string{unical.EventTypeCalendarEventChanged}, env.queued(t)); diff != "" {
+				t.Errorf("messages after a change mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
