@@ -276,6 +276,10 @@ func (c *call) page(n int) (lo, hi int, next int, ok bool) {
 }
 
 // nextLink returns the request URL with $skip set, as an absolute URL.
+// calendar-list-calendarview.md only says a result spanning pages "returns
+// an @odata.nextLink property ... that contains a URL to the next page";
+// what that URL carries ($skip here, a $skiptoken elsewhere in Graph) is
+// UNVERIFIED for event lists, so clients must follow it verbatim.
 func (c *call) nextLink(skip int) string {
 	q := c.r.URL.Query()
 	q.Set("$skip", strconv.Itoa(skip))

@@ -51,7 +51,9 @@ type Options struct {
 	RevokeRotatedRefreshTokens bool
 
 	// PageSize is the page size of collections when the request sets
-	// neither $top nor Prefer: odata.maxpagesize. Default 10.
+	// neither $top nor Prefer: odata.maxpagesize. Default 10: no reference
+	// page states it, but users of calendarView report pages of 10
+	// (microsoft-graph-docs issue 6201, microsoft-graph-explorer issue 91).
 	PageSize int
 
 	// ExpiredDeltaTokenStatus is the HTTP status a delta or skip token
