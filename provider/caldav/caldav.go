@@ -23,7 +23,11 @@
 // read-modify-write with If-Match on the ETag read, and creation uses
 // If-None-Match: *, so a concurrent change is never overwritten
 // (CodePrecondition); deleting a whole event is the one unconditional
-// write, as the caller holds no version to condition it on. Each write is
+// write, as the caller holds no version to condition it on. A weak ETag
+// cannot be sent in If-Match (RFC 7232 §3.1 compares strongly), so with a
+// server that issues only weak ones the ETag is compared here just before
+// the write, which leaves a one-round-trip race; unquoted ETags are quoted
+// when read (RFC 7232 §2.3). Each write is
 // checked and encoded before it is sent: a refused event leaves nothing on
 // the server. Properties unical does not
 // map (VALARM, X-APPLE-*, X-MICROSOFT-*) and those whose value did not

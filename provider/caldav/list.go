@@ -172,7 +172,7 @@ func objectsOf(r *response, ms *multistatus, calURL *url.URL) (objs []*object, g
 		}
 		o := &object{Name: name, Cal: cal}
 		if e, ok := resp.prop(nsDAV, "getetag"); ok {
-			o.ETag = strings.TrimSpace(e.Text)
+			o.ETag = normalizeETag(e.Text)
 		}
 		objs = append(objs, o)
 	}

@@ -23,7 +23,7 @@ type object struct {
 	Name string
 	// ETag is the entity tag as sent on the wire, quotes included, so that
 	// it goes back into If-Match exactly (Radicale compares the raw
-	// header, reference §3.4).
+	// header, reference §3.4); an unquoted one is quoted by [normalizeETag].
 	ETag string
 	Cal  *ical.Calendar
 }
@@ -84,22 +84,28 @@ func (c *conn) getResource(ctx context.Context, cal *url.URL, name string) (*obj
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent an event that is not valid iCalendar.")
 	}
-	return &object{Name: name, ETag: r.Header.Get("ETag"), Cal: parsed}, nil
+	return &object{Name: name, ETag: normalizeETag(r.Header.Get("ETag")), Cal: parsed}, nil
 }
 
 // putObject writes cal as the resource name. With etag "" it creates
 // (If-None-Match: *, RFC 4791 §5.3.2 and RFC 7232 §3.2), otherwise it
 // replaces only the version etag names (If-Match), so a change made
 // meanwhile by someone else is never overwritten: the server answers 412,
-// which is CodePrecondition. It returns the new ETag, "" when the server
-// sends none (RFC 4791 §5.3.4 lets a server that rewrites the data omit
-// it).
+// which is CodePrecondition. A weak etag cannot go into If-Match (see
+// [conn.ifMatch]). It returns the new ETag, "" when the server sends none
+// (RFC 4791 §5.3.4 lets a server that rewrites the data omit it).
 func (c *conn) putObject(ctx context.Context, cal *url.URL, name string, data []byte, etag string) (string, error) {
 	h := http.Header{"Content-Type": {ical.MIMEType + "; charset=utf-8"}}
 	if etag == "" {
 		h.Set("If-None-Match", "*")
 	} else {
-		h.Set("If-Match", etag)
+		cond, err := c.ifMatch(ctx, cal, name, etag)
+		if err != nil {
+			return "", err
+		}
+		if cond != "" {
+			h.Set("If-Match", cond)
+		}
 	}
 	r, err := c.do(ctx, http.MethodPut, objectURL(cal, name), h, string(data))
 	if err != nil {
@@ -118,14 +124,20 @@ func (c *conn) putObject(ctx context.Context, cal *url.URL, name string, data []
 	if err := c.classify(r, "put event"); err != nil {
 		return "", err
 	}
-	return r.Header.Get("ETag"), nil
+	return normalizeETag(r.Header.Get("ETag")), nil
 }
 
 // deleteObject deletes a resource; etag "" deletes unconditionally.
 func (c *conn) deleteObject(ctx context.Context, cal *url.URL, name, etag string) error {
 	h := http.Header{}
 	if etag != "" {
-		h.Set("If-Match", etag)
+		cond, err := c.ifMatch(ctx, cal, name, etag)
+		if err != nil {
+			return err
+		}
+		if cond != "" {
+			h.Set("If-Match", cond)
+		}
 	}
 	r, err := c.do(ctx, http.MethodDelete, objectURL(cal, name), h, "")
 	if err != nil {
@@ -136,6 +148,78 @@ func (c *conn) deleteObject(ctx context.Context, cal *url.URL, name, etag string
 	}
 	// Radicale answers 200 with a multistatus body; any 2xx is success.
 	return c.classify(r, "delete event")
+}
+
+// ifMatch returns the If-Match value for a write conditional on etag, ""
+// for none.
+//
+// A strong etag is sent as it is. A weak one (W/"...") can never match:
+// RFC 7232 §3.1 has the server compare If-Match strongly, and §2.3.2 says
+// a weak tag fails the strong comparison, so every write would be a 412.
+// For a weak etag the condition is checked here instead: the resource is
+// read again and its ETag compared with the weak comparison (§2.3.2); a
+// mismatch, or a resource gone, is CodePrecondition, as the 412 would have
+// been. The write then goes without If-Match: "If-Match: *" (§3.1) would
+// keep a resource deleted meanwhile from coming back, but Radicale 3.1.8
+// compares the header's raw text with its ETag and refuses "*" (davtest).
+//
+// That leaves a race a strong ETag does not have: a change or deletion
+// another client makes between this read and the write is overwritten.
+// HTTP offers no narrower condition for a server that only issues weak
+// ETags (If-Unmodified-Since has one-second granularity and servers
+// rarely send Last-Modified for calendar objects), and refusing every
+// write there would make the calendar read-only; the window is one round
+// trip.
+func (c *conn) ifMatch(ctx context.Context, cal *url.URL, name, etag string) (string, error) {
+	if !isWeak(etag) {
+		return etag, nil
+	}
+	r, err := c.do(ctx, http.MethodGet, objectURL(cal, name), nil, "")
+	if err != nil {
+		return "", err
+	}
+	changed := unical.Errorf(unical.CodePrecondition, "The resource changed at the CalDAV server since it was read.")
+	if r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusGone {
+		return "", changed
+	}
+	if err := c.classify(r, "check event version"); err != nil {
+		return "", err
+	}
+	if !weakMatch(etag, normalizeETag(r.Header.Get("ETag"))) {
+		return "", changed
+	}
+	return "", nil
+}
+
+// normalizeETag returns an entity tag in the form of RFC 7232 §2.3,
+// [W/]"opaque". Some servers send the opaque part without its quotes; as
+// If-Match takes only quoted tags (§3.1), such a tag is quoted here, once,
+// where it is read, so that the same version has the same ETag whether it
+// came from a GET, a PUT or a multistatus getetag. "" stays "".
+func normalizeETag(tag string) string {
+	tag = strings.TrimSpace(tag)
+	if tag == "" {
+		return ""
+	}
+	weak := ""
+	if strings.HasPrefix(tag, "W/") {
+		weak, tag = "W/", tag[2:]
+	}
+	if len(tag) >= 2 && tag[0] == '"' && tag[len(tag)-1] == '"' {
+		return weak + tag
+	}
+	return weak + `"` + strings.Trim(tag, `"`) + `"`
+}
+
+// isWeak reports whether a normalised entity tag is weak (RFC 7232 §2.1).
+func isWeak(tag string) bool { return strings.HasPrefix(tag, "W/") }
+
+// weakMatch is the weak comparison of RFC 7232 §2.3.2: two normalised
+// entity tags match when their opaque parts are equal, whether or not
+// either is marked weak.
+func weakMatch(a, b string) bool {
+	a, b = strings.TrimPrefix(a, "W/"), strings.TrimPrefix(b, "W/")
+	return a != "" && a == b
 }
 
 // preconditionName returns the name of the first element inside a DAV
