@@ -86,7 +86,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // in full for this audit). These match the guide's JSON exactly (status,
 // domain, reason, message, locationType, location): notFound (404),
 // deleted, fullSyncRequired and updatedMinTooLongAgo (410), conditionNotMet
-// (412), duplicate (409), timeRangeEmpty (400), authError (401), and, in
+// (412), duplicate (409), timeRangeEmpty (400), authError (401),
+// forbiddenForNonOrganizer (403), and, in
 // faultError, rateLimitExceeded (403 and 429), userRateLimitExceeded and
 // quotaExceeded (403) and backendError (500). The others are not in the
 // guide; each says what its status, reason and message rest on.
@@ -206,6 +207,17 @@ func errAccessLevel() *apiError {
 	return &apiError{
 		status: http.StatusForbidden, domain: "calendar", reason: "requiredAccessLevel",
 		message: "You need to have writer access to this calendar.",
+	}
+}
+
+// errForbiddenForNonOrganizer is the errors guide's 403 for a write that
+// sets a shared property (guestsCanInviteOthers, guestsCanModify,
+// guestsCanSeeOtherGuests) in a copy of the event that is not the
+// organizer's.
+func errForbiddenForNonOrganizer() *apiError {
+	return &apiError{
+		status: http.StatusForbidden, domain: "calendar", reason: "forbiddenForNonOrganizer",
+		message: "Shared properties can only be changed by the organizer of the event.",
 	}
 }
 

@@ -195,6 +195,33 @@ func (s *Server) defaultOrganizer(cal *calendar) *EventPerson {
 	return &EventPerson{Email: cal.id, DisplayName: cal.summary}
 }
 
+// isOrganizerCopyLocked reports whether cal is the organizer's calendar
+// for ev (organizer.self would be true there).
+func (s *Server) isOrganizerCopyLocked(cal *calendar, ev *Event) bool {
+	if ev.Organizer == nil {
+		return true
+	}
+	owner := s.st.users[cal.ownerSub]
+	return strings.EqualFold(ev.Organizer.Email, cal.id) || (cal.primary && owner != nil && strings.EqualFold(ev.Organizer.Email, owner.email))
+}
+
+// sharedGuestPropsChanged reports whether a write changes one of the
+// shared properties only the organizer may set. A field left out counts as
+// its default (guestsCanInviteOthers true, guestsCanModify false,
+// guestsCanSeeOtherGuests true): the errors guide says an update without
+// them "is equivalent to trying to set them to their default values".
+func sharedGuestPropsChanged(cur, next *Event) bool {
+	eff := func(p *bool, def bool) bool {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	return eff(cur.GuestsCanInviteOthers, true) != eff(next.GuestsCanInviteOthers, true) ||
+		eff(cur.GuestsCanModify, false) != eff(next.GuestsCanModify, false) ||
+		eff(cur.GuestsCanSeeOtherGuests, true) != eff(next.GuestsCanSeeOtherGuests, true)
+}
+
 // readOnlyEventKeys are body fields the server owns; clients' values are
 // ignored on insert, patch and update.
 var readOnlyEventKeys = []string{
@@ -453,6 +480,9 @@ func (s *Server) writeEvent(c *call, replace bool) (int, any, error) {
 	}
 	if next.Reminders == nil {
 		next.Reminders = &EventReminders{UseDefault: true}
+	}
+	if !s.isOrganizerCopyLocked(cal, &cur) && sharedGuestPropsChanged(&cur, &next) {
+		return 0, nil, errForbiddenForNonOrganizer()
 	}
 	if next.RecurringEventID != "" {
 		next.Recurrence = nil

@@ -577,3 +577,44 @@ func TestEventsList_ShortPages(t *testing.T) {
 		t.Errorf("page sizes %v, want some empty pages", sizes)
 	}
 }
+
+// Only the organizer may set the shared properties; a PUT in an attendee's
+// copy that leaves them out resets them to their defaults and is refused
+// (errors guide, "403: Forbidden for non-organizer"). PATCH is fine.
+func TestEvents_ForbiddenForNonOrganizer(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	no := false
+	ev := f.srv.AddEvent(aliceEmail, googletest.Event{
+		Summary:               "Bob's",
+		Start:                 &googletest.EventDateTime{DateTime: "2025-01-07T10:00:00Z"},
+		End:                   &googletest.EventDateTime{DateTime: "2025-01-07T11:00:00Z"},
+		Organizer:             &googletest.EventPerson{Email: bobEmail},
+		Attendees:             []googletest.EventAttendee{{Email: bobEmail, ResponseStatus: "accepted"}, {Email: aliceEmail, ResponseStatus: "needsAction"}},
+		GuestsCanInviteOthers: &no,
+	})
+	evURL := eventsURL(f, "primary", nil) + "/" + ev.ID
+	put := map[string]any{"summary": "mine", "start": map[string]any{"dateTime": "2025-01-07T10:00:00Z"}, "end": map[string]any{"dateTime": "2025-01-07T11:00:00Z"}}
+	r := call(t, "PUT", evURL, f.token, put)
+	want := map[string]any{"error": map[string]any{
+		"errors": []any{map[string]any{
+			"domain": "calendar", "reason": "forbiddenForNonOrganizer",
+			"message": "Shared properties can only be changed by the organizer of the event.",
+		}},
+		"code":    float64(403),
+		"message": "Shared properties can only be changed by the organizer of the event.",
+	}}
+	if diff := cmp.Diff(want, r.body); diff != "" || r.status != http.StatusForbidden {
+		t.Fatalf("PUT without shared properties: status %d, body mismatch (-want +got):\n%s", r.status, diff)
+	}
+	put["guestsCanInviteOthers"] = false
+	if r := call(t, "PUT", evURL, f.token, put); r.status != 200 {
+		t.Errorf("PUT keeping them: %d %s", r.status, r.raw)
+	}
+	if r := call(t, "PATCH", evURL, f.token, map[string]any{"summary": "patched"}); r.status != 200 {
+		t.Errorf("PATCH: %d %s", r.status, r.raw)
+	}
+	if r := call(t, "PATCH", evURL, f.token, map[string]any{"guestsCanModify": true}); r.status != 403 {
+		t.Errorf("PATCH of a shared property: %d %s, want 403", r.status, r.raw)
+	}
+}

@@ -168,6 +168,11 @@ func TestEvent_Invitation(t *testing.T) {
 			{Email: bob, ResponseStatus: "accepted"},
 			{Email: alice, ResponseStatus: "needsAction"},
 		},
+		// A shared property away from its default: writes in Alice's copy
+		// that would reset it get 403 forbiddenForNonOrganizer (errors
+		// guide), so the RSVP and the update below must be patches that
+		// leave it alone.
+		GuestsCanInviteOthers: new(false),
 	})
 	got, err := f.p.GetEvent(ctx, s, alice, seeded.ID)
 	if err != nil {
