@@ -1,13 +1,8 @@
 package caldav_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -15,112 +10,42 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/caldav"
-	"github.com/unical/unical/store/bolt"
 )
 
-// stack is the whole server on real HTTP (httpapi over a Client over
-// bolt) with the CalDAV provider pointed at a davtest server.
+// stack is the whole server on real HTTP (internal/apitest) with the
+// CalDAV provider pointed at a davtest server.
 type stack struct {
-	URL    string
-	dav    *davtest.Server
-	appID  string
-	apiKey string
+	*apitest.Stack
 }
 
 func mustNewStack(t *testing.T, s *davtest.Server) *stack {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{})}, MasterKey: seal.NewKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
-	t.Cleanup(srv.Close)
-	created, err := client.CreateApplication(t.Context(), &unical.ApplicationParams{
+	st := apitest.Start(t, []unical.Provider{caldav.New(caldav.Config{})}, nil)
+	st.CreateApp(t, &unical.ApplicationParams{
 		Name:      unical.Some("caldav e2e"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: s.URL}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &stack{URL: srv.URL, dav: s, appID: created.ApplicationID, apiKey: created.APIKey}
+	return &stack{Stack: st}
 }
 
-type answer struct {
-	status int
-	body   []byte
-}
-
-func (a *answer) into(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(a.body, v); err != nil {
-		t.Fatalf("decode %T: %v\n%s", v, err, a.body)
-	}
-}
-
-func (a *answer) errorCode(t *testing.T) string {
-	t.Helper()
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	a.into(t, &e)
-	return e.Error.Code
-}
-
-func (st *stack) do(t *testing.T, method, path string, body any) *answer {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, st.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("x-api-key", st.apiKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return &answer{status: resp.StatusCode, body: b}
-}
-
+// must sends a request, fails unless it answers 200, and decodes the
+// answer into v when v is not nil.
 func (st *stack) must(t *testing.T, method, path string, body, v any) {
 	t.Helper()
-	a := st.do(t, method, path, body)
-	if a.status != http.StatusOK {
-		t.Fatalf("%s %s = %d\n%s", method, path, a.status, a.body)
-	}
+	r := st.Must(t, method, path, body)
 	if v != nil {
-		a.into(t, v)
+		r.Into(t, v)
 	}
 }
 
 func (st *stack) wantError(t *testing.T, method, path string, body any, status int, code string) {
 	t.Helper()
-	a := st.do(t, method, path, body)
-	if a.status != status || a.errorCode(t) != code {
-		t.Errorf("%s %s = %d %s, want %d %s\n%s", method, path, a.status, a.errorCode(t), status, code, a.body)
+	r := st.Do(t, method, path, body)
+	if got := r.Error(t).Code; r.Status != status || got != code {
+		t.Errorf("%s %s = %d %s, want %d %s\n%s", method, path, r.Status, got, status, code, r.Body)
 	}
 }
 
@@ -151,7 +76,7 @@ func testHTTPAPI(t *testing.T, s *davtest.Server) {
 
 		// Connect: a wrong password is a 400 naming the password (the
 		// Client's choice for refused credentials) and no account.
-		st.wantError(t, "POST", "/v1/basicAuth/connect/"+st.appID+"/provider_c",
+		st.wantError(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
 			map[string]string{"email": s.Username, "password": s.Password + "x"}, http.StatusBadRequest, "invalid_request")
 		var accounts page
 		st.must(t, "GET", "/v1/endUserAccounts", nil, &accounts)
@@ -162,7 +87,7 @@ func testHTTPAPI(t *testing.T, s *davtest.Server) {
 			ID     string `json:"id"`
 			Status string `json:"status"`
 		}
-		st.must(t, "POST", "/v1/basicAuth/connect/"+st.appID+"/provider_c",
+		st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
 			map[string]string{"email": s.Username, "password": s.Password}, &acct)
 		if acct.ID == "" || acct.Status != "ACTIVE" {
 			t.Fatalf("connected account = %+v", acct)
@@ -310,19 +235,18 @@ func TestHTTPAPI_Expired(t *testing.T) {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 	}
-	st.must(t, "POST", "/v1/basicAuth/connect/"+st.appID+"/provider_c", map[string]string{"email": s.Username, "password": s.Password}, &acct)
+	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": s.Password}, &acct)
 	// The password changes at the server.
 	old := s.Password
 	s.SetPassword(t, old+"-new")
-	a := st.do(t, "GET", "/v1/calendars/"+acct.ID, nil)
-	if a.status/100 == 2 {
-		t.Fatalf("listing with a revoked password = %d", a.status)
+	if r := st.Do(t, "GET", "/v1/calendars/"+acct.ID, nil); r.Status/100 == 2 {
+		t.Fatalf("listing with a revoked password = %d", r.Status)
 	}
 	st.must(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil, &acct)
 	if acct.Status != "EXPIRED" {
 		t.Errorf("after a 401 the account is %s, want EXPIRED", acct.Status)
 	}
-	st.must(t, "POST", "/v1/basicAuth/connect/"+st.appID+"/provider_c", map[string]string{"email": s.Username, "password": old + "-new"}, &acct)
+	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": old + "-new"}, &acct)
 	st.must(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil, &acct)
 	if acct.Status != "ACTIVE" {
 		t.Errorf("after reconnecting the account is %s, want ACTIVE", acct.Status)
