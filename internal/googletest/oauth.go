@@ -52,8 +52,17 @@ func normalizeScope(sc string) string {
 }
 
 // scopeSet is the set of scopes any one of which authorizes a method.
-// UNVERIFIED: the per-method lists follow the discovery document's scope
-// names but were not re-read method by method.
+// UNVERIFIED against the current discovery document: the stored copies
+// read for this audit are older revisions naming only calendar,
+// calendar.readonly, calendar.events, calendar.events.readonly and
+// calendar.settings.readonly. Within those the lists agree method by
+// method (events.get/list/instances: calendar, calendar.events,
+// calendar.events.readonly, calendar.readonly; events.insert/patch/update/
+// delete: calendar, calendar.events); the finer scopes of revision
+// 20251028 (events.owned, calendarlist, calendars, app.created, freebusy)
+// are placed by their names, not read per method. colors.get and
+// channels.stop accept any Calendar scope here, a little more than those
+// revisions list.
 type scopeSet []string
 
 func (ss scopeSet) allows(granted map[string]bool) bool {
@@ -595,9 +604,13 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	writeOAuthError(w, &oauthError{http.StatusBadRequest, "invalid_token", "Token expired or revoked"})
 }
 
-// handleUserinfo serves the OpenID Connect userinfo endpoint. Claims follow
-// the granted scopes: sub always, email/email_verified with the email
-// scope, name with profile.
+// handleUserinfo serves the OpenID Connect userinfo endpoint, the
+// userinfo_endpoint of Google's discovery document
+// (https://openidconnect.googleapis.com/v1/userinfo, as Google's
+// .well-known/openid-configuration is widely quoted; the OpenID Connect
+// reference names the field, https://developers.google.com/identity/openid-connect/reference).
+// Claims follow the granted scopes as OpenID Connect Core §5.4 maps them:
+// sub always, email/email_verified with the email scope, name with profile.
 func (s *Server) handleUserinfo(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	at, u, aerr := s.authenticateLocked(r)

@@ -35,6 +35,17 @@ func (p *Provider) oauthContext(ctx context.Context) context.Context {
 // access (a refresh token), the application's scopes (default: calendar,
 // openid and email), incremental authorization, and carries the caller's
 // PKCE S256 challenge, state, prompt and login hint.
+//
+// The prompt always includes consent unless the caller asked for none:
+// with access_type=offline Google returns a refresh token only "the first
+// time that your application exchanges an authorization code", and
+// without prompt "the user will be prompted only the first time your
+// project requests access" (web-server guide,
+// https://developers.google.com/identity/protocols/oauth2/web-server). An
+// account connected again after being removed here, or a Google account
+// that already granted the same OAuth client elsewhere, would otherwise
+// come back without a refresh token and stop working when its first
+// access token expires.
 func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.AuthCodeRequest) (string, error) {
 	if settings.ClientID == "" {
 		return "", unical.Errorf(unical.CodeInvalid, "The application has no Google OAuth client id configured.")
@@ -48,13 +59,23 @@ func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.Aut
 		oauth2.SetAuthURLParam("code_challenge_method", "S256"),
 		oauth2.SetAuthURLParam("include_granted_scopes", "true"),
 	}
-	if req.Prompt != "" {
-		opts = append(opts, oauth2.SetAuthURLParam("prompt", req.Prompt))
+	if prompt := withConsent(req.Prompt); prompt != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", prompt))
 	}
 	if req.LoginHint != "" {
 		opts = append(opts, oauth2.SetAuthURLParam("login_hint", req.LoginHint))
 	}
 	return p.oauthConfig(settings, req.RedirectURI).AuthCodeURL(req.State, opts...), nil
+}
+
+// withConsent adds consent to a space-delimited prompt list, leaving none
+// alone (it "must not be specified with other values").
+func withConsent(prompt string) string {
+	ps := strings.Fields(prompt)
+	if slices.Contains(ps, "none") || slices.Contains(ps, "consent") {
+		return prompt
+	}
+	return strings.Join(append(ps, "consent"), " ")
 }
 
 // Exchange implements [unical.OAuthProvider]: it redeems the code with the

@@ -77,13 +77,25 @@ func TestAuthCodeURL(t *testing.T) {
 		t.Errorf("query (-want +got):\n%s", diff)
 	}
 
-	// Defaults: Google's real endpoint, no prompt or hint.
+	// Defaults: Google's real endpoint, prompt=consent (so that a refresh
+	// token comes back even when the Google account granted access
+	// before), no hint.
 	raw, err = f.p.AuthCodeURL(unical.ProviderSettings{ClientID: testClientID}, &unical.AuthCodeRequest{RedirectURI: testRedirect, State: "s", CodeChallenge: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(raw, DefaultAuthURL+"?") || strings.Contains(raw, "prompt=") || strings.Contains(raw, "login_hint=") {
+	if !strings.HasPrefix(raw, DefaultAuthURL+"?") || !strings.Contains(raw, "prompt=consent&") || strings.Contains(raw, "login_hint=") {
 		t.Errorf("default URL = %s", raw)
+	}
+	for prompt, want := range map[string]string{"select_account": "select_account consent", "none": "none", "consent select_account": "consent select_account"} {
+		raw, err := f.p.AuthCodeURL(f.settings, &unical.AuthCodeRequest{RedirectURI: testRedirect, State: "s", CodeChallenge: "c", Prompt: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(raw)
+		if got := u.Query().Get("prompt"); got != want {
+			t.Errorf("prompt %q: sent %q, want %q", prompt, got, want)
+		}
 	}
 
 	if _, err := f.p.AuthCodeURL(unical.ProviderSettings{}, &unical.AuthCodeRequest{RedirectURI: testRedirect, CodeChallenge: "c"}); unical.ErrorCode(err) != unical.CodeInvalid {
@@ -337,5 +349,33 @@ func TestOnTokenRefreshFailure(t *testing.T) {
 	}
 	if got := f.srv.RequestCount("", "/calendar/"); got != 0 {
 		t.Errorf("API requests with an unsaved token = %d, want 0", got)
+	}
+}
+
+// Google hands out a refresh token on the first exchange only, unless the
+// user is asked for consent again (web-server guide, access_type and
+// prompt). Connecting a Google account that already granted the client
+// must still yield a refresh token.
+func TestExchange_AgainAfterEarlierGrant(t *testing.T) {
+	f := newFixture(t)
+	connect := func() *unical.Connection {
+		t.Helper()
+		verifier := oauth2.GenerateVerifier()
+		raw, err := f.p.AuthCodeURL(f.settings, &unical.AuthCodeRequest{
+			RedirectURI: testRedirect, State: "s", CodeChallenge: oauth2.S256ChallengeFromVerifier(verifier),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := authorize(t, raw)
+		conn, err := f.p.Exchange(t.Context(), f.settings, &unical.CodeExchange{Code: q.Get("code"), RedirectURI: testRedirect, CodeVerifier: verifier})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conn
+	}
+	first, second := connect(), connect()
+	if first.Token.RefreshToken == "" || second.Token.RefreshToken == "" {
+		t.Fatalf("refresh tokens %q then %q, want one each time", first.Token.RefreshToken, second.Token.RefreshToken)
 	}
 }
