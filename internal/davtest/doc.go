@@ -67,6 +67,13 @@
 //	component set             as created (VEVENT)             always VEVENT VTODO VJOURNAL VFREEBUSY
 //	PROPPATCH                 207; color, displayname,        207; color, displayname 200;
 //	                          description, timezone 200       calendar-description, calendar-timezone 409
+//	PROPPATCH with one        (refuses none of these)         applies the others (200) and refuses the
+//	property refused                                          one (409), not all or nothing as RFC 4918
+//	                                                          §9.2 asks (424 for the others)
+//	PROPPATCH remove          207, colour removed             500, colour kept
+//	calendar-color
+//	MKCALENDAR with           201, kept                       201 listing it as 404, not kept
+//	calendar-timezone
 //	PROPPATCH href            the collection's path           the request's absolute URL, percent-encoded
 //	                                                          ("http%3A//127.0.0.1%3APORT/...")
 //	current-user-privilege-   read all write write-content    all
@@ -82,13 +89,26 @@
 //	                          text/calendar; charset=utf-8    text/calendar
 //	DELETE stale / current    412 / 200 with multistatus      412 / 204
 //	If-Match
+//	PUT If-Match: * over an   412 (compares the header's      204
+//	existing object           text with its ETag)
+//	PUT If-Match: * onto      412                             412
+//	nothing
+//	object named without      GET 200 text/calendar; with     GET 200 application/octet-stream; with
+//	.ics                      Accept: text/calendar 200;      Accept: text/calendar 406; left out of
+//	                          found by calendar-query         calendar-query
+//	PUT of a whole VCALENDAR  201; one member per UID,        405, nothing stored
+//	onto the collection       named <UID>.ics
 //	calendar-query            207; recurring series match     207; time-range tested against the
 //	time-range                by any instance in range        master's DTSTART/DTEND only: a series is
 //	                                                          missed unless its first instance overlaps
+//	calendar-query RRULE      only series match               only series match
+//	prop-filter
 //	sync-collection           207; empty <D:sync-token/> =    207; same
 //	                          initial; deletions as 404
 //	                          responses; old tokens stay
 //	                          valid
+//	member created and        reported as removed (404)       left out (it compares the two states,
+//	deleted between tokens                                    which RFC 6578 §3.5 allows)
 //	sync token                http://radicale.org/ns/sync/    40-hex Git tree id (not a URI); equals
 //	                          + 64 hex; equals the            the collection's DAV:sync-token
 //	                          collection's DAV:sync-token
@@ -100,8 +120,15 @@
 // So, for the provider: treat a 4xx naming valid-sync-token, and on
 // Xandikos a 500 to a sync-collection with a token, as an expired token
 // (full resync); do not find recurring events on Xandikos by time-range
-// alone; set calendar-color with PROPPATCH after MKCALENDAR; ignore hrefs
-// in PROPPATCH responses; accept 200, 201 and 204 for writes.
+// alone, but a prop-filter on RRULE finds every series on both; set
+// calendar-color with PROPPATCH after MKCALENDAR; send calendar-timezone
+// alone, as Xandikos refuses it yet applies what came with it, and do not
+// expect Xandikos to keep it; do not remove calendar-color on Xandikos;
+// ignore hrefs in PROPPATCH responses; accept 200, 201 and 204 for writes;
+// do not send If-Match: * to Radicale; GET objects without an Accept
+// header and without relying on their Content-Type; do not expect to see
+// a member that came and went between two syncs; a test can fill Radicale
+// with one PUT of a whole calendar, Xandikos only object by object.
 //
 // References: RFC 4791 (CalDAV), RFC 6578 (sync-collection), RFC 6764
 // (/.well-known/caldav), RFC 4918 (WebDAV); https://radicale.org/v3.html
