@@ -87,6 +87,10 @@ type Config struct {
 	// DeliveryLogTTL is how long delivery attempts stay in the delivery
 	// log; default 7 days.
 	DeliveryLogTTL time.Duration
+	// EndpointDisableAfter is how long a webhook endpoint may fail without
+	// a single delivery before it is disabled (see [EndpointState]);
+	// default 5 days, as Svix does; negative never disables.
+	EndpointDisableAfter time.Duration
 	// WatchRenewBefore is how long before it ends a provider watch (push
 	// channel) is renewed, checked on every change poll; default 12 hours.
 	// It must exceed ChangePollInterval, or watches lapse between checks.

@@ -51,7 +51,8 @@ func (a *App) ListDeliveries(ctx context.Context, accountID, subscriptionID stri
 
 // ResendMessage queues a failed message for delivery again, with a fresh
 // set of attempts and the same webhook-id, so a receiver that deduplicates
-// still sees it once. With accountID and subscriptionID both empty it
+// still sees it once. It enables the endpoint again if it was disabled
+// (see [EndpointState]). With accountID and subscriptionID both empty it
 // resends a message of the application's own endpoint. An extension of the
 // spec.
 //
@@ -71,6 +72,14 @@ func (a *App) ResendMessage(ctx context.Context, accountID, subscriptionID, mess
 	}
 	if msg.SubscriptionID != subscriptionID {
 		return nil, Errorf(CodeNotFound, "No message %q for this subscription.", messageID)
+	}
+	if msg.Status == MessageFailed {
+		// Resending is how a developer says the endpoint works again, so
+		// it is enabled before the message is queued; otherwise the
+		// engine could fail it again as disabled.
+		if err := a.c.updateEndpoint(ctx, a.id, subscriptionID, enableEndpoint); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := a.c.store.RetryMessage(ctx, a.id, messageID, a.c.now()); err != nil {
 		return nil, err

@@ -41,6 +41,8 @@ type engineConfig struct {
 	outboxPoll   time.Duration
 	changePoll   time.Duration
 	logTTL       time.Duration
+	// disableAfter is Config.EndpointDisableAfter; 0 never disables.
+	disableAfter time.Duration
 	// watchRenewBefore is how long before its end a watch is renewed.
 	watchRenewBefore time.Duration
 	coalesce         *coalescer
@@ -57,6 +59,7 @@ func newEngineConfig(cfg *Config) (engineConfig, error) {
 		outboxPoll:   cfg.OutboxPollInterval,
 		changePoll:   cfg.ChangePollInterval,
 		logTTL:       cfg.DeliveryLogTTL,
+		disableAfter: cfg.EndpointDisableAfter,
 
 		watchRenewBefore: cfg.WatchRenewBefore,
 		coalesce:         &coalescer{last: map[string]string{}},
@@ -90,6 +93,12 @@ func newEngineConfig(cfg *Config) (engineConfig, error) {
 	}
 	if e.logTTL <= 0 {
 		e.logTTL = 7 * 24 * time.Hour
+	}
+	switch {
+	case e.disableAfter == 0:
+		e.disableAfter = 5 * 24 * time.Hour
+	case e.disableAfter < 0:
+		e.disableAfter = 0
 	}
 	return e, nil
 }
@@ -269,6 +278,8 @@ type target struct {
 	// limitKey and rate select the rate limit; rate 0 means none.
 	limitKey string
 	rate     int
+	// state is the endpoint's delivery state as read with the target.
+	state EndpointState
 }
 
 // errNoTarget marks a message that can never be delivered (the
@@ -291,7 +302,7 @@ func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error
 		if err != nil {
 			return nil, WrapError(CodeInternal, err, "Internal error.")
 		}
-		return &target{url: sub.URL, signer: signer, limitKey: sub.ID, rate: sub.RateLimit}, nil
+		return &target{url: sub.URL, signer: signer, limitKey: sub.ID, rate: sub.RateLimit, state: sub.EndpointState}, nil
 	}
 	app, err := c.application(ctx, msg.ApplicationID)
 	if err != nil {
@@ -308,7 +319,130 @@ func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error
 	if err != nil {
 		return nil, WrapError(CodeInternal, err, "Internal error.")
 	}
-	return &target{url: app.WebhookURL, signer: signer}, nil
+	return &target{url: app.WebhookURL, signer: signer, state: app.webhookState()}, nil
+}
+
+// webhookState is the state of the application's current webhook URL.
+func (app *Application) webhookState() EndpointState {
+	if app.WebhookStateURL != app.WebhookURL {
+		return EndpointState{} // a new URL starts afresh
+	}
+	return app.WebhookState
+}
+
+// updateEndpoint changes the state of an endpoint (subscriptionID "" for
+// the application's own) with fn, which reports whether it changed
+// anything. A subscription changes atomically. The application is read,
+// changed and replaced, so an application update racing with it may undo
+// the change; at worst that restarts the failure clock or enables the
+// endpoint again, both of which the next attempts put right.
+func (c *Client) updateEndpoint(ctx context.Context, appID, subscriptionID string, fn func(*EndpointState) bool) error {
+	if subscriptionID != "" {
+		_, err := c.store.UpdateSubscription(ctx, appID, subscriptionID, func(r *SubscriptionRecord) error {
+			if !fn(&r.EndpointState) {
+				return errUnchanged
+			}
+			return nil
+		})
+		if err == errUnchanged || ErrorCode(err) == CodeNotFound {
+			return nil
+		}
+		return err
+	}
+	app, err := c.store.GetApplication(ctx, appID)
+	if err != nil {
+		return err
+	}
+	st := app.webhookState()
+	if !fn(&st) {
+		return nil
+	}
+	app.WebhookState, app.WebhookStateURL = st, app.WebhookURL
+	if err := c.store.UpdateApplication(ctx, app); err != nil {
+		return err
+	}
+	c.apps.drop(appID)
+	return nil
+}
+
+// enableEndpoint clears an endpoint's state: no longer disabled, and
+// failing only from its next failure on.
+func enableEndpoint(st *EndpointState) bool {
+	if *st == (EndpointState{}) {
+		return false
+	}
+	*st = EndpointState{}
+	return true
+}
+
+// noteOutcome keeps an endpoint's state in step with an attempt made at
+// at, and reports whether the endpoint is now disabled. It writes only
+// when the state changes (the first failure after a delivery, the first
+// delivery after failures, disabling), so a healthy endpoint costs no
+// writes. Like Svix, it disables an endpoint that has failed for
+// Config.EndpointDisableAfter without one delivery in between.
+func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, at time.Time, delivered bool, lastErr string) (disabled bool) {
+	c, e := w.c, &w.c.engine
+	st := tgt.state
+	var fn func(*EndpointState) bool
+	switch {
+	case delivered && st.FailingSince == nil:
+		return false
+	case delivered:
+		fn = func(s *EndpointState) bool {
+			changed := s.FailingSince != nil
+			s.FailingSince = nil
+			return changed
+		}
+	case st.FailingSince == nil:
+		fn = func(s *EndpointState) bool {
+			if s.FailingSince != nil {
+				return false // another worker saw the first failure
+			}
+			since := at.UTC()
+			s.FailingSince = &since
+			return true
+		}
+	case e.disableAfter > 0 && at.Sub(*st.FailingSince) >= e.disableAfter:
+		how := "Resend a failed message to enable it again."
+		if msg.SubscriptionID == "" {
+			how = "Resend a failed message or set a new webhook URL to enable it again."
+		}
+		reason := fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
+			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), lastErr, how)
+		fn = func(s *EndpointState) bool {
+			// Another worker may have disabled it, or seen it recover,
+			// since tgt was read.
+			disabled = s.DisabledAt != nil
+			if disabled || s.FailingSince == nil {
+				return false
+			}
+			now := at.UTC()
+			s.DisabledAt, s.DisabledReason, disabled = &now, reason, true
+			return true
+		}
+	default:
+		return false
+	}
+	// The attempt has happened, so its outcome is written even while the
+	// engine stops.
+	if err := c.updateEndpoint(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
+		c.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
+		return false
+	}
+	return disabled
+}
+
+// formatSpan writes a duration of whole days as days, for messages.
+func formatSpan(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= day && d%day == 0 {
+		if d == day {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.String()
 }
 
 // deliver makes one attempt at a claimed message and writes the outcome.
@@ -331,6 +465,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	case err != nil:
 		c.log.ErrorContext(ctx, "resolve webhook target", "message", msg.ID, "err", err)
 		return // the lease expires and another attempt resolves it again
+	case tgt.state.DisabledAt != nil:
+		// Logged as an attempt without a request, so that the delivery
+		// log shows why nothing arrives.
+		msg.Status, msg.LastError = MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
+		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		return
 	}
 	if tgt.rate > 0 {
 		now := c.now()
@@ -370,9 +510,11 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	}
 	attempt := &DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
 	msg.Attempts++
+	delivered := err == nil && status >= 200 && status < 300
 	switch {
-	case err == nil && status >= 200 && status < 300:
+	case delivered:
 		msg.Status, msg.LastError = MessageDelivered, ""
+		w.noteOutcome(ctx, msg, tgt, start, true, "")
 	default:
 		if err != nil {
 			attempt.Error = err.Error()
@@ -380,7 +522,11 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			attempt.Error = fmt.Sprintf("HTTP %d", status)
 		}
 		msg.LastError = attempt.Error
-		if status == 410 {
+		if w.noteOutcome(ctx, msg, tgt, start, false, attempt.Error) {
+			// This attempt disabled the endpoint: the message ends here,
+			// as the endpoint's others will.
+			msg.Status = MessageFailed
+		} else if status == 410 {
 			// Standard Webhooks: 410 Gone is the receiver opting out, so
 			// retrying would only be refused again.
 			msg.Status = MessageFailed

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -407,6 +408,12 @@ func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]s
 	return unical.WebhookResponse{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
 }
 
+func (f *fakeSender) setStatus(status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status = status
+}
+
 func (f *fakeSender) times() []time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -716,4 +723,171 @@ func describeMessage(msg *unical.OutboxMessage, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("status %s, %d attempts, lease owner %q, last error %q", msg.Status, msg.Attempts, msg.LeaseOwner, msg.LastError)
+}
+
+// endpointState returns the listed state of the env's only subscription.
+func (env *engineEnv) endpointState(tb testing.TB) unical.EndpointState {
+	tb.Helper()
+	page, err := env.App.ListSubscriptions(context.Background(), env.AccountID, nil)
+	if err != nil || len(page.Data) != 1 {
+		tb.Fatalf("ListSubscriptions() = %v, %v; want one subscription", page, err)
+	}
+	return page.Data[0].EndpointState
+}
+
+// TestClient_Run_DisableFailingEndpoint runs on the fake clock an endpoint
+// that fails for longer than EndpointDisableAfter: it is disabled with a
+// reason shown in the listed subscription, its messages fail unsent with
+// the reason in the delivery log, and resending one enables it again.
+func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusInternalServerError}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute}
+			cfg.OutboxPollInterval = time.Second
+			cfg.EndpointDisableAfter = time.Hour
+		})
+		ctx := context.Background()
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		first := env.mustEnqueue(t, subID, 1)[0]
+		start := time.Now().UTC()
+		env.run(t)
+
+		time.Sleep(time.Minute)
+		st := env.endpointState(t)
+		if st.FailingSince == nil || !st.FailingSince.Equal(start) || st.DisabledAt != nil {
+			t.Fatalf("after one failure the state is %+v, want failing since %v and enabled", st, start)
+		}
+
+		// Attempts at 0, 30 and 60 minutes: the third is an hour into the
+		// failure and disables the endpoint, which ends the message early.
+		time.Sleep(time.Hour)
+		st = env.endpointState(t)
+		if st.DisabledAt == nil || !st.DisabledAt.Equal(start.Add(time.Hour)) || !strings.Contains(st.DisabledReason, "HTTP 500") {
+			t.Fatalf("after an hour of failures the state is %+v, want disabled at %v with the last error", st, start.Add(time.Hour))
+		}
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), first); err != nil || msg.Status != unical.MessageFailed || msg.Attempts != 3 {
+			t.Errorf("first message: %v; want failed after 3 attempts", describeMessage(msg, err))
+		}
+
+		// A disabled endpoint gets nothing; the log says why.
+		second := subID + "_second"
+		now := time.Now().UTC()
+		if err := env.Store.EnqueueMessages(ctx, []*unical.OutboxMessage{{
+			ID: second, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
+			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if n := len(sender.times()); n != 3 {
+			t.Errorf("%d sends, want 3: none while disabled", n)
+		}
+		msg, err := env.Store.GetMessage(ctx, env.App.ID(), second)
+		if err != nil || msg.Status != unical.MessageFailed || !strings.Contains(msg.LastError, "disabled") {
+			t.Fatalf("message queued while disabled: %v; want failed as disabled", describeMessage(msg, err))
+		}
+		log, err := env.App.ListDeliveries(ctx, env.AccountID, subID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logged bool
+		for _, a := range log.Data {
+			logged = logged || (a.MessageID == second && a.StatusCode == 0 && strings.Contains(a.Error, st.DisabledReason))
+		}
+		if !logged {
+			t.Errorf("delivery log = %+v, want an entry for %s with the reason", log.Data, second)
+		}
+
+		// Resending enables the endpoint, which now answers.
+		sender.setStatus(http.StatusNoContent)
+		if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, second); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), second); err != nil || msg.Status != unical.MessageDelivered {
+			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
+		}
+		if st := env.endpointState(t); st != (unical.EndpointState{}) {
+			t.Errorf("after the resend the state is %+v, want enabled and not failing", st)
+		}
+	})
+}
+
+// TestClient_Run_EndpointRecovers checks that one delivery ends a run of
+// failures, so failures spread over a longer time with deliveries between
+// them never disable the endpoint.
+func TestClient_Run_EndpointRecovers(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusInternalServerError}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
+			cfg.OutboxPollInterval = time.Second
+			cfg.EndpointDisableAfter = time.Hour
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		ids := env.mustEnqueue(t, subID, 1)
+		env.run(t)
+		time.Sleep(time.Minute)
+		if st := env.endpointState(t); st.FailingSince == nil {
+			t.Fatalf("after a failure the state is %+v, want failing", st)
+		}
+		sender.setStatus(http.StatusOK)
+		time.Sleep(30 * time.Minute)
+		env.waitStatus(t, ids[0], unical.MessageDelivered)
+		if st := env.endpointState(t); st != (unical.EndpointState{}) {
+			t.Errorf("after a delivery the state is %+v, want not failing", st)
+		}
+	})
+}
+
+// TestClient_Run_DisableApplicationEndpoint disables the application's own
+// endpoint and checks that a new webhook URL starts afresh.
+func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusServiceUnavailable}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
+			cfg.OutboxPollInterval = time.Second
+			cfg.EndpointDisableAfter = 30 * time.Minute
+			cfg.CacheTTL = -1
+		})
+		ctx := context.Background()
+		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+			t.Fatal(err)
+		}
+		env.run(t)
+		// Deleting the CalDAV account queues enduseraccount.deleted.
+		if _, err := env.App.DeleteAccount(ctx, env.DavAccountID); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Hour)
+		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app.WebhookState.DisabledAt == nil || !strings.Contains(app.WebhookState.DisabledReason, "new webhook URL") {
+			t.Fatalf("application webhook state = %+v, want disabled with how to enable it", app.WebhookState)
+		}
+		sends := len(sender.times())
+
+		// A new URL is a new endpoint: enabled, and its messages are sent.
+		sender.setStatus(http.StatusOK)
+		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/v2")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.App.DeleteAccount(ctx, env.AccountID); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if got := len(sender.times()); got != sends+1 {
+			t.Errorf("%d sends after the URL change, want %d", got, sends+1)
+		}
+	})
 }

@@ -46,6 +46,11 @@ type Application struct {
 	WebhookURL string `json:"webhookUrl,omitempty"`
 	// SealedWebhookSecret is the sealed whsec_ secret of WebhookURL.
 	SealedWebhookSecret []byte `json:"-"`
+	// WebhookState is how deliveries to WebhookStateURL go. It is the
+	// state of WebhookURL only while the two are equal, so that a new URL
+	// starts afresh without every URL change having to reset it.
+	WebhookState    EndpointState `json:"webhookState,omitzero"`
+	WebhookStateURL string        `json:"-"`
 }
 
 // ApplicationStore keeps applications.

@@ -22,9 +22,26 @@ const (
 	EventTypeAccountCredentialUpdated = "enduseraccount.credential.updated"
 )
 
+// EndpointState is how deliveries to a webhook endpoint (a subscription's
+// URL or an application's own) are going. An endpoint that has failed
+// continuously for Config.EndpointDisableAfter is disabled: its messages
+// fail without an attempt until the developer resends one (or, for the
+// application's endpoint, sets a new URL). An extension of the spec,
+// after Svix.
+type EndpointState struct {
+	// FailingSince is the first failed attempt since the last delivered
+	// one; nil while the endpoint works.
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	// DisabledAt is when the endpoint was disabled; nil while enabled.
+	DisabledAt *time.Time `json:"disabledAt,omitempty"`
+	// DisabledReason says why, and how to enable it again.
+	DisabledReason string `json:"disabledReason,omitempty"`
+}
+
 // Subscription is a listed webhook subscription record. SubscriptionID,
 // ResourceID and Expiration describe the provider-side watch, when there is
-// one.
+// one; the EndpointState fields say whether its URL is failing or
+// disabled.
 type Subscription struct {
 	ID               string       `json:"id"`
 	Provider         ProviderType `json:"provider"`
@@ -36,6 +53,7 @@ type Subscription struct {
 	EndUserAccountID string       `json:"endUserAccountId"`
 	CreatedAt        time.Time    `json:"createdAt"`
 	UpdatedAt        time.Time    `json:"updatedAt"`
+	EndpointState
 }
 
 // SubscriptionCreateParams is the body of

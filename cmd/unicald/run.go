@@ -74,6 +74,7 @@ type engineSettings struct {
 	allowPrivate bool
 	timeout      time.Duration
 	lease        time.Duration
+	disableAfter time.Duration
 }
 
 func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
@@ -102,6 +103,8 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 		AllowPrivateTargets: eng.allowPrivate,
 		DeliveryTimeout:     eng.timeout,
 		DeliveryLease:       eng.lease,
+		// Zero (admin commands, which never deliver) is the library's default.
+		EndpointDisableAfter: eng.disableAfter,
 	})
 	if err != nil {
 		store.Close()
@@ -133,6 +136,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.BoolVar(&eng.allowPrivate, "allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks reach loopback and private addresses (development only)")
 	fs.DurationVar(&eng.timeout, "delivery-timeout", 15*time.Second, "time limit of one webhook delivery attempt")
 	fs.DurationVar(&eng.lease, "delivery-lease", 2*time.Minute, "how long a claimed message is held before another worker may take it (after a crash, the wait before it is resent); must exceed -delivery-timeout")
+	fs.DurationVar(&eng.disableAfter, "endpoint-disable-after", 5*24*time.Hour, "disable a webhook endpoint that has failed this long without one delivery (negative: never)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}

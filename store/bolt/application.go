@@ -24,6 +24,8 @@ type application struct {
 	SealedSecrets       map[unical.ProviderType][]byte         `json:"sealedSecrets"`
 	WebhookURL          string                                 `json:"webhookUrl"`
 	SealedWebhookSecret []byte                                 `json:"sealedWebhookSecret"`
+	WebhookState        endpointState                          `json:"webhookState"`
+	WebhookStateURL     string                                 `json:"webhookStateUrl"`
 }
 
 // providerConfig is the stored form of [unical.ProviderSettings], without
@@ -47,6 +49,7 @@ func applicationToRecord(app *unical.Application) (*application, error) {
 		ID: app.ID, Name: app.Name, CreatedAt: utc(app.CreatedAt), UpdatedAt: utc(app.UpdatedAt),
 		RedirectURLs: app.RedirectURLs, SealedSecrets: app.SealedSecrets,
 		WebhookURL: app.WebhookURL, SealedWebhookSecret: app.SealedWebhookSecret,
+		WebhookState: toEndpointState(app.WebhookState), WebhookStateURL: app.WebhookStateURL,
 	}
 	if app.Providers != nil {
 		rec.Providers = make(map[unical.ProviderType]providerConfig, len(app.Providers))
@@ -70,6 +73,7 @@ func (rec *application) toApplication() *unical.Application {
 		ID: rec.ID, Name: rec.Name, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
 		RedirectURLs: rec.RedirectURLs, SealedSecrets: rec.SealedSecrets,
 		WebhookURL: rec.WebhookURL, SealedWebhookSecret: rec.SealedWebhookSecret,
+		WebhookState: rec.WebhookState.toEndpointState(), WebhookStateURL: rec.WebhookStateURL,
 	}
 	if rec.Providers != nil {
 		app.Providers = make(map[unical.ProviderType]unical.ProviderSettings, len(rec.Providers))

@@ -25,6 +25,22 @@ type subscription struct {
 	SealedSecret     []byte              `json:"sealedSecret"`
 	Watch            *watch              `json:"watch"`
 	Cursor           string              `json:"cursor"`
+	Endpoint         endpointState       `json:"endpoint"`
+}
+
+// endpointState is the stored form of [unical.EndpointState].
+type endpointState struct {
+	FailingSince   *time.Time `json:"failingSince,omitempty"`
+	DisabledAt     *time.Time `json:"disabledAt,omitempty"`
+	DisabledReason string     `json:"disabledReason,omitempty"`
+}
+
+func toEndpointState(st unical.EndpointState) endpointState {
+	return endpointState{FailingSince: utcPtr(st.FailingSince), DisabledAt: utcPtr(st.DisabledAt), DisabledReason: st.DisabledReason}
+}
+
+func (rec endpointState) toEndpointState() unical.EndpointState {
+	return unical.EndpointState{FailingSince: rec.FailingSince, DisabledAt: rec.DisabledAt, DisabledReason: rec.DisabledReason}
 }
 
 // watch is the stored form of [unical.Watch].
@@ -51,6 +67,7 @@ func subscriptionToRecord(sub *unical.SubscriptionRecord) (*subscription, error)
 		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
 		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
 		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
+		Endpoint: toEndpointState(sub.EndpointState),
 	}
 	if w := sub.Watch; w != nil {
 		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
@@ -64,6 +81,7 @@ func (rec *subscription) toSubscriptionRecord() *unical.SubscriptionRecord {
 			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
 			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
 			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
+			EndpointState: rec.Endpoint.toEndpointState(),
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
 		Cursor: rec.Cursor,

@@ -35,7 +35,16 @@ func fullApplication(id string, created time.Time) *unical.Application {
 		},
 		WebhookURL:          "https://app.example/webhooks",
 		SealedWebhookSecret: []byte{0xde, 0xad, 0x00, 0xbe, 0xef},
+		WebhookState:        fullEndpointState(created),
+		WebhookStateURL:     "https://app.example/webhooks",
 	}
+}
+
+// fullEndpointState is a disabled endpoint's state: failing from t on,
+// disabled five days later.
+func fullEndpointState(t time.Time) unical.EndpointState {
+	failing, disabled := t.Add(time.Hour), t.Add(5*24*time.Hour+time.Hour)
+	return unical.EndpointState{FailingSince: &failing, DisabledAt: &disabled, DisabledReason: "failing for 5 days"}
 }
 
 // mustCreateApplication stores a new full application.
@@ -100,6 +109,7 @@ func fullSubscription(id, appID, accountID string) *unical.SubscriptionRecord {
 			EndUserAccountID: accountID,
 			CreatedAt:        base,
 			UpdatedAt:        base.Add(time.Second),
+			EndpointState:    fullEndpointState(base),
 		},
 		ApplicationID: appID,
 		RateLimit:     10,
