@@ -1,6 +1,8 @@
 package googletest
 
 import (
+	"encoding/base32"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -140,29 +142,60 @@ func (sr *series) has(t time.Time) bool {
 	return false
 }
 
-// instanceID names an instance the way Google does: the master id, "_",
-// and the original start in UTC as YYYYMMDDTHHMMSSZ, or YYYYMMDD for
-// all-day series. UNVERIFIED: widely observed, not documented.
+// instanceID names an instance of a series. Google's instance ids have
+// long looked like the master id, "_" and the original start in UTC
+// (YYYYMMDDTHHMMSSZ, or YYYYMMDD for all-day series), but that was never
+// documented, and Google told developers in October 2025 that from Q3 2026
+// "Calendar generates and accepts new event IDs" for instances of
+// recurring events, that "Event IDs must be treated as opaque identifiers
+// and their format can change anytime" (developer notice quoted in
+// https://github.com/phw198/OutlookGoogleCalendarSync/issues/2205; the
+// Event.id reference documents only the base32hex alphabet). The fake
+// therefore hands out ids that reveal neither the master nor the start:
+// "i" and the base32hex encoding (lower case, unpadded, so within the
+// documented alphabet) of a private encoding of both, so code under test
+// cannot come to parse them. Use [InstanceID] to address an instance in
+// tests.
 func instanceID(masterID string, t time.Time, allDay bool) string {
+	b := make([]byte, 0, len(instanceMagic)+len(masterID)+10)
+	b = append(b, instanceMagic...)
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix()))
 	if allDay {
-		return masterID + "_" + t.UTC().Format("20060102")
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return masterID + "_" + t.UTC().Format("20060102T150405Z")
+	b = append(b, masterID...)
+	return "i" + strings.ToLower(instanceEncoding.EncodeToString(b))
 }
 
+// instanceMagic marks the payload of an instance id, so that other ids do
+// not decode as one.
+const instanceMagic = "gti1"
+
+var instanceEncoding = base32.HexEncoding.WithPadding(base32.NoPadding)
+
 func parseInstanceID(id string) (string, time.Time, bool, bool) {
-	i := strings.LastIndexByte(id, '_')
-	if i <= 0 {
+	rest, ok := strings.CutPrefix(id, "i")
+	if !ok {
 		return "", time.Time{}, false, false
 	}
-	master, suffix := id[:i], id[i+1:]
-	if t, err := time.Parse("20060102T150405Z", suffix); err == nil {
-		return master, t, false, true
+	b, err := instanceEncoding.DecodeString(strings.ToUpper(rest))
+	if err != nil || len(b) < len(instanceMagic)+10 || string(b[:len(instanceMagic)]) != instanceMagic {
+		return "", time.Time{}, false, false
 	}
-	if t, err := time.Parse("20060102", suffix); err == nil && len(suffix) == 8 {
-		return master, t, true, true
-	}
-	return "", time.Time{}, false, false
+	b = b[len(instanceMagic):]
+	t := time.Unix(int64(binary.BigEndian.Uint64(b)), 0).UTC()
+	allDay := b[8] == 1
+	return string(b[9:]), t, allDay, true
+}
+
+// InstanceID returns the id the fake gives the instance of series masterID
+// that originally starts at originalStart (midnight UTC of the date for
+// all-day series). Google's instance ids are opaque; this exists so tests
+// can address an instance the way a client would after listing it.
+func InstanceID(masterID string, originalStart time.Time, allDay bool) string {
+	return instanceID(masterID, originalStart, allDay)
 }
 
 // instance materializes the instance of master that starts at orig: the
