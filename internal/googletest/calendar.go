@@ -360,7 +360,10 @@ func (s *Server) calendarListDelete(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	if cal.id == c.user.primary {
-		// UNVERIFIED reason (seen in Google's reason catalogues).
+		// UNVERIFIED: status, reason and message; neither the errors guide
+		// nor the calendarList.delete reference says how removing the
+		// primary calendar is refused, and searching public issues found no
+		// quoted answer.
 		return 0, nil, &apiError{status: http.StatusBadRequest, domain: "global", reason: "cannotChangeOwnPrimarySubscription", message: "Cannot remove the primary calendar from the calendar list."}
 	}
 	seq := s.nextSeq()
@@ -522,8 +525,10 @@ func (s *Server) calendarsWrite(c *call, replace bool) (int, any, error) {
 
 // calendarsDelete serves DELETE calendars/{calendarId}. Only secondary
 // calendars can be deleted; the primary one is refused with 403
-// cannotDeletePrimaryCalendar (status and reason as observed from Google
-// clients; UNVERIFIED message).
+// cannotDeletePrimaryCalendar. UNVERIFIED: the reference says only that
+// calendars.delete "Deletes a secondary calendar" (use calendars.clear for
+// the primary); status, reason and message are not documented and no
+// quoted answer was found in public issues.
 func (s *Server) calendarsDelete(c *call) (int, any, error) {
 	cal, e, err := s.resolveCalendar(c, c.r.PathValue("calendarId"))
 	if err != nil {

@@ -20,8 +20,14 @@
 //     https://developers.google.com/workspace/calendar/api/guides/push
 //   - Extended properties:
 //     https://developers.google.com/workspace/calendar/api/guides/extended-properties
+//   - Get specific versions of resources (If-Match, 412):
+//     https://developers.google.com/workspace/calendar/api/guides/version-resources
+//   - Recurring events:
+//     https://developers.google.com/workspace/calendar/api/guides/recurringevents
 //   - Using OAuth 2.0 for Web Server Applications:
 //     https://developers.google.com/identity/protocols/oauth2/web-server
+//   - Using OAuth 2.0 to Access Google APIs (refresh-token limits):
+//     https://developers.google.com/identity/protocols/oauth2
 //   - OpenID Connect reference (discovery document, userinfo):
 //     https://developers.google.com/identity/openid-connect/reference
 //   - RFC 6749 (OAuth 2.0), RFC 7636 (PKCE), RFC 5545 (iCalendar

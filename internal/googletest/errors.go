@@ -184,7 +184,9 @@ func errAuth() *apiError {
 }
 
 // errLoginRequired answers a request without any credentials. UNVERIFIED:
-// reason "required" / "Login Required." is what Google sends in practice.
+// the errors guide shows only authError for 401; reason "required" and
+// "Login Required." are what Google is commonly reported to send when no
+// credentials come at all (no primary source found in this audit).
 func errLoginRequired() *apiError {
 	return &apiError{
 		status: http.StatusUnauthorized, domain: "global", reason: "required",
@@ -202,7 +204,11 @@ func errInsufficientScopes() *apiError {
 }
 
 // errAccessLevel answers a write to a calendar the user can only read.
-// UNVERIFIED: reason requiredAccessLevel is widely observed, not documented.
+// UNVERIFIED: not in the errors guide or the reference. The body (403,
+// domain calendar, reason requiredAccessLevel, this message) is the one
+// real answers quoted in many public issue threads show, e.g.
+// https://github.com/spatie/laravel-google-calendar/issues/95 and
+// https://github.com/inovex/CalendarSync/issues/251.
 func errAccessLevel() *apiError {
 	return &apiError{
 		status: http.StatusForbidden, domain: "calendar", reason: "requiredAccessLevel",

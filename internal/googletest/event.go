@@ -72,7 +72,10 @@ func parseWhen(dt *EventDateTime, field string) (when, error) {
 		return when{}, errInvalid("Invalid " + field + " dateTime.")
 	}
 	if loc == nil {
-		// UNVERIFIED reason name; the condition is documented.
+		// The condition is documented (EventDateTime.dateTime: "A time
+		// zone offset is required unless a time zone is explicitly
+		// specified in timeZone"). UNVERIFIED: status, reason and message
+		// (not in the errors guide).
 		return when{}, &apiError{status: http.StatusBadRequest, domain: "calendar", reason: "missingTimeZone", message: "Missing time zone definition for " + field + " time."}
 	}
 	return when{t: time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)}, nil

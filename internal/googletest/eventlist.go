@@ -440,8 +440,9 @@ func (s *Server) eventsInstances(c *call) (int, any, error) {
 		}
 	}
 	compute := func() []string {
-		// UNVERIFIED: for a non-recurring event Google's answer is not
-		// documented; the fake returns no instances.
+		// UNVERIFIED: events.instances documents only "Returns instances of
+		// the specified recurring event" (eventId: "Recurring event
+		// identifier"); for a single event the fake returns no instances.
 		if len(se.ev.Recurrence) == 0 || isCancelled(&se.ev) {
 			return nil
 		}
