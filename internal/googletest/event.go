@@ -397,9 +397,13 @@ func (s *Server) eventsUpdate(c *call) (int, any, error) { return s.writeEvent(c
 
 // writeEvent applies PATCH (replace=false) or PUT (replace=true).
 //
-// PATCH follows Google's patch semantics (Performance tips, "Patch"):
-// nested objects merge field by field, arrays replace the stored array and
-// null clears a field. PUT replaces every writable field. Writing an
+// PATCH follows Google's patch semantics (Performance tips, "Patch":
+// https://developers.google.com/workspace/calendar/api/guides/performance):
+// nested objects merge field by field, "Patch requests that contain arrays
+// replace the existing array with the one you provide", and null clears a
+// field. The one exception is attendeesOmitted, which "can be used to only
+// update the participant's response" (Event.attendeesOmitted): then the
+// attendees sent are merged into the stored list by email. PUT replaces every writable field. Writing an
 // instance of a recurring event stores an exception that keeps
 // recurringEventId and originalStartTime.
 func (s *Server) writeEvent(c *call, replace bool) (int, any, error) {
