@@ -235,7 +235,23 @@ var readOnlyEventKeys = []string{
 // conferenceVersion reads conferenceDataVersion; without 1 the server
 // ignores conferenceData in bodies ("Version 0 assumes no conference data
 // support and ignores conference data in the event's body").
+// checkSendUpdates validates sendUpdates, whose values the events.insert,
+// patch, update and delete references enumerate: "all", "externalOnly",
+// "none". The fake sends no email either way. UNVERIFIED: the body of the
+// 400 for another value.
+func checkSendUpdates(c *call) error {
+	switch v := c.q.Get("sendUpdates"); v {
+	case "", "all", "externalOnly", "none":
+		return nil
+	default:
+		return errInvalidParam("sendUpdates", "Invalid value for sendUpdates: "+v)
+	}
+}
+
 func conferenceVersion(c *call) (int, error) {
+	if err := checkSendUpdates(c); err != nil {
+		return 0, err
+	}
 	v := c.q.Get("conferenceDataVersion")
 	if v == "" {
 		return 0, nil
@@ -544,6 +560,9 @@ func (s *Server) eventsDelete(c *call) (int, any, error) {
 	}
 	if !canWrite(e) {
 		return 0, nil, errAccessLevel()
+	}
+	if err := checkSendUpdates(c); err != nil {
+		return 0, nil, err
 	}
 	cur, stored, ok := s.lookupEventLocked(cal, c.r.PathValue("eventId"))
 	if !ok {

@@ -618,3 +618,25 @@ func TestEvents_ForbiddenForNonOrganizer(t *testing.T) {
 		t.Errorf("PATCH of a shared property: %d %s, want 403", r.status, r.raw)
 	}
 }
+
+// sendUpdates takes the values the references enumerate.
+func TestEvents_SendUpdates(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	ev := MustInsertEvent(t, f, "primary", timed("n", "2025-01-07T10:00:00Z", "2025-01-07T11:00:00Z"))
+	evURL := eventsURL(f, "primary", nil) + "/" + str(ev, "id")
+	for _, v := range []string{"all", "externalOnly", "none"} {
+		if r := call(t, "PATCH", evURL+"?sendUpdates="+v, f.token, map[string]any{"summary": v}); r.status != 200 {
+			t.Errorf("sendUpdates=%s: %d %s", v, r.status, r.raw)
+		}
+	}
+	if code, _ := errorReason(t, call(t, "PATCH", evURL+"?sendUpdates=everyone", f.token, map[string]any{"summary": "x"})); code != 400 {
+		t.Errorf("sendUpdates=everyone: %d, want 400", code)
+	}
+	if code, _ := errorReason(t, call(t, "DELETE", evURL+"?sendUpdates=true", f.token, nil)); code != 400 {
+		t.Errorf("delete with sendUpdates=true: %d, want 400", code)
+	}
+	if r := call(t, "DELETE", evURL+"?sendUpdates=all", f.token, nil); r.status != 204 {
+		t.Errorf("delete: %d %s", r.status, r.raw)
+	}
+}
