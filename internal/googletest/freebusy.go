@@ -47,10 +47,15 @@ type freeBusyResponse struct {
 // events ("does not block time on the calendar", Event.transparency) and
 // events the calendar's own attendee declined do not block time.
 // UNVERIFIED for declined: neither the freeBusy reference nor the Event
-// reference says how a declined invitation counts. Periods are clipped to the query range and
-// merged. timeZone is "Time zone used in the response" (default UTC): the
-// echoed bounds and busy periods are rendered with that zone's offset.
-// Calendars the caller cannot see get a per-calendar notFound error, not a
+// reference says how a declined invitation counts.
+//
+// Periods are clipped to the query range and merged (UNVERIFIED: the
+// reference says only "List of time ranges during which this calendar
+// should be regarded as busy"). timeZone is "Time zone used in the
+// response. Optional. The default is UTC." (FreeBusyRequest): the echoed
+// bounds and busy periods are rendered with that zone's offset. Calendars
+// the caller cannot see get a per-calendar error with reason notFound, one
+// of the reasons the discovery document lists for Error.reason, not a
 // failed request.
 func (s *Server) freeBusyQuery(c *call) (int, any, error) {
 	var req freeBusyRequest
