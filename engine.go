@@ -522,6 +522,11 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			attempt.Error = fmt.Sprintf("HTTP %d", status)
 		}
 		msg.LastError = attempt.Error
+		if wait := e.slowDown(resp); wait > 0 && tgt.rate > 0 {
+			// The receiver asked to slow down, not only for this message:
+			// this engine holds the subscription's other sends too.
+			w.limiter.Hold(tgt.limitKey, c.now().Add(wait))
+		}
 		if w.noteOutcome(ctx, msg, tgt, start, false, attempt.Error) {
 			// This attempt disabled the endpoint: the message ends here,
 			// as the endpoint's others will.

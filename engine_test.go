@@ -513,6 +513,40 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 	}
 }
 
+// TestClient_Run_RetryAfterHoldsSubscription checks that a Retry-After
+// holds back the subscription's next message too, not only the one that
+// got it.
+func TestClient_Run_RetryAfterHoldsSubscription(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.OutboxPollInterval = 100 * time.Millisecond
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		env.mustEnqueue(t, subID, 1)
+		env.run(t)
+		time.Sleep(time.Second)
+		sender.setStatus(http.StatusOK)
+		now := time.Now().UTC()
+		if err := env.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+			ID: subID + "_next", ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
+			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		at := sender.times()
+		if len(at) < 2 {
+			t.Fatalf("%d sends, want the next message sent", len(at))
+		}
+		if gap := at[1].Sub(at[0]); gap < 20*time.Second {
+			t.Errorf("next message sent %v after the 429, want at least its Retry-After of 20s", gap)
+		}
+	})
+}
+
 // TestClient_Run_RateLimitExact checks the limiter's spacing on the fake
 // clock: at 4 per second the sends are exactly 250ms apart.
 func TestClient_Run_RateLimitExact(t *testing.T) {

@@ -49,6 +49,17 @@ func (l *Limiter) Cancel(key string, rate int, at time.Time) {
 	}
 }
 
+// Hold keeps the key's next send from starting before until, for a
+// receiver that asked to be left alone that long (Retry-After): the wait
+// applies to all its messages, not only to the one it answered.
+func (l *Limiter) Hold(key string, until time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.next[key]; !ok || n.Before(until) {
+		l.next[key] = until
+	}
+}
+
 // prune drops keys whose next slot has passed once the map grows, so that
 // deleted subscriptions do not stay forever. Their slot is free anyway.
 func (l *Limiter) prune(now time.Time) {

@@ -64,3 +64,21 @@ func TestLimiter_Cancel(t *testing.T) {
 		t.Errorf("Reserve() after Cancel = %v, want the given-back slot %v", c, b)
 	}
 }
+
+func TestLimiter_Hold(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := webhook.NewLimiter()
+	l.Hold("sub_a", now.Add(20*time.Second))
+	if at := l.Reserve("sub_a", 10, now); !at.Equal(now.Add(20 * time.Second)) {
+		t.Errorf("Reserve() after Hold = %v, want the held time %v", at, now.Add(20*time.Second))
+	}
+	// A shorter hold does not shorten what is booked.
+	l.Hold("sub_a", now.Add(time.Second))
+	if at := l.Reserve("sub_a", 10, now); !at.Equal(now.Add(20*time.Second + 100*time.Millisecond)) {
+		t.Errorf("Reserve() after a shorter Hold = %v, want the next slot after the first hold", at)
+	}
+	if at := l.Reserve("sub_b", 10, now); !at.Equal(now) {
+		t.Errorf("Reserve() of another key = %v, want now", at)
+	}
+}
