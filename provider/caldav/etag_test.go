@@ -175,6 +175,26 @@ func TestETags_Weak(t *testing.T) {
 		if body := string(s.Do(t, http.MethodGet, objPath, "", nil).Body); !strings.Contains(body, "SUMMARY:Event 3") {
 			t.Errorf("the concurrent change was overwritten:\n%s", body)
 		}
+
+		// Another client deletes it in between: the check finds nothing,
+		// and the write does not bring the event back.
+		ep.mu.Lock()
+		ep.gets[objPath] = 0
+		ep.onGet = func(n int) {
+			if n == 2 {
+				if r := s.Do(t, http.MethodDelete, objPath, "", nil); r.StatusCode/100 != 2 {
+					t.Errorf("foreign DELETE: %d", r.StatusCode)
+				}
+			}
+		}
+		ep.mu.Unlock()
+		_, err = p.UpdateEvent(t.Context(), sess, cal, e.ID, &unical.EventParams{Title: unical.Some("mine again")})
+		if got := unical.ErrorCode(err); got != unical.CodePrecondition {
+			t.Errorf("update after a concurrent delete = %v, want %s", err, unical.CodePrecondition)
+		}
+		if got := s.ETag(t, objPath); got != "" {
+			t.Errorf("the deleted event came back (ETag %s)", got)
+		}
 		ep.mu.Lock()
 		ep.onGet = nil
 		ep.mu.Unlock()
