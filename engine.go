@@ -375,52 +375,58 @@ func enableEndpoint(st *EndpointState) bool {
 	return true
 }
 
-// noteOutcome keeps an endpoint's state in step with an attempt made at
-// at, and reports whether the endpoint is now disabled. It writes only
-// when the state changes (the first failure after a delivery, the first
-// delivery after failures, disabling), so a healthy endpoint costs no
-// writes. Like Svix, it disables an endpoint that has failed for
-// Config.EndpointDisableAfter without one delivery in between.
-func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, at time.Time, delivered bool, lastErr string) (disabled bool) {
+// noteOutcome keeps an endpoint's state in step with an attempt (Error
+// "" when delivered), and reports whether the endpoint is now disabled. It
+// writes only when the state changes (the first failure after a delivery,
+// the first delivery after failures, disabling), so a healthy endpoint
+// costs no writes. Like Svix, it disables an endpoint that has failed for
+// Config.EndpointDisableAfter without one delivery in between; and, as
+// Standard Webhooks asks, one that answers 410 Gone.
+func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, attempt *DeliveryAttempt) (disabled bool) {
 	c, e := w.c, &w.c.engine
-	st := tgt.state
+	st, at := tgt.state, attempt.At.UTC()
+	how := "Resend a failed message to enable it again."
+	if msg.SubscriptionID == "" {
+		how = "Resend a failed message or set a new webhook URL to enable it again."
+	}
+	// disable disables the endpoint with reason; needFailing makes it
+	// give way to a delivery that another worker recorded meanwhile.
+	disable := func(reason string, needFailing bool) func(*EndpointState) bool {
+		return func(s *EndpointState) bool {
+			disabled = s.DisabledAt != nil // by another worker since tgt was read
+			if disabled || (needFailing && s.FailingSince == nil) {
+				return false
+			}
+			if s.FailingSince == nil {
+				s.FailingSince = &at
+			}
+			s.DisabledAt, s.DisabledReason, disabled = &at, reason, true
+			return true
+		}
+	}
 	var fn func(*EndpointState) bool
 	switch {
-	case delivered && st.FailingSince == nil:
+	case attempt.Error == "" && st.FailingSince == nil:
 		return false
-	case delivered:
+	case attempt.Error == "":
 		fn = func(s *EndpointState) bool {
 			changed := s.FailingSince != nil
 			s.FailingSince = nil
 			return changed
 		}
+	case attempt.StatusCode == 410:
+		fn = disable("Disabled because the receiver answered 410 Gone, which asks for no more messages. "+how, false)
 	case st.FailingSince == nil:
 		fn = func(s *EndpointState) bool {
 			if s.FailingSince != nil {
 				return false // another worker saw the first failure
 			}
-			since := at.UTC()
-			s.FailingSince = &since
+			s.FailingSince = &at
 			return true
 		}
 	case e.disableAfter > 0 && at.Sub(*st.FailingSince) >= e.disableAfter:
-		how := "Resend a failed message to enable it again."
-		if msg.SubscriptionID == "" {
-			how = "Resend a failed message or set a new webhook URL to enable it again."
-		}
-		reason := fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
-			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), lastErr, how)
-		fn = func(s *EndpointState) bool {
-			// Another worker may have disabled it, or seen it recover,
-			// since tgt was read.
-			disabled = s.DisabledAt != nil
-			if disabled || s.FailingSince == nil {
-				return false
-			}
-			now := at.UTC()
-			s.DisabledAt, s.DisabledReason, disabled = &now, reason, true
-			return true
-		}
+		fn = disable(fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
+			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), attempt.Error, how), true)
 	default:
 		return false
 	}
@@ -514,7 +520,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	switch {
 	case delivered:
 		msg.Status, msg.LastError = MessageDelivered, ""
-		w.noteOutcome(ctx, msg, tgt, start, true, "")
+		w.noteOutcome(ctx, msg, tgt, attempt)
 	default:
 		if err != nil {
 			attempt.Error = err.Error()
@@ -527,12 +533,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			// this engine holds the subscription's other sends too.
 			w.limiter.Hold(tgt.limitKey, c.now().Add(wait))
 		}
-		if w.noteOutcome(ctx, msg, tgt, start, false, attempt.Error) {
-			// This attempt disabled the endpoint: the message ends here,
-			// as the endpoint's others will.
+		if w.noteOutcome(ctx, msg, tgt, attempt) {
+			// The endpoint is disabled (410 Gone is the receiver opting
+			// out): the message ends here, as the endpoint's others will.
 			msg.Status = MessageFailed
 		} else if status == 410 {
-			// Standard Webhooks: 410 Gone is the receiver opting out, so
+			// Opting out even if its endpoint could not be disabled:
 			// retrying would only be refused again.
 			msg.Status = MessageFailed
 		} else if d, ok := e.backoff.Next(msg.Attempts); ok {

@@ -653,7 +653,9 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 }
 
 // TestClient_Run_GoneStopsRetries checks that a 410 answer fails the
-// message at once instead of retrying it.
+// message at once instead of retrying it, and disables the endpoint, so
+// the next message is not sent either (Standard Webhooks: the receiver
+// opts out).
 func TestClient_Run_GoneStopsRetries(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -676,6 +678,28 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
 		if err != nil || msg.Status != unical.MessageFailed || msg.LastError != "HTTP 410" {
 			t.Errorf("message = %+v, %v; want failed with HTTP 410", msg, err)
+		}
+		if st := env.endpointState(t); st.DisabledAt == nil || !strings.Contains(st.DisabledReason, "410 Gone") {
+			t.Errorf("endpoint state = %+v, want disabled for the 410", st)
+		}
+		next := subID + "_next"
+		now := time.Now().UTC()
+		if err := env.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+			ID: next, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
+			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel = context.WithCancel(t.Context())
+		go func() { done <- env.Client.Run(ctx) }()
+		time.Sleep(2 * time.Minute)
+		cancel()
+		<-done
+		if n := len(sender.times()); n != 1 {
+			t.Errorf("%d attempts after the next message, want still 1", n)
+		}
+		if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), next); err != nil || msg.Status != unical.MessageFailed {
+			t.Errorf("next message: %v; want failed unsent", describeMessage(msg, err))
 		}
 	})
 }

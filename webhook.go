@@ -23,11 +23,11 @@ const (
 )
 
 // EndpointState is how deliveries to a webhook endpoint (a subscription's
-// URL or an application's own) are going. An endpoint that has failed
-// continuously for Config.EndpointDisableAfter is disabled: its messages
-// fail without an attempt until the developer resends one (or, for the
-// application's endpoint, sets a new URL). An extension of the spec,
-// after Svix.
+// URL or an application's own) are going. An endpoint that answers 410
+// Gone, or has failed continuously for Config.EndpointDisableAfter, is
+// disabled: its messages fail without an attempt until the developer
+// resends one (or, for the application's endpoint, sets a new URL). An
+// extension of the spec, after Svix.
 type EndpointState struct {
 	// FailingSince is the first failed attempt since the last delivered
 	// one; nil while the endpoint works.
