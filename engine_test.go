@@ -793,6 +793,21 @@ func (env *engineEnv) endpointState(tb testing.TB) unical.EndpointState {
 	return page.Data[0].EndpointState
 }
 
+// mustListedSubscription returns the JSON of the env's only listed
+// subscription, as the API sends it.
+func (env *engineEnv) mustListedSubscription(tb testing.TB) string {
+	tb.Helper()
+	page, err := env.App.ListSubscriptions(context.Background(), env.AccountID, nil)
+	if err != nil || len(page.Data) != 1 {
+		tb.Fatalf("ListSubscriptions() = %v, %v; want one subscription", page, err)
+	}
+	b, err := json.Marshal(page.Data[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestClient_Run_DisableFailingEndpoint runs on the fake clock an endpoint
 // that fails for longer than EndpointDisableAfter: it is disabled with a
 // reason shown in the listed subscription, its messages fail unsent with
@@ -813,6 +828,9 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		start := time.Now().UTC()
 		env.run(t)
 
+		if b := env.mustListedSubscription(t); strings.Contains(b, "failingSince") || strings.Contains(b, "disabled") {
+			t.Errorf("a healthy subscription lists as %s, want the spec's fields only", b)
+		}
 		time.Sleep(time.Minute)
 		st := env.endpointState(t)
 		if st.FailingSince == nil || !st.FailingSince.Equal(start) || st.DisabledAt != nil {
@@ -828,6 +846,10 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		}
 		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), first); err != nil || msg.Status != unical.MessageFailed || msg.Attempts != 3 {
 			t.Errorf("first message: %v; want failed after 3 attempts", describeMessage(msg, err))
+		}
+
+		if b := env.mustListedSubscription(t); !strings.Contains(b, `"disabledAt":"`) || !strings.Contains(b, `"disabledReason":"`) || !strings.Contains(b, `"failingSince":"`) {
+			t.Errorf("a disabled subscription lists as %s, want failingSince, disabledAt and disabledReason", b)
 		}
 
 		// A disabled endpoint gets nothing; the log says why.
