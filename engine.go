@@ -381,8 +381,9 @@ func enableEndpoint(st *EndpointState) bool {
 // the first delivery after failures, disabling), so a healthy endpoint
 // costs no writes. Like Svix, it disables an endpoint that has failed for
 // Config.EndpointDisableAfter without one delivery in between; and, as
-// Standard Webhooks asks, one that answers 410 Gone.
-func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, attempt *DeliveryAttempt) (disabled bool) {
+// Standard Webhooks asks, one that answers 410 Gone. When the endpoint is
+// disabled it returns the reason, else "".
+func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, attempt *DeliveryAttempt) (disabled string) {
 	c, e := w.c, &w.c.engine
 	st, at := tgt.state, attempt.At.UTC()
 	how := "Resend a failed message to enable it again."
@@ -393,21 +394,24 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 	// give way to a delivery that another worker recorded meanwhile.
 	disable := func(reason string, needFailing bool) func(*EndpointState) bool {
 		return func(s *EndpointState) bool {
-			disabled = s.DisabledAt != nil // by another worker since tgt was read
-			if disabled || (needFailing && s.FailingSince == nil) {
+			if s.DisabledAt != nil { // by another worker since tgt was read
+				disabled = s.DisabledReason
+				return false
+			}
+			if needFailing && s.FailingSince == nil {
 				return false
 			}
 			if s.FailingSince == nil {
 				s.FailingSince = &at
 			}
-			s.DisabledAt, s.DisabledReason, disabled = &at, reason, true
+			s.DisabledAt, s.DisabledReason, disabled = &at, reason, reason
 			return true
 		}
 	}
 	var fn func(*EndpointState) bool
 	switch {
 	case attempt.Error == "" && st.FailingSince == nil:
-		return false
+		return ""
 	case attempt.Error == "":
 		fn = func(s *EndpointState) bool {
 			changed := s.FailingSince != nil
@@ -428,13 +432,13 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 		fn = disable(fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
 			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), attempt.Error, how), true)
 	default:
-		return false
+		return ""
 	}
 	// The attempt has happened, so its outcome is written even while the
 	// engine stops.
 	if err := c.updateEndpoint(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
 		c.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
-		return false
+		return ""
 	}
 	return disabled
 }
@@ -533,10 +537,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			// this engine holds the subscription's other sends too.
 			w.limiter.Hold(tgt.limitKey, c.now().Add(wait))
 		}
-		if w.noteOutcome(ctx, msg, tgt, attempt) {
+		if reason := w.noteOutcome(ctx, msg, tgt, attempt); reason != "" {
 			// The endpoint is disabled (410 Gone is the receiver opting
-			// out): the message ends here, as the endpoint's others will.
-			msg.Status = MessageFailed
+			// out): the message ends here, as the endpoint's others will,
+			// and the log shows when and why it happened.
+			attempt.Error += ". " + reason
+			msg.Status, msg.LastError = MessageFailed, attempt.Error
 		} else if status == 410 {
 			// Opting out even if its endpoint could not be disabled:
 			// retrying would only be refused again.

@@ -676,8 +676,8 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Errorf("%d attempts, want 1", n)
 		}
 		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
-		if err != nil || msg.Status != unical.MessageFailed || msg.LastError != "HTTP 410" {
-			t.Errorf("message = %+v, %v; want failed with HTTP 410", msg, err)
+		if err != nil || msg.Status != unical.MessageFailed || !strings.HasPrefix(msg.LastError, "HTTP 410. Disabled") {
+			t.Errorf("message: %v; want failed with HTTP 410 and the endpoint disabled", describeMessage(msg, err))
 		}
 		if st := env.endpointState(t); st.DisabledAt == nil || !strings.Contains(st.DisabledReason, "410 Gone") {
 			t.Errorf("endpoint state = %+v, want disabled for the 410", st)
@@ -873,12 +873,13 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var logged bool
+		var disabling, logged bool
 		for _, a := range log.Data {
+			disabling = disabling || (a.MessageID == first && a.Attempt == 3 && a.StatusCode == 500 && a.Error == "HTTP 500. "+st.DisabledReason)
 			logged = logged || (a.MessageID == second && a.StatusCode == 0 && strings.Contains(a.Error, st.DisabledReason))
 		}
-		if !logged {
-			t.Errorf("delivery log = %+v, want an entry for %s with the reason", log.Data, second)
+		if !disabling || !logged {
+			t.Errorf("delivery log = %+v, want the disabling attempt and an entry for %s, both with the reason", log.Data, second)
 		}
 
 		// Resending enables the endpoint, which now answers.
