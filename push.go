@@ -12,6 +12,10 @@ import (
 // their maximum (Google about a week, Graph about three days).
 const watchLifetime = 7 * 24 * time.Hour
 
+// lifecycleTimeout bounds the provider calls that answer a lifecycle
+// notification, which run on after the notifier hangs up.
+const lifecycleTimeout = time.Minute
+
 // coalescer remembers each subscription's newest queued push message, so
 // that a burst of notifications queues one message while it waits.
 type coalescer struct {
@@ -244,10 +248,16 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the
 		// watch it names is then renewed once more, or no longer ours.
-		case "reauthorize":
-			err = c.reauthorizeWatch(ctx, sub)
-		case "removed":
-			err = c.rewatch(ctx, sub)
+		// Graph hanging up must not cut the work short, though, or a
+		// half-made watch would send us to polling for nothing.
+		case "reauthorize", "removed":
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
+			if ch.Kind == "reauthorize" {
+				err = c.reauthorizeWatch(lctx, sub)
+			} else {
+				err = c.rewatch(lctx, sub)
+			}
+			cancel()
 		}
 		if err != nil {
 			return nil, err
