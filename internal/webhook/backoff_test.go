@@ -47,3 +47,19 @@ func TestBackoff_Next(t *testing.T) {
 		}
 	})
 }
+
+func TestBackoff_Longest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		b    webhook.Backoff
+		want time.Duration
+	}{
+		{"DefaultSchedule", webhook.Backoff{}, 10 * time.Hour},
+		{"Custom", webhook.Backoff{Schedule: []time.Duration{0, time.Minute, time.Second}, Jitter: 0.5}, time.Minute},
+	} {
+		if got := tc.b.Longest(); got != tc.want {
+			t.Errorf("%s: Longest() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
