@@ -972,3 +972,54 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 		}
 	})
 }
+
+// TestClient_Run_ResendEnablesApplicationEndpoint disables the
+// application's own endpoint and enables it again by resending its failed
+// message.
+func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusGone}
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.OutboxPollInterval = time.Second
+			cfg.CacheTTL = -1
+		})
+		ctx := context.Background()
+		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+			t.Fatal(err)
+		}
+		env.run(t)
+		if _, err := env.App.DeleteAccount(ctx, env.DavAccountID); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app.WebhookState.DisabledAt == nil {
+			t.Fatalf("application webhook state = %+v, want disabled by the 410", app.WebhookState)
+		}
+		log, err := env.App.ListDeliveries(ctx, "", "", nil)
+		if err != nil || len(log.Data) != 1 {
+			t.Fatalf("ListDeliveries() = %+v, %v; want the one attempt", log, err)
+		}
+
+		sender.setStatus(http.StatusOK)
+		if _, err := env.App.ResendMessage(ctx, "", "", log.Data[0].MessageID); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), log.Data[0].MessageID); err != nil || msg.Status != unical.MessageDelivered {
+			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
+		}
+		app, err = env.Client.GetApplication(ctx, env.App.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app.WebhookState != (unical.EndpointState{}) {
+			t.Errorf("application webhook state after the resend = %+v, want enabled", app.WebhookState)
+		}
+	})
+}
