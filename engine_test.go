@@ -466,7 +466,8 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 func TestClient_Run_RetryAfter(t *testing.T) {
 	t.Parallel()
 	schedule := []time.Duration{0, time.Second, time.Second, time.Minute}
-	const poll = 100 * time.Millisecond
+	// Each idle poll is a bolt commit: few polls keep the test quick.
+	const poll = 500 * time.Millisecond
 	for _, tc := range []struct {
 		name       string
 		status     int
@@ -494,7 +495,8 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
 				go func() { done <- env.Client.Run(ctx) }()
-				time.Sleep(10 * time.Minute)
+				time.Sleep(4 * time.Minute) // the longest case needs 3
+
 				cancel()
 				if err := <-done; err != nil {
 					t.Fatal(err)
