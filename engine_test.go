@@ -496,7 +496,6 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				done := make(chan error)
 				go func() { done <- env.Client.Run(ctx) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
-
 				cancel()
 				if err := <-done; err != nil {
 					t.Fatal(err)
