@@ -2,14 +2,18 @@ package unical_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/webhook/deliver"
 )
 
 // countingReceiver records the arrival time of each webhook-id; unlike the
@@ -100,10 +104,9 @@ func BenchmarkDelivery(b *testing.B) {
 	}
 	b.Run("Engine", func(b *testing.B) {
 		rcv := &countingReceiver{arrived: map[string]time.Time{}, want: b.N, done: make(chan struct{})}
-		r := mustNewReceiver(b, nil)
-		r.srv.Config.Handler = rcv
-		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = r.sender() })
-		subID, _ := env.mustSubscribe(b, r.srv.URL+"/bench", 100000)
+		url, sender := benchTarget(b, rcv)
+		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		subID, _ := env.mustSubscribe(b, url+"/bench", 100000)
 		env.mustEnqueueMany(b, subID, b.N)
 		b.ResetTimer()
 		env.run(b)
@@ -116,10 +119,9 @@ func BenchmarkDelivery(b *testing.B) {
 	})
 	b.Run("Latency", func(b *testing.B) {
 		rcv := &countingReceiver{arrived: map[string]time.Time{}, want: b.N, done: make(chan struct{})}
-		r := mustNewReceiver(b, nil)
-		r.srv.Config.Handler = rcv
-		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = r.sender() })
-		subID, _ := env.mustSubscribe(b, r.srv.URL+"/bench", 100000)
+		url, sender := benchTarget(b, rcv)
+		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		subID, _ := env.mustSubscribe(b, url+"/bench", 100000)
 		env.run(b)
 		ctx := context.Background()
 		queued := make(map[string]time.Time, b.N)
@@ -169,4 +171,15 @@ func (env *engineEnv) mustEnqueueMany(tb testing.TB, subID string, n int) {
 			tb.Fatal(err)
 		}
 	}
+}
+
+// benchTarget serves h on loopback HTTPS and returns its URL and the
+// delivery client of unicald trusting it. The benchmark counts arrivals
+// without verifying signatures, so it measures our side only.
+func benchTarget(b *testing.B, h http.Handler) (string, unical.WebhookSender) {
+	srv := httptest.NewTLSServer(h)
+	b.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return srv.URL, deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }

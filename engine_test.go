@@ -2,13 +2,9 @@ package unical_test
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,98 +16,11 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/store/bolt"
 )
-
-// delivery is one request a test receiver got.
-type delivery struct {
-	ID       string
-	At       time.Time
-	Body     []byte
-	Header   http.Header
-	Verified bool
-}
-
-// receiver is a loopback HTTPS webhook receiver that verifies every
-// request with the Standard Webhooks reference library.
-type receiver struct {
-	srv *httptest.Server
-
-	mu      sync.Mutex
-	secret  string
-	answer  func(n int) int // status for the n-th request (0-based)
-	got     []delivery
-	arrived chan struct{}
-}
-
-// mustNewReceiver starts a receiver that answers answer(n), or 204 when
-// answer is nil.
-func mustNewReceiver(tb testing.TB, answer func(n int) int) *receiver {
-	tb.Helper()
-	r := &receiver{answer: answer, arrived: make(chan struct{}, 1000)}
-	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
-	tb.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	d := delivery{ID: req.Header.Get("webhook-id"), At: time.Now(), Body: body, Header: req.Header.Clone()}
-	if wh, err := standardwebhooks.NewWebhook(r.secret); err == nil {
-		d.Verified = wh.Verify(body, req.Header) == nil
-	}
-	n := len(r.got)
-	r.got = append(r.got, d)
-	status := http.StatusNoContent
-	if r.answer != nil {
-		status = r.answer(n)
-	}
-	if !d.Verified {
-		status = http.StatusBadRequest // as the spec's receiver does
-	}
-	r.mu.Unlock()
-	w.WriteHeader(status)
-	r.arrived <- struct{}{}
-}
-
-func (r *receiver) setSecret(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.secret = s
-}
-
-func (r *receiver) deliveries() []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivery(nil), r.got...)
-}
-
-// waitFor waits until the receiver has n requests, or fails tb.
-func (r *receiver) waitFor(tb testing.TB, n int) []delivery {
-	tb.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		if got := r.deliveries(); len(got) >= n {
-			return got
-		}
-		select {
-		case <-r.arrived:
-		case <-deadline:
-			tb.Fatalf("receiver got %d requests, want %d", len(r.deliveries()), n)
-		}
-	}
-}
-
-// sender returns a delivery client that trusts the receiver.
-func (r *receiver) sender() unical.WebhookSender {
-	pool := x509.NewCertPool()
-	pool.AddCert(r.srv.Certificate())
-	return deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
-}
 
 // engineEnv is a Client over bolt with one Google account in memprovider.
 type engineEnv struct {
@@ -260,21 +169,21 @@ func (env *engineEnv) waitStatus(tb testing.TB, id string, want unical.MessageSt
 
 func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, func(n int) int {
+	rcv := apitest.NewReceiverAnswering(t, func(n int) int {
 		if n < 3 {
 			return http.StatusInternalServerError
 		}
 		return http.StatusOK
 	})
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	})
-	subID, secret := env.mustSubscribe(t, rcv.srv.URL+"/hook", 0)
-	rcv.setSecret(secret)
+	subID, secret := env.mustSubscribe(t, rcv.URL+"/hook", 0)
+	rcv.SetSecret(secret)
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
-	got := rcv.waitFor(t, 4)
+	got := rcv.WaitFor(t, 4)
 	for i, d := range got {
 		if d.ID != ids[0] || !d.Verified {
 			t.Errorf("request %d: webhook-id %q verified %v; want %q, verified", i, d.ID, d.Verified, ids[0])
@@ -300,20 +209,20 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 
 func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, func(int) int { return http.StatusServiceUnavailable })
+	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusServiceUnavailable })
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}
 	})
-	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
-	rcv.setSecret(secret)
+	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
+	rcv.SetSecret(secret)
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
 	msg := env.waitStatus(t, ids[0], unical.MessageFailed)
 	if msg.Attempts != 3 || msg.LastError != "HTTP 503" {
 		t.Errorf("failed message = %d attempts, %q; want 3, HTTP 503", msg.Attempts, msg.LastError)
 	}
-	if n := len(rcv.deliveries()); n != 3 {
+	if n := len(rcv.Deliveries()); n != 3 {
 		t.Errorf("receiver got %d requests, want 3", n)
 	}
 }
@@ -325,13 +234,13 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 // spacing on a fake clock.
 func TestClient_Run_RateLimit(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, nil)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.sender() })
-	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 5)
-	rcv.setSecret(secret)
+	rcv := apitest.NewReceiver(t)
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	subID, secret := env.mustSubscribe(t, rcv.URL, 5)
+	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 6)
 	env.run(t)
-	got := rcv.waitFor(t, 6)
+	got := rcv.WaitFor(t, 6)
 	// The sends are 200 ms apart; arrivals can bunch by the time a slow
 	// first connection (TLS handshake) takes, hence the slack. Without the
 	// limit all six arrive within milliseconds.
@@ -348,41 +257,41 @@ func TestClient_Run_RateLimit(t *testing.T) {
 
 func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, func(int) int { return http.StatusBadGateway })
+	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusBadGateway })
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	})
-	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
-	rcv.setSecret(secret)
+	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
+	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 1)
 	env.run(t)
-	rcv.waitFor(t, 1)
+	rcv.WaitFor(t, 1)
 	if _, err := env.App.DeleteSubscription(context.Background(), env.AccountID, &unical.SubscriptionDeleteParams{SubscriptionID: subID}); err != nil {
 		t.Fatal(err)
 	}
-	settled := len(rcv.deliveries())
+	settled := len(rcv.Deliveries())
 	time.Sleep(500 * time.Millisecond) // ten retry intervals
 	// One attempt may have been in flight when the delete committed.
-	if n := len(rcv.deliveries()); n > settled+1 {
+	if n := len(rcv.Deliveries()); n > settled+1 {
 		t.Errorf("receiver got %d requests after the delete (had %d), want no more", n, settled)
 	}
 }
 
 func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, nil)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.sender() })
-	_, secret, err := env.Client.UpdateApplication(context.Background(), env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some(rcv.srv.URL + "/app")})
+	rcv := apitest.NewReceiver(t)
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	_, secret, err := env.Client.UpdateApplication(context.Background(), env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcv.setSecret(secret)
+	rcv.SetSecret(secret)
 	env.run(t)
 	if _, err := env.App.DeleteAccount(context.Background(), env.AccountID); err != nil {
 		t.Fatal(err)
 	}
-	got := rcv.waitFor(t, 1)
+	got := rcv.WaitFor(t, 1)
 	var payload unical.MessagePayload
 	if err := json.Unmarshal(got[0].Body, &payload); err != nil {
 		t.Fatal(err)
@@ -587,18 +496,18 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	t.Parallel()
 	var fail sync.Map // while set, the receiver answers 500
 	fail.Store("on", true)
-	rcv := mustNewReceiver(t, func(int) int {
+	rcv := apitest.NewReceiverAnswering(t, func(int) int {
 		if _, ok := fail.Load("on"); ok {
 			return http.StatusInternalServerError
 		}
 		return http.StatusOK
 	})
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond}
 	})
-	subID, secret := env.mustSubscribe(t, rcv.srv.URL, 0)
-	rcv.setSecret(secret)
+	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
+	rcv.SetSecret(secret)
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
 	env.waitStatus(t, ids[0], unical.MessageFailed)
@@ -641,7 +550,7 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.waitStatus(t, ids[0], unical.MessageDelivered)
-	got := rcv.deliveries()
+	got := rcv.Deliveries()
 	if last := got[len(got)-1]; last.ID != ids[0] || !last.Verified {
 		t.Errorf("resent request: id %q verified %v", last.ID, last.Verified)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 )
 
 // claimAll takes every due message out of the queue and returns their
@@ -95,20 +96,20 @@ func TestClient_PollChanges(t *testing.T) {
 // a PROVIDER_C calendar and deliver it, signed, to a loopback receiver.
 func TestClient_Run_PollingEndToEnd(t *testing.T) {
 	t.Parallel()
-	rcv := mustNewReceiver(t, nil)
+	rcv := apitest.NewReceiver(t)
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.sender()
+		cfg.WebhookSender = rcv.Sender()
 		cfg.ChangePollInterval = 20 * time.Millisecond
 	})
-	created, err := env.App.CreateSubscription(context.Background(), env.DavAccountID, &unical.SubscriptionCreateParams{CalendarID: env.DavCalendarID, WebhookURL: rcv.srv.URL + "/dav"})
+	created, err := env.App.CreateSubscription(context.Background(), env.DavAccountID, &unical.SubscriptionCreateParams{CalendarID: env.DavCalendarID, WebhookURL: rcv.URL + "/dav"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcv.setSecret(created.EndpointSecret)
+	rcv.SetSecret(created.EndpointSecret)
 	env.run(t)
 	start := time.Now()
 	env.mustCreateEvent(t, env.DavAccountID, env.DavCalendarID, "Standup")
-	got := rcv.waitFor(t, 1)
+	got := rcv.WaitFor(t, 1)
 	var p unical.MessagePayload
 	if err := json.Unmarshal(got[0].Body, &p); err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestClient_Run_PollingEndToEnd(t *testing.T) {
 		t.Errorf("change took %v to arrive", d)
 	}
 	time.Sleep(100 * time.Millisecond) // five more polls
-	if n := len(rcv.deliveries()); n != 1 {
+	if n := len(rcv.Deliveries()); n != 1 {
 		t.Errorf("receiver got %d messages for one change, want 1", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/caldav"
@@ -46,7 +47,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	t.Cleanup(front.Close)
 	const email = "unical@example.com"
 
-	rcv := mustNewReceiver(t, nil)
+	rcv := apitest.NewReceiver(t)
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{})}, MasterKey: seal.NewKey(),
-		WebhookSender: rcv.sender(), AllowPrivateTargets: true,
+		WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
 		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
 	})
 	if err != nil {
@@ -74,11 +75,11 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: calID, WebhookURL: rcv.srv.URL + "/dav"})
+	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: calID, WebhookURL: rcv.URL + "/dav"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcv.setSecret(sub.EndpointSecret)
+	rcv.SetSecret(sub.EndpointSecret)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- client.Run(runCtx) }()
@@ -86,9 +87,9 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 
 	expect := func(step string, n int) {
 		t.Helper()
-		got := rcv.waitFor(t, n)
+		got := rcv.WaitFor(t, n)
 		time.Sleep(300 * time.Millisecond) // a few more polls: the change must not be reported twice
-		if now := rcv.deliveries(); len(now) != n {
+		if now := rcv.Deliveries(); len(now) != n {
 			t.Fatalf("%s: %d messages, want %d", step, len(now), n)
 		}
 		var p unical.MessagePayload
@@ -100,7 +101,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := len(rcv.deliveries()); n != 0 {
+	if n := len(rcv.Deliveries()); n != 0 {
 		t.Fatalf("%d messages before any change, want none", n)
 	}
 	ev, err := app.CreateEvent(ctx, acct.ID, calID, &unical.EventParams{
@@ -131,7 +132,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if n := len(rcv.deliveries()); n != 3 {
+	if n := len(rcv.Deliveries()); n != 3 {
 		t.Errorf("%d messages after the subscription was deleted, want still 3", n)
 	}
 }

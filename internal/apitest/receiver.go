@@ -44,16 +44,27 @@ type Receiver struct {
 	URL string
 	srv *httptest.Server
 
+	answer func(n int) int // status for the n-th request (0-based)
+
 	mu      sync.Mutex
 	secret  string
 	got     []Delivery
 	arrived chan struct{}
 }
 
-// NewReceiver starts a receiver; it stops in Cleanup.
+// NewReceiver starts a receiver that answers 204 to every verified
+// request; it stops in Cleanup.
 func NewReceiver(tb testing.TB) *Receiver {
 	tb.Helper()
-	r := &Receiver{arrived: make(chan struct{}, 1000)}
+	return NewReceiverAnswering(tb, nil)
+}
+
+// NewReceiverAnswering starts a receiver that answers answer(n) to the
+// n-th request (0-based, counting every request) when it verifies, for
+// tests of retries; nil answers 204.
+func NewReceiverAnswering(tb testing.TB, answer func(n int) int) *Receiver {
+	tb.Helper()
+	r := &Receiver{answer: answer, arrived: make(chan struct{}, 1000)}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	tb.Cleanup(r.srv.Close)
 	r.URL = r.srv.URL
@@ -67,13 +78,17 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if wh, err := standardwebhooks.NewWebhook(r.secret); err == nil {
 		d.Verified = wh.Verify(body, req.Header) == nil
 	}
+	n := len(r.got)
 	r.got = append(r.got, d)
 	r.mu.Unlock()
-	if d.Verified {
-		w.WriteHeader(http.StatusNoContent)
-	} else {
-		w.WriteHeader(http.StatusBadRequest)
+	status := http.StatusNoContent
+	if r.answer != nil {
+		status = r.answer(n)
 	}
+	if !d.Verified {
+		status = http.StatusBadRequest // as the spec's receiver does
+	}
+	w.WriteHeader(status)
 	select {
 	case r.arrived <- struct{}{}:
 	default:
