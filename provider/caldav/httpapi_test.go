@@ -202,6 +202,9 @@ func testHTTPAPI(t *testing.T, s *davtest.Server) {
 			if e.RecurringEventID != "" {
 				continue // the series' override, part of the series' changes
 			}
+			if _, dup := seen[e.ID]; dup {
+				t.Errorf("sync reported %s twice", e.ID)
+			}
 			seen[e.ID] = e.Title
 			if e.IsCancelled {
 				seen[e.ID] = "cancelled"
