@@ -41,12 +41,6 @@ var prompts = []string{"consent", "select_account", "none"}
 // maxStateLength bounds the caller's state, which travels in URLs.
 const maxStateLength = 2048
 
-// flowState is the signed state sent to the provider: it names the stored
-// flow, which makes it single-use and lets it expire.
-type flowState struct {
-	FlowID string `json:"f"`
-}
-
 // AuthorizeURL starts an OAuth 2.0 flow for an application and returns the
 // provider URL to send the user's browser to. The flow uses PKCE (S256) and
 // a signed, single-use, expiring state of ours; the caller's state comes

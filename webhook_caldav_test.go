@@ -3,10 +3,6 @@ package unical_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,25 +23,13 @@ import (
 // subscription is deleted.
 func TestClient_Run_CalDAVPolling(t *testing.T) {
 	t.Parallel()
-	dav := davtest.Start(t, davtest.Radicale)
+	// The Client wants an email address for an account, so the server's
+	// user is one.
+	const email = "unical@example.com"
+	dav := davtest.StartUser(t, davtest.Radicale, email)
 	calPath := dav.NewCalendar(t, "Webhooks")
 	calID := strings.TrimSuffix(calPath, "/")
 	calID = calID[strings.LastIndexByte(calID, '/')+1:]
-
-	// The Client wants an email address for an account, and davtest's user
-	// is "unical": a proxy in front of Radicale maps one to the other.
-	target, _ := url.Parse(dav.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	director := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		director(r)
-		if _, pw, ok := r.BasicAuth(); ok {
-			r.SetBasicAuth(dav.Username, pw)
-		}
-	}
-	front := httptest.NewServer(proxy)
-	t.Cleanup(front.Close)
-	const email = "unical@example.com"
 
 	rcv := apitest.NewReceiver(t)
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
@@ -65,7 +49,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	ctx := context.Background()
 	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{
 		Name:      unical.Some("caldav webhooks"),
-		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderCalDAV: {ServerURL: front.URL}},
+		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderCalDAV: {ServerURL: dav.URL}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -59,36 +59,36 @@ type event struct {
 	masterID       string // for exceptions
 	originalStart  time.Time
 
-	subject                    string
-	body                       itemBody
-	start, end                 time.Time
-	startZone, endZone         zone
-	isAllDay                   bool
-	recurrence                 *patternedRecurrence
-	attendees                  []attendee
-	organizer                  recipient
-	response                   responseStatus
-	showAs, sensitivity        string
-	importance                 string
-	isCancelled                bool
-	isOnlineMeeting            bool
-	onlineProvider             string
-	joinURL                    string
-	location                   json.RawMessage
-	locations                  json.RawMessage
-	categories                 []string
-	isReminderOn               bool
-	reminderMinutes            int
-	responseRequested          bool
-	allowNewTimeProposals      bool
-	transactionID              string
-	extProps                   []extendedProperty
-	iCalUID, changeKey         string
-	created, modified          time.Time
-	modSeq                     int64
-	cancelled                  map[int64]bool   // deleted occurrences, by original start
-	exceptions                 map[int64]string // exception IDs, by original start
-	lastRecurrence, lastWindow string           // for clearing exceptions on pattern change
+	subject               string
+	body                  itemBody
+	start, end            time.Time
+	startZone, endZone    zone
+	isAllDay              bool
+	recurrence            *patternedRecurrence
+	attendees             []attendee
+	organizer             recipient
+	response              responseStatus
+	showAs, sensitivity   string
+	importance            string
+	isCancelled           bool
+	isOnlineMeeting       bool
+	onlineProvider        string
+	joinURL               string
+	location              json.RawMessage
+	locations             json.RawMessage
+	categories            []string
+	isReminderOn          bool
+	reminderMinutes       int
+	responseRequested     bool
+	allowNewTimeProposals bool
+	transactionID         string
+	extProps              []extendedProperty
+	iCalUID, changeKey    string
+	created, modified     time.Time
+	modSeq                int64
+	cancelled             map[int64]bool   // deleted occurrences, by original start
+	exceptions            map[int64]string // exception IDs, by original start
+	lastRecurrence        string           // for clearing exceptions on pattern change
 }
 
 // tombstone records a deleted single event or series for delta.

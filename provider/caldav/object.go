@@ -46,12 +46,6 @@ func objectURL(cal *url.URL, name string) *url.URL {
 	return cal.JoinPath(url.PathEscape(name))
 }
 
-// nameOf returns the unescaped last path segment of a resource href.
-func nameOf(u *url.URL) string {
-	p := strings.TrimSuffix(u.Path, "/")
-	return p[strings.LastIndexByte(p, '/')+1:]
-}
-
 // getObject reads the resource of event id from a calendar: id+".ics",
 // and then id itself for resources named without the suffix.
 func (c *conn) getObject(ctx context.Context, cal *url.URL, id string) (*object, error) {
