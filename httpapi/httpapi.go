@@ -11,9 +11,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/unical/unical"
 )
@@ -25,6 +28,27 @@ const MaxBodyBytes = 1 << 20
 type Options struct {
 	// Logger receives request and error logs; default discards them.
 	Logger *slog.Logger
+
+	// KeyRateLimit limits the requests of each API key, counted after
+	// authentication. IPRateLimit limits those of each client address
+	// (IPv6: each /64), counted before authentication, so that a flood of
+	// bad keys is limited too. Past a limit the answer is 429 rate_limited
+	// with Retry-After in seconds. The zero value is no limit; unicald
+	// serves with DefaultKeyRate and DefaultIPRate.
+	KeyRateLimit RateLimit
+	IPRateLimit  RateLimit
+	// LimiterSize caps how many API keys, and how many addresses, the
+	// limiters remember; zero is DefaultLimiterSize.
+	LimiterSize int
+	// TrustForwardedFor takes the client address from the last entry of
+	// X-Forwarded-For instead of the connection's peer. Set it only behind
+	// a proxy that appends that header: otherwise any caller picks its
+	// own address and escapes the per-address limit.
+	TrustForwardedFor bool
+	// RequestTimeout bounds each request: when it passes, the provider and
+	// store calls in flight are cancelled and the answer is 504 timeout.
+	// Zero is no deadline; unicald serves with DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // handler serves the API over a Client.
@@ -35,6 +59,11 @@ type handler struct {
 
 	mu         sync.Mutex
 	errorCount map[unical.Code]int
+
+	keyLimit          *limiter[string]     // by API key id; nil: no limit
+	ipLimit           *limiter[netip.Addr] // by client address; nil: no limit
+	trustForwardedFor bool
+	timeout           time.Duration
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -44,6 +73,9 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString, keepString)
+	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr, keepAddr)
+	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
 	h.registerCalendarRoutes()
@@ -51,7 +83,7 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
 	h.mux.HandleFunc("/", h.handleUnrouted)
-	return h.recoverer(h.mux)
+	return h.recoverer(h.frontDoor(h.mux))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
@@ -100,6 +132,7 @@ var codes = map[unical.Code]wireError{
 	unical.CodeUnavailable:    {http.StatusServiceUnavailable, "provider_unavailable"},
 	unical.CodeInternal:       {http.StatusInternalServerError, "internal"},
 	codeMethodNotAllowed:      {http.StatusMethodNotAllowed, "method_not_allowed"},
+	codeTimeout:               {http.StatusGatewayTimeout, "timeout"},
 }
 
 // statusCode returns the HTTP status of code.
@@ -126,6 +159,7 @@ type errorDetail struct {
 // and provider failures are logged with their cause; the body only ever
 // carries the caller-safe message.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = h.timedOut(r, err)
 	code := unical.ErrorCode(err)
 	wire := statusCode(code)
 	detail := errorDetail{Code: wire.code, Message: unical.ErrorMessage(err)}
@@ -140,7 +174,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		w.Header().Set("Retry-After", "1")
 	}
 	switch code {
-	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable:
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, codeTimeout:
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
 	h.mu.Lock()
@@ -178,13 +212,22 @@ func (h *handler) recoverer(next http.Handler) http.Handler {
 type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) error
 
 // api authenticates the request by its x-api-key and runs fn; an error
-// from fn is written with writeError.
+// from fn is written with writeError. The key is checked, and its rate
+// limit taken, from the headers alone: a refused request's body is never
+// read (see refuse).
 func (h *handler) api(fn appHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		app, err := h.client.AppByAPIKey(r.Context(), r.Header.Get("x-api-key"))
+		key := r.Header.Get("x-api-key")
+		app, err := h.client.AppByAPIKey(r.Context(), key)
 		if err != nil {
-			h.writeError(w, r, err)
+			h.refuse(w, r, err)
 			return
+		}
+		if h.keyLimit != nil {
+			if ok, wait := h.keyLimit.allow(apiKeyID(key)); !ok {
+				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
+				return
+			}
 		}
 		if err := fn(w, r, app); err != nil {
 			h.writeError(w, r, err)
@@ -215,6 +258,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
+	}
+	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
+	if !utf8.Valid(body) {
+		return invalidUTF8(body)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,8 +138,15 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.DurationVar(&eng.timeout, "delivery-timeout", 15*time.Second, "time limit of one webhook delivery attempt")
 	fs.DurationVar(&eng.lease, "delivery-lease", 2*time.Minute, "how long a claimed message is held before another worker may take it (after a crash, the wait before it is resent); must exceed -delivery-timeout")
 	fs.DurationVar(&eng.disableAfter, "endpoint-disable-after", 5*24*time.Hour, "disable a webhook endpoint that has failed this long without one delivery (negative: never)")
+	var front frontSettings
+	if err := m.frontFlags(fs, &front); err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
+	}
+	if front.keyRate < 0 || front.ipRate < 0 || front.requestTimeout < 0 {
+		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 	}
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
 	client, store, err := m.open(*dataDir, *publicURL, eng, logger)
@@ -155,7 +163,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpapi.NewHandler(client, httpapi.Options{Logger: logger}),
+		Handler: httpapi.NewHandler(client, httpapi.Options{
+			Logger:            logger,
+			KeyRateLimit:      httpapi.RateLimit{PerSecond: front.keyRate},
+			IPRateLimit:       httpapi.RateLimit{PerSecond: front.ipRate},
+			TrustForwardedFor: front.trustForwardedFor,
+			RequestTimeout:    front.requestTimeout,
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
@@ -190,6 +204,50 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// frontSettings are the serve flags of the /v1 front door.
+type frontSettings struct {
+	keyRate, ipRate   float64
+	trustForwardedFor bool
+	requestTimeout    time.Duration
+}
+
+// frontFlags defines the front-door flags on fs, with their defaults from
+// the environment.
+func (m *Main) frontFlags(fs *flag.FlagSet, f *frontSettings) error {
+	keyRate, err := m.envFloat("UNICAL_RATE_LIMIT_KEY", httpapi.DefaultKeyRate)
+	if err != nil {
+		return err
+	}
+	ipRate, err := m.envFloat("UNICAL_RATE_LIMIT_IP", httpapi.DefaultIPRate)
+	if err != nil {
+		return err
+	}
+	timeout := httpapi.DefaultRequestTimeout
+	if v := m.Getenv("UNICAL_REQUEST_TIMEOUT"); v != "" {
+		if timeout, err = time.ParseDuration(v); err != nil {
+			return usageError{"UNICAL_REQUEST_TIMEOUT: " + err.Error()}
+		}
+	}
+	fs.Float64Var(&f.keyRate, "rate-limit-key", keyRate, "requests per second of one API key, with a burst of twice as many (0: no limit)")
+	fs.Float64Var(&f.ipRate, "rate-limit-ip", ipRate, "requests per second of one client address (IPv6: /64), before authentication, with a burst of twice as many (0: no limit)")
+	fs.BoolVar(&f.trustForwardedFor, "trust-forwarded-for", m.env("UNICAL_TRUST_FORWARDED_FOR", "") == "1", "take the client address from the last X-Forwarded-For entry (only behind a proxy that appends it)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", timeout, "time limit of one API request; past it the answer is 504 (0: none)")
+	return nil
+}
+
+// envFloat reads a number from the environment, def when unset.
+func (m *Main) envFloat(name string, def float64) (float64, error) {
+	v := m.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, usageError{name + ": not a number: " + v}
+	}
+	return f, nil
 }
 
 // firstStart creates a default application when there is none and prints

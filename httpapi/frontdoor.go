@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// codeTimeout exists only on the wire, like codeMethodNotAllowed: the
+// request deadline is the HTTP layer's, not a Client call's.
+const codeTimeout unical.Code = "timeout"
+
+// frontDoor applies the per-address rate limit and the request deadline
+// to every request, before routing and before authentication.
+func (h *handler) frontDoor(next http.Handler) http.Handler {
+	if h.ipLimit == nil && h.timeout <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.ipLimit != nil {
+			if ok, wait := h.ipLimit.allow(h.clientAddr(r)); !ok {
+				h.refuse(w, r, rateLimited(wait, "Too many requests from this address."))
+				return
+			}
+		}
+		if h.timeout > 0 {
+			// Provider and store calls take this context, so a hung
+			// provider call ends at the deadline and writeError answers
+			// 504.
+			ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimited is the 429 of our own limits.
+func rateLimited(wait time.Duration, message string) error {
+	return &unical.Error{Code: unical.CodeRateLimited, RetryAfter: wait, Message: message + " Retry after the seconds in Retry-After."}
+}
+
+// timedOut replaces a server-side failure of a request whose deadline
+// passed: the failure is most likely the deadline's doing.
+func (h *handler) timedOut(r *http.Request, err error) error {
+	if h.timeout <= 0 || r.Context().Err() != context.DeadlineExceeded {
+		return err
+	}
+	switch unical.ErrorCode(err) {
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable:
+		return unical.WrapError(codeTimeout, err, "The request did not finish within %s; a change it asked for may or may not have been made.", h.timeout)
+	}
+	return err
+}
+
+// clientAddr is the caller's address for the per-address limit: the
+// connection's peer, or with TrustForwardedFor the last X-Forwarded-For
+// entry (the one our proxy appended). An IPv6 address counts as its /64,
+// the smallest block a host is usually given, so that rotating through it
+// does not buy more requests.
+func (h *handler) clientAddr(r *http.Request) netip.Addr {
+	if h.trustForwardedFor {
+		if values := r.Header["X-Forwarded-For"]; len(values) > 0 {
+			last := values[len(values)-1]
+			if i := strings.LastIndexByte(last, ','); i >= 0 {
+				last = last[i+1:]
+			}
+			if a, err := netip.ParseAddr(strings.TrimSpace(last)); err == nil {
+				return addrKey(a)
+			}
+		}
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		// Not an IP peer (a unix socket, a test): all such callers share
+		// the zero address's bucket.
+		return netip.Addr{}
+	}
+	return addrKey(ap.Addr())
+}
+
+func addrKey(a netip.Addr) netip.Addr {
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// apiKeyID returns the key id of an API key that authenticated,
+// "uk_<key id>_<secret>", so that the limiter never holds a secret.
+func apiKeyID(key string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(key, "uk_"), "_")
+	return id
+}
+
+// closeDelay is how long a refused connection stays half-open after the
+// answer: closing it at once, with the unread body in its receive
+// buffer, makes the kernel send a reset that can destroy the answer
+// before the client reads it.
+const closeDelay = 500 * time.Millisecond
+
+// refuse answers err to a request whose body has not been read (a bad API
+// key, a rate limit). A request without a body gets the ordinary answer.
+// With a body pending, net/http would read up to 256 KiB of it after the
+// handler returns, as slowly as the client sends it; instead the
+// connection is taken over, answered and closed, so the refusal arrives
+// at once and the body is never waited for.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if r.ContentLength == 0 || r.ProtoMajor != 1 {
+		h.writeError(w, r, err)
+		return
+	}
+	answer := &bufferedResponse{header: w.Header().Clone()}
+	h.writeError(answer, r, err)
+	conn, buf, herr := http.NewResponseController(w).Hijack()
+	if herr != nil {
+		// A wrapping ResponseWriter that cannot hand over the connection:
+		// answer through it, asking net/http to close rather than drain.
+		for k, v := range answer.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(answer.status)
+		_, _ = w.Write(answer.body.Bytes())
+		return
+	}
+	resp := &http.Response{
+		StatusCode: answer.status, ProtoMajor: 1, ProtoMinor: 1, Request: r,
+		Header: answer.header, ContentLength: int64(answer.body.Len()),
+		Body: io.NopCloser(&answer.body), Close: true,
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if resp.Write(buf) == nil && buf.Flush() == nil {
+		if half, ok := conn.(interface{ CloseWrite() error }); ok && half.CloseWrite() == nil {
+			time.AfterFunc(closeDelay, func() { conn.Close() })
+			return
+		}
+	}
+	conn.Close()
+}
+
+// bufferedResponse holds an answer for refuse to write itself.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
