@@ -145,7 +145,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	if front.keyRate < 0 || front.ipRate < 0 || front.requestTimeout < 0 {
+	if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
 		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 	}
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
