@@ -50,7 +50,7 @@ func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
 		}
 		return "", unical.Errorf(c.expiredCode, "Google no longer accepts the account's credentials; reconnect it.")
 	}
-	nt, err := c.p.refreshSession(ctx, c.s)
+	nt, err := c.p.RefreshToken(ctx, c.s)
 	if err != nil {
 		return "", err
 	}
