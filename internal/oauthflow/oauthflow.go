@@ -135,15 +135,16 @@ func (f *Flow) Refresh(ctx context.Context, refreshToken string, rejected unical
 // the result through s.OnTokenRefresh before returning it, so that a
 // rotated refresh token is saved before the old one could be thrown away
 // and before the new access token is used. A refused grant is
-// CodeAccountExpired. Scopes the answer does not name stay those of the
-// session.
-func (f *Flow) RefreshSession(ctx context.Context, s *unical.Session) (unical.Token, error) {
-	tok, err := f.Refresh(ctx, s.Token.RefreshToken, unical.CodeAccountExpired)
+// CodeAccountExpired. current is the token the call holds: s.Token, or
+// one refreshed earlier in the same call (whose refresh token may have
+// been rotated). Scopes the answer does not name stay current's.
+func (f *Flow) RefreshSession(ctx context.Context, s *unical.Session, current unical.Token) (unical.Token, error) {
+	tok, err := f.Refresh(ctx, current.RefreshToken, unical.CodeAccountExpired)
 	if err != nil {
 		return unical.Token{}, err
 	}
 	if len(tok.Scopes) == 0 {
-		tok.Scopes = s.Token.Scopes
+		tok.Scopes = current.Scopes
 	}
 	if s.OnTokenRefresh != nil {
 		if err := s.OnTokenRefresh(ctx, tok); err != nil {

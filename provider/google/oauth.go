@@ -138,7 +138,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 // persists the result through s.OnTokenRefresh and returns it. A revoked
 // or expired grant is CodeAccountExpired.
 func (p *Provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
-	return p.flow(s.Settings, "").RefreshSession(ctx, s)
+	return p.flow(s.Settings, "").RefreshSession(ctx, s, s.Token)
 }
 
 // userinfo is the part of the OpenID Connect userinfo answer we read.
