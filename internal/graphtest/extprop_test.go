@@ -27,9 +27,9 @@ func TestExtendedPropertyQueries(t *testing.T) {
 			list = append(list, map[string]any{"id": id, "value": v})
 		}
 		r := f.do(t, http.MethodPost, "/v1.0/me/events", map[string]any{
-			"subject": subject,
-			"start":   map[string]any{"dateTime": "2025-03-10T09:00:00", "timeZone": "UTC"},
-			"end":     map[string]any{"dateTime": "2025-03-10T10:00:00", "timeZone": "UTC"},
+			"subject":                       subject,
+			"start":                         map[string]any{"dateTime": "2025-03-10T09:00:00", "timeZone": "UTC"},
+			"end":                           map[string]any{"dateTime": "2025-03-10T10:00:00", "timeZone": "UTC"},
 			"singleValueExtendedProperties": list,
 		})
 		mustStatus(t, r, http.StatusCreated)
