@@ -8,8 +8,9 @@
 // internal/graphtest and national clouds at their own hosts.
 //
 // Field mapping is documented on eventFromGraph and graphEventBody;
-// recurrence conversion in recurrence.go; extended properties are kept in
-// one single-value extended property, see extPropID.
+// recurrence conversion in recurrence.go; extended properties are kept as
+// one single-value extended property per key plus an index, see
+// extprop.go.
 //
 // Beyond [unical.Provider] it is a [unical.FreeBusyQuerier] (getSchedule,
 // https://learn.microsoft.com/graph/api/calendar-getschedule, with the
