@@ -154,5 +154,5 @@ func metadataFilter(f *unical.MetadataFilters) string {
 	return "(" + strings.Join(terms, " and ") + ") or singleValueExtendedProperties/Any(ep: ep/id eq '" + legacyExtPropID + "')"
 }
 
-// odataQuote escapes a string literal's quotes (OData ABNF: '' inside '...').
+// odataQuote doubles each single quote, as OData string literals require.
 func odataQuote(s string) string { return strings.ReplaceAll(s, "'", "''") }
