@@ -83,6 +83,18 @@ func (f *Flow) ctx(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oauth2.HTTPClient, f.HTTPClient)
 }
 
+// ExpiryMargin is how long before its expiry an access token is refreshed
+// anyway, so that it does not expire on its way to the provider. The
+// credentials endpoint of the root package uses the same minute.
+const ExpiryMargin = time.Minute
+
+// Fresh reports whether t's access token can still be used at now: it is
+// present and does not expire within ExpiryMargin. A token without an
+// expiry is taken as fresh; the provider's 401 says otherwise.
+func Fresh(t unical.Token, now time.Time) bool {
+	return t.AccessToken != "" && (t.Expiry.IsZero() || t.Expiry.After(now.Add(ExpiryMargin)))
+}
+
 // Exchange redeems an authorization code (with its PKCE verifier when not
 // empty). It is not retried: a code works once, and a failed attempt may
 // have spent it. A refused code is CodeUnauthorized.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -37,8 +38,7 @@ func (p *Provider) client(s *unical.Session) *client {
 // Session.OnTokenRefresh before it is used.
 func (c *client) accessToken(ctx context.Context, force bool) (string, error) {
 	t := c.token
-	fresh := t.AccessToken != "" && (t.Expiry.IsZero() || t.Expiry.After(c.p.now().Add(time.Minute)))
-	if fresh && !force {
+	if oauthflow.Fresh(t, c.p.now()) && !force {
 		return t.AccessToken, nil
 	}
 	tok, err := c.p.flow(c.s.Settings, "").RefreshSession(ctx, c.s, t)
