@@ -9,6 +9,18 @@ import (
 
 // Calendars follow https://learn.microsoft.com/graph/api/resources/calendar
 // (microsoft-graph-docs-contrib api-reference/v1.0/resources/calendar.md).
+//
+// Colours, from the Properties table of that page:
+//   - color is a calendarColor and writable: "auto, lightBlue, lightGreen,
+//     lightOrange, lightGray, lightYellow, lightTeal, lightPink,
+//     lightBrown, lightRed, maxColor" (calendarColors below); another value
+//     is refused.
+//   - hexColor is "The calendar color, expressed in a hex color code ...
+//     If the user has never explicitly set a color for the calendar, this
+//     property is empty. Read-only." A create or PATCH body naming it is
+//     refused like any read-only property, and the fake never derives it
+//     from color: the documentation gives no mapping, so it stays what
+//     AddCalendar seeded (as if the user had picked it in Outlook).
 
 // Calendar describes a calendar that AddCalendar seeds.
 type Calendar struct {

@@ -17,12 +17,17 @@
 // microsoftgraph/microsoft-graph-docs-contrib and MicrosoftDocs/entra-docs):
 //
 //   - /{tenant}/oauth2/v2.0/authorize and /token: authorization code with
-//     PKCE, single-use codes, refresh tokens that rotate, AADSTS error
-//     bodies (v2-oauth2-auth-code-flow.md).
-//   - /v1.0/me, /me/calendars, events, calendarView, instances, RSVP
-//     actions, single-value extended properties, If-Match
-//     (resources/calendar.md, resources/event.md,
-//     api/calendar-list-calendarview.md, api/event-tentativelyaccept.md).
+//     PKCE, single-use codes, refresh tokens that rotate on every use
+//     (entra-docs refresh-tokens.md), AADSTS error bodies
+//     (v2-oauth2-auth-code-flow.md); see handleToken.
+//   - /v1.0/me, /me/calendars (color writable from the calendarColor
+//     presets, hexColor read-only: calendar.go), events, calendarView,
+//     instances, RSVP actions, If-Match (resources/calendar.md,
+//     resources/event.md, api/calendar-list-calendarview.md,
+//     api/event-tentativelyaccept.md).
+//   - Single-value extended properties: $expand by id and the
+//     singleValueExtendedProperties/Any(...) $filter
+//     (api/singlevaluelegacyextendedproperty-get.md; see extprop.go).
 //   - /me/calendarView/delta with skip and delta tokens, @removed items and
 //     expiry (api/event-delta.md, concepts/delta-query-events.md,
 //     concepts/delta-query-overview.md).

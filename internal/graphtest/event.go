@@ -427,7 +427,7 @@ var extPropID = regexp.MustCompile(`(?i)^\w+ (\{[0-9a-f-]{36}\} (Name \S.*|Id 0x
 
 func (ev *event) setExtProp(p extendedProperty) {
 	for i, old := range ev.extProps {
-		if strings.EqualFold(old.ID, p.ID) {
+		if sameExtPropID(old.ID, p.ID) {
 			ev.extProps[i].Value = p.Value
 			return
 		}
@@ -558,66 +558,6 @@ func preview(b itemBody) string {
 		text = string(r[:255])
 	}
 	return text
-}
-
-// expandedExtProps returns the extended properties that
-// $expand=singleValueExtendedProperties($filter=id eq '...') asks for, or
-// nil when the request does not expand them. Graph returns extended
-// properties only when expanded.
-func (c *call) expandedExtProps(ev *event) []extendedProperty {
-	exp := c.r.URL.Query().Get("$expand")
-	if exp == "" {
-		return nil
-	}
-	m := expandExtProp.FindStringSubmatch(exp)
-	if m == nil {
-		return nil
-	}
-	var out []extendedProperty
-	for _, p := range ev.extProps {
-		if m[1] == "" || strings.EqualFold(p.ID, strings.ReplaceAll(m[2], "''", "'")) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-var (
-	expandExtProp = regexp.MustCompile(`(?i)^singleValueExtendedProperties(\(\s*\$filter\s*=\s*id\s+eq\s+'((?:[^']|'')*)'\s*\))?$`)
-	filterExtProp = regexp.MustCompile(`(?i)^singleValueExtendedProperties/any\(\s*(\w+)\s*:\s*(\w+)/id\s+eq\s+'((?:[^']|'')*)'\s+and\s+(\w+)/value\s+eq\s+'((?:[^']|'')*)'\s*\)$`)
-)
-
-// checkExpand refuses $expand values other than the extended property form.
-func (c *call) checkExpand() bool {
-	exp := c.r.URL.Query().Get("$expand")
-	if exp != "" && !expandExtProp.MatchString(exp) {
-		c.fail(http.StatusBadRequest, "BadRequest", "graphtest: $expand=%s is not supported; only singleValueExtendedProperties($filter=id eq '...').", exp)
-		return false
-	}
-	return true
-}
-
-// eventFilter parses the $filter that lists events by an extended property,
-// singleValueExtendedProperties/Any(ep: ep/id eq '...' and ep/value eq '...').
-func (c *call) eventFilter() (func(*event) bool, bool) {
-	f := c.r.URL.Query().Get("$filter")
-	if f == "" {
-		return func(*event) bool { return true }, true
-	}
-	m := filterExtProp.FindStringSubmatch(strings.TrimSpace(f))
-	if m == nil || m[1] != m[2] || m[1] != m[4] {
-		c.fail(http.StatusBadRequest, "BadRequest", "graphtest: $filter=%s is not supported; only singleValueExtendedProperties/Any(ep: ep/id eq '...' and ep/value eq '...').", f)
-		return nil, false
-	}
-	id, value := strings.ReplaceAll(m[3], "''", "'"), strings.ReplaceAll(m[5], "''", "'")
-	return func(ev *event) bool {
-		for _, p := range ev.extProps {
-			if strings.EqualFold(p.ID, id) && p.Value == value {
-				return true
-			}
-		}
-		return false
-	}, true
 }
 
 // listEvents handles GET /me/events and /me/calendars/{cid}/events: single

@@ -424,11 +424,17 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		"access_token":   s.newAccessToken(userID, clientID, scopes),
 	}
 	// A refresh token is only returned when offline_access was granted; a
-	// new one on every redemption. v2-oauth2-auth-code-flow.md ("Refresh
-	// the access token"): "Refresh tokens aren't revoked when used to
-	// acquire new access tokens. You're expected to discard the old refresh
-	// token." Old tokens therefore keep working unless
-	// Options.RevokeRotatedRefreshTokens is set.
+	// new one on every redemption (rotation). v2-oauth2-auth-code-flow.md
+	// ("Refresh the access token"): "Refresh tokens aren't revoked when used
+	// to acquire new access tokens. You're expected to discard the old
+	// refresh token." "Refresh tokens in the Microsoft identity platform"
+	// (https://learn.microsoft.com/entra/identity-platform/refresh-tokens,
+	// "Token lifetime"): "Refresh tokens replace themselves with a fresh
+	// token upon every use. The Microsoft identity platform doesn't revoke
+	// old refresh tokens when used to fetch new access tokens. Securely
+	// delete the old refresh token after acquiring a new one." Old tokens
+	// therefore keep working unless Options.RevokeRotatedRefreshTokens is
+	// set, which tests use to prove a client kept the rotated one.
 	if hasScope(scopes, "offline_access") {
 		resp["refresh_token"] = s.newRefreshToken(userID, clientID, scopes)
 	}

@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 )
 
 // maxResponse bounds the bodies read from Google.
@@ -40,7 +40,7 @@ func (p *Provider) conn(s *unical.Session) *conn {
 // missing, about to expire, or force is set (after a 401).
 func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
 	t := c.token
-	fresh := t.AccessToken != "" && (t.Expiry.IsZero() || c.p.now().Add(time.Minute).Before(t.Expiry))
+	fresh := oauthflow.Fresh(t, c.p.now())
 	if fresh && !force {
 		return t.AccessToken, nil
 	}
@@ -50,7 +50,7 @@ func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
 		}
 		return "", unical.Errorf(c.expiredCode, "Google no longer accepts the account's credentials; reconnect it.")
 	}
-	nt, err := c.p.refreshSession(ctx, c.s)
+	nt, err := c.p.RefreshToken(ctx, c.s)
 	if err != nil {
 		return "", err
 	}

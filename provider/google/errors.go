@@ -3,14 +3,10 @@ package google
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
-
-	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/retry"
@@ -24,40 +20,45 @@ type outcome struct {
 	retryAfter time.Duration
 }
 
-// retry runs try until it succeeds, fails for good, or the retry budget is
-// spent. Waits grow exponentially from BaseBackoff with jitter, never below
-// a Retry-After the server sent; a Retry-After above MaxBackoff is not
+// policy is the provider's retry policy: MaxRetries retries, waits
+// growing exponentially from BaseBackoff with jitter and never below a
+// Retry-After the server sent; a Retry-After above MaxBackoff is not
 // waited for at all.
-func (p *Provider) retry(ctx context.Context, try func() outcome) error {
-	for n := 0; ; n++ {
-		o := try()
-		if o.err == nil {
-			return nil
-		}
-		if !o.retry {
-			return o.err
-		}
-		wait := p.backoff(n)
-		if o.retryAfter > wait {
-			wait = o.retryAfter
-		}
-		if n >= p.maxRetries || o.retryAfter > p.maxBackoff {
-			if o.err.RetryAfter == 0 {
-				o.err.RetryAfter = roundUpSecond(wait)
-			}
-			return o.err
-		}
-		if err := p.sleep(ctx, wait); err != nil {
-			return unical.WrapError(unical.CodeUnavailable, err, "Google did not answer in time.")
-		}
+func (p *Provider) policy() retry.Policy {
+	return retry.Policy{
+		MaxRetries:    p.maxRetries,
+		Backoff:       retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter},
+		MaxRetryAfter: p.maxBackoff,
+		Sleep:         p.sleep,
 	}
 }
 
-// backoff is the wait before retry n (0-based): BaseBackoff·2ⁿ capped at
-// MaxBackoff, of which the upper half is random.
-func (p *Provider) backoff(n int) time.Duration {
-	return retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter}.Wait(n)
+// retry runs try under the provider's policy. A transient failure it gives
+// up on carries the wait it would have used as RetryAfter.
+func (p *Provider) retry(ctx context.Context, try func() outcome) error {
+	var last *unical.Error
+	res := p.policy().Do(ctx, func(int) retry.Outcome {
+		o := try()
+		if o.err == nil {
+			return retry.Outcome{}
+		}
+		last = o.err
+		return retry.Outcome{Err: o.err, Retry: o.retry, RetryAfter: o.retryAfter}
+	})
+	switch {
+	case res.Interrupted:
+		return unical.WrapError(unical.CodeUnavailable, res.Err, "Google did not answer in time.")
+	case res.Err == nil:
+		return nil
+	}
+	if res.Wait > 0 && last.RetryAfter == 0 {
+		last.RetryAfter = roundUpSecond(res.Wait)
+	}
+	return last
 }
+
+// backoff is the wait before retry n (0-based) when Google names none.
+func (p *Provider) backoff(n int) time.Duration { return p.policy().Backoff.Wait(n) }
 
 func roundUpSecond(d time.Duration) time.Duration {
 	if d <= 0 {
@@ -196,40 +197,4 @@ func transportOutcome(ctx context.Context, err error, idempotent bool) outcome {
 		return outcome{err: unical.WrapError(unical.CodeUnavailable, err, "Google did not answer in time.")}
 	}
 	return outcome{err: unical.WrapError(unical.CodeUnavailable, err, "Google could not be reached."), retry: idempotent}
-}
-
-// tokenOutcome translates a failure of the token endpoint. grantCode is
-// what a refused grant means in the calling context.
-func (p *Provider) tokenOutcome(ctx context.Context, err error, grantCode unical.Code, idempotent bool) outcome {
-	var re *oauth2.RetrieveError
-	if !errors.As(err, &re) {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			return transportOutcome(ctx, err, idempotent)
-		}
-		return outcome{err: unical.WrapError(unical.CodeUpstream, err, "Google's token endpoint answered with something unexpected.")}
-	}
-	status := 0
-	var header http.Header
-	if re.Response != nil {
-		status, header = re.Response.StatusCode, re.Response.Header
-	}
-	wrap := func(code unical.Code, msg string) *unical.Error {
-		return unical.WrapError(code, fmt.Errorf("google: token endpoint: %w", err), "%s", msg)
-	}
-	switch {
-	case re.ErrorCode == "invalid_grant":
-		return outcome{err: wrap(grantCode, "Google refused the grant (invalid_grant): it was revoked, expired or already used.")}
-	case re.ErrorCode == "unauthorized_client":
-		return outcome{err: wrap(grantCode, "The Google grant was issued to another OAuth client.")}
-	case re.ErrorCode == "invalid_client":
-		return outcome{err: wrap(unical.CodeUpstream, "Google refused the application's OAuth client id or secret.")}
-	case status == http.StatusTooManyRequests:
-		return outcome{err: wrap(unical.CodeRateLimited, "Google is throttling token requests; try again later."), retry: idempotent, retryAfter: p.retryAfter(header)}
-	case status >= 500:
-		return outcome{err: wrap(unical.CodeUnavailable, "Google's token endpoint is unavailable; try again later."), retry: idempotent, retryAfter: p.retryAfter(header)}
-	case status >= 400 && status < 500 && grantCode == unical.CodeUnauthorized:
-		return outcome{err: wrap(unical.CodeUnauthorized, "Google refused the credentials.")}
-	}
-	return outcome{err: wrap(unical.CodeUpstream, "Google's token endpoint answered with an unexpected error.")}
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,13 +35,14 @@ func mustNewStack(t *testing.T) *stack {
 }
 
 // mustNewStackWith is mustNewStack with options for the fake Google and
-// configure changing the Client's Config first.
+// configure changing the Client's Config first. A clock in gopts.Now is
+// the provider's clock too.
 func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*unical.Config)) *stack {
 	t.Helper()
 	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
 	// Short waits, so the throttling tests run fast.
-	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3})
+	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3, Now: gopts.Now})
 	st := apitest.Start(t, []unical.Provider{p}, configure)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
 	st.CreateApp(t, &unical.ApplicationParams{
@@ -620,4 +622,61 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 			t.Errorf("a poll without changes delivered %s", got[len(got)-1].Body)
 		}
 	})
+}
+
+// TestHTTPAPI_TokenEndpointFailures: a throttled or failing token
+// endpoint never makes an account EXPIRED; invalid_grant does. The clock
+// the fake, the provider and the Client share moves past the access
+// token's hour, so each request below needs a refresh.
+func TestHTTPAPI_TokenEndpointFailures(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	st := mustNewStackWith(t, googletest.Options{Now: clock}, func(cfg *unical.Config) { cfg.Now = clock })
+	accountID := st.connect(t)
+	cals := "/v1/calendars/" + accountID
+	status := func() unical.AccountStatus {
+		var acct unical.Account
+		st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
+		return acct.Status
+	}
+
+	// A 429 and then success.
+	advance(2 * time.Hour)
+	before := st.google.RequestCount("POST", "/token")
+	st.google.InjectFault(googletest.Fault{PathPrefix: "/token", Status: http.StatusTooManyRequests, Times: 1})
+	var cred unical.Credentials
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
+	if !cred.ExpiresAt.After(clock()) {
+		t.Errorf("credentials after a throttled refresh expire at %v, before now %v", cred.ExpiresAt, clock())
+	}
+	if n := st.google.RequestCount("POST", "/token") - before; n != 2 {
+		t.Errorf("token requests = %d, want 2 (a 429 and its retry)", n)
+	}
+	if s := status(); s != unical.AccountStatusActive {
+		t.Fatalf("after a 429 then success: status %s, want ACTIVE", s)
+	}
+
+	// Every try fails (the first and MaxRetries=3 retries): 503, still ACTIVE.
+	advance(2 * time.Hour)
+	for _, code := range []int{http.StatusTooManyRequests, http.StatusInternalServerError} {
+		st.google.InjectFault(googletest.Fault{PathPrefix: "/token", Status: code, Times: 4})
+		if a := st.do(t, "GET", cals, nil); a.Status != http.StatusServiceUnavailable || a.Error(t).Code != "provider_unavailable" {
+			t.Errorf("token endpoint answering %d = %d %s, want 503 provider_unavailable", code, a.Status, a.Body)
+		}
+	}
+	if s := status(); s != unical.AccountStatusActive {
+		t.Fatalf("after token endpoint outages: status %s, want ACTIVE", s)
+	}
+
+	// invalid_grant: EXPIRED.
+	st.google.RevokeAccess(e2eClientID, e2eUser)
+	if a := st.do(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil); a.Status != http.StatusConflict || a.Error(t).Code != "account_expired" {
+		t.Errorf("credentials after revocation = %d %s, want 409 account_expired", a.Status, a.Body)
+	}
+	if s := status(); s != unical.AccountStatusExpired {
+		t.Errorf("after invalid_grant: status %s, want EXPIRED", s)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 )
 
 // oauthConfig is the x/oauth2 configuration of one application. Google
@@ -26,9 +27,26 @@ func (p *Provider) oauthConfig(s unical.ProviderSettings, redirectURI string) *o
 	}
 }
 
-// oauthContext hands the provider's HTTP client to x/oauth2 explicitly.
-func (p *Provider) oauthContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, oauth2.HTTPClient, p.client)
+// googleErrors is Google's part of the token endpoint classification
+// (RFC 6749 §5.2 codes as Google's OAuth guides use them):
+// unauthorized_client means the grant was issued to another OAuth client,
+// so the account must be connected again like after invalid_grant;
+// invalid_client is the application's own misconfiguration.
+var googleErrors = oauthflow.Errors{
+	Revoked: []string{"unauthorized_client"},
+	Client:  map[string]unical.Code{"invalid_client": unical.CodeUpstream},
+}
+
+// flow is the shared OAuth token path for one application's settings.
+func (p *Provider) flow(s unical.ProviderSettings, redirectURI string) *oauthflow.Flow {
+	return &oauthflow.Flow{
+		Config:     p.oauthConfig(s, redirectURI),
+		HTTPClient: p.client,
+		Now:        p.now,
+		Retry:      p.policy(),
+		Name:       "Google",
+		Errors:     googleErrors,
+	}
 }
 
 // AuthCodeURL implements [unical.OAuthProvider]. The URL asks for offline
@@ -87,14 +105,9 @@ func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSetting
 	if settings.ClientID == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "The application has no Google OAuth client id configured.")
 	}
-	cfg := p.oauthConfig(settings, req.RedirectURI)
-	var opts []oauth2.AuthCodeOption
-	if req.CodeVerifier != "" {
-		opts = append(opts, oauth2.VerifierOption(req.CodeVerifier))
-	}
-	tok, err := cfg.Exchange(p.oauthContext(ctx), req.Code, opts...)
+	tok, err := p.flow(settings, req.RedirectURI).Exchange(ctx, req.Code, req.CodeVerifier)
 	if err != nil {
-		return nil, p.tokenOutcome(ctx, err, unical.CodeUnauthorized, false).err
+		return nil, err
 	}
 	return p.connection(ctx, settings, tok)
 }
@@ -107,7 +120,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	if params.RefreshToken == "" {
 		return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "refreshToken", Message: "A Google account needs a refresh token."}
 	}
-	tok, err := p.refresh(ctx, settings, params.RefreshToken, unical.CodeUnauthorized)
+	tok, err := p.flow(settings, "").Refresh(ctx, params.RefreshToken, unical.CodeUnauthorized)
 	if err != nil {
 		return nil, err
 	}
@@ -125,52 +138,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 // persists the result through s.OnTokenRefresh and returns it. A revoked
 // or expired grant is CodeAccountExpired.
 func (p *Provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
-	return p.refreshSession(ctx, s)
-}
-
-// refreshSession refreshes a session's token and persists it before anyone
-// uses it.
-func (p *Provider) refreshSession(ctx context.Context, s *unical.Session) (unical.Token, error) {
-	tok, err := p.refresh(ctx, s.Settings, s.Token.RefreshToken, unical.CodeAccountExpired)
-	if err != nil {
-		return unical.Token{}, err
-	}
-	ut := fromOAuth(tok)
-	if len(ut.Scopes) == 0 {
-		ut.Scopes = s.Token.Scopes
-	}
-	if s.OnTokenRefresh != nil {
-		if err := s.OnTokenRefresh(ctx, ut); err != nil {
-			return unical.Token{}, err
-		}
-	}
-	return ut, nil
-}
-
-// refresh redeems a refresh token, retrying throttling and outages of the
-// token endpoint. invalid_grant (revoked, expired) and unauthorized_client
-// (issued to another client) become grantCode.
-func (p *Provider) refresh(ctx context.Context, settings unical.ProviderSettings, refreshToken string, grantCode unical.Code) (*oauth2.Token, error) {
-	if refreshToken == "" {
-		return nil, unical.Errorf(grantCode, "The account has no Google refresh token; reconnect it.")
-	}
-	cfg := p.oauthConfig(settings, "")
-	var tok *oauth2.Token
-	err := p.retry(ctx, func() outcome {
-		t, err := cfg.TokenSource(p.oauthContext(ctx), &oauth2.Token{RefreshToken: refreshToken}).Token()
-		if err != nil {
-			return p.tokenOutcome(ctx, err, grantCode, true)
-		}
-		tok = t
-		return outcome{}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = refreshToken
-	}
-	return tok, nil
+	return p.flow(s.Settings, "").RefreshSession(ctx, s, s.Token)
 }
 
 // userinfo is the part of the OpenID Connect userinfo answer we read.
@@ -180,8 +148,7 @@ type userinfo struct {
 }
 
 // connection reads the identity behind a fresh token and checks the grant.
-func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, tok *oauth2.Token) (*unical.Connection, error) {
-	ut := fromOAuth(tok)
+func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, ut unical.Token) (*unical.Connection, error) {
 	if len(settings.Scopes) == 0 && ut.Scopes != nil && !slices.Contains(ut.Scopes, ScopeCalendar) {
 		// Granular consent: the user may untick the calendar scope.
 		return nil, unical.Errorf(unical.CodeUnauthorized, "The Google account did not grant access to its calendars.")
@@ -200,13 +167,4 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 		Scopes:            ut.Scopes,
 		Token:             ut,
 	}, nil
-}
-
-// fromOAuth converts an x/oauth2 token to the root's Token.
-func fromOAuth(t *oauth2.Token) unical.Token {
-	ut := unical.Token{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
-	if sc, ok := t.Extra("scope").(string); ok {
-		ut.Scopes = strings.Fields(sc)
-	}
-	return ut
 }

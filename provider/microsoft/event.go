@@ -1,43 +1,12 @@
 package microsoft
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
 )
-
-// Extended properties. unical keeps an event's public and private extended
-// properties together in one single-value extended property (a MAPI named
-// string property) whose value is the JSON object
-// {"public": {...}, "private": {...}}:
-//
-//	id:    String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name unicalExtendedProperties
-//	value: {"private":{"k":"v"},"public":{"k":"v"}}
-//
-// One property rather than one per key, because Graph returns extended
-// properties only when a request expands them by id, and a reader does not
-// know the keys in advance. Graph has no per-attendee visibility for item
-// properties, so "private" means only that unical does not show it to other
-// accounts; both maps live in the organizer's copy of the event. The
-// property set GUID is unical's own and must never change.
-const (
-	extPropSetGUID = "ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0"
-	extPropName    = "unicalExtendedProperties"
-	// extPropID is the full single-value extended property id.
-	extPropID = "String {" + extPropSetGUID + "} Name " + extPropName
-	// expandExtProps is the $expand value that makes Graph return the
-	// property with an event.
-	expandExtProps = "singleValueExtendedProperties($filter=id eq '" + extPropID + "')"
-)
-
-// extProps is the JSON value of the extended property.
-type extProps struct {
-	Public  map[string]string `json:"public,omitempty"`
-	Private map[string]string `json:"private,omitempty"`
-}
 
 // Graph enum values the mapping uses.
 const (
@@ -193,16 +162,11 @@ func eventFromGraph(g *event, opts readOptions) (*unical.Event, error) {
 		e.Reminders.Overrides = []unical.ReminderOverride{{Method: "popup", Minutes: g.ReminderMinutesBeforeStart}}
 	}
 
-	for _, p := range g.SingleValueExtendedProperties {
-		if !strings.EqualFold(p.ID, extPropID) {
-			continue
-		}
-		var props extProps
-		if err := json.Unmarshal([]byte(p.Value), &props); err != nil {
-			return nil, upstream(fmt.Errorf("microsoft: extended property value: %w", err))
-		}
-		e.PublicExtendedProperties, e.PrivateExtendedProperties = nonEmpty(props.Public), nonEmpty(props.Private)
+	props, err := readExtProps(g)
+	if err != nil {
+		return nil, err
 	}
+	e.PublicExtendedProperties, e.PrivateExtendedProperties = nonEmpty(props.Public), nonEmpty(props.Private)
 	return e, nil
 }
 
@@ -413,9 +377,10 @@ func graphEventBody(p *unical.EventParams, current *unical.Event) (map[string]an
 
 	if p.PublicExtendedProperties.IsSet() || p.PublicExtendedProperties.IsNull() ||
 		p.PrivateExtendedProperties.IsSet() || p.PrivateExtendedProperties.IsNull() {
-		var props extProps
+		var props, prev extProps
 		if current != nil {
-			props.Public, props.Private = current.PublicExtendedProperties, current.PrivateExtendedProperties
+			prev = extProps{Public: current.PublicExtendedProperties, Private: current.PrivateExtendedProperties}
+			props = prev
 		}
 		if p.PublicExtendedProperties.IsSet() || p.PublicExtendedProperties.IsNull() {
 			props.Public = p.PublicExtendedProperties.Value()
@@ -423,11 +388,11 @@ func graphEventBody(p *unical.EventParams, current *unical.Event) (map[string]an
 		if p.PrivateExtendedProperties.IsSet() || p.PrivateExtendedProperties.IsNull() {
 			props.Private = p.PrivateExtendedProperties.Value()
 		}
-		b, err := json.Marshal(props)
+		list, err := extPropsBody(props, prev)
 		if err != nil {
-			return nil, unical.WrapError(unical.CodeInternal, err, "Cannot encode extended properties.")
+			return nil, err
 		}
-		body["singleValueExtendedProperties"] = []singleValueExtendedProperty{{ID: extPropID, Value: string(b)}}
+		body["singleValueExtendedProperties"] = list
 	}
 
 	if v, ok := p.Attendees.Get(); ok || p.Attendees.IsNull() {

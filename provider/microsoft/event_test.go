@@ -300,7 +300,10 @@ func TestGraphEventBodyCreate(t *testing.T) {
 	    "pattern": {"type": "weekly", "interval": 1, "daysOfWeek": ["thursday"], "firstDayOfWeek": "monday"},
 	    "range": {"type": "numbered", "startDate": "2026-01-15", "numberOfOccurrences": 5, "recurrenceTimeZone": "W. Europe Standard Time"}
 	  },
-	  "singleValueExtendedProperties": [{"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name unicalExtendedProperties", "value": "{\"public\":{\"color\":\"red\"}}"}],
+	  "singleValueExtendedProperties": [
+	    {"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name unicalExtendedPropertyIndex", "value": "{\"public\":{\"color\":\"red\"}}"},
+	    {"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name public:color", "value": "red"}
+	  ],
 	  "attendees": [
 	    {"type": "required", "emailAddress": {"name": "Ada", "address": "ada@contoso.test"}},
 	    {"type": "optional", "emailAddress": {"address": "bob@contoso.test"}}
@@ -362,7 +365,11 @@ func TestGraphEventBodyUpdate(t *testing.T) {
 	}
 	jsonEqual(t, `{
 	  "subject": "", "body": {"contentType": "text", "content": ""}, "recurrence": null,
-	  "singleValueExtendedProperties": [{"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name unicalExtendedProperties", "value": "{\"private\":{\"b\":\"2\"}}"}],
+	  "singleValueExtendedProperties": [
+	    {"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name unicalExtendedPropertyIndex", "value": "{\"private\":{\"b\":\"2\"}}"},
+	    {"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name public:a", "value": ""},
+	    {"id": "String {ca0c2986-f925-4dd0-8ce7-12f3db4aa4d0} Name private:b", "value": "2"}
+	  ],
 	  "attendees": [], "sensitivity": "normal", "isReminderOn": false, "showAs": "oof"
 	}`, mustBody(t, p, current))
 

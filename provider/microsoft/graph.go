@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -35,76 +33,20 @@ func (p *Provider) client(s *unical.Session) *client {
 }
 
 // accessToken returns a usable access token, refreshing it when it is
-// missing, expires within a minute, or force is set. A refreshed token is
-// handed to Session.OnTokenRefresh before it is used.
+// missing, expires within a minute, or force is set. A refreshed token
+// (with the refresh token Microsoft may have rotated) is handed to
+// Session.OnTokenRefresh before it is used.
 func (c *client) accessToken(ctx context.Context, force bool) (string, error) {
 	t := c.token
-	fresh := t.AccessToken != "" && (t.Expiry.IsZero() || t.Expiry.After(c.p.now().Add(time.Minute)))
-	if fresh && !force {
+	if oauthflow.Fresh(t, c.p.now()) && !force {
 		return t.AccessToken, nil
 	}
-	if t.RefreshToken == "" {
-		return "", unical.Errorf(unical.CodeAccountExpired, "The Microsoft account has no refresh token; connect it again.")
-	}
-	tok, err := refresh(c.p.withClient(ctx), c.s.Settings, t.RefreshToken, unical.CodeAccountExpired)
+	tok, err := c.p.flow(c.s.Settings, "").RefreshSession(ctx, c.s, t)
 	if err != nil {
 		return "", err
 	}
-	if c.s.OnTokenRefresh != nil {
-		if err := c.s.OnTokenRefresh(ctx, tok); err != nil {
-			return "", err
-		}
-	}
 	c.token, c.refreshed = tok, true
 	return tok.AccessToken, nil
-}
-
-// refresh redeems a refresh token. A refused grant (invalid_grant,
-// interaction_required) is returned with code rejected: CodeAccountExpired
-// for stored accounts, CodeUnauthorized when connecting.
-func refresh(ctx context.Context, settings unical.ProviderSettings, refreshToken string, rejected unical.Code) (unical.Token, error) {
-	cfg := oauthConfig(settings, "")
-	ot, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
-	if err != nil {
-		return unical.Token{}, tokenError(err, rejected)
-	}
-	tok := fromOAuth(ot)
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = refreshToken
-	}
-	return tok, nil
-}
-
-// fromOAuth converts an oauth2.Token, with the granted scopes of the
-// token response.
-func fromOAuth(ot *oauth2.Token) unical.Token {
-	tok := unical.Token{AccessToken: ot.AccessToken, RefreshToken: ot.RefreshToken, Expiry: ot.Expiry}
-	if s, ok := ot.Extra("scope").(string); ok {
-		tok.Scopes = strings.Fields(s)
-	}
-	return tok
-}
-
-// tokenError translates a token endpoint failure. Only the error code is
-// looked at, never the description text.
-func tokenError(err error, rejected unical.Code) error {
-	var re *oauth2.RetrieveError
-	if errors.As(err, &re) {
-		switch re.ErrorCode {
-		case "invalid_grant", "interaction_required", "consent_required":
-			return unical.WrapError(rejected, err, "Microsoft refused the account's credentials; connect it again.")
-		case "invalid_client", "unauthorized_client":
-			return unical.WrapError(unical.CodeUnauthorized, err, "Microsoft refused the application's client id or secret.")
-		}
-		if re.Response != nil && re.Response.StatusCode >= 500 {
-			return unical.WrapError(unical.CodeUnavailable, err, "The Microsoft identity platform is unavailable.")
-		}
-		return unical.WrapError(unical.CodeUpstream, err, "The Microsoft identity platform refused the token request.")
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return unical.WrapError(unical.CodeUnavailable, err, "The Microsoft identity platform did not answer in time.")
-	}
-	return unical.WrapError(unical.CodeUnavailable, err, "The Microsoft identity platform cannot be reached.")
 }
 
 // request is one Graph request.
@@ -119,8 +61,8 @@ type request struct {
 }
 
 // do sends r and decodes a 2xx answer into out (when not nil). It
-// refreshes the token once on 401 and retries 429, 503 and 504 up to
-// MaxRetries times, waiting Retry-After or a growing backoff.
+// refreshes the token once on 401 and retries 429, 503, 504 and lost
+// connections under the provider's policy (see Provider.policy).
 func (c *client) do(ctx context.Context, r request, out any) error {
 	target := r.target
 	if !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "http://") {
@@ -145,86 +87,59 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 		payload = b
 	}
 	triedRefresh := false
-	for attempt := 0; ; attempt++ {
-		tok, err := c.accessToken(ctx, false)
-		if err != nil {
-			return err
-		}
-		req, err := http.NewRequestWithContext(ctx, r.method, target, bytes.NewReader(payload))
-		if err != nil {
-			return unical.WrapError(unical.CodeInternal, err, "Cannot build the Graph request.")
-		}
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Accept", "application/json")
-		if payload != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		for k, v := range r.header {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.p.httpClient.Do(req)
-		if err != nil {
-			if ctx.Err() != nil || attempt >= c.p.maxRetries {
-				return unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph cannot be reached.")
+	res := c.p.policy().Do(ctx, func(int) retry.Outcome {
+		for {
+			tok, err := c.accessToken(ctx, false)
+			if err != nil {
+				return retry.Outcome{Err: err}
 			}
-			if err := c.wait(ctx, c.backoff(attempt)); err != nil {
-				return err
+			req, err := http.NewRequestWithContext(ctx, r.method, target, bytes.NewReader(payload))
+			if err != nil {
+				return retry.Outcome{Err: unical.WrapError(unical.CodeInternal, err, "Cannot build the Graph request.")}
 			}
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-		resp.Body.Close()
-		if err != nil {
-			return unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph's answer was cut off.")
-		}
-		switch st := resp.StatusCode; {
-		case st >= 200 && st < 300:
-			if out != nil && len(bytes.TrimSpace(data)) > 0 {
-				if err := json.Unmarshal(data, out); err != nil {
-					return unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Accept", "application/json")
+			if payload != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			for k, v := range r.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := c.p.httpClient.Do(req)
+			if err != nil {
+				return retry.Outcome{Err: unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph cannot be reached."), Retry: ctx.Err() == nil}
+			}
+			data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+			resp.Body.Close()
+			if err != nil {
+				return retry.Outcome{Err: unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph's answer was cut off.")}
+			}
+			switch st := resp.StatusCode; {
+			case st >= 200 && st < 300:
+				if out != nil && len(bytes.TrimSpace(data)) > 0 {
+					if err := json.Unmarshal(data, out); err != nil {
+						return retry.Outcome{Err: unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")}
+					}
 				}
-			}
-			return nil
-		case st == http.StatusUnauthorized && !triedRefresh:
-			triedRefresh = true
-			if _, err := c.accessToken(ctx, true); err != nil {
-				return err
-			}
-			continue
-		case (st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable || st == http.StatusGatewayTimeout) && attempt < c.p.maxRetries:
-			wait := c.backoff(attempt)
-			if ra, ok := retryAfter(resp.Header); ok {
-				if ra > c.p.maxRetryWait {
-					return graphFailure(st, resp.Header, data)
+				return retry.Outcome{}
+			case st == http.StatusUnauthorized && !triedRefresh:
+				triedRefresh = true
+				if _, err := c.accessToken(ctx, true); err != nil {
+					return retry.Outcome{Err: err}
 				}
-				wait = ra
+				continue
+			case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable || st == http.StatusGatewayTimeout:
+				ra, _ := retryAfter(resp.Header)
+				return retry.Outcome{Err: graphFailure(st, resp.Header, data), Retry: true, RetryAfter: ra}
+			default:
+				return retry.Outcome{Err: graphFailure(st, resp.Header, data)}
 			}
-			if err := c.wait(ctx, wait); err != nil {
-				return err
-			}
-			continue
-		default:
-			return graphFailure(st, resp.Header, data)
 		}
+	})
+	if res.Interrupted {
+		return unical.WrapError(unical.CodeUnavailable, res.Err, "Microsoft Graph did not answer in time.")
 	}
-}
-
-// backoff is the wait before try attempt+1 when Graph gives no
-// Retry-After: 250ms, 500ms, 1s, ... capped by MaxRetryWait, with jitter in
-// the upper half so that throttled clients do not retry in step.
-func (c *client) backoff(attempt int) time.Duration {
-	return retry.Backoff{Base: 250 * time.Millisecond, Max: c.p.maxRetryWait}.Wait(attempt)
-}
-
-func (c *client) wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return unical.WrapError(unical.CodeUnavailable, ctx.Err(), "Microsoft Graph did not answer in time.")
-	case <-t.C:
-		return nil
-	}
+	return res.Err
 }
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date

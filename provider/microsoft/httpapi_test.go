@@ -67,17 +67,30 @@ func (rs *recordingSender) Bodies() []string {
 // application registered at the fake identity platform.
 func MustStartStack(tb testing.TB) *stack {
 	tb.Helper()
+	return startStack(tb, graphtest.Options{}, nil)
+}
+
+// startStack is MustStartStack with options for the fake, and a clock
+// (when not nil) that the fake, the provider and the unical Client share.
+func startStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock) *stack {
+	tb.Helper()
 	st := &stack{}
-	st.Graph = graphtest.NewServer(tb, graphtest.Options{AllowHTTPNotificationURLs: true})
+	opts.AllowHTTPNotificationURLs = true
+	var now func() time.Time
+	if clock != nil {
+		now, opts.Now = clock.Now, clock.Now
+	}
+	st.Graph = graphtest.NewServer(tb, opts)
 	st.UserID = st.Graph.AddUser(graphtest.User{UserPrincipalName: adaEmail, DisplayName: "Ada Lovelace", TimeZone: "W. Europe Standard Time"})
 
-	p, err := microsoft.New(microsoft.Config{HTTPClient: st.Graph.Client(), MaxRetryWait: 50 * time.Millisecond})
+	p, err := microsoft.New(microsoft.Config{HTTPClient: st.Graph.Client(), MaxRetryWait: 50 * time.Millisecond, Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	st.Sent = &recordingSender{sent: make(chan struct{}, 100)}
 	st.Stack = apitest.Start(tb, []unical.Provider{p}, func(cfg *unical.Config) {
 		cfg.AllowPrivateTargets, cfg.WebhookSender, cfg.ChangePollInterval = true, st.Sent, -1
+		cfg.Now = now
 	})
 	st.Graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
 	st.CreateApp(tb, &unical.ApplicationParams{

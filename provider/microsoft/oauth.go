@@ -6,6 +6,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 )
 
 // Microsoft's prompt values for unical's (v2 authorize endpoint: login,
@@ -47,12 +48,11 @@ func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.Aut
 // Exchange redeems an authorization code with its PKCE verifier and reads
 // the signed-in user's profile. A refused code is CodeUnauthorized.
 func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSettings, req *unical.CodeExchange) (*unical.Connection, error) {
-	cfg := oauthConfig(settings, req.RedirectURI)
-	ot, err := cfg.Exchange(p.withClient(ctx), req.Code, oauth2.VerifierOption(req.CodeVerifier))
+	tok, err := p.flow(settings, req.RedirectURI).Exchange(ctx, req.Code, req.CodeVerifier)
 	if err != nil {
-		return nil, tokenError(err, unical.CodeUnauthorized)
+		return nil, err
 	}
-	return p.connection(ctx, settings, fromOAuth(ot))
+	return p.connection(ctx, settings, tok)
 }
 
 // Connect checks a refresh token by redeeming it once and reads the
@@ -65,11 +65,45 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		}
 		return nil, unical.FieldError("refreshToken", "refreshToken is required for Microsoft accounts.")
 	}
-	tok, err := refresh(p.withClient(ctx), settings, params.RefreshToken, unical.CodeUnauthorized)
+	tok, err := p.flow(settings, "").Refresh(ctx, params.RefreshToken, unical.CodeUnauthorized)
 	if err != nil {
 		return nil, err
 	}
 	return p.connection(ctx, settings, tok)
+}
+
+// RefreshToken implements [unical.TokenRefresher]: it always refreshes,
+// persists the result (a rotated refresh token included) through
+// s.OnTokenRefresh and returns it. A refused grant is CodeAccountExpired.
+func (p *Provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
+	return p.flow(s.Settings, "").RefreshSession(ctx, s, s.Token)
+}
+
+// microsoftErrors is Microsoft's part of the token endpoint
+// classification. The identity platform answers invalid_grant for revoked,
+// expired and unknown refresh tokens, and interaction_required or
+// consent_required when the user or an administrator withdrew consent or a
+// policy demands a new sign-in (v2-oauth2-auth-code-flow.md, "Error
+// codes for token endpoint errors"): the account must be connected again.
+// invalid_client and unauthorized_client refuse the application itself.
+var microsoftErrors = oauthflow.Errors{
+	Revoked: []string{"interaction_required", "consent_required"},
+	Client: map[string]unical.Code{
+		"invalid_client":      unical.CodeUnauthorized,
+		"unauthorized_client": unical.CodeUnauthorized,
+	},
+}
+
+// flow is the shared OAuth token path for one application's settings.
+func (p *Provider) flow(settings unical.ProviderSettings, redirectURI string) *oauthflow.Flow {
+	return &oauthflow.Flow{
+		Config:     oauthConfig(settings, redirectURI),
+		HTTPClient: p.httpClient,
+		Now:        p.now,
+		Retry:      p.policy(),
+		Name:       "Microsoft",
+		Errors:     microsoftErrors,
+	}
 }
 
 // connection reads /me with tok: the account's email is mail, or the

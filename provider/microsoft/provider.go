@@ -8,8 +8,9 @@
 // internal/graphtest and national clouds at their own hosts.
 //
 // Field mapping is documented on eventFromGraph and graphEventBody;
-// recurrence conversion in recurrence.go; extended properties are kept in
-// one single-value extended property, see extPropID.
+// recurrence conversion in recurrence.go; extended properties are kept as
+// one single-value extended property per key plus an index, see
+// extprop.go.
 //
 // Beyond [unical.Provider] it is a [unical.FreeBusyQuerier] (getSchedule,
 // https://learn.microsoft.com/graph/api/calendar-getschedule, with the
@@ -22,7 +23,6 @@
 package microsoft
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -31,14 +31,16 @@ import (
 	oauthms "golang.org/x/oauth2/microsoft"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 )
 
 // ProviderType is the provider type this package serves.
 const ProviderType = unical.ProviderMicrosoft
 
 var (
-	_ unical.Provider      = (*Provider)(nil)
-	_ unical.OAuthProvider = (*Provider)(nil)
+	_ unical.Provider       = (*Provider)(nil)
+	_ unical.OAuthProvider  = (*Provider)(nil)
+	_ unical.TokenRefresher = (*Provider)(nil)
 )
 
 // Public cloud defaults.
@@ -155,7 +157,14 @@ func oauthConfig(settings unical.ProviderSettings, redirectURI string) *oauth2.C
 	}
 }
 
-// withClient puts the provider's HTTP client into ctx for x/oauth2.
-func (p *Provider) withClient(ctx context.Context) context.Context {
-	return context.WithValue(ctx, oauth2.HTTPClient, p.httpClient)
+// policy is the provider's retry policy, for Graph and for the token
+// endpoint: MaxRetries retries, waits of 250ms, 500ms, 1s, ... capped by
+// MaxRetryWait with jitter in the upper half, never shorter than a
+// Retry-After, and no wait at all for a Retry-After beyond MaxRetryWait.
+func (p *Provider) policy() retry.Policy {
+	return retry.Policy{
+		MaxRetries:    p.maxRetries,
+		Backoff:       retry.Backoff{Base: 250 * time.Millisecond, Max: p.maxRetryWait},
+		MaxRetryAfter: p.maxRetryWait,
+	}
 }
