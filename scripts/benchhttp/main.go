@@ -7,13 +7,14 @@
 //	    as a real connection stores them), then prints
 //	    "<api key> <first account id>" and exits, releasing bbolt's lock.
 //	benchhttp fetch -key KEY -out FILE URL
-//	    GETs URL with the API key, fails unless the answer is 200, writes the
-//	    body to FILE and prints the answer's headers as NAME=VALUE lines
-//	    (without Date, which net/http writes itself).
-//	benchhttp bare -addr ADDR -route PATH=FILE... -header NAME=VALUE...
-//	    serves the bytes of FILE at PATH with the given headers from a bare
-//	    net/http server: the baseline the full stack is compared against.
-//	    It prints its address once it listens, and stops on SIGINT/SIGTERM.
+//	    GETs URL with the API key, fails unless the answer is 200, and
+//	    writes the body to FILE and the answer's headers to FILE.headers as
+//	    NAME=VALUE lines (without Date, which net/http writes itself).
+//	benchhttp bare -addr ADDR -route PATH=FILE...
+//	    serves the bytes of FILE at PATH with the headers of FILE.headers
+//	    from a bare net/http server: the baseline the full stack is
+//	    compared against. It prints its address once it listens, and stops
+//	    on SIGINT/SIGTERM.
 package main
 
 import (
@@ -158,12 +159,13 @@ func fetch(args []string) error {
 		}
 	}
 	sort.Strings(names)
+	var headers strings.Builder
 	for _, name := range names {
 		for _, v := range resp.Header[name] {
-			fmt.Printf("%s=%s\n", name, v)
+			fmt.Fprintf(&headers, "%s=%s\n", name, v)
 		}
 	}
-	return nil
+	return os.WriteFile(*out+".headers", []byte(headers.String()), 0o600)
 }
 
 // pairs is a repeatable NAME=VALUE flag.
@@ -184,31 +186,44 @@ func (p *pairs) Set(v string) error {
 func bare(args []string) error {
 	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	var routes, headers pairs
+	var routes pairs
 	fs.Var(&routes, "route", "PATH=FILE (repeatable)")
-	fs.Var(&headers, "header", "NAME=VALUE sent with every answer (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	bodies := map[string][]byte{}
+	type answer struct {
+		header http.Header
+		body   []byte
+	}
+	answers := map[string]answer{}
 	for _, r := range routes {
-		b, err := os.ReadFile(r[1])
+		body, err := os.ReadFile(r[1])
 		if err != nil {
 			return err
 		}
-		bodies[r[0]] = b
+		lines, err := os.ReadFile(r[1] + ".headers")
+		if err != nil {
+			return err
+		}
+		header := http.Header{}
+		for _, line := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+			if name, value, ok := strings.Cut(line, "="); ok {
+				header.Add(name, value)
+			}
+		}
+		answers[r[0]] = answer{header, body}
 	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := bodies[r.URL.Path]
+		a, ok := answers[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		for _, h := range headers {
-			w.Header()[h[0]] = append(w.Header()[h[0]], h[1])
+		for name, values := range a.header {
+			w.Header()[name] = values
 		}
 		w.WriteHeader(http.StatusOK)
-		w.Write(body)
+		w.Write(a.body)
 	})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
