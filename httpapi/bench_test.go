@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
 )
 
 // benchEvents is how many events the benchmarked listing returns.
@@ -61,4 +63,57 @@ func BenchmarkEventList(b *testing.B) {
 	}
 	b.Run("Bare", func(b *testing.B) { run(b, bare.URL+base, "") })
 	b.Run("Full", func(b *testing.B) { run(b, ts.URL+base, ts.APIKey) })
+}
+
+// discardWriter is a ResponseWriter that keeps only the status, so that
+// BenchmarkAccounts measures the handler and not a recorder.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(status int)      { w.status = status }
+
+// BenchmarkAccounts runs the handler of GET /v1/endUserAccounts/{id} and of
+// a 50-account GET /v1/endUserAccounts in process, without a network, to
+// profile what the full stack adds per request (scripts/bench-http.sh
+// measures the same routes over HTTP against a bare server):
+//
+//	go test -run XXX -bench BenchmarkAccounts -cpuprofile cpu.out ./httpapi/
+func BenchmarkAccounts(b *testing.B) {
+	ts := MustNewServer(b)
+	const accounts = 50
+	var first string
+	for i := range accounts {
+		email := fmt.Sprintf("user%03d@example.com", i)
+		token := fmt.Sprintf("refresh-%03d", i)
+		ts.Providers[unical.ProviderGoogle].AddUser(email, token, "")
+		var acct unical.Account
+		ts.must(b, "POST", "/v1/endUserAccounts", map[string]any{"email": email, "providerType": "PROVIDER_A", "refreshToken": token}).Into(b, &acct)
+		if first == "" {
+			first = acct.ID
+		}
+	}
+	h := httpapi.NewHandler(ts.Client, httpapi.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	run := func(b *testing.B, target string) {
+		req := httptest.NewRequest("GET", target, nil)
+		req.Header.Set("x-api-key", ts.APIKey)
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := processCPU()
+		for b.Loop() {
+			w := &discardWriter{header: http.Header{}}
+			h.ServeHTTP(w, req)
+			if w.status != 200 {
+				b.Fatalf("status %d", w.status)
+			}
+		}
+		// CPU per request (garbage collection included) is steadier than
+		// ns/op on a shared machine.
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("Get", func(b *testing.B) { run(b, "/v1/endUserAccounts/"+first) })
+	b.Run("List50", func(b *testing.B) { run(b, "/v1/endUserAccounts?limit=50") })
 }

@@ -183,14 +183,40 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	writeJSON(w, wire.status, errorBody{Error: detail})
 }
 
-// writeJSON encodes v with status.
+// writeJSON encodes v with status. The body is encoded into a pooled
+// buffer first, so it goes out with a Content-Length in one write, and a
+// value that fails to encode is a 500 rather than a status with no body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	buf := jsonBuffers.Get().(*[]byte)
+	body, err := appendJSON((*buf)[:0], v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, append(body[:0], internalErrorBody...)
+	}
+	h := w.Header()
+	// Shared, never-modified values save two allocations per answer.
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	_ = enc.Encode(v)
+	_, _ = w.Write(body)
+	if cap(body) <= maxPooledBuffer {
+		*buf = body
+		jsonBuffers.Put(buf)
+	}
 }
+
+var (
+	jsonContentType   = []string{"application/json; charset=utf-8"}
+	noStore           = []string{"no-store"}
+	internalErrorBody = `{"error":{"code":"internal","message":"Internal error."}}` + "\n"
+)
+
+// jsonBuffers holds answer buffers for reuse; buffers that grew past
+// maxPooledBuffer (long event pages) are left to the garbage collector, so
+// the pool stays small.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBuffer = 64 << 10
 
 // recoverer turns a panic into a 500 with no internals.
 func (h *handler) recoverer(next http.Handler) http.Handler {

@@ -1,8 +1,11 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/unical/unical"
@@ -47,18 +50,94 @@ func accountToRecord(a *unical.AccountRecord) (*account, error) {
 	}, nil
 }
 
+// toAccountRecord returns a copy of rec that shares nothing with it, so
+// that rec may be a cached record (see accountCache) the caller cannot
+// change.
 func (rec *account) toAccountRecord() *unical.AccountRecord {
+	var providerAccountID *string
+	if rec.ProviderAccountID != nil {
+		v := *rec.ProviderAccountID
+		providerAccountID = &v
+	}
 	return &unical.AccountRecord{
 		Account: unical.Account{
 			ID: rec.ID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Email: rec.Email,
-			ExternalID: rec.ExternalID, AuthorizedScopes: rec.AuthorizedScopes,
-			ProviderAccountID: rec.ProviderAccountID, ProviderID: rec.ProviderID,
+			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
+			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, ProviderType: rec.ProviderType,
 		},
-		SealedSecrets: rec.SealedSecrets, TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
+		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
-		ProviderState: rec.ProviderState,
+		ProviderState: bytes.Clone(rec.ProviderState),
 	}
+}
+
+// accountCache keeps decoded accounts by id with the stored bytes each was
+// decoded from. Every read still takes the bytes from the file in its bolt
+// transaction and decodes them only when they differ from the cached ones,
+// so a hit is never stale and writes need not invalidate anything: a
+// changed record misses once and is cached again. It saves the JSON
+// decoding that dominated account reads (every API call on an account, 50
+// per page of the account list). The zero value is ready to use.
+type accountCache struct {
+	mu      sync.Mutex
+	entries map[string]*cachedAccount
+}
+
+type cachedAccount struct {
+	data []byte   // the stored JSON
+	rec  *account // decoded from data; never changed
+}
+
+// maxCachedAccounts bounds the cache (a few MB); past it, it starts over.
+const maxCachedAccounts = 4096
+
+// decode returns the account stored as data under id, which must not be
+// changed: callers hand out rec.toAccountRecord().
+func (c *accountCache) decode(id, data []byte) (*account, error) {
+	c.mu.Lock()
+	e := c.entries[string(id)]
+	c.mu.Unlock()
+	if e != nil && bytes.Equal(e.data, data) {
+		return e.rec, nil
+	}
+	rec := new(account)
+	if err := decode(id, data, rec); err != nil {
+		return nil, err
+	}
+	// bolt's bytes are only valid in the transaction: keep a copy.
+	e = &cachedAccount{data: bytes.Clone(data), rec: rec}
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) >= maxCachedAccounts {
+		c.entries = make(map[string]*cachedAccount)
+	}
+	c.entries[string(id)] = e
+	c.mu.Unlock()
+	return rec, nil
+}
+
+// drop forgets a deleted account.
+func (c *accountCache) drop(id string) {
+	c.mu.Lock()
+	delete(c.entries, id)
+	c.mu.Unlock()
+}
+
+// readAccount is getAccount through the cache, for reads whose record
+// leaves the transaction only through toAccountRecord.
+func (s *Store) readAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
+	data := tx.Bucket(bucketAccounts).Get([]byte(id))
+	if data == nil {
+		return nil, notFound("Account", id)
+	}
+	rec, err := s.accounts.decode([]byte(id), data)
+	if err != nil {
+		return nil, err
+	}
+	if rec.ApplicationID != appID {
+		return nil, notFound("Account", id)
+	}
+	return rec, nil
 }
 
 // emailKey is the accounts.byEmail key that makes (provider type,
@@ -117,7 +196,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord) erro
 func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.AccountRecord, error) {
 	var rec *account
 	err := s.view(ctx, "get account", func(tx *bbolt.Tx) (err error) {
-		rec, err = getAccount(tx, appID, id)
+		rec, err = s.readAccount(tx, appID, id)
 		return err
 	})
 	if err != nil {
@@ -135,7 +214,7 @@ func (s *Store) FindAccount(ctx context.Context, appID string, providerType unic
 		if id == nil {
 			return unical.Errorf(unical.CodeNotFound, "No %s account with email %q.", providerType, email)
 		}
-		rec, err = getAccount(tx, appID, string(id))
+		rec, err = s.readAccount(tx, appID, string(id))
 		return err
 	})
 	if err != nil {
@@ -199,8 +278,12 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 	err := s.view(ctx, "list accounts", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketAccounts)
 		return scanIDs(tx.Bucket(bucketAccountsByApp), keyOf(appID, ""), filter.After, func(id string) (bool, error) {
-			var rec account
-			if _, err := getJSON(b, []byte(id), &rec); err != nil {
+			data := b.Get([]byte(id))
+			if data == nil {
+				return true, nil
+			}
+			rec, err := s.accounts.decode([]byte(id), data)
+			if err != nil {
 				return false, err
 			}
 			if rec.ApplicationID != appID || filter.Status != "" && rec.Status != filter.Status {
@@ -248,6 +331,7 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, id string) error {
 		if err := tx.Bucket(bucketAccountsByEmail).Delete(rec.emailKey()); err != nil {
 			return err
 		}
+		s.accounts.drop(id)
 		return tx.Bucket(bucketAccountsByApp).Delete(keyOf(appID, id))
 	})
 }

@@ -39,6 +39,8 @@ type Options struct {
 type Store struct {
 	db   *bbolt.DB
 	path string
+	// accounts caches decoded account records (account.go).
+	accounts accountCache
 }
 
 // Bucket names; the layout is described in the package comment.

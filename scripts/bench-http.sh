@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# bench-http.sh measures `unicald serve` under HTTP load against a bare
+# net/http server that returns the same bytes, in the same run, so that the
+# ratio full/bare holds on a busy machine where absolute numbers drift.
+#
+# It builds unicald and scripts/benchhttp once, seeds a temporary data
+# folder (one application, ACCOUNTS PROVIDER_A accounts, sealed credentials)
+# with the library, starts `unicald serve` on it as served by default, and
+# captures its answers to
+#   GET /v1/endUserAccounts/{id}
+#   GET /v1/endUserAccounts?limit=50
+# which the bare server then repeats byte for byte with the same headers.
+# wrk loads each route at 16 and 64 connections, bare and full in turn,
+# RUNS times; the table shows the median requests/s and p99 latency of each
+# and the ratio of the medians. It also prints unicald's resident memory
+# (VmRSS) when idle after a few requests, and after the load.
+#
+# Everything listens on 127.0.0.1 and stops when the script ends. Settings:
+#   BENCH_DURATION     length of one wrk run (default 5s)
+#   BENCH_RUNS         runs of each pair (default 3)
+#   BENCH_THREADS      wrk threads (default 2)
+#   BENCH_SERVE_ARGS   extra `unicald serve` flags
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration=${BENCH_DURATION:-5s}
+runs=${BENCH_RUNS:-3}
+threads=${BENCH_THREADS:-2}
+conns=(16 64)
+accounts=50
+
+if ! command -v wrk >/dev/null; then
+	sudo=()
+	if ((EUID != 0)); then
+		sudo=(sudo)
+	fi
+	echo "installing wrk (Debian package)..." >&2
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends wrk >/dev/null ||
+		{ "${sudo[@]}" apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends wrk >/dev/null; }
+fi
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "building..." >&2
+go build -o "$tmp/unicald" ./cmd/unicald
+go build -o "$tmp/benchhttp" ./scripts/benchhttp
+
+read -r apikey account < <("$tmp/benchhttp" seed -data "$tmp/data" -accounts "$accounts")
+[[ -n "$account" ]] || { echo "bench-http: seeding failed" >&2; exit 1; }
+
+# read_addr waits up to 10 s for a line of file to name 127.0.0.1:PORT.
+read_addr() {
+	local file=$1 addr=""
+	for _ in $(seq 100); do
+		addr=$(grep -o '127\.0\.0\.1:[0-9]\+' "$file" 2>/dev/null | head -n1 || true)
+		[[ -n "$addr" ]] && { echo "$addr"; return; }
+		sleep 0.1
+	done
+	echo "bench-http: no address in $file:" >&2
+	cat "$file" >&2
+	exit 1
+}
+
+# shellcheck disable=SC2086 # BENCH_SERVE_ARGS is a list of flags
+"$tmp/unicald" serve --addr 127.0.0.1:0 --data "$tmp/data" ${BENCH_SERVE_ARGS:-} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
+upid=$!
+pids+=("$upid")
+full=$(read_addr "$tmp/unicald.log")
+
+paths=("/v1/endUserAccounts/$account" "/v1/endUserAccounts")
+queries=("" "?limit=$accounts")
+names=("GET /v1/endUserAccounts/{id}" "GET /v1/endUserAccounts?limit=$accounts")
+
+bare_args=()
+for i in "${!paths[@]}"; do
+	"$tmp/benchhttp" fetch -key "$apikey" -out "$tmp/body$i" "http://$full${paths[$i]}${queries[$i]}"
+	bare_args+=(-route "${paths[$i]}=$tmp/body$i")
+done
+listed=$(grep -o '"id":"acc_' "$tmp/body1" | wc -l)
+if ((listed != accounts)); then
+	echo "bench-http: the list holds $listed accounts, want $accounts" >&2
+	exit 1
+fi
+
+"$tmp/benchhttp" bare "${bare_args[@]}" >"$tmp/bare.out" 2>&1 &
+pids+=("$!")
+bare=$(read_addr "$tmp/bare.out")
+
+rss() { awk '/^VmRSS:/ {printf "%.1f MB", $2/1024}' "/proc/$upid/status"; }
+
+# A few requests, then the idle footprint.
+for _ in $(seq 5); do
+	for i in "${!paths[@]}"; do
+		"$tmp/benchhttp" fetch -key "$apikey" -out "$tmp/scratch" "http://$full${paths[$i]}${queries[$i]}"
+	done
+done
+sleep 1
+idle_rss=$(rss)
+
+# run_wrk URL CONNS prints "req/s p99-ms non-2xx-and-errors".
+run_wrk() {
+	wrk -t"$threads" -c"$2" -d"$duration" --timeout 10s --latency -H "x-api-key: $apikey" "$1" | awk '
+		function ms(v) {
+			if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
+			if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
+			if (v ~ /s$/) { sub(/s$/, "", v); return v * 1000 }
+			if (v ~ /m$/) { sub(/m$/, "", v); return v * 60000 }
+			return v + 0
+		}
+		/^Requests\/sec:/ { rps = $2 }
+		$1 == "99%" { p99 = ms($2) }
+		/Non-2xx or 3xx responses:/ { bad += $NF }
+		/Socket errors:/ { for (i = 4; i <= NF; i += 2) { v = $i; sub(/,/, "", v); bad += v } }
+		END { if (rps + 0 == 0) bad++; printf "%s %s %d\n", rps, p99, bad }'
+}
+
+# median prints the middle of its arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+echo "warming up..." >&2
+for i in "${!paths[@]}"; do
+	run_wrk "http://$bare${paths[$i]}${queries[$i]}" 16 >/dev/null
+	run_wrk "http://$full${paths[$i]}${queries[$i]}" 16 >/dev/null
+done
+
+bad_total=0
+rows=()
+for i in "${!paths[@]}"; do
+	for c in "${conns[@]}"; do
+		bare_rps=() bare_p99=() full_rps=() full_p99=() ratios=()
+		for r in $(seq "$runs"); do
+			read -r brps bp99 bbad < <(run_wrk "http://$bare${paths[$i]}${queries[$i]}" "$c")
+			read -r frps fp99 fbad < <(run_wrk "http://$full${paths[$i]}${queries[$i]}" "$c")
+			bad_total=$((bad_total + bbad + fbad))
+			bare_rps+=("$brps") bare_p99+=("$bp99") full_rps+=("$frps") full_p99+=("$fp99")
+			ratios+=("$(awk -v f="$frps" -v b="$brps" 'BEGIN {printf "%.2f", f / b}')")
+			echo "  ${names[$i]} c=$c run $r: bare $brps req/s p99 ${bp99} ms, full $frps req/s p99 ${fp99} ms" >&2
+		done
+		mb=$(median "${bare_rps[@]}") mf=$(median "${full_rps[@]}")
+		rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="$mb" -v mf="$mf" \
+			-v bp="$(median "${bare_p99[@]}")" -v fp="$(median "${full_p99[@]}")" -v rs="${ratios[*]}" \
+			'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f | %.2f |", n, c, mb, mf, mf / mb, rs, bp, fp}')")
+	done
+done
+load_rss=$(rss)
+
+echo
+echo "unicald serve vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
+echo
+echo "| route | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "unicald VmRSS: idle after start and 10 requests $idle_rss; after the load $load_rss"
+if ((bad_total > 0)); then
+	echo
+	echo "bench-http: $bad_total answers were not 2xx or failed: the numbers above are not valid." >&2
+	if "$tmp/unicald" serve -h 2>&1 | grep -i 'rate' >&2; then
+		echo "If a rate limit answered 429, turn it off with BENCH_SERVE_ARGS (flags above)." >&2
+	fi
+	exit 1
+fi
