@@ -128,7 +128,9 @@ type Client struct {
 	closeOnce sync.Once
 }
 
-// New validates cfg and returns a Client.
+// New validates cfg and returns a Client. It checks that Config.MasterKey
+// opens the data in the Store (a sealed known value it keeps there) and
+// returns [ErrWrongMasterKey] when it does not.
 func New(cfg Config) (*Client, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("unical: Config.Store is required")
@@ -184,6 +186,9 @@ func New(cfg Config) (*Client, error) {
 	c.done = make(chan struct{})
 	c.engine, err = newEngineConfig(&cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -286,6 +286,12 @@ type target struct {
 // application removed its webhook URL); it fails at once.
 var errNoTarget = errors.New("unical: message has no webhook target")
 
+// errSealedSecret marks a message whose endpoint's signing secret does not
+// open with this Client's master key (sealed under another key, or
+// damaged). Retrying cannot help, so the message fails at once with the
+// reason in the delivery log.
+var errSealedSecret = errors.New("unical: the endpoint's signing secret cannot be unsealed with the master key")
+
 // target resolves the URL and secret of a message: a subscription's, or
 // the application's own endpoint for enduseraccount.* messages.
 func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error) {
@@ -296,7 +302,7 @@ func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error
 		}
 		secret, err := c.credentials.Open(sub.SealedSecret, []byte("subscription/"+sub.ID))
 		if err != nil {
-			return nil, WrapError(CodeInternal, err, "Internal error.")
+			return nil, fmt.Errorf("%w: subscription %s: %w", errSealedSecret, sub.ID, err)
 		}
 		signer, err := webhook.NewSigner(string(secret))
 		if err != nil {
@@ -313,7 +319,7 @@ func (c *Client) target(ctx context.Context, msg *OutboxMessage) (*target, error
 	}
 	secret, err := c.credentials.Open(app.SealedWebhookSecret, []byte("webhook-secret/"+app.ID))
 	if err != nil {
-		return nil, WrapError(CodeInternal, err, "Internal error.")
+		return nil, fmt.Errorf("%w: application %s: %w", errSealedSecret, app.ID, err)
 	}
 	signer, err := webhook.NewSigner(string(secret))
 	if err != nil {
@@ -466,6 +472,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		return
 	case errors.Is(err, errNoTarget):
 		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
+		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		return
+	case errors.Is(err, errSealedSecret):
+		c.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
+		msg.Status = MessageFailed
+		msg.LastError = "Not sent: the endpoint's signing secret cannot be unsealed with the server's master key (it was sealed with another key, or damaged). Recreate the subscription (for the application's own endpoint: remove its webhook URL and set it again) to get a new secret."
 		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
 		return
 	case err != nil && ctx.Err() != nil:

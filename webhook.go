@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/internal/addrpolicy"
 )
 
 // Webhook event types. calendar.event.* go to a subscription's webhookUrl;
@@ -144,7 +144,7 @@ func (c *Client) checkWebhookURL(field, raw string) error {
 		return err
 	}
 	u, _ := url.Parse(raw)
-	if !c.engine.allowPrivate && webhook.ForbiddenHost(u.Hostname()) {
+	if !c.engine.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
 		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
 	}
 	return nil

@@ -38,7 +38,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close() })
 	client, err := unical.New(unical.Config{
-		Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{})}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{AllowPrivateTargets: true})}, MasterKey: seal.NewKey(),
 		WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
 		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
 	})

@@ -2,8 +2,11 @@ package main
 
 import (
 	"log/slog"
+	"net/http"
+	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
@@ -11,11 +14,19 @@ import (
 
 // defaultProviders returns the providers the server ships with, each with
 // its public endpoints as defaults; an application's provider settings
-// point them elsewhere (national clouds, self-hosted CalDAV, tests).
-func defaultProviders(logger *slog.Logger) ([]unical.Provider, error) {
-	ms, err := microsoft.New(microsoft.Config{})
+// point them elsewhere (national clouds, self-hosted CalDAV, tests). Unless
+// allowPrivate (--allow-private-targets), their requests never connect to
+// loopback, private or link-local addresses, whatever URL the settings or
+// a provider's answers name.
+func defaultProviders(logger *slog.Logger, allowPrivate bool) ([]unical.Provider, error) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: addrpolicy.Transport(allowPrivate)}
+	ms, err := microsoft.New(microsoft.Config{HTTPClient: client})
 	if err != nil {
 		return nil, err
 	}
-	return []unical.Provider{google.New(google.Config{}), ms, caldav.New(caldav.Config{})}, nil
+	return []unical.Provider{
+		google.New(google.Config{HTTPClient: client}),
+		ms,
+		caldav.New(caldav.Config{AllowPrivateTargets: allowPrivate}),
+	}, nil
 }

@@ -82,7 +82,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
-	key, err := m.masterKey(dataDir)
+	key, keySource, err := m.masterKey(dataDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +92,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	}
 	providers := m.Providers
 	if providers == nil {
-		if providers, err = defaultProviders(logger); err != nil {
+		if providers, err = defaultProviders(logger, eng.allowPrivate); err != nil {
 			store.Close()
 			return nil, nil, err
 		}
@@ -107,6 +107,10 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 		// Zero (admin commands, which never deliver) is the library's default.
 		EndpointDisableAfter: eng.disableAfter,
 	})
+	if errors.Is(err, unical.ErrWrongMasterKey) {
+		store.Close()
+		return nil, nil, fmt.Errorf("the master key (%s) does not open %s: it is not the key its data was sealed with; start with that key, or with a new data folder", keySource, filepath.Join(dataDir, "unicald.db"))
+	}
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -115,17 +119,18 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 }
 
 // masterKey reads UNICAL_MASTER_KEY, or the key file in the data folder,
-// creating it with mode 0600 on first start.
-func (m *Main) masterKey(dataDir string) (seal.Key, error) {
+// creating it with mode 0600 on first start. source says which, for errors.
+func (m *Main) masterKey(dataDir string) (k seal.Key, source string, err error) {
 	if v := m.Getenv("UNICAL_MASTER_KEY"); v != "" {
 		k, err := seal.ParseKey(v)
 		if err != nil {
-			return k, fmt.Errorf("UNICAL_MASTER_KEY: %w", err)
+			return k, "", fmt.Errorf("UNICAL_MASTER_KEY: %w", err)
 		}
-		return k, nil
+		return k, "UNICAL_MASTER_KEY", nil
 	}
-	k, _, err := seal.LoadOrCreateKeyFile(filepath.Join(dataDir, "master.key"))
-	return k, err
+	path := filepath.Join(dataDir, "master.key")
+	k, _, err = seal.LoadOrCreateKeyFile(path)
+	return k, path, err
 }
 
 func (m *Main) serve(ctx context.Context, args []string) error {
@@ -134,7 +139,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
 	publicURL := fs.String("public-url", m.env("UNICAL_PUBLIC_URL", ""), "public base URL (OAuth callbacks, push)")
 	var eng engineSettings
-	fs.BoolVar(&eng.allowPrivate, "allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks reach loopback and private addresses (development only)")
+	fs.BoolVar(&eng.allowPrivate, "allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks and providers (CalDAV servers, provider URL overrides) reach loopback and private addresses and CalDAV use http (development only)")
 	fs.DurationVar(&eng.timeout, "delivery-timeout", 15*time.Second, "time limit of one webhook delivery attempt")
 	fs.DurationVar(&eng.lease, "delivery-lease", 2*time.Minute, "how long a claimed message is held before another worker may take it (after a crash, the wait before it is resent); must exceed -delivery-timeout")
 	fs.DurationVar(&eng.disableAfter, "endpoint-disable-after", 5*24*time.Hour, "disable a webhook endpoint that has failed this long without one delivery (negative: never)")

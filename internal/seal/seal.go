@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -69,21 +70,17 @@ func (k Key) String() string { return base64.StdEncoding.EncodeToString(k[:]) }
 // LoadOrCreateKeyFile reads the key in path, or creates the file with a
 // new random key and mode 0600 when it does not exist. A key file readable
 // by group or others is refused, as ssh does with private keys.
+//
+// A new key file is synced to disk, and so is its folder's entry for it,
+// before the key is returned: data sealed with a key that a crash then
+// loses could never be opened again.
 func LoadOrCreateKeyFile(path string) (k Key, created bool, err error) {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		k = NewKey()
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return k, false, fmt.Errorf("seal: create key file: %w", err)
-		}
-		if _, err := f.WriteString(k.String() + "\n"); err != nil {
-			f.Close()
-			return k, false, fmt.Errorf("seal: write key file: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return k, false, fmt.Errorf("seal: write key file: %w", err)
+		if err := writeKeyFile(path, k); err != nil {
+			return Key{}, false, err
 		}
 		return k, true, nil
 	case err != nil:
@@ -98,6 +95,44 @@ func LoadOrCreateKeyFile(path string) (k Key, created bool, err error) {
 	}
 	k, err = ParseKey(string(b))
 	return k, false, err
+}
+
+// writeKeyFile creates path with k, durably. A failure removes what was
+// written, so that the next start does not find half a key.
+func writeKeyFile(path string, k Key) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("seal: create key file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(path)
+		}
+	}()
+	_, err = f.WriteString(k.String() + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("seal: write key file: %w", err)
+	}
+	// The file's contents are on disk; its name is not until the folder is
+	// synced too.
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("seal: sync key file folder: %w", err)
+	}
+	err = dir.Sync()
+	if cerr := dir.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("seal: sync key file folder: %w", err)
+	}
+	return nil
 }
 
 // Derive returns the subkey of k for purpose, HMAC-SHA256(k, purpose), so

@@ -77,6 +77,13 @@ func TestLoadOrCreateKeyFile(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("key file mode = %v, %v; want 0600", info.Mode().Perm(), err)
 	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := seal.ParseKey(string(b)); err != nil || k != k1 {
+		t.Fatalf("key file holds %q, want the returned key", b)
+	}
 	k2, created, err := seal.LoadOrCreateKeyFile(path)
 	if err != nil || created || k2 != k1 {
 		t.Fatalf("second LoadOrCreateKeyFile() = created %v, same key %v, %v; want the same key", created, k2 == k1, err)

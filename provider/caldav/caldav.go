@@ -54,7 +54,21 @@
 //
 // Redirects are followed by hand, keeping the method and body, because
 // net/http turns a 301 or 302 to a PROPFIND into a GET. Credentials follow
-// a redirect only to the same host or to an https URL.
+// a redirect only to the same origin (scheme, host and port): a server may
+// send the request elsewhere, but not the account's password.
+//
+// The server URL comes from outside (the application's settings, and the
+// servers named in discovery answers), so unless
+// [Config.AllowPrivateTargets] is set only https URLs are used and no
+// request connects to a loopback, private, link-local or reserved address
+// (internal/addrpolicy, checked on the address dialled, after DNS). While
+// connecting, a refused server URL is a CodeInvalid error naming
+// serverUrl.
+//
+// Calendar and event ids become one path segment under the calendar home;
+// an id that is empty, "." or "..", holds a slash or backslash or a control
+// character, or is any of these once percent-decoded, is a CodeInvalid
+// error naming calendarId or eventId, so that no id reaches outside the home.
 //
 // A request answered 429 or 503 is sent again up to [Config.MaxRetries]
 // times, after the server's Retry-After (at most 10 s) or a backoff.
@@ -71,6 +85,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 )
 
 // ProviderType is the provider type this package serves.
@@ -84,8 +99,15 @@ const DefaultServerURL = "https://caldav.icloud.com"
 type Config struct {
 	// HTTPClient sends every request to the CalDAV server. Its
 	// CheckRedirect is not used: the provider follows redirects itself.
-	// Default: a client with a 30 s timeout.
+	// A client without a Transport gets the address policy's
+	// (internal/addrpolicy); one with its own Transport dials as that
+	// transport does. Default: a client with a 30 s timeout.
 	HTTPClient *http.Client
+	// AllowPrivateTargets lets the provider use http URLs and connect to
+	// loopback, private and link-local addresses, for development and
+	// tests against a server on the same machine or network. Default
+	// false: such server URLs are refused.
+	AllowPrivateTargets bool
 	// Now stamps DTSTAMP, LAST-MODIFIED and CREATED of the events written.
 	// Default: time.Now.
 	Now func() time.Time
@@ -104,6 +126,8 @@ type Provider struct {
 	client *http.Client
 	now    func() time.Time
 	retry  retryPolicy
+	// allowPrivate is Config.AllowPrivateTargets.
+	allowPrivate bool
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -113,6 +137,9 @@ func New(cfg Config) *Provider {
 	c := http.Client{Timeout: 30 * time.Second}
 	if cfg.HTTPClient != nil {
 		c = *cfg.HTTPClient
+	}
+	if c.Transport == nil {
+		c.Transport = addrpolicy.Transport(cfg.AllowPrivateTargets)
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	now := cfg.Now
@@ -129,7 +156,7 @@ func New(cfg Config) *Provider {
 	if retry.base <= 0 {
 		retry.base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: retry}
+	return &Provider{client: &c, now: now, retry: retry, allowPrivate: cfg.AllowPrivateTargets}
 }
 
 // Type returns [ProviderType].

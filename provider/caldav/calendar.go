@@ -74,17 +74,20 @@ func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarI
 }
 
 // calendarURL returns the collection URL of a calendar id: the home URL
-// plus the id as one path segment. Ids that are not one segment are
-// CodeNotFound, so that no id can reach outside the home.
+// plus the id as one path segment, escaped. Ids that are not one segment
+// are CodeInvalid naming calendarId, so that no id can reach outside the
+// home.
 func calendarURL(s *unical.Session, calendarID string) (*url.URL, error) {
-	if calendarID == "" || calendarID == "." || calendarID == ".." || strings.ContainsAny(calendarID, "/\\") {
-		return nil, unical.Errorf(unical.CodeNotFound, "Calendar %q not found.", calendarID)
+	if err := checkSegment("calendarId", calendarID); err != nil {
+		return nil, err
 	}
 	home, err := homeURL(s)
 	if err != nil {
 		return nil, err
 	}
-	return home.JoinPath(calendarID + "/"), nil
+	// url.URL.JoinPath takes escaped segments: unescaped, an id such as
+	// "%2e%2e" would become ".." on the wire.
+	return home.JoinPath(url.PathEscape(calendarID) + "/"), nil
 }
 
 // calendarID returns the id of the collection at u: its path segment

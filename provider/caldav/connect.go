@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 )
 
 // state is what Connect keeps with the account ([unical.Connection.State]).
@@ -43,9 +45,15 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	}
 	base, err := url.Parse(server)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return nil, unical.WrapError(unical.CodeInvalid, err, "The CalDAV server URL %q is not an http or https URL.", server)
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "serverUrl", Err: err,
+			Message: fmt.Sprintf("The CalDAV server URL %q is not an http or https URL.", server)}
 	}
-	c := &conn{client: p.client, username: params.Email, password: params.Password, connecting: true, retry: p.retry}
+	c := &conn{client: p.client, username: params.Email, password: params.Password, connecting: true, retry: p.retry, allowPrivate: p.allowPrivate}
+	// A loopback or private IP literal is refused here as well as when
+	// dialled, so that a client with its own transport refuses it too.
+	if !p.allowPrivate && addrpolicy.ForbiddenHost(base.Hostname()) {
+		return nil, c.refused(base, addrpolicy.ErrForbidden)
+	}
 	principal, err := c.findPrincipal(ctx, base)
 	if err != nil {
 		return nil, err

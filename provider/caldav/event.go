@@ -124,8 +124,8 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if !validName(eventID) {
-		return unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
+	if err := checkSegment("eventId", eventID); err != nil {
+		return err
 	}
 	if _, _, _, err := recur.ParseInstanceID(eventID); err != nil {
 		err := c.deleteObject(ctx, calURL, eventID+icsSuffix, "")

@@ -34,9 +34,26 @@ type object struct {
 // as given.
 func eventIDOf(name string) string { return strings.TrimSuffix(name, icsSuffix) }
 
-// validName reports whether an event id can be one path segment.
-func validName(id string) bool {
-	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\")
+// checkSegment returns a CodeInvalid error naming field unless id can be
+// exactly one path segment under its collection: not empty, "." or "..",
+// without a slash, backslash or control character, and none of these once
+// percent-decoded, however many times, so that a server (or proxy) that
+// decodes the path again cannot be led outside the calendar home either.
+func checkSegment(field, id string) error {
+	s := id
+	for range 4 {
+		if s == "" || s == "." || s == ".." || strings.ContainsFunc(s, func(r rune) bool {
+			return r == '/' || r == '\\' || r < 0x20 || r == 0x7f
+		}) {
+			return unical.FieldError(field, "%s %q is not valid: it must be one path segment.", field, id)
+		}
+		d, err := url.PathUnescape(s)
+		if err != nil || d == s {
+			return nil
+		}
+		s = d
+	}
+	return unical.FieldError(field, "%s %q is not valid: it is percent-encoded too many times.", field, id)
 }
 
 // objectURL returns the URL of the resource called name in a calendar
@@ -49,8 +66,8 @@ func objectURL(cal *url.URL, name string) *url.URL {
 // getObject reads the resource of event id from a calendar: id+".ics",
 // and then id itself for resources named without the suffix.
 func (c *conn) getObject(ctx context.Context, cal *url.URL, id string) (*object, error) {
-	if !validName(id) {
-		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", id)
+	if err := checkSegment("eventId", id); err != nil {
+		return nil, err
 	}
 	o, err := c.getResource(ctx, cal, id+icsSuffix)
 	if unical.ErrorCode(err) == unical.CodeNotFound {

@@ -77,7 +77,7 @@ END:VCALENDAR&#13;
 	}))
 	t.Cleanup(srv.Close)
 	calURL, _ := url.Parse(srv.URL + "/cal/")
-	c := &conn{client: srv.Client()}
+	c := &conn{client: srv.Client(), allowPrivate: true}
 
 	batch, err := c.syncEvents(t.Context(), calURL, cursorSync+"t1", "me")
 	if err != nil {

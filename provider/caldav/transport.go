@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -30,6 +31,8 @@ type conn struct {
 	password   string
 	connecting bool
 	retry      retryPolicy
+	// allowPrivate is Config.AllowPrivateTargets: http URLs allowed.
+	allowPrivate bool
 	// floating caches the calendar's zone for floating times; a conn
 	// serves one call on one calendar.
 	floating *time.Location
@@ -48,7 +51,7 @@ type retryPolicy struct {
 const maxRetryWait = 10 * time.Second
 
 func (p *Provider) conn(s *unical.Session) *conn {
-	return &conn{client: p.client, username: s.Email, password: s.Password, retry: p.retry}
+	return &conn{client: p.client, username: s.Email, password: s.Password, retry: p.retry, allowPrivate: p.allowPrivate}
 }
 
 // response is a server answer read in full, with the URL that gave it
@@ -100,10 +103,18 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 		for k, vs := range header {
 			req.Header[k] = vs
 		}
-		if sameHost(u, target) || u.Scheme == "https" {
+		if !c.allowPrivate && u.Scheme != "https" {
+			return nil, c.refused(u, errors.New("not https"))
+		}
+		// Only the origin the request was meant for gets the password: a
+		// redirect may move the request, not the credentials.
+		if sameOrigin(u, target) {
 			req.SetBasicAuth(c.username, c.password)
 		}
 		resp, err := c.client.Do(req)
+		if errors.Is(err, addrpolicy.ErrForbidden) {
+			return nil, c.refused(u, err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server did not answer in time.")
@@ -133,8 +144,37 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 	return nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server redirected too many times.")
 }
 
-func sameHost(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host)
+// sameOrigin reports whether a and b have the same origin (RFC 6454):
+// scheme, host and port, with a missing port read as the scheme's default.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		portOf(a) == portOf(b)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
+// refused is the error of a request to u that the address policy does not
+// allow: not https, or an address that is loopback, private, link-local or
+// reserved. While connecting it names serverUrl, the setting that led
+// there; afterwards the server itself sent the request there.
+func (c *conn) refused(u *url.URL, cause error) error {
+	cause = fmt.Errorf("caldav: %s: %w", u.Redacted(), cause)
+	if c.connecting {
+		return &unical.Error{Code: unical.CodeInvalid, Field: "serverUrl", Err: cause,
+			Message: "The CalDAV server URL must be an https URL of a public address, not a loopback, private or link-local one."}
+	}
+	return unical.WrapError(unical.CodeUpstream, cause, "The CalDAV server sent the request to a URL that is not https or not a public address.")
 }
 
 // classify turns a non-2xx answer into an *unical.Error; what names the

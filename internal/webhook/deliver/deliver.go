@@ -1,6 +1,6 @@
 // Package deliver is the HTTP client that sends webhook requests. It
 // refuses to connect to loopback, private, link-local, unspecified and
-// multicast addresses (see webhook.ForbiddenAddr) unless told otherwise.
+// multicast addresses (see internal/addrpolicy) unless told otherwise.
 // The check runs on the address actually dialled, after DNS resolution, so
 // a name that resolves (or re-resolves) to an internal address is refused
 // too. Redirects are never followed: a 3xx is a failed attempt, because
@@ -15,18 +15,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
-	"syscall"
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/retry"
-	"github.com/unical/unical/internal/webhook"
 )
 
 // DefaultTimeout bounds one attempt when Options.Timeout is zero. Svix
@@ -55,7 +50,7 @@ type Options struct {
 
 // ErrForbiddenAddress is wrapped by the error of an attempt refused by the
 // address policy.
-var ErrForbiddenAddress = errors.New("deliver: address not allowed for webhook delivery")
+var ErrForbiddenAddress = addrpolicy.ErrForbidden
 
 // Client sends webhook requests. It is safe for concurrent use.
 type Client struct {
@@ -69,10 +64,7 @@ func New(opts Options) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	if !opts.AllowPrivate {
-		dialer.Control = refuseForbidden
-	}
+	dialer := addrpolicy.Dialer(timeout, opts.AllowPrivate)
 	t := &http.Transport{
 		// No proxy: the address check must see the receiver's address, and
 		// a proxy would both hide it and carry the request anywhere.
@@ -100,19 +92,6 @@ func New(opts Options) *Client {
 		},
 		userAgent: ua,
 	}
-}
-
-// refuseForbidden is the dialer's Control hook: it runs after resolution,
-// just before connect(2), with the literal address being dialled.
-func refuseForbidden(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: cannot parse %q", ErrForbiddenAddress, address)
-	}
-	if webhook.ForbiddenAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
-	}
-	return nil
 }
 
 // Send POSTs body to url with the given headers and returns the response

@@ -1,0 +1,145 @@
+package addrpolicy_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/unical/unical/internal/addrpolicy"
+)
+
+func TestForbidden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1", true},
+		{"127.8.9.10", true},
+		{"::1", true},
+		{"10.1.2.3", true},
+		{"172.16.0.1", true},
+		{"192.168.1.1", true},
+		{"100.64.0.1", true},
+		{"169.254.169.254", true}, // cloud metadata
+		{"fe80::1", true},
+		{"fe80::1%eth0", true}, // a zone must not hide the range
+		{"fc00::1", true},
+		{"fd12:3456::1", true},
+		{"0.0.0.0", true},
+		{"0.1.2.3", true},
+		{"::", true},
+		{"224.0.0.1", true},
+		{"ff02::1", true},
+		{"255.255.255.255", true},
+		// IPv4-mapped forms are judged by the IPv4 address inside.
+		{"::ffff:127.0.0.1", true},
+		{"::ffff:10.0.0.1", true},
+		{"::ffff:169.254.169.254", true},
+		{"::ffff:198.18.0.1", true},
+		{"::ffff:7f00:1", true},
+		// IPv4-translated (RFC 2765).
+		{"::ffff:0:127.0.0.1", true},
+		{"::ffff:0:8.8.8.8", true},
+		// NAT64, well-known and local-use.
+		{"64:ff9b::127.0.0.1", true},
+		{"64:ff9b::a9fe:a9fe", true},
+		{"64:ff9b::8.8.8.8", true},
+		{"64:ff9b:1::10.0.0.1", true},
+		// 6to4.
+		{"2002:7f00:1::", true},
+		{"2002:c0a8:101::1", true},
+		{"2002:808:808::1", true},
+		// IPv4-compatible IPv6.
+		{"::127.0.0.1", true},
+		{"::10.0.0.1", true},
+		{"::8.8.8.8", true},
+		// Teredo and documentation.
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", true},
+		{"2001:db8::1", true},
+		// Benchmarking 198.18.0.0/15.
+		{"198.18.0.1", true},
+		{"198.19.255.254", true},
+		// Reserved 240.0.0.0/4.
+		{"240.0.0.1", true},
+		{"250.1.2.3", true},
+		{"255.255.255.254", true},
+		// Other special IPv4 ranges.
+		{"192.0.0.8", true},
+		{"192.0.2.1", true},
+		{"198.51.100.7", true},
+		{"203.0.113.9", true},
+		// Public addresses pass, also next to the refused ranges.
+		{"93.184.216.34", false},
+		{"8.8.8.8", false},
+		{"::ffff:8.8.8.8", false},
+		{"2606:2800:220:1:248:1893:25c8:1946", false},
+		{"2001:4860:4860::8888", false},
+		{"172.32.0.1", false},
+		{"198.17.255.255", false},
+		{"198.20.0.1", false},
+		{"239.255.255.255", true}, // multicast
+		{"223.255.255.255", false},
+	}
+	for _, tc := range tests {
+		if got := addrpolicy.Forbidden(netip.MustParseAddr(tc.addr)); got != tc.want {
+			t.Errorf("Forbidden(%s) = %v, want %v", tc.addr, got, tc.want)
+		}
+	}
+}
+
+func TestForbiddenHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"LOCALHOST.", true},
+		{"api.localhost", true},
+		{"127.0.0.1", true},
+		{"[::1]", true},
+		{"10.0.0.7", true},
+		{"[64:ff9b::a00:1]", true},
+		{"[2002:a00:1::]", true},
+		{"hooks.example.com", false}, // judged when dialled
+		{"8.8.8.8", false},
+	}
+	for _, tc := range tests {
+		if got := addrpolicy.ForbiddenHost(tc.host); got != tc.want {
+			t.Errorf("ForbiddenHost(%q) = %v, want %v", tc.host, got, tc.want)
+		}
+	}
+}
+
+// TestTransport dials a loopback server: refused by default before any
+// byte reaches it, reached when private targets are allowed.
+func TestTransport(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		c := &http.Client{Transport: addrpolicy.Transport(false)}
+		_, err := c.Get(strings.Replace(srv.URL, "127.0.0.1", host, 1))
+		if !errors.Is(err, addrpolicy.ErrForbidden) {
+			t.Errorf("GET via %s with the policy: error = %v, want ErrForbidden", host, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the server was reached %d times through the policy", n)
+	}
+	c := &http.Client{Transport: addrpolicy.Transport(true)}
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatalf("GET with private targets allowed: %v", err)
+	}
+	resp.Body.Close()
+	if n := hits.Load(); n != 1 {
+		t.Errorf("server hits = %d, want 1", n)
+	}
+}
