@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
@@ -19,7 +19,7 @@ import (
 // loopback, private or link-local addresses, whatever URL the settings or
 // a provider's answers name.
 func defaultProviders(logger *slog.Logger, allowPrivate bool) ([]unical.Provider, error) {
-	client := &http.Client{Timeout: 30 * time.Second, Transport: addrpolicy.Transport(allowPrivate)}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: httpguard.Transport(allowPrivate)}
 	ms, err := microsoft.New(microsoft.Config{HTTPClient: client})
 	if err != nil {
 		return nil, err

@@ -9,13 +9,14 @@
 // address actually dialled (a [net.Dialer] Control function), which is the
 // check that counts: it runs after DNS resolution, so a name that resolves
 // (or re-resolves, DNS rebinding) to an internal address is refused too.
+// Package httpguard builds HTTP transports with it; this package stays
+// free of net/http so that the root package can use it.
 package addrpolicy
 
 import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
 	"strings"
 	"syscall"
@@ -109,18 +110,4 @@ func Dialer(timeout time.Duration, allowPrivate bool) *net.Dialer {
 		d.Control = Control
 	}
 	return d
-}
-
-// Transport returns the HTTP transport of outbound provider requests:
-// http.DefaultTransport's settings, and unless allowPrivate the address
-// policy on every dial. A guarded transport uses no proxy (HTTPS_PROXY is
-// ignored): the check must see the server's own address, and a proxy
-// would hide it.
-func Transport(allowPrivate bool) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	if !allowPrivate {
-		t.Proxy = nil
-		t.DialContext = Dialer(30*time.Second, false).DialContext
-	}
-	return t
 }

@@ -85,7 +85,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/internal/addrpolicy/httpguard"
 )
 
 // ProviderType is the provider type this package serves.
@@ -139,7 +139,7 @@ func New(cfg Config) *Provider {
 		c = *cfg.HTTPClient
 	}
 	if c.Transport == nil {
-		c.Transport = addrpolicy.Transport(cfg.AllowPrivateTargets)
+		c.Transport = httpguard.Transport(cfg.AllowPrivateTargets)
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	now := cfg.Now
