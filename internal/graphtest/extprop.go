@@ -27,9 +27,9 @@ import (
 //     extended properties, use the $filter query parameter and apply an eq
 //     operator on the id property. ... For string-typed extended
 //     properties, apply a contains, startswith, eq, or ne operator on
-//     value"). The fake implements eq on id alone or id and value, and
-//     joins such terms with and, or and parentheses (OData's logical
-//     operators); contains, startswith and ne are refused.
+//     value"). The fake implements eq on id alone, or with eq or ne on
+//     value, and joins such terms with and, or and parentheses (OData's
+//     logical operators); contains and startswith are refused.
 //   - "Filtering the string name (Name) in the id of an extended property
 //     is case-sensitive. Filtering the value property of an extended
 //     property is case-insensitive." The fake compares the id's Name part
@@ -136,7 +136,7 @@ func (c *call) eventFilter() (func(*event) bool, bool) {
 		ok = p.s == ""
 	}
 	if !ok {
-		c.fail(http.StatusBadRequest, "BadRequest", "graphtest: $filter=%s is not supported; only singleValueExtendedProperties/Any(ep: ep/id eq '...' [and ep/value eq '...']) terms joined by and, or and parentheses.", f)
+		c.fail(http.StatusBadRequest, "BadRequest", "graphtest: $filter=%s is not supported; only singleValueExtendedProperties/Any(ep: ep/id eq '...' [and ep/value eq|ne '...']) terms joined by and, or and parentheses.", f)
 		return nil, false
 	}
 	return keep, true
@@ -147,11 +147,11 @@ func (c *call) eventFilter() (func(*event) bool, bool) {
 //	or   = and *("or" and)
 //	and  = term *("and" term)
 //	term = "(" or ")" / any
-//	any  = "singleValueExtendedProperties/Any(" v ":" v "/id eq '...'" ["and" v "/value eq '...'"] ")"
+//	any  = "singleValueExtendedProperties/Any(" v ":" v "/id eq '...'" ["and" v "/value" ("eq" / "ne") "'...'"] ")"
 type filterParser struct{ s string }
 
 var (
-	filterAny     = regexp.MustCompile(`(?i)^singleValueExtendedProperties/any\(\s*(\w+)\s*:\s*(\w+)/id\s+eq\s+'((?:[^']|'')*)'(?:\s+and\s+(\w+)/value\s+eq\s+'((?:[^']|'')*)')?\s*\)`)
+	filterAny     = regexp.MustCompile(`(?i)^singleValueExtendedProperties/any\(\s*(\w+)\s*:\s*(\w+)/id\s+eq\s+'((?:[^']|'')*)'(?:\s+and\s+(\w+)/value\s+(eq|ne)\s+'((?:[^']|'')*)')?\s*\)`)
 	filterKeyword = regexp.MustCompile(`(?i)^(and|or)\s+`)
 )
 
@@ -208,10 +208,10 @@ func (p *filterParser) term() (func(*event) bool, bool) {
 		return nil, false
 	}
 	p.s = p.s[len(m[0]):]
-	id, hasValue, value := unquote(m[3]), m[4] != "", unquote(m[5])
+	id, hasValue, ne, value := unquote(m[3]), m[4] != "", strings.EqualFold(m[5], "ne"), unquote(m[6])
 	return func(ev *event) bool {
 		for _, ep := range ev.extProps {
-			if sameExtPropID(ep.ID, id) && (!hasValue || strings.EqualFold(ep.Value, value)) {
+			if sameExtPropID(ep.ID, id) && (!hasValue || strings.EqualFold(ep.Value, value) != ne) {
 				return true
 			}
 		}

@@ -57,6 +57,7 @@ func TestExtendedPropertyQueries(t *testing.T) {
 		{"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and ep/value eq 'red')", []string{"a"}},
 		{"singleValueExtendedProperties/Any(ep: ep/id eq '" + Team + "' and ep/value eq 'red')", []string{"c"}},
 		{"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "')", []string{"a", "b"}},
+		{"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and ep/value ne 'RED')", []string{"b"}},
 		{"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and ep/value eq 'blue') and singleValueExtendedProperties/Any(ep: ep/id eq '" + stage + "' and ep/value eq 'draft')", []string{"b"}},
 		{"(singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and ep/value eq 'blue') and singleValueExtendedProperties/Any(ep: ep/id eq '" + stage + "' and ep/value eq 'final')) or singleValueExtendedProperties/Any(ep: ep/id eq '" + Team + "')", []string{"c"}},
 	}
@@ -74,7 +75,7 @@ func TestExtendedPropertyQueries(t *testing.T) {
 	}
 
 	for _, bad := range []string{
-		"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and ep/value ne 'red')",
+		"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "' and startswith(ep/value, 'r'))",
 		"singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "') or",
 		"(singleValueExtendedProperties/Any(ep: ep/id eq '" + team + "')",
 		"subject eq 'a'",

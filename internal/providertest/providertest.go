@@ -33,6 +33,24 @@ type Harness struct {
 	// Lacks names features the provider does not have, with the reason:
 	// "calendarCreate", "extendedProperties", "attendees", "hexColor".
 	Lacks map[string]string
+	// OAuth, for OAuth providers, runs the token endpoint tests: refresh,
+	// rotation, throttling and revocation.
+	OAuth *OAuthHarness
+}
+
+// OAuthHarness lets the suite act on the OAuth server behind Session.
+type OAuthHarness struct {
+	// FailTokenEndpoint makes the next n token requests answer status
+	// (429 or 503).
+	FailTokenEndpoint func(t *testing.T, n, status int)
+	// RevokeGrant revokes the session's grant at the server.
+	RevokeGrant func(t *testing.T)
+	// Attempts is how many token requests one refresh makes at most: the
+	// first and the provider's retries.
+	Attempts int
+	// Rotates says the server issues a new refresh token on every refresh
+	// (Microsoft); otherwise the refresh token must stay the same.
+	Rotates bool
 }
 
 func (h *Harness) lacks(t *testing.T, feature string) bool {
@@ -64,6 +82,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/Sync", testSync},
 		{"Events/SyncCursorExpired", testSyncExpired},
 		{"RSVP/ErrNotAttendee", testRSVPNotAttendee},
+		{"OAuth/TokenEndpoint", testTokenEndpoint},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

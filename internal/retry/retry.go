@@ -1,6 +1,8 @@
 // Package retry holds what the providers share when they retry a throttled
-// or failing HTTP call: reading Retry-After (RFC 9110 §10.2.3) and a
-// bounded exponential backoff with jitter.
+// or failing HTTP call: reading Retry-After (RFC 9110 §10.2.3), a bounded
+// exponential backoff with jitter, and the Policy that runs the attempts
+// (Google, Microsoft Graph and both token endpoints use it; each caller
+// keeps only its classification of which failures are transient).
 package retry
 
 import (

@@ -13,13 +13,21 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	providertest.Run(t, func(t *testing.T) *providertest.Harness {
 		f := newFixture(t)
+		s := f.session(t, alice)
 		return &providertest.Harness{
 			Provider: f.p,
-			Session:  f.session(t, alice),
+			Session:  s,
 			NewCalendar: func(t *testing.T) string {
 				return f.srv.AddCalendar(alice, googletest.Calendar{Summary: t.Name(), TimeZone: "Europe/Paris"})
 			},
 			ExpireSyncCursors: func(*testing.T) { f.srv.ExpireSyncTokens() },
+			OAuth: &providertest.OAuthHarness{
+				FailTokenEndpoint: func(t *testing.T, n, status int) {
+					f.srv.InjectFault(googletest.Fault{PathPrefix: "/token", Times: n, Status: status})
+				},
+				RevokeGrant: func(*testing.T) { f.srv.RevokeRefreshToken(s.Token.RefreshToken) },
+				Attempts:    1 + 3,
+			},
 		}
 	})
 }

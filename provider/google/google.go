@@ -6,12 +6,14 @@
 // endpoints as defaults, so tests point the provider at the fake in
 // internal/googletest.
 //
-// Failures are translated at this boundary into [*unical.Error] codes by one
-// function per wire format (see errors.go): Calendar API error bodies by
-// HTTP status and errors[].reason, token endpoint failures by their OAuth
-// error code. Throttling (429, 403 rateLimitExceeded and friends) and 5xx
-// answers are retried with bounded exponential backoff and jitter that
-// honours Retry-After, then surface as CodeRateLimited or CodeUnavailable.
+// Failures are translated at this boundary into [*unical.Error] codes:
+// Calendar API error bodies by HTTP status and errors[].reason (errors.go);
+// token endpoint failures by the shared OAuth path, internal/oauthflow,
+// with Google's own table of OAuth error codes (oauth.go). Throttling (429,
+// 403 rateLimitExceeded and friends) and 5xx answers are retried under the
+// shared internal/retry policy (bounded exponential backoff with jitter
+// that honours Retry-After), then surface as CodeRateLimited or
+// CodeUnavailable.
 //
 // Events are mapped field by field in both directions (event.go). Updates
 // read the event and then PATCH it with If-Match on the etag they read, so

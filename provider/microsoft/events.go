@@ -71,14 +71,10 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if len(body) == 0 {
 		return current, nil
 	}
-	if _, ok := body["singleValueExtendedProperties"]; !ok && !hasIndex(cur) &&
-		len(current.PublicExtendedProperties)+len(current.PrivateExtendedProperties) > 0 {
-		// An event written with the legacy blob: this write converts it
-		// to per-key properties, so that Graph can filter on them.
-		props := extProps{Public: current.PublicExtendedProperties, Private: current.PrivateExtendedProperties}
-		if body["singleValueExtendedProperties"], err = extPropsBody(props, extProps{}); err != nil {
-			return nil, err
-		}
+	// An event written with the legacy blob: this write converts it to
+	// per-key properties, so that Graph can filter on them.
+	if err := migrateLegacy(body, cur, current); err != nil {
+		return nil, err
 	}
 	req := request{method: "PATCH", target: eventPath(calendarID, eventID), body: body}
 	if cur.ChangeKey != "" {

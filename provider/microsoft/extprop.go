@@ -33,9 +33,9 @@ import (
 //
 // Events written before per-key properties carry only the legacy blob,
 // String {...} Name unicalExtendedProperties, with the same JSON. It is
-// still read (the index wins when both exist), every write of such an
-// event converts it, and filtered listings also ask for events that carry
-// the blob, since Graph cannot look inside it.
+// still read (the index wins when both exist), filtered listings also ask
+// for events that carry it, since Graph cannot look inside it, and the
+// next write of such an event converts it and empties the blob.
 //
 // Graph has no per-attendee visibility for item properties, so "private"
 // means only that unical does not show it to other accounts; both maps live
@@ -92,11 +92,32 @@ func readExtProps(g *event) (extProps, error) {
 	return props, nil
 }
 
-// hasIndex reports whether an event was written with per-key properties.
-func hasIndex(g *event) bool {
+// hasLegacyBlob reports whether an event still carries a non-empty legacy
+// blob.
+func hasLegacyBlob(g *event) bool {
 	return slices.ContainsFunc(g.SingleValueExtendedProperties, func(p singleValueExtendedProperty) bool {
-		return sameExtPropID(p.ID, extIndexID)
+		return sameExtPropID(p.ID, legacyExtPropID) && p.Value != ""
 	})
+}
+
+// migrateLegacy adds to a PATCH body what converts an event that still
+// carries the legacy blob: its properties per key (unless the body already
+// writes them) and an empty blob, so that filtered listings stop asking
+// for it.
+func migrateLegacy(body map[string]any, cur *event, current *unical.Event) error {
+	if !hasLegacyBlob(cur) {
+		return nil
+	}
+	list, _ := body["singleValueExtendedProperties"].([]singleValueExtendedProperty)
+	if list == nil {
+		props := extProps{Public: current.PublicExtendedProperties, Private: current.PrivateExtendedProperties}
+		var err error
+		if list, err = extPropsBody(props, extProps{}); err != nil {
+			return err
+		}
+	}
+	body["singleValueExtendedProperties"] = append(list, singleValueExtendedProperty{ID: legacyExtPropID, Value: ""})
+	return nil
 }
 
 // sameExtPropID compares property ids as Graph does: the Name part
@@ -136,7 +157,8 @@ func extPropsBody(props, prev extProps) ([]singleValueExtendedProperty, error) {
 
 // metadataFilter is the Graph $filter for a metadataFilters query, or ""
 // when there is none: every key must have its value, or the event carries
-// the legacy blob (which Graph cannot look into; the Client filters it).
+// a non-empty legacy blob (which Graph cannot look into; the Client
+// filters it).
 // Graph compares values ignoring case, so the Client's own filtering of
 // what comes back is what makes the match exact.
 func metadataFilter(f *unical.MetadataFilters) string {
@@ -151,7 +173,7 @@ func metadataFilter(f *unical.MetadataFilters) string {
 	}
 	add(false, f.Public)
 	add(true, f.Private)
-	return "(" + strings.Join(terms, " and ") + ") or singleValueExtendedProperties/Any(ep: ep/id eq '" + legacyExtPropID + "')"
+	return "(" + strings.Join(terms, " and ") + ") or singleValueExtendedProperties/Any(ep: ep/id eq '" + legacyExtPropID + "' and ep/value ne '')"
 }
 
 // odataQuote doubles each single quote, as OData string literals require.

@@ -165,8 +165,14 @@ func TestExtendedPropertiesPerKey(t *testing.T) {
 	if _, err := f.p.UpdateEvent(t.Context(), s, cal, legacy.ID, &unical.EventParams{Title: unical.Some("Converted")}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{team: "red", crm: "7"}, f.storedProps(t, legacy.ID, team, crm)); diff != "" {
+	if diff := cmp.Diff(map[string]string{team: "red", crm: "7", legacyExtPropID: ""}, f.storedProps(t, legacy.ID, team, crm, legacyExtPropID)); diff != "" {
 		t.Errorf("legacy event after a write (-want +got):\n%s", diff)
+	}
+	// Converted, it is found by its own properties only.
+	blue := &unical.EventQuery{Metadata: &unical.MetadataFilters{Public: map[string]string{"team": "blue"}}}
+	red := &unical.EventQuery{Metadata: &unical.MetadataFilters{Public: map[string]string{"team": "red"}}}
+	if diff := cmp.Diff([][]string{{"B"}, {"A", "Converted"}}, [][]string{f.titles(t, s, cal, blue), f.titles(t, s, cal, red)}); diff != "" {
+		t.Errorf("team=blue and team=red after the conversion (-want +got):\n%s", diff)
 	}
 	got, err = f.p.GetEvent(t.Context(), s, cal, legacy.ID)
 	if err != nil {

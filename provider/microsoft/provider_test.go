@@ -227,7 +227,16 @@ func TestConformance(t *testing.T) {
 				return cal.ID
 			},
 			ExpireSyncCursors: func(t *testing.T) { f.srv.ExpireDeltaTokens(f.userID) },
-			Lacks:             map[string]string{"hexColor": "Graph stores one of its calendarColor presets: a hexColor reads back as the nearest preset's colour"},
+			OAuth: &providertest.OAuthHarness{
+				FailTokenEndpoint: func(t *testing.T, n, status int) {
+					u, _ := url.Parse(f.srv.TokenURL())
+					f.srv.InjectFault(graphtest.Fault{PathPrefix: u.Path, Count: n, Status: status})
+				},
+				RevokeGrant: func(*testing.T) { f.srv.RevokeRefreshTokens(f.userID) },
+				Attempts:    1 + 3,
+				Rotates:     true,
+			},
+			Lacks: map[string]string{"hexColor": "Graph stores one of its calendarColor presets: a hexColor reads back as the nearest preset's colour"},
 		}
 	})
 }
