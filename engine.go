@@ -178,6 +178,9 @@ func (c *Client) Run(ctx context.Context) error {
 	if e.changePoll > 0 {
 		poller.Go(func() { c.pollChanges(ctx) })
 	}
+	if c.sweep.interval > 0 {
+		poller.Go(func() { c.sweepLoop(ctx) })
+	}
 	w.claimLoop(ctx, jobs)
 	close(jobs)
 	wg.Wait()

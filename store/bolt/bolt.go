@@ -56,11 +56,13 @@ var (
 	bucketOutbox          = []byte("outbox")
 	bucketOutboxPending   = []byte("outbox.pending")
 	bucketOutboxBySub     = []byte("outbox.bySubscription")
+	bucketOutboxFinished  = []byte("outbox.finished")
 	bucketDeliveries      = []byte("deliveries")
 	bucketDeliveriesBySub = []byte("deliveries.bySubscription")
 	bucketDeliveriesByExp = []byte("deliveries.byExpiry")
 	bucketFlows           = []byte("flows")
 	bucketFlowsByExpiry   = []byte("flows.byExpiry")
+	bucketFlowsByApp      = []byte("flows.byApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
 )
@@ -69,10 +71,14 @@ var allBuckets = [][]byte{
 	bucketMeta, bucketApplications, bucketAPIKeys, bucketAPIKeysByApp,
 	bucketAccounts, bucketAccountsByApp, bucketAccountsByEmail,
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
-	bucketOutbox, bucketOutboxPending, bucketOutboxBySub,
+	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketBlobs, bucketBlobsByExpiry,
 }
+
+// indexVersion is the set of index buckets a file has filled. Open fills
+// the ones an older file lacks: "2" added outbox.finished and flows.byApp.
+const indexVersion = "2"
 
 // Open opens the bolt file at path, creating it with mode 0600 when it does
 // not exist. It returns CodeUnavailable when another process holds the file
@@ -105,13 +111,62 @@ func Open(path string, opts *Options) (*Store, error) {
 		case string(v) != formatVersion:
 			return fmt.Errorf("file format version %q is not supported (want %q)", v, formatVersion)
 		}
-		return nil
+		if string(meta.Get([]byte("indexes"))) == indexVersion {
+			return nil
+		}
+		if err := backfillIndexes(tx); err != nil {
+			return err
+		}
+		return meta.Put([]byte("indexes"), []byte(indexVersion))
 	})
 	if err != nil {
 		db.Close()
 		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// backfillIndexes fills outbox.finished and flows.byApp from the records of
+// a file written before they existed, so that the sweep finds old
+// delivered and failed messages and the pending-flow cap counts old flows.
+func backfillIndexes(tx *bbolt.Tx) error {
+	var msgs []*message
+	err := tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
+		var rec message
+		if err := decode(k, v, &rec); err != nil {
+			return err
+		}
+		if rec.Status != unical.MessagePending {
+			msgs = append(msgs, &rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rec := range msgs {
+		if err := indexMessage(tx, rec); err != nil {
+			return err
+		}
+	}
+	var flows []*flow
+	err = tx.Bucket(bucketFlows).ForEach(func(k, v []byte) error {
+		var rec flow
+		if err := decode(k, v, &rec); err != nil {
+			return err
+		}
+		flows = append(flows, &rec)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rec := range flows {
+		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close closes the file and releases its lock. Methods called afterwards
@@ -210,6 +265,12 @@ func timeKey(t time.Time) []byte {
 	binary.BigEndian.PutUint64(b, uint64(t.Unix())^(1<<63))
 	binary.BigEndian.PutUint32(b[8:], uint32(t.Nanosecond()))
 	return b
+}
+
+// keyTime decodes the time at the start of a key made with timeKey.
+func keyTime(k []byte) time.Time {
+	sec := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
+	return time.Unix(sec, int64(binary.BigEndian.Uint32(k[8:]))).UTC()
 }
 
 // getJSON decodes the record under k into v; it reports false when there is

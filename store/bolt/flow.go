@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/unical/unical"
@@ -26,8 +27,19 @@ func (rec *flow) expiryKey() []byte {
 	return append(timeKey(rec.ExpiresAt), rec.ID...)
 }
 
-// CreateFlow stores a flow; CodeConflict if the id is taken.
-func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow) error {
+// appKey is the flow's flows.byApp key: its application's prefix, then
+// the expiry key, so that an application's unexpired flows are one range.
+func (rec *flow) appKey() []byte {
+	return append(keyOf(rec.ApplicationID, ""), rec.expiryKey()...)
+}
+
+// CreateFlow stores a flow; CodeConflict if the id is taken. With a
+// positive maxPending it first counts the application's flows unexpired at
+// f.CreatedAt in flows.byApp, from CreatedAt on, so the count costs at
+// most maxPending steps; at the cap it writes nothing and returns
+// CodeRateLimited. The refusal rolls the transaction back, so it costs no
+// disk write.
+func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending int) error {
 	if err := checkID("Flow id", f.ID); err != nil {
 		return err
 	}
@@ -41,11 +53,44 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow) error {
 		if b.Get([]byte(rec.ID)) != nil {
 			return conflict("Flow %q already exists.", rec.ID)
 		}
+		if maxPending > 0 {
+			if err := checkPendingFlows(tx, rec, maxPending); err != nil {
+				return err
+			}
+		}
 		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketFlowsByExpiry).Put(rec.expiryKey(), nil)
 	})
+}
+
+// checkPendingFlows refuses rec when its application has max flows
+// unexpired at rec.CreatedAt.
+func checkPendingFlows(tx *bbolt.Tx, rec *flow, max int) error {
+	prefix := keyOf(rec.ApplicationID, "")
+	c := tx.Bucket(bucketFlowsByApp).Cursor()
+	n := 0
+	var first []byte
+	// A flow that expires at CreatedAt has expired, so the walk starts
+	// just after that instant.
+	start := append(bytes.Clone(prefix), timeKey(rec.CreatedAt.Add(time.Nanosecond))...)
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if first == nil {
+			first = bytes.Clone(k[len(prefix):])
+		}
+		if n++; n >= max {
+			return &unical.Error{
+				Code:       unical.CodeRateLimited,
+				Message:    fmt.Sprintf("This application has %d sign-ins in progress, the most allowed; try again when one finishes or expires.", max),
+				RetryAfter: keyTime(first).Sub(rec.CreatedAt),
+			}
+		}
+	}
+	return nil
 }
 
 // ConsumeFlow removes and returns a flow, so that it works once;
@@ -62,10 +107,7 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 		if !ok {
 			return notFound("Flow", id)
 		}
-		if err := b.Delete([]byte(id)); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
+		return deleteFlow(tx, &rec)
 	})
 	if err != nil {
 		return nil, err
@@ -79,6 +121,17 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 		State: rec.State, LoginHint: rec.LoginHint, SealedVerifier: rec.SealedVerifier,
 		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
 	}, nil
+}
+
+// deleteFlow removes a flow and its index entries.
+func deleteFlow(tx *bbolt.Tx, rec *flow) error {
+	if err := tx.Bucket(bucketFlows).Delete([]byte(rec.ID)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketFlowsByApp).Delete(rec.appKey()); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
 }
 
 // blob is a stored blob with its expiry. It repeats its application and
@@ -141,40 +194,4 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 		return nil, err
 	}
 	return rec.Data, nil
-}
-
-// DeleteExpired removes the blobs and OAuth flows that have expired at now
-// and returns how many it removed. Expired records are already invisible;
-// this only gives their space back, so call it now and then (hourly is
-// plenty). It walks the expiry indexes, so its cost is what it removes.
-func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	n := 0
-	err := s.update(ctx, "delete expired", func(tx *bbolt.Tx) error {
-		nowKey := timeKey(now)
-		for _, kind := range []struct{ data, index []byte }{
-			{bucketFlows, bucketFlowsByExpiry},
-			{bucketBlobs, bucketBlobsByExpiry},
-		} {
-			index := tx.Bucket(kind.index)
-			var expired [][]byte
-			c := index.Cursor()
-			for k, _ := c.First(); k != nil && bytes.Compare(k[:timeKeyLen], nowKey) <= 0; k, _ = c.Next() {
-				expired = append(expired, bytes.Clone(k))
-			}
-			for _, k := range expired {
-				if err := tx.Bucket(kind.data).Delete(k[timeKeyLen:]); err != nil {
-					return err
-				}
-				if err := index.Delete(k); err != nil {
-					return err
-				}
-			}
-			n += len(expired)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }
