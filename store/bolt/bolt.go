@@ -32,6 +32,9 @@ type Options struct {
 	// there is no way to wait forever, because a server that hangs at start
 	// is harder to diagnose than one that says the file is in use.
 	Timeout time.Duration
+	// NoSync skips the fsync after each write: a crash may lose or corrupt
+	// the file. Only for tests and data that can be thrown away.
+	NoSync bool
 }
 
 // Store is a [unical.Store] in one bbolt file. It is safe for concurrent use
@@ -63,6 +66,7 @@ var (
 	bucketFlows           = []byte("flows")
 	bucketFlowsByExpiry   = []byte("flows.byExpiry")
 	bucketFlowsByApp      = []byte("flows.byApp")
+	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
 )
@@ -73,11 +77,12 @@ var allBuckets = [][]byte{
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills
-// the ones an older file lacks: "2" added outbox.finished and flows.byApp.
+// the ones an older file lacks: "2" added outbox.finished, flows.byApp and
+// flows.countByApp.
 const indexVersion = "2"
 
 // Open opens the bolt file at path, creating it with mode 0600 when it does
@@ -85,11 +90,14 @@ const indexVersion = "2"
 // for longer than the timeout, and CodeInternal when the file is not a
 // unical bolt file or has a newer format.
 func Open(path string, opts *Options) (*Store, error) {
-	timeout := DefaultTimeout
-	if opts != nil && opts.Timeout > 0 {
-		timeout = opts.Timeout
+	timeout, noSync := DefaultTimeout, false
+	if opts != nil {
+		if opts.Timeout > 0 {
+			timeout = opts.Timeout
+		}
+		noSync = opts.NoSync
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: noSync})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, unical.WrapError(unical.CodeUnavailable,
 			fmt.Errorf("bolt: open %s: another process holds the file (gave up after %s): %w", path, timeout, err),
@@ -126,7 +134,8 @@ func Open(path string, opts *Options) (*Store, error) {
 	return &Store{db: db, path: path}, nil
 }
 
-// backfillIndexes fills outbox.finished and flows.byApp from the records of
+// backfillIndexes fills outbox.finished, flows.byApp and flows.countByApp
+// from the records of
 // a file written before they existed, so that the sweep finds old
 // delivered and failed messages and the pending-flow cap counts old flows.
 func backfillIndexes(tx *bbolt.Tx) error {
@@ -163,6 +172,9 @@ func backfillIndexes(tx *bbolt.Tx) error {
 	}
 	for _, rec := range flows {
 		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+			return err
+		}
+		if err := addFlowCount(tx, rec.ApplicationID, 1); err != nil {
 			return err
 		}
 	}
