@@ -75,6 +75,16 @@ type engineSettings struct {
 	timeout      time.Duration
 	lease        time.Duration
 	disableAfter time.Duration
+	retention    retentionSettings
+}
+
+// retentionSettings are the serve flags that bound what the store keeps.
+type retentionSettings struct {
+	maxPendingFlows int
+	sweepInterval   time.Duration
+	delivered       time.Duration
+	failed          time.Duration
+	deliveryLog     time.Duration
 }
 
 func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
@@ -105,6 +115,11 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 		DeliveryLease:       eng.lease,
 		// Zero (admin commands, which never deliver) is the library's default.
 		EndpointDisableAfter: eng.disableAfter,
+		MaxPendingFlows:      eng.retention.maxPendingFlows,
+		SweepInterval:        eng.retention.sweepInterval,
+		DeliveredRetention:   eng.retention.delivered,
+		FailedRetention:      eng.retention.failed,
+		DeliveryLogTTL:       eng.retention.deliveryLog,
 	})
 	if err != nil {
 		store.Close()
@@ -137,6 +152,12 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.DurationVar(&eng.timeout, "delivery-timeout", 15*time.Second, "time limit of one webhook delivery attempt")
 	fs.DurationVar(&eng.lease, "delivery-lease", 2*time.Minute, "how long a claimed message is held before another worker may take it (after a crash, the wait before it is resent); must exceed -delivery-timeout")
 	fs.DurationVar(&eng.disableAfter, "endpoint-disable-after", 5*24*time.Hour, "disable a webhook endpoint that has failed this long without one delivery (negative: never)")
+	ret := &eng.retention
+	fs.IntVar(&ret.maxPendingFlows, "max-pending-flows", unical.DefaultMaxPendingFlows, "most OAuth sign-ins in progress per application; past it the authorize endpoint answers 429 (negative: no cap)")
+	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
+	fs.DurationVar(&ret.delivered, "delivered-retention", unical.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
+	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
+	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
