@@ -128,8 +128,8 @@ func (c *Client) notifyOutbox() {
 
 // Run runs the webhook engine until ctx ends or [Client.Close] is called:
 // delivery workers that claim due outbox messages with a lease, sign them
-// and POST them, and the change poller (see Config.ChangePollInterval). It
-// returns nil when stopped that way. Several Clients may run engines over
+// and POST them, the change poller (see Config.ChangePollInterval) and the
+// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
 // one Store: the leases keep them from sending a message twice at once,
 // and a crashed engine's claims pass to the others when they expire.
 //
