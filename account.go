@@ -294,6 +294,10 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 	if conn.ProviderAccountID != "" {
 		providerAccountID = &conn.ProviderAccountID
 	}
+	events, err := a.accountEvents(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; attempt < 3; attempt++ {
 		existing, err := a.c.store.FindAccount(ctx, a.id, t, email)
 		switch {
@@ -311,23 +315,25 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				ProviderState:        conn.State,
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
-			err := a.c.store.CreateAccount(ctx, rec)
+			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
+			err := a.c.store.CreateAccount(ctx, rec, msgs...)
 			if ErrorCode(err) == CodeConflict {
 				continue // created concurrently: update it instead
 			}
 			if err != nil {
 				return nil, err
 			}
-			a.emitAccountEvent(ctx, EventTypeAccountCreated, &rec.Account)
+			a.c.queued(msgs)
 			return accountView(rec), nil
 		case err != nil:
 			return nil, err
 		}
-		rec, err := a.c.store.UpdateAccount(ctx, a.id, existing.ID, func(rec *AccountRecord) error {
+		var msgs []*OutboxMessage
+		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
 			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() {
 				old, err := a.c.openSecrets(rec)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				sec.RefreshToken = old.RefreshToken // the provider kept the old one
 			}
@@ -348,13 +354,13 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			} else if externalID.IsNull() {
 				rec.ExternalID = ""
 			}
-			return nil
+			msgs = events.messages(&rec.Account, EventTypeAccountUpdated, EventTypeAccountCredentialUpdated)
+			return msgs, nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		a.emitAccountEvent(ctx, EventTypeAccountUpdated, &rec.Account)
-		a.emitAccountEvent(ctx, EventTypeAccountCredentialUpdated, &rec.Account)
+		a.c.queued(msgs)
 		return accountView(rec), nil
 	}
 	return nil, Errorf(CodeConflict, "The account was changed concurrently; try again.")
@@ -381,9 +387,14 @@ func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	for _, sub := range subs {
 		a.stopWatch(ctx, sub)
 	}
-	if err := a.c.store.DeleteAccount(ctx, a.id, id); err != nil {
+	events, err := a.accountEvents(ctx)
+	if err != nil {
 		return nil, err
 	}
-	a.emitAccountEvent(ctx, EventTypeAccountDeleted, &rec.Account)
+	msgs := events.messages(&rec.Account, EventTypeAccountDeleted)
+	if err := a.c.store.DeleteAccount(ctx, a.id, id, msgs...); err != nil {
+		return nil, err
+	}
+	a.c.queued(msgs)
 	return &AccountDeleted{Message: "Account " + id + " deleted.", OK: true}, nil
 }

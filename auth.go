@@ -38,8 +38,45 @@ type OAuthCallbackParams struct {
 
 var prompts = []string{"consent", "select_account", "none"}
 
-// maxStateLength bounds the caller's state, which travels in URLs.
-const maxStateLength = 2048
+// Length limits of the authorize parameters, in bytes. The endpoint needs
+// no API key and each accepted call stores a flow, so every parameter that
+// reaches the store is bounded (see MaxPendingFlows for the count).
+const (
+	// maxStateLength bounds the caller's state, which travels in URLs.
+	maxStateLength = 2048
+	// maxLoginHintLength fits any email address (RFC 5321 allows 64
+	// bytes of local part, @ and 255 of domain).
+	maxLoginHintLength = 320
+	// maxRedirectURLLength is the common limit of URLs in browsers and
+	// servers; the URL must also be registered, so this only answers early.
+	maxRedirectURLLength = 2048
+	// maxPromptLength only keeps a huge prompt from being compared; the
+	// value must be one of prompts anyway.
+	maxPromptLength = 32
+)
+
+// DefaultMaxPendingFlows is Config.MaxPendingFlows when it is zero.
+const DefaultMaxPendingFlows = 1000
+
+// checkAuthorizeLengths refuses authorize parameters longer than their
+// limits, before anything is read or written.
+func checkAuthorizeLengths(params *AuthorizeParams) error {
+	for _, p := range []struct {
+		name  string
+		value string
+		max   int
+	}{
+		{"prompt", params.Prompt, maxPromptLength},
+		{"loginHint", params.LoginHint, maxLoginHintLength},
+		{"redirectUrl", params.RedirectURL, maxRedirectURLLength},
+		{"state", params.State, maxStateLength},
+	} {
+		if len(p.value) > p.max {
+			return invalidf(p.name, "%s may be at most %d bytes long.", p.name, p.max)
+		}
+	}
+	return nil
+}
 
 // AuthorizeURL starts an OAuth 2.0 flow for an application and returns the
 // provider URL to send the user's browser to. The flow uses PKCE (S256) and
@@ -48,11 +85,18 @@ const maxStateLength = 2048
 //
 // HTTP: GET /v1/oauth/authorize/{app_id}/{provider_a|provider_b}
 //
-// Returns CodeNotFound for an unknown application, CodeInvalid naming
+// Returns CodeInvalid naming the parameter when prompt, loginHint,
+// redirectUrl or state is longer than its limit (32, 320, 2,048 and 2,048
+// bytes), CodeNotFound for an unknown application, CodeInvalid naming
 // redirectUrl when it is missing or not registered for the application, or
-// prompt for a bad value, and CodeNotImplemented when the provider type has
-// no OAuth provider or the server has no public URL.
+// prompt for a bad value, CodeRateLimited (with RetryAfter) when the
+// application already has Config.MaxPendingFlows flows in progress, and
+// CodeNotImplemented when the provider type has no OAuth provider or the
+// server has no public URL.
 func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType, params *AuthorizeParams) (string, error) {
+	if err := checkAuthorizeLengths(params); err != nil {
+		return "", err
+	}
 	app, err := c.application(ctx, appID)
 	if err != nil {
 		return "", err
@@ -74,9 +118,6 @@ func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType,
 	if err := checkEnum("prompt", params.Prompt, prompts); err != nil {
 		return "", err
 	}
-	if len(params.State) > maxStateLength {
-		return "", invalidf("state", "state may be at most %d characters long.", maxStateLength)
-	}
 	if c.publicURL == "" {
 		return "", Errorf(CodeNotImplemented, "The server has no public URL configured, so it cannot receive OAuth callbacks.")
 	}
@@ -96,7 +137,7 @@ func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType,
 		State: params.State, LoginHint: params.LoginHint, CreatedAt: now, ExpiresAt: now.Add(c.flowTTL),
 	}
 	flow.SealedVerifier = c.flows.Seal([]byte(verifierText), []byte("verifier/"+flow.ID))
-	if err := c.store.CreateFlow(ctx, flow); err != nil {
+	if err := c.store.CreateFlow(ctx, flow, c.sweep.maxPendingFlows); err != nil {
 		return "", err
 	}
 	return op.AuthCodeURL(settings, &AuthCodeRequest{

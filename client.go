@@ -34,6 +34,22 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
+	// MaxPendingFlows caps the OAuth flows in progress (started, neither
+	// completed nor expired) per application; past it the authorize
+	// endpoint answers 429. Default DefaultMaxPendingFlows; negative
+	// means no cap.
+	MaxPendingFlows int
+	// SweepInterval is how often [Client.Run] removes expired flows,
+	// blobs and delivery attempts and old messages (see [Client.Sweep]);
+	// default 5 minutes, negative never.
+	SweepInterval time.Duration
+	// DeliveredRetention is how long a delivered webhook message is kept
+	// after its delivery; default 7 days, negative forever.
+	DeliveredRetention time.Duration
+	// FailedRetention is how long a failed webhook message is kept after
+	// its last attempt, and so how long it can be resent; default 30
+	// days, negative forever.
+	FailedRetention time.Duration
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.
@@ -106,6 +122,7 @@ type Client struct {
 	providers map[ProviderType]Provider
 	publicURL string
 	flowTTL   time.Duration
+	sweep     sweepConfig
 	now       func() time.Time
 	log       *slog.Logger
 
@@ -162,6 +179,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		c.providers[t] = p
 	}
+	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
 		c.flowTTL = 15 * time.Minute
 	}

@@ -84,10 +84,15 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 // storeRefreshedToken persists tokens a provider refreshed.
 func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Token) error {
 	now := a.c.now().UTC()
-	rec, err := a.c.store.UpdateAccount(ctx, a.id, accountID, func(rec *AccountRecord) error {
+	events, err := a.accountEvents(ctx)
+	if err != nil {
+		return err
+	}
+	var msgs []*OutboxMessage
+	_, err = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
 		sec, err := a.c.openSecrets(rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sec.AccessToken = tok.AccessToken
 		if tok.RefreshToken != "" {
@@ -96,12 +101,13 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 		rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 		rec.TokenExpiry = tok.Expiry
 		rec.CredentialsUpdatedAt = now
-		return nil
+		msgs = events.messages(&rec.Account, EventTypeAccountCredentialUpdated)
+		return msgs, nil
 	})
 	if err != nil {
 		return err
 	}
-	a.emitAccountEvent(ctx, EventTypeAccountCredentialUpdated, &rec.Account)
+	a.c.queued(msgs)
 	return nil
 }
 
@@ -111,18 +117,23 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 	if ErrorCode(err) != CodeAccountExpired {
 		return err
 	}
-	rec, uerr := a.c.store.UpdateAccount(ctx, a.id, accountID, func(rec *AccountRecord) error {
-		if rec.Status == AccountStatusExpired {
-			return errUnchanged
-		}
-		rec.Status = AccountStatusExpired
-		rec.UpdatedAt = a.c.now().UTC()
-		return nil
-	})
+	events, uerr := a.accountEvents(ctx)
+	var msgs []*OutboxMessage
+	if uerr == nil {
+		_, uerr = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+			if rec.Status == AccountStatusExpired {
+				return nil, errUnchanged
+			}
+			rec.Status = AccountStatusExpired
+			rec.UpdatedAt = a.c.now().UTC()
+			msgs = events.messages(&rec.Account, EventTypeAccountUpdated)
+			return msgs, nil
+		})
+	}
 	switch {
 	case uerr == nil:
 		a.c.log.InfoContext(ctx, "account expired", "app", a.id, "account", accountID)
-		a.emitAccountEvent(ctx, EventTypeAccountUpdated, &rec.Account)
+		a.c.queued(msgs)
 	case uerr != errUnchanged:
 		a.c.log.ErrorContext(ctx, "mark account expired", "app", a.id, "account", accountID, "err", uerr)
 	}

@@ -128,8 +128,8 @@ func (c *Client) notifyOutbox() {
 
 // Run runs the webhook engine until ctx ends or [Client.Close] is called:
 // delivery workers that claim due outbox messages with a lease, sign them
-// and POST them, and the change poller (see Config.ChangePollInterval). It
-// returns nil when stopped that way. Several Clients may run engines over
+// and POST them, the change poller (see Config.ChangePollInterval) and the
+// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
 // one Store: the leases keep them from sending a message twice at once,
 // and a crashed engine's claims pass to the others when they expire.
 //
@@ -177,6 +177,9 @@ func (c *Client) Run(ctx context.Context) error {
 	var poller sync.WaitGroup
 	if e.changePoll > 0 {
 		poller.Go(func() { c.pollChanges(ctx) })
+	}
+	if c.sweep.interval > 0 {
+		poller.Go(func() { c.sweepLoop(ctx) })
 	}
 	w.claimLoop(ctx, jobs)
 	close(jobs)

@@ -24,6 +24,7 @@ type Store interface {
 	DeliveryLogStore
 	FlowStore
 	BlobStore
+	SweepStore
 	// Close releases the store's resources.
 	Close() error
 }
@@ -118,9 +119,11 @@ type AccountFilter struct {
 // AccountStore keeps end user accounts. Within an application the pair
 // (provider type, lower-cased email) is unique.
 type AccountStore interface {
-	// CreateAccount stores a new account; CodeConflict if the application
-	// already has one with the same provider type and email.
-	CreateAccount(ctx context.Context, rec *AccountRecord) error
+	// CreateAccount stores a new account and queues msgs (as
+	// EnqueueMessages does) in one atomic write: both or, on any error,
+	// neither. CodeConflict if the application already has an account with
+	// the same provider type and email.
+	CreateAccount(ctx context.Context, rec *AccountRecord, msgs ...*OutboxMessage) error
 	// GetAccount returns an account of an application.
 	GetAccount(ctx context.Context, appID, id string) (*AccountRecord, error)
 	// FindAccount returns the account with that provider type and email.
@@ -128,10 +131,15 @@ type AccountStore interface {
 	// UpdateAccount reads an account, lets fn change it, and writes it back
 	// atomically. An error from fn aborts the update and is returned.
 	UpdateAccount(ctx context.Context, appID, id string, fn func(*AccountRecord) error) (*AccountRecord, error)
+	// UpdateAccountAndEnqueue is UpdateAccount whose fn also returns the
+	// messages that report the change; the account and the messages are
+	// written in one atomic write, both or neither.
+	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*OutboxMessage, error)) (*AccountRecord, error)
 	// ListAccounts returns accounts in id order.
 	ListAccounts(ctx context.Context, appID string, filter AccountFilter) ([]*AccountRecord, error)
-	// DeleteAccount removes an account and its subscriptions in one step.
-	DeleteAccount(ctx context.Context, appID, id string) error
+	// DeleteAccount removes an account and its subscriptions and queues
+	// msgs, all in one atomic write; on any error nothing changes.
+	DeleteAccount(ctx context.Context, appID, id string, msgs ...*OutboxMessage) error
 }
 
 // SubscriptionRecord is a stored webhook subscription.
@@ -279,8 +287,12 @@ type OAuthFlow struct {
 
 // FlowStore keeps OAuth flows until their callback.
 type FlowStore interface {
-	// CreateFlow stores a flow.
-	CreateFlow(ctx context.Context, flow *OAuthFlow) error
+	// CreateFlow stores a flow. When maxPending is positive and the flow's
+	// application already has maxPending flows unexpired at
+	// flow.CreatedAt, it stores nothing and returns CodeRateLimited with
+	// RetryAfter the time until the first of them expires. The count and
+	// the write are one atomic step, so concurrent calls cannot overshoot.
+	CreateFlow(ctx context.Context, flow *OAuthFlow, maxPending int) error
 	// ConsumeFlow removes and returns a flow, so that it works once;
 	// CodeNotFound if it is unknown, used or expired at now.
 	ConsumeFlow(ctx context.Context, id string, now time.Time) (*OAuthFlow, error)
@@ -293,4 +305,46 @@ type BlobStore interface {
 	PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error
 	// GetBlob returns the data under key; CodeNotFound if absent or expired at now.
 	GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error)
+}
+
+// SweepRequest says what [SweepStore.Sweep] removes.
+type SweepRequest struct {
+	// Now is the sweep's time: OAuth flows, blobs and delivery attempts
+	// that have expired at Now are removed.
+	Now time.Time
+	// DeliveredBefore removes delivered messages whose NextAttemptAt (the
+	// due time of their last attempt, which is when they finished) is
+	// before it; the zero time keeps them all.
+	DeliveredBefore time.Time
+	// FailedBefore does the same for failed messages.
+	FailedBefore time.Time
+	// Limit bounds how many records one call removes in all, so that a
+	// backlog goes in several short writes instead of one long one; zero
+	// or less means no bound.
+	Limit int
+}
+
+// SweepResult counts what one [SweepStore.Sweep] removed.
+type SweepResult struct {
+	Flows             int `json:"flows"`
+	Blobs             int `json:"blobs"`
+	Attempts          int `json:"attempts"`
+	DeliveredMessages int `json:"deliveredMessages"`
+	FailedMessages    int `json:"failedMessages"`
+}
+
+// Total is the number of records removed.
+func (r SweepResult) Total() int {
+	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages
+}
+
+// SweepStore removes what has expired or outlived its retention, so that
+// the Store does not grow without bound. Expired flows, blobs and attempts
+// are already invisible to reads; the sweep gives their space back.
+type SweepStore interface {
+	// Sweep removes, across every application, expired OAuth flows,
+	// expired blobs, expired delivery attempts, and delivered and failed
+	// outbox messages past their retention, at most req.Limit records in
+	// all. Pending messages and unexpired records are never removed.
+	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)
 }

@@ -101,28 +101,55 @@ type MessagePayload struct {
 	EndUserAccount   *Account `json:"endUserAccount,omitempty"`
 }
 
-// emitAccountEvent queues an enduseraccount.* message for the application's
-// own webhook endpoint, when it has one. Failing to queue is logged, not
-// returned: the account change itself has happened.
-func (a *App) emitAccountEvent(ctx context.Context, eventType string, acct *Account) {
+// accountEvents builds the enduseraccount.* messages of an application's
+// own webhook endpoint. The messages go to the Store with the account
+// change they report (CreateAccount, UpdateAccountAndEnqueue and
+// DeleteAccount take them), so that no change goes unreported and no
+// report is sent of a change that did not happen.
+type accountEvents struct {
+	appID string
+	// enabled is whether the application has a webhook URL; without one
+	// there is nothing to queue.
+	enabled bool
+	now     time.Time
+}
+
+// accountEvents reads the application's webhook setting. It is called
+// before the Store write, because the builder runs inside UpdateAccount's
+// fn, which must not call the Store.
+func (a *App) accountEvents(ctx context.Context) (*accountEvents, error) {
 	app, err := a.c.application(ctx, a.id)
-	if err != nil || app.WebhookURL == "" {
-		return
+	if err != nil {
+		return nil, err
 	}
-	now := a.c.now().UTC()
-	body, _ := json.Marshal(MessagePayload{
-		EventType: eventType, Timestamp: FormatTimestamp(now),
-		EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
-	})
-	msg := &OutboxMessage{
-		ID: newID("msg"), ApplicationID: a.id, EventType: eventType, Payload: body,
-		CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
+	return &accountEvents{appID: a.id, enabled: app.WebhookURL != "", now: a.c.now().UTC()}, nil
+}
+
+// messages returns one message per event type about acct, or none when
+// the application has no webhook URL.
+func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*OutboxMessage {
+	if !ev.enabled {
+		return nil
 	}
-	if err := a.c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
-		a.c.log.ErrorContext(ctx, "queue account message", "app", a.id, "type", eventType, "err", err)
-		return
+	msgs := make([]*OutboxMessage, len(eventTypes))
+	for i, eventType := range eventTypes {
+		body, _ := json.Marshal(MessagePayload{
+			EventType: eventType, Timestamp: FormatTimestamp(ev.now),
+			EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
+		})
+		msgs[i] = &OutboxMessage{
+			ID: newID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
+			CreatedAt: ev.now, Status: MessagePending, NextAttemptAt: ev.now,
+		}
 	}
-	a.c.notifyOutbox()
+	return msgs
+}
+
+// queued wakes a running engine when msgs were queued.
+func (c *Client) queued(msgs []*OutboxMessage) {
+	if len(msgs) > 0 {
+		c.notifyOutbox()
+	}
 }
 
 // newEndpointSecret returns a Standard Webhooks secret: whsec_ and the

@@ -76,6 +76,16 @@ type engineSettings struct {
 	timeout      time.Duration
 	lease        time.Duration
 	disableAfter time.Duration
+	retention    retentionSettings
+}
+
+// retentionSettings are the serve flags that bound what the store keeps.
+type retentionSettings struct {
+	maxPendingFlows int
+	sweepInterval   time.Duration
+	delivered       time.Duration
+	failed          time.Duration
+	deliveryLog     time.Duration
 }
 
 func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
@@ -106,6 +116,11 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 		DeliveryLease:       eng.lease,
 		// Zero (admin commands, which never deliver) is the library's default.
 		EndpointDisableAfter: eng.disableAfter,
+		MaxPendingFlows:      eng.retention.maxPendingFlows,
+		SweepInterval:        eng.retention.sweepInterval,
+		DeliveredRetention:   eng.retention.delivered,
+		FailedRetention:      eng.retention.failed,
+		DeliveryLogTTL:       eng.retention.deliveryLog,
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()
@@ -147,6 +162,12 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err := m.frontFlags(fs, &front); err != nil {
 		return err
 	}
+	ret := &eng.retention
+	fs.IntVar(&ret.maxPendingFlows, "max-pending-flows", unical.DefaultMaxPendingFlows, "most OAuth sign-ins in progress per application; past it the authorize endpoint answers 429 (negative: no cap)")
+	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
+	fs.DurationVar(&ret.delivered, "delivered-retention", unical.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
+	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
+	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}

@@ -164,15 +164,23 @@ func getAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
 	return &rec, nil
 }
 
-// CreateAccount stores a new account; CodeConflict if the id is taken or
-// the application already has an account with the same provider type and
-// email (compared case-insensitively).
-func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord) error {
+// CreateAccount stores a new account and queues msgs, in one transaction;
+// CodeConflict if the id is taken or the application already has an
+// account with the same provider type and email (compared
+// case-insensitively).
+func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs ...*unical.OutboxMessage) error {
 	rec, err := accountToRecord(a)
 	if err != nil {
 		return err
 	}
+	queued, err := messageRecords(msgs)
+	if err != nil {
+		return err
+	}
 	return s.update(ctx, "create account", func(tx *bbolt.Tx) error {
+		if err := enqueue(tx, queued); err != nil {
+			return err
+		}
 		b := tx.Bucket(bucketAccounts)
 		if b.Get([]byte(rec.ID)) != nil {
 			return conflict("Account %q already exists.", rec.ID)
@@ -231,6 +239,15 @@ func (s *Store) FindAccount(ctx context.Context, appID string, providerType unic
 // application (CodeInvalid); a changed email or provider type is checked
 // for uniqueness like CreateAccount does (CodeConflict).
 func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) error) (*unical.AccountRecord, error) {
+	return s.UpdateAccountAndEnqueue(ctx, appID, id, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
+		return nil, fn(a)
+	})
+}
+
+// UpdateAccountAndEnqueue is UpdateAccount that also queues the messages
+// fn returns, in the same transaction: a refused message (CodeInvalid,
+// CodeConflict) aborts the update too.
+func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) ([]*unical.OutboxMessage, error)) (*unical.AccountRecord, error) {
 	var out account
 	err := s.update(ctx, "update account", func(tx *bbolt.Tx) error {
 		old, err := getAccount(tx, appID, id)
@@ -238,8 +255,16 @@ func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*un
 			return err
 		}
 		a := old.toAccountRecord()
-		if err := fn(a); err != nil {
+		msgs, err := fn(a)
+		if err != nil {
 			return fnError{err}
+		}
+		queued, err := messageRecords(msgs)
+		if err != nil {
+			return err
+		}
+		if err := enqueue(tx, queued); err != nil {
+			return err
 		}
 		if a.ID != old.ID || a.ApplicationID != old.ApplicationID {
 			return unical.Errorf(unical.CodeInvalid, "An account update may not change its id or application.")
@@ -304,12 +329,19 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 }
 
 // DeleteAccount removes an account, its subscriptions and their pending
-// messages in one transaction; CodeNotFound if the application has no such
-// account.
-func (s *Store) DeleteAccount(ctx context.Context, appID, id string) error {
+// messages and queues msgs, in one transaction; CodeNotFound if the
+// application has no such account.
+func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*unical.OutboxMessage) error {
+	queued, err := messageRecords(msgs)
+	if err != nil {
+		return err
+	}
 	return s.update(ctx, "delete account", func(tx *bbolt.Tx) error {
 		rec, err := getAccount(tx, appID, id)
 		if err != nil {
+			return err
+		}
+		if err := enqueue(tx, queued); err != nil {
 			return err
 		}
 		var subIDs []string

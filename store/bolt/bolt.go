@@ -32,6 +32,9 @@ type Options struct {
 	// there is no way to wait forever, because a server that hangs at start
 	// is harder to diagnose than one that says the file is in use.
 	Timeout time.Duration
+	// NoSync skips the fsync after each write: a crash may lose or corrupt
+	// the file. Only for tests and data that can be thrown away.
+	NoSync bool
 }
 
 // Store is a [unical.Store] in one bbolt file. It is safe for concurrent use
@@ -58,11 +61,14 @@ var (
 	bucketOutbox          = []byte("outbox")
 	bucketOutboxPending   = []byte("outbox.pending")
 	bucketOutboxBySub     = []byte("outbox.bySubscription")
+	bucketOutboxFinished  = []byte("outbox.finished")
 	bucketDeliveries      = []byte("deliveries")
 	bucketDeliveriesBySub = []byte("deliveries.bySubscription")
 	bucketDeliveriesByExp = []byte("deliveries.byExpiry")
 	bucketFlows           = []byte("flows")
 	bucketFlowsByExpiry   = []byte("flows.byExpiry")
+	bucketFlowsByApp      = []byte("flows.byApp")
+	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
 )
@@ -71,21 +77,29 @@ var allBuckets = [][]byte{
 	bucketMeta, bucketApplications, bucketAPIKeys, bucketAPIKeysByApp,
 	bucketAccounts, bucketAccountsByApp, bucketAccountsByEmail,
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
-	bucketOutbox, bucketOutboxPending, bucketOutboxBySub,
+	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
 }
+
+// indexVersion is the set of index buckets a file has filled. Open fills
+// the ones an older file lacks: "2" added outbox.finished, flows.byApp and
+// flows.countByApp.
+const indexVersion = "2"
 
 // Open opens the bolt file at path, creating it with mode 0600 when it does
 // not exist. It returns CodeUnavailable when another process holds the file
 // for longer than the timeout, and CodeInternal when the file is not a
 // unical bolt file or has a newer format.
 func Open(path string, opts *Options) (*Store, error) {
-	timeout := DefaultTimeout
-	if opts != nil && opts.Timeout > 0 {
-		timeout = opts.Timeout
+	timeout, noSync := DefaultTimeout, false
+	if opts != nil {
+		if opts.Timeout > 0 {
+			timeout = opts.Timeout
+		}
+		noSync = opts.NoSync
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: noSync})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, unical.WrapError(unical.CodeUnavailable,
 			fmt.Errorf("bolt: open %s: another process holds the file (gave up after %s): %w", path, timeout, err),
@@ -107,13 +121,66 @@ func Open(path string, opts *Options) (*Store, error) {
 		case string(v) != formatVersion:
 			return fmt.Errorf("file format version %q is not supported (want %q)", v, formatVersion)
 		}
-		return nil
+		if string(meta.Get([]byte("indexes"))) == indexVersion {
+			return nil
+		}
+		if err := backfillIndexes(tx); err != nil {
+			return err
+		}
+		return meta.Put([]byte("indexes"), []byte(indexVersion))
 	})
 	if err != nil {
 		db.Close()
 		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// backfillIndexes fills outbox.finished, flows.byApp and flows.countByApp
+// from the records of
+// a file written before they existed, so that the sweep finds old
+// delivered and failed messages and the pending-flow cap counts old flows.
+func backfillIndexes(tx *bbolt.Tx) error {
+	var msgs []*message
+	err := tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
+		var rec message
+		if err := decode(k, v, &rec); err != nil {
+			return err
+		}
+		if rec.Status != unical.MessagePending {
+			msgs = append(msgs, &rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rec := range msgs {
+		if err := indexMessage(tx, rec); err != nil {
+			return err
+		}
+	}
+	var flows []*flow
+	err = tx.Bucket(bucketFlows).ForEach(func(k, v []byte) error {
+		var rec flow
+		if err := decode(k, v, &rec); err != nil {
+			return err
+		}
+		flows = append(flows, &rec)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rec := range flows {
+		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+			return err
+		}
+		if err := addFlowCount(tx, rec.ApplicationID, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close closes the file and releases its lock. Methods called afterwards
@@ -212,6 +279,12 @@ func timeKey(t time.Time) []byte {
 	binary.BigEndian.PutUint64(b, uint64(t.Unix())^(1<<63))
 	binary.BigEndian.PutUint32(b[8:], uint32(t.Nanosecond()))
 	return b
+}
+
+// keyTime decodes the time at the start of a key made with timeKey.
+func keyTime(k []byte) time.Time {
+	sec := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
+	return time.Unix(sec, int64(binary.BigEndian.Uint32(k[8:]))).UTC()
 }
 
 // getJSON decodes the record under k into v; it reports false when there is

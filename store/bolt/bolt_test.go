@@ -233,47 +233,60 @@ func TestStore_ErrCanceled(t *testing.T) {
 	}
 }
 
-func TestStore_DeleteExpired(t *testing.T) {
+// TestOpen_BackfillsIndexes opens a file written before outbox.finished and
+// flows.byApp existed: Open fills them, so the sweep removes old delivered
+// messages and the flow cap counts old flows.
+func TestOpen_BackfillsIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := MustOpenStore(t)
-	for _, err := range []error{
-		s.PutBlob(ctx, "app_1", "old", []byte("old"), t0),
-		s.PutBlob(ctx, "app_1", "new", []byte("new"), t0.Add(time.Hour)),
-		s.PutBlob(ctx, "app_1", "renewed", []byte("v1"), t0),
-		s.PutBlob(ctx, "app_1", "renewed", []byte("v2"), t0.Add(time.Hour)),
-		s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_old", ExpiresAt: t0}),
-		s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_new", ExpiresAt: t0.Add(time.Hour)}),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
+	path := filepath.Join(t.TempDir(), "unical.db")
+	s := mustOpen(t, path)
+	msg := &unical.OutboxMessage{ID: "msg_1", ApplicationID: "app_1", Status: unical.MessagePending, NextAttemptAt: t0}
+	if err := s.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+		t.Fatal(err)
 	}
-	n, err := s.DeleteExpired(ctx, t0)
+	claimed, err := s.ClaimMessages(ctx, "w", t0, time.Minute, 1)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
+	}
+	claimed[0].Status = unical.MessageDelivered
+	if err := s.UpdateMessage(ctx, claimed[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_1", ApplicationID: "app_1", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Make it an older file: no new indexes, no marker.
+	db, err := bbolt.Open(path, 0o600, nil)
 	if err != nil {
-		t.Fatalf("DeleteExpired(): %v", err)
+		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("DeleteExpired() = %d, want 2 (one blob, one flow)", n)
-	}
-	// Asking as of an earlier time shows the expired records are gone, not
-	// just hidden.
-	early := t0.Add(-time.Minute)
-	if _, err := s.GetBlob(ctx, "app_1", "old", early); unical.ErrorCode(err) != unical.CodeNotFound {
-		t.Errorf("GetBlob(deleted) = %v, want CodeNotFound", err)
-	}
-	if _, err := s.ConsumeFlow(ctx, "flow_old", early); unical.ErrorCode(err) != unical.CodeNotFound {
-		t.Errorf("ConsumeFlow(deleted) = %v, want CodeNotFound", err)
-	}
-	for _, k := range []string{"new", "renewed"} {
-		if _, err := s.GetBlob(ctx, "app_1", k, t0); err != nil {
-			t.Errorf("GetBlob(%s) after DeleteExpired: %v", k, err)
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, name := range []string{"outbox.finished", "flows.byApp"} {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
 		}
+		return tx.Bucket([]byte("meta")).Delete([]byte("indexes"))
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.ConsumeFlow(ctx, "flow_new", t0); err != nil {
-		t.Errorf("ConsumeFlow(flow_new) after DeleteExpired: %v", err)
+	db.Close()
+
+	s = mustOpen(t, path)
+	err = s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_2", ApplicationID: "app_1", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, 1)
+	if unical.ErrorCode(err) != unical.CodeRateLimited {
+		t.Errorf("CreateFlow(cap 1, one old flow) = %v, want CodeRateLimited", err)
 	}
-	if n, err := s.DeleteExpired(ctx, t0); err != nil || n != 0 {
-		t.Errorf("DeleteExpired(again) = %d, %v; want 0", n, err)
+	got, err := s.Sweep(ctx, unical.SweepRequest{Now: t0, DeliveredBefore: t0.Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(unical.SweepResult{DeliveredMessages: 1}, got); d != "" {
+		t.Errorf("Sweep() on a backfilled file mismatch (-want +got):\n%s", d)
 	}
 }

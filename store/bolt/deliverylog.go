@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -98,7 +97,8 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 		if newest.IsZero() {
 			return nil
 		}
-		return pruneAttempts(tx, newest)
+		_, err := pruneAttempts(tx, newest, pruneBatch)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -117,35 +117,31 @@ func putAttempt(tx *bbolt.Tx, rec *attempt) error {
 	return tx.Bucket(bucketDeliveriesByExp).Put(append(timeKey(rec.ExpiresAt), rec.ID...), nil)
 }
 
-// pruneAttempts deletes up to pruneBatch attempts expired at now.
-func pruneAttempts(tx *bbolt.Tx, now time.Time) error {
-	nowKey := timeKey(now)
-	var keys [][]byte
-	c := tx.Bucket(bucketDeliveriesByExp).Cursor()
-	for k, _ := c.First(); k != nil && len(keys) < pruneBatch && bytes.Compare(k[:timeKeyLen], nowKey) <= 0; k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k))
-	}
+// pruneAttempts deletes up to max attempts expired at now (no bound when
+// max is negative) and returns how many.
+func pruneAttempts(tx *bbolt.Tx, now time.Time, max int) (int, error) {
+	keys := expiredKeys(tx.Bucket(bucketDeliveriesByExp), nil, timeKey(now), max)
 	b := tx.Bucket(bucketDeliveries)
 	for _, k := range keys {
 		id := k[timeKeyLen:]
 		var rec attempt
 		ok, err := getJSON(b, id, &rec)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if ok {
 			if err := tx.Bucket(bucketDeliveriesBySub).Delete(keyOf(rec.ApplicationID, rec.SubscriptionID, rec.ID)); err != nil {
-				return err
+				return 0, err
 			}
 			if err := b.Delete(id); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if err := tx.Bucket(bucketDeliveriesByExp).Delete(k); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(keys), nil
 }
 
 // ListAttempts returns an application's attempts for one subscription
@@ -190,6 +186,9 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 		}
 		if rec.Status != unical.MessageFailed {
 			return conflict("Message %q is %s; only failed messages can be sent again.", id, rec.Status)
+		}
+		if err := unindexMessage(tx, &rec); err != nil {
+			return err
 		}
 		rec.Status, rec.Attempts, rec.NextAttemptAt = unical.MessagePending, 0, utc(now)
 		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}

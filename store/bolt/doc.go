@@ -24,11 +24,14 @@
 //	outbox                   message id → message
 //	outbox.pending           next attempt ‖ message id → lease expiry or ∅
 //	outbox.bySubscription    subscription id ␀ message id → ∅   (pending only)
+//	outbox.finished          status ␀ last due time ‖ message id → ∅ (delivered and failed only)
 //	deliveries               attempt id → delivery attempt
 //	deliveries.bySubscription app id ␀ subscription id ␀ attempt id → ∅ ("" for the app's endpoint)
 //	deliveries.byExpiry      expiry ‖ attempt id → ∅
 //	flows                    flow id → OAuth flow
 //	flows.byExpiry           expiry ‖ flow id → ∅
+//	flows.byApp              app id ␀ expiry ‖ flow id → ∅
+//	flows.countByApp         app id ␀ → number of stored flows (uint64, big-endian)
 //	blobs                    app id ␀ key → blob
 //	blobs.byExpiry           expiry ‖ app id ␀ key → ∅
 //
@@ -38,8 +41,11 @@
 // delivered history; a claim is written onto the message itself, so after a
 // crash and restart the same file hands expired claims to the next worker.
 // Buckets missing from an older file are created by Open, so the delivery
-// log needed no new format version. Expired attempts are pruned a few at a
-// time by each RecordAttempt.
+// log needed no new format version; the "indexes" meta key records that
+// Open has filled outbox.finished and the flows.byApp indexes from the
+// records of an older file. Expired attempts are pruned a few at a time by
+// each RecordDeliveries, and everything that expires or outlives its
+// retention by Sweep, which walks the time-ordered indexes.
 //
 // Times are stored in UTC with nanosecond precision. Sealed secrets arrive
 // sealed by the Client and are stored as they are, so nothing in the file is

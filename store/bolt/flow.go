@@ -3,6 +3,8 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/unical/unical"
@@ -26,8 +28,21 @@ func (rec *flow) expiryKey() []byte {
 	return append(timeKey(rec.ExpiresAt), rec.ID...)
 }
 
-// CreateFlow stores a flow; CodeConflict if the id is taken.
-func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow) error {
+// appKey is the flow's flows.byApp key: its application's prefix, then
+// the expiry key, so that an application's unexpired flows are one range.
+func (rec *flow) appKey() []byte {
+	return append(keyOf(rec.ApplicationID, ""), rec.expiryKey()...)
+}
+
+// CreateFlow stores a flow; CodeConflict if the id is taken. With a
+// positive maxPending it checks the application's stored flows in
+// flows.countByApp, which costs one read: under the cap, the flow is
+// stored. At the cap, some of them may have expired: it removes the
+// application's flows expired at f.CreatedAt (the front of its range in
+// flows.byApp) and checks again. Still at the cap, it returns
+// CodeRateLimited and writes nothing but those removals, so a flood of
+// refused calls costs a seek each and no disk write.
+func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending int) error {
 	if err := checkID("Flow id", f.ID); err != nil {
 		return err
 	}
@@ -36,16 +51,91 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow) error {
 		State: f.State, LoginHint: f.LoginHint, SealedVerifier: f.SealedVerifier,
 		CreatedAt: utc(f.CreatedAt), ExpiresAt: utc(f.ExpiresAt),
 	}
-	return s.update(ctx, "create flow", func(tx *bbolt.Tx) error {
+	// refused is the cap's answer when expired flows were removed on the
+	// way: the transaction commits the removals and the caller still gets
+	// the refusal.
+	var refused error
+	err := s.update(ctx, "create flow", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketFlows)
 		if b.Get([]byte(rec.ID)) != nil {
 			return conflict("Flow %q already exists.", rec.ID)
 		}
+		if maxPending > 0 && flowCount(tx, rec.ApplicationID) >= maxPending {
+			removed, err := deleteExpiredFlows(tx, rec.ApplicationID, rec.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if flowCount(tx, rec.ApplicationID) >= maxPending {
+				refused = flowCapError(tx, rec, maxPending)
+				if removed == 0 {
+					return refused // nothing to keep: roll back
+				}
+				return nil
+			}
+		}
 		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+			return err
+		}
+		if err := addFlowCount(tx, rec.ApplicationID, 1); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketFlowsByExpiry).Put(rec.expiryKey(), nil)
 	})
+	if err != nil {
+		return err
+	}
+	return refused
+}
+
+// flowCapError is the refusal of rec at the cap, with RetryAfter until the
+// application's first unexpired flow expires.
+func flowCapError(tx *bbolt.Tx, rec *flow, max int) error {
+	prefix := keyOf(rec.ApplicationID, "")
+	e := &unical.Error{
+		Code:    unical.CodeRateLimited,
+		Message: fmt.Sprintf("This application has %d sign-ins in progress, the most allowed; try again when one finishes or expires.", max),
+	}
+	k, _ := tx.Bucket(bucketFlowsByApp).Cursor().Seek(prefix)
+	if k != nil && bytes.HasPrefix(k, prefix) && len(k) >= len(prefix)+timeKeyLen {
+		e.RetryAfter = keyTime(k[len(prefix):]).Sub(rec.CreatedAt)
+	}
+	return e
+}
+
+// deleteExpiredFlows removes an application's flows expired at now and
+// returns how many.
+func deleteExpiredFlows(tx *bbolt.Tx, appID string, now time.Time) (int, error) {
+	prefix := keyOf(appID, "")
+	keys := expiredKeys(tx.Bucket(bucketFlowsByApp), prefix, timeKey(now), -1)
+	for _, k := range keys {
+		if err := deleteFlowByID(tx, string(k[len(prefix)+timeKeyLen:])); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
+
+// flowCount is the number of stored flows of an application, expired or
+// not, from flows.countByApp.
+func flowCount(tx *bbolt.Tx, appID string) int {
+	v := tx.Bucket(bucketFlowCounts).Get(keyOf(appID, ""))
+	if len(v) != 8 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(v))
+}
+
+// addFlowCount changes an application's flow count by delta.
+func addFlowCount(tx *bbolt.Tx, appID string, delta int) error {
+	n := max(flowCount(tx, appID)+delta, 0)
+	k := keyOf(appID, "")
+	if n == 0 {
+		return tx.Bucket(bucketFlowCounts).Delete(k)
+	}
+	return tx.Bucket(bucketFlowCounts).Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
 }
 
 // ConsumeFlow removes and returns a flow, so that it works once;
@@ -62,10 +152,7 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 		if !ok {
 			return notFound("Flow", id)
 		}
-		if err := b.Delete([]byte(id)); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
+		return deleteFlow(tx, &rec)
 	})
 	if err != nil {
 		return nil, err
@@ -79,6 +166,31 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 		State: rec.State, LoginHint: rec.LoginHint, SealedVerifier: rec.SealedVerifier,
 		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
 	}, nil
+}
+
+// deleteFlow removes a flow, its index entries and its count.
+func deleteFlow(tx *bbolt.Tx, rec *flow) error {
+	if err := tx.Bucket(bucketFlows).Delete([]byte(rec.ID)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketFlowsByApp).Delete(rec.appKey()); err != nil {
+		return err
+	}
+	if err := addFlowCount(tx, rec.ApplicationID, -1); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
+}
+
+// deleteFlowByID is deleteFlow for a flow known by id; a missing one is
+// already gone.
+func deleteFlowByID(tx *bbolt.Tx, id string) error {
+	var rec flow
+	ok, err := getJSON(tx.Bucket(bucketFlows), []byte(id), &rec)
+	if err != nil || !ok {
+		return err
+	}
+	return deleteFlow(tx, &rec)
 }
 
 // blob is a stored blob with its expiry. It repeats its application and
@@ -141,40 +253,4 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 		return nil, err
 	}
 	return rec.Data, nil
-}
-
-// DeleteExpired removes the blobs and OAuth flows that have expired at now
-// and returns how many it removed. Expired records are already invisible;
-// this only gives their space back, so call it now and then (hourly is
-// plenty). It walks the expiry indexes, so its cost is what it removes.
-func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	n := 0
-	err := s.update(ctx, "delete expired", func(tx *bbolt.Tx) error {
-		nowKey := timeKey(now)
-		for _, kind := range []struct{ data, index []byte }{
-			{bucketFlows, bucketFlowsByExpiry},
-			{bucketBlobs, bucketBlobsByExpiry},
-		} {
-			index := tx.Bucket(kind.index)
-			var expired [][]byte
-			c := index.Cursor()
-			for k, _ := c.First(); k != nil && bytes.Compare(k[:timeKeyLen], nowKey) <= 0; k, _ = c.Next() {
-				expired = append(expired, bytes.Clone(k))
-			}
-			for _, k := range expired {
-				if err := tx.Bucket(kind.data).Delete(k[timeKeyLen:]); err != nil {
-					return err
-				}
-				if err := index.Delete(k); err != nil {
-					return err
-				}
-			}
-			n += len(expired)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }

@@ -50,14 +50,26 @@ func (rec *message) pendingValue() []byte {
 	return timeKey(rec.LeaseExpiry)
 }
 
-// putMessage stores rec and brings both outbox indexes in line with its
-// status: only pending messages are indexed.
+// finishedKey is the outbox.finished key of a delivered or failed
+// message: its status, then the due time of its last attempt, then its id,
+// so that the sweep walks each status oldest first.
+func (rec *message) finishedKey() []byte {
+	return append(keyOf(string(rec.Status), ""), append(timeKey(rec.NextAttemptAt), rec.ID...)...)
+}
+
+// putMessage stores rec and indexes it for its status.
 func putMessage(tx *bbolt.Tx, rec *message) error {
 	if err := putJSON(tx.Bucket(bucketOutbox), []byte(rec.ID), rec); err != nil {
 		return err
 	}
+	return indexMessage(tx, rec)
+}
+
+// indexMessage adds rec's index entries: the pending indexes while it is
+// pending, outbox.finished once it is delivered or failed.
+func indexMessage(tx *bbolt.Tx, rec *message) error {
 	if rec.Status != unical.MessagePending {
-		return nil
+		return tx.Bucket(bucketOutboxFinished).Put(rec.finishedKey(), nil)
 	}
 	if err := tx.Bucket(bucketOutboxPending).Put(rec.pendingKey(), rec.pendingValue()); err != nil {
 		return err
@@ -68,9 +80,11 @@ func putMessage(tx *bbolt.Tx, rec *message) error {
 	return tx.Bucket(bucketOutboxBySub).Put(keyOf(rec.SubscriptionID, rec.ID), nil)
 }
 
-// unindexMessage removes rec's index entries, which exist while it is
-// pending.
+// unindexMessage removes the index entries indexMessage added for rec.
 func unindexMessage(tx *bbolt.Tx, rec *message) error {
+	if rec.Status != unical.MessagePending {
+		return tx.Bucket(bucketOutboxFinished).Delete(rec.finishedKey())
+	}
 	if err := tx.Bucket(bucketOutboxPending).Delete(rec.pendingKey()); err != nil {
 		return err
 	}
@@ -96,13 +110,24 @@ func deleteMessage(tx *bbolt.Tx, id string) error {
 // none. A message must be pending (an empty Status means pending);
 // CodeConflict if an id is taken.
 func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessage) error {
+	recs, err := messageRecords(msgs)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, "enqueue messages", func(tx *bbolt.Tx) error {
+		return enqueue(tx, recs)
+	})
+}
+
+// messageRecords checks messages to queue and returns their stored form.
+func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
 	recs := make([]*message, len(msgs))
 	for i, m := range msgs {
 		if err := checkID("Message id", m.ID); err != nil {
-			return err
+			return nil, err
 		}
 		if err := checkID("Application id", m.ApplicationID); err != nil {
-			return err
+			return nil, err
 		}
 		status := m.Status
 		switch status {
@@ -110,7 +135,7 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 			status = unical.MessagePending
 		case unical.MessagePending:
 		default:
-			return unical.Errorf(unical.CodeInvalid, "Message %q is %s; only pending messages can be queued.", m.ID, status)
+			return nil, unical.Errorf(unical.CodeInvalid, "Message %q is %s; only pending messages can be queued.", m.ID, status)
 		}
 		recs[i] = &message{
 			ID: m.ID, ApplicationID: m.ApplicationID, SubscriptionID: m.SubscriptionID,
@@ -119,18 +144,22 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 			LeaseOwner: m.LeaseOwner, LeaseExpiry: utc(m.LeaseExpiry),
 		}
 	}
-	return s.update(ctx, "enqueue messages", func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketOutbox)
-		for _, rec := range recs {
-			if b.Get([]byte(rec.ID)) != nil {
-				return conflict("Message %q already exists.", rec.ID)
-			}
-			if err := putMessage(tx, rec); err != nil {
-				return err
-			}
+	return recs, nil
+}
+
+// enqueue stores checked messages inside a write transaction; CodeConflict
+// if an id is taken, which aborts the transaction.
+func enqueue(tx *bbolt.Tx, recs []*message) error {
+	b := tx.Bucket(bucketOutbox)
+	for _, rec := range recs {
+		if b.Get([]byte(rec.ID)) != nil {
+			return conflict("Message %q already exists.", rec.ID)
 		}
-		return nil
-	})
+		if err := putMessage(tx, rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ClaimMessages leases up to max pending messages due at now whose lease is

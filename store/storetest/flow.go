@@ -14,7 +14,7 @@ var flowTests = []testCase{
 		id := newID("flow")
 		want := fullFlow(id, "app_A", base.Add(10*time.Minute))
 		checkFull(t, want)
-		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), fullFlow(id, "app_A", base.Add(10*time.Minute))))
+		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), fullFlow(id, "app_A", base.Add(10*time.Minute)), 0))
 		got, err := s.ConsumeFlow(t.Context(), id, base.Add(10*time.Minute-time.Microsecond))
 		mustOK(t, "ConsumeFlow()", err)
 		if d := diff(want, got); d != "" {
@@ -29,13 +29,13 @@ var flowTests = []testCase{
 	}},
 	{"Consume/ErrExpired", func(t *testing.T, s unical.Store) {
 		flow := fullFlow(newID("flow"), "app_A", base.Add(10*time.Minute))
-		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow))
+		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow, 0))
 		_, err := s.ConsumeFlow(t.Context(), flow.ID, flow.ExpiresAt)
 		wantCode(t, "ConsumeFlow(at expiry)", err, unical.CodeNotFound)
 	}},
 	{"Consume/Once", func(t *testing.T, s unical.Store) {
 		flow := fullFlow(newID("flow"), "app_A", base.Add(10*time.Minute))
-		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow))
+		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow, 0))
 		var (
 			wins atomic.Int32
 			wg   sync.WaitGroup
@@ -59,9 +59,9 @@ var flowTests = []testCase{
 	}},
 	{"Create/ErrConflict", func(t *testing.T, s unical.Store) {
 		flow := fullFlow(newID("flow"), "app_A", base.Add(10*time.Minute))
-		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow))
+		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow, 0))
 		dup := fullFlow(flow.ID, "app_B", base.Add(20*time.Minute))
-		wantCode(t, "CreateFlow(same id)", s.CreateFlow(t.Context(), dup), unical.CodeConflict)
+		wantCode(t, "CreateFlow(same id)", s.CreateFlow(t.Context(), dup, 0), unical.CodeConflict)
 		got, err := s.ConsumeFlow(t.Context(), flow.ID, base)
 		mustOK(t, "ConsumeFlow()", err)
 		if d := diff(flow, got); d != "" {
@@ -71,7 +71,7 @@ var flowTests = []testCase{
 	{"Copies", func(t *testing.T, s unical.Store) {
 		id := newID("flow")
 		flow := fullFlow(id, "app_A", base.Add(time.Minute))
-		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow))
+		mustOK(t, "CreateFlow()", s.CreateFlow(t.Context(), flow, 0))
 		flow.SealedVerifier[0] = 'X'
 		flow.State = "changed"
 		got, err := s.ConsumeFlow(t.Context(), id, base)

@@ -33,6 +33,16 @@
 //     writes nothing for a result they refuse, but writes the others; attempts that expired at now are left out of
 //     ListAttempts; RetryMessage refuses a message whose subscription was
 //     deleted with CodeNotFound.
+//   - CreateAccount, UpdateAccountAndEnqueue and DeleteAccount queue their
+//     messages in the same atomic write as the account change: a refused
+//     change queues nothing and a refused message (CodeConflict for a taken
+//     id) changes nothing.
+//   - CreateFlow's cap counts the application's flows unexpired at the new
+//     flow's CreatedAt; consumed and expired flows do not count. A refusal
+//     is CodeRateLimited with RetryAfter until the first of them expires.
+//   - Sweep removes flows, blobs and attempts expired at Now, and delivered
+//     and failed messages whose NextAttemptAt is strictly before their
+//     cutoff; a message sent again with RetryMessage is pending and stays.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -68,8 +78,11 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Subscriptions", subscriptionTests},
 		{"Outbox", outboxTests},
 		{"DeliveryLog", deliveryLogTests},
+		{"AccountMessages", accountMessageTests},
 		{"Flows", flowTests},
+		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
+		{"Sweep", sweepTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
