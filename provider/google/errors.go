@@ -47,6 +47,7 @@ func (p *Provider) retry(ctx context.Context, try func() outcome) error {
 			}
 			return o.err
 		}
+		unical.NoteRetry(ctx)
 		if err := p.sleep(ctx, wait); err != nil {
 			return unical.WrapError(unical.CodeUnavailable, err, "Google did not answer in time.")
 		}

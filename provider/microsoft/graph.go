@@ -217,6 +217,7 @@ func (c *client) backoff(attempt int) time.Duration {
 }
 
 func (c *client) wait(ctx context.Context, d time.Duration) error {
+	unical.NoteRetry(ctx) // every wait here is before a retry
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
