@@ -25,6 +25,11 @@ const MaxBodyBytes = 1 << 20
 type Options struct {
 	// Logger receives request and error logs; default discards them.
 	Logger *slog.Logger
+	// Requests receives each request's route, status and duration; nil
+	// measures nothing. See metrics.go.
+	Requests RequestObserver
+	// Metrics, when set, is served at GET /metrics without an API key.
+	Metrics http.Handler
 }
 
 // handler serves the API over a Client.
@@ -50,8 +55,13 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	h.registerEventRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
+	h.registerHealthRoutes(opts.Metrics)
 	h.mux.HandleFunc("/", h.handleUnrouted)
-	return h.recoverer(h.mux)
+	var routed http.Handler = h.mux
+	if opts.Requests != nil {
+		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux)
+	}
+	return h.recoverer(routed)
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
