@@ -51,9 +51,6 @@ const (
 	ProviderOutcomeError       = "error"
 )
 
-// ProviderOutcomes lists every provider call outcome.
-var ProviderOutcomes = []string{ProviderOutcomeOK, ProviderOutcomeRateLimited, ProviderOutcomeUnavailable, ProviderOutcomeExpired, ProviderOutcomeError}
-
 // Webhook delivery attempt outcomes, as [Observer.DeliveryAttempt]
 // reports them.
 const (
@@ -71,15 +68,6 @@ const (
 
 // DeliveryOutcomes lists every delivery attempt outcome.
 var DeliveryOutcomes = []string{DeliveryDelivered, DeliveryRetrying, DeliveryFailed, DeliverySkipped}
-
-// ProviderOps lists the Provider (and optional interface) methods that
-// [Observer.ProviderCall] reports, by name.
-var ProviderOps = []string{
-	"Connect", "Exchange", "RefreshToken",
-	"ListCalendars", "GetCalendar", "CreateCalendar", "UpdateCalendar", "DeleteCalendar",
-	"ListEvents", "GetEvent", "CreateEvent", "UpdateEvent", "DeleteEvent", "RespondToEvent",
-	"QueryFreeBusy", "Watch", "RenewWatch", "StopWatch",
-}
 
 // NopObserver is an Observer that records nothing; embed it to implement
 // only part of Observer.
