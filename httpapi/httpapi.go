@@ -26,7 +26,7 @@ type Options struct {
 	// Logger receives request and error logs; default discards them.
 	Logger *slog.Logger
 	// Requests receives each request's route, status and duration; nil
-	// measures nothing. See metrics.go.
+	// measures nothing.
 	Requests RequestObserver
 	// Metrics, when set, is served at GET /metrics without an API key.
 	Metrics http.Handler
