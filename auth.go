@@ -105,7 +105,7 @@ func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType,
 	if err != nil {
 		return "", err
 	}
-	op, ok := p.(OAuthProvider)
+	op, ok := oauthOf(p)
 	if !ok {
 		return "", Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", t)
 	}
@@ -195,7 +195,7 @@ func (c *Client) CompleteOAuth(ctx context.Context, params *OAuthCallbackParams)
 	if err != nil {
 		return "", err
 	}
-	op, ok := p.(OAuthProvider)
+	op, ok := oauthOf(p)
 	if !ok {
 		return "", Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", flow.ProviderType)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/unical/unical/internal/seal"
@@ -59,6 +60,10 @@ type Config struct {
 	// replica takes effect after at most this long. Default 5 seconds;
 	// negative disables the cache.
 	CacheTTL time.Duration
+	// Observer receives measurements of provider calls, webhook
+	// deliveries, change polling and push notifications, for metrics;
+	// default none.
+	Observer Observer
 
 	// The webhook engine: these fields matter only to [Client.Run]. A
 	// Client that never runs it (tests, admin commands) still queues
@@ -134,6 +139,9 @@ type Client struct {
 	apiKeys *ttlCache[*APIKey]
 
 	engine engineConfig
+	obs    Observer // never nil: NopObserver when Config has none
+	// engineRunning is set while Run runs.
+	engineRunning atomic.Bool
 	// wake nudges a running engine when this Client queues a message.
 	wake chan struct{}
 	// done is closed by Close; a running engine stops then. runMu orders
@@ -177,7 +185,7 @@ func New(cfg Config) (*Client, error) {
 		if _, dup := c.providers[t]; dup {
 			return nil, errors.New("unical: two providers for " + string(t))
 		}
-		c.providers[t] = p
+		c.providers[t] = observe(p, cfg.Observer)
 	}
 	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
@@ -185,6 +193,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	c.obs = cfg.Observer
+	if c.obs == nil {
+		c.obs = NopObserver{}
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -166,7 +166,7 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 		return nil, err
 	}
 	if rec.ProviderType.UsesOAuth() && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
-		if refresher, ok := a.c.providers[rec.ProviderType].(TokenRefresher); ok {
+		if refresher, ok := refresherOf(a.c.providers[rec.ProviderType]); ok {
 			_, _, s, err := a.session(ctx, accountID)
 			if err != nil {
 				return nil, err

@@ -150,6 +150,8 @@ func (c *Client) Run(ctx context.Context) error {
 	c.running.Add(1)
 	c.runMu.Unlock()
 	defer c.running.Done()
+	c.engineRunning.Store(true)
+	defer c.engineRunning.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -401,6 +403,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 	}
 	// disable disables the endpoint with reason; needFailing makes it
 	// give way to a delivery that another worker recorded meanwhile.
+	didDisable := false // by this attempt, not another worker
 	disable := func(reason string, needFailing bool) func(*EndpointState) bool {
 		return func(s *EndpointState) bool {
 			if s.DisabledAt != nil { // by another worker since tgt was read
@@ -414,6 +417,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 				s.FailingSince = &at
 			}
 			s.DisabledAt, s.DisabledReason, disabled = &at, reason, reason
+			didDisable = true
 			return true
 		}
 	}
@@ -449,6 +453,9 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 		c.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
 		return ""
 	}
+	if didDisable {
+		c.obs.EndpointDisabled()
+	}
 	return disabled
 }
 
@@ -476,6 +483,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	case errors.Is(err, errNoTarget):
 		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
 		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		c.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case errors.Is(err, errSealedSecret):
 		c.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
@@ -495,6 +503,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		// log shows why nothing arrives.
 		msg.Status, msg.LastError = MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
 		w.record(msg, &DeliveryAttempt{At: c.now().UTC(), Error: msg.LastError})
+		c.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	}
 	if tgt.rate > 0 {
@@ -568,6 +577,15 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			msg.Status = MessageFailed
 		}
 	}
+	outcome := DeliveryDelivered
+	switch {
+	case delivered:
+	case msg.Status == MessageFailed:
+		outcome = DeliveryFailed
+	default:
+		outcome = DeliveryRetrying
+	}
+	c.obs.DeliveryAttempt(outcome, latency)
 	w.record(msg, attempt)
 }
 

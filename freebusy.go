@@ -117,7 +117,7 @@ func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeB
 		return nil, err
 	}
 	busy := map[string][]Interval{}
-	if fb, ok := p.(FreeBusyQuerier); ok {
+	if fb, ok := freeBusyOf(p); ok {
 		busy, err = fb.QueryFreeBusy(ctx, s, &FreeBusyQuery{Start: q.start, End: q.end, TimeZone: q.loc.String(), CalendarIDs: q.calendarIDs})
 		if err != nil {
 			return nil, a.providerFailed(ctx, accountID, err)

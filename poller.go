@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,15 +18,26 @@ const pollConcurrency = 8
 func (c *Client) pollChanges(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
+	var last time.Time // when the previous pass started
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := c.PollChanges(ctx); err != nil && ctx.Err() == nil {
+		start := time.Now()
+		var lag time.Duration
+		if !last.IsZero() {
+			// The timer starts after a pass ends, so a slow pass (or a
+			// starved process) delays the next one by this much.
+			lag = max(start.Sub(last)-c.engine.changePoll, 0)
+		}
+		last = start
+		polled, err := c.pollPass(ctx)
+		if err != nil && ctx.Err() == nil {
 			c.log.ErrorContext(ctx, "poll subscriptions", "err", err)
 		}
+		c.obs.PollCycle(polled, lag, time.Since(start))
 		t.Reset(c.engine.changePoll)
 	}
 }
@@ -43,6 +55,17 @@ func (c *Client) pollChanges(ctx context.Context) {
 // queue a message for the same change; that is harmless, since a message
 // only tells the receiver to sync.
 func (c *Client) PollChanges(ctx context.Context) error {
+	start := time.Now()
+	polled, err := c.pollPass(ctx)
+	c.obs.PollCycle(polled, 0, time.Since(start))
+	return err
+}
+
+// pollPass is one pass of PollChanges; it returns how many
+// subscriptions it polled with a sync cursor.
+func (c *Client) pollPass(ctx context.Context) (polled int, err error) {
+	var count atomic.Int64
+	defer func() { polled = int(count.Load()) }()
 	sem := make(chan struct{}, pollConcurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -50,19 +73,21 @@ func (c *Client) PollChanges(ctx context.Context) error {
 	for {
 		subs, err := c.store.ListAllSubscriptions(ctx, after, 100)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, sub := range subs {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				return ctx.Err()
+				return 0, ctx.Err()
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
 				poll := c.pollSubscription
 				if sub.Watch != nil {
 					poll = c.renewWatch // the provider pushes this one's changes
+				} else {
+					count.Add(1)
 				}
 				if err := poll(ctx, sub); err != nil && ctx.Err() == nil {
 					c.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
@@ -70,7 +95,7 @@ func (c *Client) PollChanges(ctx context.Context) error {
 			})
 		}
 		if len(subs) < 100 {
-			return nil
+			return 0, nil
 		}
 		after = subs[len(subs)-1].ID
 	}

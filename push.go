@@ -35,7 +35,7 @@ func (c *Client) notificationURL(t ProviderType, appID, subID string) string {
 // server has a public URL and the provider can push. On any failure the
 // subscription is polled instead, so the failure is only logged.
 func (a *App) startWatch(ctx context.Context, p Provider, s *Session, sub *SubscriptionRecord) {
-	w, ok := p.(Watcher)
+	w, ok := watcherOf(p)
 	if !ok || a.c.publicURL == "" {
 		return
 	}
@@ -72,7 +72,7 @@ func (a *App) stopWatch(ctx context.Context, sub *SubscriptionRecord) {
 	}
 	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
 	if err == nil {
-		if w, ok := p.(Watcher); ok {
+		if w, ok := watcherOf(p); ok {
 			err = w.StopWatch(ctx, s, sub.Watch)
 		}
 	}
@@ -114,7 +114,7 @@ func (c *Client) providerRenewWatch(ctx context.Context, sub *SubscriptionRecord
 	if err != nil {
 		return nil, token, err
 	}
-	w, ok := p.(Watcher)
+	w, ok := watcherOf(p)
 	if !ok || c.publicURL == "" {
 		return nil, token, Errorf(CodeNotImplemented, "push is no longer available")
 	}
@@ -218,14 +218,19 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 	if err != nil {
 		return nil, Errorf(CodeNotFound, "No provider %q.", providerPath)
 	}
-	w, ok := p.(Watcher)
+	w, ok := watcherOf(p)
 	if !ok {
 		return nil, Errorf(CodeNotFound, "Provider %q has no push notifications.", providerPath)
 	}
+	// A notification is ignored when it cannot be read, or names changes
+	// of which none matches (a handshake names none and is answered).
+	ignored := true
+	defer func() { c.obs.PushNotification(t, ignored) }()
 	res, err := w.ParseNotification(n)
 	if err != nil {
 		return nil, err
 	}
+	ignored = len(res.Changes) > 0
 	sub, err := c.store.GetSubscription(ctx, appID, subID)
 	if ErrorCode(err) == CodeNotFound {
 		return res, nil // deleted; its watch was stopped or will expire
@@ -239,6 +244,7 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 			c.log.WarnContext(ctx, "notification does not match the subscription's watch", "subscription", sub.ID, "watch", ch.WatchID)
 			continue
 		}
+		ignored = false
 		switch ch.Kind {
 		case "changed":
 			err = c.enqueueCoalesced(ctx, sub)

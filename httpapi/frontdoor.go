@@ -23,7 +23,10 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.ipLimit != nil {
+		// Health checks are not limited: a load balancer that also
+		// forwards the traffic shares its address with every client, and a
+		// 429 there would take a busy replica out of rotation.
+		if h.ipLimit != nil && !isHealthPath(r.URL.Path) {
 			if ok, wait := h.ipLimit.allow(h.clientAddr(r)); !ok {
 				h.refuse(w, r, rateLimited(wait, "Too many requests from this address."))
 				return
@@ -167,4 +170,10 @@ func (b *bufferedResponse) Write(p []byte) (int, error) {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
+}
+
+// isHealthPath reports the unauthenticated probes of load balancers and
+// scrapers, which the per-address limit lets through.
+func isHealthPath(p string) bool {
+	return p == "/healthz" || p == "/readyz" || p == "/metrics"
 }

@@ -49,6 +49,11 @@ type Options struct {
 	// store calls in flight are cancelled and the answer is 504 timeout.
 	// Zero is no deadline; unicald serves with DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Requests receives each request's route, status and duration; nil
+	// measures nothing.
+	Requests RequestObserver
+	// Metrics, when set, is served at GET /metrics without an API key.
+	Metrics http.Handler
 }
 
 // handler serves the API over a Client.
@@ -82,8 +87,15 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	h.registerEventRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
+	h.registerHealthRoutes(opts.Metrics)
 	h.mux.HandleFunc("/", h.handleUnrouted)
-	return h.recoverer(h.frontDoor(h.mux))
+	var routed http.Handler = h.mux
+	if opts.Requests != nil {
+		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux)
+	}
+	// The request metrics sit right around the mux, which sets the route
+	// pattern they label by; the front door's refusals happen outside.
+	return h.recoverer(h.frontDoor(routed))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the

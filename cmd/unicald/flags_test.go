@@ -40,7 +40,7 @@ func TestServe_EndpointDisableAfter(t *testing.T) {
 
 // startServe runs serve with args and env, returning its URL, or the error
 // it stopped with before listening.
-func startServe(t *testing.T, env map[string]string, args ...string) (string, error) {
+func startServeFront(t *testing.T, env map[string]string, args ...string) (string, error) {
 	t.Helper()
 	ready := make(chan string, 1)
 	errOut := &syncBuffer{}
@@ -88,7 +88,7 @@ func TestServe_FrontDoorFlags(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			url, err := startServe(t, tc.env, tc.args...)
+			url, err := startServeFront(t, tc.env, tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestServe_FrontDoorFlags(t *testing.T) {
 		{nil, []string{"--request-timeout", "-1s"}},
 		{nil, []string{"--rate-limit-ip", "NaN"}},
 	} {
-		if _, err := startServe(t, bad.env, bad.args...); !errors.As(err, new(usageError)) {
+		if _, err := startServeFront(t, bad.env, bad.args...); !errors.As(err, new(usageError)) {
 			t.Errorf("serve %v with %v: %v, want a usage error", bad.args, bad.env, err)
 		}
 	}

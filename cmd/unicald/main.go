@@ -11,7 +11,8 @@
 // Settings come from flags or the environment: UNICAL_ADDR (default
 // 127.0.0.1:8080), UNICAL_DATA_DIR (default ./unicald-data),
 // UNICAL_PUBLIC_URL, UNICAL_MASTER_KEY (else a 0600 key file in the data
-// folder, created on first start).
+// folder, created on first start), UNICAL_METRICS_ADDR,
+// UNICAL_POLL_INTERVAL, UNICAL_RETRY_SCHEDULE and UNICAL_RETRY_JITTER.
 package main
 
 import (
@@ -47,7 +48,8 @@ func exitCode(err error) int {
 }
 
 const usage = `usage:
-  unicald serve [--addr ADDR] [--data DIR] [--public-url URL]
+  unicald serve [--addr ADDR] [--data DIR] [--public-url URL] [--metrics-addr ADDR]
+                [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
   unicald apps create --name NAME [--json] [--redirect-url URL]...
   unicald apps update --id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL]
                       [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,7 +20,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/internal/webhook/deliver"
+	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -33,6 +36,9 @@ type Main struct {
 	// Ready, when set, receives the listening address once the server accepts
 	// connections (tests).
 	Ready chan<- string
+	// WebhookTLS, when set, replaces the webhook client's TLS settings, so
+	// that tests can trust their receiver's certificate.
+	WebhookTLS *tls.Config
 }
 
 // Run runs one command.
@@ -77,6 +83,11 @@ type engineSettings struct {
 	lease        time.Duration
 	disableAfter time.Duration
 	retention    retentionSettings
+	// pollInterval, retrySchedule and retryJitter are in Config's terms.
+	pollInterval  time.Duration
+	retrySchedule []time.Duration
+	retryJitter   float64
+	observer      unical.Observer
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -110,7 +121,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		// The webhook engine only runs in serve; admin commands just queue.
-		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout}),
+		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
 		AllowPrivateTargets: eng.allowPrivate,
 		DeliveryTimeout:     eng.timeout,
 		DeliveryLease:       eng.lease,
@@ -121,6 +132,10 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 		DeliveredRetention:   eng.retention.delivered,
 		FailedRetention:      eng.retention.failed,
 		DeliveryLogTTL:       eng.retention.deliveryLog,
+		ChangePollInterval:   eng.pollInterval,
+		RetrySchedule:        eng.retrySchedule,
+		RetryJitter:          eng.retryJitter,
+		Observer:             eng.observer,
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()
@@ -174,6 +189,25 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
 		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 	}
+	poll := pollInterval(time.Minute)
+	schedule := defaultRetrySchedule()
+	jitter := jitterFlag(webhook.DefaultJitter)
+	metricsAddr := fs.String("metrics-addr", m.env("UNICAL_METRICS_ADDR", ""), "serve /metrics on this address instead of the API's (env UNICAL_METRICS_ADDR)")
+	for _, err := range []error{
+		m.envFlag(fs, &poll, "poll-interval", "UNICAL_POLL_INTERVAL", "how often subscriptions without a provider watch are checked for changes; negative: never"),
+		m.envFlag(fs, &schedule, "retry-schedule", "UNICAL_RETRY_SCHEDULE", "delays before each retry of a webhook message, comma-separated"),
+		m.envFlag(fs, &jitter, "retry-jitter", "UNICAL_RETRY_JITTER", "spread each retry delay by up to this fraction of itself, 0 for none"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
+	met := metrics.New()
+	eng.observer = met
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
 	client, store, err := m.open(*dataDir, *publicURL, eng, logger)
 	if err != nil {
@@ -181,6 +215,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	defer client.Close()
+	met.WatchStore(client.StoreStats)
 	if err := m.firstStart(ctx, client); err != nil {
 		return err
 	}
@@ -188,14 +223,28 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	apiOpts := httpapi.Options{
+		Logger:            logger,
+		Requests:          met,
+		KeyRateLimit:      httpapi.RateLimit{PerSecond: front.keyRate},
+		IPRateLimit:       httpapi.RateLimit{PerSecond: front.ipRate},
+		TrustForwardedFor: front.trustForwardedFor,
+		RequestTimeout:    front.requestTimeout,
+	}
+	var metricsSrv *http.Server
+	if *metricsAddr == "" {
+		apiOpts.Metrics = met.Handler()
+	} else {
+		mln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		metricsSrv = serveMetrics(mln, met, logger)
+		defer metricsSrv.Close()
+	}
 	srv := &http.Server{
-		Handler: httpapi.NewHandler(client, httpapi.Options{
-			Logger:            logger,
-			KeyRateLimit:      httpapi.RateLimit{PerSecond: front.keyRate},
-			IPRateLimit:       httpapi.RateLimit{PerSecond: front.ipRate},
-			TrustForwardedFor: front.trustForwardedFor,
-			RequestTimeout:    front.requestTimeout,
-		}),
+		Handler:           httpapi.NewHandler(client, apiOpts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,

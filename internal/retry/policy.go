@@ -3,6 +3,8 @@ package retry
 import (
 	"context"
 	"time"
+
+	"github.com/unical/unical"
 )
 
 // Policy is the one retry policy of the providers: which answers are
@@ -77,6 +79,9 @@ func (p Policy) Do(ctx context.Context, try func(attempt int) Outcome) Result {
 		if n >= p.MaxRetries || o.RetryAfter > maxRA {
 			return Result{Err: o.Err, Wait: wait}
 		}
+		// Counted here, the one retry loop of the providers, so that the
+		// retries metric cannot drift between them.
+		unical.NoteRetry(ctx)
 		if err := p.sleep(ctx, wait); err != nil {
 			return Result{Err: err, Last: o.Err, Interrupted: true}
 		}

@@ -82,6 +82,7 @@ func (c *conn) do(ctx context.Context, method string, target *url.URL, header ht
 		if wait > maxRetryWait {
 			return r, nil
 		}
+		unical.NoteRetry(ctx)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

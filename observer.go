@@ -1,0 +1,166 @@
+package unical
+
+import (
+	"context"
+	"time"
+)
+
+// Observer receives the Client's measurements: provider calls, webhook
+// deliveries, change polling and push notifications. It exists so that a
+// program can export metrics (package metrics does, for Prometheus)
+// without the root package depending on a metrics library.
+//
+// Every argument is from a small fixed set or a number, never an id, an
+// email or a secret, so an implementation may use them as label values.
+// Methods are called on the paths they measure, from many goroutines:
+// they must be cheap and safe for concurrent use. Embed [NopObserver] to
+// implement only some of them.
+type Observer interface {
+	// ProviderCall reports one call of a Provider method: op is the
+	// method's name ("ListEvents"), outcome one of the ProviderOutcome
+	// constants, took the call's duration including the provider's own
+	// retries.
+	ProviderCall(provider ProviderType, op, outcome string, took time.Duration)
+	// ProviderRetry reports that a provider call is about to send a
+	// request again after a throttled or failed one (see [NoteRetry]).
+	ProviderRetry(provider ProviderType, op string)
+	// DeliveryAttempt reports one webhook delivery attempt with one of
+	// the Delivery outcome constants; took is the request's duration, 0
+	// when no request was made.
+	DeliveryAttempt(outcome string, took time.Duration)
+	// EndpointDisabled reports that the engine disabled a webhook
+	// endpoint (see [EndpointState]).
+	EndpointDisabled()
+	// PollCycle reports one change-polling pass: how many subscriptions
+	// it polled with a sync cursor, and lag, how much later than the
+	// polling interval the pass started after the previous one (0 for the
+	// first, and for passes a program runs with [Client.PollChanges]).
+	PollCycle(polled int, lag, took time.Duration)
+	// PushNotification reports a push notification from a provider, and
+	// whether it was ignored: it matched no watch of a subscription, so
+	// it queued nothing.
+	PushNotification(provider ProviderType, ignored bool)
+}
+
+// Provider call outcomes, as [Observer.ProviderCall] reports them.
+const (
+	ProviderOutcomeOK          = "ok"
+	ProviderOutcomeRateLimited = "rate_limited"
+	ProviderOutcomeUnavailable = "unavailable"
+	ProviderOutcomeExpired     = "expired"
+	ProviderOutcomeError       = "error"
+)
+
+// Webhook delivery attempt outcomes, as [Observer.DeliveryAttempt]
+// reports them.
+const (
+	// DeliveryDelivered: the receiver answered 2xx.
+	DeliveryDelivered = "delivered"
+	// DeliveryRetrying: the attempt failed and another is scheduled.
+	DeliveryRetrying = "retrying"
+	// DeliveryFailed: the attempt failed and the message has failed for
+	// good (no attempts left, 410 Gone, endpoint disabled).
+	DeliveryFailed = "failed"
+	// DeliverySkipped: no request was made, because the endpoint is
+	// disabled or the application has no webhook URL; the message failed.
+	DeliverySkipped = "skipped"
+)
+
+// DeliveryOutcomes lists every delivery attempt outcome.
+var DeliveryOutcomes = []string{DeliveryDelivered, DeliveryRetrying, DeliveryFailed, DeliverySkipped}
+
+// NopObserver is an Observer that records nothing; embed it to implement
+// only part of Observer.
+type NopObserver struct{}
+
+func (NopObserver) ProviderCall(ProviderType, string, string, time.Duration) {}
+func (NopObserver) ProviderRetry(ProviderType, string)                       {}
+func (NopObserver) DeliveryAttempt(string, time.Duration)                    {}
+func (NopObserver) EndpointDisabled()                                        {}
+func (NopObserver) PollCycle(int, time.Duration, time.Duration)              {}
+func (NopObserver) PushNotification(ProviderType, bool)                      {}
+
+// retryKey carries a provider call's retry hook in its context.
+type retryKey struct{}
+
+// NoteRetry tells the Client that the provider call running in ctx sends
+// a request again (after a 429, a 503, a timeout); providers call it
+// before they wait for the retry, so that retries can be counted. It does
+// nothing for a context the Client did not make.
+func NoteRetry(ctx context.Context) {
+	if f, ok := ctx.Value(retryKey{}).(func()); ok {
+		f()
+	}
+}
+
+// providerOutcome sorts a provider call's error into an outcome.
+func providerOutcome(err error) string {
+	switch ErrorCode(err) {
+	case "":
+		return ProviderOutcomeOK
+	case CodeRateLimited:
+		return ProviderOutcomeRateLimited
+	case CodeUnavailable:
+		return ProviderOutcomeUnavailable
+	case CodeAccountExpired:
+		return ProviderOutcomeExpired
+	}
+	return ProviderOutcomeError
+}
+
+// StatsStore is a Store that can count what monitoring asks about in one
+// cheap read. It is optional: [Client.StoreStats] needs it.
+type StatsStore interface {
+	// Stats counts accounts by provider type and status, and the pending
+	// outbox messages.
+	Stats(ctx context.Context) (*StoreStats, error)
+}
+
+// StoreStats are the counts a [StatsStore] keeps.
+type StoreStats struct {
+	// Accounts counts accounts by provider type and status, across every
+	// application.
+	Accounts map[ProviderType]map[AccountStatus]int
+	// PendingMessages counts outbox messages waiting for delivery
+	// (including retries scheduled later).
+	PendingMessages int
+	// OldestPending is when the oldest pending message was created; zero
+	// when none is pending.
+	OldestPending time.Time
+}
+
+// StoreStats returns the Store's counts, or CodeNotImplemented when the
+// Store is not a [StatsStore].
+func (c *Client) StoreStats(ctx context.Context) (*StoreStats, error) {
+	s, ok := c.store.(StatsStore)
+	if !ok {
+		return nil, Errorf(CodeNotImplemented, "The store keeps no statistics.")
+	}
+	return s.Stats(ctx)
+}
+
+// PingStore reads from the Store and reports whether it answered before
+// ctx ended. Stores need not honour ctx during a read (bbolt does not),
+// so the read runs on its own and is left behind when ctx ends first.
+func (c *Client) PingStore(ctx context.Context) error {
+	answer := make(chan error, 1)
+	go func() {
+		// An application that cannot exist (ids have a random part): any
+		// answer, found or not, shows that the Store reads.
+		_, err := c.store.GetApplication(ctx, "app_readiness-probe")
+		if ErrorCode(err) == CodeNotFound {
+			err = nil
+		}
+		answer <- err
+	}()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// EngineRunning reports whether [Client.Run] is running: started, and not
+// yet stopped or failed.
+func (c *Client) EngineRunning() bool { return c.engineRunning.Load() }
