@@ -25,9 +25,9 @@ import (
 type Provider struct {
 	typ unical.ProviderType
 
-	// ClientExpands makes ListEvents return recurring series unexpanded,
-	// as CalDAV does, so that the Client expands them. Set it before use.
-	ClientExpands bool
+	// clientExpands makes ListEvents return recurring series unexpanded
+	// (see SetClientExpands).
+	clientExpands bool
 
 	mu        sync.Mutex
 	users     map[string]*user  // by email
@@ -108,6 +108,15 @@ func (p *Provider) ExpireSyncCursors() {
 	defer p.mu.Unlock()
 	p.version++
 	p.minSync = p.version
+}
+
+// SetClientExpands makes ListEvents return recurring series unexpanded,
+// as CalDAV does, so that the Client expands them (on), or expand them
+// itself (off, the default).
+func (p *Provider) SetClientExpands(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clientExpands = on
 }
 
 // Calls returns how many provider calls were made.
@@ -310,7 +319,7 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, id str
 }
 
 // ListEvents implements unical.Provider. It expands series itself (unless
-// ClientExpands), pages by offset, and issues version cursors.
+// SetClientExpands), pages by offset, and issues version cursors.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -348,7 +357,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if st.deleted {
 			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
 		}
-		if q.SingleEvents && ev.IsRecurring && !st.deleted && !p.ClientExpands {
+		if q.SingleEvents && ev.IsRecurring && !st.deleted && !p.clientExpands {
 			inst, err := unical.ExpandEvents([]*unical.Event{&ev}, q.TimeMin, q.TimeMax)
 			if err != nil {
 				return nil, err
@@ -374,7 +383,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	if size <= 0 {
 		size = 100
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.ClientExpands}
+	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.clientExpands}
 	end := min(offset+size, len(all))
 	if offset > len(all) {
 		offset = len(all)
