@@ -3,6 +3,7 @@ package unical_test
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -158,5 +159,31 @@ func checkInvalid(tb testing.TB, what string, err error, field string) {
 	var ue *unical.Error
 	if !asError(err, &ue) || ue.Code != unical.CodeInvalid || ue.Field != field {
 		tb.Errorf("%s: err = %v, want CodeInvalid naming %s", what, err, field)
+	}
+}
+
+// A rule that expansion would refuse is refused when written, naming the
+// line, rather than breaking every later expanded listing.
+func TestUnexpandableRuleRefusedOnWrite(t *testing.T) {
+	env := mustNewEngineEnv(t, nil)
+	ctx := context.Background()
+	hours, minutes := "0", "0"
+	for i := 1; i < 60; i++ {
+		if i < 24 {
+			hours += "," + strconv.Itoa(i)
+		}
+		minutes += "," + strconv.Itoa(i)
+	}
+	for _, rule := range []string{
+		"RRULE:FREQ=YEARLY;BYDAY=MO;BYHOUR=" + hours + ";BYMINUTE=" + minutes + ";BYSECOND=" + minutes,
+		"RRULE:FREQ=MINUTELY;BYHOUR=9;COUNT=5000000",
+	} {
+		_, err := env.App.CreateEvent(ctx, env.DavAccountID, env.DavCalendarID, &unical.EventParams{
+			Title:      unical.Some("too much"),
+			Start:      unical.Some(unical.EventDateTime{DateTime: "2026-01-05T09:00:00Z"}),
+			End:        unical.Some(unical.EventDateTime{DateTime: "2026-01-05T09:00:01Z"}),
+			Recurrence: unical.Some([]string{"EXDATE:20260106T090000Z", rule}),
+		})
+		checkInvalid(t, rule[:30], err, "recurrence[1]")
 	}
 }

@@ -12,7 +12,26 @@ import (
 // validateRecurrenceLines checks an event's recurrence lines with the
 // recurrence engine and names the offending line as recurrence[i].
 func validateRecurrenceLines(lines []string, allDay bool) error {
-	err := recur.Validate(lines, allDay)
+	return recurrenceError(recur.Validate(lines, allDay))
+}
+
+// validateRecurrenceFrom also checks what only the series start tells (a
+// rule that would be refused at expansion: a period or COUNT too large to
+// expand), when the start is readable; a bad start is validateTimes' to
+// report.
+func validateRecurrenceFrom(lines []string, allDay bool, start *EventDateTime) error {
+	if err := validateRecurrenceLines(lines, allDay); err != nil || start == nil {
+		return err
+	}
+	t, err := seriesStart(start, allDay, "start")
+	if err != nil {
+		return nil
+	}
+	_, err = recur.Parse(lines, t, allDay)
+	return recurrenceError(err)
+}
+
+func recurrenceError(err error) error {
 	if err == nil {
 		return nil
 	}
