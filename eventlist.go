@@ -266,7 +266,7 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 			return nil, Errorf(CodeUnavailable, "The calendar has too many events to expand in one listing.")
 		}
 		next := *pq
-		next.PageCursor = batch.NextPageCursor
+		next.PageCursor, next.PageSize = batch.NextPageCursor, MaxPageSize
 		var err error
 		if batch, err = prov.ListEvents(ctx, s, calendarID, &next); err != nil {
 			return nil, a.providerFailed(ctx, accountID, err)
