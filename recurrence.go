@@ -54,6 +54,10 @@ func recurrenceError(err error) error {
 // Non-recurring events pass through. Instances get ids from
 // [recur.InstanceID], isRecurring false, isException true, originalStart and
 // recurringEventId, as the spec shows for occurrences.
+//
+// It builds every instance in the window at once, so callers keep the
+// window small; the Client's own listings and free/busy expand instance by
+// instance instead (see expandPage).
 func ExpandEvents(events []*Event, from, to time.Time) ([]*Event, error) {
 	masters := map[string]bool{}
 	for _, e := range events {
