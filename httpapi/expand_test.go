@@ -161,6 +161,19 @@ func TestExpansionBoundsOverHTTP(t *testing.T) {
 		}
 	}
 
+	// A title search the series fails skips it without expanding it.
+	var none unical.SyncPage[unical.Event]
+	alloc := allocated(func() {
+		ts.must(t, "GET", base+"?expandRecurrences=true&search=lunch&"+year, nil).Into(t, &none)
+	})
+	if len(none.Data) != 0 || none.NextPageToken != "" || none.NextSyncToken == "" {
+		t.Errorf("search without matches = %d events, nextPageToken %q, nextSyncToken %q; want none, no page token, a sync token",
+			len(none.Data), none.NextPageToken, none.NextSyncToken)
+	}
+	if alloc > maxAlloc {
+		t.Errorf("search without matches allocated %d MB, want under %d MB", alloc>>20, maxAlloc>>20)
+	}
+
 	fb := func(end string, ids ...string) *response {
 		return ts.do(t, "POST", "/v1/freeBusy/"+acct, map[string]any{
 			"startDateTime": "2026-01-01T00:00:00Z", "endDateTime": end, "timeZone": "UTC", "calendarIds": ids,
@@ -178,6 +191,9 @@ func TestExpansionBoundsOverHTTP(t *testing.T) {
 		{"occurrences window of 367 days", func() *response {
 			return ts.do(t, "GET", base+"/"+esc(series.ID)+"/occurrences?startDateTime=2026-01-01T00:00:00Z&endDateTime=2027-01-03T00:00:00Z", nil)
 		}, "endDateTime"},
+		{"orderBy=updated over a day of seconds", func() *response {
+			return ts.do(t, "GET", base+"?expandRecurrences=true&orderBy=updated&startDateTime=2026-01-01T00:00:00Z&endDateTime=2026-01-02T00:00:00Z", nil)
+		}, "orderBy"},
 		{"free/busy over a year of seconds", func() *response { return fb("2027-01-01T00:00:00Z", cal) }, "endDateTime"},
 		{"free/busy with a calendar twice", func() *response { return fb("2026-01-01T01:00:00Z", cal, cal) }, "calendarIds"},
 	} {
@@ -189,5 +205,32 @@ func TestExpansionBoundsOverHTTP(t *testing.T) {
 		if alloc > maxAlloc {
 			t.Errorf("%s allocated %d MB, want under %d MB", tt.what, alloc>>20, maxAlloc>>20)
 		}
+	}
+}
+
+// The last page of an expanded listing ends with a sync token that
+// returns what changed since, expanded in the listing's window.
+func TestExpandedListingSync(t *testing.T) {
+	t.Parallel()
+	ts, _, base := newExpandServer(t)
+	ts.must(t, "POST", base, timed("Standup", "2026-01-05T09:00:00Z", "2026-01-05T09:15:00Z", "RRULE:FREQ=DAILY"))
+	window := "expandRecurrences=true&startDateTime=2026-01-06T00:00:00Z&endDateTime=2026-01-09T00:00:00Z"
+	events, _ := walk(t, ts, base+"?"+window, "2")
+	if len(events) != 3 {
+		t.Fatalf("listing = %d events, want 3", len(events))
+	}
+	var last unical.SyncPage[unical.Event]
+	ts.must(t, "GET", base+"?limit=250&"+window, nil).Into(t, &last)
+	var review unical.Event
+	ts.must(t, "POST", base, timed("Review", "2026-01-07T15:00:00Z", "2026-01-07T16:00:00Z", "RRULE:FREQ=WEEKLY")).Into(t, &review)
+	var changed unical.SyncPage[unical.Event]
+	ts.must(t, "GET", base+"?syncToken="+url.QueryEscape(last.NextSyncToken), nil).Into(t, &changed)
+	var got []string
+	for _, e := range changed.Data {
+		got = append(got, e.RecurringEventID+" "+e.Start.DateTime)
+	}
+	want := []string{review.ID + " 2026-01-07T15:00:00Z"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sync after a new series (-want +got):\n%s", diff)
 	}
 }
