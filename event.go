@@ -436,7 +436,13 @@ func (p *EventParams) validateRecurrence(current *Event) error {
 	if !p.IsAllDay.IsSet() && current != nil {
 		allDay = current.IsAllDay
 	}
-	return validateRecurrenceLines(lines, allDay)
+	var start *EventDateTime
+	if v, ok := p.Start.Get(); ok {
+		start = &v
+	} else if current != nil {
+		start = current.Start
+	}
+	return validateRecurrenceFrom(lines, allDay, start)
 }
 
 // validateTimes checks start, end and isAllDay together, with the current

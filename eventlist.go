@@ -133,6 +133,13 @@ func (r *listRequest) validate(limit int, tz string) error {
 	if !q.Start.IsZero() && !q.End.IsZero() && !q.End.After(q.Start) {
 		return invalidf("endDateTime", "endDateTime must be after startDateTime.")
 	}
+	if q.Expand && q.End.Sub(q.Start) > MaxExpandWindow {
+		what := "With expandRecurrences the window"
+		if r.kind == "occurrences" {
+			what = "The occurrences window"
+		}
+		return invalidf("endDateTime", "%s may span at most 366 days.", what)
+	}
 	if q.OrderBy != "" {
 		if err := checkEnum("orderBy", q.OrderBy, OrderByValues); err != nil {
 			return err
@@ -148,6 +155,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	q := r.query
 	sync := false
 	syncCursor, pageCursor, offset := "", "", 0
+	var pos *listPosition
 	switch {
 	case r.pageToken != "":
 		p, err := a.openToken("pageToken", r.kind+"-page", r.scope, r.pageToken)
@@ -157,7 +165,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		if err := json.Unmarshal(p.Saved, &q); err != nil {
 			return nil, invalidf("pageToken", "pageToken is not a token this listing issued.")
 		}
-		sync, pageCursor, offset = p.Sync, p.After, p.Offset
+		sync, pageCursor, offset, pos = p.Sync, p.After, p.Offset, p.Pos
 		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
 			return nil, err
 		}
@@ -194,13 +202,15 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
-	events := batch.Events
 	if q.Expand && !batch.Expanded {
-		if events, err = ExpandEvents(events, q.Start, q.End); err != nil {
-			return nil, err
-		}
+		return a.listExpanded(ctx, accountID, calendarID, prov, s, r, q, pq, batch, sync, syncCursor, pos)
 	}
-	events = filterEvents(events, &q, sync)
+	if pos != nil {
+		// The provider expands now although it did not when the token was
+		// issued; the position means nothing to its cursor.
+		return nil, invalidf("pageToken", "pageToken is not a token this listing issued.")
+	}
+	events := filterEvents(batch.Events, &q, sync)
 	if q.SeriesID != "" {
 		for _, e := range events {
 			markOccurrence(e, q.SeriesID)
@@ -244,29 +254,90 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	return page, nil
 }
 
-// filterEvents applies the window, title search and metadata filters. In
-// an incremental sync deleted events always pass, so that clients learn of
-// them.
+// listExpanded answers a listing with expandRecurrences from a provider
+// that returns series unexpanded (CalDAV): it reads every provider page
+// (each series is needed to merge instances in order), then expands one
+// page of instances from the position the page token carries. The
+// window's size does not matter: a page builds the instances it shows.
+func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, prov Provider, s *Session, r *listRequest, q savedQuery, pq *EventQuery, batch *EventBatch, sync bool, syncCursor string, pos *listPosition) (*SyncPage[*Event], error) {
+	events := batch.Events
+	for pages := 1; batch.NextPageCursor != ""; pages++ {
+		if pages == maxExpandProviderPages {
+			return nil, Errorf(CodeUnavailable, "The calendar has too many events to expand in one listing.")
+		}
+		next := *pq
+		next.PageCursor, next.PageSize = batch.NextPageCursor, MaxPageSize
+		var err error
+		if batch, err = prov.ListEvents(ctx, s, calendarID, &next); err != nil {
+			return nil, a.providerFailed(ctx, accountID, err)
+		}
+		events = append(events, batch.Events...)
+	}
+	found, err := expandPage(events, &q, sync, pos, r.limit)
+	if err != nil {
+		return nil, err
+	}
+	page := &SyncPage[*Event]{Data: make([]*Event, 0, min(len(found), r.limit))}
+	for _, ke := range found[:min(len(found), r.limit)] {
+		page.Data = append(page.Data, ke.e)
+	}
+	saved, _ := json.Marshal(q)
+	switch {
+	case len(found) > r.limit:
+		last := found[r.limit-1]
+		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync,
+			Pos: &listPosition{Key: last.key, ID: last.e.ID}}
+		if err := a.storeCursor(ctx, &next, syncCursor); err != nil {
+			return nil, err
+		}
+		page.NextPageToken = a.sealToken(next)
+	case batch.NextSyncCursor != "":
+		next := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
+		if err := a.storeCursor(ctx, &next, batch.NextSyncCursor); err != nil {
+			return nil, err
+		}
+		page.NextSyncToken = a.sealToken(next)
+	}
+	for _, e := range page.Data {
+		if q.SeriesID != "" {
+			markOccurrence(e, q.SeriesID)
+		}
+		if r.loc != nil {
+			showInZone(e, r.loc)
+		}
+	}
+	return page, nil
+}
+
+// filterEvents applies the window, title search and metadata filters (see
+// keeps).
 func filterEvents(events []*Event, q *savedQuery, sync bool) []*Event {
 	out := events[:0:0]
-	needle := strings.ToLower(q.Search)
 	for _, e := range events {
-		if sync && e.IsCancelled {
+		if q.keeps(e, sync) {
 			out = append(out, e)
-			continue
 		}
-		if needle != "" && !strings.Contains(strings.ToLower(e.Title), needle) {
-			continue
-		}
-		if !q.Metadata.Match(e) {
-			continue
-		}
-		if !overlaps(e, q.Start, q.End) {
-			continue
-		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// keeps reports whether e passes the window, title search and metadata
+// filters. In an incremental sync deleted events always pass, so that
+// clients learn of them.
+func (q *savedQuery) keeps(e *Event, sync bool) bool {
+	if sync && e.IsCancelled {
+		return true
+	}
+	return q.matchesContent(e) && overlaps(e, q.Start, q.End)
+}
+
+// matchesContent applies the title search and metadata filters. Instances
+// share their series' title and metadata unless overridden.
+func (q *savedQuery) matchesContent(e *Event) bool {
+	if q.Search != "" && !strings.Contains(strings.ToLower(e.Title), strings.ToLower(q.Search)) {
+		return false
+	}
+	return q.Metadata.Match(e)
 }
 
 // overlaps reports whether e overlaps [from, to); open ends always match.

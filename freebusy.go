@@ -83,10 +83,15 @@ func (p *FreeBusyParams) validate() (*freeBusyQuery, error) {
 	if len(p.CalendarIDs) > MaxFreeBusyCalendars {
 		return nil, invalidf("calendarIds", "calendarIds may name at most %d calendars.", MaxFreeBusyCalendars)
 	}
+	seen := make(map[string]bool, len(p.CalendarIDs))
 	for _, id := range p.CalendarIDs {
 		if id == "" {
 			return nil, invalidf("calendarIds", "calendarIds cannot hold an empty id.")
 		}
+		if seen[id] {
+			return nil, invalidf("calendarIds", "calendarIds names %q twice.", id)
+		}
+		seen[id] = true
 	}
 	return &freeBusyQuery{start: start, end: end, loc: loc, calendarIDs: p.CalendarIDs}, nil
 }
@@ -94,6 +99,11 @@ func (p *FreeBusyParams) validate() (*freeBusyQuery, error) {
 // maxFreeBusyPages bounds the event pages read per calendar when busy time
 // is computed from events.
 const maxFreeBusyPages = 100
+
+// MaxFreeBusyInstances bounds the busy events and instances one free/busy
+// query computed from events may gather, over all its calendars: a
+// FREQ=SECONDLY series would otherwise hold millions of intervals.
+const MaxFreeBusyInstances = 100_000
 
 // QueryFreeBusy returns the busy slots of each requested calendar between
 // startDateTime and endDateTime, with every time shown in timeZone. Where
@@ -123,8 +133,9 @@ func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeB
 			return nil, a.providerFailed(ctx, accountID, err)
 		}
 	} else {
+		budget := MaxFreeBusyInstances
 		for _, id := range q.calendarIDs {
-			if busy[id], err = a.busyFromEvents(ctx, p, s, id, q); err != nil {
+			if busy[id], err = a.busyFromEvents(ctx, p, s, id, q, &budget); err != nil {
 				return nil, a.providerFailed(ctx, accountID, err)
 			}
 		}
@@ -148,42 +159,101 @@ func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeB
 }
 
 // busyFromEvents computes one calendar's busy intervals from its events.
-func (a *App) busyFromEvents(ctx context.Context, p Provider, s *Session, calendarID string, q *freeBusyQuery) ([]Interval, error) {
+// Series the provider leaves unexpanded are expanded one instance at a
+// time, and every interval inside the window uses up one of budget, so
+// neither the window nor the rule can make the query hold more than
+// MaxFreeBusyInstances intervals.
+func (a *App) busyFromEvents(ctx context.Context, p Provider, s *Session, calendarID string, q *freeBusyQuery, budget *int) ([]Interval, error) {
 	var out []Interval
+	addInterval := func(start, end time.Time, allDay bool) error {
+		if allDay {
+			// All-day events name dates, not instants: they block those
+			// days in the zone the caller asked about.
+			start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, q.loc)
+			end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, q.loc)
+		}
+		if !end.After(q.start) || !start.Before(q.end) {
+			return nil
+		}
+		if *budget == 0 {
+			return invalidf("endDateTime", "The calendars have more than %d busy events and instances in this window; ask for a shorter window.", MaxFreeBusyInstances)
+		}
+		*budget--
+		out = append(out, Interval{Start: start, End: end})
+		return nil
+	}
+	add := func(e *Event) error {
+		if !blocksTime(e) {
+			return nil
+		}
+		start, end, err := e.Interval()
+		if err != nil {
+			return nil
+		}
+		return addInterval(start, end, e.IsAllDay)
+	}
+	var unexpanded []*Event
 	cursor := ""
-	for range maxFreeBusyPages {
+	for pages := 0; ; pages++ {
+		if pages == maxFreeBusyPages {
+			return nil, Errorf(CodeUnavailable, "The calendar has too many events in this window to compute free/busy; ask for a shorter window.")
+		}
 		batch, err := p.ListEvents(ctx, s, calendarID, &EventQuery{TimeMin: q.start, TimeMax: q.end, SingleEvents: true, PageCursor: cursor, PageSize: MaxPageSize})
 		if err != nil {
 			return nil, err
 		}
-		events := batch.Events
-		if !batch.Expanded {
-			if events, err = ExpandEvents(events, q.start, q.end); err != nil {
-				return nil, err
+		if batch.Expanded {
+			for _, e := range batch.Events {
+				if err := add(e); err != nil {
+					return nil, err
+				}
 			}
-		}
-		for _, e := range events {
-			if !blocksTime(e) {
-				continue
-			}
-			start, end, err := e.Interval()
-			if err != nil {
-				continue
-			}
-			if e.IsAllDay {
-				// All-day events name dates, not instants: they block those
-				// days in the zone the caller asked about.
-				start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, q.loc)
-				end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, q.loc)
-			}
-			out = append(out, Interval{Start: start, End: end})
+		} else {
+			unexpanded = append(unexpanded, batch.Events...)
 		}
 		if batch.NextPageCursor == "" {
-			return out, nil
+			break
 		}
 		cursor = batch.NextPageCursor
 	}
-	return nil, Errorf(CodeUnavailable, "The calendar has too many events in this window to compute free/busy; ask for a shorter window.")
+	masters, overrides, plain := groupSeries(unexpanded)
+	for _, e := range plain {
+		if err := add(e); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range masters {
+		sr, err := newSeries(m, overrides[m.ID])
+		if err != nil {
+			return nil, err
+		}
+		// An instance blocks time as its series does unless an override
+		// changed it, so only overridden instances are built as events; a
+		// series that blocks no time (transparent, declined) can only
+		// block through them.
+		asInstance := *m
+		asInstance.IsRecurring = false
+		if !blocksTime(&asInstance) {
+			for _, occ := range sr.set.Overridden(q.start, q.end, sr.dur) {
+				if err := add(sr.instance(occ)); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		for occ := range sr.set.Between(q.start, q.end, sr.dur) {
+			var err error
+			if occ.Overridden {
+				err = add(sr.instance(occ))
+			} else {
+				err = addInterval(occ.Start, occ.End, sr.allDay)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // blocksTime is the busy policy: opaque, not cancelled, not declined.

@@ -3,6 +3,7 @@ package unical
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/unical/unical/internal/recur"
@@ -11,7 +12,26 @@ import (
 // validateRecurrenceLines checks an event's recurrence lines with the
 // recurrence engine and names the offending line as recurrence[i].
 func validateRecurrenceLines(lines []string, allDay bool) error {
-	err := recur.Validate(lines, allDay)
+	return recurrenceError(recur.Validate(lines, allDay))
+}
+
+// validateRecurrenceFrom also checks what only the series start tells (a
+// rule that would be refused at expansion: a period or COUNT too large to
+// expand), when the start is readable; a bad start is validateTimes' to
+// report.
+func validateRecurrenceFrom(lines []string, allDay bool, start *EventDateTime) error {
+	if err := validateRecurrenceLines(lines, allDay); err != nil || start == nil {
+		return err
+	}
+	t, err := seriesStart(start, allDay, "start")
+	if err != nil {
+		return nil
+	}
+	_, err = recur.Parse(lines, t, allDay)
+	return recurrenceError(err)
+}
+
+func recurrenceError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -34,6 +54,10 @@ func validateRecurrenceLines(lines []string, allDay bool) error {
 // Non-recurring events pass through. Instances get ids from
 // [recur.InstanceID], isRecurring false, isException true, originalStart and
 // recurringEventId, as the spec shows for occurrences.
+//
+// It builds every instance in the window at once, so callers keep the
+// window small; the Client's own listings and free/busy expand instance by
+// instance instead (see expandPage).
 func ExpandEvents(events []*Event, from, to time.Time) ([]*Event, error) {
 	masters := map[string]bool{}
 	for _, e := range events {
@@ -75,7 +99,17 @@ func seriesStart(d *EventDateTime, allDay bool, field string) (time.Time, error)
 	return d.Time(field)
 }
 
-func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Event, error) {
+// series is one recurring series ready to expand: its recurrence set with
+// the overrides applied, and what turns an occurrence into an instance.
+type series struct {
+	master     *Event
+	set        *recur.Set
+	allDay     bool
+	dur        time.Duration
+	byOriginal map[int64]*Event // override events by original start
+}
+
+func newSeries(master *Event, overrides []*Event) (*series, error) {
 	allDay := master.IsAllDay
 	start, err := seriesStart(master.Start, allDay, "start")
 	if err != nil {
@@ -119,25 +153,45 @@ func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Eve
 			return nil, WrapError(CodeUpstream, err, "The provider returned overrides of %q that cannot be applied.", master.ID)
 		}
 	}
+	return &series{master: master, set: set, allDay: allDay, dur: end.Sub(start), byOriginal: byOriginal}, nil
+}
+
+func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Event, error) {
+	sr, err := newSeries(master, overrides)
+	if err != nil {
+		return nil, err
+	}
 	var out []*Event
-	for occ := range set.Between(from, to, end.Sub(start)) {
-		inst := *master
-		if o, ok := byOriginal[occ.OriginalStart.Unix()]; ok && occ.Overridden {
-			inst = *o
-		}
-		if inst.ID == "" || inst.ID == master.ID {
-			inst.ID = recur.InstanceID(master.ID, occ.OriginalStart, allDay)
-		}
-		inst.IsRecurring, inst.IsException, inst.Recurrence = false, true, nil
-		inst.RecurringEventID = master.ID
-		if allDay {
-			inst.Start, inst.End = AllDayOn(occ.Start), AllDayOn(occ.End)
-			inst.OriginalStart = &EventDateTime{Date: occ.OriginalStart.Format(DateLayout)}
-		} else {
-			inst.Start, inst.End = TimedAt(occ.Start), TimedAt(occ.End)
-			inst.OriginalStart = TimedAt(occ.OriginalStart)
-		}
-		out = append(out, &inst)
+	for occ := range sr.set.Between(from, to, sr.dur) {
+		out = append(out, sr.instance(occ))
 	}
 	return out, nil
 }
+
+// instance builds the event of one occurrence: a copy of the master, or
+// of the override that changed it.
+func (sr *series) instance(occ recur.Occurrence) *Event {
+	expandedInstances.Add(1)
+	master := sr.master
+	inst := *master
+	if o, ok := sr.byOriginal[occ.OriginalStart.Unix()]; ok && occ.Overridden {
+		inst = *o
+	}
+	if inst.ID == "" || inst.ID == master.ID {
+		inst.ID = recur.InstanceID(master.ID, occ.OriginalStart, sr.allDay)
+	}
+	inst.IsRecurring, inst.IsException, inst.Recurrence = false, true, nil
+	inst.RecurringEventID = master.ID
+	if sr.allDay {
+		inst.Start, inst.End = AllDayOn(occ.Start), AllDayOn(occ.End)
+		inst.OriginalStart = &EventDateTime{Date: occ.OriginalStart.Format(DateLayout)}
+	} else {
+		inst.Start, inst.End = TimedAt(occ.Start), TimedAt(occ.End)
+		inst.OriginalStart = TimedAt(occ.OriginalStart)
+	}
+	return &inst
+}
+
+// expandedInstances counts the instances built by expansion, so tests can
+// see that a page of a listing expands only what it shows.
+var expandedInstances atomic.Int64

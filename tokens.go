@@ -33,6 +33,8 @@ type tokenPayload struct {
 	Offset int    `json:"o,omitempty"`
 	After  string `json:"a,omitempty"` // last id of a store listing
 	Sync   bool   `json:"y,omitempty"` // the page belongs to an incremental sync
+	// Pos is where a listing the Client expands resumes (see listPosition).
+	Pos *listPosition `json:"p,omitempty"`
 	// Saved is the query a sync token belongs to.
 	Saved json.RawMessage `json:"z,omitempty"`
 }

@@ -25,6 +25,10 @@ import (
 type Provider struct {
 	typ unical.ProviderType
 
+	// clientExpands makes ListEvents return recurring series unexpanded
+	// (see SetClientExpands).
+	clientExpands bool
+
 	mu        sync.Mutex
 	users     map[string]*user  // by email
 	refresh   map[string]string // refresh token -> email
@@ -104,6 +108,15 @@ func (p *Provider) ExpireSyncCursors() {
 	defer p.mu.Unlock()
 	p.version++
 	p.minSync = p.version
+}
+
+// SetClientExpands makes ListEvents return recurring series unexpanded,
+// as CalDAV does, so that the Client expands them (on), or expand them
+// itself (off, the default).
+func (p *Provider) SetClientExpands(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clientExpands = on
 }
 
 // Calls returns how many provider calls were made.
@@ -305,8 +318,8 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, id str
 	return nil
 }
 
-// ListEvents implements unical.Provider. It expands series itself, pages by
-// offset, and issues version cursors.
+// ListEvents implements unical.Provider. It expands series itself (unless
+// SetClientExpands), pages by offset, and issues version cursors.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -344,7 +357,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if st.deleted {
 			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
 		}
-		if q.SingleEvents && ev.IsRecurring && !st.deleted {
+		if q.SingleEvents && ev.IsRecurring && !st.deleted && !p.clientExpands {
 			inst, err := unical.ExpandEvents([]*unical.Event{&ev}, q.TimeMin, q.TimeMax)
 			if err != nil {
 				return nil, err
@@ -370,7 +383,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	if size <= 0 {
 		size = 100
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents}
+	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.clientExpands}
 	end := min(offset+size, len(all))
 	if offset > len(all) {
 		offset = len(all)

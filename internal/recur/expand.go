@@ -59,6 +59,9 @@ func (s *Set) newRule(rl recurLine) (*rule, *fieldError) {
 	if err := checkReachable(o); err != nil {
 		return nil, err
 	}
+	if n := maxSetSize(o); n > maxPeriodInstances {
+		return nil, errf("FREQ", "one period of the rule can hold %d instances; at most %d are supported", n, maxPeriodInstances)
+	}
 	if u := rl.until; u != nil {
 		switch {
 		case s.allDay:
@@ -77,6 +80,12 @@ func (s *Set) newRule(rl recurLine) (*rule, *fieldError) {
 			o.Until = time.Unix(u.label()+hi+3600, 0).UTC()
 		}
 	}
+	if !occurs(*o) {
+		// Nothing but DTSTART: no stream, and no walk towards the year
+		// 9999 each time the series is expanded.
+		r.count, r.empty = o.Count > 0, true
+		return r, nil
+	}
 	if o.Count > 0 {
 		r.count = true
 		if !rl.exclude {
@@ -94,11 +103,65 @@ func (s *Set) newRule(rl recurLine) (*rule, *fieldError) {
 			r.perPeriod = perPeriod(o)
 			if r.perPeriod > 0 {
 				r.firstN = countFirstPeriod(*o)
+			} else if o.Count > maxCountWalk {
+				return nil, errf("COUNT", "COUNT=%d with this rule would need a walk through every instance; at most %d are supported (use UNTIL)", o.Count, maxCountWalk)
 			}
 		}
 	}
 	return r, nil
 }
+
+// maxPeriodInstances bounds the instances one period of a rule may hold:
+// rrule-go builds a whole period in memory before it yields the first
+// (FREQ=YEARLY with every BYHOUR, BYMINUTE and BYSECOND is 31 million).
+const maxPeriodInstances = 100_000
+
+// maxCountWalk bounds COUNT for the rules whose periods vary in size: the
+// last instance of such a rule is found by walking through all of them
+// (see lastInstance) whenever a window after the first period is expanded.
+const maxCountWalk = 100_000
+
+// occurs reports whether the rule, COUNT and UNTIL aside, has an instance
+// within 400 years of its start. rrule-go searches for the next instance
+// until the year 9999 when none comes, which for a daily or finer rule that
+// passes every check here but never matches (BYMONTH=1;BYYEARDAY=200) is
+// millions of steps on every expansion. The Gregorian calendar repeats
+// every 400 years (146097 days, a whole number of weeks), so the rule is
+// probed from its start moved forward by whole 400-year cycles to within
+// 400 to 800 years of rrule-go's last year, where the search ends soon.
+// A rule that has no instance in 400 years is treated as having none.
+// The answer is remembered, as the same series is parsed again for every
+// page of a listing and every free/busy query.
+func occurs(o rrule.ROption) bool {
+	o.Count, o.Until = 0, time.Time{}
+	if y := o.Dtstart.Year(); y < rrule.MAXYEAR-400 {
+		o.Dtstart = o.Dtstart.AddDate((rrule.MAXYEAR-400-y)/400*400, 0, 0)
+	}
+	key := o.String()
+	occursCache.Lock()
+	ok, known := occursCache.m[key]
+	occursCache.Unlock()
+	if known {
+		return ok
+	}
+	_, ok = mustRRule(o).Iterator()()
+	occursCache.Lock()
+	if len(occursCache.m) >= maxOccursCache {
+		clear(occursCache.m)
+	}
+	occursCache.m[key] = ok
+	occursCache.Unlock()
+	return ok
+}
+
+// maxOccursCache bounds the remembered probes; the cache starts over when
+// it is full.
+const maxOccursCache = 4096
+
+var occursCache = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
 
 // checkReachable refuses rules that can never produce an instance in
 // ways that make rrule-go loop for ever or for centuries: a sub-daily

@@ -338,6 +338,7 @@ type window struct {
 	dur       time.Duration
 	durSecs   int64
 	unbounded bool
+	byStart   bool // instances must start in the window, not just overlap it
 }
 
 // overlaps reports whether [start, end) meets the window. Zero-length
@@ -345,6 +346,9 @@ type window struct {
 func (w window) overlaps(start, end int64) bool {
 	if start >= w.toCeil {
 		return false
+	}
+	if w.byStart {
+		return start >= w.fromCeil
 	}
 	if end == start {
 		return start >= w.fromCeil
@@ -372,6 +376,30 @@ func ceilSecs(d time.Duration) int64 {
 // (RFC 4791 §9.9 floating time): pass them in the display zone. A dur of
 // zero or less then means one day.
 func (s *Set) Between(from, to time.Time, dur time.Duration) iter.Seq[Occurrence] {
+	w := s.window(from, to, dur)
+	return func(yield func(Occurrence) bool) { s.run(w, yield) }
+}
+
+// StartingIn returns the instances that start in [from, to), ordered by
+// start, with durations as in Between. Unlike Between it leaves out the
+// instances that started before from and still last, so a listing that
+// resumes after the last instance it showed does not walk through them
+// again.
+func (s *Set) StartingIn(from, to time.Time, dur time.Duration) iter.Seq[Occurrence] {
+	w := s.window(from, to, dur)
+	w.byStart = true
+	return func(yield func(Occurrence) bool) { s.run(w, yield) }
+}
+
+// Overridden returns the instances changed by an [Override] (moved or not)
+// that overlap [from, to), ordered by start. They are the only instances
+// that can differ from the series itself, so a filter that the series
+// fails can skip the rest without expanding it.
+func (s *Set) Overridden(from, to time.Time, dur time.Duration) []Occurrence {
+	return s.movedInto(s.window(from, to, dur))
+}
+
+func (s *Set) window(from, to time.Time, dur time.Duration) window {
 	w := window{dur: max(dur, 0)}
 	if s.allDay && dur <= 0 {
 		w.dur = 24 * time.Hour
@@ -385,7 +413,7 @@ func (s *Set) Between(from, to time.Time, dur time.Duration) iter.Seq[Occurrence
 	if to.Nanosecond() != 0 {
 		w.toCeil++
 	}
-	return func(yield func(Occurrence) bool) { s.run(w, yield) }
+	return w
 }
 
 // All returns every instance in start order, each lasting dur unless it
@@ -409,7 +437,11 @@ func (s *Set) windowKey(t time.Time) int64 {
 
 func (s *Set) run(w window, yield func(Occurrence) bool) {
 	moved := s.movedInto(w)
-	g := s.newGen(w.from - max(w.durSecs, s.maxSpan))
+	slack := max(w.durSecs, s.maxSpan)
+	if w.byStart {
+		slack = 0
+	}
+	g := s.newGen(w.from - slack)
 	for {
 		it, ok := g.next()
 		if !ok || it.key >= w.toCeil {

@@ -291,17 +291,10 @@ func (c *conn) target(ctx context.Context, calURL *url.URL, eventID, self string
 	if master == nil {
 		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventID)
 	}
-	// The instance has no override: compute it from the series, in a
-	// window around its original start that any duration fits in.
-	from, to := orig.Add(-48*time.Hour), orig.Add(48*time.Hour)
-	for _, e := range events {
-		if e.ID == eventIDOf(obj.Name) && e.Start != nil && e.End != nil {
-			if s, en, err := e.Interval(); err == nil {
-				to = to.Add(en.Sub(s))
-			}
-		}
-	}
-	insts, err := unical.ExpandEvents(events, from, to)
+	// The instance has no override, so it starts at its original start:
+	// compute it from the series in a one-second window there. A wider
+	// window would build every instance of a FREQ=SECONDLY series in it.
+	insts, err := unical.ExpandEvents(events, orig, orig.Add(time.Second))
 	if err != nil {
 		return nil, err
 	}

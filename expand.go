@@ -1,0 +1,291 @@
+package unical
+
+import (
+	"container/heap"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MaxExpandWindow bounds the window of a listing with expandRecurrences
+// and of an occurrences listing: 366 days, like free/busy.
+const MaxExpandWindow = 366 * 24 * time.Hour
+
+// maxSortedExpansion bounds the instances a listing the Client expands may
+// hold when it is ordered by updated: that order cannot be produced
+// instance by instance, so the window is expanded whole and sorted.
+const maxSortedExpansion = 10_000
+
+// maxExpandProviderPages bounds the provider pages read for one page of a
+// listing the Client expands (every series is needed to merge them).
+const maxExpandProviderPages = 100
+
+// listPosition is where a page of a listing the Client expands stopped:
+// the sort key (start, or last update with orderBy=updated) and id of its
+// last event. The next page expands from there instead of from the start
+// of the window, so the work of a page grows with the page, not with how
+// far into the window it is.
+type listPosition struct {
+	Key time.Time `json:"k"`
+	ID  string    `json:"i"`
+}
+
+// keyedEvent is an event with its sort key.
+type keyedEvent struct {
+	key time.Time
+	e   *Event
+}
+
+func compareKeyed(a, b keyedEvent) int {
+	if c := a.key.Compare(b.key); c != 0 {
+		return c
+	}
+	return strings.Compare(a.e.ID, b.e.ID)
+}
+
+// after reports whether ke comes after the position p.
+func (p *listPosition) after(ke keyedEvent) bool {
+	if p == nil {
+		return true
+	}
+	if c := ke.key.Compare(p.Key); c != 0 {
+		return c > 0
+	}
+	return ke.e.ID > p.ID
+}
+
+// startKey orders by start; an event without a readable start sorts first,
+// as in sortEvents.
+func startKey(e *Event) time.Time {
+	t, _, _ := e.Interval()
+	return t
+}
+
+func updatedKey(e *Event) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, e.UpdatedAt)
+	return t
+}
+
+// eventStream yields the events of one source (a series, or the
+// non-recurring events) in (key, id) order, holding only the events that
+// share the current key.
+type eventStream struct {
+	next       func() (*Event, bool)
+	stop       func()
+	key        func(*Event) time.Time
+	pending    keyedEvent // first event of the next key, when hasPending
+	hasPending bool
+	group      []keyedEvent // events of the current key, by id; group[0] is the head
+}
+
+func newEventStream(seq iter.Seq[*Event], key func(*Event) time.Time) *eventStream {
+	s := &eventStream{key: key}
+	s.next, s.stop = iter.Pull(seq)
+	s.fill()
+	return s
+}
+
+// fill loads the events of the next key and sorts them by id: a source
+// yields by key only (a moved instance can land on another's start).
+func (s *eventStream) fill() {
+	s.group = s.group[:0]
+	if !s.hasPending {
+		e, ok := s.next()
+		if !ok {
+			return
+		}
+		s.pending, s.hasPending = keyedEvent{s.key(e), e}, true
+	}
+	k := s.pending.key
+	for s.hasPending && s.pending.key.Equal(k) {
+		s.group = append(s.group, s.pending)
+		if e, ok := s.next(); ok {
+			s.pending = keyedEvent{s.key(e), e}
+		} else {
+			s.hasPending = false
+		}
+	}
+	slices.SortFunc(s.group, compareKeyed)
+}
+
+func (s *eventStream) pop() keyedEvent {
+	h := s.group[0]
+	s.group = s.group[1:]
+	if len(s.group) == 0 {
+		s.fill()
+	}
+	return h
+}
+
+// streamHeap orders streams by their head event.
+type streamHeap []*eventStream
+
+func (h streamHeap) Len() int           { return len(h) }
+func (h streamHeap) Less(i, j int) bool { return compareKeyed(h[i].group[0], h[j].group[0]) < 0 }
+func (h streamHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *streamHeap) Push(x any)        { *h = append(*h, x.(*eventStream)) }
+func (h *streamHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return s
+}
+
+// merge yields the events of every stream in (key, id) order.
+func merge(streams []*eventStream) iter.Seq[keyedEvent] {
+	return func(yield func(keyedEvent) bool) {
+		h := make(streamHeap, 0, len(streams))
+		for _, s := range streams {
+			if len(s.group) > 0 {
+				h = append(h, s)
+			}
+		}
+		heap.Init(&h)
+		for h.Len() > 0 {
+			s := h[0]
+			ke := s.pop()
+			if len(s.group) == 0 {
+				heap.Pop(&h)
+			} else {
+				heap.Fix(&h, 0)
+			}
+			if !yield(ke) {
+				return
+			}
+		}
+	}
+}
+
+// groupSeries splits what a provider returned unexpanded into the series
+// masters, the overrides of each, and the other events, as ExpandEvents
+// reads them.
+func groupSeries(events []*Event) (masters []*Event, overrides map[string][]*Event, plain []*Event) {
+	isMaster := map[string]bool{}
+	for _, e := range events {
+		if e.IsRecurring && len(e.Recurrence) > 0 {
+			isMaster[e.ID] = true
+		}
+	}
+	overrides = map[string][]*Event{}
+	for _, e := range events {
+		switch {
+		case e.RecurringEventID != "" && isMaster[e.RecurringEventID]:
+			if e.OriginalStart != nil {
+				overrides[e.RecurringEventID] = append(overrides[e.RecurringEventID], e)
+			}
+		case isMaster[e.ID]:
+			masters = append(masters, e)
+		default:
+			plain = append(plain, e)
+		}
+	}
+	return masters, overrides, plain
+}
+
+// stream yields the series' instances overlapping [from, to) in start
+// order, from the position pos on (instances before it may still come;
+// the caller skips them). A series whose own title and metadata fail the
+// listing's filters yields only its overridden instances, the only ones
+// that can pass, without expanding the rest.
+func (sr *series) stream(from, to time.Time, pos *listPosition, onlyOverridden bool) iter.Seq[*Event] {
+	return func(yield func(*Event) bool) {
+		if onlyOverridden {
+			for _, occ := range sr.set.Overridden(from, to, sr.dur) {
+				if !yield(sr.instance(occ)) {
+					return
+				}
+			}
+			return
+		}
+		if pos == nil || sr.allDay {
+			// All-day windows are read by their wall clock (see
+			// recur.Set.Between), and a day holds one instance at most, so
+			// skipping up to pos costs at most the days of the window.
+			for occ := range sr.set.Between(from, to, sr.dur) {
+				if !yield(sr.instance(occ)) {
+					return
+				}
+			}
+			return
+		}
+		for occ := range sr.set.StartingIn(pos.Key, to, sr.dur) {
+			if occ.Start.Before(from) && !occ.End.After(from) {
+				continue // Began before the window and ended before it too.
+			}
+			if !yield(sr.instance(occ)) {
+				return
+			}
+		}
+	}
+}
+
+// expandPage expands what a provider returned unexpanded into the events
+// of one page of a listing: at most limit+1 of them (the extra one tells
+// that another page follows), after the position pos, in (start, id)
+// order, or (updated, id) order with orderBy=updated. Only the instances
+// up to the page's end are built.
+func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, limit int) ([]keyedEvent, error) {
+	masters, overrides, plain := groupSeries(events)
+	var streams []*eventStream
+	defer func() {
+		for _, s := range streams {
+			s.stop()
+		}
+	}()
+	byUpdate := q.OrderBy == OrderByUpdated
+	streamPos := pos
+	if byUpdate {
+		streamPos = nil // The stream runs in start order; pos is an update time.
+	}
+	var kept []*Event
+	for _, e := range plain {
+		if q.keeps(e, sync) {
+			kept = append(kept, e)
+		}
+	}
+	slices.SortFunc(kept, func(a, b *Event) int {
+		return compareKeyed(keyedEvent{startKey(a), a}, keyedEvent{startKey(b), b})
+	})
+	streams = append(streams, newEventStream(slices.Values(kept), startKey))
+	for _, m := range masters {
+		sr, err := newSeries(m, overrides[m.ID])
+		if err != nil {
+			return nil, err
+		}
+		onlyOverridden := !q.matchesContent(m) && !(sync && m.IsCancelled)
+		streams = append(streams, newEventStream(sr.stream(q.Start, q.End, streamPos, onlyOverridden), startKey))
+	}
+	var out []keyedEvent
+	if !byUpdate {
+		for ke := range merge(streams) {
+			if !pos.after(ke) || !q.keeps(ke.e, sync) {
+				continue
+			}
+			if out = append(out, ke); len(out) > limit {
+				break
+			}
+		}
+		return out, nil
+	}
+	var all []keyedEvent
+	for ke := range merge(streams) {
+		if !q.keeps(ke.e, sync) {
+			continue
+		}
+		if len(all) == maxSortedExpansion {
+			return nil, invalidf("orderBy", "orderBy=updated with expandRecurrences holds at most %d instances; ask for a shorter window or order by startTime.", maxSortedExpansion)
+		}
+		all = append(all, keyedEvent{updatedKey(ke.e), ke.e})
+	}
+	slices.SortFunc(all, compareKeyed)
+	for _, ke := range all {
+		if !pos.after(ke) {
+			continue
+		}
+		if out = append(out, ke); len(out) > limit {
+			break
+		}
+	}
+	return out, nil
+}
