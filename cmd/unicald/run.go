@@ -183,12 +183,6 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.DurationVar(&ret.delivered, "delivered-retention", unical.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
 	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
-		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
-	}
 	poll := pollInterval(time.Minute)
 	schedule := defaultRetrySchedule()
 	jitter := jitterFlag(webhook.DefaultJitter)
@@ -204,6 +198,9 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
+	}
+	if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
+		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 	}
 	eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
 	met := metrics.New()
