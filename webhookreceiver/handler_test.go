@@ -99,3 +99,26 @@ func TestHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestHandler_DefaultBodyLimit checks that without MaxBodyBytes a body
+// just over DefaultMaxBodyBytes is refused, signed or not, and one at the
+// limit is read.
+func TestHandler_DefaultBodyLimit(t *testing.T) {
+	t.Parallel()
+	secret := newSecret(t)
+	v := mustVerifier(t, webhookreceiver.Config{Secrets: []string{secret}})
+	h := &webhookreceiver.Handler{Verifier: v, Receive: func(context.Context, *webhookreceiver.Message) error { return nil }}
+	for size, want := range map[int]int{
+		webhookreceiver.DefaultMaxBodyBytes:     http.StatusBadRequest, // read, then refused as not a unical message
+		webhookreceiver.DefaultMaxBodyBytes + 1: http.StatusRequestEntityTooLarge,
+	} {
+		body := []byte(`{"pad":"` + strings.Repeat("x", size-10) + `"}`)
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
+		req.Header = refSigned(t, secret, "msg_1", time.Now(), body)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("%d-byte body: status = %d, want %d", len(body), rec.Code, want)
+		}
+	}
+}

@@ -26,6 +26,9 @@ import (
 
 func main() {
 	secrets := strings.Split(os.Getenv("UNICAL_WEBHOOK_SECRETS"), ",")
+	for i := range secrets {
+		secrets[i] = strings.TrimSpace(secrets[i])
+	}
 	verifier, err := webhookreceiver.NewVerifier(webhookreceiver.Config{Secrets: secrets})
 	if err != nil {
 		log.Fatalf("UNICAL_WEBHOOK_SECRETS: %v", err)
