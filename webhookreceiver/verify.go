@@ -34,11 +34,11 @@ import (
 // afresh, so a retry passes it too.
 const DefaultTolerance = 5 * time.Minute
 
-// Header names of the Standard Webhooks scheme.
+// Header names of the Standard Webhooks scheme, as unical sends them.
 const (
-	HeaderID        = webhook.HeaderID
-	HeaderTimestamp = webhook.HeaderTimestamp
-	HeaderSignature = webhook.HeaderSignature
+	HeaderID        = "webhook-id"
+	HeaderTimestamp = "webhook-timestamp"
+	HeaderSignature = "webhook-signature"
 )
 
 // Causes of a refused delivery. The errors returned by [Verifier.Verify]
