@@ -173,6 +173,11 @@ func answerError(resp *http.Response, data []byte) error {
 		} `json:"error"`
 	}
 	e := &unical.Error{Code: httpapi.CodeOfStatus(resp.StatusCode), RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	if resp.StatusCode < 400 {
+		// The API answers 200 or an error; a redirect (never followed) or
+		// another status is not its answer.
+		e.Code = unical.CodeUpstream
+	}
 	if json.Unmarshal(data, &body) == nil && body.Error != nil {
 		if code, ok := httpapi.CodeOfWire(body.Error.Code); ok {
 			e.Code = code
