@@ -35,6 +35,9 @@ type handler struct {
 
 	mu         sync.Mutex
 	errorCount map[unical.Code]int
+
+	// answers keeps encoded account reads (answercache.go).
+	answers answerCache
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -158,6 +161,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, body = http.StatusInternalServerError, append(body[:0], internalErrorBody...)
 	}
+	writeBody(w, status, body)
+	if cap(body) <= maxPooledBuffer {
+		*buf = body
+		jsonBuffers.Put(buf)
+	}
+}
+
+// writeBody writes an encoded JSON answer.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	// Shared, never-modified values save two allocations per answer.
 	h["Content-Type"] = jsonContentType
@@ -165,10 +177,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	if cap(body) <= maxPooledBuffer {
-		*buf = body
-		jsonBuffers.Put(buf)
-	}
 }
 
 var (
