@@ -215,7 +215,7 @@ type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) er
 // from fn is written with writeError.
 func (h *handler) api(fn appHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		app, err := h.client.AppByAPIKey(r.Context(), r.Header.Get("x-api-key"))
+		app, err := h.client.AppByAPIKey(r.Context(), apiKey(r))
 		if err != nil {
 			h.writeError(w, r, err)
 			return
@@ -224,6 +224,16 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 			h.writeError(w, r, err)
 		}
 	}
+}
+
+// apiKey returns the x-api-key header. It indexes the header map by the
+// canonical name net/http stores it under, instead of Header.Get, which
+// builds that name anew (an allocation) on every request.
+func apiKey(r *http.Request) string {
+	if v := r.Header["X-Api-Key"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // ok writes a successful answer.
