@@ -265,27 +265,30 @@ const apiKeyPrefix = "uk_"
 // malformed, revoked or wrong key is CodeUnauthorized with field x-api-key.
 // The secret is compared by hash in constant time.
 func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
-	unauthorized := &Error{Code: CodeUnauthorized, Field: "x-api-key", Message: "A valid x-api-key header is required."}
+	// Built only on failure: this runs on every request.
+	unauthorized := func() error {
+		return &Error{Code: CodeUnauthorized, Field: "x-api-key", Message: "A valid x-api-key header is required."}
+	}
 	if key == "" {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
 	if !ok {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	id, secret, ok := strings.Cut(rest, "_")
 	if !ok || id == "" || secret == "" {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	stored, err := c.getAPIKey(ctx, "key_"+id)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
-			return nil, unauthorized
+			return nil, unauthorized()
 		}
 		return nil, err
 	}
-	if !seal.Equal(stored.Hash, seal.HashSecret(secret)) {
-		return nil, unauthorized
+	if !seal.SecretMatches(stored.Hash, secret) {
+		return nil, unauthorized()
 	}
 	return &App{c: c, id: stored.ApplicationID}, nil
 }

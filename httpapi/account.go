@@ -21,11 +21,7 @@ func (h *handler) handleAccountList(w http.ResponseWriter, r *http.Request, app 
 	if q.err != nil {
 		return q.err
 	}
-	page, err := app.ListAccounts(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	return ok(w, page)
+	return h.cachedRead(w, r, app, func() (any, error) { return app.ListAccounts(r.Context(), params) })
 }
 
 // handleAccountCreate handles POST /v1/endUserAccounts.
@@ -43,11 +39,7 @@ func (h *handler) handleAccountCreate(w http.ResponseWriter, r *http.Request, ap
 
 // handleAccountGet handles GET /v1/endUserAccounts/{id}.
 func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	acct, err := app.GetAccount(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, acct)
+	return h.cachedRead(w, r, app, func() (any, error) { return app.GetAccount(r.Context(), r.PathValue("id")) })
 }
 
 // handleAccountDelete handles DELETE /v1/endUserAccounts/{id}.

@@ -69,6 +69,8 @@ type handler struct {
 	ipLimit           *limiter[netip.Addr] // by client address; nil: no limit
 	trustForwardedFor bool
 	timeout           time.Duration
+	// answers keeps encoded account reads (answercache.go).
+	answers answerCache
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -204,6 +206,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, body = http.StatusInternalServerError, append(body[:0], internalErrorBody...)
 	}
+	writeBody(w, status, body)
+	if cap(body) <= maxPooledBuffer {
+		*buf = body
+		jsonBuffers.Put(buf)
+	}
+}
+
+// writeBody writes an encoded JSON answer.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	// Shared, never-modified values save two allocations per answer.
 	h["Content-Type"] = jsonContentType
@@ -211,10 +222,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	if cap(body) <= maxPooledBuffer {
-		*buf = body
-		jsonBuffers.Put(buf)
-	}
 }
 
 var (
@@ -255,7 +262,7 @@ type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) er
 // read (see refuse).
 func (h *handler) api(fn appHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("x-api-key")
+		key := apiKey(r)
 		app, err := h.client.AppByAPIKey(r.Context(), key)
 		if err != nil {
 			h.refuse(w, r, err)
@@ -271,6 +278,16 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 			h.writeError(w, r, err)
 		}
 	}
+}
+
+// apiKey returns the x-api-key header. It indexes the header map by the
+// canonical name net/http stores it under, instead of Header.Get, which
+// builds that name anew (an allocation) on every request.
+func apiKey(r *http.Request) string {
+	if v := r.Header["X-Api-Key"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // ok writes a successful answer.

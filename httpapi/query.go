@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -12,9 +13,17 @@ import (
 type query struct {
 	r   *http.Request
 	err error
+	// values is the parsed query, parsed once: URL.Query parses anew on
+	// every call.
+	values url.Values
 }
 
-func (q *query) str(name string) string { return q.r.URL.Query().Get(name) }
+func (q *query) str(name string) string {
+	if q.values == nil {
+		q.values = q.r.URL.Query()
+	}
+	return q.values.Get(name)
+}
 
 func (q *query) dateTime(name string) time.Time {
 	s := q.str(name)

@@ -20,6 +20,9 @@
 #   BENCH_RUNS         runs of each pair (default 3)
 #   BENCH_THREADS      wrk threads (default 2)
 #   BENCH_SERVE_ARGS   extra `unicald serve` flags
+#   BENCH_PPROF        a folder: build unicald with -tags pprof (cmd/unicald/pprof.go)
+#                      and save a CPU profile of its first run of each route at
+#                      64 connections there, for `go tool pprof DIR/unicald DIR/*.pprof`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +57,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "building..." >&2
-go build -o "$tmp/unicald" ./cmd/unicald
+if [[ -n "${BENCH_PPROF:-}" ]]; then
+	mkdir -p "$BENCH_PPROF"
+	go build -tags pprof -o "$BENCH_PPROF/unicald" ./cmd/unicald
+	cp "$BENCH_PPROF/unicald" "$tmp/unicald"
+	pprof_port=$((20000 + RANDOM % 20000))
+	export UNICALD_PPROF_ADDR=127.0.0.1:$pprof_port
+else
+	go build -o "$tmp/unicald" ./cmd/unicald
+fi
 go build -o "$tmp/benchhttp" ./scripts/benchhttp
 
 read -r apikey account < <("$tmp/benchhttp" seed -data "$tmp/data" -accounts "$accounts")
@@ -95,7 +106,8 @@ if ((listed != accounts)); then
 fi
 
 "$tmp/benchhttp" bare "${bare_args[@]}" >"$tmp/bare.out" 2>&1 &
-pids+=("$!")
+bpid=$!
+pids+=("$bpid")
 bare=$(read_addr "$tmp/bare.out")
 
 rss() { awk '/^VmRSS:/ {printf "%.1f MB", $2/1024}' "/proc/$upid/status"; }
@@ -109,9 +121,23 @@ done
 sleep 1
 idle_rss=$(rss)
 
-# run_wrk URL CONNS prints "req/s p99-ms non-2xx-and-errors".
+# ticks prints the CPU time (user + system, in clock ticks) process $1 has
+# used so far.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# run_wrk URL CONNS PID prints "req/s p99-ms failures requests
+# server-ticks wrk-ticks": wrk's numbers, the answers that were not 2xx or
+# failed, and the CPU time the server (PID) and wrk used meanwhile.
 run_wrk() {
-	wrk -t"$threads" -c"$2" -d"$duration" --timeout 10s --latency -H "x-api-key: $apikey" "$1" | awk '
+	local before after
+	before=$(ticks "$3")
+	# The subshell's children time is wrk's, once wrk has ended.
+	out=$(
+		wrk -t"$threads" -c"$2" -d"$duration" --timeout 10s --latency -H "x-api-key: $apikey" "$1"
+		awk '{print "wrk-cpu", $16 + $17}' "/proc/$BASHPID/stat"
+	)
+	after=$(ticks "$3")
+	awk -v server=$((after - before)) '
 		function ms(v) {
 			if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
 			if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
@@ -121,9 +147,11 @@ run_wrk() {
 		}
 		/^Requests\/sec:/ { rps = $2 }
 		$1 == "99%" { p99 = ms($2) }
+		/ requests in / { n = $1 }
 		/Non-2xx or 3xx responses:/ { bad += $NF }
 		/Socket errors:/ { for (i = 4; i <= NF; i += 2) { v = $i; sub(/,/, "", v); bad += v } }
-		END { if (rps + 0 == 0) bad++; printf "%s %s %d\n", rps, p99, bad }'
+		$1 == "wrk-cpu" { wrk = $2 }
+		END { if (n + 0 == 0) { bad++; n = 1 }; printf "%s %s %d %d %d %d\n", rps, p99, bad, n, server, wrk }' <<<"$out"
 }
 
 # median prints the middle of its arguments.
@@ -131,27 +159,46 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR
 
 echo "warming up..." >&2
 for i in "${!paths[@]}"; do
-	run_wrk "http://$bare${paths[$i]}${queries[$i]}" 16 >/dev/null
-	run_wrk "http://$full${paths[$i]}${queries[$i]}" 16 >/dev/null
+	run_wrk "http://$bare${paths[$i]}${queries[$i]}" 16 "$bpid" >/dev/null
+	run_wrk "http://$full${paths[$i]}${queries[$i]}" 16 "$upid" >/dev/null
 done
+
+# cpu_us TICKS REQUESTS prints CPU microseconds per request.
+hz=$(getconf CLK_TCK)
+cpu_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN {printf "%.1f", t / hz * 1e6 / n}'; }
 
 bad_total=0
 rows=()
 for i in "${!paths[@]}"; do
 	for c in "${conns[@]}"; do
 		bare_rps=() bare_p99=() full_rps=() full_p99=() ratios=()
+		bare_cpu=() full_cpu=() wrk_cpu=() cpu_ratios=()
 		for r in $(seq "$runs"); do
-			read -r brps bp99 bbad < <(run_wrk "http://$bare${paths[$i]}${queries[$i]}" "$c")
-			read -r frps fp99 fbad < <(run_wrk "http://$full${paths[$i]}${queries[$i]}" "$c")
+			read -r brps bp99 bbad bn bsrv bwrk < <(run_wrk "http://$bare${paths[$i]}${queries[$i]}" "$c" "$bpid")
+			if [[ -n "${BENCH_PPROF:-}" && $r == 1 && $c == 64 ]]; then
+				seconds=$(awk -v d="${duration%s}" 'BEGIN {s = int(d) - 1; print (s < 1 ? 1 : s)}')
+				"$tmp/benchhttp" fetch -out "$BENCH_PPROF/route$i.pprof" "http://$UNICALD_PPROF_ADDR/debug/pprof/profile?seconds=$seconds" &
+				pids+=("$!")
+			fi
+			read -r frps fp99 fbad fn fsrv fwrk < <(run_wrk "http://$full${paths[$i]}${queries[$i]}" "$c" "$upid")
 			bad_total=$((bad_total + bbad + fbad))
 			bare_rps+=("$brps") bare_p99+=("$bp99") full_rps+=("$frps") full_p99+=("$fp99")
 			ratios+=("$(awk -v f="$frps" -v b="$brps" 'BEGIN {printf "%.2f", f / b}')")
-			echo "  ${names[$i]} c=$c run $r: bare $brps req/s p99 ${bp99} ms, full $frps req/s p99 ${fp99} ms" >&2
+			bare_cpu+=("$(cpu_us "$bsrv" "$bn")") full_cpu+=("$(cpu_us "$fsrv" "$fn")")
+			wrk_cpu+=("$(cpu_us "$((bwrk + fwrk))" "$((bn + fn))")")
+			# The throughput ratio if the cores did nothing but serve and
+			# load: CPU per request of wrk plus bare over wrk plus full.
+			cpu_ratios+=("$(awk -v bs="$bsrv" -v bw="$bwrk" -v bn="$bn" -v fs="$fsrv" -v fw="$fwrk" -v fn="$fn" \
+				'BEGIN {printf "%.2f", ((bs + bw) / bn) / ((fs + fw) / fn)}')")
+			echo "  ${names[$i]} c=$c run $r: bare $brps req/s p99 ${bp99} ms ${bare_cpu[-1]} µs/req," \
+				"full $frps req/s p99 ${fp99} ms ${full_cpu[-1]} µs/req, wrk ${wrk_cpu[-1]} µs/req" >&2
 		done
 		mb=$(median "${bare_rps[@]}") mf=$(median "${full_rps[@]}")
 		rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="$mb" -v mf="$mf" \
 			-v bp="$(median "${bare_p99[@]}")" -v fp="$(median "${full_p99[@]}")" -v rs="${ratios[*]}" \
-			'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f | %.2f |", n, c, mb, mf, mf / mb, rs, bp, fp}')")
+			-v bc="$(median "${bare_cpu[@]}")" -v fc="$(median "${full_cpu[@]}")" -v wc="$(median "${wrk_cpu[@]}")" \
+			-v cr="$(median "${cpu_ratios[@]}")" \
+			'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f | %.2f | %s | %s | %s | %.2f |", n, c, mb, mf, mf / mb, rs, bp, fp, bc, fc, wc, cr}')")
 	done
 done
 load_rss=$(rss)
@@ -159,9 +206,12 @@ load_rss=$(rss)
 echo
 echo "unicald serve vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
 echo
-echo "| route | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| route | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms | bare CPU µs/req | full CPU µs/req | wrk CPU µs/req | CPU-bound ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+echo
+echo "full/bare is the ratio of the median req/s. CPU-bound ratio: (wrk + bare CPU per request) / (wrk + full CPU per request),"
+echo "median of the runs: the throughput ratio on cores that do nothing else, steadier than req/s on a busy machine."
 echo
 echo "unicald VmRSS: idle after start and 10 requests $idle_rss; after the load $load_rss"
 if ((bad_total > 0)); then

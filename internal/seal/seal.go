@@ -211,3 +211,11 @@ func HashSecret(secret string) []byte {
 
 // Equal compares two hashes in constant time.
 func Equal(a, b []byte) bool { return hmac.Equal(a, b) }
+
+// SecretMatches reports whether secret hashes to hash (HashSecret),
+// comparing in constant time. It hashes into an array, not a new slice,
+// because it runs on every API request.
+func SecretMatches(hash []byte, secret string) bool {
+	h := sha256.Sum256([]byte(secret))
+	return hmac.Equal(hash, h[:])
+}

@@ -95,3 +95,23 @@ func TestLoadOrCreateKeyFile(t *testing.T) {
 		t.Fatal("LoadOrCreateKeyFile() accepted a world-readable key file")
 	}
 }
+
+func TestSecretMatches(t *testing.T) {
+	hash := seal.HashSecret("s3cret")
+	for _, tc := range []struct {
+		secret string
+		hash   []byte
+		want   bool
+	}{
+		{"s3cret", hash, true},
+		{"s3cret ", hash, false},
+		{"S3cret", hash, false},
+		{"", hash, false},
+		{"s3cret", hash[:31], false},
+		{"s3cret", nil, false},
+	} {
+		if got := seal.SecretMatches(tc.hash, tc.secret); got != tc.want {
+			t.Errorf("SecretMatches(%d-byte hash, %q) = %v, want %v", len(tc.hash), tc.secret, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/unical/unical"
@@ -44,7 +45,16 @@ type Store struct {
 	path string
 	// accounts caches decoded account records (account.go).
 	accounts accountCache
+	// writes counts write transactions, for Version.
+	writes atomic.Uint64
 }
+
+var _ unical.VersionedStore = (*Store)(nil)
+
+// Version implements [unical.VersionedStore]: it changes after every write
+// transaction. bbolt locks the file for one process, so every write to it
+// passes through update in this Store.
+func (s *Store) Version() uint64 { return s.writes.Load() }
 
 // Bucket names; the layout is described in the package comment.
 var (
@@ -213,6 +223,9 @@ func (s *Store) update(ctx context.Context, op string, fn func(tx *bbolt.Tx) err
 	if err := ctx.Err(); err != nil {
 		return internal(fmt.Errorf("bolt: %s: %w", op, err))
 	}
+	// The count moves after the commit, before the caller hears of it, so
+	// a reader that saw the old version read the old data or a newer one.
+	defer s.writes.Add(1)
 	return translate(op, s.db.Update(fn))
 }
 

@@ -290,3 +290,42 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 		t.Errorf("Sweep() on a backfilled file mismatch (-want +got):\n%s", d)
 	}
 }
+
+// TestStore_Version: reads leave the version alone; every write moves it,
+// which is what lets the API reuse an answer read at the same version.
+func TestStore_Version(t *testing.T) {
+	s := MustOpenStore(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	v0 := s.Version()
+	if err := s.CreateApplication(ctx, &unical.Application{ID: "app_A", Name: "A", CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := s.Version()
+	if v1 == v0 {
+		t.Fatalf("Version() = %d after a write, same as before", v1)
+	}
+	if _, err := s.GetApplication(ctx, "app_A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListAccounts(ctx, "app_A", unical.AccountFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Version(); v != v1 {
+		t.Errorf("Version() = %d after reads, want %d", v, v1)
+	}
+	rec := &unical.AccountRecord{Account: unical.Account{ID: "acc_1", ApplicationID: "app_A", Email: "a@example.com", ProviderType: unical.ProviderGoogle, CreatedAt: now, UpdatedAt: now}}
+	if err := s.CreateAccount(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	v2 := s.Version()
+	if v2 == v1 {
+		t.Errorf("Version() = %d after CreateAccount, same as before", v2)
+	}
+	if err := s.DeleteAccount(ctx, "app_A", "acc_1"); err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Version(); v == v2 {
+		t.Errorf("Version() = %d after DeleteAccount, same as before", v)
+	}
+}

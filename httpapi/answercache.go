@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/unical/unical"
+)
+
+// answerCache keeps the encoded answers of account reads, the most
+// frequent calls, by application and request URI, together with the
+// Store version they were read at (unical.VersionedStore). An answer is
+// reused only while the version has not moved, so it is byte for byte what
+// reading and encoding again would give: any write, to anything, makes
+// every entry miss once. The API key is still checked on every request,
+// and the application id in the key keeps each application's answers its
+// own. Credentials are never cached (they are only unsealed on request).
+type answerCache struct {
+	mu      sync.Mutex
+	entries map[answerKey]cachedAnswer
+	bytes   int
+}
+
+type answerKey struct {
+	app, uri string
+}
+
+type cachedAnswer struct {
+	version uint64
+	body    []byte // shared by every writer of the answer; never changed
+}
+
+// Bounds of the cache: answers larger than maxCachedAnswer are not kept,
+// and past maxCachedBytes in all the cache starts over.
+const (
+	maxCachedAnswer = 128 << 10
+	maxCachedBytes  = 4 << 20
+)
+
+func (c *answerCache) get(key answerKey, version uint64) ([]byte, bool) {
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.body, true
+}
+
+func (c *answerCache) put(key answerKey, version uint64, body []byte) {
+	if len(body) > maxCachedAnswer {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.entries[key]; ok {
+		c.bytes -= len(old.body)
+	}
+	if c.entries == nil || c.bytes+len(body) > maxCachedBytes {
+		c.entries, c.bytes = map[answerKey]cachedAnswer{}, 0
+	}
+	c.entries[key] = cachedAnswer{version: version, body: body}
+	c.bytes += len(body)
+}
+
+// cachedRead answers a GET from the cache when the Store has not changed
+// since the answer was encoded, and otherwise calls read and keeps its
+// encoded answer. Errors are never cached.
+func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical.App, read func() (any, error)) error {
+	// The version is read before the data, so an answer is never filed
+	// under a version newer than what it shows.
+	version, versioned := h.client.StoreVersion()
+	if !versioned {
+		v, err := read()
+		if err != nil {
+			return err
+		}
+		return ok(w, v)
+	}
+	key := answerKey{app.ID(), r.URL.RequestURI()}
+	if body, hit := h.answers.get(key, version); hit {
+		writeBody(w, http.StatusOK, body)
+		return nil
+	}
+	v, err := read()
+	if err != nil {
+		return err
+	}
+	body, err := appendJSON(nil, v)
+	if err != nil {
+		return ok(w, v) // writeJSON answers the failure
+	}
+	h.answers.put(key, version, body)
+	writeBody(w, http.StatusOK, body)
+	return nil
+}
