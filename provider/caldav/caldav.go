@@ -86,6 +86,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
+	"github.com/unical/unical/internal/retry"
 )
 
 // ProviderType is the provider type this package serves.
@@ -125,7 +126,7 @@ type Config struct {
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
-	retry  retryPolicy
+	retry  retry.Policy
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 }
@@ -146,17 +147,17 @@ func New(cfg Config) *Provider {
 	if now == nil {
 		now = time.Now
 	}
-	retry := retryPolicy{max: cfg.MaxRetries, base: cfg.BaseBackoff}
+	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait}
 	switch {
 	case cfg.MaxRetries == 0:
-		retry.max = 2
+		policy.MaxRetries = 2
 	case cfg.MaxRetries < 0:
-		retry.max = 0
+		policy.MaxRetries = 0
 	}
-	if retry.base <= 0 {
-		retry.base = 250 * time.Millisecond
+	if policy.Backoff.Base <= 0 {
+		policy.Backoff.Base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: retry, allowPrivate: cfg.AllowPrivateTargets}
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}
 }
 
 // Type returns [ProviderType].

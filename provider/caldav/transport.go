@@ -30,20 +30,16 @@ type conn struct {
 	username   string
 	password   string
 	connecting bool
-	retry      retryPolicy
+	// retry is the Provider's policy for requests the server turned
+	// away with 429 or 503: it did not process them (RFC 9110 §15.6.4,
+	// RFC 6585 §4), so sending them again is safe even for a conditional
+	// PUT.
+	retry retry.Policy
 	// allowPrivate is Config.AllowPrivateTargets: http URLs allowed.
 	allowPrivate bool
 	// floating caches the calendar's zone for floating times; a conn
 	// serves one call on one calendar.
 	floating *time.Location
-}
-
-// retryPolicy bounds the retries of requests the server turned away with
-// 429 or 503: it did not process them (RFC 9110 §15.6.4, RFC 6585 §4), so
-// sending them again is safe even for a conditional PUT.
-type retryPolicy struct {
-	max  int
-	base time.Duration
 }
 
 // maxRetryWait is the longest Retry-After waited for; a longer one is
@@ -68,30 +64,32 @@ type response struct {
 // the server asks for (or an exponential backoff). Any status is returned;
 // only transport failures are errors.
 func (c *conn) do(ctx context.Context, method string, target *url.URL, header http.Header, body string) (*response, error) {
-	for n := 0; ; n++ {
+	var last *response
+	res := c.retry.Do(ctx, func(int) retry.Outcome {
 		r, err := c.doOnce(ctx, method, target, header, body)
-		if err != nil || (r.StatusCode != http.StatusTooManyRequests && r.StatusCode != http.StatusServiceUnavailable) || n >= c.retry.max {
-			return r, err
+		last = r
+		if err != nil {
+			return retry.Outcome{Err: err}
 		}
-		wait := c.retry.base << n
+		if r.StatusCode != http.StatusTooManyRequests && r.StatusCode != http.StatusServiceUnavailable {
+			return retry.Outcome{}
+		}
 		// A Retry-After of 0 or a past date leaves the backoff: retrying
 		// at once would only meet the same overload.
-		if ra, ok := retry.After(r.Header, time.Now()); ok && ra > 0 {
-			wait = ra
-		}
-		if wait > maxRetryWait {
-			return r, nil
-		}
-		unical.NoteRetry(ctx)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return r, nil
-		case <-t.C:
-		}
+		ra, _ := retry.After(r.Header, time.Now())
+		return retry.Outcome{Err: errTurnedAway, Retry: true, RetryAfter: max(ra, 0)}
+	})
+	if res.Err != nil && res.Err != errTurnedAway && !res.Interrupted {
+		return nil, res.Err
 	}
+	// Turned away for good (or while waiting): the caller reads the
+	// server's 429 or 503 answer itself.
+	return last, nil
 }
+
+// errTurnedAway marks an answer of 429 or 503 for the retry policy; it
+// never leaves do.
+var errTurnedAway = errors.New("caldav: turned away")
 
 // doOnce is one attempt of do.
 func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, header http.Header, body string) (*response, error) {
