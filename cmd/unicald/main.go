@@ -50,6 +50,11 @@ func exitCode(err error) int {
 const usage = `usage:
   unicald serve [--addr ADDR] [--data DIR] [--public-url URL] [--metrics-addr ADDR]
                 [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
+                [--allow-private-targets] [--delivery-timeout 15s] [--delivery-lease 2m]
+                [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
+                [--trust-forwarded-for] [--request-timeout 30s] [--max-pending-flows 1000]
+                [--sweep-interval 5m] [--delivered-retention 168h] [--failed-retention 720h]
+                [--delivery-log-ttl 168h]
   unicald apps create --name NAME [--json] [--redirect-url URL]...
   unicald apps update --id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL]
                       [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE
