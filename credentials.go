@@ -3,6 +3,7 @@ package unical
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -134,13 +135,15 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 	case uerr == nil:
 		a.c.log.InfoContext(ctx, "account expired", "app", a.id, "account", accountID)
 		a.c.queued(msgs)
-	case uerr != errUnchanged:
+	case !errors.Is(uerr, errUnchanged):
 		a.c.log.ErrorContext(ctx, "mark account expired", "app", a.id, "account", accountID, "err", uerr)
 	}
 	return err
 }
 
 // errUnchanged aborts an UpdateAccount whose change is already in place.
+// It is recognised with errors.Is, which is all store/storetest promises
+// of how a Store hands back the error of fn: a Store may wrap it.
 var errUnchanged = Errorf(CodeConflict, "unchanged")
 
 func (c *Client) provider(t ProviderType) (Provider, error) {

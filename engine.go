@@ -355,7 +355,7 @@ func (c *Client) updateEndpoint(ctx context.Context, appID, subscriptionID strin
 			}
 			return nil
 		})
-		if err == errUnchanged || ErrorCode(err) == CodeNotFound {
+		if errors.Is(err, errUnchanged) || ErrorCode(err) == CodeNotFound {
 			return nil
 		}
 		return err

@@ -277,7 +277,23 @@ type NotificationResult struct {
 type WatchChange struct {
 	WatchID string
 	Token   string
-	// Kind is "changed", "sync" (a new watch says hello), "missed",
-	// "reauthorize" or "removed".
-	Kind string
+	Kind    WatchChangeKind
 }
+
+// WatchChangeKind says what a provider notification reports about a watch.
+type WatchChangeKind string
+
+// The kinds of [WatchChange].
+const (
+	// WatchChanged: something in the watched calendar changed.
+	WatchChanged WatchChangeKind = "changed"
+	// WatchSync: a new watch says hello; nothing changed.
+	WatchSync WatchChangeKind = "sync"
+	// WatchMissed: the provider dropped notifications; anything may have
+	// changed.
+	WatchMissed WatchChangeKind = "missed"
+	// WatchReauthorize: the watch must be renewed to go on.
+	WatchReauthorize WatchChangeKind = "reauthorize"
+	// WatchRemoved: the provider ended the watch.
+	WatchRemoved WatchChangeKind = "removed"
+)

@@ -3,6 +3,7 @@ package unical
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"net/url"
 	"sync"
 	"time"
@@ -139,7 +140,7 @@ func (c *Client) replaceWatch(ctx context.Context, sub *SubscriptionRecord, w *W
 		r.UpdatedAt = c.now().UTC()
 		return nil
 	})
-	if err != nil && err != errUnchanged && ErrorCode(err) != CodeNotFound {
+	if err != nil && !errors.Is(err, errUnchanged) && ErrorCode(err) != CodeNotFound {
 		return err
 	}
 	return nil
@@ -246,9 +247,9 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		}
 		ignored = false
 		switch ch.Kind {
-		case "changed":
+		case WatchChanged:
 			err = c.enqueueCoalesced(ctx, sub)
-		case "missed":
+		case WatchMissed:
 			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
@@ -256,9 +257,9 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		// watch it names is then renewed once more, or no longer ours.
 		// Graph hanging up must not cut the work short, though, or a
 		// half-made watch would send us to polling for nothing.
-		case "reauthorize", "removed":
+		case WatchReauthorize, WatchRemoved:
 			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
-			if ch.Kind == "reauthorize" {
+			if ch.Kind == WatchReauthorize {
 				err = c.reauthorizeWatch(lctx, sub)
 			} else {
 				err = c.rewatch(lctx, sub)

@@ -140,16 +140,16 @@ func (p *WatchProvider) ParseNotification(n *unical.Notification) (*unical.Notif
 	if id == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "Not a notification: no %s header.", HeaderChannelID)
 	}
-	kind := "changed"
+	kind := unical.WatchChanged
 	switch h.Get(HeaderState) {
 	case "sync":
-		kind = "sync"
+		kind = unical.WatchSync
 	case "missed":
-		kind = "missed"
+		kind = unical.WatchMissed
 	case "reauthorizationRequired":
-		kind = "reauthorize"
+		kind = unical.WatchReauthorize
 	case "subscriptionRemoved":
-		kind = "removed"
+		kind = unical.WatchRemoved
 	}
 	return &unical.NotificationResult{Status: http.StatusOK, Changes: []unical.WatchChange{{WatchID: id, Token: h.Get(HeaderToken), Kind: kind}}}, nil
 }

@@ -101,9 +101,9 @@ func (p *Provider) ParseNotification(n *unical.Notification) (*unical.Notificati
 	if id == "" || state == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "The request is not a Google push notification (X-Goog-Channel-ID or X-Goog-Resource-State missing).")
 	}
-	kind := "changed"
+	kind := unical.WatchChanged
 	if state == "sync" {
-		kind = "sync"
+		kind = unical.WatchSync
 	}
 	return &unical.NotificationResult{
 		Status:  http.StatusOK,

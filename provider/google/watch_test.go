@@ -60,7 +60,7 @@ func TestWatch_Lifecycle(t *testing.T) {
 		t.Errorf("expiration %v, want about %v", w.Expiration, req.Expiration)
 	}
 
-	want := func(kind, id string) {
+	want := func(kind unical.WatchChangeKind, id string) {
 		t.Helper()
 		res, err := f.p.ParseNotification(pr.next(t))
 		if err != nil {

@@ -52,10 +52,10 @@ type changeNotification struct {
 }
 
 // lifecycleKinds maps Graph's lifecycle events to WatchChange kinds.
-var lifecycleKinds = map[string]string{
-	"reauthorizationRequired": "reauthorize",
-	"subscriptionRemoved":     "removed",
-	"missed":                  "missed",
+var lifecycleKinds = map[string]unical.WatchChangeKind{
+	"reauthorizationRequired": unical.WatchReauthorize,
+	"subscriptionRemoved":     unical.WatchRemoved,
+	"missed":                  unical.WatchMissed,
 }
 
 // watchExpiry returns the expiration to ask Graph for: req.Expiration,
@@ -220,7 +220,7 @@ func (p *Provider) ParseNotification(n *unical.Notification) (*unical.Notificati
 		if it.SubscriptionID == "" {
 			continue
 		}
-		kind := "changed"
+		kind := unical.WatchChanged
 		if it.LifecycleEvent != "" {
 			k, ok := lifecycleKinds[it.LifecycleEvent]
 			if !ok {

@@ -102,7 +102,10 @@ func TestWatch(t *testing.T) {
 		t.Errorf("change notification (-want +got):\n%s", diff)
 	}
 
-	for _, tc := range []struct{ event, kind string }{
+	for _, tc := range []struct {
+		event string
+		kind  unical.WatchChangeKind
+	}{
 		{"reauthorizationRequired", "reauthorize"},
 		{"missed", "missed"},
 	} {
