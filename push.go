@@ -18,10 +18,34 @@ const watchLifetime = 7 * 24 * time.Hour
 const lifecycleTimeout = time.Minute
 
 // coalescer remembers each subscription's newest queued push message, so
-// that a burst of notifications queues one message while it waits.
+// that a burst of notifications queues one message while it waits. It is
+// only a saving: forgetting an entry costs at most one extra message, so
+// the map is pruned when a subscription goes and cleared when it grows
+// past maxCoalesced.
 type coalescer struct {
 	mu   sync.Mutex
 	last map[string]string // subscription id → message id
+}
+
+// maxCoalesced bounds the coalescer's map: subscriptions deleted by
+// another replica, or with their account, are never pruned one by one.
+const maxCoalesced = 100_000
+
+// remember records id as sub's newest queued message.
+func (co *coalescer) remember(subID, msgID string) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	if len(co.last) >= maxCoalesced {
+		clear(co.last)
+	}
+	co.last[subID] = msgID
+}
+
+// forget drops what the coalescer knows of a subscription.
+func (co *coalescer) forget(subID string) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	delete(co.last, subID)
 }
 
 // notificationURL is the address a provider posts a subscription's
@@ -291,8 +315,6 @@ func (c *Client) enqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 	if err != nil {
 		return err
 	}
-	co.mu.Lock()
-	co.last[sub.ID] = id
-	co.mu.Unlock()
+	co.remember(sub.ID, id)
 	return nil
 }

@@ -306,6 +306,7 @@ func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *
 	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
 		return nil, err
 	}
+	a.c.engine.coalesce.forget(sub.ID)
 	a.stopWatch(ctx, sub)
 	return &Success{Success: true}, nil
 }
