@@ -237,9 +237,6 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// Store returns the Client's store.
-func (c *Client) Store() Store { return c.store }
-
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].
 type App struct {

@@ -18,7 +18,7 @@ func TestDeliveryEndpoints(t *testing.T) {
 	base := "/v1/calendarSubscriptions/" + acct
 	subID := ts.must(t, "POST", base, map[string]any{"calendarId": "primary/" + googleUser, "webhookUrl": "https://hooks.example.com/cal"}).Object(t)["webhookSubscriptionId"].(string)
 
-	store := ts.Client.Store()
+	store := ts.Store
 	now := time.Now().UTC()
 	msg := &unical.OutboxMessage{ID: "msg_delivery_test", ApplicationID: ts.AppID, SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
 	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
@@ -71,7 +71,7 @@ func TestDeliveryEndpoints(t *testing.T) {
 func TestApplicationDeliveryEndpoints(t *testing.T) {
 	t.Parallel()
 	ts := MustNewServer(t)
-	store := ts.Client.Store()
+	store := ts.Store
 	now := time.Now().UTC()
 	msg := &unical.OutboxMessage{ID: "msg_app_test", ApplicationID: ts.AppID, EventType: unical.EventTypeAccountCreated, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
 	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
