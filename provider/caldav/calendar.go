@@ -168,7 +168,7 @@ func hexColor(s string) string {
 // timeZoneName reads the TZID of the VTIMEZONE in a calendar-timezone
 // value and returns the IANA name it resolves to, or "".
 func timeZoneName(text string) string {
-	cal, err := ical.NewDecoder(strings.NewReader(strings.TrimSpace(text))).Decode()
+	cal, err := icalmap.Decode(strings.NewReader(strings.TrimSpace(text)))
 	if err != nil {
 		return ""
 	}
