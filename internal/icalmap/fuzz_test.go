@@ -11,6 +11,7 @@ import (
 	"github.com/emersion/go-ical"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
 	"github.com/unical/unical/internal/recur"
 )
@@ -109,6 +110,9 @@ func FuzzObjectEvents(f *testing.F) {
 				}
 			}
 
+			if subMinuteOffset(e.Start) || subMinuteOffset(e.End) || subMinuteOffset(e.OriginalStart) {
+				continue // RFC 3339 offsets have no seconds: local mean time before ~1900 cannot round-trip
+			}
 			// Write the event into a fresh VEVENT as an update would, and
 			// read it again through the encoder and decoder.
 			out := ical.NewCalendar()
@@ -145,9 +149,53 @@ func FuzzObjectEvents(f *testing.F) {
 			if want.ICalUID == "" {
 				want.ICalUID = "uid"
 			}
+			normalizeWritten(&want)
 			if diff := cmp.Diff(&want, back); diff != "" {
 				t.Fatalf("event %d changes when written and read (-read +again):\n%s\n%s", i, diff, buf.String())
 			}
 		}
 	})
+}
+
+// normalizeWritten applies to e what writing it to iCalendar changes on
+// purpose: TEXT values hold line feeds, not carriage returns, and valid
+// UTF-8, and parameter values (CN) hold no double quotes or line breaks.
+func normalizeWritten(e *unical.Event) {
+	lf := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace
+	// go-ical writes TEXT rune by rune, so each invalid UTF-8 byte becomes
+	// U+FFFD, as it does in the API's JSON anyway.
+	text := func(s string) string { return string([]rune(lf(s))) }
+	param := strings.NewReplacer(`"`, "'", "\r", "", "\n", " ").Replace
+	e.Title, e.Description, e.Location, e.ICalUID = text(e.Title), text(e.Description), text(e.Location), text(e.ICalUID)
+	for _, m := range []map[string]string{e.PublicExtendedProperties, e.PrivateExtendedProperties} {
+		for k, v := range m {
+			m[k] = text(v)
+		}
+	}
+	for i := range e.Attendees {
+		e.Attendees[i].Name = param(e.Attendees[i].Name)
+	}
+	if e.Organizer != nil {
+		o := *e.Organizer
+		o.Name = param(o.Name)
+		e.Organizer = &o
+	}
+}
+
+// subMinuteOffset reports whether d is a date-time in a zone whose offset
+// then had seconds (local mean time, such as Berlin's +00:53:28 before 1893).
+func subMinuteOffset(d *unical.EventDateTime) bool {
+	if d == nil || d.DateTime == "" || d.TimeZone == "" {
+		return false
+	}
+	loc, err := time.LoadLocation(d.TimeZone)
+	if err != nil {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, d.DateTime)
+	if err != nil {
+		return false
+	}
+	_, off := t.In(loc).Zone()
+	return off%60 != 0
 }

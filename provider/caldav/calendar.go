@@ -103,7 +103,10 @@ func calendarID(home, u *url.URL) (string, bool) {
 	if rest == "" || strings.Contains(rest, "/") {
 		return "", false
 	}
-	return path.Clean(rest), true
+	// An id calendarURL refuses ("..", from a server's "%2e%2e") would be
+	// listed but could not be read.
+	id := path.Clean(rest)
+	return id, validName(id)
 }
 
 // toCalendar maps one PROPFIND response to a calendar. It reports false
