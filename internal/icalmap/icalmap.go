@@ -654,6 +654,11 @@ func setRecurrence(comp *ical.Component, lines []string) error {
 		comp.Props.Del(name)
 	}
 	for _, line := range lines {
+		// As recur.Validate reads them: surrounding white space (a CR
+		// from CRLF input) is not part of the line, an empty line is none.
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
 		p, err := parseLine(line)
 		if err != nil {
 			return err
