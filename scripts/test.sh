@@ -2,9 +2,24 @@
 # Runs the whole test suite: installs the real CalDAV servers the tests
 # start on loopback (Radicale and Xandikos, from Debian's packages) when
 # they are missing, then vets and tests every package with the race
-# detector. With CI=true a missing server fails the run instead of skipping.
+# detector, and fuzzes each parser of outside input for a short time. With
+# CI=true a missing server fails the run instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-test-deps.sh
 go vet ./...
 go test -race -count=1 -timeout 25m ./...
+
+# Fuzz each parser of outside input briefly (go runs one target per
+# invocation). FUZZTIME=5m runs each longer (the 10m default -timeout
+# still applies).
+fuzztime="${FUZZTIME:-10s}"
+while read -r target pkg; do
+	go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+done <<'TARGETS'
+FuzzRRule ./internal/recur/
+FuzzObjectEvents ./internal/icalmap/
+FuzzOpenToken .
+FuzzEventBody ./httpapi/
+FuzzMultistatus ./provider/caldav/
+TARGETS

@@ -134,7 +134,8 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 		}
 		e.Attendees = append(e.Attendees, a)
 	}
-	if p := comp.Props.Get(ical.PropOrganizer); p != nil {
+	// An ORGANIZER without an address names nobody; Apply writes none.
+	if p := comp.Props.Get(ical.PropOrganizer); p != nil && address(p.Value) != "" {
 		e.Organizer = &unical.Organizer{
 			Name:  p.Params.Get(ical.ParamCommonName),
 			Email: address(p.Value),
@@ -196,7 +197,7 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 		return errors.New("icalmap: not a VEVENT")
 	}
 	if e.ICalUID != "" {
-		comp.Props.SetText(ical.PropUID, e.ICalUID)
+		comp.Props.SetText(ical.PropUID, textValue(e.ICalUID))
 	}
 	if comp.Props.Get(ical.PropUID) == nil {
 		return errors.New("icalmap: event has no UID")
@@ -478,6 +479,7 @@ func address(v string) string {
 }
 
 func setText(comp *ical.Component, name, value string) {
+	value = textValue(value)
 	if value == "" {
 		comp.Props.Del(name)
 		return
@@ -530,11 +532,19 @@ func writeExtended(comp *ical.Component, name string, m map[string]string) error
 		}
 		p := ical.NewProp(name)
 		p.Params.Set(ParamKey, escapeKey(k))
-		p.SetText(m[k])
+		p.SetText(textValue(m[k]))
 		comp.Props.Add(p)
 	}
 	return nil
 }
+
+// textValue turns the carriage returns of s into line feeds: a TEXT value
+// (RFC 5545 §3.3.11) can only hold a line break as the escape "\n", which
+// go-ical writes for a line feed, while it refuses to encode a carriage
+// return, so a description with Windows line endings could not be saved.
+func textValue(s string) string { return crReplacer.Replace(s) }
+
+var crReplacer = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 var paramSanitizer = strings.NewReplacer(`"`, "'", "\r", "", "\n", " ")
 
@@ -644,6 +654,11 @@ func setRecurrence(comp *ical.Component, lines []string) error {
 		comp.Props.Del(name)
 	}
 	for _, line := range lines {
+		// As recur.Validate reads them: surrounding white space (a CR
+		// from CRLF input) is not part of the line, an empty line is none.
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
 		p, err := parseLine(line)
 		if err != nil {
 			return err

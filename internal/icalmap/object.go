@@ -3,6 +3,7 @@ package icalmap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/emersion/go-ical"
@@ -158,4 +159,17 @@ func HasFloating(cal *ical.Calendar) bool {
 		}
 	}
 	return false
+}
+
+// Decode reads one VCALENDAR as a server sent it. go-ical's decoder panics
+// on some malformed content lines (a parameter with nothing after its "=",
+// as in "DTSTART;TZID="), and server data must not crash unicald, so a
+// panic comes back as an error.
+func Decode(r io.Reader) (cal *ical.Calendar, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			cal, err = nil, fmt.Errorf("icalmap: malformed iCalendar: %v", v)
+		}
+	}()
+	return ical.NewDecoder(r).Decode()
 }

@@ -95,8 +95,23 @@ func VTimezone(tzid string, loc *time.Location, from, to time.Time) *ical.Compon
 		if end.IsZero() || end.After(to) {
 			break
 		}
-		_, prev := end.Add(-time.Second).Zone()
-		vtz.Children = append(vtz.Children, observance(end.In(loc), prev))
+		if !end.After(t) {
+			// Past the zone file's last transition (2037) Go computes
+			// zones from the TZ rule year by year, and at the end of a
+			// leap year (2040-12-31 in Europe/Berlin) ZoneBounds reports
+			// t itself as the end, so the loop would never advance. No
+			// zone's rule changes the offset at the turn of the year:
+			// step over it.
+			t = t.Add(24 * time.Hour)
+			continue
+		}
+		// The year-by-year computation also reports year ends as zone
+		// ends; list only real changes.
+		before := end.Add(-time.Second)
+		_, prev := before.Zone()
+		if _, off := end.Zone(); off != prev || end.IsDST() != before.IsDST() {
+			vtz.Children = append(vtz.Children, observance(end.In(loc), prev))
+		}
 		t = end
 	}
 	return vtz

@@ -61,6 +61,10 @@ func Zones(cal *ical.Calendar) map[string]*time.Location {
 	return zones
 }
 
+// maxOnsets bounds the onsets one observance's RRULE may give up to
+// zoneHorizon.
+const maxOnsets = 1000
+
 // transition is one onset of an observance.
 type transition struct {
 	at     int64 // Unix seconds
@@ -128,7 +132,20 @@ func ParseVTimezone(vtz *ical.Component) (*time.Location, error) {
 			if err != nil {
 				return nil, fmt.Errorf("icalmap: VTIMEZONE RRULE: %w", err)
 			}
-			onsets = append(onsets, r.Between(opt.Dtstart, zoneHorizon, true)...)
+			// Real rules are yearly: about 140 onsets up to the horizon.
+			// A sub-daily one would make millions (and take minutes), so
+			// the onsets are counted.
+			next := r.Iterator()
+			for n := 0; ; n++ {
+				t, ok := next()
+				if !ok || t.After(zoneHorizon) {
+					break
+				}
+				if n == maxOnsets {
+					return nil, fmt.Errorf("icalmap: VTIMEZONE RRULE %q has more than %d onsets before %d", rp.Value, maxOnsets, zoneHorizon.Year())
+				}
+				onsets = append(onsets, t)
+			}
 		}
 		for _, rd := range obs.Props.Values(ical.PropRecurrenceDates) {
 			for _, v := range strings.Split(rd.Value, ",") {

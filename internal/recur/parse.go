@@ -316,6 +316,12 @@ func checkRestrictions(o *rrule.ROption, allDay bool) *fieldError {
 		if o.Freq == rrule.YEARLY && len(o.Byweekno) > 0 {
 			return errf("BYDAY", "a numbered weekday like %v MUST NOT be used with BYWEEKNO", w)
 		}
+		if abs(w.N()) > 5 && (o.Freq == rrule.MONTHLY || len(o.Bymonth) > 0) {
+			// A month has at most five of each weekday, so such a rule
+			// never occurs, and rrule-go would search for an instance
+			// until the year 9999 each time the rule is expanded.
+			return errf("BYDAY", "%v never occurs: a month has at most five of each weekday", w)
+		}
 	}
 	if len(o.Bymonthday) > 0 && o.Freq == rrule.WEEKLY {
 		return errf("BYMONTHDAY", "MUST NOT be used with FREQ=WEEKLY")

@@ -106,7 +106,10 @@ func calendarID(home, u *url.URL) (string, bool) {
 	if rest == "" || strings.Contains(rest, "/") {
 		return "", false
 	}
-	return path.Clean(rest), true
+	// An id calendarURL refuses ("..", from a server's "%2e%2e") would be
+	// listed but could not be read.
+	id := path.Clean(rest)
+	return id, checkSegment("calendarId", id) == nil
 }
 
 // toCalendar maps one PROPFIND response to a calendar. It reports false
@@ -171,7 +174,7 @@ func hexColor(s string) string {
 // timeZoneName reads the TZID of the VTIMEZONE in a calendar-timezone
 // value and returns the IANA name it resolves to, or "".
 func timeZoneName(text string) string {
-	cal, err := ical.NewDecoder(strings.NewReader(strings.TrimSpace(text))).Decode()
+	cal, err := icalmap.Decode(strings.NewReader(strings.TrimSpace(text)))
 	if err != nil {
 		return ""
 	}

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/emersion/go-ical"
-
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/icalmap"
 )
 
 // ListEvents lists a calendar's events unexpanded: series masters with
@@ -166,7 +165,7 @@ func objectsOf(r *response, ms *multistatus, calURL *url.URL) (objs []*object, g
 		if !ok {
 			continue
 		}
-		cal, err := ical.NewDecoder(strings.NewReader(data.Text)).Decode()
+		cal, err := icalmap.Decode(strings.NewReader(data.Text))
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/icalmap"
 )
 
 // icsSuffix ends the name of every calendar object resource this package
@@ -91,7 +92,7 @@ func (c *conn) getResource(ctx context.Context, cal *url.URL, name string) (*obj
 	if err := c.classify(r, "get event"); err != nil {
 		return nil, err
 	}
-	parsed, err := ical.NewDecoder(bytes.NewReader(r.Body)).Decode()
+	parsed, err := icalmap.Decode(bytes.NewReader(r.Body))
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent an event that is not valid iCalendar.")
 	}
