@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/openapitest"
+	"github.com/unical/unical/metrics"
 )
 
 // TestOpenAPIDocumentIsValid checks that the served document is OpenAPI
@@ -87,5 +89,17 @@ func TestOpenAPIServed(t *testing.T) {
 	// Another method is still refused like everywhere else.
 	if r := ts.doKey(t, "", "POST", "/v1/openapi.json", "{}"); r.Status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /v1/openapi.json = %d, want 405", r.Status)
+	}
+}
+
+// TestOpenAPIMetricsRoute checks the one route the apitest servers do not
+// mount: /metrics with a metrics handler, as unicald serves it.
+func TestOpenAPIMetricsRoute(t *testing.T) {
+	ts := MustNewServer(t)
+	h := openapitest.Handler(t, httpapi.NewHandler(ts.Client, httpapi.Options{Metrics: metrics.New().Handler()}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "go_goroutines") {
+		t.Errorf("GET /metrics = %d\n%.300s", w.Code, w.Body)
 	}
 }
