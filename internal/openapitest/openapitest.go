@@ -205,12 +205,11 @@ type recordingBody struct {
 
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if room := maxRecorded - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(n, room)])
-	}
-	if n > maxRecorded-b.buf.Len() && b.buf.Len() >= maxRecorded {
+	room := maxRecorded - b.buf.Len()
+	if n > room {
 		b.truncated = true
 	}
+	b.buf.Write(p[:min(n, room)])
 	if err == io.EOF {
 		b.eof = true
 	}
