@@ -23,6 +23,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/bolt"
 )
@@ -60,7 +61,7 @@ func startWithOptions(tb testing.TB, opts httpapi.Options, wrap func(*memprovide
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ts.Client.Close() })
-	h = httpapi.NewHandler(ts.Client, opts)
+	h = openapitest.Handler(tb, httpapi.NewHandler(ts.Client, opts))
 	ts.Redirect = "https://app.example.com/connected"
 	ts.mustCreateApp(tb, "test app", "")
 	return ts

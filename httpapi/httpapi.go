@@ -60,7 +60,7 @@ type Options struct {
 type handler struct {
 	client *unical.Client
 	log    *slog.Logger
-	mux    *http.ServeMux
+	mux    *routeMux
 
 	mu         sync.Mutex
 	errorCount map[unical.Code]int
@@ -76,7 +76,14 @@ type handler struct {
 // NewHandler returns the /v1 API over client as an http.Handler that an
 // embedding program can mount; it owns no listener.
 func NewHandler(client *unical.Client, opts Options) http.Handler {
-	h := &handler{client: client, log: opts.Logger, mux: http.NewServeMux(), errorCount: map[unical.Code]int{}}
+	_, root := newHandler(client, opts)
+	return root
+}
+
+// newHandler is NewHandler that also returns the handler, whose mux tests
+// read the mounted routes from.
+func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
+	h := &handler{client: client, log: opts.Logger, mux: newRouteMux(), errorCount: map[unical.Code]int{}}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -90,14 +97,15 @@ func NewHandler(client *unical.Client, opts Options) http.Handler {
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
+	h.registerOpenAPIRoute()
 	h.mux.HandleFunc("/", h.handleUnrouted)
-	var routed http.Handler = h.mux
+	var routed http.Handler = h.mux.ServeMux
 	if opts.Requests != nil {
-		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux)
+		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux.ServeMux)
 	}
 	// The request metrics sit right around the mux, which sets the route
 	// pattern they label by; the front door's refusals happen outside.
-	return h.recoverer(h.frontDoor(routed))
+	return h, h.recoverer(h.frontDoor(routed))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/bolt"
 )
@@ -59,7 +60,9 @@ func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Co
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Client.Close() })
-	h = httpapi.NewHandler(st.Client, httpapi.Options{})
+	// Every exchange is checked against the OpenAPI document httpapi
+	// serves, so each end-to-end test also tests the document.
+	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, httpapi.Options{}))
 	return st
 }
 

@@ -1,0 +1,349 @@
+// Package openapitest checks API exchanges against the OpenAPI document
+// httpapi serves: Handler wraps a server's handler so that every request a
+// test sends, and every answer, is validated, and a mismatch fails the
+// test. That keeps the hand-written document true to the server.
+package openapitest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/unical/unical/httpapi"
+)
+
+// Load parses httpapi.OpenAPIDocument and validates it as OpenAPI 3.1.
+func Load() (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(httpapi.OpenAPIDocument)
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	if !doc.IsOpenAPI31OrLater() {
+		return nil, fmt.Errorf("the document is OpenAPI %s, want 3.1", doc.OpenAPI)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the OpenAPI document is not valid: %w", err)
+	}
+	return doc, nil
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *checker
+	loadErr  error
+)
+
+type checker struct {
+	doc    *openapi3.T
+	router *router
+}
+
+func load() (*checker, error) {
+	loadOnce.Do(func() {
+		doc, err := Load()
+		if err != nil {
+			loadErr = err
+			return
+		}
+		loaded = &checker{doc: doc, router: newRouter(doc)}
+	})
+	return loaded, loadErr
+}
+
+// maxRecorded bounds the request and answer bytes kept for validation;
+// an exchange past it is checked without its body.
+const maxRecorded = 4 << 20
+
+// Handler returns next wrapped so that each exchange is validated against
+// the document once next has answered:
+//   - a request the document allows must get an answer the document
+//     declares for its operation, status, headers and body included;
+//   - a request the document refuses must get a 4xx the operation
+//     declares (the server refused it too);
+//   - a request no path of the document takes must get the error body
+//     with 404, 405 (with Allow) or the front door's 429.
+//
+// A mismatch is reported with tb.Errorf. The request body is never read
+// ahead of next (a server that answers without reading it, as ours does
+// for refused keys, must not wait for it): the bytes next read are
+// recorded, and the body is validated only when next read all of it.
+func Handler(tb testing.TB, next http.Handler) http.Handler {
+	c, err := load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := &recordingBody{ReadCloser: r.Body}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = body
+		} else {
+			body.eof = true
+		}
+		rec := &recorder{ResponseWriter: w, header: w.Header()}
+		// The request as sent: the handler may change r's URL or context.
+		sent := r.Clone(context.WithoutCancel(r.Context()))
+		next.ServeHTTP(rec, r)
+		if rec.hijacked != nil {
+			if err := rec.readHijacked(); err != nil {
+				tb.Errorf("OpenAPI: %s %s: %v", sent.Method, sent.URL.RequestURI(), err)
+				return
+			}
+		}
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		if err := c.check(sent, body, rec); err != nil {
+			tb.Errorf("OpenAPI: %s %s answered %d: %v\nrequest body: %.500s\nanswer: %.1000s", sent.Method, sent.URL.RequestURI(), rec.status, err, body.buf.Bytes(), rec.body.Bytes())
+		}
+	})
+}
+
+func (c *checker) check(req *http.Request, body *recordingBody, rec *recorder) error {
+	req.Body = io.NopCloser(bytes.NewReader(body.buf.Bytes()))
+	// Route on the escaped path, as ServeMux does: an id holding an
+	// escaped slash (primary%2Fada@example.com) is one segment.
+	routed := req.Clone(req.Context())
+	routed.URL.Path, routed.URL.RawPath = req.URL.EscapedPath(), ""
+	route, params, err := c.router.FindRoute(routed)
+	if err != nil {
+		return c.checkUnrouted(routed, err, rec)
+	}
+	for k, v := range params {
+		if u, err := url.PathUnescape(v); err == nil {
+			params[k] = u
+		}
+	}
+	opts := &openapi3filter.Options{
+		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
+		IncludeResponseStatus: true,
+		ExcludeRequestBody:    !body.eof || body.truncated,
+		SkipSettingDefaults:   true,
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	reqErr := openapi3filter.ValidateRequest(req.Context(), in)
+	if reqErr != nil && (rec.status < 400 || rec.status > 499) {
+		return fmt.Errorf("the document refuses the request (%v), but the server answered %d", reqErr, rec.status)
+	}
+	skipBody := rec.truncated
+	// An empty answer without a Content-Type where the document declares
+	// no JSON (a provider push acknowledged with a bare 200) has no body
+	// to check; a JSON answer must always have one.
+	if resp := route.Operation.Responses.Status(rec.status); resp != nil && resp.Value != nil &&
+		resp.Value.Content.Get("application/json") == nil && rec.body.Len() == 0 && rec.header.Get("Content-Type") == "" {
+		skipBody = true
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 rec.status,
+		Header:                 rec.header,
+		Body:                   io.NopCloser(bytes.NewReader(rec.body.Bytes())),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, ExcludeResponseBody: skipBody},
+	}
+	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
+		return fmt.Errorf("the answer does not match the document: %w", err)
+	}
+	return nil
+}
+
+// checkUnrouted checks the answer to a request no path of the document
+// takes: the server must refuse it with the error body.
+func (c *checker) checkUnrouted(req *http.Request, routeErr error, rec *recorder) error {
+	// The methods the document has for this path, if any: then the
+	// answer must be 405 with exactly those in Allow.
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := req.Clone(req.Context())
+		probe.Method = m
+		if _, _, err := c.router.FindRoute(probe); err == nil {
+			allowed = append(allowed, m)
+		}
+	}
+	want := http.StatusNotFound
+	if len(allowed) > 0 {
+		want = http.StatusMethodNotAllowed
+	}
+	if rec.status != want && rec.status != http.StatusTooManyRequests {
+		return fmt.Errorf("no operation of the document takes it (%v; documented methods %v), so want %d, but the server answered %d", routeErr, allowed, want, rec.status)
+	}
+	if rec.status == http.StatusMethodNotAllowed {
+		if got := rec.header.Get("Allow"); got != strings.Join(allowed, ", ") {
+			return fmt.Errorf("405 with Allow %q, but the document has %v", got, allowed)
+		}
+	}
+	var v any
+	if err := json.Unmarshal(rec.body.Bytes(), &v); err != nil {
+		return fmt.Errorf("the error body is not JSON: %w", err)
+	}
+	schema := c.doc.Components.Schemas["Error"].Value
+	if err := schema.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+		return fmt.Errorf("the error body does not match the Error schema: %w", err)
+	}
+	return nil
+}
+
+// recordingBody keeps the bytes a handler reads from a request body.
+type recordingBody struct {
+	io.ReadCloser
+	buf       bytes.Buffer
+	eof       bool
+	truncated bool
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	room := maxRecorded - b.buf.Len()
+	if n > room {
+		b.truncated = true
+	}
+	b.buf.Write(p[:min(n, room)])
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+// recorder passes an answer through and keeps its status, headers and
+// (up to maxRecorded) body.
+type recorder struct {
+	http.ResponseWriter
+	header    http.Header
+	status    int
+	body      bytes.Buffer
+	truncated bool
+	hijacked  *bytes.Buffer // what was written on a hijacked connection
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 && code >= 200 {
+		r.status = code
+		// The headers as sent: a later change to the map is not on the wire.
+		r.header = r.ResponseWriter.Header().Clone()
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.WriteHeader(http.StatusOK)
+	}
+	if room := maxRecorded - r.body.Len(); room >= len(p) {
+		r.body.Write(p)
+	} else {
+		r.truncated = true
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Hijack hands over the connection, keeping a copy of what is written to
+// it: the server answers some refusals on the raw connection.
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	r.hijacked = new(bytes.Buffer)
+	w := bufio.NewWriter(io.MultiWriter(conn, r.hijacked))
+	return conn, bufio.NewReadWriter(rw.Reader, w), nil
+}
+
+// readHijacked parses the answer written on a hijacked connection.
+func (r *recorder) readHijacked() error {
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(r.hijacked.Bytes())), nil)
+	if err != nil {
+		return fmt.Errorf("the answer on the hijacked connection is not HTTP: %w", err)
+	}
+	defer resp.Body.Close()
+	r.status, r.header = resp.StatusCode, resp.Header
+	r.body.Reset()
+	_, err = io.Copy(&r.body, resp.Body)
+	return err
+}
+
+// router finds the operation of a request the way ServeMux does: a path
+// parameter is one whole, non-empty segment of the escaped path, and a
+// literal segment beats a parameter. (kin-openapi's legacy router lets a
+// parameter match a missing last segment.)
+type router struct {
+	doc   *openapi3.T
+	paths []routePath
+}
+
+type routePath struct {
+	template string
+	segments []string // "" for a parameter
+	params   []string // parameter names, by segment; "" for a literal
+	item     *openapi3.PathItem
+}
+
+func newRouter(doc *openapi3.T) *router {
+	r := &router{doc: doc}
+	for template, item := range doc.Paths.Map() {
+		p := routePath{template: template, item: item}
+		for _, seg := range strings.Split(strings.TrimPrefix(template, "/"), "/") {
+			if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+				p.segments, p.params = append(p.segments, ""), append(p.params, seg[1:len(seg)-1])
+			} else {
+				p.segments, p.params = append(p.segments, seg), append(p.params, "")
+			}
+		}
+		r.paths = append(r.paths, p)
+	}
+	return r
+}
+
+// FindRoute returns the operation of req, whose URL.Path must be the
+// escaped path; the parameters it returns are escaped too.
+func (r *router) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+	segs := strings.Split(strings.TrimPrefix(req.URL.Path, "/"), "/")
+	var best *routePath
+	bestLiterals := -1
+	var bestParams map[string]string
+	for i := range r.paths {
+		p := &r.paths[i]
+		if len(p.segments) != len(segs) {
+			continue
+		}
+		params, literals, ok := map[string]string{}, 0, true
+		for j, seg := range segs {
+			switch {
+			case p.params[j] != "" && seg != "":
+				params[p.params[j]] = seg
+			case p.params[j] == "" && p.segments[j] == seg:
+				literals++
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && literals > bestLiterals {
+			best, bestLiterals, bestParams = p, literals, params
+		}
+	}
+	if best == nil {
+		return nil, nil, routers.ErrPathNotFound
+	}
+	op := best.item.GetOperation(req.Method)
+	if op == nil {
+		return nil, nil, routers.ErrMethodNotAllowed
+	}
+	return &routers.Route{Spec: r.doc, Path: best.template, PathItem: best.item, Method: req.Method, Operation: op}, bestParams, nil
+}
