@@ -142,9 +142,14 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 		if perr != nil {
 			return nil, lineError(rl.index, recurrence[rl.index], perr.field, perr.reason)
 		}
-		if rl.exclude {
+		switch {
+		case rl.exclude && r.empty:
+			// An EXRULE without instances (see occurs) excludes nothing.
+			// Dropped here, expansion never asks rrule-go about it: its
+			// search for a next instance would walk to the year 9999.
+		case rl.exclude:
 			s.exrules = append(s.exrules, r)
-		} else {
+		default:
 			s.rules = append(s.rules, r)
 		}
 	}
