@@ -19,7 +19,10 @@
 #   BENCH_DURATION     length of one wrk run (default 5s)
 #   BENCH_RUNS         runs of each pair (default 3)
 #   BENCH_THREADS      wrk threads (default 2)
-#   BENCH_SERVE_ARGS   extra `unicald serve` flags
+#   BENCH_SERVE_ARGS   extra `unicald serve` flags (default: the rate limits
+#                      raised to 1e6/s, so that the limiters run on every
+#                      request but a load from one address and key is not
+#                      answered 429)
 #   BENCH_PPROF        a folder: build unicald with -tags pprof (cmd/unicald/pprof.go)
 #                      and save a CPU profile of its first run of each route at
 #                      64 connections there, for `go tool pprof DIR/unicald DIR/*.pprof`
@@ -85,7 +88,7 @@ read_addr() {
 }
 
 # shellcheck disable=SC2086 # BENCH_SERVE_ARGS is a list of flags
-"$tmp/unicald" serve --addr 127.0.0.1:0 --data "$tmp/data" ${BENCH_SERVE_ARGS:-} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
+"$tmp/unicald" serve --addr 127.0.0.1:0 --data "$tmp/data" ${BENCH_SERVE_ARGS---rate-limit-key 1e6 --rate-limit-ip 1e6} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
 upid=$!
 pids+=("$upid")
 full=$(read_addr "$tmp/unicald.log")
