@@ -3,6 +3,7 @@ package apitest
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,17 +39,16 @@ func (st *Stack) PageRepeatingQuery(tb testing.TB, path string, q url.Values) (i
 	return nil, 0, ""
 }
 
-// CheckRepeatedQueryPaging checks the pagination rule on a listing whose
-// query q has a search: paging with limit=2 by repeating q with each
-// pageToken returns every item once, field for field as one page of
-// MaxPageSize shows them; the token alone continues the listing too; and
-// q with another search and the token is a 400 naming pageToken. q must
-// match more than two items. It returns the items.
-func (st *Stack) CheckRepeatedQueryPaging(tb testing.TB, path string, q url.Values) []map[string]any {
+// CheckRepeatedQueryPaging checks the pagination rule on a listing:
+// paging path?q with the given limit by repeating q with each pageToken
+// returns every item once, field for field as one page of MaxPageSize
+// shows them; the token alone continues the listing as well; and the
+// token sent with q changed by change (each key set to its values, or
+// removed when it has none) is a 400 naming pageToken. A nil change skips
+// that last check, for listings without filters. q must match more items
+// than limit. It returns the items.
+func (st *Stack) CheckRepeatedQueryPaging(tb testing.TB, path string, q, change url.Values, limit int) []map[string]any {
 	tb.Helper()
-	if q.Get("search") == "" {
-		tb.Fatal("CheckRepeatedQueryPaging needs a query with a search")
-	}
 	whole := cloneValues(q)
 	whole.Set("limit", "250")
 	var single listPage
@@ -56,18 +56,18 @@ func (st *Stack) CheckRepeatedQueryPaging(tb testing.TB, path string, q url.Valu
 	if single.NextPageToken != nil && *single.NextPageToken != "" {
 		tb.Fatalf("GET %s?%s has more than one page", path, whole.Encode())
 	}
-	if len(single.Data) <= 2 {
-		tb.Fatalf("GET %s?%s lists %d items; the check needs more than 2", path, whole.Encode(), len(single.Data))
+	if len(single.Data) <= limit {
+		tb.Fatalf("GET %s?%s lists %d items; the check needs more than %d", path, whole.Encode(), len(single.Data), limit)
 	}
 
 	paged := cloneValues(q)
-	paged.Set("limit", "2")
+	paged.Set("limit", strconv.Itoa(limit))
 	items, pages, _ := st.PageRepeatingQuery(tb, path, paged)
-	if want := (len(single.Data) + 1) / 2; pages < want {
-		tb.Errorf("%d items came in %d pages of at most 2", len(items), pages)
+	if want := (len(single.Data) + limit - 1) / limit; pages < want {
+		tb.Errorf("%d items came in %d pages of at most %d", len(items), pages, limit)
 	}
 	if diff := cmp.Diff(single.Data, items); diff != "" {
-		tb.Errorf("paging with limit=2 by repeating the query differs from one page (-one page +paged):\n%s", diff)
+		tb.Errorf("paging with limit=%d by repeating the query differs from one page (-one page +paged):\n%s", limit, diff)
 	}
 
 	var first listPage
@@ -78,7 +78,7 @@ func (st *Stack) CheckRepeatedQueryPaging(tb testing.TB, path string, q url.Valu
 	token := *first.NextPageToken
 	repeated := cloneValues(paged)
 	repeated.Set("pageToken", token)
-	alone := url.Values{"pageToken": {token}, "limit": {"2"}}
+	alone := url.Values{"pageToken": {token}, "limit": {strconv.Itoa(limit)}}
 	var second, secondAlone listPage
 	st.Must(tb, http.MethodGet, path+"?"+repeated.Encode(), nil).Into(tb, &second)
 	st.Must(tb, http.MethodGet, path+"?"+alone.Encode(), nil).Into(tb, &secondAlone)
@@ -86,12 +86,21 @@ func (st *Stack) CheckRepeatedQueryPaging(tb testing.TB, path string, q url.Valu
 		tb.Errorf("the page token alone lists another second page (-repeated query +token alone):\n%s", diff)
 	}
 
+	if change == nil {
+		return items
+	}
 	changed := cloneValues(paged)
-	changed.Set("search", q.Get("search")+"-changed")
+	for k, v := range change {
+		if len(v) == 0 {
+			changed.Del(k)
+		} else {
+			changed[k] = v
+		}
+	}
 	changed.Set("pageToken", token)
 	r := st.Do(tb, http.MethodGet, path+"?"+changed.Encode(), nil)
 	if e := r.Error(tb); r.Status != http.StatusBadRequest || e.Code != "invalid_request" || e.Field != "pageToken" {
-		tb.Errorf("pageToken with a changed search = %d %s (field %q), want 400 invalid_request naming pageToken\n%s", r.Status, e.Code, e.Field, r.Body)
+		tb.Errorf("pageToken with %v changed = %d %s (field %q), want 400 invalid_request naming pageToken\n%s", change, r.Status, e.Code, e.Field, r.Body)
 	}
 	return items
 }
@@ -126,7 +135,7 @@ func (st *Stack) CheckExpandedPagingRule(tb testing.TB, accountID, calendarID st
 		"startDateTime": {"2026-03-01T00:00:00Z"}, "endDateTime": {"2026-03-15T00:00:00Z"},
 		"expandRecurrences": {"true"}, "search": {"standup"}, "orderBy": {"startTime"},
 	}
-	items := st.CheckRepeatedQueryPaging(tb, events, q)
+	items := st.CheckRepeatedQueryPaging(tb, events, q, url.Values{"search": {"standup-changed"}}, 2)
 	seen := map[any]bool{}
 	for _, e := range items {
 		if seen[e["id"]] {
