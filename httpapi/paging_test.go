@@ -165,8 +165,8 @@ func TestUndecodableQuery(t *testing.T) {
 		{"BadName", "/v1/endUserAccounts?%zz=1", "query"},
 		{"NameNotUTF8", "/v1/endUserAccounts?%ff=1", "query"},
 		{"SemicolonSeparator", "/v1/endUserAccounts?search=a;limit=1", "search"},
-		{"OAuthCallback", "/v1/oauth/callback?state=%zz&code=c", "state"},
-		{"OAuthAuthorize", "/v1/oauth/authorize/" + ts.AppID + "/provider_a?redirectUrl=%zz", "redirectUrl"},
+		{"OAuthCallback", "/v1/oauth/callback?state=s&code=%zz", "code"},
+		{"OAuthAuthorize", "/v1/oauth/authorize/" + ts.AppID + "/provider_a?redirectUrl=" + url.QueryEscape(ts.Redirect) + "&loginHint=%zz", "loginHint"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
