@@ -59,11 +59,11 @@ func parseQuery(raw string) (url.Values, error) {
 		}
 		rawName, _, _ := strings.Cut(pair, "=")
 		if n, err := url.QueryUnescape(rawName); err == nil && n != "" && utf8.ValidString(n) && !strings.Contains(n, ";") {
-			return nil, unical.FieldError(n, "The query parameter %s is not valid percent-encoded UTF-8.", n)
+			return nil, unical.FieldError(n, "The query parameter %s cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.", n)
 		}
 		break
 	}
-	return nil, unical.FieldError("query", "The query string is not valid percent-encoded UTF-8 pairs separated by &.")
+	return nil, unical.FieldError("query", "The query string cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.")
 }
 
 // checkQueryUTF8 reports an error if a decoded name or value is not UTF-8.
