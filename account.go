@@ -115,7 +115,9 @@ type AccountListParams struct {
 	Search string
 	// StatusFilter is "active", "expired" or "" for any status.
 	StatusFilter string
-	// PageToken continues a previous listing.
+	// PageToken continues a previous listing. It carries the listing's
+	// Search and StatusFilter: leave them out or repeat them unchanged;
+	// other ones are CodeInvalid naming pageToken.
 	PageToken string
 	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
 	Limit int
@@ -142,21 +144,26 @@ func (a *App) ListAccounts(ctx context.Context, params *AccountListParams) (*Pag
 	if params == nil {
 		params = &AccountListParams{}
 	}
-	filter := AccountFilter{Search: params.Search}
+	// The page token carries the filters (see storeListing).
+	var filters struct {
+		Search string        `json:"q,omitempty"`
+		Status AccountStatus `json:"f,omitempty"`
+	}
+	filters.Search = params.Search
 	switch params.StatusFilter {
 	case "":
 	case "active":
-		filter.Status = AccountStatusActive
+		filters.Status = AccountStatusActive
 	case "expired":
-		filter.Status = AccountStatusExpired
+		filters.Status = AccountStatusExpired
 	default:
 		return nil, &Error{Code: CodeInvalid, Field: "statusFilter", Allowed: []string{"active", "expired"}, Message: "statusFilter must be one of active, expired."}
 	}
-	scope := queryHash([]string{params.Search, params.StatusFilter})
-	return listPage(ctx, a, storeListing{kind: "accounts", scope: scope, pageToken: params.PageToken, limit: params.Limit},
+	l := storeListing{kind: "accounts", pageToken: params.PageToken, limit: params.Limit,
+		filters: &filters, filtered: params.Search != "" || params.StatusFilter != ""}
+	return listPage(ctx, a, l,
 		func(after string, limit int) ([]*AccountRecord, error) {
-			filter.After, filter.Limit = after, limit
-			return a.c.store.ListAccounts(ctx, a.id, filter)
+			return a.c.store.ListAccounts(ctx, a.id, AccountFilter{Search: filters.Search, Status: filters.Status, After: after, Limit: limit})
 		},
 		func(rec *AccountRecord) string { return rec.ID }, accountView)
 }

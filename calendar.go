@@ -44,6 +44,8 @@ type CalendarListParams struct {
 	// listing that issued it.
 	SyncToken string
 	// PageToken continues a listing; the other parameters come from it.
+	// SyncToken may be repeated with it unchanged; another one is
+	// CodeInvalid naming pageToken.
 	PageToken string
 	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
 	Limit int
@@ -102,12 +104,14 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 	}
 	syncToken, offset := params.SyncToken, 0
 	if params.PageToken != "" {
-		if params.SyncToken != "" {
-			return nil, invalidf("syncToken", "syncToken cannot be combined with pageToken: the page token carries it.")
-		}
 		p, err := a.openToken("pageToken", "calendars-page", accountID, params.PageToken)
 		if err != nil {
 			return nil, err
+		}
+		// The page token carries the sync token its listing started from;
+		// a client may send that one again with it, as most clients do.
+		if params.SyncToken != "" && params.SyncToken != p.After {
+			return nil, invalidf("pageToken", "pageToken belongs to a listing with another syncToken; send the syncToken that listing had, or only pageToken.")
 		}
 		syncToken, offset = p.After, p.Offset
 	}

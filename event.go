@@ -525,9 +525,9 @@ func checkEnum(field, v string, allowed []string) error {
 // GET /v1/events/{endUserAccountId}/{calendarId}.
 type EventListParams struct {
 	// SyncToken returns only the events changed since the listing that
-	// issued it; deleted events come back with isCancelled true. It can be
-	// combined only with TimeZone, PageToken and Limit, because the token
-	// carries the query it belongs to.
+	// issued it; deleted events come back with isCancelled true. The token
+	// carries the query it belongs to: the filters may be left out or
+	// repeated unchanged; other ones are CodeInvalid naming syncToken.
 	SyncToken string
 	// Start keeps events that end after it (an overlap test).
 	Start time.Time
@@ -543,7 +543,10 @@ type EventListParams struct {
 	Search string
 	// OrderBy is OrderByStartTime or OrderByUpdated; it needs ExpandRecurrences.
 	OrderBy string
-	// PageToken continues a listing.
+	// PageToken continues a listing. Like SyncToken it carries the query
+	// (and the SyncToken) its listing had: leave them out or repeat them
+	// unchanged; other ones are CodeInvalid naming pageToken. TimeZone and
+	// Limit may change from page to page.
 	PageToken string
 	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
 	Limit int

@@ -29,6 +29,12 @@ type listRequest struct {
 	pageToken string
 	limit     int
 	loc       *time.Location
+	// filtered reports whether the request set any filter of savedQuery.
+	filtered bool
+	// origin is the hash of the sync token an incremental listing started
+	// from ("" for a full listing); its page tokens carry it, so a request
+	// that repeats the sync token with a page token can be checked.
+	origin string
 }
 
 // ListEvents lists the events of a calendar. Without expandRecurrences a
@@ -105,23 +111,13 @@ func (r *listRequest) validate(limit int, tz string) error {
 		}
 	}
 	q := r.query
+	r.filtered = !q.Start.IsZero() || !q.End.IsZero() || q.Search != "" || q.Metadata != nil ||
+		q.OrderBy != "" || (q.Expand && r.kind == "events")
 	if r.syncToken != "" || r.pageToken != "" {
-		// The token carries the query; a different one would silently be
-		// ignored, so refuse it.
-		field, token := "syncToken", r.syncToken
-		if r.pageToken != "" {
-			field, token = "pageToken", r.pageToken
-		}
-		_ = token
-		for name, set := range map[string]bool{
-			"startDateTime": !q.Start.IsZero(), "endDateTime": !q.End.IsZero(), "search": q.Search != "",
-			"metadataFilters": q.Metadata != nil, "orderBy": q.OrderBy != "",
-			"expandRecurrences": q.Expand && r.kind == "events",
-		} {
-			if set {
-				return invalidf(name, "%s cannot be combined with %s: the token carries the query it belongs to.", name, field)
-			}
-		}
+		// The token carries the query it belongs to. Most clients page by
+		// sending the same query again with the token, so the filters may
+		// be repeated unchanged or left out; listEvents refuses other ones
+		// (see tokenQuery).
 		return nil
 	}
 	if q.Expand && r.kind == "events" && (q.Start.IsZero() || q.End.IsZero()) {
@@ -162,9 +158,13 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(p.Saved, &q); err != nil {
-			return nil, invalidf("pageToken", "pageToken is not a token this listing issued.")
+		if q, err = r.tokenQuery("pageToken", p); err != nil {
+			return nil, err
 		}
+		if r.syncToken != "" && (p.Query == "" || p.Query != queryHash(r.syncToken)) {
+			return nil, invalidf("pageToken", "pageToken belongs to a listing with another syncToken; send the syncToken that listing had, or only pageToken.")
+		}
+		r.origin = p.Query
 		sync, pageCursor, offset, pos = p.Sync, p.After, p.Offset, p.Pos
 		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
 			return nil, err
@@ -174,9 +174,10 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(p.Saved, &q); err != nil {
-			return nil, invalidf("syncToken", "syncToken is not a token this listing issued.")
+		if q, err = r.tokenQuery("syncToken", p); err != nil {
+			return nil, err
 		}
+		r.origin = queryHash(r.syncToken)
 		sync = true
 		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
 			return nil, err
@@ -234,7 +235,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	saved, _ := json.Marshal(q)
 	switch {
 	case end < len(events) || batch.NextPageCursor != "":
-		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync}
+		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin}
 		if end < len(events) {
 			next.After, next.Offset = pageCursor, end
 		} else {
@@ -252,6 +253,33 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		page.NextSyncToken = a.sealToken(next)
 	}
 	return page, nil
+}
+
+// tokenQuery returns the query a page or sync token carries. The request
+// may leave the filters out or repeat the ones of the listing that issued
+// the token; other filters are a 400 naming the token, because the token
+// would silently answer another question than the one asked.
+func (r *listRequest) tokenQuery(field string, p *tokenPayload) (savedQuery, error) {
+	var q savedQuery
+	if err := json.Unmarshal(p.Saved, &q); err != nil {
+		return q, invalidf(field, "%s is not a token this listing issued.", field)
+	}
+	if r.filtered && !q.same(&r.query) {
+		return q, invalidf(field, "%s belongs to a listing with other query parameters; send the parameters that listing had, or only %s.", field, field)
+	}
+	return q, nil
+}
+
+// same reports whether q and o ask the same question. Instants compare
+// as instants: the offset a client spells them in does not matter.
+func (q *savedQuery) same(o *savedQuery) bool {
+	if !q.Start.Equal(o.Start) || !q.End.Equal(o.End) || q.Expand != o.Expand || q.Search != o.Search ||
+		q.OrderBy != o.OrderBy || q.SeriesID != o.SeriesID {
+		return false
+	}
+	qm, _ := json.Marshal(q.Metadata)
+	om, _ := json.Marshal(o.Metadata)
+	return string(qm) == string(om)
 }
 
 // listExpanded answers a listing with expandRecurrences from a provider
@@ -285,7 +313,7 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 	switch {
 	case len(found) > r.limit:
 		last := found[r.limit-1]
-		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync,
+		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
 			Pos: &listPosition{Key: last.key, ID: last.e.ID}}
 		if err := a.storeCursor(ctx, &next, syncCursor); err != nil {
 			return nil, err

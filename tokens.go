@@ -1,6 +1,7 @@
 package unical
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,7 +28,7 @@ type tokenPayload struct {
 	V      int    `json:"v"`
 	Kind   string `json:"k"`
 	Scope  string `json:"s"`
-	Query  string `json:"q,omitempty"` // hash of the query a page token continues
+	Query  string `json:"q,omitempty"` // hash of the sync token an incremental listing's page token continues
 	Cursor string `json:"c,omitempty"` // provider cursor, or "" with BlobKey
 	Blob   string `json:"b,omitempty"`
 	Offset int    `json:"o,omitempty"`
@@ -35,7 +36,7 @@ type tokenPayload struct {
 	Sync   bool   `json:"y,omitempty"` // the page belongs to an incremental sync
 	// Pos is where a listing the Client expands resumes (see listPosition).
 	Pos *listPosition `json:"p,omitempty"`
-	// Saved is the query a sync token belongs to.
+	// Saved is the query (filters) a page or sync token belongs to.
 	Saved json.RawMessage `json:"z,omitempty"`
 }
 
@@ -121,6 +122,14 @@ type storeListing struct {
 	kind, scope string
 	pageToken   string
 	limit       int
+	// filters, when not nil, points to the listing's filters, a struct
+	// that marshals to JSON. Page tokens carry them: a request with the
+	// token alone lists with the token's filters (listPage writes them
+	// into *filters), one that repeats them unchanged too, and one with
+	// other filters is a 400 naming pageToken.
+	filters any
+	// filtered reports whether the request set any filter.
+	filtered bool
 }
 
 // listPage runs one page of a Store listing: it checks the limit, opens
@@ -133,10 +142,23 @@ func listPage[R, T any](ctx context.Context, a *App, l storeListing, list func(a
 		return nil, err
 	}
 	after := ""
+	var saved json.RawMessage
+	if l.filters != nil {
+		saved, _ = json.Marshal(l.filters)
+	}
 	if l.pageToken != "" {
 		p, err := a.openToken("pageToken", l.kind, l.scope, l.pageToken)
 		if err != nil {
 			return nil, err
+		}
+		if l.filters != nil {
+			if l.filtered && !bytes.Equal(saved, p.Saved) {
+				return nil, invalidf("pageToken", "pageToken belongs to a listing with other query parameters; send the parameters that listing had, or only pageToken.")
+			}
+			if err := json.Unmarshal(p.Saved, l.filters); err != nil {
+				return nil, invalidf("pageToken", "pageToken is not a token this listing issued.")
+			}
+			saved = p.Saved
 		}
 		after = p.After
 	}
@@ -147,7 +169,7 @@ func listPage[R, T any](ctx context.Context, a *App, l storeListing, list func(a
 	page := &Page[T]{Data: []T{}}
 	for i, rec := range recs {
 		if i == limit {
-			tok := a.sealToken(tokenPayload{Kind: l.kind, Scope: l.scope, After: id(recs[i-1])})
+			tok := a.sealToken(tokenPayload{Kind: l.kind, Scope: l.scope, After: id(recs[i-1]), Saved: saved})
 			page.NextPageToken = &tok
 			break
 		}

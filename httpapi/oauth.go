@@ -23,7 +23,11 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No OAuth flow for provider %q; use provider_a or provider_b.", r.PathValue("provider")))
 		return
 	}
-	q := r.URL.Query()
+	q, err := parseQuery(r.URL.RawQuery)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	target, err := h.client.AuthorizeURL(r.Context(), r.PathValue("appID"), t, &unical.AuthorizeParams{
 		Prompt: q.Get("prompt"), LoginHint: q.Get("loginHint"), RedirectURL: q.Get("redirectUrl"), State: q.Get("state"),
 	})
@@ -37,7 +41,11 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 
 // handleOAuthCallback handles GET /v1/oauth/callback.
 func (h *handler) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	q, err := parseQuery(r.URL.RawQuery)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	target, err := h.client.CompleteOAuth(r.Context(), &unical.OAuthCallbackParams{
 		State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), ErrorDescription: q.Get("error_description"),
 	})

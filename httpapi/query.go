@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/unical/unical"
 )
@@ -13,17 +16,72 @@ import (
 type query struct {
 	r   *http.Request
 	err error
-	// values is the parsed query, parsed once: URL.Query parses anew on
-	// every call.
-	values url.Values
+
+	values url.Values // decoded on the first read
+	parsed bool
 }
 
 func (q *query) str(name string) string {
-	if q.values == nil {
-		q.values = q.r.URL.Query()
+	if !q.parsed {
+		q.parsed = true
+		var err error
+		if q.values, err = parseQuery(q.r.URL.RawQuery); err != nil && q.err == nil {
+			q.err = err
+		}
 	}
 	return q.values.Get(name)
 }
+
+// parseQuery decodes a query string. r.URL.Query drops the pairs it
+// cannot decode, which turns a bad filter into no filter; here bad
+// percent-encoding, a semicolon separator and bytes that are not UTF-8
+// once decoded are a 400 naming the parameter ("query" when the name
+// itself cannot be read).
+func parseQuery(raw string) (url.Values, error) {
+	values, err := url.ParseQuery(raw)
+	if err == nil {
+		err = checkQueryUTF8(values)
+	}
+	if err == nil {
+		return values, nil
+	}
+	// Find the pair that failed, to name it.
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		v, err := url.ParseQuery(pair)
+		if err == nil {
+			err = checkQueryUTF8(v)
+		}
+		if err == nil {
+			continue
+		}
+		rawName, _, _ := strings.Cut(pair, "=")
+		if n, err := url.QueryUnescape(rawName); err == nil && n != "" && utf8.ValidString(n) && !strings.Contains(n, ";") {
+			return nil, unical.FieldError(n, "The query parameter %s cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.", n)
+		}
+		break
+	}
+	return nil, unical.FieldError("query", "The query string cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.")
+}
+
+// checkQueryUTF8 reports an error if a decoded name or value is not UTF-8.
+func checkQueryUTF8(values url.Values) error {
+	for k, vs := range values {
+		if !utf8.ValidString(k) {
+			return errQueryNotUTF8
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				return errQueryNotUTF8
+			}
+		}
+	}
+	return nil
+}
+
+var errQueryNotUTF8 = errors.New("query is not UTF-8")
 
 func (q *query) dateTime(name string) time.Time {
 	s := q.str(name)

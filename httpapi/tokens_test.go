@@ -31,7 +31,7 @@ func TestTokensAreBound(t *testing.T) {
 		{"SyncTokenOnOtherCalendar", ts.APIKey, otherEvents + "?syncToken=" + url.QueryEscape(page.NextSyncToken), "syncToken"},
 		{"SyncTokenAsPageToken", ts.APIKey, primary + "?pageToken=" + url.QueryEscape(page.NextSyncToken), "pageToken"},
 		{"SyncTokenAsCalendarToken", ts.APIKey, "/v1/calendars/" + acct + "?syncToken=" + url.QueryEscape(page.NextSyncToken), "syncToken"},
-		{"SyncTokenWithSearch", ts.APIKey, primary + "?search=x&syncToken=" + url.QueryEscape(page.NextSyncToken), "search"},
+		{"SyncTokenWithSearch", ts.APIKey, primary + "?search=x&syncToken=" + url.QueryEscape(page.NextSyncToken), "syncToken"},
 		{"PageTokenOfOtherQuery", ts.APIKey, "/v1/endUserAccounts?search=zzz&pageToken=" + url.QueryEscape(*accounts.NextPageToken), "pageToken"},
 		{"PageTokenOfOtherApp", keyB, "/v1/endUserAccounts?search=example.com&pageToken=" + url.QueryEscape(*accounts.NextPageToken), "pageToken"},
 	}

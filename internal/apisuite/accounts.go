@@ -132,8 +132,9 @@ func testCalendars(e *env) {
 	if len(page.Data) != 1 || page.NextPageToken == "" || page.NextSyncToken != "" {
 		t.Errorf("first page of 1: %d calendars, tokens %q %q", len(page.Data), page.NextPageToken, page.NextSyncToken)
 	}
+	// The page token of a full listing does not continue a sync.
 	_, err := e.api.ListCalendars(e.ctx, acct.ID, &unical.CalendarListParams{SyncToken: syncToken, PageToken: page.NextPageToken})
-	wantError(t, "syncToken with pageToken", err, &unical.Error{Code: unical.CodeInvalid, Field: "syncToken"})
+	wantError(t, "syncToken with pageToken", err, &unical.Error{Code: unical.CodeInvalid, Field: "pageToken"})
 
 	_, err = e.api.CreateCalendar(e.ctx, acct.ID, &unical.CalendarParams{HexColor: unical.Some("#112233")})
 	wantError(t, "calendar without name", err, &unical.Error{Code: unical.CodeInvalid, Field: "name"})

@@ -274,3 +274,18 @@ func titlesOf(events []unical.Event) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestHTTPAPI_PagingRepeatsQuery pages an expanded listing with limit=2 by
+// sending the original query again with each pageToken, as most clients
+// do (see apitest.CheckExpandedPagingRule). The Client expands CalDAV
+// series itself, so the page tokens carry its resume position.
+func TestHTTPAPI_PagingRepeatsQuery(t *testing.T) {
+	t.Parallel()
+	s := davtest.StartUser(t, davtest.Radicale, "ada@example.com")
+	st := mustNewStack(t, s)
+	var acct unical.Account
+	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": s.Password}, &acct)
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+acct.ID, map[string]string{"name": "Paging"}, &cal)
+	st.CheckExpandedPagingRule(t, acct.ID, cal.ID)
+}

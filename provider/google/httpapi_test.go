@@ -680,3 +680,15 @@ func TestHTTPAPI_TokenEndpointFailures(t *testing.T) {
 		t.Errorf("after invalid_grant: status %s, want EXPIRED", s)
 	}
 }
+
+// TestHTTPAPI_PagingRepeatsQuery pages an expanded listing with limit=2 by
+// sending the original query again with each pageToken, as most clients
+// do (see apitest.CheckExpandedPagingRule).
+func TestHTTPAPI_PagingRepeatsQuery(t *testing.T) {
+	t.Parallel()
+	st := mustNewStack(t)
+	acct := st.connect(t)
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}, &cal)
+	st.CheckExpandedPagingRule(t, acct, cal.ID)
+}

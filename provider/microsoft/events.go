@@ -238,7 +238,8 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	default:
 		req.target = calendarPath(calendarID) + "/events"
 	}
-	if expanded {
+	if expanded && req.query != nil {
+		// A next page's link carries the ordering already (and no query).
 		req.query.Set("$orderby", "start/dateTime")
 	}
 	filtered := false

@@ -741,3 +741,15 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 		t.Errorf("Graph subscriptions after delete = %+v", subs)
 	}
 }
+
+// TestPagingRepeatsQueryThroughHTTPAPI pages an expanded listing with
+// limit=2 by sending the original query again with each pageToken, as
+// most clients do (see apitest.CheckExpandedPagingRule).
+func TestPagingRepeatsQueryThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartStack(t)
+	acct := st.MustConnect(t)
+	var cal unical.Calendar
+	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}).Into(t, &cal)
+	st.CheckExpandedPagingRule(t, acct, cal.ID)
+}
