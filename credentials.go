@@ -197,11 +197,3 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 		UpdatedAt:        rec.CredentialsUpdatedAt,
 	}, nil
 }
-
-// TokenRefresher is an OAuth provider that can refresh an access token on
-// demand; the credentials endpoint uses it to hand out a valid token.
-type TokenRefresher interface {
-	// RefreshToken returns a fresh token set and has called
-	// s.OnTokenRefresh with it. A revoked grant is CodeAccountExpired.
-	RefreshToken(ctx context.Context, s *Session) (Token, error)
-}

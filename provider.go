@@ -69,6 +69,14 @@ type OAuthProvider interface {
 	Exchange(ctx context.Context, settings ProviderSettings, req *CodeExchange) (*Connection, error)
 }
 
+// TokenRefresher is an OAuthProvider that can refresh an access token on
+// demand; the credentials endpoint uses it to hand out a valid token.
+type TokenRefresher interface {
+	// RefreshToken returns a fresh token set and has called
+	// s.OnTokenRefresh with it. A revoked grant is CodeAccountExpired.
+	RefreshToken(ctx context.Context, s *Session) (Token, error)
+}
+
 // FreeBusyQuerier is a Provider with native free/busy. Without it the
 // Client computes busy time from expanded events.
 type FreeBusyQuerier interface {
