@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/metrics"
 )
 
 // benchEvents is how many events the benchmarked listing returns.
@@ -96,7 +97,15 @@ func BenchmarkAccounts(b *testing.B) {
 			first = acct.ID
 		}
 	}
-	h := httpapi.NewHandler(ts.Client, httpapi.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	plain := httpapi.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
+	// served is what unicald serve mounts: request metrics, both rate
+	// limits (raised so that the loop is never refused) and the deadline.
+	served := plain
+	served.Requests = metrics.New()
+	served.KeyRateLimit = httpapi.RateLimit{PerSecond: 1e9}
+	served.IPRateLimit = httpapi.RateLimit{PerSecond: 1e9}
+	served.RequestTimeout = httpapi.DefaultRequestTimeout
+	var h http.Handler
 	run := func(b *testing.B, target string) {
 		req := httptest.NewRequest("GET", target, nil)
 		req.Header.Set("x-api-key", ts.APIKey)
@@ -114,6 +123,12 @@ func BenchmarkAccounts(b *testing.B) {
 		// ns/op on a shared machine.
 		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
-	b.Run("Get", func(b *testing.B) { run(b, "/v1/endUserAccounts/"+first) })
-	b.Run("List50", func(b *testing.B) { run(b, "/v1/endUserAccounts?limit=50") })
+	for _, mode := range []struct {
+		name string
+		opts httpapi.Options
+	}{{"", plain}, {"Served", served}} {
+		h = httpapi.NewHandler(ts.Client, mode.opts)
+		b.Run("Get"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts/"+first) })
+		b.Run("List50"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts?limit=50") })
+	}
 }

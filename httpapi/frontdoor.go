@@ -36,9 +36,9 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 			// Provider and store calls take this context, so a hung
 			// provider call ends at the deadline and writeError answers
 			// 504.
-			ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-			defer cancel()
-			r = r.WithContext(ctx)
+			d := newLazyDeadline(r.Context(), h.timeout)
+			defer d.release()
+			r = r.WithContext(d)
 		}
 		next.ServeHTTP(w, r)
 	})
