@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -40,7 +40,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	calendars := memprovider.New(unical.ProviderCalDAV)
+	calendars := memory.New(unical.ProviderCalDAV)
 	calendarID := calendars.AddUser("alan@example.com", "", "app-specific-password")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})

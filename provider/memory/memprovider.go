@@ -3,7 +3,7 @@
 // just enough behaviour (credentials that can be revoked, calendars,
 // events with recurrence, paging, sync cursors that can expire) to exercise
 // every code path of the core.
-package memprovider
+package memory
 
 import (
 	"context"

@@ -9,7 +9,7 @@
 // Server certificates are checked against the system roots, which on Unix
 // honour the standard SSL_CERT_FILE and SSL_CERT_DIR variables, so a
 // private CA bundle needs no setting of ours.
-package deliver
+package webhooksender
 
 import (
 	"bytes"

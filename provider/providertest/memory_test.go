@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/provider/providertest"
 )
 
 // TestMemProvider runs the suite against the in-memory provider, which
@@ -13,7 +13,7 @@ import (
 func TestMemProvider(t *testing.T) {
 	t.Parallel()
 	providertest.Run(t, func(t *testing.T) *providertest.Harness {
-		p := memprovider.New(unical.ProviderGoogle)
+		p := memory.New(unical.ProviderGoogle)
 		p.AddUser("ada@example.com", "rt", "")
 		s := &unical.Session{Email: "ada@example.com"}
 		return &providertest.Harness{
