@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -170,5 +171,43 @@ func TestSSLCertFileChild(t *testing.T) {
 	resp, err := c.Send(t.Context(), url, nil, []byte(`{}`))
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("Send() with SSL_CERT_FILE = %+v, %v; want 202", resp, err)
+	}
+}
+
+// The Client is what unical.Config.WebhookSender takes.
+var _ unical.WebhookSender = (*webhooksender.Client)(nil)
+
+// TestForbiddenHost checks the registration-time policy an outside program
+// applies to a webhook URL's host.
+func TestForbiddenHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"api.localhost.", true},
+		{"127.0.0.1", true},
+		{"10.1.2.3", true},
+		{"192.168.0.10", true},
+		{"169.254.169.254", true},
+		{"::1", true},
+		{"[::ffff:10.0.0.1]", true},
+		{"fe80::1%eth0", true},
+		{"0.0.0.0", true},
+		{"93.184.216.34", false},
+		{"2606:4700::6810:85e5", false},
+		{"hooks.example.com", false}, // judged when resolved
+	}
+	for _, tt := range tests {
+		if got := webhooksender.ForbiddenHost(tt.host); got != tt.want {
+			t.Errorf("ForbiddenHost(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+	if !webhooksender.ForbiddenAddress(netip.MustParseAddr("::ffff:127.0.0.1")) {
+		t.Error("ForbiddenAddress(::ffff:127.0.0.1) = false, want true (IPv4-mapped loopback)")
+	}
+	if webhooksender.ForbiddenAddress(netip.MustParseAddr("8.8.8.8")) {
+		t.Error("ForbiddenAddress(8.8.8.8) = true, want false")
 	}
 }
