@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -31,7 +30,7 @@ func Example() {
 	caldav := memory.New(unical.ProviderCalDAV)
 	calendarID := caldav.AddUser("alan@example.com", "", "abcd-efgh")
 
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: unical.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,7 +8,8 @@
 // credentials that can be revoked ([Provider.Revoke]), OAuth sign-in
 // ([Provider.AuthHandler]), calendars, events with recurrence and RSVP,
 // paging, sync cursors that can expire ([Provider.ExpireSyncCursors]) and,
-// with [WatchProvider], push notifications. It passes provider/providertest.
+// with [NewWatcher], provider watches whose notifications a test sends
+// itself ([NotificationHeader]). It passes provider/providertest.
 //
 // Use it like any provider:
 //

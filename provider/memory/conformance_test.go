@@ -1,4 +1,4 @@
-package providertest_test
+package memory_test
 
 import (
 	"testing"
@@ -8,9 +8,10 @@ import (
 	"github.com/unical/unical/provider/providertest"
 )
 
-// TestMemProvider runs the suite against the in-memory provider, which
-// keeps the suite itself honest.
-func TestMemProvider(t *testing.T) {
+// TestConformance runs the provider suite against the in-memory provider:
+// it must behave like the real ones for tests built on it to mean
+// anything, and it keeps the suite itself honest without a server.
+func TestConformance(t *testing.T) {
 	t.Parallel()
 	providertest.Run(t, func(t *testing.T) *providertest.Harness {
 		p := memory.New(unical.ProviderGoogle)
