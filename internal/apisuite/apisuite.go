@@ -3,7 +3,7 @@
 // *unical.App and the HTTP client of package httpclient over a real
 // httpapi server. Both run the same calls with the same expectations, so
 // the remote API cannot drift from the in-process one. The calendars
-// behind it are internal/memprovider's, whose ids hold '/', '@' and '+',
+// behind it are provider/memory's, whose ids hold '/', '@' and '+',
 // so the suite also proves that ids survive URL paths.
 package apisuite
 
