@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/webhook/deliver"
+	deliver "github.com/unical/unical/webhooksender"
 )
 
 // countingReceiver records the arrival time of each webhook-id; unlike the

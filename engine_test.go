@@ -17,8 +17,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 

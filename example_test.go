@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -28,10 +27,10 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	caldav := memprovider.New(unical.ProviderCalDAV)
+	caldav := memory.New(unical.ProviderCalDAV)
 	calendarID := caldav.AddUser("alan@example.com", "", "abcd-efgh")
 
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: unical.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package unical_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,50 @@ func TestClient_Run_UnsealableSecret(t *testing.T) {
 	}
 	if n := len(rcv.Deliveries()); n != 0 {
 		t.Errorf("receiver got %d requests, want none", n)
+	}
+}
+
+// TestLoadOrCreateMasterKeyFile: the first call creates a private key file,
+// later calls read the same key back, ParseMasterKey reads the file's text,
+// and a key file others can read is refused.
+func TestLoadOrCreateMasterKeyFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "master.key")
+	first, created, err := unical.LoadOrCreateMasterKeyFile(path)
+	if err != nil || !created {
+		t.Fatalf("first LoadOrCreateMasterKeyFile() = created %v, %v; want a new key", created, err)
+	}
+	if first == ([32]byte{}) {
+		t.Fatal("the new master key is all zeros")
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("key file mode = %v, want 0600", perm)
+	}
+	again, created, err := unical.LoadOrCreateMasterKeyFile(path)
+	if err != nil || created || again != first {
+		t.Errorf("second LoadOrCreateMasterKeyFile() = created %v, %v, same key %v; want the first key read back", created, err, again == first)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed, err := unical.ParseMasterKey(string(text)); err != nil || parsed != first {
+		t.Errorf("ParseMasterKey(file text) = same key %v, %v; want the file's key", parsed == first, err)
+	}
+	if _, err := unical.ParseMasterKey("too short"); err == nil {
+		t.Error("ParseMasterKey(\"too short\") succeeded")
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := unical.LoadOrCreateMasterKeyFile(path); err == nil {
+		t.Error("a key file readable by others was accepted")
+	}
+	if unical.NewMasterKey() == unical.NewMasterKey() {
+		t.Error("two NewMasterKey() calls returned the same key")
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -82,7 +82,7 @@ func clone(m map[string]int) map[string]int {
 }
 
 // retryOnList reports one retry in every ListCalendars.
-type retryOnList struct{ *memprovider.Provider }
+type retryOnList struct{ *memory.Provider }
 
 func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
 	unical.NoteRetry(ctx)
@@ -101,9 +101,9 @@ func TestObserver_ProviderCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memprovider.New(unical.ProviderGoogle)
+	google := memory.New(unical.ProviderGoogle)
 	googleCal := google.AddUser("ada@example.com", "refresh-ada", "")
-	outlook := memprovider.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
 	outlookCal := outlook.AddUser("grace@example.com", "refresh-grace", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
@@ -193,7 +193,7 @@ func TestObserver_Deliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memprovider.New(unical.ProviderGoogle)
+	google := memory.New(unical.ProviderGoogle)
 	cal := google.AddUser("ada@example.com", "refresh-ada", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{

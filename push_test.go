@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 

@@ -11,13 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // failingProvider answers GetCalendar with the error named by the
 // calendar id, to drive every row of the error table through HTTP.
 type failingProvider struct {
-	*memprovider.Provider
+	*memory.Provider
 }
 
 var providerErrors = map[string]error{
@@ -45,7 +45,7 @@ func (p failingProvider) GetCalendar(ctx context.Context, s *unical.Session, id 
 // and that internal details never reach the body.
 func TestErrorTable(t *testing.T) {
 	t.Parallel()
-	ts := MustNewServerWith(t, func(p *memprovider.Provider) unical.Provider { return failingProvider{p} })
+	ts := MustNewServerWith(t, func(p *memory.Provider) unical.Provider { return failingProvider{p} })
 	acct := ts.mustConnect(t)[unical.ProviderGoogle]
 	tests := []struct {
 		calendar       string

@@ -17,9 +17,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -64,7 +64,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 	}
 	tb.Cleanup(func() { store.Close() })
 	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{memprovider.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", Now: fs.clock.Now,
 	}
 	if configure != nil {

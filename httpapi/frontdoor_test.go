@@ -22,19 +22,19 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
 // startWithOptions is MustNewServerWith with the handler built from opts.
-func startWithOptions(tb testing.TB, opts httpapi.Options, wrap func(*memprovider.Provider) unical.Provider) *testServer {
+func startWithOptions(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
-	ts := &testServer{Providers: map[unical.ProviderType]*memprovider.Provider{}, Stack: &apitest.Stack{}}
+	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}, Stack: &apitest.Stack{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
-		p := memprovider.New(t)
+		p := memory.New(t)
 		ts.Providers[t] = p
 		if wrap != nil && t == unical.ProviderGoogle {
 			providers = append(providers, wrap(p))
@@ -253,7 +253,7 @@ func TestRateLimitTableBounded(t *testing.T) {
 // hangingProvider never answers ListCalendars until its context ends, like
 // a provider call to a server that accepted the connection and went quiet.
 type hangingProvider struct {
-	*memprovider.Provider
+	*memory.Provider
 	returned chan error
 }
 
@@ -269,7 +269,7 @@ func (p hangingProvider) ListCalendars(ctx context.Context, s *unical.Session) (
 func TestRequestTimeout(t *testing.T) {
 	t.Parallel()
 	returned := make(chan error, 1)
-	ts := startWithOptions(t, httpapi.Options{RequestTimeout: 2 * time.Second}, func(p *memprovider.Provider) unical.Provider {
+	ts := startWithOptions(t, httpapi.Options{RequestTimeout: 2 * time.Second}, func(p *memory.Provider) unical.Provider {
 		return hangingProvider{p, returned}
 	})
 	var acct unical.Account

@@ -7,7 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // testServer is the whole stack on real HTTP (internal/apitest: httpapi
@@ -15,7 +15,7 @@ import (
 // provider types.
 type testServer struct {
 	*apitest.Stack
-	Providers map[unical.ProviderType]*memprovider.Provider
+	Providers map[unical.ProviderType]*memory.Provider
 	// Redirect is the application's registered OAuth redirect URL.
 	Redirect string
 }
@@ -41,12 +41,12 @@ func MustNewServer(tb testing.TB) *testServer {
 
 // MustNewServerWith is MustNewServer with the Google provider wrapped by
 // wrap, for injecting failures the in-memory provider cannot produce.
-func MustNewServerWith(tb testing.TB, wrap func(*memprovider.Provider) unical.Provider) *testServer {
+func MustNewServerWith(tb testing.TB, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
-	ts := &testServer{Providers: map[unical.ProviderType]*memprovider.Provider{}}
+	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
-		p := memprovider.New(t)
+		p := memory.New(t)
 		ts.Providers[t] = p
 		if wrap != nil && t == unical.ProviderGoogle {
 			providers = append(providers, wrap(p))

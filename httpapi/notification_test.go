@@ -9,7 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -18,7 +18,7 @@ type pushServer struct {
 	URL    string
 	Client *unical.Client
 	Store  *bolt.Store
-	Google *memprovider.WatchProvider
+	Google *memory.WatchProvider
 	App    *unical.App
 	Acct   string
 	CalID  string
@@ -26,10 +26,10 @@ type pushServer struct {
 
 func mustNewPushServer(tb testing.TB) *pushServer {
 	tb.Helper()
-	ps := &pushServer{Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	ps := &pushServer{Google: memory.NewWatcher(unical.ProviderGoogle)}
 	ps.Google.MaxWatch = time.Hour
 	ps.CalID = ps.Google.AddUser(googleUser, googleToken, "")
-	st := apitest.Start(tb, []unical.Provider{ps.Google, memprovider.New(unical.ProviderCalDAV)}, func(cfg *unical.Config) {
+	st := apitest.Start(tb, []unical.Provider{ps.Google, memory.New(unical.ProviderCalDAV)}, func(cfg *unical.Config) {
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
 	ps.URL, ps.Client, ps.Store = st.URL, st.Client, st.Store
@@ -106,14 +106,14 @@ func TestNotifications(t *testing.T) {
 		t.Errorf("listed watch fields = %q %q %v, want those of %+v", sub.SubscriptionID, sub.ResourceID, sub.Expiration, w)
 	}
 
-	if got := notify(t, w.Address, memprovider.NotificationHeader(&w, "sync")); got != http.StatusOK {
+	if got := notify(t, w.Address, memory.NotificationHeader(&w, "sync")); got != http.StatusOK {
 		t.Errorf("hello status = %d, want 200", got)
 	}
 	if got := ps.queued(t); len(got) != 0 {
 		t.Errorf("hello queued %v, want nothing", got)
 	}
 	for range 4 {
-		if got := notify(t, w.Address, memprovider.NotificationHeader(&w, "exists")); got != http.StatusOK {
+		if got := notify(t, w.Address, memory.NotificationHeader(&w, "exists")); got != http.StatusOK {
 			t.Fatalf("change status = %d, want 200", got)
 		}
 	}
@@ -122,7 +122,7 @@ func TestNotifications(t *testing.T) {
 	}
 	forged := w
 	forged.Token = "guessed"
-	notify(t, w.Address, memprovider.NotificationHeader(&forged, "exists"))
+	notify(t, w.Address, memory.NotificationHeader(&forged, "exists"))
 	if got := ps.queued(t); len(got) != 0 {
 		t.Errorf("forged notification queued %v, want nothing", got)
 	}
@@ -130,7 +130,7 @@ func TestNotifications(t *testing.T) {
 		t.Errorf("unreadable notification status = %d, want 400", got)
 	}
 	for _, path := range []string{"/v1/notifications/provider_x/a/b", "/v1/notifications/provider_c/" + ps.App.ID() + "/" + subID} {
-		if got := notify(t, ps.URL+path, memprovider.NotificationHeader(&w, "exists")); got != http.StatusNotFound {
+		if got := notify(t, ps.URL+path, memory.NotificationHeader(&w, "exists")); got != http.StatusNotFound {
 			t.Errorf("POST %s status = %d, want 404", path, got)
 		}
 	}
@@ -156,7 +156,7 @@ func TestNotifications(t *testing.T) {
 	if nw := ps.Google.Watches(); len(nw) != 1 || nw[0].Token != w.Token || renewed.Watch.Token != w.Token {
 		t.Errorf("token after renewal = %+v, want the original %q kept", nw, w.Token)
 	}
-	notify(t, w.Address, memprovider.NotificationHeader(&w, "exists"))
+	notify(t, w.Address, memory.NotificationHeader(&w, "exists"))
 	if got := ps.queued(t); len(got) != 0 {
 		t.Errorf("the old watch's notification queued %v, want nothing", got)
 	}

@@ -18,14 +18,14 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // stack starts the server with an in-memory Google provider holding one
 // user and creates an application; it returns the stack and the App.
 func stack(t *testing.T) (*apitest.Stack, *unical.App) {
 	t.Helper()
-	p := memprovider.New(unical.ProviderGoogle)
+	p := memory.New(unical.ProviderGoogle)
 	p.AddUser("ada@example.com", "refresh-ada", "")
 	st := apitest.Start(t, []unical.Provider{p}, nil)
 	st.CreateApp(t, &unical.ApplicationParams{})

@@ -21,9 +21,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -31,7 +31,7 @@ var _ httpapi.RequestObserver = (*metrics.Metrics)(nil)
 
 // retrying is the in-memory provider with one retry in every
 // ListCalendars, as a provider that met a 429 and tried again reports it.
-type retrying struct{ *memprovider.Provider }
+type retrying struct{ *memory.Provider }
 
 func (p retrying) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
 	unical.NoteRetry(ctx)
@@ -53,7 +53,7 @@ type stack struct {
 	Store   *bolt.Store
 	APIKey  string
 	AppID   string
-	Outlook *memprovider.WatchProvider
+	Outlook *memory.WatchProvider
 }
 
 func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack {
@@ -63,9 +63,9 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memprovider.New(unical.ProviderGoogle)
+	google := memory.New(unical.ProviderGoogle)
 	google.AddUser(googleUser, googleToken, "")
-	outlook := memprovider.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
 	outlook.AddUser(outlookUser, outlookToken, "")
 
 	var h http.Handler
@@ -238,8 +238,8 @@ func TestMetrics(t *testing.T) {
 	notify := "/v1/notifications/provider_b/" + st.AppID + "/" + pushed.WebhookSubscriptionID
 	forged := watches[0]
 	forged.Token = "forged-token-needle"
-	for _, w := range []*memprovider.ActiveWatch{&forged, &watches[0]} {
-		if status, b := st.do(t, "POST", notify, memprovider.NotificationHeader(w, "exists"), nil); status >= 300 {
+	for _, w := range []*memory.ActiveWatch{&forged, &watches[0]} {
+		if status, b := st.do(t, "POST", notify, memory.NotificationHeader(w, "exists"), nil); status >= 300 {
 			t.Fatalf("POST notification = %d %s", status, b)
 		}
 	}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/webhook/deliver"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/webhookreceiver"
+	"github.com/unical/unical/webhooksender"
 )
 
 // TestHandler_EngineDeliveries has unical's own engine deliver account and
@@ -46,12 +46,12 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 
-	google, dav := memprovider.New(unical.ProviderGoogle), memprovider.New(unical.ProviderCalDAV)
+	google, dav := memory.New(unical.ProviderGoogle), memory.New(unical.ProviderCalDAV)
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	davCalendarID := dav.AddUser("alan@example.com", "", "app-password")
 	st := apitest.Start(t, []unical.Provider{google, dav}, func(cfg *unical.Config) {
 		cfg.AllowPrivateTargets = true
-		cfg.WebhookSender = deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+		cfg.WebhookSender = webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = 20 * time.Millisecond
 		cfg.RetryJitter = -1

@@ -19,8 +19,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -200,7 +200,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 
 // crashProviders is the in-memory Google provider both processes use.
 func crashProviders() []unical.Provider {
-	g := memprovider.New(unical.ProviderGoogle)
+	g := memory.New(unical.ProviderGoogle)
 	g.AddUser("ada@example.com", "refresh-ada", "")
 	return []unical.Provider{g}
 }

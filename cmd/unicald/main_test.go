@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -116,9 +116,9 @@ func TestServe_FirstStartRestartAndSealedSecrets(t *testing.T) {
 	const refresh = "1//refresh-token-plaintext-needle"
 	const password = "app-specific-password-needle"
 	newProviders := func() []unical.Provider {
-		g := memprovider.New(unical.ProviderGoogle)
+		g := memory.New(unical.ProviderGoogle)
 		g.AddUser("ada@example.com", refresh, "")
-		c := memprovider.New(unical.ProviderCalDAV)
+		c := memory.New(unical.ProviderCalDAV)
 		c.AddUser("alan@example.com", "", password)
 		return []unical.Provider{g, c}
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 )
 
 // TestServe_WrongMasterKey: a master key that does not open the data
@@ -22,7 +22,7 @@ func TestServe_WrongMasterKey(t *testing.T) {
 	run := func(dataDir, envKey string, args ...string) error {
 		ready := make(chan string, 1)
 		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Ready: ready,
-			Providers: []unical.Provider{memprovider.New(unical.ProviderGoogle)},
+			Providers: []unical.Provider{memory.New(unical.ProviderGoogle)},
 			Getenv: func(name string) string {
 				if name == "UNICAL_MASTER_KEY" {
 					return envKey

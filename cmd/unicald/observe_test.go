@@ -17,7 +17,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // startServe runs `unicald serve` in-process with m and args (after
@@ -262,7 +262,7 @@ func TestServe_CalDAVPollingAndRetrySchedule(t *testing.T) {
 // own listener, off the API's.
 func TestServe_MetricsAddr(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, &Main{Providers: []unical.Provider{memprovider.New(unical.ProviderGoogle)}}, t.TempDir(), "--metrics-addr", "127.0.0.1:0")
+	srv := startServe(t, &Main{Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}}, t.TempDir(), "--metrics-addr", "127.0.0.1:0")
 	var addr string
 	for _, line := range strings.Split(srv.Stderr.String(), "\n") {
 		var entry struct{ Msg, Addr string }

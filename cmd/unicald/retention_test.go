@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // TestServe_MaxPendingFlows checks that serve takes --max-pending-flows
@@ -21,7 +21,7 @@ import (
 func TestServe_MaxPendingFlows(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	providers := []unical.Provider{memprovider.New(unical.ProviderGoogle)}
+	providers := []unical.Provider{memory.New(unical.ProviderGoogle)}
 	admin := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer

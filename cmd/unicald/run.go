@@ -21,9 +21,9 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
-	"github.com/unical/unical/internal/webhook/deliver"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/webhooksender"
 )
 
 // Main is the program, with its surroundings as fields so tests can run it
@@ -121,7 +121,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		// The webhook engine only runs in serve; admin commands just queue.
-		WebhookSender:       deliver.New(deliver.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+		WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
 		AllowPrivateTargets: eng.allowPrivate,
 		DeliveryTimeout:     eng.timeout,
 		DeliveryLease:       eng.lease,

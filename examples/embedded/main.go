@@ -1,8 +1,9 @@
 // Command embedded shows unical used as a library, in-process, with the
 // embedded bbolt store: create an application, connect an account, create
-// an event and list the week's instances. An in-memory provider stands in
-// for a real calendar server so that the example runs anywhere; a real
-// program passes the providers from provider/ instead.
+// an event and list the week's instances. The in-memory provider of
+// provider/memory stands in for a real calendar server so that the example
+// runs anywhere; a real program passes the providers from provider/
+// instead.
 package main
 
 import (
@@ -14,8 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -36,11 +36,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	key, _, err := seal.LoadOrCreateKeyFile(filepath.Join(dir, "master.key"))
+	key, _, err := unical.LoadOrCreateMasterKeyFile(filepath.Join(dir, "master.key"))
 	if err != nil {
 		return err
 	}
-	calendars := memprovider.New(unical.ProviderCalDAV)
+	calendars := memory.New(unical.ProviderCalDAV)
 	calendarID := calendars.AddUser("alan@example.com", "", "app-specific-password")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})

@@ -3,7 +3,7 @@
 // *unical.App and the HTTP client of package httpclient over a real
 // httpapi server. Both run the same calls with the same expectations, so
 // the remote API cannot drift from the in-process one. The calendars
-// behind it are internal/memprovider's, whose ids hold '/', '@' and '+',
+// behind it are provider/memory's, whose ids hold '/', '@' and '+',
 // so the suite also proves that ids survive URL paths.
 package apisuite
 
@@ -20,7 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/memprovider"
+	"github.com/unical/unical/provider/memory"
 )
 
 // Target returns the API of application appID, whose API key is apiKey,
@@ -61,7 +61,7 @@ func newEnv(t *testing.T, target Target) *env {
 		unical.ProviderCalDAV:    {davUser, "", davPassword},
 	}
 	for _, typ := range unical.ProviderTypes {
-		p := memprovider.New(typ)
+		p := memory.New(typ)
 		u := users[typ]
 		e.primary[typ] = p.AddUser(u[0], u[1], u[2])
 		if typ == unical.ProviderCalDAV {

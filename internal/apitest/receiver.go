@@ -15,7 +15,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/webhook/deliver"
+	"github.com/unical/unical/webhooksender"
 )
 
 // Delivery is one webhook request a Receiver got.
@@ -130,7 +130,7 @@ func (r *Receiver) WaitFor(tb testing.TB, n int) []Delivery {
 func (r *Receiver) Sender() unical.WebhookSender {
 	pool := x509.NewCertPool()
 	pool.AddCert(r.srv.Certificate())
-	return deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // Tampered re-sends a delivery with a changed body to the receiver and

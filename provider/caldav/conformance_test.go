@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/unical/unical/internal/davtest"
-	"github.com/unical/unical/internal/providertest"
 	"github.com/unical/unical/provider/caldav"
+	"github.com/unical/unical/provider/providertest"
 )
 
 // TestConformance runs the provider conformance suite against Radicale

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/providertest"
 )
 
 // TestConformance runs the provider conformance suite against the fake

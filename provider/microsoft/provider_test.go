@@ -13,7 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/graphtest"
-	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/providertest"
 )
 
 const testRedirect = "http://127.0.0.1/callback"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/providertest"
 )
 
 // noDeltaTransport answers every calendarView/delta request as Graph

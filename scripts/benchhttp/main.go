@@ -33,8 +33,8 @@ import (
 	"syscall"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -86,7 +86,7 @@ func seed(args []string) error {
 	defer store.Close()
 	// The in-memory provider vouches for the refresh tokens, so accounts
 	// are created the way POST /v1/endUserAccounts creates them.
-	prov := memprovider.New(unical.ProviderGoogle)
+	prov := memory.New(unical.ProviderGoogle)
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key})
 	if err != nil {
 		return err

@@ -1,15 +1,23 @@
-// Package deliver is the HTTP client that sends webhook requests. It
-// refuses to connect to loopback, private, link-local, unspecified and
-// multicast addresses (see internal/addrpolicy) unless told otherwise.
-// The check runs on the address actually dialled, after DNS resolution, so
-// a name that resolves (or re-resolves) to an internal address is refused
-// too. Redirects are never followed: a 3xx is a failed attempt, because
-// following one would let a receiver point the request anywhere.
+// Package webhooksender is the HTTP client that sends unical's webhook
+// requests: a [unical.WebhookSender] for Config.WebhookSender, and usable
+// on its own by any Go program that posts to URLs its users chose.
+//
+// It refuses to connect to loopback, private, link-local, unspecified and
+// multicast addresses, and to the special ranges that reach them (NAT64,
+// 6to4, Teredo), unless Options.AllowPrivate is set; such an attempt fails
+// with an error wrapping [ErrForbiddenAddress]. The check runs on the
+// address actually dialled, after DNS resolution, so a name that resolves
+// (or re-resolves) to an internal address is refused too. [ForbiddenHost]
+// applies the same policy to a URL when it is registered, so that an
+// obviously internal target is refused before anything is sent. Redirects
+// are never followed: a 3xx is a failed attempt, because following one
+// would let a receiver point the request anywhere. No proxy is used: it
+// would hide the receiver's address from the check.
 //
 // Server certificates are checked against the system roots, which on Unix
 // honour the standard SSL_CERT_FILE and SSL_CERT_DIR variables, so a
 // private CA bundle needs no setting of ours.
-package deliver
+package webhooksender
 
 import (
 	"bytes"
@@ -17,6 +25,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/unical/unical"
@@ -51,6 +60,17 @@ type Options struct {
 // ErrForbiddenAddress is wrapped by the error of an attempt refused by the
 // address policy.
 var ErrForbiddenAddress = addrpolicy.ErrForbidden
+
+// ForbiddenAddress reports whether the policy refuses ip when private
+// targets are not allowed. An IPv4-mapped IPv6 address is judged as the
+// IPv4 address it carries.
+func ForbiddenAddress(ip netip.Addr) bool { return addrpolicy.Forbidden(ip) }
+
+// ForbiddenHost reports whether a URL host (without port, as
+// [net/url.URL.Hostname] returns it) is refused outright: an IP literal
+// ForbiddenAddress refuses, or localhost. Other names pass here and are
+// judged when they are resolved, at connection time.
+func ForbiddenHost(host string) bool { return addrpolicy.ForbiddenHost(host) }
 
 // Client sends webhook requests. It is safe for concurrent use.
 type Client struct {

@@ -1,8 +1,49 @@
-// Package providertest is the conformance suite every unical.Provider
-// passes against its server: the real CalDAV servers (Radicale, Xandikos)
-// and the protocol-faithful fakes of Google and Microsoft Graph. It checks
-// behaviour a caller of the unified API sees: fields that survive a round
-// trip, error codes, windows, expansion, paging and sync cursors.
+// Package providertest is a conformance suite for implementations of
+// [unical.Provider], in the spirit of store/storetest: a Provider that
+// passes [Run] against its server can be handed to unical.Config. It checks
+// behaviour a caller of the unified API sees, never messages: fields that
+// survive a round trip, error codes (with [unical.ErrorCode]), windows,
+// expansion, paging and sync cursors. The project runs it against Google
+// and Microsoft Graph (on their fakes), CalDAV (on Radicale and Xandikos)
+// and the in-memory provider of provider/memory.
+//
+// To pass, a Provider must:
+//
+//   - create, read, rename, list and delete calendars, and answer
+//     CodeNotFound for a calendar that does not exist (or name
+//     "calendarCreate" in [Harness.Lacks] when it cannot create them);
+//   - keep through CreateEvent and GetEvent an event's title, description
+//     (with new lines, commas and semicolons), location, start and end as
+//     instants with the start's IANA time zone, transparency, visibility,
+//     extended properties and attendees, and return a non-empty id and ETag;
+//     CreateEvent's answer must equal what GetEvent returns;
+//   - read all-day events as dates with an exclusive end;
+//   - apply an update partially: only set fields change, a null field is
+//     cleared, and the ETag changes;
+//   - answer CodeNotFound for GetEvent, UpdateEvent and DeleteEvent of an
+//     event that does not exist or was deleted;
+//   - list only the events that overlap the query's window;
+//   - expand a recurring series in its time zone across DST changes, with
+//     each instance's RecurringEventID set to the series id, either itself
+//     (EventBatch.Expanded) or by returning the series for
+//     [unical.ExpandEvents];
+//   - page with PageSize and PageCursor, losing and repeating nothing, in
+//     at most 50 pages;
+//   - issue a NextSyncCursor on the last page when asked (WantSync) and,
+//     from it, return exactly the events added, changed and deleted since
+//     (deleted ones with IsCancelled), each once, and nothing when nothing
+//     changed; answer CodeGone for a cursor the server no longer honours;
+//   - answer CodeInvalid to RespondToEvent when the account is not among
+//     the event's attendees;
+//   - for OAuth providers (a [Harness.OAuth] is given), implement
+//     [unical.TokenRefresher]: refresh on demand and hand every new token to
+//     Session.OnTokenRefresh before returning it, keep or rotate the refresh
+//     token as the server does, retry a throttled or failing token endpoint
+//     and then answer CodeUnavailable, and answer CodeAccountExpired for a
+//     revoked grant.
+//
+// Features a provider does not have are named in [Harness.Lacks]; the
+// tests that need them skip or leave them out, with the reason logged.
 package providertest
 
 import (

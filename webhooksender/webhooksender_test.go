@@ -1,4 +1,4 @@
-package deliver_test
+package webhooksender_test
 
 import (
 	"crypto/tls"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -17,7 +18,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/webhook/deliver"
+	"github.com/unical/unical/webhooksender"
 )
 
 // trust returns TLS settings that trust srv's certificate.
@@ -58,7 +59,7 @@ func TestClient_Send(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		t.Parallel()
-		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
 		resp, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
 		if err != nil || resp != (unical.WebhookResponse{StatusCode: http.StatusNoContent}) {
 			t.Fatalf("Send() = %+v, %v; want 204 without Retry-After", resp, err)
@@ -67,7 +68,7 @@ func TestClient_Send(t *testing.T) {
 	t.Run("RedirectNotFollowed", func(t *testing.T) {
 		t.Parallel()
 		before := hits.Load()
-		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
 		resp, err := c.Send(t.Context(), srv.URL+"/redirect", header, []byte(`{}`))
 		if err != nil || resp.StatusCode != http.StatusTemporaryRedirect {
 			t.Fatalf("Send() = %+v, %v; want 307", resp, err)
@@ -78,7 +79,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("RetryAfter", func(t *testing.T) {
 		t.Parallel()
-		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
 		// An HTTP date has whole seconds, so one an hour ahead reads as a
 		// little under an hour; the test allows a minute for a slow run.
 		date := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
@@ -98,7 +99,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("ErrTimeout", func(t *testing.T) {
 		t.Parallel()
-		c := deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: trust(srv), Timeout: 100 * time.Millisecond})
+		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv), Timeout: 100 * time.Millisecond})
 		start := time.Now()
 		if _, err := c.Send(t.Context(), srv.URL+"/slow", header, nil); err == nil {
 			t.Fatal("Send() to a slow receiver = nil error, want a timeout")
@@ -109,7 +110,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("ErrUntrustedCertificate", func(t *testing.T) {
 		t.Parallel()
-		c := deliver.New(deliver.Options{AllowPrivate: true})
+		c := webhooksender.New(webhooksender.Options{AllowPrivate: true})
 		if _, err := c.Send(t.Context(), srv.URL+"/ok", header, nil); err == nil {
 			t.Fatal("Send() to a self-signed server = nil error, want a certificate error")
 		}
@@ -123,9 +124,9 @@ func TestClient_Send(t *testing.T) {
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
 			before := hits.Load()
-			c := deliver.New(deliver.Options{TLSConfig: trust(srv)})
+			c := webhooksender.New(webhooksender.Options{TLSConfig: trust(srv)})
 			_, err := c.Send(t.Context(), target.url+"/ok", header, nil)
-			if !errors.Is(err, deliver.ErrForbiddenAddress) {
+			if !errors.Is(err, webhooksender.ErrForbiddenAddress) {
 				t.Fatalf("Send(%s) error = %v, want ErrForbiddenAddress", target.url, err)
 			}
 			if hits.Load() != before {
@@ -166,9 +167,47 @@ func TestSSLCertFileChild(t *testing.T) {
 	if url == "" {
 		t.Skip("only run by TestClient_Send_SSLCertFile")
 	}
-	c := deliver.New(deliver.Options{AllowPrivate: true})
+	c := webhooksender.New(webhooksender.Options{AllowPrivate: true})
 	resp, err := c.Send(t.Context(), url, nil, []byte(`{}`))
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("Send() with SSL_CERT_FILE = %+v, %v; want 202", resp, err)
+	}
+}
+
+// The Client is what unical.Config.WebhookSender takes.
+var _ unical.WebhookSender = (*webhooksender.Client)(nil)
+
+// TestForbiddenHost checks the registration-time policy an outside program
+// applies to a webhook URL's host.
+func TestForbiddenHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"api.localhost.", true},
+		{"127.0.0.1", true},
+		{"10.1.2.3", true},
+		{"192.168.0.10", true},
+		{"169.254.169.254", true},
+		{"::1", true},
+		{"[::ffff:10.0.0.1]", true},
+		{"fe80::1%eth0", true},
+		{"0.0.0.0", true},
+		{"93.184.216.34", false},
+		{"2606:4700::6810:85e5", false},
+		{"hooks.example.com", false}, // judged when resolved
+	}
+	for _, tt := range tests {
+		if got := webhooksender.ForbiddenHost(tt.host); got != tt.want {
+			t.Errorf("ForbiddenHost(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+	if !webhooksender.ForbiddenAddress(netip.MustParseAddr("::ffff:127.0.0.1")) {
+		t.Error("ForbiddenAddress(::ffff:127.0.0.1) = false, want true (IPv4-mapped loopback)")
+	}
+	if webhooksender.ForbiddenAddress(netip.MustParseAddr("8.8.8.8")) {
+		t.Error("ForbiddenAddress(8.8.8.8) = true, want false")
 	}
 }

@@ -1,4 +1,4 @@
-package memprovider
+package memory
 
 import (
 	"context"

@@ -1,19 +1,20 @@
-package providertest_test
+package memory_test
 
 import (
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/memprovider"
-	"github.com/unical/unical/internal/providertest"
+	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/provider/providertest"
 )
 
-// TestMemProvider runs the suite against the in-memory provider, which
-// keeps the suite itself honest.
-func TestMemProvider(t *testing.T) {
+// TestConformance runs the provider suite against the in-memory provider:
+// it must behave like the real ones for tests built on it to mean
+// anything, and it keeps the suite itself honest without a server.
+func TestConformance(t *testing.T) {
 	t.Parallel()
 	providertest.Run(t, func(t *testing.T) *providertest.Harness {
-		p := memprovider.New(unical.ProviderGoogle)
+		p := memory.New(unical.ProviderGoogle)
 		p.AddUser("ada@example.com", "rt", "")
 		s := &unical.Session{Email: "ada@example.com"}
 		return &providertest.Harness{

@@ -1,9 +1,22 @@
-// Package memprovider is an in-memory calendar provider for tests of the
-// Client and the HTTP API. It is not shipped as a provider type: it keeps
-// just enough behaviour (credentials that can be revoked, calendars,
-// events with recurrence, paging, sync cursors that can expire) to exercise
-// every code path of the core.
-package memprovider
+// Package memory is an in-memory calendar provider: a [unical.Provider]
+// (and, as [WatchProvider], a [unical.Watcher]) that keeps its users,
+// calendars and events in the process. It is meant for anyone testing code
+// that embeds unical, where a real calendar server would make tests slow,
+// flaky or impossible to run offline; it is not a provider type to ship.
+//
+// It keeps just enough behaviour to exercise every code path of the core:
+// credentials that can be revoked ([Provider.Revoke]), OAuth sign-in
+// ([Provider.AuthHandler]), calendars, events with recurrence and RSVP,
+// paging, sync cursors that can expire ([Provider.ExpireSyncCursors]) and,
+// with [NewWatcher], provider watches whose notifications a test sends
+// itself ([NotificationHeader]). It passes provider/providertest.
+//
+// Use it like any provider:
+//
+//	calendars := memory.New(unical.ProviderCalDAV)
+//	calendarID := calendars.AddUser("alan@example.com", "", "password")
+//	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})
+package memory
 
 import (
 	"context"
