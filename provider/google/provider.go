@@ -31,7 +31,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -148,42 +147,3 @@ func New(cfg Config) *Provider {
 
 // Type implements [unical.Provider].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// endpoints are the URLs of one application's settings, defaults applied.
-type endpoints struct {
-	auth, token, userinfo, api string
-}
-
-func endpointsFor(s unical.ProviderSettings) endpoints {
-	pick := func(v, def string) string {
-		if v == "" {
-			return def
-		}
-		return strings.TrimRight(v, "/")
-	}
-	return endpoints{
-		auth:     pick(s.AuthURL, DefaultAuthURL),
-		token:    pick(s.TokenURL, DefaultTokenURL),
-		userinfo: pick(s.UserInfoURL, DefaultUserInfoURL),
-		api:      pick(s.APIBaseURL, DefaultAPIBaseURL),
-	}
-}
-
-// scopesFor returns the scopes to request for an application.
-func scopesFor(s unical.ProviderSettings) []string {
-	if len(s.Scopes) > 0 {
-		return s.Scopes
-	}
-	return DefaultScopes
-}
