@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
-
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
 )
@@ -371,47 +370,4 @@ func calendarProps(params *unical.CalendarParams) (calProps, error) {
 		p.tz = `<D:remove><D:prop><C:calendar-timezone/></D:prop></D:remove>`
 	}
 	return p, nil
-}
-
-// proppatch sends a PROPPATCH with the given set/remove instructions and
-// checks every propstat of the 207 answer, which can hide a failure
-// (reference §3.3).
-func (c *conn) proppatch(ctx context.Context, u *url.URL, instructions string) error {
-	body := `<?xml version="1.0" encoding="utf-8"?>` +
-		`<D:propertyupdate xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">` +
-		instructions + `</D:propertyupdate>`
-	r, err := c.do(ctx, "PROPPATCH", u, http.Header{"Content-Type": {"application/xml; charset=utf-8"}}, body)
-	if err != nil {
-		return err
-	}
-	if err := c.classify(r, "update calendar"); err != nil {
-		return err
-	}
-	if r.StatusCode != http.StatusMultiStatus {
-		return nil
-	}
-	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
-		return unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
-	}
-	// The hrefs are not compared: Xandikos answers with the request's
-	// absolute URL percent-encoded (davtest). There is one resource.
-	for _, resp := range ms.Responses {
-		for _, ps := range resp.Propstats {
-			if statusOK(ps.Status) {
-				continue
-			}
-			if f := strings.Fields(ps.Status); len(f) >= 2 && f[1] == "424" {
-				continue // failed only because another property failed
-			}
-			var names []string
-			for _, e := range ps.Prop.Children {
-				names = append(names, e.XMLName.Local)
-			}
-			// A server that refuses a property (Xandikos: 409 for
-			// calendar-timezone) lacks the feature.
-			return unical.Errorf(unical.CodeNotImplemented, "The CalDAV server does not let %s be changed (%s).", strings.Join(names, ", "), strings.TrimSpace(ps.Status))
-		}
-	}
-	return nil
 }

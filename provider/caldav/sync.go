@@ -203,30 +203,6 @@ func memberName(base, calURL *url.URL, href string) (string, bool) {
 	return name, true
 }
 
-// report sends a REPORT and parses its 207 answer. depth "" sends no Depth
-// header.
-func (c *conn) report(ctx context.Context, target *url.URL, depth, body, what string) (*response, *multistatus, error) {
-	h := http.Header{"Content-Type": {"application/xml; charset=utf-8"}}
-	if depth != "" {
-		h.Set("Depth", depth)
-	}
-	r, err := c.do(ctx, "REPORT", target, h, body)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.classify(r, what); err != nil {
-		return r, nil, err
-	}
-	if r.StatusCode != http.StatusMultiStatus {
-		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
-	}
-	var ms multistatus
-	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil {
-		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
-	}
-	return r, &ms, nil
-}
-
 // Sync cursors are opaque to the Client. Two kinds exist:
 //
 //	sync:<token>    an RFC 6578 sync token of the collection
