@@ -108,8 +108,10 @@ type Provider struct {
 var _ unical.OAuthProvider = (*Provider)(nil)
 var _ unical.TokenRefresher = (*Provider)(nil)
 
-// New returns a Provider configured by cfg.
-func New(cfg Config) *Provider {
+// New returns a Provider configured by cfg. Every provider's New has this
+// shape; the error is for a Config the provider cannot use, and is nil
+// today because every field has a default.
+func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		client:      cfg.HTTPClient,
 		now:         cfg.Now,
@@ -142,7 +144,7 @@ func New(cfg Config) *Provider {
 	if p.maxBackoff <= 0 {
 		p.maxBackoff = 10 * time.Second
 	}
-	return p
+	return p, nil
 }
 
 // Type implements [unical.Provider].

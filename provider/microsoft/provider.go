@@ -81,7 +81,9 @@ type Provider struct {
 	maxWatchLifetime time.Duration
 }
 
-// New returns a Provider for cfg.
+// New returns a Provider configured by cfg. Every provider's New has this
+// shape; the error is for a Config the provider cannot use, and is nil
+// today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		httpClient:   cfg.HTTPClient,
