@@ -9,17 +9,17 @@
 // Failures are translated at this boundary into [*unical.Error] codes:
 // Calendar API error bodies by HTTP status and errors[].reason (errors.go);
 // token endpoint failures by the shared OAuth path, internal/oauthflow,
-// with Google's own table of OAuth error codes (oauth.go). Throttling (429,
+// with Google's own table of OAuth error codes (connect.go). Throttling (429,
 // 403 rateLimitExceeded and friends) and 5xx answers are retried under the
 // shared internal/retry policy (bounded exponential backoff with jitter
 // that honours Retry-After), then surface as CodeRateLimited or
 // CodeUnavailable.
 //
-// Events are mapped field by field in both directions (event.go). Updates
+// Events are mapped field by field in both directions (eventmap.go). Updates
 // read the event and then PATCH it with If-Match on the etag they read, so
 // "any subset" updates can replace maps and switch between timed and
 // all-day values without losing a concurrent change. Listings
-// (eventlist.go) carry Google's whole request in their page cursors,
+// (sync.go) carry Google's whole request in their page cursors,
 // because Google wants the same query on every page; sync cursors are
 // Google's nextSyncToken, used without the parameters Google forbids next
 // to syncToken. The Provider also implements [unical.FreeBusyQuerier]
