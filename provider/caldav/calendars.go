@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
 )

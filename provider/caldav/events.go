@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
 	"github.com/unical/unical/internal/recur"

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/oauth2"
+
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/oauthflow"
-	"golang.org/x/oauth2"
 )
 
 // oauthConfig is the x/oauth2 configuration of one application. Google

@@ -3,10 +3,11 @@ package microsoft
 import (
 	"context"
 
-	"github.com/unical/unical"
-	"github.com/unical/unical/internal/oauthflow"
 	"golang.org/x/oauth2"
 	oauthms "golang.org/x/oauth2/microsoft"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthflow"
 )
 
 // Microsoft's prompt values for unical's (v2 authorize endpoint: login,
