@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
 	"github.com/unical/unical/internal/recur"
@@ -20,7 +21,7 @@ func setPartStat(comp *ical.Component, self string, status unical.ResponseStatus
 	for i := range attendees {
 		a := &attendees[i]
 		if strings.EqualFold(strings.TrimPrefix(strings.ToLower(a.Value), "mailto:"), self) {
-			a.Params.Set(ical.ParamParticipationStatus, partStat(status))
+			a.Params.Set(ical.ParamParticipationStatus, icalmap.PartStat(status))
 			// The server, not the client, sets SCHEDULE-STATUS (RFC 6638
 			// §3.2.9); an old one would be misleading after the change.
 			a.Params.Del("SCHEDULE-STATUS")
@@ -256,16 +257,4 @@ func bumpSequence(comp *ical.Component) {
 	p := ical.NewProp(ical.PropSequence)
 	p.Value = strconv.Itoa(n + 1)
 	comp.Props.Set(p)
-}
-
-func partStat(s unical.ResponseStatus) string {
-	switch s {
-	case unical.ResponseAccepted:
-		return "ACCEPTED"
-	case unical.ResponseDeclined:
-		return "DECLINED"
-	case unical.ResponseTentative:
-		return "TENTATIVE"
-	}
-	return "NEEDS-ACTION"
 }
