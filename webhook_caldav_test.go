@@ -37,8 +37,12 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	davProvider, err := caldav.New(caldav.Config{AllowPrivateTargets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	client, err := unical.New(unical.Config{
-		Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{AllowPrivateTargets: true})}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{davProvider}, MasterKey: seal.NewKey(),
 		WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
 		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
 	})

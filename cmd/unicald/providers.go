@@ -20,13 +20,17 @@ import (
 // a provider's answers name.
 func defaultProviders(logger *slog.Logger, allowPrivate bool) ([]unical.Provider, error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: httpguard.Transport(allowPrivate)}
+	g, err := google.New(google.Config{HTTPClient: client})
+	if err != nil {
+		return nil, err
+	}
 	ms, err := microsoft.New(microsoft.Config{HTTPClient: client})
 	if err != nil {
 		return nil, err
 	}
-	return []unical.Provider{
-		google.New(google.Config{HTTPClient: client}),
-		ms,
-		caldav.New(caldav.Config{AllowPrivateTargets: allowPrivate}),
-	}, nil
+	dav, err := caldav.New(caldav.Config{AllowPrivateTargets: allowPrivate})
+	if err != nil {
+		return nil, err
+	}
+	return []unical.Provider{g, ms, dav}, nil
 }

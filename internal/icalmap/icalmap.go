@@ -262,7 +262,7 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 		}
 		p.Value = "mailto:" + a.Email
 		setParam(p.Params, ical.ParamCommonName, a.Name)
-		p.Params.Set(ical.ParamParticipationStatus, writePartStat(a.ResponseStatus))
+		p.Params.Set(ical.ParamParticipationStatus, PartStat(a.ResponseStatus))
 		switch {
 		case a.Optional:
 			p.Params.Set(ical.ParamRole, "OPT-PARTICIPANT")
@@ -458,7 +458,9 @@ func readPartStat(s string) unical.ResponseStatus {
 	return unical.ResponseNeedsAction
 }
 
-func writePartStat(s unical.ResponseStatus) string {
+// PartStat is the PARTSTAT value (RFC 5545 §3.2.12) of a response status;
+// a status with no iCalendar counterpart is NEEDS-ACTION.
+func PartStat(s unical.ResponseStatus) string {
 	switch s {
 	case unical.ResponseAccepted:
 		return "ACCEPTED"

@@ -62,7 +62,7 @@ func TestConnect(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+				p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 				c, err := p.Connect(t.Context(), unical.ProviderSettings{ServerURL: tt.serverURL},
 					unical.ConnectParams{Email: s.Username, Password: s.Password})
 				if err != nil {
@@ -114,7 +114,7 @@ func TestConnect_Errors(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+				p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 				c, err := p.Connect(t.Context(), unical.ProviderSettings{ServerURL: tt.serverURL}, tt.params)
 				if got := unical.ErrorCode(err); got != tt.want {
 					t.Errorf("Connect = %+v, %v; want code %q", c, err, tt.want)
@@ -169,7 +169,7 @@ func TestConnect_HomeOnAnotherHost(t *testing.T) {
 	}))
 	t.Cleanup(front.Close)
 
-	p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+	p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 	c, err := p.Connect(context.Background(), unical.ProviderSettings{ServerURL: front.URL},
 		unical.ConnectParams{Email: "me@example.com", Password: "app-pw"})
 	if err != nil {
@@ -212,7 +212,7 @@ func segment(path string) string {
 func TestListCalendars(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		work := s.NewCalendar(t, "Work")
 		proppatch(t, s, work, `<I:calendar-color>#FF8800CC</I:calendar-color>`)
@@ -262,7 +262,7 @@ func TestListCalendars(t *testing.T) {
 func TestListCalendars_TaskListsSkipped(t *testing.T) {
 	t.Parallel()
 	s := davtest.Shared(t, davtest.Radicale)
-	p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+	p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 	sess := connect(t, p, s)
 	// A unique name: the shared server outlives one run of the test.
 	id := fmt.Sprintf("tasks-only-%d", time.Now().UnixNano())
@@ -292,7 +292,7 @@ func TestListCalendars_TaskListsSkipped(t *testing.T) {
 func TestCalendars_Errors(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		good := connect(t, p, s)
 		expired := *good
 		expired.Password += "x"

@@ -16,7 +16,7 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
 		providertest.Run(t, func(t *testing.T) *providertest.Harness {
-			p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+			p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 			sess := connect(t, p, s)
 			var (
 				mu    sync.Mutex

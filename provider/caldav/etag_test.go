@@ -121,7 +121,7 @@ func TestETags_Weak(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
 		ep := newETagProxy(t, s, true)
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connectVia(t, p, s, ep.URL)
 		path := s.NewCalendar(t, "weak etags")
 		cal := segment(path)
@@ -218,7 +218,7 @@ func TestETags_Unquoted(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
 		ep := newETagProxy(t, s, false)
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connectVia(t, p, s, ep.URL)
 		cal := segment(s.NewCalendar(t, "unquoted etags"))
 

@@ -101,7 +101,7 @@ func instant(t *testing.T, d *unical.EventDateTime) time.Time {
 func TestFixture_Apple(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, path := putFixture(t, s, "apple")
 		e, err := p.GetEvent(t.Context(), sess, cal, "apple")
@@ -142,7 +142,7 @@ func TestFixture_Apple(t *testing.T) {
 func TestFixture_Google(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, path := putFixture(t, s, "google")
 		e, err := p.GetEvent(t.Context(), sess, cal, "google")
@@ -192,7 +192,7 @@ func TestFixture_Google(t *testing.T) {
 func TestFixture_Outlook(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, path := putFixture(t, s, "outlook")
 		e, err := p.GetEvent(t.Context(), sess, cal, "outlook")
@@ -230,7 +230,7 @@ func TestFixture_Outlook(t *testing.T) {
 func TestFixture_AllDaySeries(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, path := putFixture(t, s, "allday-series")
 		from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -277,7 +277,7 @@ func TestFixture_AllDaySeries(t *testing.T) {
 func TestFixture_CustomZone(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, _ := putFixture(t, s, "custom-tz")
 		e, err := p.GetEvent(t.Context(), sess, cal, "custom-tz")

@@ -23,7 +23,7 @@ type stack struct {
 
 func mustNewStack(t *testing.T, s *davtest.Server) *stack {
 	t.Helper()
-	st := apitest.Start(t, []unical.Provider{caldav.New(caldav.Config{AllowPrivateTargets: true})}, nil)
+	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
 	st.CreateApp(t, &unical.ApplicationParams{
 		Name:      unical.Some("caldav e2e"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: s.URL}},

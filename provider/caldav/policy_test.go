@@ -53,7 +53,7 @@ func TestConnect_RedirectToAnotherOrigin(t *testing.T) {
 	t.Cleanup(front.Close)
 
 	// httptest's servers share one certificate, so front's client trusts both.
-	p := caldav.New(caldav.Config{AllowPrivateTargets: true, HTTPClient: front.Client()})
+	p := newProvider(t, caldav.Config{AllowPrivateTargets: true, HTTPClient: front.Client()})
 	_, err := p.Connect(t.Context(), unical.ProviderSettings{ServerURL: front.URL},
 		unical.ConnectParams{Email: "me@example.com", Password: "app-pw"})
 	if code := unical.ErrorCode(err); code != unical.CodeUnauthorized {
@@ -96,7 +96,7 @@ func TestConnect_PrivateServerRefused(t *testing.T) {
 		{"own client", caldav.Config{HTTPClient: &http.Client{}}, srv.URL},
 	}
 	for _, tt := range tests {
-		p := caldav.New(tt.cfg)
+		p := newProvider(t, tt.cfg)
 		_, err := p.Connect(t.Context(), unical.ProviderSettings{ServerURL: tt.url},
 			unical.ConnectParams{Email: "me@example.com", Password: "app-pw"})
 		var e *unical.Error
@@ -117,7 +117,7 @@ func TestHTTPAPI_PrivateServerRefused(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	t.Cleanup(srv.Close)
-	st := apitest.Start(t, []unical.Provider{caldav.New(caldav.Config{})}, nil)
+	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{})}, nil)
 	st.CreateApp(t, &unical.ApplicationParams{
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srv.URL}},
 	})
@@ -180,7 +180,7 @@ var escapingIDs = []string{"..", ".", "%2e%2e", "%2E%2E", "%252e%252e", "..%2f..
 func TestIDsStayInTheHome(t *testing.T) {
 	t.Parallel()
 	srvURL, others := fakeHome(t)
-	p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+	p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 	settings := unical.ProviderSettings{ServerURL: srvURL}
 	c, err := p.Connect(t.Context(), settings, unical.ConnectParams{Email: "me@example.com", Password: "pw"})
 	if err != nil {
@@ -233,7 +233,7 @@ func TestIDsStayInTheHome(t *testing.T) {
 func TestHTTPAPI_IDsStayInTheHome(t *testing.T) {
 	t.Parallel()
 	srvURL, others := fakeHome(t)
-	st := apitest.Start(t, []unical.Provider{caldav.New(caldav.Config{AllowPrivateTargets: true})}, nil)
+	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
 	st.CreateApp(t, &unical.ApplicationParams{
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srvURL}},
 	})

@@ -50,7 +50,7 @@ func TestRetries(t *testing.T) {
 				w.Write([]byte(listing))
 			}))
 			t.Cleanup(srv.Close)
-			p := caldav.New(caldav.Config{AllowPrivateTargets: true, MaxRetries: tt.maxRetries, BaseBackoff: time.Millisecond})
+			p := newProvider(t, caldav.Config{AllowPrivateTargets: true, MaxRetries: tt.maxRetries, BaseBackoff: time.Millisecond})
 			sess := &unical.Session{Email: "a@example.com", Password: "pw",
 				State: []byte(`{"principalUrl":"` + srv.URL + `/p/","homeUrl":"` + srv.URL + `/home/"}`)}
 			_, err := p.ListCalendars(t.Context(), sess)

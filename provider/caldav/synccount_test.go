@@ -136,7 +136,7 @@ func TestSync_RequestCount(t *testing.T) {
 				cal := segment(path)
 				for _, noSync := range []bool{false, true} {
 					tr := &countingTransport{noSync: noSync}
-					p := caldav.New(caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: tr, Timeout: time.Minute}})
+					p := newProvider(t, caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: tr, Timeout: time.Minute}})
 					sess := connect(t, p, s)
 					first, err := p.ListEvents(t.Context(), sess, cal, &unical.EventQuery{WantSync: true})
 					if err != nil {

@@ -1,9 +1,10 @@
 package caldav
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -163,55 +164,92 @@ func portOf(u *url.URL) string {
 	return ""
 }
 
-// refused is the error of a request to u that the address policy does not
-// allow: not https, or an address that is loopback, private, link-local or
-// reserved. While connecting it names serverUrl, the setting that led
-// there; afterwards the server itself sent the request there.
-func (c *conn) refused(u *url.URL, cause error) error {
-	cause = fmt.Errorf("caldav: %s: %w", u.Redacted(), cause)
-	if c.connecting {
-		return &unical.Error{Code: unical.CodeInvalid, Field: "serverUrl", Err: cause,
-			Message: "The CalDAV server URL must be an https URL of a public address, not a loopback, private or link-local one."}
+// propfind sends a PROPFIND with the given depth and body and parses the
+// 207 answer.
+func (c *conn) propfind(ctx context.Context, target *url.URL, depth, body, what string) (*response, *multistatus, error) {
+	r, err := c.do(ctx, "PROPFIND", target, http.Header{
+		"Depth":        {depth},
+		"Content-Type": {"application/xml; charset=utf-8"},
+	}, body)
+	if err != nil {
+		return nil, nil, err
 	}
-	return unical.WrapError(unical.CodeUpstream, cause, "The CalDAV server sent the request to a URL that is not https or not a public address.")
+	if err := c.classify(r, what); err != nil {
+		return r, nil, err
+	}
+	if r.StatusCode != http.StatusMultiStatus {
+		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
+	}
+	var ms multistatus
+	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
+	}
+	return r, &ms, nil
 }
 
-// classify turns a non-2xx answer into an *unical.Error; what names the
-// operation for the log. It returns nil for a 2xx answer.
-func (c *conn) classify(r *response, what string) error {
-	if r.StatusCode >= 200 && r.StatusCode < 300 {
+// report sends a REPORT and parses its 207 answer. depth "" sends no Depth
+// header.
+func (c *conn) report(ctx context.Context, target *url.URL, depth, body, what string) (*response, *multistatus, error) {
+	h := http.Header{"Content-Type": {"application/xml; charset=utf-8"}}
+	if depth != "" {
+		h.Set("Depth", depth)
+	}
+	r, err := c.do(ctx, "REPORT", target, h, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.classify(r, what); err != nil {
+		return r, nil, err
+	}
+	if r.StatusCode != http.StatusMultiStatus {
+		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
+	}
+	var ms multistatus
+	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil {
+		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
+	}
+	return r, &ms, nil
+}
+
+// proppatch sends a PROPPATCH with the given set/remove instructions and
+// checks every propstat of the 207 answer, which can hide a failure
+// (reference §3.3).
+func (c *conn) proppatch(ctx context.Context, u *url.URL, instructions string) error {
+	body := `<?xml version="1.0" encoding="utf-8"?>` +
+		`<D:propertyupdate xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">` +
+		instructions + `</D:propertyupdate>`
+	r, err := c.do(ctx, "PROPPATCH", u, http.Header{"Content-Type": {"application/xml; charset=utf-8"}}, body)
+	if err != nil {
+		return err
+	}
+	if err := c.classify(r, "update calendar"); err != nil {
+		return err
+	}
+	if r.StatusCode != http.StatusMultiStatus {
 		return nil
 	}
-	cause := fmt.Errorf("caldav: %s: %s %s: %s", what, r.URL.Redacted(), http.StatusText(r.StatusCode), snippet(r.Body))
-	switch r.StatusCode {
-	case http.StatusUnauthorized:
-		if c.connecting {
-			return unical.WrapError(unical.CodeUnauthorized, cause, "The CalDAV server refused the email and app-specific password.")
+	var ms multistatus
+	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+		return unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
+	}
+	// The hrefs are not compared: Xandikos answers with the request's
+	// absolute URL percent-encoded (davtest). There is one resource.
+	for _, resp := range ms.Responses {
+		for _, ps := range resp.Propstats {
+			if statusOK(ps.Status) {
+				continue
+			}
+			if f := strings.Fields(ps.Status); len(f) >= 2 && f[1] == "424" {
+				continue // failed only because another property failed
+			}
+			var names []string
+			for _, e := range ps.Prop.Children {
+				names = append(names, e.XMLName.Local)
+			}
+			// A server that refuses a property (Xandikos: 409 for
+			// calendar-timezone) lacks the feature.
+			return unical.Errorf(unical.CodeNotImplemented, "The CalDAV server does not let %s be changed (%s).", strings.Join(names, ", "), strings.TrimSpace(ps.Status))
 		}
-		return unical.WrapError(unical.CodeAccountExpired, cause, "The CalDAV server no longer accepts the account's app-specific password; reconnect the account.")
-	case http.StatusNotFound, http.StatusGone:
-		return unical.WrapError(unical.CodeNotFound, cause, "Not found at the CalDAV server.")
-	case http.StatusPreconditionFailed:
-		return unical.WrapError(unical.CodePrecondition, cause, "The resource changed at the CalDAV server since it was read.")
-	case http.StatusTooManyRequests:
-		e := unical.WrapError(unical.CodeRateLimited, cause, "The CalDAV server asks to slow down.")
-		e.RetryAfter, _ = retry.After(r.Header, time.Now())
-		return e
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		e := unical.WrapError(unical.CodeUnavailable, cause, "The CalDAV server is unavailable.")
-		e.RetryAfter, _ = retry.After(r.Header, time.Now())
-		return e
 	}
-	return unical.WrapError(unical.CodeUpstream, cause, "The CalDAV server answered with an error.")
+	return nil
 }
-
-func snippet(b []byte) string {
-	const n = 512
-	if len(b) > n {
-		return string(b[:n]) + "..."
-	}
-	return string(b)
-}
-
-// errNoHref marks a multistatus without the property asked for.
-var errNoHref = errors.New("property has no href")

@@ -26,7 +26,11 @@ func TestThroughClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{google.New(google.Config{})}, MasterKey: seal.NewKey()})
+	p, err := google.New(google.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,72 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/retry"
 )
-
-// outcome is the result of one attempt of a call: err is final unless
-// retry is set, retryAfter is what the server asked for (zero if nothing).
-type outcome struct {
-	err        *unical.Error
-	retry      bool
-	retryAfter time.Duration
-}
-
-// policy is the provider's retry policy: MaxRetries retries, waits
-// growing exponentially from BaseBackoff with jitter and never below a
-// Retry-After the server sent; a Retry-After above MaxBackoff is not
-// waited for at all.
-func (p *Provider) policy() retry.Policy {
-	return retry.Policy{
-		MaxRetries:    p.maxRetries,
-		Backoff:       retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter},
-		MaxRetryAfter: p.maxBackoff,
-		Sleep:         p.sleep,
-	}
-}
-
-// retry runs try under the provider's policy. A transient failure it gives
-// up on carries the wait it would have used as RetryAfter.
-func (p *Provider) retry(ctx context.Context, try func() outcome) error {
-	var last *unical.Error
-	res := p.policy().Do(ctx, func(int) retry.Outcome {
-		o := try()
-		if o.err == nil {
-			return retry.Outcome{}
-		}
-		last = o.err
-		return retry.Outcome{Err: o.err, Retry: o.retry, RetryAfter: o.retryAfter}
-	})
-	switch {
-	case res.Interrupted:
-		return unical.WrapError(unical.CodeUnavailable, res.Err, "Google did not answer in time.")
-	case res.Err == nil:
-		return nil
-	}
-	if res.Wait > 0 && last.RetryAfter == 0 {
-		last.RetryAfter = roundUpSecond(res.Wait)
-	}
-	return last
-}
-
-// backoff is the wait before retry n (0-based) when Google names none.
-func (p *Provider) backoff(n int) time.Duration { return p.policy().Backoff.Wait(n) }
-
-func roundUpSecond(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return ((d + time.Second - 1) / time.Second) * time.Second
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func (p *Provider) retryAfter(h http.Header) time.Duration {
-	d, _ := retry.After(h, p.now())
-	return d
-}
 
 // APIError is a failure the Calendar API or userinfo endpoint reported. It
 // is the Err of the *unical.Error this package returns, for logs.
@@ -197,4 +134,13 @@ func transportOutcome(ctx context.Context, err error, idempotent bool) outcome {
 		return outcome{err: unical.WrapError(unical.CodeUnavailable, err, "Google did not answer in time.")}
 	}
 	return outcome{err: unical.WrapError(unical.CodeUnavailable, err, "Google could not be reached."), retry: idempotent}
+}
+
+// asError returns err as an *unical.Error, wrapping foreign errors (for
+// example from OnTokenRefresh) as internal ones.
+func asError(err error) *unical.Error {
+	if e, ok := err.(*unical.Error); ok {
+		return e
+	}
+	return unical.WrapError(unical.ErrorCode(err), err, "%s", unical.ErrorMessage(err))
 }

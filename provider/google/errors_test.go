@@ -237,7 +237,7 @@ func TestPostNotRetriedAfterTransportError(t *testing.T) {
 
 func TestRetryAfterDate(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	p := New(Config{Now: func() time.Time { return now }})
+	p := newProvider(t, Config{Now: func() time.Time { return now }})
 	tests := []struct {
 		header string
 		want   time.Duration
@@ -261,7 +261,7 @@ func TestRetryAfterDate(t *testing.T) {
 }
 
 func TestBackoffBounds(t *testing.T) {
-	p := New(Config{BaseBackoff: time.Second, MaxBackoff: 5 * time.Second})
+	p := newProvider(t, Config{BaseBackoff: time.Second, MaxBackoff: 5 * time.Second})
 	for n := range 40 {
 		for range 20 {
 			d := p.backoff(n)

@@ -11,19 +11,6 @@ import (
 
 var _ unical.FreeBusyQuerier = (*Provider)(nil)
 
-type freeBusyResponse struct {
-	Calendars map[string]struct {
-		Busy []struct {
-			Start string `json:"start"`
-			End   string `json:"end"`
-		} `json:"busy"`
-		Errors []struct {
-			Domain string `json:"domain"`
-			Reason string `json:"reason"`
-		} `json:"errors"`
-	} `json:"calendars"`
-}
-
 // freeBusyBatch is the most calendars one freeBusy.query answers:
 // calendarExpansionMax, "Maximal number of calendars for which FreeBusy
 // information is to be provided", has "Maximum value is 50" (discovery

@@ -50,7 +50,7 @@ func newFixtureWith(t *testing.T, opts googletest.Options, rt http.RoundTripper)
 	if rt != nil {
 		cfg.HTTPClient = &http.Client{Transport: rt}
 	}
-	f.p = New(cfg)
+	f.p = newProvider(t, cfg)
 	f.p.sleep = func(ctx context.Context, d time.Duration) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()

@@ -42,7 +42,10 @@ func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*un
 	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
 	// Short waits, so the throttling tests run fast.
-	p := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3, Now: gopts.Now})
+	p, err := google.New(google.Config{BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxRetries: 3, Now: gopts.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := apitest.Start(t, []unical.Provider{p}, configure)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
 	st.CreateApp(t, &unical.ApplicationParams{

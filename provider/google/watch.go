@@ -14,14 +14,6 @@ import (
 
 var _ unical.Watcher = (*Provider)(nil)
 
-// channel is Google's Channel resource. expiration is an int64 in
-// milliseconds, which Google's JSON carries as a string.
-type channel struct {
-	ID         string `json:"id"`
-	ResourceID string `json:"resourceId"`
-	Expiration string `json:"expiration"`
-}
-
 // Watch implements [unical.Watcher] with events.watch: a web_hook channel
 // with a new id, our token (echoed in X-Goog-Channel-Token) and a ttl up
 // to req.Expiration (default 7 days, push guide). Google may shorten the

@@ -108,7 +108,7 @@ func TestWatch_ErrNotHTTPS(t *testing.T) {
 
 func TestParseNotification(t *testing.T) {
 	t.Parallel()
-	p := New(Config{})
+	p := newProvider(t, Config{})
 	tests := []struct {
 		name     string
 		n        *unical.Notification

@@ -24,26 +24,6 @@ const (
 	maxFreeBusyPages = 100
 )
 
-// scheduleInformation is one entry of getSchedule's answer.
-type scheduleInformation struct {
-	ScheduleID    string         `json:"scheduleId"`
-	ScheduleItems []scheduleItem `json:"scheduleItems"`
-	Error         *struct {
-		Message      string `json:"message"`
-		ResponseCode string `json:"responseCode"`
-	} `json:"error,omitempty"`
-}
-
-// scheduleItem is one item of a schedule; Status is free, tentative,
-// busy, oof, workingElsewhere or unknown. The API reference shows the
-// values in lower case, the free/busy concept page ("Tentative", "Busy")
-// capitalised, so they are compared without case.
-type scheduleItem struct {
-	Status string           `json:"status"`
-	Start  dateTimeTimeZone `json:"start"`
-	End    dateTimeTimeZone `json:"end"`
-}
-
 // QueryFreeBusy returns the busy intervals of each calendar in
 // [q.Start, q.End). The account's default calendar is asked through
 // getSchedule (POST /me/calendar/getSchedule, which reads the mailbox's

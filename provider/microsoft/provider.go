@@ -24,14 +24,9 @@ package microsoft
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
-	"golang.org/x/oauth2"
-	oauthms "golang.org/x/oauth2/microsoft"
-
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/retry"
 )
 
 // ProviderType is the provider type this package serves.
@@ -86,7 +81,9 @@ type Provider struct {
 	maxWatchLifetime time.Duration
 }
 
-// New returns a Provider for cfg.
+// New returns a Provider configured by cfg. Every provider's New has this
+// shape; the error is for a Config the provider cannot use, and is nil
+// today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		httpClient:   cfg.HTTPClient,
@@ -119,52 +116,3 @@ func New(cfg Config) (*Provider, error) {
 
 // Type returns ProviderType.
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
-
-// apiBase returns the Graph base URL of settings, without a trailing slash.
-func apiBase(settings unical.ProviderSettings) string {
-	if settings.APIBaseURL != "" {
-		return strings.TrimRight(settings.APIBaseURL, "/")
-	}
-	return DefaultAPIBaseURL
-}
-
-// oauthConfig returns the x/oauth2 configuration of settings. The token
-// endpoint is told the client authenticates with form parameters, which
-// both confidential and public Microsoft clients accept.
-func oauthConfig(settings unical.ProviderSettings, redirectURI string) *oauth2.Config {
-	tenant := settings.Tenant
-	if tenant == "" {
-		tenant = DefaultTenant
-	}
-	ep := oauthms.AzureADEndpoint(tenant)
-	if settings.AuthURL != "" {
-		ep.AuthURL = settings.AuthURL
-	}
-	if settings.TokenURL != "" {
-		ep.TokenURL = settings.TokenURL
-	}
-	ep.AuthStyle = oauth2.AuthStyleInParams
-	scopes := settings.Scopes
-	if len(scopes) == 0 {
-		scopes = DefaultScopes
-	}
-	return &oauth2.Config{
-		ClientID:     settings.ClientID,
-		ClientSecret: settings.ClientSecret,
-		Endpoint:     ep,
-		RedirectURL:  redirectURI,
-		Scopes:       scopes,
-	}
-}
-
-// policy is the provider's retry policy, for Graph and for the token
-// endpoint: MaxRetries retries, waits of 250ms, 500ms, 1s, ... capped by
-// MaxRetryWait with jitter in the upper half, never shorter than a
-// Retry-After, and no wait at all for a Retry-After beyond MaxRetryWait.
-func (p *Provider) policy() retry.Policy {
-	return retry.Policy{
-		MaxRetries:    p.maxRetries,
-		Backoff:       retry.Backoff{Base: 250 * time.Millisecond, Max: p.maxRetryWait},
-		MaxRetryAfter: p.maxRetryWait,
-	}
-}

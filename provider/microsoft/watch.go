@@ -33,24 +33,6 @@ const watchSkew = time.Minute
 // maxClientState is Graph's limit on clientState.
 const maxClientState = 128
 
-// subscription is Graph's subscription resource, as the provider reads it.
-type subscription struct {
-	ID                 string `json:"id"`
-	Resource           string `json:"resource"`
-	ExpirationDateTime string `json:"expirationDateTime"`
-	ClientState        string `json:"clientState,omitempty"`
-}
-
-// changeNotification is one item of a notification POST: a change
-// notification (changeType set) or a lifecycle notification
-// (lifecycleEvent set).
-type changeNotification struct {
-	SubscriptionID string `json:"subscriptionId"`
-	ClientState    string `json:"clientState"`
-	ChangeType     string `json:"changeType,omitempty"`
-	LifecycleEvent string `json:"lifecycleEvent,omitempty"`
-}
-
 // lifecycleKinds maps Graph's lifecycle events to WatchChange kinds.
 var lifecycleKinds = map[string]unical.WatchChangeKind{
 	"reauthorizationRequired": unical.WatchReauthorize,

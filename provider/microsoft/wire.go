@@ -179,11 +179,40 @@ type collection[T any] struct {
 	DeltaLink string `json:"@odata.deltaLink,omitempty"`
 }
 
-// graphError is Graph's error body,
-// {"error": {"code": "...", "message": "...", "innerError": {...}}}.
-type graphError struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+// subscription is Graph's subscription resource, as the provider reads it.
+type subscription struct {
+	ID                 string `json:"id"`
+	Resource           string `json:"resource"`
+	ExpirationDateTime string `json:"expirationDateTime"`
+	ClientState        string `json:"clientState,omitempty"`
+}
+
+// changeNotification is one item of a notification POST: a change
+// notification (changeType set) or a lifecycle notification
+// (lifecycleEvent set).
+type changeNotification struct {
+	SubscriptionID string `json:"subscriptionId"`
+	ClientState    string `json:"clientState"`
+	ChangeType     string `json:"changeType,omitempty"`
+	LifecycleEvent string `json:"lifecycleEvent,omitempty"`
+}
+
+// scheduleInformation is one entry of getSchedule's answer.
+type scheduleInformation struct {
+	ScheduleID    string         `json:"scheduleId"`
+	ScheduleItems []scheduleItem `json:"scheduleItems"`
+	Error         *struct {
+		Message      string `json:"message"`
+		ResponseCode string `json:"responseCode"`
+	} `json:"error,omitempty"`
+}
+
+// scheduleItem is one item of a schedule; Status is free, tentative,
+// busy, oof, workingElsewhere or unknown. The API reference shows the
+// values in lower case, the free/busy concept page ("Tentative", "Busy")
+// capitalised, so they are compared without case.
+type scheduleItem struct {
+	Status string           `json:"status"`
+	Start  dateTimeTimeZone `json:"start"`
+	End    dateTimeTimeZone `json:"end"`
 }

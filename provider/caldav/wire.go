@@ -1,13 +1,8 @@
 package caldav
 
 import (
-	"context"
 	"encoding/xml"
-	"net/http"
-	"net/url"
 	"strings"
-
-	"github.com/unical/unical"
 )
 
 // XML namespaces of the properties the provider reads.
@@ -83,27 +78,4 @@ func (r *msResponse) prop(space, local string) (*element, bool) {
 func statusOK(status string) bool {
 	f := strings.Fields(status)
 	return len(f) < 2 || strings.HasPrefix(f[1], "2")
-}
-
-// propfind sends a PROPFIND with the given depth and body and parses the
-// 207 answer.
-func (c *conn) propfind(ctx context.Context, target *url.URL, depth, body, what string) (*response, *multistatus, error) {
-	r, err := c.do(ctx, "PROPFIND", target, http.Header{
-		"Depth":        {depth},
-		"Content-Type": {"application/xml; charset=utf-8"},
-	}, body)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.classify(r, what); err != nil {
-		return r, nil, err
-	}
-	if r.StatusCode != http.StatusMultiStatus {
-		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
-	}
-	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
-		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
-	}
-	return r, &ms, nil
 }

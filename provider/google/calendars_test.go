@@ -247,7 +247,7 @@ func TestForegroundFor(t *testing.T) {
 }
 
 func TestType(t *testing.T) {
-	if got := New(Config{}).Type(); got != unical.ProviderGoogle {
+	if got := newProvider(t, Config{}).Type(); got != unical.ProviderGoogle {
 		t.Errorf("Type = %q", got)
 	}
 }

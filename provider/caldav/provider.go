@@ -133,8 +133,10 @@ type Provider struct {
 
 var _ unical.Provider = (*Provider)(nil)
 
-// New returns a Provider configured by cfg.
-func New(cfg Config) *Provider {
+// New returns a Provider configured by cfg. Every provider's New has this
+// shape; the error is for a Config the provider cannot use, and is nil
+// today because every field has a default.
+func New(cfg Config) (*Provider, error) {
 	c := http.Client{Timeout: 30 * time.Second}
 	if cfg.HTTPClient != nil {
 		c = *cfg.HTTPClient
@@ -157,7 +159,7 @@ func New(cfg Config) *Provider {
 	if policy.Backoff.Base <= 0 {
 		policy.Backoff.Base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}, nil
 }
 
 // Type returns [ProviderType].

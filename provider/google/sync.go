@@ -12,15 +12,6 @@ import (
 	"github.com/unical/unical"
 )
 
-// events is Google's Events envelope (one page of events.list or
-// events.instances).
-type events struct {
-	TimeZone      string            `json:"timeZone"`
-	NextPageToken string            `json:"nextPageToken"`
-	NextSyncToken string            `json:"nextSyncToken"`
-	Items         []json.RawMessage `json:"items"`
-}
-
 // listCursor is what our page cursors carry: the whole Google request of
 // the listing, because Google wants "the exact same list query" on every
 // page (sync guide), and what to do with the answers.

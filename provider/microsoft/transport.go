@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -157,52 +156,25 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
-// graphFailure translates a Graph error answer (concepts/errors.md) by
-// status and error code.
-func graphFailure(status int, h http.Header, body []byte) error {
-	var ge graphError
-	_ = json.Unmarshal(body, &ge)
-	code, msg := ge.Error.Code, ge.Error.Message
-	cause := fmt.Errorf("microsoft: graph %d %s: %s", status, code, msg)
-	wrap := func(c unical.Code, format string, args ...any) error {
-		e := unical.WrapError(c, cause, format, args...)
-		if ra, ok := retryAfter(h); ok {
-			e.RetryAfter = ra
-		}
-		return e
-	}
-	switch code {
-	case "syncStateNotFound", "syncStateInvalid", "resyncRequired":
-		return wrap(unical.CodeGone, "Microsoft Graph no longer accepts the sync token; sync from scratch.")
-	case "ErrorInvalidIdMalformed", "ErrorItemNotFound", "itemNotFound":
-		return wrap(unical.CodeNotFound, "Not found.")
-	}
-	switch {
-	case status == http.StatusNotFound:
-		return wrap(unical.CodeNotFound, "Not found.")
-	case status == http.StatusUnauthorized:
-		return wrap(unical.CodeAccountExpired, "Microsoft Graph refused the account's access token; connect the account again.")
-	case status == http.StatusForbidden:
-		return wrap(unical.CodeInvalid, "The account may not do this in Microsoft Graph: %s", msg)
-	case status == http.StatusConflict:
-		return wrap(unical.CodeConflict, "Microsoft Graph reports a conflict: %s", msg)
-	case status == http.StatusGone:
-		return wrap(unical.CodeGone, "Microsoft Graph no longer accepts the sync token; sync from scratch.")
-	case status == http.StatusPreconditionFailed:
-		return wrap(unical.CodePrecondition, "The event changed in Microsoft Graph since it was read.")
-	case status == http.StatusRequestEntityTooLarge:
-		return wrap(unical.CodeTooLarge, "The request is too large for Microsoft Graph.")
-	case status == http.StatusTooManyRequests:
-		return wrap(unical.CodeRateLimited, "Microsoft Graph is throttling this account; retry later.")
-	case status == http.StatusNotImplemented:
-		return wrap(unical.CodeNotImplemented, "Microsoft Graph does not support this.")
-	case status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
-		return wrap(unical.CodeUnavailable, "Microsoft Graph is unavailable; retry later.")
-	case status == http.StatusBadRequest:
-		return wrap(unical.CodeInvalid, "Microsoft Graph refused the request: %s", msg)
-	}
-	return wrap(unical.CodeUpstream, "Microsoft Graph answered with an error.")
-}
-
 // pathID escapes an id for a URL path.
 func pathID(id string) string { return url.PathEscape(id) }
+
+// apiBase returns the Graph base URL of settings, without a trailing slash.
+func apiBase(settings unical.ProviderSettings) string {
+	if settings.APIBaseURL != "" {
+		return strings.TrimRight(settings.APIBaseURL, "/")
+	}
+	return DefaultAPIBaseURL
+}
+
+// policy is the provider's retry policy, for Graph and for the token
+// endpoint: MaxRetries retries, waits of 250ms, 500ms, 1s, ... capped by
+// MaxRetryWait with jitter in the upper half, never shorter than a
+// Retry-After, and no wait at all for a Retry-After beyond MaxRetryWait.
+func (p *Provider) policy() retry.Policy {
+	return retry.Policy{
+		MaxRetries:    p.maxRetries,
+		Backoff:       retry.Backoff{Base: 250 * time.Millisecond, Max: p.maxRetryWait},
+		MaxRetryAfter: p.maxRetryWait,
+	}
+}

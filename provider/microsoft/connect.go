@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"golang.org/x/oauth2"
+	oauthms "golang.org/x/oauth2/microsoft"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/oauthflow"
@@ -127,4 +128,33 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 		tok = c.token
 	}
 	return &unical.Connection{Email: email, ProviderAccountID: u.ID, Scopes: tok.Scopes, Token: tok}, nil
+}
+
+// oauthConfig returns the x/oauth2 configuration of settings. The token
+// endpoint is told the client authenticates with form parameters, which
+// both confidential and public Microsoft clients accept.
+func oauthConfig(settings unical.ProviderSettings, redirectURI string) *oauth2.Config {
+	tenant := settings.Tenant
+	if tenant == "" {
+		tenant = DefaultTenant
+	}
+	ep := oauthms.AzureADEndpoint(tenant)
+	if settings.AuthURL != "" {
+		ep.AuthURL = settings.AuthURL
+	}
+	if settings.TokenURL != "" {
+		ep.TokenURL = settings.TokenURL
+	}
+	ep.AuthStyle = oauth2.AuthStyleInParams
+	scopes := settings.Scopes
+	if len(scopes) == 0 {
+		scopes = DefaultScopes
+	}
+	return &oauth2.Config{
+		ClientID:     settings.ClientID,
+		ClientSecret: settings.ClientSecret,
+		Endpoint:     ep,
+		RedirectURL:  redirectURI,
+		Scopes:       scopes,
+	}
 }

@@ -168,3 +168,31 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 		Token:             ut,
 	}, nil
 }
+
+// endpoints are the URLs of one application's settings, defaults applied.
+type endpoints struct {
+	auth, token, userinfo, api string
+}
+
+func endpointsFor(s unical.ProviderSettings) endpoints {
+	pick := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return strings.TrimRight(v, "/")
+	}
+	return endpoints{
+		auth:     pick(s.AuthURL, DefaultAuthURL),
+		token:    pick(s.TokenURL, DefaultTokenURL),
+		userinfo: pick(s.UserInfoURL, DefaultUserInfoURL),
+		api:      pick(s.APIBaseURL, DefaultAPIBaseURL),
+	}
+}
+
+// scopesFor returns the scopes to request for an application.
+func scopesFor(s unical.ProviderSettings) []string {
+	if len(s.Scopes) > 0 {
+		return s.Scopes
+	}
+	return DefaultScopes
+}

@@ -9,33 +9,6 @@ import (
 	"github.com/unical/unical"
 )
 
-// calendarListEntry is the part of a Calendar API CalendarListEntry (the
-// user's view of a calendar) that the unified Calendar needs.
-type calendarListEntry struct {
-	ID                   string `json:"id"`
-	Summary              string `json:"summary"`
-	SummaryOverride      string `json:"summaryOverride"`
-	TimeZone             string `json:"timeZone"`
-	BackgroundColor      string `json:"backgroundColor"`
-	AccessRole           string `json:"accessRole"`
-	Primary              bool   `json:"primary"`
-	Deleted              bool   `json:"deleted"`
-	DataOwner            string `json:"dataOwner"`
-	ConferenceProperties *struct {
-		AllowedConferenceSolutionTypes []string `json:"allowedConferenceSolutionTypes"`
-	} `json:"conferenceProperties"`
-}
-
-type calendarList struct {
-	Items         []calendarListEntry `json:"items"`
-	NextPageToken string              `json:"nextPageToken"`
-}
-
-// calendarResource is the part of a Calendar API Calendar we read back.
-type calendarResource struct {
-	ID string `json:"id"`
-}
-
 // conferenceSolutions maps Google conference solution types to the
 // unified meeting provider names. The legacy Hangouts types cannot create
 // meetings any more and are left out.

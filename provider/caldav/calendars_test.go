@@ -13,7 +13,7 @@ import (
 func TestCalendars_Write(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal, err := p.CreateCalendar(t.Context(), sess, &unical.CalendarParams{
 			Name: unical.Some("Team <A&B>"), HexColor: unical.Some("#1a2b3c"), TimeZone: unical.Some("Europe/Berlin"),

@@ -9,17 +9,17 @@
 // Failures are translated at this boundary into [*unical.Error] codes:
 // Calendar API error bodies by HTTP status and errors[].reason (errors.go);
 // token endpoint failures by the shared OAuth path, internal/oauthflow,
-// with Google's own table of OAuth error codes (oauth.go). Throttling (429,
+// with Google's own table of OAuth error codes (connect.go). Throttling (429,
 // 403 rateLimitExceeded and friends) and 5xx answers are retried under the
 // shared internal/retry policy (bounded exponential backoff with jitter
 // that honours Retry-After), then surface as CodeRateLimited or
 // CodeUnavailable.
 //
-// Events are mapped field by field in both directions (event.go). Updates
+// Events are mapped field by field in both directions (eventmap.go). Updates
 // read the event and then PATCH it with If-Match on the etag they read, so
 // "any subset" updates can replace maps and switch between timed and
 // all-day values without losing a concurrent change. Listings
-// (eventlist.go) carry Google's whole request in their page cursors,
+// (sync.go) carry Google's whole request in their page cursors,
 // because Google wants the same query on every page; sync cursors are
 // Google's nextSyncToken, used without the parameters Google forbids next
 // to syncToken. The Provider also implements [unical.FreeBusyQuerier]
@@ -31,7 +31,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -109,8 +108,10 @@ type Provider struct {
 var _ unical.OAuthProvider = (*Provider)(nil)
 var _ unical.TokenRefresher = (*Provider)(nil)
 
-// New returns a Provider configured by cfg.
-func New(cfg Config) *Provider {
+// New returns a Provider configured by cfg. Every provider's New has this
+// shape; the error is for a Config the provider cannot use, and is nil
+// today because every field has a default.
+func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		client:      cfg.HTTPClient,
 		now:         cfg.Now,
@@ -143,47 +144,8 @@ func New(cfg Config) *Provider {
 	if p.maxBackoff <= 0 {
 		p.maxBackoff = 10 * time.Second
 	}
-	return p
+	return p, nil
 }
 
 // Type implements [unical.Provider].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// endpoints are the URLs of one application's settings, defaults applied.
-type endpoints struct {
-	auth, token, userinfo, api string
-}
-
-func endpointsFor(s unical.ProviderSettings) endpoints {
-	pick := func(v, def string) string {
-		if v == "" {
-			return def
-		}
-		return strings.TrimRight(v, "/")
-	}
-	return endpoints{
-		auth:     pick(s.AuthURL, DefaultAuthURL),
-		token:    pick(s.TokenURL, DefaultTokenURL),
-		userinfo: pick(s.UserInfoURL, DefaultUserInfoURL),
-		api:      pick(s.APIBaseURL, DefaultAPIBaseURL),
-	}
-}
-
-// scopesFor returns the scopes to request for an application.
-func scopesFor(s unical.ProviderSettings) []string {
-	if len(s.Scopes) > 0 {
-		return s.Scopes
-	}
-	return DefaultScopes
-}

@@ -49,7 +49,7 @@ func TestUpdateEvent_ConcurrentChange(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
 		hook := &hookTransport{}
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: hook}})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: hook}})
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "race")
 		cal := segment(dir)
@@ -92,7 +92,7 @@ func TestEvents_RefusedBeforeWrite(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
 		hook := &hookTransport{}
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: hook}})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: hook}})
 		sess := connect(t, p, s)
 		cal := segment(s.NewCalendar(t, "refused"))
 		start := unical.Some(unical.EventDateTime{DateTime: "2026-06-01T09:00:00Z"})
@@ -144,7 +144,7 @@ func TestEvents_RefusedBeforeWrite(t *testing.T) {
 func TestEvents_TimedSeriesInstances(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal := segment(s.NewCalendar(t, "series"))
 		series, err := p.CreateEvent(t.Context(), sess, cal, &unical.EventParams{
@@ -237,7 +237,7 @@ func TestEvents_TimedSeriesInstances(t *testing.T) {
 func TestSync_SeriesChanges(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal := segment(s.NewCalendar(t, "sync series"))
 		mk := func(title string) *unical.Event {
@@ -287,7 +287,7 @@ func asError(err error, target **unical.Error) bool { return errors.As(err, targ
 func TestListEvents_ServerFilters(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		cal := segment(s.NewCalendar(t, "filters"))
 		mk := func(title, start string, rec ...string) {
@@ -326,7 +326,7 @@ func TestListEvents_ServerFilters(t *testing.T) {
 func TestUpdateEvent_StopRecurring(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "stop")
 		cal := segment(dir)
@@ -359,7 +359,7 @@ func TestUpdateEvent_StopRecurring(t *testing.T) {
 func TestFloatingTimes(t *testing.T) {
 	t.Parallel()
 	s := davtest.Shared(t, davtest.Radicale)
-	p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+	p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 	sess := connect(t, p, s)
 	cal, err := p.CreateCalendar(t.Context(), sess, &unical.CalendarParams{Name: unical.Some("floating"), TimeZone: unical.Some("America/New_York")})
 	if err != nil {
@@ -402,7 +402,7 @@ func TestFloatingTimes(t *testing.T) {
 func TestEvents_ForeignResourceNames(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "names")
 		cal := segment(dir)
@@ -460,7 +460,7 @@ func (noETagTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestEvents_NoETagOnPut(t *testing.T) {
 	t.Parallel()
 	forEachKind(t, func(t *testing.T, s *davtest.Server) {
-		p := caldav.New(caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: noETagTransport{}}})
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true, HTTPClient: &http.Client{Transport: noETagTransport{}}})
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "no etag")
 		cal := segment(dir)
