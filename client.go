@@ -138,12 +138,15 @@ type Client struct {
 	apps    *ttlCache[*Application]
 	apiKeys *ttlCache[*APIKey]
 
-	engine engineConfig
-	obs    Observer // never nil: NopObserver when Config has none
+	// endpoints resolves webhook endpoints and keeps their state, for the
+	// engine and for resending.
+	endpoints *endpoints
+	engine    *engine
+	// allowPrivate is Config.AllowPrivateTargets.
+	allowPrivate bool
+	obs          Observer // never nil: NopObserver when Config has none
 	// engineRunning is set while Run runs.
 	engineRunning atomic.Bool
-	// wake nudges a running engine when this Client queues a message.
-	wake chan struct{}
 	// done is closed by Close; a running engine stops then. runMu orders
 	// Run's registration in running against Close's Wait.
 	done    chan struct{}
@@ -207,17 +210,27 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.apps = newTTLCache[*Application](ttl, c.now)
 	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
-	var err error
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.wake = make(chan struct{}, 1)
 	c.done = make(chan struct{})
-	c.engine, err = newEngineConfig(&cfg)
+	c.allowPrivate = cfg.AllowPrivateTargets
+	c.endpoints = &endpoints{store: cfg.Store, credentials: c.credentials, apps: c.apps}
+	engineCfg, err := newEngineConfig(&cfg)
 	if err != nil {
 		return nil, err
 	}
+	c.engine = newEngine(engineCfg, engineDeps{
+		store:             cfg.Store,
+		endpoints:         c.endpoints,
+		sender:            cfg.WebhookSender,
+		checkSubscription: c.pollSubscription,
+		renewWatch:        c.renewWatch,
+		now:               c.now,
+		log:               c.log,
+		obs:               c.obs,
+	})
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
@@ -477,14 +490,19 @@ func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
 // application reads an application through the cache. Callers must not
 // change the result.
 func (c *Client) application(ctx context.Context, id string) (*Application, error) {
-	if app, ok := c.apps.get(id); ok {
+	return cachedApplication(ctx, c.store, c.apps, id)
+}
+
+// cachedApplication reads application id through the cache apps.
+func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCache[*Application], id string) (*Application, error) {
+	if app, ok := apps.get(id); ok {
 		return app, nil
 	}
-	app, err := c.store.GetApplication(ctx, id)
+	app, err := store.GetApplication(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c.apps.put(id, app)
+	apps.put(id, app)
 	return app, nil
 }
 

@@ -171,7 +171,7 @@ func (c *Client) checkWebhookURL(field, raw string) error {
 		return err
 	}
 	u, _ := url.Parse(raw)
-	if !c.engine.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
+	if !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
 		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
 	}
 	return nil
