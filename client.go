@@ -250,6 +250,49 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// Run runs the webhook engine until ctx ends or [Client.Close] is called:
+// delivery workers that claim due outbox messages with a lease, sign them
+// and POST them, the change poller (see Config.ChangePollInterval) and the
+// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
+// one Store: the leases keep them from sending a message twice at once,
+// and a crashed engine's claims pass to the others when they expire.
+//
+// Run is separate from [New] so that a Client that only serves requests or
+// runs admin commands starts nothing in the background.
+func (c *Client) Run(ctx context.Context) error {
+	if c.engine.sender == nil {
+		return errors.New("unical: Run needs Config.WebhookSender")
+	}
+	c.runMu.Lock()
+	select {
+	case <-c.done:
+		c.runMu.Unlock()
+		return errors.New("unical: Run after Close")
+	default:
+	}
+	c.running.Add(1)
+	c.runMu.Unlock()
+	defer c.running.Done()
+	c.engineRunning.Store(true)
+	defer c.engineRunning.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var sweep sync.WaitGroup
+	if c.sweep.interval > 0 {
+		sweep.Go(func() { c.sweepLoop(ctx) })
+	}
+	c.engine.run(ctx)
+	sweep.Wait()
+	return nil
+}
+
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].
 type App struct {

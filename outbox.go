@@ -81,6 +81,10 @@ func (co *coalescer) remember(subID, msgID string) {
 	co.last[subID] = msgID
 }
 
+// forgetSubscription drops what the engine keeps of a deleted
+// subscription.
+func (e *engine) forgetSubscription(subID string) { e.coalesce.forget(subID) }
+
 // forget drops what the coalescer knows of a subscription.
 func (co *coalescer) forget(subID string) {
 	co.mu.Lock()
@@ -96,9 +100,6 @@ func (e *engine) notify() {
 	default: // a wake-up is already pending
 	}
 }
-
-// notifyOutbox wakes a running engine after this Client queued messages.
-func (c *Client) notifyOutbox() { c.engine.notify() }
 
 // maxRecordBatch bounds the results one RecordDeliveries call writes.
 const maxRecordBatch = 256
