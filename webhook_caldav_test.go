@@ -39,8 +39,10 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{caldav.New(caldav.Config{AllowPrivateTargets: true})}, MasterKey: seal.NewKey(),
-		WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		WebhookConfig: unical.WebhookConfig{
+			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
+			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
