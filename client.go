@@ -65,57 +65,10 @@ type Config struct {
 	// default none.
 	Observer Observer
 
-	// The webhook engine: these fields matter only to [Client.Run]. A
-	// Client that never runs it (tests, admin commands) still queues
-	// messages; a running one, in this or another process sharing the
-	// Store, delivers them.
-
-	// WebhookSender posts the signed webhook requests. Run fails without
-	// one: the root package keeps free of net/http, so the HTTP client is
-	// wired in by the program (cmd/unicald uses package webhooksender,
-	// built with AllowPrivateTargets and DeliveryTimeout below).
-	WebhookSender WebhookSender
-	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
-	// link-local addresses, for development. Default false: such URLs are
-	// refused with a 400 when they are IP literals or localhost, and the
-	// sender refuses every such address when it connects.
-	AllowPrivateTargets bool
-	// DeliveryWorkers is how many deliveries run at once; default 16.
-	DeliveryWorkers int
-	// RetrySchedule is the delay before each attempt, from the failure of
-	// the one before (the first entry, for the first attempt, is not
-	// used); its length is the number of attempts. Default
-	// webhook.DefaultSchedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
-	// 10 h.
-	RetrySchedule []time.Duration
-	// RetryJitter spreads each retry delay over ±RetryJitter of itself;
-	// default 0.2, negative for none.
-	RetryJitter float64
-	// DeliveryTimeout bounds one delivery attempt; default 15 seconds.
-	DeliveryTimeout time.Duration
-	// DeliveryLease is how long a worker holds a claimed message before
-	// another worker (or process, after a crash) may take it; default 2
-	// minutes. It must exceed DeliveryTimeout.
-	DeliveryLease time.Duration
-	// OutboxPollInterval is how often an idle engine looks for due
-	// messages; messages queued by this Client wake it at once. Default 1
-	// second.
-	OutboxPollInterval time.Duration
-	// ChangePollInterval is how often subscriptions without a provider
-	// watch are checked for changes with the provider's sync cursor;
-	// default 1 minute, negative disables polling.
-	ChangePollInterval time.Duration
-	// DeliveryLogTTL is how long delivery attempts stay in the delivery
-	// log; default 7 days.
-	DeliveryLogTTL time.Duration
-	// EndpointDisableAfter is how long a webhook endpoint may fail without
-	// a single delivery before it is disabled (see [EndpointState]);
-	// default 5 days, as Svix does; negative never disables.
-	EndpointDisableAfter time.Duration
-	// WatchRenewBefore is how long before it ends a provider watch (push
-	// channel) is renewed, checked on every change poll; default 12 hours.
-	// It must exceed ChangePollInterval, or watches lapse between checks.
-	WatchRenewBefore time.Duration
+	// WebhookConfig configures the webhook engine ([Client.Run]). It is
+	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
+	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
+	WebhookConfig
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The
@@ -138,12 +91,15 @@ type Client struct {
 	apps    *ttlCache[*Application]
 	apiKeys *ttlCache[*APIKey]
 
-	engine engineConfig
-	obs    Observer // never nil: NopObserver when Config has none
+	// endpoints resolves webhook endpoints and keeps their state, for the
+	// engine and for resending.
+	endpoints *endpoints
+	engine    *engine
+	// allowPrivate is Config.AllowPrivateTargets.
+	allowPrivate bool
+	obs          Observer // never nil: NopObserver when Config has none
 	// engineRunning is set while Run runs.
 	engineRunning atomic.Bool
-	// wake nudges a running engine when this Client queues a message.
-	wake chan struct{}
 	// done is closed by Close; a running engine stops then. runMu orders
 	// Run's registration in running against Close's Wait.
 	done    chan struct{}
@@ -207,17 +163,27 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.apps = newTTLCache[*Application](ttl, c.now)
 	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
-	var err error
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.wake = make(chan struct{}, 1)
 	c.done = make(chan struct{})
-	c.engine, err = newEngineConfig(&cfg)
+	c.allowPrivate = cfg.AllowPrivateTargets
+	c.endpoints = &endpoints{store: cfg.Store, credentials: c.credentials, apps: c.apps}
+	engineCfg, err := newEngineConfig(&cfg.WebhookConfig)
 	if err != nil {
 		return nil, err
 	}
+	c.engine = newEngine(engineCfg, engineDeps{
+		store:             cfg.Store,
+		endpoints:         c.endpoints,
+		sender:            cfg.WebhookSender,
+		checkSubscription: c.pollSubscription,
+		renewWatch:        c.renewWatch,
+		now:               c.now,
+		log:               c.log,
+		obs:               c.obs,
+	})
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
@@ -234,6 +200,49 @@ func (c *Client) Close() error {
 		c.runMu.Unlock()
 	})
 	c.running.Wait()
+	return nil
+}
+
+// Run runs the webhook engine until ctx ends or [Client.Close] is called:
+// delivery workers that claim due outbox messages with a lease, sign them
+// and POST them, the change poller (see Config.ChangePollInterval) and the
+// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
+// one Store: the leases keep them from sending a message twice at once,
+// and a crashed engine's claims pass to the others when they expire.
+//
+// Run is separate from [New] so that a Client that only serves requests or
+// runs admin commands starts nothing in the background.
+func (c *Client) Run(ctx context.Context) error {
+	if c.engine.sender == nil {
+		return errors.New("unical: Run needs Config.WebhookSender")
+	}
+	c.runMu.Lock()
+	select {
+	case <-c.done:
+		c.runMu.Unlock()
+		return errors.New("unical: Run after Close")
+	default:
+	}
+	c.running.Add(1)
+	c.runMu.Unlock()
+	defer c.running.Done()
+	c.engineRunning.Store(true)
+	defer c.engineRunning.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var sweep sync.WaitGroup
+	if c.sweep.interval > 0 {
+		sweep.Go(func() { c.sweepLoop(ctx) })
+	}
+	c.engine.run(ctx)
+	sweep.Wait()
 	return nil
 }
 
@@ -477,14 +486,19 @@ func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
 // application reads an application through the cache. Callers must not
 // change the result.
 func (c *Client) application(ctx context.Context, id string) (*Application, error) {
-	if app, ok := c.apps.get(id); ok {
+	return cachedApplication(ctx, c.store, c.apps, id)
+}
+
+// cachedApplication reads application id through the cache apps.
+func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCache[*Application], id string) (*Application, error) {
+	if app, ok := apps.get(id); ok {
 		return app, nil
 	}
-	app, err := c.store.GetApplication(ctx, id)
+	app, err := store.GetApplication(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c.apps.put(id, app)
+	apps.put(id, app)
 	return app, nil
 }
 

@@ -50,8 +50,10 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{
 		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
-		AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
-		RetryJitter: -1,
+		WebhookConfig: unical.WebhookConfig{
+			AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
+			RetryJitter: -1,
+		},
 	}
 	if configure != nil {
 		configure(&cfg)

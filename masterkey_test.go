@@ -27,7 +27,7 @@ func TestNew_WrongMasterKey(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	right, wrong := seal.NewKey(), seal.NewKey()
 	open := func(key seal.Key) error {
-		c, err := unical.New(unical.Config{Store: store, MasterKey: key, AllowPrivateTargets: true})
+		c, err := unical.New(unical.Config{Store: store, MasterKey: key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
 		if err == nil {
 			c.Close()
 		}

@@ -108,7 +108,8 @@ func TestObserver_ProviderCalls(t *testing.T) {
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retryOnList{google}, outlook}, MasterKey: seal.NewKey(),
-		PublicURL: "https://unical.example.com", ChangePollInterval: -1, Observer: rec,
+		PublicURL: "https://unical.example.com", Observer: rec,
+		WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -198,8 +199,10 @@ func TestObserver_Deliveries(t *testing.T) {
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{google}, MasterKey: seal.NewKey(), Observer: rec,
-		WebhookSender: rcv.Sender(), AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond,
-		RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
+		WebhookConfig: unical.WebhookConfig{
+			WebhookSender: rcv.Sender(), AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond,
+			RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

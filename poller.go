@@ -2,7 +2,6 @@ package unical
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,9 +12,9 @@ import (
 // opening a connection per subscription.
 const pollConcurrency = 8
 
-// pollChanges runs [Client.PollChanges] every Config.ChangePollInterval
-// until ctx ends; it is part of [Client.Run].
-func (c *Client) pollChanges(ctx context.Context) {
+// pollChanges runs a polling pass every Config.ChangePollInterval until
+// ctx ends; it is part of [Client.Run].
+func (e *engine) pollChanges(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	var last time.Time // when the previous pass started
@@ -30,15 +29,15 @@ func (c *Client) pollChanges(ctx context.Context) {
 		if !last.IsZero() {
 			// The timer starts after a pass ends, so a slow pass (or a
 			// starved process) delays the next one by this much.
-			lag = max(start.Sub(last)-c.engine.changePoll, 0)
+			lag = max(start.Sub(last)-e.changePoll, 0)
 		}
 		last = start
-		polled, err := c.pollPass(ctx)
+		polled, err := e.pollPass(ctx)
 		if err != nil && ctx.Err() == nil {
-			c.log.ErrorContext(ctx, "poll subscriptions", "err", err)
+			e.log.ErrorContext(ctx, "poll subscriptions", "err", err)
 		}
-		c.obs.PollCycle(polled, lag, time.Since(start))
-		t.Reset(c.engine.changePoll)
+		e.obs.PollCycle(polled, lag, time.Since(start))
+		t.Reset(e.changePoll)
 	}
 }
 
@@ -55,15 +54,16 @@ func (c *Client) pollChanges(ctx context.Context) {
 // queue a message for the same change; that is harmless, since a message
 // only tells the receiver to sync.
 func (c *Client) PollChanges(ctx context.Context) error {
+	e := c.engine
 	start := time.Now()
-	polled, err := c.pollPass(ctx)
-	c.obs.PollCycle(polled, 0, time.Since(start))
+	polled, err := e.pollPass(ctx)
+	e.obs.PollCycle(polled, 0, time.Since(start))
 	return err
 }
 
 // pollPass is one pass of PollChanges; it returns how many
 // subscriptions it polled with a sync cursor.
-func (c *Client) pollPass(ctx context.Context) (polled int, err error) {
+func (e *engine) pollPass(ctx context.Context) (polled int, err error) {
 	var count atomic.Int64
 	defer func() { polled = int(count.Load()) }()
 	sem := make(chan struct{}, pollConcurrency)
@@ -71,7 +71,7 @@ func (c *Client) pollPass(ctx context.Context) (polled int, err error) {
 	defer wg.Wait()
 	after := ""
 	for {
-		subs, err := c.store.ListAllSubscriptions(ctx, after, 100)
+		subs, err := e.store.ListAllSubscriptions(ctx, after, 100)
 		if err != nil {
 			return 0, err
 		}
@@ -83,14 +83,14 @@ func (c *Client) pollPass(ctx context.Context) (polled int, err error) {
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				poll := c.pollSubscription
+				poll := e.checkSubscription
 				if sub.Watch != nil {
-					poll = c.renewWatch // the provider pushes this one's changes
+					poll = e.renewWatch // the provider pushes this one's changes
 				} else {
 					count.Add(1)
 				}
 				if err := poll(ctx, sub); err != nil && ctx.Err() == nil {
-					c.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
+					e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
 				}
 			})
 		}
@@ -126,7 +126,7 @@ func (c *Client) pollSubscription(ctx context.Context, sub *SubscriptionRecord) 
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.
 	if eventType != "" {
-		if _, err := c.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
+		if _, err := c.engine.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
 			return err
 		}
 	}
@@ -160,26 +160,4 @@ func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor 
 		}
 		page = batch.NextPageCursor
 	}
-}
-
-// enqueueSubscriptionMessage queues a calendar.event.* message for a
-// subscription, wakes the engine and returns the message id.
-func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string) (string, error) {
-	now := c.now().UTC()
-	body, err := json.Marshal(MessagePayload{
-		EventType: eventType, Timestamp: FormatTimestamp(now),
-		SubscriptionID: sub.ID, EndUserAccountID: sub.EndUserAccountID, CalendarID: sub.CalendarID,
-	})
-	if err != nil {
-		return "", err
-	}
-	msg := &OutboxMessage{
-		ID: newID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
-		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
-	}
-	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
-		return "", err
-	}
-	c.notifyOutbox()
-	return msg.ID, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/url"
-	"sync"
 	"time"
 )
 
@@ -16,37 +15,6 @@ const watchLifetime = 7 * 24 * time.Hour
 // lifecycleTimeout bounds the provider calls that answer a lifecycle
 // notification, which run on after the notifier hangs up.
 const lifecycleTimeout = time.Minute
-
-// coalescer remembers each subscription's newest queued push message, so
-// that a burst of notifications queues one message while it waits. It is
-// only a saving: forgetting an entry costs at most one extra message, so
-// the map is pruned when a subscription goes and cleared when it grows
-// past maxCoalesced.
-type coalescer struct {
-	mu   sync.Mutex
-	last map[string]string // subscription id → message id
-}
-
-// maxCoalesced bounds the coalescer's map: subscriptions deleted by
-// another replica, or with their account, are never pruned one by one.
-const maxCoalesced = 100_000
-
-// remember records id as sub's newest queued message.
-func (co *coalescer) remember(subID, msgID string) {
-	co.mu.Lock()
-	defer co.mu.Unlock()
-	if len(co.last) >= maxCoalesced {
-		clear(co.last)
-	}
-	co.last[subID] = msgID
-}
-
-// forget drops what the coalescer knows of a subscription.
-func (co *coalescer) forget(subID string) {
-	co.mu.Lock()
-	defer co.mu.Unlock()
-	delete(co.last, subID)
-}
 
 // notificationURL is the address a provider posts a subscription's
 // notifications to. The subscription is in the path, so a notification is
@@ -202,7 +170,7 @@ func (c *Client) rewatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, fresh.Watch, fresh.Watch.Token); err != nil {
 		return err
 	}
-	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 	return err
 }
 
@@ -213,7 +181,7 @@ func (c *Client) dropWatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, nil, ""); err != nil {
 		return err
 	}
-	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 	return err
 }
 
@@ -272,9 +240,9 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		ignored = false
 		switch ch.Kind {
 		case WatchChanged:
-			err = c.enqueueCoalesced(ctx, sub)
+			err = c.engine.enqueueCoalesced(ctx, sub)
 		case WatchMissed:
-			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+			_, err = c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the
@@ -295,26 +263,4 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		}
 	}
 	return res, nil
-}
-
-// enqueueCoalesced queues a calendar.event.changed message unless the
-// subscription's previous one is still waiting untouched: that one will
-// make the receiver sync, and the sync sees this change too.
-func (c *Client) enqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
-	co := c.engine.coalesce
-	co.mu.Lock()
-	last := co.last[sub.ID]
-	co.mu.Unlock()
-	if last != "" {
-		msg, err := c.store.GetMessage(ctx, sub.ApplicationID, last)
-		if err == nil && msg.Status == MessagePending && msg.Attempts == 0 && msg.LeaseOwner == "" {
-			return nil
-		}
-	}
-	id, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventChanged)
-	if err != nil {
-		return err
-	}
-	co.remember(sub.ID, id)
-	return nil
 }

@@ -35,7 +35,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
 	env.Client, err = unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
-		PublicURL: "https://unical.example.com", ChangePollInterval: -1,
+		PublicURL: "https://unical.example.com", WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
 	})
 	if err != nil {
 		tb.Fatal(err)

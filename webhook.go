@@ -171,7 +171,7 @@ func (c *Client) checkWebhookURL(field, raw string) error {
 		return err
 	}
 	u, _ := url.Parse(raw)
-	if !c.engine.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
+	if !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
 		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
 	}
 	return nil
@@ -306,7 +306,10 @@ func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *
 	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
 		return nil, err
 	}
-	a.c.engine.coalesce.forget(sub.ID)
+	a.c.engine.forgetSubscription(sub.ID)
 	a.stopWatch(ctx, sub)
 	return &Success{Success: true}, nil
 }
+
+// notifyOutbox wakes a running engine after this Client queued messages.
+func (c *Client) notifyOutbox() { c.engine.notify() }

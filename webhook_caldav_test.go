@@ -43,8 +43,10 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	}
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{davProvider}, MasterKey: seal.NewKey(),
-		WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		WebhookConfig: unical.WebhookConfig{
+			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
+			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

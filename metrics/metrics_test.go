@@ -73,8 +73,11 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	t.Cleanup(srv.Close)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retrying{google}, outlook}, MasterKey: seal.NewKey(), PublicURL: srv.URL,
-		Observer: m, WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-		ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		Observer: m,
+		WebhookConfig: unical.WebhookConfig{
+			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
+			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -120,22 +120,24 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	}
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		// The webhook engine only runs in serve; admin commands just queue.
-		WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
-		AllowPrivateTargets: eng.allowPrivate,
-		DeliveryTimeout:     eng.timeout,
-		DeliveryLease:       eng.lease,
-		// Zero (admin commands, which never deliver) is the library's default.
-		EndpointDisableAfter: eng.disableAfter,
-		MaxPendingFlows:      eng.retention.maxPendingFlows,
-		SweepInterval:        eng.retention.sweepInterval,
-		DeliveredRetention:   eng.retention.delivered,
-		FailedRetention:      eng.retention.failed,
-		DeliveryLogTTL:       eng.retention.deliveryLog,
-		ChangePollInterval:   eng.pollInterval,
-		RetrySchedule:        eng.retrySchedule,
-		RetryJitter:          eng.retryJitter,
-		Observer:             eng.observer,
+		MaxPendingFlows:    eng.retention.maxPendingFlows,
+		SweepInterval:      eng.retention.sweepInterval,
+		DeliveredRetention: eng.retention.delivered,
+		FailedRetention:    eng.retention.failed,
+		Observer:           eng.observer,
+		WebhookConfig: unical.WebhookConfig{
+			// The webhook engine only runs in serve; admin commands just queue.
+			WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+			AllowPrivateTargets: eng.allowPrivate,
+			DeliveryTimeout:     eng.timeout,
+			DeliveryLease:       eng.lease,
+			// Zero (admin commands, which never deliver) is the library's default.
+			EndpointDisableAfter: eng.disableAfter,
+			DeliveryLogTTL:       eng.retention.deliveryLog,
+			ChangePollInterval:   eng.pollInterval,
+			RetrySchedule:        eng.retrySchedule,
+			RetryJitter:          eng.retryJitter,
+		},
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()

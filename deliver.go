@@ -1,0 +1,229 @@
+package unical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// This file is one delivery attempt: a claimed message is signed and sent
+// to its endpoint within the rate limit, and the outcome decides its
+// retry, its failure and the endpoint's state.
+
+// deliver makes one attempt at a claimed message and writes the outcome.
+func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
+	e := w.e
+	tgt, err := e.endpoints.target(ctx, msg)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		// The subscription (or application) is gone; the Store deleted
+		// its pending messages with it, this one included.
+		return
+	case errors.Is(err, errNoTarget):
+		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
+		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+		return
+	case errors.Is(err, errSealedSecret):
+		e.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
+		msg.Status = MessageFailed
+		msg.LastError = "Not sent: the endpoint's signing secret cannot be unsealed with the server's master key (it was sealed with another key, or damaged). Recreate the subscription (for the application's own endpoint: remove its webhook URL and set it again) to get a new secret."
+		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		return
+	case err != nil && ctx.Err() != nil:
+		// Stopping: give the message back for the next engine.
+		w.update(msg)
+		return
+	case err != nil:
+		e.log.ErrorContext(ctx, "resolve webhook target", "message", msg.ID, "err", err)
+		return // the lease expires and another attempt resolves it again
+	case tgt.state.DisabledAt != nil:
+		// Logged as an attempt without a request, so that the delivery
+		// log shows why nothing arrives.
+		msg.Status, msg.LastError = MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
+		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+		return
+	}
+	if tgt.rate > 0 {
+		now := e.now()
+		at := w.limiter.Reserve(tgt.limitKey, tgt.rate, now)
+		if wait := at.Sub(now); wait > 0 {
+			if wait > e.lease/4 {
+				// Too long to hold the lease: put the message back, due at its slot.
+				w.limiter.Cancel(tgt.limitKey, tgt.rate, at)
+				msg.NextAttemptAt = at
+				w.update(msg)
+				return
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				msg.NextAttemptAt = e.now()
+				w.update(msg)
+				return
+			case <-t.C:
+			}
+		}
+	}
+	start := e.now()
+	header := tgt.signer.Headers(msg.ID, start, msg.Payload)
+	sctx, cancel := context.WithTimeout(ctx, e.timeout)
+	resp, err := e.sender.Send(sctx, tgt.url, header, msg.Payload)
+	cancel()
+	status := resp.StatusCode
+	latency := e.now().Sub(start)
+	if err != nil && ctx.Err() != nil {
+		// Stopping mid-send says nothing about the receiver: give the
+		// message back without counting the attempt.
+		msg.NextAttemptAt = e.now()
+		w.update(msg)
+		return
+	}
+	attempt := &DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
+	msg.Attempts++
+	delivered := err == nil && status >= 200 && status < 300
+	switch {
+	case delivered:
+		msg.Status, msg.LastError = MessageDelivered, ""
+		w.noteOutcome(ctx, msg, tgt, attempt)
+	default:
+		if err != nil {
+			attempt.Error = err.Error()
+		} else {
+			attempt.Error = fmt.Sprintf("HTTP %d", status)
+		}
+		msg.LastError = attempt.Error
+		if wait := e.slowDown(resp); wait > 0 && tgt.rate > 0 {
+			// The receiver asked to slow down, not only for this message:
+			// this engine holds the subscription's other sends too.
+			w.limiter.Hold(tgt.limitKey, e.now().Add(wait))
+		}
+		if reason := w.noteOutcome(ctx, msg, tgt, attempt); reason != "" {
+			// The endpoint is disabled (410 Gone is the receiver opting
+			// out): the message ends here, as the endpoint's others will,
+			// and the log shows when and why it happened.
+			attempt.Error += ". " + reason
+			msg.Status, msg.LastError = MessageFailed, attempt.Error
+		} else if status == 410 {
+			// Opting out even if its endpoint could not be disabled:
+			// retrying would only be refused again.
+			msg.Status = MessageFailed
+		} else if d, ok := e.backoff.Next(msg.Attempts); ok {
+			msg.NextAttemptAt = e.now().Add(max(d, e.slowDown(resp)))
+		} else {
+			msg.Status = MessageFailed
+		}
+	}
+	outcome := DeliveryDelivered
+	switch {
+	case delivered:
+	case msg.Status == MessageFailed:
+		outcome = DeliveryFailed
+	default:
+		outcome = DeliveryRetrying
+	}
+	e.obs.DeliveryAttempt(outcome, latency)
+	w.record(msg, attempt)
+}
+
+// slowDown is the wait a receiver asked for with Retry-After on an answer
+// that means "slow down", capped at the longest delay of the retry
+// schedule: a receiver may stretch one retry, but not hold a message past
+// what the schedule would ever wait (a typo'd or hostile Retry-After of a
+// year would otherwise park it for good). The attempt still counts, so
+// the message keeps its limited number of attempts.
+func (e *engineConfig) slowDown(resp WebhookResponse) time.Duration {
+	switch resp.StatusCode {
+	case 429, 502, 503, 504:
+		return min(resp.RetryAfter, e.backoff.Longest())
+	}
+	return 0
+}
+
+// noteOutcome keeps an endpoint's state in step with an attempt (Error
+// "" when delivered), and reports whether the endpoint is now disabled. It
+// writes only when the state changes (the first failure after a delivery,
+// the first delivery after failures, disabling), so a healthy endpoint
+// costs no writes. Like Svix, it disables an endpoint that has failed for
+// Config.EndpointDisableAfter without one delivery in between; and, as
+// Standard Webhooks asks, one that answers 410 Gone. When the endpoint is
+// disabled it returns the reason, else "".
+func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, attempt *DeliveryAttempt) (disabled string) {
+	e := w.e
+	st, at := tgt.state, attempt.At.UTC()
+	how := "Resend a failed message to enable it again."
+	if msg.SubscriptionID == "" {
+		how = "Resend a failed message or set a new webhook URL to enable it again."
+	}
+	// disable disables the endpoint with reason; needFailing makes it
+	// give way to a delivery that another worker recorded meanwhile.
+	didDisable := false // by this attempt, not another worker
+	disable := func(reason string, needFailing bool) func(*EndpointState) bool {
+		return func(s *EndpointState) bool {
+			if s.DisabledAt != nil { // by another worker since tgt was read
+				disabled = s.DisabledReason
+				return false
+			}
+			if needFailing && s.FailingSince == nil {
+				return false
+			}
+			if s.FailingSince == nil {
+				s.FailingSince = &at
+			}
+			s.DisabledAt, s.DisabledReason, disabled = &at, reason, reason
+			didDisable = true
+			return true
+		}
+	}
+	var fn func(*EndpointState) bool
+	switch {
+	case attempt.Error == "" && st.FailingSince == nil:
+		return ""
+	case attempt.Error == "":
+		fn = func(s *EndpointState) bool {
+			changed := s.FailingSince != nil
+			s.FailingSince = nil
+			return changed
+		}
+	case attempt.StatusCode == 410:
+		fn = disable("Disabled because the receiver answered 410 Gone, which asks for no more messages. "+how, false)
+	case st.FailingSince == nil:
+		fn = func(s *EndpointState) bool {
+			if s.FailingSince != nil {
+				return false // another worker saw the first failure
+			}
+			s.FailingSince = &at
+			return true
+		}
+	case e.disableAfter > 0 && at.Sub(*st.FailingSince) >= e.disableAfter:
+		fn = disable(fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
+			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), attempt.Error, how), true)
+	default:
+		return ""
+	}
+	// The attempt has happened, so its outcome is written even while the
+	// engine stops.
+	if err := e.endpoints.update(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
+		e.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
+		return ""
+	}
+	if didDisable {
+		e.obs.EndpointDisabled()
+	}
+	return disabled
+}
+
+// formatSpan writes a duration of whole days as days, for messages.
+func formatSpan(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= day && d%day == 0 {
+		if d == day {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.String()
+}
