@@ -37,7 +37,7 @@ type WebhookResponse struct {
 type WebhookConfig struct {
 	// WebhookSender posts the signed webhook requests. Run fails without
 	// one: the root package keeps free of net/http, so the HTTP client is
-	// wired in by the program (cmd/unicald uses internal/webhook/deliver,
+	// wired in by the program (cmd/unicald uses package webhooksender,
 	// built with AllowPrivateTargets and DeliveryTimeout below).
 	WebhookSender WebhookSender
 	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
