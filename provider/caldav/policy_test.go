@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 
@@ -109,67 +109,6 @@ func TestConnect_PrivateServerRefused(t *testing.T) {
 	}
 }
 
-// TestHTTPAPI_PrivateServerRefused: through the API, an application whose
-// CalDAV server is on loopback cannot connect accounts unless the
-// provider allows private targets: a 400 naming serverUrl, and no account.
-func TestHTTPAPI_PrivateServerRefused(t *testing.T) {
-	t.Parallel()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
-	t.Cleanup(srv.Close)
-	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
-		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srv.URL}},
-	})
-	r := st.Do(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
-		map[string]string{"email": "ada@example.com", "password": "app-pw"})
-	if e := r.Error(t); r.Status != http.StatusBadRequest || e.Code != "invalid_request" || e.Field != "serverUrl" {
-		t.Errorf("connect = %d %+v, want 400 invalid_request naming serverUrl\n%s", r.Status, e, r.Body)
-	}
-	list := st.Must(t, "GET", "/v1/endUserAccounts", nil)
-	var accounts struct {
-		Data []any `json:"data"`
-	}
-	list.Into(t, &accounts)
-	if len(accounts.Data) != 0 {
-		t.Errorf("accounts after the refusal = %s, want none", list.Body)
-	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("the server was reached %d times", n)
-	}
-}
-
-// fakeHome is a CalDAV server whose discovery names the calendar home
-// /home/ and that records every other request, answering 404.
-func fakeHome(t *testing.T) (url string, others func() []string) {
-	t.Helper()
-	var (
-		mu   sync.Mutex
-		seen []string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == "PROPFIND" && (r.URL.Path == "/.well-known/caldav" || r.URL.Path == "/p/") {
-			w.Header().Set("Content-Type", "application/xml; charset=utf-8")
-			w.WriteHeader(http.StatusMultiStatus)
-			w.Write([]byte(`<multistatus xmlns="DAV:"><response><href>/p/</href><propstat><prop>` +
-				`<current-user-principal><href>/p/</href></current-user-principal>` +
-				`<calendar-home-set xmlns="urn:ietf:params:xml:ns:caldav"><href xmlns="DAV:">/home/</href></calendar-home-set>` +
-				`</prop><status>HTTP/1.1 200 OK</status></propstat></response></multistatus>`))
-			return
-		}
-		mu.Lock()
-		seen = append(seen, r.Method+" "+r.URL.EscapedPath())
-		mu.Unlock()
-		w.WriteHeader(http.StatusNotFound)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen...)
-	}
-}
-
 // escapingIDs are calendar and event ids that would leave the calendar
 // home (or the calendar) if they reached the path as they decode.
 var escapingIDs = []string{"..", ".", "%2e%2e", "%2E%2E", "%252e%252e", "..%2f..", "a/b", `..\..`, "%5c", "a\x00b", ""}
@@ -179,7 +118,7 @@ var escapingIDs = []string{"..", ".", "%2e%2e", "%2E%2E", "%252e%252e", "..%2f..
 // reaches the server.
 func TestIDsStayInTheHome(t *testing.T) {
 	t.Parallel()
-	srvURL, others := fakeHome(t)
+	srvURL, others := davtest.FakeHome(t)
 	p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 	settings := unical.ProviderSettings{ServerURL: srvURL}
 	c, err := p.Connect(t.Context(), settings, unical.ConnectParams{Email: "me@example.com", Password: "pw"})
@@ -220,41 +159,6 @@ func TestIDsStayInTheHome(t *testing.T) {
 		if id != "" { // "_20260301T090000Z" alone is a fine resource name
 			_, err = p.GetEvent(ctx, sess, "cal", id+"_20260301T090000Z")
 			check("GetEvent("+id+"_20260301T090000Z)", "eventId", err)
-		}
-	}
-	if got := others(); len(got) != 0 {
-		t.Errorf("requests for escaping ids reached the server: %q", got)
-	}
-}
-
-// TestHTTPAPI_IDsStayInTheHome: the same through the API, where the ids
-// arrive percent-encoded in the path: a 400 naming the field, and nothing
-// sent to the server.
-func TestHTTPAPI_IDsStayInTheHome(t *testing.T) {
-	t.Parallel()
-	srvURL, others := fakeHome(t)
-	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
-		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srvURL}},
-	})
-	var acct struct {
-		ID string `json:"id"`
-	}
-	st.Must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
-		map[string]string{"email": "ada@example.com", "password": "pw"}).Into(t, &acct)
-	tests := []struct{ method, path, field string }{
-		{"GET", "/v1/calendars/" + acct.ID + "/%2E%2E", "calendarId"},
-		{"GET", "/v1/calendars/" + acct.ID + "/%252e%252e", "calendarId"},
-		{"DELETE", "/v1/calendars/" + acct.ID + "/..%5C..", "calendarId"},
-		{"GET", "/v1/events/" + acct.ID + "/%2e%2e", "calendarId"},
-		{"GET", "/v1/events/" + acct.ID + "/cal/%2E%2E", "eventId"},
-		{"DELETE", "/v1/events/" + acct.ID + "/cal/..%252f..%252fother", "eventId"},
-		{"GET", "/v1/events/" + acct.ID + "/%2e%2e%2fother/e1", "calendarId"},
-	}
-	for _, tt := range tests {
-		r := st.Do(t, tt.method, tt.path, nil)
-		if e := r.Error(t); r.Status != http.StatusBadRequest || e.Field != tt.field {
-			t.Errorf("%s %s = %d %+v, want 400 naming %s\n%s", tt.method, tt.path, r.Status, e, tt.field, r.Body)
 		}
 	}
 	if got := others(); len(got) != 0 {

@@ -1,4 +1,4 @@
-package google_test
+package httpapi_test
 
 import (
 	"net/http"
@@ -22,22 +22,22 @@ const (
 	e2eBack     = "https://app.example.com/connected"
 )
 
-// stack is the whole server on real HTTP (internal/apitest) with the
+// googleStack is the whole server on real HTTP (internal/apitest) with the
 // Google provider pointed at the fake Google.
-type stack struct {
+type googleStack struct {
 	*apitest.Stack
 	google *googletest.Server
 }
 
-func mustNewStack(t *testing.T) *stack {
+func mustNewGoogleStack(t *testing.T) *googleStack {
 	t.Helper()
-	return mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, nil)
+	return mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, nil)
 }
 
-// mustNewStackWith is mustNewStack with options for the fake Google and
+// mustNewGoogleStackWith is mustNewGoogleStack with options for the fake Google and
 // configure changing the Client's Config first. A clock in gopts.Now is
 // the provider's clock too.
-func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*unical.Config)) *stack {
+func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure func(*unical.Config)) *googleStack {
 	t.Helper()
 	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
@@ -56,20 +56,20 @@ func mustNewStackWith(t *testing.T, gopts googletest.Options, configure func(*un
 			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL(),
 		}},
 	})
-	return &stack{Stack: st, google: g}
+	return &googleStack{Stack: st, google: g}
 }
 
-// answer is an answer of the server.
-type answer = apitest.Response
+// googleAnswer is an answer of the server.
+type googleAnswer = apitest.Response
 
-func (st *stack) do(t *testing.T, method, path string, body any) *answer {
+func (st *googleStack) do(t *testing.T, method, path string, body any) *googleAnswer {
 	t.Helper()
 	return st.Do(t, method, path, body)
 }
 
 // must sends a request, fails unless it answers 200, and decodes the
 // answer into v when v is not nil.
-func (st *stack) must(t *testing.T, method, path string, body any, v any) {
+func (st *googleStack) must(t *testing.T, method, path string, body any, v any) {
 	t.Helper()
 	r := st.Must(t, method, path, body)
 	if v != nil {
@@ -80,7 +80,7 @@ func (st *stack) must(t *testing.T, method, path string, body any, v any) {
 // connect walks the OAuth flow the way a browser does: it follows every
 // redirect from our authorize endpoint through Google's consent screen and
 // our callback, and stops at the application's page.
-func (st *stack) connect(t *testing.T) string {
+func (st *googleStack) connect(t *testing.T) string {
 	t.Helper()
 	id, _, _ := st.connectVia(t)
 	return id
@@ -88,7 +88,7 @@ func (st *stack) connect(t *testing.T) string {
 
 // connectVia is connect that also returns the URL of Google's
 // authorization request and of our callback, as the browser saw them.
-func (st *stack) connectVia(t *testing.T) (accountID string, authorize, callback *url.URL) {
+func (st *googleStack) connectVia(t *testing.T) (accountID string, authorize, callback *url.URL) {
 	t.Helper()
 	var final *url.URL
 	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
@@ -143,7 +143,7 @@ type e2ePage struct {
 
 // listAll walks every page of an event listing and returns the events and
 // the final sync token.
-func (st *stack) listAll(t *testing.T, path string, q url.Values) ([]e2eEvent, string) {
+func (st *googleStack) listAll(t *testing.T, path string, q url.Values) ([]e2eEvent, string) {
 	t.Helper()
 	var all []e2eEvent
 	for range 20 {
@@ -159,7 +159,7 @@ func (st *stack) listAll(t *testing.T, path string, q url.Values) ([]e2eEvent, s
 	return nil, ""
 }
 
-func titlesOf(events []e2eEvent) []string {
+func googleTitlesOf(events []e2eEvent) []string {
 	var out []string
 	for _, e := range events {
 		s := e.Title
@@ -172,9 +172,9 @@ func titlesOf(events []e2eEvent) []string {
 	return out
 }
 
-func TestHTTPAPI_EndToEnd(t *testing.T) {
+func TestGoogleE2E_EndToEnd(t *testing.T) {
 	t.Parallel()
-	st := mustNewStack(t)
+	st := mustNewGoogleStack(t)
 	accountID := st.connect(t)
 
 	var acct unical.Account
@@ -225,8 +225,8 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	}
 
 	got, syncToken := st.listAll(t, events, url.Values{"limit": {"2"}})
-	if want := []string{"Daily", "Holiday", "Kickoff"}; !slices.Equal(titlesOf(got), want) {
-		t.Errorf("events = %v, want %v", titlesOf(got), want)
+	if want := []string{"Daily", "Holiday", "Kickoff"}; !slices.Equal(googleTitlesOf(got), want) {
+		t.Errorf("events = %v, want %v", googleTitlesOf(got), want)
 	}
 	if syncToken == "" {
 		t.Fatal("no nextSyncToken")
@@ -253,8 +253,8 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	st.must(t, "POST", events, map[string]any{"title": "Retro", "start": map[string]any{"dateTime": "2026-05-06T15:00:00Z"}, "end": map[string]any{"dateTime": "2026-05-06T16:00:00Z"}}, &added)
 	st.must(t, "DELETE", events+"/"+holiday.ID, nil, nil)
 	changes, syncToken2 := st.listAll(t, events, url.Values{"syncToken": {syncToken}})
-	if want := []string{"Kickoff (moved)", "Retro", "cancelled:" + holiday.ID}; !slices.Equal(titlesOf(changes), want) {
-		t.Errorf("incremental sync = %v, want %v", titlesOf(changes), want)
+	if want := []string{"Kickoff (moved)", "Retro", "cancelled:" + holiday.ID}; !slices.Equal(googleTitlesOf(changes), want) {
+		t.Errorf("incremental sync = %v, want %v", googleTitlesOf(changes), want)
 	}
 	if a := st.do(t, "GET", events+"/"+holiday.ID, nil); a.Status != http.StatusNotFound {
 		t.Errorf("GET a deleted event = %d, want 404", a.Status)
@@ -268,7 +268,7 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	}
 	full, fresh := st.listAll(t, events, url.Values{})
 	if len(full) != 3 || fresh == "" {
-		t.Errorf("full resync = %v, token %q", titlesOf(full), fresh)
+		t.Errorf("full resync = %v, token %q", googleTitlesOf(full), fresh)
 	}
 
 	// RSVP on an invitation in the primary calendar.
@@ -322,9 +322,9 @@ func TestHTTPAPI_EndToEnd(t *testing.T) {
 	}
 }
 
-func TestHTTPAPI_ExpiryAndThrottling(t *testing.T) {
+func TestGoogleE2E_ExpiryAndThrottling(t *testing.T) {
 	t.Parallel()
-	st := mustNewStack(t)
+	st := mustNewGoogleStack(t)
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 
@@ -373,9 +373,9 @@ func TestHTTPAPI_ExpiryAndThrottling(t *testing.T) {
 	}
 }
 
-func TestHTTPAPI_OAuthRefusals(t *testing.T) {
+func TestGoogleE2E_OAuthRefusals(t *testing.T) {
 	t.Parallel()
-	st := mustNewStack(t)
+	st := mustNewGoogleStack(t)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path string) *http.Response {
 		t.Helper()
@@ -453,15 +453,15 @@ func TestHTTPAPI_OAuthRefusals(t *testing.T) {
 	}
 }
 
-// TestHTTPAPI_Push follows changes from Google to the application's
+// TestGoogleE2E_Push follows changes from Google to the application's
 // webhook: Google pushes to our notification path, the provider reads the
 // push, and the engine delivers calendar.event.changed to a loopback HTTPS
 // receiver that verifies every message with the Standard Webhooks
 // reference library. Polling is off, so only pushes cause deliveries.
-func TestHTTPAPI_Push(t *testing.T) {
+func TestGoogleE2E_Push(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
+	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
 		cfg.WebhookSender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
@@ -545,17 +545,17 @@ func waitHook(t *testing.T, rcv *apitest.Receiver, seen *int, eventType string) 
 	}
 }
 
-// TestHTTPAPI_RenewAndPoll covers the two other ways changes are found:
+// TestGoogleE2E_RenewAndPoll covers the two other ways changes are found:
 // a channel near its end is replaced by a new one (and the old stopped),
 // and where Google refuses the push address the subscription is polled
 // with sync tokens, a token Google dropped turning into
 // calendar.event.unknown.
-func TestHTTPAPI_RenewAndPoll(t *testing.T) {
+func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 	t.Parallel()
 	t.Run("Renew", func(t *testing.T) {
 		t.Parallel()
 		rcv, seen := apitest.NewReceiver(t), 0
-		st := mustNewStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
+		st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 			// Every watch is due for renewal at once.
@@ -593,7 +593,7 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 		rcv, seen := apitest.NewReceiver(t), 0
 		// Google refuses our http:// notification address, as it refuses
 		// every address that is not HTTPS.
-		st := mustNewStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
+		st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
@@ -627,17 +627,17 @@ func TestHTTPAPI_RenewAndPoll(t *testing.T) {
 	})
 }
 
-// TestHTTPAPI_TokenEndpointFailures: a throttled or failing token
+// TestGoogleE2E_TokenEndpointFailures: a throttled or failing token
 // endpoint never makes an account EXPIRED; invalid_grant does. The clock
 // the fake, the provider and the Client share moves past the access
 // token's hour, so each request below needs a refresh.
-func TestHTTPAPI_TokenEndpointFailures(t *testing.T) {
+func TestGoogleE2E_TokenEndpointFailures(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
-	st := mustNewStackWith(t, googletest.Options{Now: clock}, func(cfg *unical.Config) { cfg.Now = clock })
+	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock}, func(cfg *unical.Config) { cfg.Now = clock })
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 	status := func() unical.AccountStatus {
@@ -684,12 +684,12 @@ func TestHTTPAPI_TokenEndpointFailures(t *testing.T) {
 	}
 }
 
-// TestHTTPAPI_PagingRepeatsQuery pages an expanded listing with limit=2 by
+// TestGoogleE2E_PagingRepeatsQuery pages an expanded listing with limit=2 by
 // sending the original query again with each pageToken, as most clients
 // do (see apitest.CheckExpandedPagingRule).
-func TestHTTPAPI_PagingRepeatsQuery(t *testing.T) {
+func TestGoogleE2E_PagingRepeatsQuery(t *testing.T) {
 	t.Parallel()
-	st := mustNewStack(t)
+	st := mustNewGoogleStack(t)
 	acct := st.connect(t)
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}, &cal)

@@ -1,4 +1,4 @@
-package google_test
+package httpapi_test
 
 import (
 	"net/http"
@@ -47,12 +47,12 @@ func (l *callLog) take() (map[string]int, int) {
 	return out, n
 }
 
-// TestHTTPAPI_ObservedCalls checks what the Client's Observer hears of
+// TestGoogleE2E_ObservedCalls checks what the Client's Observer hears of
 // Google calls: each outcome, and each retry the provider makes.
-func TestHTTPAPI_ObservedCalls(t *testing.T) {
+func TestGoogleE2E_ObservedCalls(t *testing.T) {
 	t.Parallel()
 	log := &callLog{outcomes: map[string]int{}}
-	st := mustNewStackWith(t, googletest.Options{}, func(cfg *unical.Config) { cfg.Observer = log })
+	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) { cfg.Observer = log })
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 

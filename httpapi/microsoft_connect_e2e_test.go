@@ -1,4 +1,4 @@
-package microsoft_test
+package httpapi_test
 
 import (
 	"net/http"
@@ -11,7 +11,7 @@ import (
 )
 
 // tokenPath is the path of the fake's token endpoint, for faults.
-func (st *stack) tokenPath(tb testing.TB) string {
+func (st *graphStack) tokenPath(tb testing.TB) string {
 	tb.Helper()
 	u, err := url.Parse(st.Graph.TokenURL())
 	if err != nil {
@@ -20,29 +20,29 @@ func (st *stack) tokenPath(tb testing.TB) string {
 	return u.Path
 }
 
-func (st *stack) credentials(tb testing.TB, accountID string) unical.Credentials {
+func (st *graphStack) credentials(tb testing.TB, accountID string) unical.Credentials {
 	tb.Helper()
 	var cred unical.Credentials
 	st.must(tb, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil).Into(tb, &cred)
 	return cred
 }
 
-func (st *stack) accountStatus(tb testing.TB, accountID string) unical.AccountStatus {
+func (st *graphStack) accountStatus(tb testing.TB, accountID string) unical.AccountStatus {
 	tb.Helper()
 	var acct unical.Account
 	st.must(tb, "GET", "/v1/endUserAccounts/"+accountID, nil).Into(tb, &acct)
 	return acct.Status
 }
 
-// TestCredentialsRefreshAndRotation: the credentials endpoint of a
+// TestMicrosoftCredentialsRefreshAndRotation: the credentials endpoint of a
 // PROVIDER_B account whose access token expired refreshes it, shows the
 // refresh token Microsoft rotated, and has stored it: with the fake set to
 // revoke redeemed refresh tokens, a later refresh works only if the
 // rotated token was kept.
-func TestCredentialsRefreshAndRotation(t *testing.T) {
+func TestMicrosoftCredentialsRefreshAndRotation(t *testing.T) {
 	t.Parallel()
 	clock := graphtest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	st := startStack(t, graphtest.Options{RevokeRotatedRefreshTokens: true}, clock)
+	st := startGraphStack(t, graphtest.Options{RevokeRotatedRefreshTokens: true}, clock)
 	acct := st.MustConnect(t)
 	first := st.credentials(t, acct)
 	if first.AccessToken == "" || first.RefreshToken == "" || !first.ExpiresAt.After(clock.Now()) {
@@ -86,12 +86,12 @@ func TestCredentialsRefreshAndRotation(t *testing.T) {
 	}
 }
 
-// TestTokenEndpointFailures: a throttled or failing token endpoint never
+// TestMicrosoftTokenEndpointFailures: a throttled or failing token endpoint never
 // makes a PROVIDER_B account EXPIRED; a revoked grant does.
-func TestTokenEndpointFailures(t *testing.T) {
+func TestMicrosoftTokenEndpointFailures(t *testing.T) {
 	t.Parallel()
 	clock := graphtest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	st := startStack(t, graphtest.Options{}, clock)
+	st := startGraphStack(t, graphtest.Options{}, clock)
 	acct := st.MustConnect(t)
 	token := st.tokenPath(t)
 

@@ -1,4 +1,4 @@
-package microsoft_test
+package httpapi_test
 
 import (
 	"testing"

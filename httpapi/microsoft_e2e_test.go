@@ -1,4 +1,4 @@
-package microsoft_test
+package httpapi_test
 
 import (
 	"context"
@@ -26,9 +26,9 @@ const (
 	appRedirect = "https://app.example.com/connected"
 )
 
-// stack is a running unical server (internal/apitest) with one
+// graphStack is a running unical server (internal/apitest) with one
 // application whose PROVIDER_B settings point at a fake Graph.
-type stack struct {
+type graphStack struct {
 	*apitest.Stack
 	Graph  *graphtest.Server
 	UserID string // Ada's Graph user id
@@ -63,18 +63,18 @@ func (rs *recordingSender) Bodies() []string {
 	return slices.Clone(rs.bodies)
 }
 
-// MustStartStack starts graphtest and the unical server and creates an
+// MustStartGraphStack starts graphtest and the unical server and creates an
 // application registered at the fake identity platform.
-func MustStartStack(tb testing.TB) *stack {
+func MustStartGraphStack(tb testing.TB) *graphStack {
 	tb.Helper()
-	return startStack(tb, graphtest.Options{}, nil)
+	return startGraphStack(tb, graphtest.Options{}, nil)
 }
 
-// startStack is MustStartStack with options for the fake, and a clock
+// startGraphStack is MustStartGraphStack with options for the fake, and a clock
 // (when not nil) that the fake, the provider and the unical Client share.
-func startStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock) *stack {
+func startGraphStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock) *graphStack {
 	tb.Helper()
-	st := &stack{}
+	st := &graphStack{}
 	opts.AllowHTTPNotificationURLs = true
 	var now func() time.Time
 	if clock != nil {
@@ -106,17 +106,14 @@ func startStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock) *
 	return st
 }
 
-// response is an answer of the unical server.
-type response = apitest.Response
-
 // do sends a request with the application's API key.
-func (st *stack) do(tb testing.TB, method, path string, body any) *response {
+func (st *graphStack) do(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
 	return st.Do(tb, method, path, body)
 }
 
 // must sends a request and fails unless it answers 200.
-func (st *stack) must(tb testing.TB, method, path string, body any) *response {
+func (st *graphStack) must(tb testing.TB, method, path string, body any) *response {
 	tb.Helper()
 	return st.Must(tb, method, path, body)
 }
@@ -136,7 +133,7 @@ func wantError(tb testing.TB, what string, r *response, status int, code, field 
 
 // MustConnect posts a refresh token the fake issued for Ada and returns
 // the account id.
-func (st *stack) MustConnect(tb testing.TB) string {
+func (st *graphStack) MustConnect(tb testing.TB) string {
 	tb.Helper()
 	var acct unical.Account
 	st.must(tb, "POST", "/v1/endUserAccounts", map[string]any{
@@ -156,7 +153,7 @@ type eventList struct {
 }
 
 // listAll walks every page of an event listing.
-func (st *stack) listAll(tb testing.TB, path string) ([]*unical.Event, string) {
+func (st *graphStack) listAll(tb testing.TB, path string) ([]*unical.Event, string) {
 	tb.Helper()
 	var all []*unical.Event
 	token := ""
@@ -181,11 +178,9 @@ func (st *stack) listAll(tb testing.TB, path string) ([]*unical.Event, string) {
 	return nil, ""
 }
 
-func esc(s string) string { return url.PathEscape(s) }
-
 func TestOAuthFlowThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	start := st.URL + "/v1/oauth/authorize/" + st.AppID + "/provider_b?" + url.Values{
 		"redirectUrl": {appRedirect}, "state": {"app-state=="}, "prompt": {"select_account"}, "loginHint": {adaEmail},
 	}.Encode()
@@ -237,7 +232,7 @@ func TestOAuthFlowThroughHTTPAPI(t *testing.T) {
 // account.
 func TestEndpointsThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	cals := "/v1/calendars/" + acct
 
@@ -381,7 +376,7 @@ func mustJSON(tb testing.TB, v any) string {
 // type and lists its occurrences.
 func TestRecurrenceThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Series"}).Into(t, &cal)
@@ -441,7 +436,7 @@ func TestRecurrenceThroughHTTPAPI(t *testing.T) {
 // naming the field, before anything reaches Graph.
 func TestBadInputThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	var list unical.SyncPage[unical.Calendar]
 	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
@@ -490,7 +485,7 @@ func TestBadInputThroughHTTPAPI(t *testing.T) {
 // names, and reads an event Graph holds in a Windows zone as IANA.
 func TestZonesThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	var list unical.SyncPage[unical.Calendar]
 	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
@@ -547,7 +542,7 @@ func TestZonesThroughHTTPAPI(t *testing.T) {
 // answers 410 when Graph no longer accepts the delta token.
 func TestSyncThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Sync"}).Into(t, &cal)
@@ -602,7 +597,7 @@ func TestSyncThroughHTTPAPI(t *testing.T) {
 // account EXPIRED, and re-posts a new refresh token, which makes it ACTIVE.
 func TestExpiredAndBackThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	st.must(t, "GET", "/v1/calendars/"+acct, nil)
 
@@ -631,7 +626,7 @@ func TestExpiredAndBackThroughHTTPAPI(t *testing.T) {
 // long Retry-After on as 429 with Retry-After.
 func TestThrottlingThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	st.must(t, "GET", "/v1/calendars/"+acct, nil)
 
@@ -660,7 +655,7 @@ func TestThrottlingThroughHTTPAPI(t *testing.T) {
 // subscription deletes the Graph subscription.
 func TestPushThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -747,7 +742,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 // most clients do (see apitest.CheckExpandedPagingRule).
 func TestPagingRepeatsQueryThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	st := MustStartStack(t)
+	st := MustStartGraphStack(t)
 	acct := st.MustConnect(t)
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}).Into(t, &cal)

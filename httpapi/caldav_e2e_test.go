@@ -1,10 +1,12 @@
-package caldav_test
+package httpapi_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,25 +17,25 @@ import (
 	"github.com/unical/unical/provider/caldav"
 )
 
-// stack is the whole server on real HTTP (internal/apitest) with the
+// davStack is the whole server on real HTTP (internal/apitest) with the
 // CalDAV provider pointed at a davtest server.
-type stack struct {
+type davStack struct {
 	*apitest.Stack
 }
 
-func mustNewStack(t *testing.T, s *davtest.Server) *stack {
+func mustNewDAVStack(t *testing.T, s *davtest.Server) *davStack {
 	t.Helper()
-	st := apitest.Start(t, []unical.Provider{newProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
+	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
 	st.CreateApp(t, &unical.ApplicationParams{
 		Name:      unical.Some("caldav e2e"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: s.URL}},
 	})
-	return &stack{Stack: st}
+	return &davStack{Stack: st}
 }
 
 // must sends a request, fails unless it answers 200, and decodes the
 // answer into v when v is not nil.
-func (st *stack) must(t *testing.T, method, path string, body, v any) {
+func (st *davStack) must(t *testing.T, method, path string, body, v any) {
 	t.Helper()
 	r := st.Must(t, method, path, body)
 	if v != nil {
@@ -41,7 +43,7 @@ func (st *stack) must(t *testing.T, method, path string, body, v any) {
 	}
 }
 
-func (st *stack) wantError(t *testing.T, method, path string, body any, status int, code string) {
+func (st *davStack) wantError(t *testing.T, method, path string, body any, status int, code string) {
 	t.Helper()
 	r := st.Do(t, method, path, body)
 	if got := r.Error(t).Code; r.Status != status || got != code {
@@ -55,24 +57,24 @@ type page struct {
 	NextSyncToken string         `json:"nextSyncToken"`
 }
 
-// TestHTTPAPI walks issue 3's "done when" list through httpapi against
+// TestCalDAVE2E walks issue 3's "done when" list through httpapi against
 // each server: connect, calendars, events of every kind, expansion across
 // DST with overrides and exceptions, occurrences, RSVP, free/busy, sync
 // tokens, and the refusals that write nothing.
-func TestHTTPAPI(t *testing.T) {
+func TestCalDAVE2E(t *testing.T) {
 	t.Parallel()
 	for _, kind := range davtest.Kinds() {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			// unical accounts are email addresses; so is this server's user.
-			testHTTPAPI(t, davtest.StartUser(t, kind, "ada@example.com"))
+			testCalDAVE2E(t, davtest.StartUser(t, kind, "ada@example.com"))
 		})
 	}
 }
 
-func testHTTPAPI(t *testing.T, s *davtest.Server) {
+func testCalDAVE2E(t *testing.T, s *davtest.Server) {
 	{
-		st := mustNewStack(t, s)
+		st := mustNewDAVStack(t, s)
 
 		// Connect: a wrong password is a 400 naming the password (the
 		// Client's choice for refused credentials) and no account.
@@ -218,7 +220,7 @@ func testHTTPAPI(t *testing.T, s *davtest.Server) {
 		var more page
 		st.must(t, "GET", events+"?syncToken="+url.QueryEscape(changes.NextSyncToken), nil, &more)
 		if len(more.Data) != 1 || more.Data[0].Title != "Added v2" {
-			t.Errorf("second sync returned %+v, want only the changed event", titlesOf(more.Data))
+			t.Errorf("second sync returned %+v, want only the changed event", davTitlesOf(more.Data))
 		}
 
 		// A calendar that is deleted is gone.
@@ -227,13 +229,13 @@ func testHTTPAPI(t *testing.T, s *davtest.Server) {
 	}
 }
 
-// TestHTTPAPI_Expired checks that a 401 after connecting moves the account
+// TestCalDAVE2E_Expired checks that a 401 after connecting moves the account
 // to EXPIRED, and reconnecting with the password makes it ACTIVE again.
-func TestHTTPAPI_Expired(t *testing.T) {
+func TestCalDAVE2E_Expired(t *testing.T) {
 	t.Parallel()
 	// Xandikos's Basic auth is davtest's proxy, so one server shows it.
 	s := davtest.StartUser(t, davtest.Radicale, "ada@example.com")
-	st := mustNewStack(t, s)
+	st := mustNewDAVStack(t, s)
 	var acct struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
@@ -266,7 +268,7 @@ func containsCal(cals []unical.Calendar, id string) bool {
 	return false
 }
 
-func titlesOf(events []unical.Event) []string {
+func davTitlesOf(events []unical.Event) []string {
 	var out []string
 	for _, e := range events {
 		out = append(out, e.Title)
@@ -275,17 +277,92 @@ func titlesOf(events []unical.Event) []string {
 	return out
 }
 
-// TestHTTPAPI_PagingRepeatsQuery pages an expanded listing with limit=2 by
+// TestCalDAVE2E_PagingRepeatsQuery pages an expanded listing with limit=2 by
 // sending the original query again with each pageToken, as most clients
 // do (see apitest.CheckExpandedPagingRule). The Client expands CalDAV
 // series itself, so the page tokens carry its resume position.
-func TestHTTPAPI_PagingRepeatsQuery(t *testing.T) {
+func TestCalDAVE2E_PagingRepeatsQuery(t *testing.T) {
 	t.Parallel()
 	s := davtest.StartUser(t, davtest.Radicale, "ada@example.com")
-	st := mustNewStack(t, s)
+	st := mustNewDAVStack(t, s)
 	var acct unical.Account
 	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": s.Password}, &acct)
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct.ID, map[string]string{"name": "Paging"}, &cal)
 	st.CheckExpandedPagingRule(t, acct.ID, cal.ID)
+}
+
+// TestCalDAVE2E_PrivateServerRefused: through the API, an application whose
+// CalDAV server is on loopback cannot connect accounts unless the
+// provider allows private targets: a 400 naming serverUrl, and no account.
+func TestCalDAVE2E_PrivateServerRefused(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{})}, nil)
+	st.CreateApp(t, &unical.ApplicationParams{
+		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srv.URL}},
+	})
+	r := st.Do(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
+		map[string]string{"email": "ada@example.com", "password": "app-pw"})
+	if e := r.Error(t); r.Status != http.StatusBadRequest || e.Code != "invalid_request" || e.Field != "serverUrl" {
+		t.Errorf("connect = %d %+v, want 400 invalid_request naming serverUrl\n%s", r.Status, e, r.Body)
+	}
+	list := st.Must(t, "GET", "/v1/endUserAccounts", nil)
+	var accounts struct {
+		Data []any `json:"data"`
+	}
+	list.Into(t, &accounts)
+	if len(accounts.Data) != 0 {
+		t.Errorf("accounts after the refusal = %s, want none", list.Body)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the server was reached %d times", n)
+	}
+}
+
+// TestCalDAVE2E_IDsStayInTheHome: the same through the API, where the ids
+// arrive percent-encoded in the path: a 400 naming the field, and nothing
+// sent to the server.
+func TestCalDAVE2E_IDsStayInTheHome(t *testing.T) {
+	t.Parallel()
+	srvURL, others := davtest.FakeHome(t)
+	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
+	st.CreateApp(t, &unical.ApplicationParams{
+		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srvURL}},
+	})
+	var acct struct {
+		ID string `json:"id"`
+	}
+	st.Must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
+		map[string]string{"email": "ada@example.com", "password": "pw"}).Into(t, &acct)
+	tests := []struct{ method, path, field string }{
+		{"GET", "/v1/calendars/" + acct.ID + "/%2E%2E", "calendarId"},
+		{"GET", "/v1/calendars/" + acct.ID + "/%252e%252e", "calendarId"},
+		{"DELETE", "/v1/calendars/" + acct.ID + "/..%5C..", "calendarId"},
+		{"GET", "/v1/events/" + acct.ID + "/%2e%2e", "calendarId"},
+		{"GET", "/v1/events/" + acct.ID + "/cal/%2E%2E", "eventId"},
+		{"DELETE", "/v1/events/" + acct.ID + "/cal/..%252f..%252fother", "eventId"},
+		{"GET", "/v1/events/" + acct.ID + "/%2e%2e%2fother/e1", "calendarId"},
+	}
+	for _, tt := range tests {
+		r := st.Do(t, tt.method, tt.path, nil)
+		if e := r.Error(t); r.Status != http.StatusBadRequest || e.Field != tt.field {
+			t.Errorf("%s %s = %d %+v, want 400 naming %s\n%s", tt.method, tt.path, r.Status, e, tt.field, r.Body)
+		}
+	}
+	if got := others(); len(got) != 0 {
+		t.Errorf("requests for escaping ids reached the server: %q", got)
+	}
+}
+
+// newDAVProvider is caldav.New that fails t on an error.
+func newDAVProvider(t testing.TB, cfg caldav.Config) *caldav.Provider {
+	t.Helper()
+	p, err := caldav.New(cfg)
+	if err != nil {
+		t.Fatalf("caldav.New: %v", err)
+	}
+	return p
 }
