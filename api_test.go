@@ -1,0 +1,23 @@
+package unical_test
+
+import (
+	"testing"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apisuite"
+	"github.com/unical/unical/internal/apitest"
+)
+
+// TestApp runs the API suite (accounts, calendars, events with filters,
+// ordering, expansion and tokens, free/busy, subscriptions, tenancy) against
+// the in-process App over the in-memory provider: the Go API tested as Go.
+// httpclient's tests run the same suite over HTTP, so the two cannot drift.
+func TestApp(t *testing.T) {
+	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, _ string) unical.API {
+		app, err := st.Client.App(t.Context(), appID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app
+	})
+}
