@@ -175,14 +175,15 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.engine = newEngine(engineCfg, engineDeps{
-		store:             cfg.Store,
-		endpoints:         c.endpoints,
-		sender:            cfg.WebhookSender,
-		checkSubscription: c.pollSubscription,
-		renewWatch:        c.renewWatch,
-		now:               c.now,
-		log:               c.log,
-		obs:               c.obs,
+		store:                 cfg.Store,
+		endpoints:             c.endpoints,
+		sender:                cfg.WebhookSender,
+		checkSubscription:     c.pollSubscription,
+		renewWatch:            c.renewWatch,
+		reconcileSubscription: c.reconcileSubscription,
+		now:                   c.now,
+		log:                   c.log,
+		obs:                   c.obs,
 	})
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err

@@ -81,6 +81,15 @@ type WebhookConfig struct {
 	// channel) is renewed, checked on every change poll; default 12 hours.
 	// It must exceed ChangePollInterval, or watches lapse between checks.
 	WatchRenewBefore time.Duration
+	// ReconcileInterval is how often a subscription with a provider watch
+	// is still checked with its sync cursor, as subscriptions without one
+	// are, because a push channel can end without a word and its changes
+	// would be missed for good. Default 15 minutes, negative disables.
+	// Checks happen on the change polls (so not more often than
+	// ChangePollInterval, and not at all when polling is disabled) and are
+	// spread over the interval by subscription, so that watched
+	// subscriptions are not all checked at the same instant.
+	ReconcileInterval time.Duration
 }
 
 // engineConfig is the webhook engine's settings from Config, with
@@ -97,6 +106,8 @@ type engineConfig struct {
 	disableAfter time.Duration
 	// watchRenewBefore is how long before its end a watch is renewed.
 	watchRenewBefore time.Duration
+	// reconcile is Config.ReconcileInterval; 0 never reconciles.
+	reconcile time.Duration
 }
 
 func newEngineConfig(cfg *WebhookConfig) (engineConfig, error) {
@@ -111,6 +122,13 @@ func newEngineConfig(cfg *WebhookConfig) (engineConfig, error) {
 		disableAfter: cfg.EndpointDisableAfter,
 
 		watchRenewBefore: cfg.WatchRenewBefore,
+		reconcile:        cfg.ReconcileInterval,
+	}
+	switch {
+	case e.reconcile == 0:
+		e.reconcile = 15 * time.Minute
+	case e.reconcile < 0:
+		e.reconcile = 0
 	}
 	if e.watchRenewBefore <= 0 {
 		e.watchRenewBefore = 12 * time.Hour
@@ -171,13 +189,15 @@ type engineDeps struct {
 	// Config.WebhookSender, and then Run refuses to start.
 	sender WebhookSender
 	// checkSubscription polls one subscription without a provider watch
-	// for changes, and renewWatch renews one with a watch near its end;
-	// both call providers, which is the Client's part.
-	checkSubscription func(context.Context, *SubscriptionRecord) error
-	renewWatch        func(context.Context, *SubscriptionRecord) error
-	now               func() time.Time
-	log               *slog.Logger
-	obs               Observer
+	// for changes, renewWatch renews one with a watch near its end, and
+	// reconcileSubscription checks one with a watch for changes push did
+	// not report; all call providers, which is the Client's part.
+	checkSubscription     func(context.Context, *SubscriptionRecord) error
+	renewWatch            func(context.Context, *SubscriptionRecord) error
+	reconcileSubscription func(context.Context, *SubscriptionRecord) error
+	now                   func() time.Time
+	log                   *slog.Logger
+	obs                   Observer
 }
 
 // engine is the change-detection and delivery engine: it queues messages
@@ -191,6 +211,9 @@ type engine struct {
 	// wake nudges a running engine when a message is queued.
 	wake     chan struct{}
 	coalesce *coalescer
+	// started is when the engine was made; reconciling counts from it, so
+	// that a restart does not check every watched subscription at once.
+	started time.Time
 }
 
 // newEngine returns an engine; it starts nothing (see run).
@@ -200,6 +223,7 @@ func newEngine(cfg engineConfig, deps engineDeps) *engine {
 		engineDeps:   deps,
 		wake:         make(chan struct{}, 1),
 		coalesce:     &coalescer{last: map[string]string{}},
+		started:      deps.now(),
 	}
 }
 

@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"hash/fnv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,7 +47,9 @@ func (e *engine) pollChanges(ctx context.Context) {
 // for changes once: it lists the calendar's events since the subscription's
 // sync cursor and queues one calendar.event.changed message when anything
 // changed, however much did (bursts are coalesced into one message per
-// pass). A cursor the provider no longer accepts is replaced by a fresh
+// pass). A subscription with a watch is checked the same way about once
+// every Config.ReconcileInterval, in case its push channel died silently.
+// A cursor the provider no longer accepts is replaced by a fresh
 // one and reported as calendar.event.unknown, because what changed in
 // between cannot be told. Accounts that are EXPIRED are skipped. [Client.Run]
 // calls it every Config.ChangePollInterval; it is exported for programs
@@ -83,14 +86,23 @@ func (e *engine) pollPass(ctx context.Context) (polled int, err error) {
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				poll := e.checkSubscription
-				if sub.Watch != nil {
-					poll = e.renewWatch // the provider pushes this one's changes
-				} else {
+				if sub.Watch == nil {
 					count.Add(1)
+					if err := e.checkSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+						e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
+					}
+					return
 				}
-				if err := poll(ctx, sub); err != nil && ctx.Err() == nil {
-					e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
+				// The provider pushes this one's changes; its watch is
+				// renewed, and now and then checked like a polled one.
+				if err := e.renewWatch(ctx, sub); err != nil && ctx.Err() == nil {
+					e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
+				}
+				if e.reconcileDue(sub, e.now()) {
+					count.Add(1)
+					if err := e.reconcileSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+						e.log.WarnContext(ctx, "reconcile subscription", "subscription", sub.ID, "err", err)
+					}
 				}
 			})
 		}
@@ -101,8 +113,55 @@ func (e *engine) pollPass(ctx context.Context) (polled int, err error) {
 	}
 }
 
-// pollSubscription checks one subscription.
+// reconcileDue reports whether watched subscription sub is due to be
+// checked with its sync cursor at now. Time is cut into slots of
+// Config.ReconcileInterval, shifted by an offset drawn from the
+// subscription's id, and a subscription is due once per slot (once a
+// slot began after its last check): so the
+// checks of many subscriptions spread over the interval, and several
+// engines sharing the Store check each one about once per interval, as the
+// check records its time on the subscription. The first slot counts from
+// the later of the subscription's creation and the engine's start, so a
+// restart does not check every subscription at once.
+func (e *engine) reconcileDue(sub *SubscriptionRecord, now time.Time) bool {
+	if e.reconcile <= 0 {
+		return false
+	}
+	last := e.started
+	if sub.ReconciledAt.After(last) {
+		last = sub.ReconciledAt
+	}
+	if sub.CreatedAt.After(last) {
+		last = sub.CreatedAt
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sub.ID))
+	offset := time.Duration(h.Sum64() % uint64(e.reconcile))
+	// Slots count from the Unix epoch, not from the engine's start, so
+	// that engines sharing the Store agree on them.
+	slot := func(t time.Time) int64 { return (t.UnixNano() - int64(offset)) / int64(e.reconcile) }
+	return slot(now) > slot(last)
+}
+
+// pollSubscription checks one subscription without a provider watch.
 func (c *Client) pollSubscription(ctx context.Context, sub *SubscriptionRecord) error {
+	return c.syncSubscription(ctx, sub, false)
+}
+
+// reconcileSubscription checks one subscription with a provider watch, in
+// case push missed a change: changes found are reported as
+// calendar.event.changed (coalesced with a push message still waiting),
+// and the check's time is recorded on the subscription. The cursor is not
+// moved by push, so a check may report again a change push reported;
+// that is harmless, a message only tells the receiver to sync.
+func (c *Client) reconcileSubscription(ctx context.Context, sub *SubscriptionRecord) error {
+	return c.syncSubscription(ctx, sub, true)
+}
+
+// syncSubscription checks one subscription with its sync cursor; reconcile
+// tells a watched subscription's check from a poll.
+func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, reconcile bool) error {
+	now := c.now().UTC()
 	a := &App{c: c, id: sub.ApplicationID}
 	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
 	if err != nil {
@@ -125,16 +184,23 @@ func (c *Client) pollSubscription(ctx context.Context, sub *SubscriptionRecord) 
 	}
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.
-	if eventType != "" {
-		if _, err := c.engine.enqueueSubscriptionMessage(ctx, sub, eventType); err != nil {
-			return err
-		}
+	switch {
+	case eventType == EventTypeCalendarEventChanged && reconcile:
+		err = c.engine.enqueueCoalesced(ctx, sub)
+	case eventType != "":
+		_, err = c.engine.enqueueSubscriptionMessage(ctx, sub, eventType)
 	}
-	if cursor == sub.Cursor {
+	if err != nil {
+		return err
+	}
+	if cursor == sub.Cursor && !reconcile {
 		return nil
 	}
 	_, err = c.store.UpdateSubscription(ctx, sub.ApplicationID, sub.ID, func(r *SubscriptionRecord) error {
 		r.Cursor = cursor
+		if reconcile {
+			r.ReconciledAt = now
+		}
 		return nil
 	})
 	if ErrorCode(err) == CodeNotFound {

@@ -22,9 +22,18 @@ type pushEnv struct {
 	Google *memprovider.WatchProvider
 	App    *unical.App
 	SubID  string
+	// AccountID and CalendarID are the subscribed account and calendar.
+	AccountID, CalendarID string
 }
 
 func mustNewPushEnv(tb testing.TB) *pushEnv {
+	tb.Helper()
+	return mustNewPushEnvWith(tb, nil)
+}
+
+// mustNewPushEnvWith builds a pushEnv; configure may change the Config
+// first.
+func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
 	tb.Helper()
 	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
 	if err != nil {
@@ -33,10 +42,14 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 	tb.Cleanup(func() { store.Close() })
 	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
-	env.Client, err = unical.New(unical.Config{
+	cfg := unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	env.Client, err = unical.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,6 +73,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 		tb.Fatal(err)
 	}
 	env.SubID = sub.WebhookSubscriptionID
+	env.AccountID, env.CalendarID = acct.ID, calID
 	return env
 }
 

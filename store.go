@@ -153,6 +153,10 @@ type SubscriptionRecord struct {
 	Watch *Watch
 	// Cursor is the sync cursor the engine polls or syncs from.
 	Cursor string
+	// ReconciledAt is when the engine last checked a watched subscription
+	// with its sync cursor as a safety net under push (see
+	// WebhookConfig.ReconcileInterval); zero when never.
+	ReconciledAt time.Time
 }
 
 // SubscriptionStore keeps webhook subscriptions.

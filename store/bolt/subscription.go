@@ -25,6 +25,7 @@ type subscription struct {
 	SealedSecret     []byte              `json:"sealedSecret"`
 	Watch            *watch              `json:"watch"`
 	Cursor           string              `json:"cursor"`
+	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
 	Endpoint         endpointState       `json:"endpoint"`
 }
 
@@ -67,7 +68,7 @@ func subscriptionToRecord(sub *unical.SubscriptionRecord) (*subscription, error)
 		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
 		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
 		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
-		Endpoint: toEndpointState(sub.EndpointState),
+		ReconciledAt: utc(sub.ReconciledAt), Endpoint: toEndpointState(sub.EndpointState),
 	}
 	if w := sub.Watch; w != nil {
 		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
@@ -84,7 +85,7 @@ func (rec *subscription) toSubscriptionRecord() *unical.SubscriptionRecord {
 			EndpointState: rec.Endpoint.toEndpointState(),
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
-		Cursor: rec.Cursor,
+		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
 	}
 	if w := rec.Watch; w != nil {
 		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}

@@ -117,7 +117,8 @@ func fullSubscription(id, appID, accountID string) *unical.SubscriptionRecord {
 		Watch: &unical.Watch{
 			ID: "channel-" + id, ResourceID: "resource-" + id, Expiration: expiration, Token: "token-" + id,
 		},
-		Cursor: "sync-cursor-1",
+		Cursor:       "sync-cursor-1",
+		ReconciledAt: base.Add(2 * time.Second),
 	}
 }
 

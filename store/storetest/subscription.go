@@ -71,6 +71,7 @@ var subscriptionTests = []testCase{
 		want.UpdatedAt = base.Add(time.Hour)
 		want.Watch = &unical.Watch{ID: "channel-2", Expiration: renewed, Token: "token-2"}
 		want.Cursor = "sync-cursor-2"
+		want.ReconciledAt = base.Add(2 * time.Hour)
 		want.RateLimit = 3
 		got, err := s.UpdateSubscription(t.Context(), "app_A", sub.ID, func(r *unical.SubscriptionRecord) error {
 			if d := diff(sub, r); d != "" {
@@ -80,6 +81,7 @@ var subscriptionTests = []testCase{
 			r.UpdatedAt = want.UpdatedAt
 			r.Watch = &unical.Watch{ID: "channel-2", Expiration: renewed, Token: "token-2"}
 			r.Cursor = "sync-cursor-2"
+			r.ReconciledAt = want.ReconciledAt
 			r.RateLimit = 3
 			return nil
 		})
