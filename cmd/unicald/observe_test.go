@@ -294,8 +294,8 @@ func TestServe_MetricsAddr(t *testing.T) {
 	}
 }
 
-// TestServe_BadEngineSettings checks that bad --poll-interval and
-// --retry-schedule values, on the command line or in the environment,
+// TestServe_BadEngineSettings checks that bad --poll-interval,
+// --reconcile-interval and --retry-schedule values, on the command line or in the environment,
 // stop serve before it starts with an error naming the setting.
 func TestServe_BadEngineSettings(t *testing.T) {
 	t.Parallel()
@@ -310,6 +310,8 @@ func TestServe_BadEngineSettings(t *testing.T) {
 		{"schedule empty", []string{"--retry-schedule", ""}, nil, []string{"retry-schedule"}},
 		{"poll interval zero", []string{"--poll-interval", "0"}, nil, []string{"poll-interval"}},
 		{"poll interval not a duration", []string{"--poll-interval", "often"}, nil, []string{"poll-interval"}},
+		{"reconcile interval zero", []string{"--reconcile-interval", "0"}, nil, []string{"reconcile-interval"}},
+		{"reconcile interval env", nil, map[string]string{"UNICAL_RECONCILE_INTERVAL": "often"}, []string{"UNICAL_RECONCILE_INTERVAL", "--reconcile-interval"}},
 		{"jitter out of range", []string{"--retry-jitter", "2"}, nil, []string{"retry-jitter"}},
 		{"schedule env", nil, map[string]string{"UNICAL_RETRY_SCHEDULE": "5s,,5m"}, []string{"UNICAL_RETRY_SCHEDULE", "--retry-schedule"}},
 		{"poll interval env", nil, map[string]string{"UNICAL_POLL_INTERVAL": "1 minute"}, []string{"UNICAL_POLL_INTERVAL", "--poll-interval"}},

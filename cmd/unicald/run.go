@@ -83,11 +83,13 @@ type engineSettings struct {
 	lease        time.Duration
 	disableAfter time.Duration
 	retention    retentionSettings
-	// pollInterval, retrySchedule and retryJitter are in Config's terms.
-	pollInterval  time.Duration
-	retrySchedule []time.Duration
-	retryJitter   float64
-	observer      unical.Observer
+	// pollInterval, reconcileInterval, retrySchedule and retryJitter are
+	// in Config's terms.
+	pollInterval      time.Duration
+	reconcileInterval time.Duration
+	retrySchedule     []time.Duration
+	retryJitter       float64
+	observer          unical.Observer
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -135,6 +137,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 			EndpointDisableAfter: eng.disableAfter,
 			DeliveryLogTTL:       eng.retention.deliveryLog,
 			ChangePollInterval:   eng.pollInterval,
+			ReconcileInterval:    eng.reconcileInterval,
 			RetrySchedule:        eng.retrySchedule,
 			RetryJitter:          eng.retryJitter,
 		},
@@ -186,11 +189,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
 	poll := pollInterval(time.Minute)
+	reconcile := pollInterval(15 * time.Minute)
 	schedule := defaultRetrySchedule()
 	jitter := jitterFlag(webhook.DefaultJitter)
 	metricsAddr := fs.String("metrics-addr", m.env("UNICAL_METRICS_ADDR", ""), "serve /metrics on this address instead of the API's (env UNICAL_METRICS_ADDR)")
 	for _, err := range []error{
 		m.envFlag(fs, &poll, "poll-interval", "UNICAL_POLL_INTERVAL", "how often subscriptions without a provider watch are checked for changes; negative: never"),
+		m.envFlag(fs, &reconcile, "reconcile-interval", "UNICAL_RECONCILE_INTERVAL", "how often subscriptions with a provider watch are still checked for changes push missed; negative: never"),
 		m.envFlag(fs, &schedule, "retry-schedule", "UNICAL_RETRY_SCHEDULE", "delays before each retry of a webhook message, comma-separated"),
 		m.envFlag(fs, &jitter, "retry-jitter", "UNICAL_RETRY_JITTER", "spread each retry delay by up to this fraction of itself, 0 for none"),
 	} {
@@ -205,6 +210,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return usageError{"--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 	}
 	eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
+	eng.reconcileInterval = time.Duration(reconcile)
 	met := metrics.New()
 	eng.observer = met
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))

@@ -84,8 +84,8 @@ func (j jitterFlag) config() float64 {
 	return float64(j)
 }
 
-// pollInterval is --poll-interval: a positive duration, or a negative one
-// to turn change polling off.
+// pollInterval is --poll-interval and --reconcile-interval: a positive
+// duration, or a negative one to turn change polling (or reconciling) off.
 type pollInterval time.Duration
 
 func (p *pollInterval) String() string { return time.Duration(*p).String() }
@@ -96,7 +96,7 @@ func (p *pollInterval) Set(v string) error {
 		return fmt.Errorf("%q is not a duration such as 30s or 1m", v)
 	}
 	if d == 0 {
-		return errors.New("0 is not an interval; give a positive duration, or a negative one to turn polling off")
+		return errors.New("0 is not an interval; give a positive duration, or a negative one to turn it off")
 	}
 	*p = pollInterval(d)
 	return nil
