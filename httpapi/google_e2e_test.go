@@ -627,6 +627,37 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 	})
 }
 
+// TestGoogleE2E_ReconcileSilentChannel: a Google channel that stops
+// pushing without a word (the fake still shows it live) loses no change:
+// the engine still checks the watched calendar with its sync token every
+// reconcile interval and delivers what it finds as calendar.event.changed.
+func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
+	t.Parallel()
+	rcv, seen := apitest.NewReceiver(t), 0
+	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
+		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+		cfg.OutboxPollInterval, cfg.RetryJitter = 20*time.Millisecond, -1
+		cfg.ChangePollInterval, cfg.ReconcileInterval = 50*time.Millisecond, 300*time.Millisecond
+	})
+	go func() { _ = st.Client.Run(t.Context()) }()
+	accountID := st.connect(t)
+	var sub unical.SubscriptionCreated
+	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
+	rcv.SetSecret(sub.EndpointSecret)
+	if chans := st.google.Channels(); len(chans) != 1 || chans[0].Stopped {
+		t.Fatalf("channels = %+v, want one live channel", chans)
+	}
+	st.google.SilenceChannels(true)
+	st.google.AddEvent(e2eUser, googletest.Event{Summary: "never pushed",
+		Start: &googletest.EventDateTime{DateTime: "2026-05-07T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-05-07T10:00:00Z"}})
+	waitHook(t, rcv, &seen, "calendar.event.changed")
+	var subs struct{ Data []unical.Subscription }
+	st.must(t, "GET", "/v1/calendarSubscriptions/"+accountID, nil, &subs)
+	if len(subs.Data) != 1 || subs.Data[0].SubscriptionID == "" {
+		t.Errorf("subscriptions after reconciling = %+v, want the channel kept", subs.Data)
+	}
+}
+
 // TestGoogleE2E_TokenEndpointFailures: a throttled or failing token
 // endpoint never makes an account EXPIRED; invalid_grant does. The clock
 // the fake, the provider and the Client share moves past the access

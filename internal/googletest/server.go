@@ -97,6 +97,8 @@ type state struct {
 	pageTokens   map[string]*pageCursor
 
 	channels map[string]*channel // by channel id
+	// silentChannels is set by [Server.SilenceChannels].
+	silentChannels bool
 
 	// shortPages is set by [Server.SetShortPages].
 	shortPages bool
