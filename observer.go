@@ -32,7 +32,8 @@ type Observer interface {
 	// endpoint (see [EndpointState]).
 	EndpointDisabled()
 	// PollCycle reports one change-polling pass: how many subscriptions
-	// it polled with a sync cursor, and lag, how much later than the
+	// it checked with a sync cursor (watched ones included, when they were
+	// due to be reconciled), and lag, how much later than the
 	// polling interval the pass started after the previous one (0 for the
 	// first, and for passes a program runs with [Client.PollChanges]).
 	PollCycle(polled int, lag, took time.Duration)

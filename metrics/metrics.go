@@ -117,7 +117,7 @@ func New() *Metrics {
 	})
 	m.subsPolled = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Name: "poll_subscriptions_total",
-		Help: "Subscriptions checked for changes with a sync cursor (those without a provider watch).",
+		Help: "Subscriptions checked for changes with a sync cursor: those without a provider watch on every pass, those with one every reconcile interval.",
 	})
 	m.pollLag = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: namespace, Name: "poll_lag_seconds",
