@@ -145,7 +145,7 @@ func TestClient_Run_ReconcileQuietCalendar(t *testing.T) {
 func TestClient_Run_ReconcileSpread(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		const poll, reconcile = 10 * time.Second, time.Hour
+		const poll, reconcile = 30 * time.Second, time.Hour
 		env, _ := runReconcileEnv(t, poll, reconcile)
 		ids := []string{env.SubID}
 		for range 4 {
