@@ -126,6 +126,7 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 				return nil, errUnchanged
 			}
 			rec.Status = AccountStatusExpired
+			rec.StatusReason = ErrorReason(err)
 			rec.UpdatedAt = a.c.now().UTC()
 			msgs = events.messages(&rec.Account, EventTypeAccountUpdated)
 			return msgs, nil

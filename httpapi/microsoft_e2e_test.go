@@ -748,3 +748,47 @@ func TestPagingRepeatsQueryThroughHTTPAPI(t *testing.T) {
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}).Into(t, &cal)
 	st.CheckExpandedPagingRule(t, acct, cal.ID)
 }
+
+// TestExpiryReasonsThroughHTTPAPI makes Microsoft refuse the refresh token
+// for each cause it reports, and checks that the account turns EXPIRED
+// with that statusReason, in GET and in the statusFilter=EXPIRED listing,
+// and that reconnecting clears it.
+func TestExpiryReasonsThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		refuse func(st *graphStack)
+		want   unical.StatusReason
+	}{
+		{"revoked (AADSTS50173)", func(st *graphStack) { st.Graph.RevokeRefreshTokens(st.UserID) }, unical.StatusReasonRefreshTokenRevoked},
+		{"consent (AADSTS65001)", func(st *graphStack) { st.Graph.RevokeConsent(st.UserID) }, unical.StatusReasonConsentRevoked},
+		{"policy (AADSTS50076)", func(st *graphStack) { st.Graph.RequireMFA(st.UserID) }, unical.StatusReasonPolicy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := MustStartGraphStack(t)
+			acct := st.MustConnect(t)
+			tc.refuse(st)
+			st.Graph.ExpireAccessTokens(st.UserID)
+			wantError(t, "calendars", st.do(t, "GET", "/v1/calendars/"+acct, nil), 409, "account_expired", "")
+			var a unical.Account
+			st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil).Into(t, &a)
+			if a.Status != unical.AccountStatusExpired || a.StatusReason != tc.want {
+				t.Errorf("account = %s/%q; want EXPIRED/%q", a.Status, a.StatusReason, tc.want)
+			}
+			var list struct {
+				Data []unical.Account `json:"data"`
+			}
+			st.must(t, "GET", "/v1/endUserAccounts?statusFilter=expired", nil).Into(t, &list)
+			if len(list.Data) != 1 || list.Data[0].StatusReason != tc.want {
+				t.Errorf("statusFilter=expired = %+v; want the account with %q", list.Data, tc.want)
+			}
+
+			st.MustConnect(t)
+			r := st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil)
+			if strings.Contains(string(r.Body), "statusReason") {
+				t.Errorf("ACTIVE account again = %s; want no statusReason", r.Body)
+			}
+		})
+	}
+}
