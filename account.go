@@ -336,6 +336,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 	}
 	now := a.c.now().UTC()
 	sec := secrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
+	if sec.RefreshToken != "" {
+		sec.RefreshIssued = now
+	}
 	scopes := conn.Scopes
 	if scopes == nil {
 		scopes = []string{}
@@ -386,6 +389,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					return nil, err
 				}
 				sec.RefreshToken = old.RefreshToken // the provider kept the old one
+				sec.RefreshIssued = old.RefreshIssued
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 			rec.TokenExpiry = conn.Token.Expiry
