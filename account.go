@@ -58,6 +58,46 @@ const (
 	AccountStatusExpired AccountStatus = "EXPIRED"
 )
 
+// StatusReason says why an account is EXPIRED (our extension to the spec),
+// so that the application can tell its user what to do. The README's
+// "Account status reasons" lists what each one means for the user.
+type StatusReason string
+
+// Status reasons of an EXPIRED account.
+const (
+	// StatusReasonRefreshTokenRevoked: the user (or an administrator)
+	// removed the application's access, or the grant was otherwise
+	// invalidated at the provider. The user reconnects.
+	StatusReasonRefreshTokenRevoked StatusReason = "refresh_token_revoked"
+	// StatusReasonRefreshTokenExpired: the refresh token outlived its
+	// lifetime (Microsoft's inactivity limit, Google's seven days for apps
+	// in "Testing" mode). The user reconnects; a recurring weekly expiry
+	// at Google means the OAuth app should be published.
+	StatusReasonRefreshTokenExpired StatusReason = "refresh_token_expired"
+	// StatusReasonConsentRevoked: consent to the application was withdrawn
+	// or is missing (Microsoft AADSTS65001). The user, or their
+	// administrator, grants consent again by reconnecting.
+	StatusReasonConsentRevoked StatusReason = "consent_revoked"
+	// StatusReasonPasswordInvalid: the CalDAV server no longer accepts the
+	// app-specific password (changed or revoked). The user creates a new
+	// one and reconnects.
+	StatusReasonPasswordInvalid StatusReason = "password_invalid"
+	// StatusReasonPolicy: an administrator's policy (multi-factor
+	// authentication, conditional access) demands a new interactive
+	// sign-in. The user signs in again, possibly after contacting their
+	// administrator.
+	StatusReasonPolicy StatusReason = "policy"
+	// StatusReasonUnknown: the provider refused the credentials without
+	// saying why. The user reconnects.
+	StatusReasonUnknown StatusReason = "unknown"
+)
+
+// StatusReasons lists every status reason, in the README's order.
+var StatusReasons = []StatusReason{
+	StatusReasonRefreshTokenRevoked, StatusReasonRefreshTokenExpired, StatusReasonConsentRevoked,
+	StatusReasonPasswordInvalid, StatusReasonPolicy, StatusReasonUnknown,
+}
+
 // Account is an End User Account: one user's calendar account at one
 // provider, connected to one application.
 type Account struct {
@@ -71,7 +111,10 @@ type Account struct {
 	ProviderID        string        `json:"providerId"`
 	ApplicationID     string        `json:"applicationId"`
 	Status            AccountStatus `json:"status"`
-	ProviderType      ProviderType  `json:"providerType"`
+	// StatusReason says why an EXPIRED account expired; empty (and left
+	// out of the JSON) while the account is ACTIVE. Our extension.
+	StatusReason StatusReason `json:"statusReason,omitempty"`
+	ProviderType ProviderType `json:"providerType"`
 }
 
 // Credentials are an account's stored provider credentials, as returned by
@@ -293,6 +336,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 	}
 	now := a.c.now().UTC()
 	sec := secrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
+	if sec.RefreshToken != "" {
+		sec.RefreshIssued = now
+	}
 	scopes := conn.Scopes
 	if scopes == nil {
 		scopes = []string{}
@@ -343,12 +389,14 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					return nil, err
 				}
 				sec.RefreshToken = old.RefreshToken // the provider kept the old one
+				sec.RefreshIssued = old.RefreshIssued
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 			rec.TokenExpiry = conn.Token.Expiry
 			rec.CredentialsUpdatedAt = now
 			rec.UpdatedAt = now
 			rec.Status = AccountStatusActive
+			rec.StatusReason = ""
 			rec.AuthorizedScopes = scopes
 			if providerAccountID != nil {
 				rec.ProviderAccountID = providerAccountID

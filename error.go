@@ -44,6 +44,10 @@ type Error struct {
 	// RetryAfter is how long a caller should wait, for CodeRateLimited and
 	// CodeUnavailable; zero when unknown.
 	RetryAfter time.Duration
+	// Reason says why the credentials stopped working, for
+	// CodeAccountExpired: the account's statusReason. Empty is
+	// StatusReasonUnknown.
+	Reason StatusReason
 	// Err is the wrapped cause, for logs only.
 	Err error
 }
@@ -93,6 +97,16 @@ func ErrorCode(err error) Code {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// ErrorReason returns the StatusReason carried by err, or
+// StatusReasonUnknown when it carries none.
+func ErrorReason(err error) StatusReason {
+	var e *Error
+	if errors.As(err, &e) && e.Reason != "" {
+		return e.Reason
+	}
+	return StatusReasonUnknown
 }
 
 // ErrorMessage returns the caller-safe message of err, or a generic sentence

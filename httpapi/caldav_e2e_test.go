@@ -237,8 +237,9 @@ func TestCalDAVE2E_Expired(t *testing.T) {
 	s := davtest.StartUser(t, davtest.Radicale, "ada@example.com")
 	st := mustNewDAVStack(t, s)
 	var acct struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
+		ID           string `json:"id"`
+		Status       string `json:"status"`
+		StatusReason string `json:"statusReason"`
 	}
 	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": s.Password}, &acct)
 	// The password changes at the server.
@@ -248,13 +249,19 @@ func TestCalDAVE2E_Expired(t *testing.T) {
 		t.Fatalf("listing with a revoked password = %d", r.Status)
 	}
 	st.must(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil, &acct)
-	if acct.Status != "EXPIRED" {
-		t.Errorf("after a 401 the account is %s, want EXPIRED", acct.Status)
+	if acct.Status != "EXPIRED" || acct.StatusReason != string(unical.StatusReasonPasswordInvalid) {
+		t.Errorf("after a 401 the account is %s/%q, want EXPIRED/password_invalid", acct.Status, acct.StatusReason)
+	}
+	var page unical.Page[unical.Account]
+	st.must(t, "GET", "/v1/endUserAccounts?statusFilter=expired", nil, &page)
+	if len(page.Data) != 1 || page.Data[0].StatusReason != unical.StatusReasonPasswordInvalid {
+		t.Errorf("statusFilter=expired = %+v, want the account with password_invalid", page.Data)
 	}
 	st.must(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c", map[string]string{"email": s.Username, "password": old + "-new"}, &acct)
+	acct.StatusReason = "" // a statusReason left out must not keep the old one
 	st.must(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil, &acct)
-	if acct.Status != "ACTIVE" {
-		t.Errorf("after reconnecting the account is %s, want ACTIVE", acct.Status)
+	if acct.Status != "ACTIVE" || acct.StatusReason != "" {
+		t.Errorf("after reconnecting the account is %s/%q, want ACTIVE without a reason", acct.Status, acct.StatusReason)
 	}
 	st.must(t, "GET", "/v1/calendars/"+acct.ID, nil, nil)
 }

@@ -99,6 +99,10 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 	b = appendString(b, a.ApplicationID)
 	b = append(b, `,"status":`...)
 	b = appendString(b, string(a.Status))
+	if a.StatusReason != "" { // omitempty, as on the struct tag
+		b = append(b, `,"statusReason":`...)
+		b = appendString(b, string(a.StatusReason))
+	}
 	b = append(b, `,"providerType":`...)
 	b = appendString(b, string(a.ProviderType))
 	return append(b, '}'), true

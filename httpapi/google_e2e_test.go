@@ -356,14 +356,15 @@ func TestGoogleE2E_ExpiryAndThrottling(t *testing.T) {
 	}
 	var acct unical.Account
 	st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
-	if acct.Status != unical.AccountStatusExpired {
-		t.Errorf("status after revocation = %s, want EXPIRED", acct.Status)
+	if acct.Status != unical.AccountStatusExpired || acct.StatusReason != unical.StatusReasonRefreshTokenRevoked {
+		t.Errorf("status after revocation = %s/%q, want EXPIRED/refresh_token_revoked", acct.Status, acct.StatusReason)
 	}
 
 	// Posting the account with a new refresh token revives it.
 	rt := st.google.IssueRefreshToken(e2eClientID, e2eUser)
+	acct = unical.Account{} // a statusReason left out must not keep the old one
 	st.must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": e2eUser, "providerType": "PROVIDER_A", "refreshToken": rt}, &acct)
-	if acct.ID != accountID || acct.Status != unical.AccountStatusActive {
+	if acct.ID != accountID || acct.Status != unical.AccountStatusActive || acct.StatusReason != "" {
 		t.Errorf("account after reconnecting = %+v", acct)
 	}
 	st.must(t, "GET", cals, nil, nil)
@@ -713,6 +714,48 @@ func TestGoogleE2E_TokenEndpointFailures(t *testing.T) {
 	if s := status(); s != unical.AccountStatusExpired {
 		t.Errorf("after invalid_grant: status %s, want EXPIRED", s)
 	}
+}
+
+// TestGoogleE2E_TestingModeExpiry: Google expires the refresh tokens of an
+// OAuth app in "Testing" publishing status after seven days, with the same
+// invalid_grant as a revocation; the account turns EXPIRED with
+// refresh_token_expired, shown in GET and in the statusFilter=expired
+// listing, and reconnecting clears it.
+func TestGoogleE2E_TestingModeExpiry(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock, TestingMode: true}, func(cfg *unical.Config) { cfg.Now = clock })
+	accountID := st.connect(t)
+	cals := "/v1/calendars/" + accountID
+	st.must(t, "GET", cals, nil, nil)
+
+	advance(6 * 24 * time.Hour) // day six: the refresh token still works
+	st.must(t, "GET", cals, nil, nil)
+	advance(24*time.Hour + time.Hour) // day seven has passed
+	if a := st.do(t, "GET", cals, nil); a.Status != http.StatusConflict || a.Error(t).Code != "account_expired" {
+		t.Fatalf("GET calendars after seven days = %d %s, want 409 account_expired", a.Status, a.Body)
+	}
+	var acct unical.Account
+	st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
+	if acct.Status != unical.AccountStatusExpired || acct.StatusReason != unical.StatusReasonRefreshTokenExpired {
+		t.Errorf("account = %s/%q, want EXPIRED/refresh_token_expired", acct.Status, acct.StatusReason)
+	}
+	var page unical.Page[unical.Account]
+	st.must(t, "GET", "/v1/endUserAccounts?statusFilter=expired", nil, &page)
+	if len(page.Data) != 1 || page.Data[0].StatusReason != unical.StatusReasonRefreshTokenExpired {
+		t.Errorf("statusFilter=expired = %+v, want the account with refresh_token_expired", page.Data)
+	}
+
+	rt := st.google.IssueRefreshToken(e2eClientID, e2eUser)
+	acct = unical.Account{} // a statusReason left out must not keep the old one
+	st.must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": e2eUser, "providerType": "PROVIDER_A", "refreshToken": rt}, &acct)
+	if acct.Status != unical.AccountStatusActive || acct.StatusReason != "" {
+		t.Errorf("account after reconnecting = %s/%q, want ACTIVE without a reason", acct.Status, acct.StatusReason)
+	}
+	st.must(t, "GET", cals, nil, nil)
 }
 
 // TestGoogleE2E_PagingRepeatsQuery pages an expanded listing with limit=2 by

@@ -748,3 +748,78 @@ func TestPagingRepeatsQueryThroughHTTPAPI(t *testing.T) {
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}).Into(t, &cal)
 	st.CheckExpandedPagingRule(t, acct, cal.ID)
 }
+
+// TestExpiryReasonsThroughHTTPAPI makes Microsoft refuse the refresh token
+// for each cause it reports, and checks that the account turns EXPIRED
+// with that statusReason, in GET, in the statusFilter=expired listing and
+// in the enduseraccount.updated message, and that reconnecting clears it.
+func TestExpiryReasonsThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		refuse func(st *graphStack, clock *graphtest.Clock)
+		want   unical.StatusReason
+	}{
+		{"revoked (AADSTS50173)", func(st *graphStack, _ *graphtest.Clock) { st.Graph.RevokeRefreshTokens(st.UserID) }, unical.StatusReasonRefreshTokenRevoked},
+		{"expired (AADSTS700082)", func(st *graphStack, clock *graphtest.Clock) { clock.Advance(25 * time.Hour) }, unical.StatusReasonRefreshTokenExpired},
+		{"consent (AADSTS65001)", func(st *graphStack, _ *graphtest.Clock) { st.Graph.RevokeConsent(st.UserID) }, unical.StatusReasonConsentRevoked},
+		{"policy (AADSTS50076)", func(st *graphStack, _ *graphtest.Clock) { st.Graph.RequireMFA(st.UserID) }, unical.StatusReasonPolicy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Refresh tokens unused for a day expire, so that the clock
+			// can reach AADSTS700082 quickly.
+			clock := graphtest.NewClock(time.Now().UTC())
+			st := startGraphStack(t, graphtest.Options{RefreshTokenLifetime: 24 * time.Hour}, clock)
+			if _, _, err := st.Client.UpdateApplication(t.Context(), st.AppID, &unical.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
+				t.Fatal(err)
+			}
+			acct := st.MustConnect(t)
+			tc.refuse(st, clock)
+			st.Graph.ExpireAccessTokens(st.UserID)
+			wantError(t, "calendars", st.do(t, "GET", "/v1/calendars/"+acct, nil), 409, "account_expired", "")
+			var a unical.Account
+			st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil).Into(t, &a)
+			if a.Status != unical.AccountStatusExpired || a.StatusReason != tc.want {
+				t.Errorf("account = %s/%q; want EXPIRED/%q", a.Status, a.StatusReason, tc.want)
+			}
+			var list unical.Page[unical.Account]
+			st.must(t, "GET", "/v1/endUserAccounts?statusFilter=expired", nil).Into(t, &list)
+			if len(list.Data) != 1 || list.Data[0].StatusReason != tc.want {
+				t.Errorf("statusFilter=expired = %+v; want the account with %q", list.Data, tc.want)
+			}
+			if got := expiredMessageReason(t, st, clock.Now()); got != tc.want {
+				t.Errorf("enduseraccount.updated carries statusReason %q; want %q", got, tc.want)
+			}
+
+			st.MustConnect(t)
+			r := st.must(t, "GET", "/v1/endUserAccounts/"+acct, nil)
+			if strings.Contains(string(r.Body), "statusReason") {
+				t.Errorf("ACTIVE account again = %s; want no statusReason", r.Body)
+			}
+		})
+	}
+}
+
+// expiredMessageReason returns the statusReason of the queued
+// enduseraccount.updated message that reports the account EXPIRED: the
+// payload the delivery worker sends as it is (the test stack runs no
+// worker, so the message is claimed from the outbox).
+func expiredMessageReason(t *testing.T, st *graphStack, now time.Time) unical.StatusReason {
+	t.Helper()
+	msgs, err := st.Store.ClaimMessages(t.Context(), "test", now.Add(time.Hour), time.Minute, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range msgs {
+		var m unical.MessagePayload
+		if err := json.Unmarshal(msg.Payload, &m); err != nil {
+			t.Fatalf("message %s: %v", msg.Payload, err)
+		}
+		if m.EventType == unical.EventTypeAccountUpdated && m.EndUserAccount != nil && m.EndUserAccount.Status == unical.AccountStatusExpired {
+			return m.EndUserAccount.StatusReason
+		}
+	}
+	t.Fatalf("no enduseraccount.updated message with EXPIRED among %d queued messages", len(msgs))
+	return ""
+}

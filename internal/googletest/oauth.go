@@ -115,6 +115,8 @@ type grant struct {
 	scopes       []string
 	refreshToken string
 	revoked      bool
+	// issued is when the refresh token was issued, for Options.TestingMode.
+	issued time.Time
 	// dropped: the refresh token fell out under maxRefreshTokens; access
 	// tokens issued from it keep working until they expire.
 	dropped bool
@@ -202,6 +204,7 @@ func (s *Server) newGrantLocked(clientID, sub string, scopes []string) *grant {
 		sub:          sub,
 		scopes:       slices.Clone(scopes),
 		refreshToken: "1//fake-" + randomID(48, alnum),
+		issued:       s.now(),
 	}
 	s.st.grants = append(s.st.grants, g)
 	s.st.refresh[g.refreshToken] = g
@@ -538,7 +541,7 @@ func (s *Server) exchangeCodeLocked(cl *Client, form url.Values) (*tokenResponse
 
 func (s *Server) refreshLocked(cl *Client, form url.Values) (*tokenResponse, *oauthError) {
 	g := s.st.refresh[form.Get("refresh_token")]
-	if g == nil || g.revoked {
+	if g == nil || g.revoked || s.opts.TestingMode && !s.now().Before(g.issued.Add(TestingRefreshTokenLifetime)) {
 		// The body Google sends for a revoked or expired refresh token.
 		return nil, &oauthError{http.StatusBadRequest, "invalid_grant", "Token has been expired or revoked."}
 	}

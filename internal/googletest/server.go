@@ -52,7 +52,20 @@ type Options struct {
 	// of a changed series). Default 365 days after Now. UNVERIFIED: Google
 	// documents no such window.
 	ExpansionHorizon time.Duration
+
+	// TestingMode makes the OAuth client behave like one whose consent
+	// screen has the "Testing" publishing status: "A Google Cloud Platform
+	// project with an OAuth consent screen configured for an external user
+	// type and a publishing status of 'Testing' is issued a refresh token
+	// expiring in 7 days" (identity/protocols/oauth2, "Refresh token
+	// expiration"). Redeeming one later answers the same invalid_grant
+	// "Token has been expired or revoked." as a revoked one.
+	TestingMode bool
 }
+
+// TestingRefreshTokenLifetime is the lifetime of refresh tokens under
+// Options.TestingMode.
+const TestingRefreshTokenLifetime = 7 * 24 * time.Hour
 
 // Server is a running fake. Create it with [NewServer]; it closes itself in
 // tb.Cleanup.

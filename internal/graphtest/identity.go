@@ -66,6 +66,8 @@ type refreshToken struct {
 	scopes           []string
 	lastUsed         time.Time
 	revoked          bool
+	// refusal, when set, is the answer to every later redemption.
+	refusal *tokenError
 }
 
 // AddUser adds a mailbox with a default calendar named "Calendar" and returns
@@ -158,6 +160,33 @@ func (s *Server) RevokeRefreshTokens(userID string) {
 	for _, rt := range s.refresh {
 		if rt.userID == userID {
 			rt.revoked = true
+		}
+	}
+}
+
+// RevokeConsent withdraws the consent userID gave, as removing the app at
+// myapps.microsoft.com or an administrator deleting the grant does:
+// redeeming a refresh token then fails with invalid_grant AADSTS65001
+// (DelegationDoesNotExist, "The user or administrator has not consented
+// to use the application", reference-error-codes).
+func (s *Server) RevokeConsent(userID string) {
+	s.refuseRefresh(userID, grantError(65001, "The user or administrator has not consented to use the application with ID '%s'. Send an interactive authorization request for this user and resource.", userID))
+}
+
+// RequireMFA makes every refresh token of userID answer
+// interaction_required AADSTS50076 (UserStrongAuthClientAuthNRequired,
+// reference-error-codes): an administrator's policy now demands
+// multi-factor authentication, which needs an interactive sign-in.
+func (s *Server) RequireMFA(userID string) {
+	s.refuseRefresh(userID, &tokenError{http.StatusBadRequest, "interaction_required", 50076, "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access the resource."})
+}
+
+func (s *Server) refuseRefresh(userID string, e *tokenError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rt := range s.refresh {
+		if rt.userID == userID {
+			rt.refusal = e
 		}
 	}
 }
@@ -495,6 +524,8 @@ func (s *Server) redeemRefreshToken(clientID string, f url.Values) (string, []st
 	switch {
 	case !ok:
 		return "", nil, grantError(9002313, "Invalid request. Request is malformed or invalid.")
+	case rt.refusal != nil:
+		return "", nil, rt.refusal
 	case rt.revoked:
 		return "", nil, grantError(50173, "The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.")
 	case !s.now().Before(rt.lastUsed.Add(s.opts.RefreshTokenLifetime)):

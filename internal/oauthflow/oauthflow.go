@@ -51,6 +51,20 @@ type Errors struct {
 	// Client maps codes that refuse the application itself (a wrong
 	// client secret, an unknown client id) to the code to return.
 	Client map[string]unical.Code
+	// Reason tells why a refused grant stopped working, from the error
+	// code and its error_description (the only place the providers say
+	// it); nil, or an empty answer, is unical.StatusReasonUnknown.
+	Reason func(code, description string) unical.StatusReason
+}
+
+// reason classifies a refused grant with e.Reason.
+func (e Errors) reason(code, description string) unical.StatusReason {
+	if e.Reason != nil {
+		if r := e.Reason(code, description); r != "" {
+			return r
+		}
+	}
+	return unical.StatusReasonUnknown
 }
 
 // Flow is the token endpoint of one application at one provider.
@@ -231,7 +245,9 @@ func (f *Flow) classify(ctx context.Context, err error, rejected unical.Code) cl
 	code := re.ErrorCode
 	switch {
 	case code == "invalid_grant" || slices.Contains(f.Errors.Revoked, code):
-		return classified{err: wrap(rejected, "%s refused the account's grant (%s): it was revoked, expired or already used; connect the account again.", f.Name, code)}
+		e := wrap(rejected, "%s refused the account's grant (%s): it was revoked, expired or already used; connect the account again.", f.Name, code)
+		e.Reason = f.Errors.reason(code, re.ErrorDescription)
+		return classified{err: e}
 	case f.Errors.Client[code] != "":
 		return classified{err: wrap(f.Errors.Client[code], "%s refused the application's OAuth client id or secret (%s).", f.Name, code)}
 	case status == http.StatusTooManyRequests || status >= 500 || code == "temporarily_unavailable":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -225,6 +226,49 @@ func TestExchange(t *testing.T) {
 			}
 			if ts.requests() != 1 || len(waits) != 0 {
 				t.Errorf("%d requests, %d waits; an exchange is tried once", ts.requests(), len(waits))
+			}
+		})
+	}
+}
+
+// TestRefreshReason checks that a refused grant carries the reason the
+// provider's classifier finds in the code and error_description, and
+// "unknown" when it finds none or the provider has no classifier.
+func TestRefreshReason(t *testing.T) {
+	t.Parallel()
+	classify := func(code, description string) unical.StatusReason {
+		if strings.HasPrefix(description, "AADSTS50173:") {
+			return unical.StatusReasonRefreshTokenRevoked
+		}
+		if code == "interaction_required" {
+			return unical.StatusReasonPolicy
+		}
+		return ""
+	}
+	tests := []struct {
+		name       string
+		answer     answer
+		classifier func(code, description string) unical.StatusReason
+		want       unical.StatusReason
+	}{
+		{"description names the cause", badGrant, classify, unical.StatusReasonRefreshTokenRevoked},
+		{"code names the cause", noConsent, classify, unical.StatusReasonPolicy},
+		{"classifier finds nothing", answer{400, `{"error":"invalid_grant"}`, ""}, classify, unical.StatusReasonUnknown},
+		{"no classifier", badGrant, nil, unical.StatusReasonUnknown},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTokenServer(t, tc.answer)
+			var waits []time.Duration
+			f := newFlow(ts.URL, &waits)
+			f.Errors.Reason = tc.classifier
+			_, err := f.Refresh(t.Context(), "rt-1", unical.CodeAccountExpired)
+			if unical.ErrorCode(err) != unical.CodeAccountExpired {
+				t.Fatalf("error = %v, want account_expired", err)
+			}
+			if got := unical.ErrorReason(err); got != tc.want {
+				t.Errorf("reason = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -36,7 +36,11 @@ func (c *conn) classify(r *response, what string) error {
 		if c.connecting {
 			return unical.WrapError(unical.CodeUnauthorized, cause, "The CalDAV server refused the email and app-specific password.")
 		}
-		return unical.WrapError(unical.CodeAccountExpired, cause, "The CalDAV server no longer accepts the account's app-specific password; reconnect the account.")
+		// A 401 on a stored account is the password (changed, or the
+		// app-specific password revoked): nothing else authenticates.
+		e := unical.WrapError(unical.CodeAccountExpired, cause, "The CalDAV server no longer accepts the account's app-specific password; reconnect the account.")
+		e.Reason = unical.StatusReasonPasswordInvalid
+		return e
 	case http.StatusNotFound, http.StatusGone:
 		return unical.WrapError(unical.CodeNotFound, cause, "Not found at the CalDAV server.")
 	case http.StatusPreconditionFailed:

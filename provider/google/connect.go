@@ -35,6 +35,24 @@ func (p *Provider) oauthConfig(s unical.ProviderSettings, redirectURI string) *o
 var googleErrors = oauthflow.Errors{
 	Revoked: []string{"unauthorized_client"},
 	Client:  map[string]unical.Code{"invalid_client": unical.CodeUpstream},
+	Reason:  googleReason,
+}
+
+// googleReason classifies Google's refused grants. Google answers
+// invalid_grant "Token has been expired or revoked." for every cause its
+// OAuth guide lists under "Refresh token expiration" (identity/protocols/
+// oauth2#expiration): the user revoked access, six months unused, a
+// password change with Gmail scopes, too many live refresh tokens, a
+// session control policy, and the seven-day lifetime of refresh tokens
+// issued to an app whose consent screen is in "Testing" publishing
+// status. The answer does not tell these apart, so it is
+// refresh_token_revoked; the README tells the application that one
+// recurring a week after each connection is the Testing-mode expiry.
+func googleReason(code, description string) unical.StatusReason {
+	if code == "invalid_grant" && strings.Contains(strings.ToLower(description), "expired or revoked") {
+		return unical.StatusReasonRefreshTokenRevoked
+	}
+	return unical.StatusReasonUnknown
 }
 
 // flow is the shared OAuth token path for one application's settings.

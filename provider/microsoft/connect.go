@@ -2,6 +2,7 @@ package microsoft
 
 import (
 	"context"
+	"strings"
 
 	"golang.org/x/oauth2"
 	oauthms "golang.org/x/oauth2/microsoft"
@@ -93,6 +94,46 @@ var microsoftErrors = oauthflow.Errors{
 		"invalid_client":      unical.CodeUnauthorized,
 		"unauthorized_client": unical.CodeUnauthorized,
 	},
+	Reason: microsoftReason,
+}
+
+// aadstsReasons maps the Microsoft Entra STS error codes that end a
+// refresh token to a status reason. The numbers are from "Microsoft Entra
+// authentication and authorization error codes"
+// (learn.microsoft.com/entra/identity-platform/reference-error-codes);
+// the token endpoint puts the code at the start of error_description
+// ("AADSTS700082: The refresh token has expired due to inactivity...").
+// Microsoft warns that the codes may change; an unknown one is simply
+// "unknown", and the account expires all the same.
+var aadstsReasons = map[string]unical.StatusReason{
+	"AADSTS70008":  unical.StatusReasonRefreshTokenExpired, // ExpiredOrRevokedGrant: expired for inactivity
+	"AADSTS700082": unical.StatusReasonRefreshTokenExpired, // ExpiredOrRevokedGrantInactiveToken: expired for inactivity
+	"AADSTS50173":  unical.StatusReasonRefreshTokenRevoked, // FreshTokenNeeded: the grant was revoked (an admin or the user revoked tokens, a password reset)
+	"AADSTS50133":  unical.StatusReasonRefreshTokenRevoked, // SsoArtifactInvalidOrExpired: session invalid after a password change
+	"AADSTS65001":  unical.StatusReasonConsentRevoked,      // DelegationDoesNotExist: the user or administrator has not consented
+	"AADSTS65004":  unical.StatusReasonConsentRevoked,      // UserDeclinedConsent
+	"AADSTS50076":  unical.StatusReasonPolicy,              // UserStrongAuthClientAuthNRequired: an admin now requires MFA
+	"AADSTS50079":  unical.StatusReasonPolicy,              // UserStrongAuthEnrollmentRequired: MFA registration required
+	"AADSTS53003":  unical.StatusReasonPolicy,              // BlockedByConditionalAccess
+	"AADSTS70043":  unical.StatusReasonPolicy,              // BadTokenDueToInteractionRequired: conditional access sign-in frequency
+}
+
+// microsoftReason classifies Microsoft's refused grants by the AADSTS
+// code at the start of error_description; without one, consent_required
+// is consent_revoked and interaction_required is policy (the identity
+// platform's token endpoint error table, v2-oauth2-auth-code-flow).
+func microsoftReason(code, description string) unical.StatusReason {
+	aadsts, _, _ := strings.Cut(description, ":")
+	if r, ok := aadstsReasons[strings.TrimSpace(aadsts)]; ok {
+		return r
+	}
+	switch code {
+	case "consent_required":
+		return unical.StatusReasonConsentRevoked
+	case "interaction_required":
+		return unical.StatusReasonPolicy
+	}
+	return unical.StatusReasonUnknown
 }
 
 // flow is the shared OAuth token path for one application's settings.

@@ -24,6 +24,7 @@ type account struct {
 	ProviderAccountID    *string              `json:"providerAccountId"`
 	ProviderID           string               `json:"providerId"`
 	Status               unical.AccountStatus `json:"status"`
+	StatusReason         unical.StatusReason  `json:"statusReason,omitempty"`
 	ProviderType         unical.ProviderType  `json:"providerType"`
 	SealedSecrets        []byte               `json:"sealedSecrets"`
 	TokenExpiry          time.Time            `json:"tokenExpiry"`
@@ -43,7 +44,7 @@ func accountToRecord(a *unical.AccountRecord) (*account, error) {
 	return &account{
 		ID: a.ID, ApplicationID: a.ApplicationID, CreatedAt: utc(a.CreatedAt), UpdatedAt: utc(a.UpdatedAt),
 		Email: a.Email, ExternalID: a.ExternalID, AuthorizedScopes: a.AuthorizedScopes,
-		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status,
+		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status, StatusReason: a.StatusReason,
 		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: utc(a.TokenExpiry),
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: utc(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: utc(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
@@ -64,7 +65,7 @@ func (rec *account) toAccountRecord() *unical.AccountRecord {
 			ID: rec.ID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Email: rec.Email,
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
-			ApplicationID: rec.ApplicationID, Status: rec.Status, ProviderType: rec.ProviderType,
+			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,

@@ -109,6 +109,7 @@ var accountTests = []testCase{
 		rec := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
 		want := fullAccount(rec.ID, "app_A", unical.ProviderGoogle, "ada@example.com")
 		want.Status = unical.AccountStatusExpired
+		want.StatusReason = unical.StatusReasonConsentRevoked
 		want.UpdatedAt = base.Add(time.Hour)
 		want.AuthorizedScopes = []string{"calendar.readonly"}
 		want.ProviderAccountID = nil
@@ -120,6 +121,7 @@ var accountTests = []testCase{
 				t.Errorf("UpdateAccount() fn got mismatch (-want +got):\n%s", d)
 			}
 			r.Status = want.Status
+			r.StatusReason = want.StatusReason
 			r.UpdatedAt = want.UpdatedAt
 			r.AuthorizedScopes = []string{"calendar.readonly"}
 			r.ProviderAccountID = nil

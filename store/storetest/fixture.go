@@ -75,7 +75,10 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			ProviderID:        t.PathName(),
 			ApplicationID:     appID,
 			Status:            unical.AccountStatusActive,
-			ProviderType:      t,
+			// A reason with ACTIVE is what no Client writes, but a Store
+			// keeps fields, not rules: the round trip must cover it.
+			StatusReason: unical.StatusReasonRefreshTokenRevoked,
+			ProviderType: t,
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},
 		TokenExpiry:          base.Add(time.Hour),
