@@ -329,6 +329,52 @@ type EventParams struct {
 	GenerateMeetingURLProvider Optional[string]            `json:"generateMeetingUrlProvider,omitzero"`
 }
 
+// ApplyCommon writes onto e the parameters that every provider that keeps
+// whole events (CalDAV, the in-memory provider) stores one to one: title,
+// description, location, start, end (null clears it), cancellation,
+// attendees, both extended-property maps, visibility and transparency. A
+// field absent from p is left alone. What differs by provider (all-day
+// inference, recurrence, organizer and creator defaults, colours,
+// reminders, the caller's response status) stays with the provider, so
+// that this is the one copy of the shared part.
+func (p *EventParams) ApplyCommon(e *Event) {
+	setString := func(dst *string, o Optional[string]) {
+		if o.IsSet() {
+			*dst = o.Value()
+		}
+	}
+	setString(&e.Title, p.Title)
+	setString(&e.Description, p.Description)
+	setString(&e.Location, p.Location)
+	if v, ok := p.Start.Get(); ok {
+		e.Start = &v
+	}
+	if p.End.IsSet() {
+		e.End = nil
+		if v, ok := p.End.Get(); ok {
+			e.End = &v
+		}
+	}
+	if p.IsCancelled.IsSet() {
+		e.IsCancelled = p.IsCancelled.Value()
+	}
+	if p.Attendees.IsSet() {
+		e.Attendees = p.Attendees.Value()
+	}
+	if p.PublicExtendedProperties.IsSet() {
+		e.PublicExtendedProperties = p.PublicExtendedProperties.Value()
+	}
+	if p.PrivateExtendedProperties.IsSet() {
+		e.PrivateExtendedProperties = p.PrivateExtendedProperties.Value()
+	}
+	if p.Visibility.IsSet() {
+		e.Visibility = p.Visibility.Value()
+	}
+	if p.Transparency.IsSet() {
+		e.Transparency = p.Transparency.Value()
+	}
+}
+
 // EventReadOnlyFields are the event fields a write body may not carry.
 var EventReadOnlyFields = []string{"id", "etag", "createdAt", "updatedAt", "iCalUid"}
 

@@ -140,50 +140,16 @@ func check(e *unical.Event) error {
 // one cleared. create tells a new event, whose all-day flag also follows
 // from a bare start date and whose attendees need an organizer.
 func merge(e *unical.Event, params *unical.EventParams, self string, create bool) error {
-	str := func(dst *string, o unical.Optional[string]) {
-		if o.IsSet() {
-			*dst = o.Value()
-		}
-	}
-	str(&e.Title, params.Title)
-	str(&e.Description, params.Description)
-	str(&e.Location, params.Location)
-	if v, ok := params.Start.Get(); ok {
-		e.Start = &v
-	}
-	if params.End.IsSet() {
-		e.End = nil
-		if v, ok := params.End.Get(); ok {
-			e.End = &v
-		}
-	}
+	params.ApplyCommon(e)
 	switch {
 	case params.IsAllDay.IsSet():
 		e.IsAllDay = params.IsAllDay.Value()
 	case create && e.Start != nil:
 		e.IsAllDay = e.Start.Date != "" && e.Start.DateTime == ""
 	}
-	if params.IsCancelled.IsSet() {
-		e.IsCancelled = params.IsCancelled.Value()
-	}
 	if params.Recurrence.IsSet() {
 		e.Recurrence = params.Recurrence.Value()
 		e.IsRecurring = len(e.Recurrence) > 0
-	}
-	if params.Attendees.IsSet() {
-		e.Attendees = params.Attendees.Value()
-	}
-	if params.PublicExtendedProperties.IsSet() {
-		e.PublicExtendedProperties = params.PublicExtendedProperties.Value()
-	}
-	if params.PrivateExtendedProperties.IsSet() {
-		e.PrivateExtendedProperties = params.PrivateExtendedProperties.Value()
-	}
-	if params.Visibility.IsSet() {
-		e.Visibility = params.Visibility.Value()
-	}
-	if params.Transparency.IsSet() {
-		e.Transparency = params.Transparency.Value()
 	}
 	if params.Organizer.IsSet() {
 		e.Organizer = nil

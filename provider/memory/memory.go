@@ -482,31 +482,15 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 
 // apply copies the fields params sets into ev.
 func apply(ev *unical.Event, params *unical.EventParams, self string) {
-	set := func(dst *string, o unical.Optional[string]) {
-		if o.IsSet() {
-			*dst = o.Value()
-		}
+	params.ApplyCommon(ev)
+	if params.ColorID.IsSet() {
+		ev.ColorID = params.ColorID.Value()
 	}
-	set(&ev.Title, params.Title)
-	set(&ev.Description, params.Description)
-	set(&ev.Location, params.Location)
-	set(&ev.ColorID, params.ColorID)
-	set(&ev.CustomColor, params.CustomColor)
-	if v, ok := params.Start.Get(); ok {
-		ev.Start = &v
-	}
-	if params.End.IsSet() {
-		if v, ok := params.End.Get(); ok {
-			ev.End = &v
-		} else {
-			ev.End = nil
-		}
+	if params.CustomColor.IsSet() {
+		ev.CustomColor = params.CustomColor.Value()
 	}
 	if params.IsAllDay.IsSet() {
 		ev.IsAllDay = params.IsAllDay.Value()
-	}
-	if params.IsCancelled.IsSet() {
-		ev.IsCancelled = params.IsCancelled.Value()
 	}
 	if params.Recurrence.IsSet() {
 		ev.Recurrence = params.Recurrence.Value()
@@ -514,21 +498,6 @@ func apply(ev *unical.Event, params *unical.EventParams, self string) {
 			ev.Recurrence = nil
 		}
 		ev.IsRecurring = ev.Recurrence != nil
-	}
-	if params.Attendees.IsSet() {
-		ev.Attendees = params.Attendees.Value()
-	}
-	if params.PublicExtendedProperties.IsSet() {
-		ev.PublicExtendedProperties = params.PublicExtendedProperties.Value()
-	}
-	if params.PrivateExtendedProperties.IsSet() {
-		ev.PrivateExtendedProperties = params.PrivateExtendedProperties.Value()
-	}
-	if params.Visibility.IsSet() {
-		ev.Visibility = params.Visibility.Value()
-	}
-	if params.Transparency.IsSet() {
-		ev.Transparency = params.Transparency.Value()
 	}
 	if v, ok := params.EventType.Get(); ok {
 		ev.EventType = v
