@@ -9,9 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,50 +19,13 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/openapitest"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
-	"github.com/unical/unical/store/bolt"
 )
 
 // startWithOptions is MustNewServerWith with the handler built from opts.
 func startWithOptions(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
-	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}, Stack: &apitest.Stack{}}
-	var providers []unical.Provider
-	for _, t := range unical.ProviderTypes {
-		p := memory.New(t)
-		ts.Providers[t] = p
-		if wrap != nil && t == unical.ProviderGoogle {
-			providers = append(providers, wrap(p))
-			continue
-		}
-		providers = append(providers, p)
-	}
-	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
-	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
-	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-	ts.DBPath = filepath.Join(tb.TempDir(), "unical.db")
-	store, err := bolt.Open(ts.DBPath, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ts.Store = store
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	tb.Cleanup(srv.Close)
-	ts.URL = srv.URL
-	ts.Client, err = unical.New(unical.Config{Store: store, Providers: providers, MasterKey: seal.NewKey(), PublicURL: srv.URL})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ts.Client.Close() })
-	h = openapitest.Handler(tb, httpapi.NewHandler(ts.Client, opts))
-	ts.Redirect = "https://app.example.com/connected"
-	ts.mustCreateApp(tb, "test app", "")
-	return ts
+	return newTestServer(tb, opts, wrap)
 }
 
 // sendFrom sends GET path with key and, when from is set, X-Forwarded-For.

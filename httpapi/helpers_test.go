@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
@@ -43,6 +44,12 @@ func MustNewServer(tb testing.TB) *testServer {
 // wrap, for injecting failures the in-memory provider cannot produce.
 func MustNewServerWith(tb testing.TB, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
+	return newTestServer(tb, httpapi.Options{}, wrap)
+}
+
+// newTestServer is MustNewServerWith with the handler built from opts.
+func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
+	tb.Helper()
 	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
@@ -57,7 +64,7 @@ func MustNewServerWith(tb testing.TB, wrap func(*memory.Provider) unical.Provide
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
 	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
 	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-	ts.Stack = apitest.Start(tb, providers, nil)
+	ts.Stack = apitest.StartWithOptions(tb, providers, nil, opts)
 
 	auth := httptest.NewServer(ts.Providers[unical.ProviderGoogle].AuthHandler(googleUser))
 	tb.Cleanup(auth.Close)

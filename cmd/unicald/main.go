@@ -54,7 +54,7 @@ const usage = `usage:
                 [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
                 [--trust-forwarded-for] [--request-timeout 30s] [--max-pending-flows 1000]
                 [--sweep-interval 5m] [--delivered-retention 168h] [--failed-retention 720h]
-                [--delivery-log-ttl 168h]
+                [--delivery-log-ttl 168h] [--reconcile-interval 15m]
   unicald apps create --name NAME [--json] [--redirect-url URL]...
   unicald apps update --id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL]
                       [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE

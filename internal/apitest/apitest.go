@@ -40,6 +40,13 @@ type Stack struct {
 // in already). Everything stops in Cleanup.
 func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Config)) *Stack {
 	tb.Helper()
+	return StartWithOptions(tb, providers, configure, httpapi.Options{})
+}
+
+// StartWithOptions is Start with the handler built from opts (rate
+// limits, a request deadline, metrics).
+func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Options) *Stack {
+	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
 	store, err := bolt.Open(st.DBPath, nil)
 	if err != nil {
@@ -62,7 +69,7 @@ func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Co
 	tb.Cleanup(func() { st.Client.Close() })
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, httpapi.Options{}))
+	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, opts))
 	return st
 }
 
