@@ -76,6 +76,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"APIKeys", apiKeyTests},
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
+		{"SubscriptionClaims", subscriptionClaimTests},
 		{"Outbox", outboxTests},
 		{"DeliveryLog", deliveryLogTests},
 		{"AccountMessages", accountMessageTests},
