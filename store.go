@@ -167,6 +167,15 @@ type SubscriptionRecord struct {
 	// with its sync cursor as a safety net under push (see
 	// WebhookConfig.ReconcileInterval); zero when never.
 	ReconciledAt time.Time
+	// NextCheckAt is when the engine next checks the subscription (polls
+	// it, renews its watch); zero means at once. Claiming a due
+	// subscription moves it one poll interval on (see
+	// ClaimDueSubscriptions), so it is also the claim's lease.
+	NextCheckAt time.Time
+	// NextSendAt is the earliest time of the subscription's next webhook
+	// send under RateLimit. Every replica books its sends by moving it on
+	// with UpdateSubscription, so the limit holds across all of them.
+	NextSendAt time.Time
 }
 
 // SubscriptionStore keeps webhook subscriptions.
@@ -187,6 +196,19 @@ type SubscriptionStore interface {
 	ListAllSubscriptions(ctx context.Context, after string, limit int) ([]*SubscriptionRecord, error)
 	// DeleteSubscription removes a subscription and its undelivered messages.
 	DeleteSubscription(ctx context.Context, appID, id string) error
+	// ClaimDueSubscriptions claims up to max subscriptions, of every
+	// application, whose NextCheckAt is at or before now, earliest first,
+	// and in the same atomic write moves each one's NextCheckAt on by
+	// whole multiples of interval to the first time after now, keeping
+	// its phase within the interval. A zero NextCheckAt moves instead to
+	// a time in (now, now+interval] that spreads the subscriptions
+	// claimed together over the interval (random, or drawn from the id).
+	// It returns the claimed records as stored after the claim. So each
+	// due subscription goes to one caller however many replicas claim at
+	// once, and comes due again one interval later even if that caller
+	// dies before checking it: the new NextCheckAt is the claim's lease.
+	// CodeInvalid for an interval that is not positive.
+	ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*SubscriptionRecord, error)
 }
 
 // MessageStatus is the delivery state of an outbox message.
@@ -232,6 +254,22 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+}
+
+// OutboxNotifier is implemented by a Store that can tell every process
+// sharing it that messages were queued, so that a message queued on one
+// replica is sent at once by whichever replica is free, not after the
+// others' next outbox poll (PostgreSQL: LISTEN/NOTIFY). A Store without it
+// still works: engines find messages queued elsewhere by polling the
+// outbox every Config.OutboxPollInterval.
+type OutboxNotifier interface {
+	// OutboxWakeups returns a channel that receives a value soon after
+	// pending messages are stored by any process (EnqueueMessages,
+	// CreateAccount, UpdateAccountAndEnqueue, DeleteAccount,
+	// RetryMessage), until ctx ends, when it stops sending (it need not
+	// be closed). Wake-ups may be merged or, while the connection behind
+	// them is lost, missed; the engine's outbox poll covers both.
+	OutboxWakeups(ctx context.Context) <-chan struct{}
 }
 
 // DeliveryAttempt is one entry of the delivery log: one attempt to deliver

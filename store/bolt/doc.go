@@ -21,6 +21,7 @@
 //	subscriptions            subscription id → subscription     (ListAllSubscriptions)
 //	subscriptions.byApp      app id ␀ subscription id → ∅
 //	subscriptions.byAccount  app id ␀ account id ␀ subscription id → ∅
+//	subscriptions.byNextCheck next check ‖ subscription id → ∅ (ClaimDueSubscriptions)
 //	outbox                   message id → message
 //	outbox.pending           next attempt ‖ message id → lease expiry or ∅
 //	outbox.bySubscription    subscription id ␀ message id → ∅   (pending only)

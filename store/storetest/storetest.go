@@ -80,6 +80,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"APIKeyUsed", apiKeyUsedTests},
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
+		{"SubscriptionClaims", subscriptionClaimTests},
 		{"Outbox", outboxTests},
 		{"DeliveryLog", deliveryLogTests},
 		{"AccountMessages", accountMessageTests},
