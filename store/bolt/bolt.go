@@ -81,6 +81,10 @@ var (
 	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
+	// Buckets added after indexVersion "2" start empty in an older file,
+	// which is right: it has no records of their kind.
+	bucketIdempotency      = []byte("idempotency")
+	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
 )
 
 var allBuckets = [][]byte{
@@ -90,6 +94,7 @@ var allBuckets = [][]byte{
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
+	bucketIdempotency, bucketIdempotencyByExp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills

@@ -43,6 +43,10 @@
 //   - Sweep removes flows, blobs and attempts expired at Now, and delivered
 //     and failed messages whose NextAttemptAt is strictly before their
 //     cutoff; a message sent again with RetryMessage is pending and stays.
+//   - BeginIdempotent takes a key that expired at the claim's CreatedAt,
+//     and a same-fingerprint claim whose lease expired then; it never
+//     lets another fingerprint take a held key, completed or not. Sweep
+//     removes idempotency records expired at Now, completed or not.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -82,6 +86,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Flows", flowTests},
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
+		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 	}
 	for _, g := range groups {
