@@ -25,6 +25,7 @@ type Store interface {
 	FlowStore
 	BlobStore
 	RecordStore
+	IdempotencyStore
 	SweepStore
 	// Close releases the store's resources.
 	Close() error
@@ -401,10 +402,64 @@ type RecordStore interface {
 	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
 }
 
+// IdempotentResponse is the kept answer of a request made with an
+// Idempotency-Key.
+type IdempotentResponse struct {
+	// Status is the HTTP status of the answer; 0 for an answer kept by a Go
+	// call, which has no HTTP form.
+	Status int
+	// Code is the answer's error code; "" for a success.
+	Code Code
+	// SealedBody is the encoded answer (the JSON body, byte for byte),
+	// sealed by the Client, because answers such as a new subscription's
+	// secret must not be in the Store in plaintext.
+	SealedBody []byte
+}
+
+// IdempotencyRecord is an application's use of one Idempotency-Key: a claim
+// while the first request runs, then the answer that every retry gets.
+type IdempotencyRecord struct {
+	ApplicationID string
+	Key           string
+	// Fingerprint identifies the request the key was first used with; a
+	// retry must bring the same one.
+	Fingerprint string
+	// Claim identifies the attempt that holds the key, so that an attempt
+	// whose lease ran out and was taken over cannot complete it.
+	Claim     string
+	CreatedAt time.Time
+	// LeaseExpiry is when an attempt that has not completed stops holding
+	// the key (its process may have died), so that a retry may run again.
+	LeaseExpiry time.Time
+	// ExpiresAt is when the record is forgotten, answer and all.
+	ExpiresAt time.Time
+	// Response is the kept answer; nil while the first attempt runs.
+	Response *IdempotentResponse
+}
+
+// IdempotencyStore keeps Idempotency-Key records with atomic claims.
+type IdempotencyStore interface {
+	// BeginIdempotent claims rec.Key of rec.ApplicationID for the attempt
+	// rec describes (Response nil), in one atomic step. It stores rec and
+	// returns (nil, nil) when the key is free: no record, a record expired
+	// at rec.CreatedAt, or a record with the same Fingerprint, no Response
+	// and a lease expired at rec.CreatedAt (its attempt is taken over).
+	// Otherwise it stores nothing and returns the record that holds the
+	// key: one with a Response (completed), or one in flight, or one made
+	// for another fingerprint. CodeInvalid for an empty key.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
+	// CompleteIdempotent ends the attempt claim of the application's key:
+	// it stores resp as the key's answer, or, with a nil resp, removes the
+	// record so that the key is free again. CodeConflict if claim no
+	// longer holds the key (its lease expired and another attempt took it
+	// over, or it completed), CodeNotFound if there is no record.
+	CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *IdempotentResponse) error
+}
+
 // SweepRequest says what [SweepStore.Sweep] removes.
 type SweepRequest struct {
-	// Now is the sweep's time: OAuth flows, blobs and delivery attempts
-	// that have expired at Now are removed.
+	// Now is the sweep's time: OAuth flows, blobs, delivery attempts and
+	// idempotency records that have expired at Now are removed.
 	Now time.Time
 	// DeliveredBefore removes delivered messages whose NextAttemptAt (the
 	// due time of their last attempt, which is when they finished) is
@@ -425,11 +480,12 @@ type SweepResult struct {
 	Attempts          int `json:"attempts"`
 	DeliveredMessages int `json:"deliveredMessages"`
 	FailedMessages    int `json:"failedMessages"`
+	IdempotencyKeys   int `json:"idempotencyKeys"`
 }
 
 // Total is the number of records removed.
 func (r SweepResult) Total() int {
-	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages
+	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages + r.IdempotencyKeys
 }
 
 // SweepStore removes what has expired or outlived its retention, so that
@@ -437,7 +493,8 @@ func (r SweepResult) Total() int {
 // are already invisible to reads; the sweep gives their space back.
 type SweepStore interface {
 	// Sweep removes, across every application, expired OAuth flows,
-	// expired blobs, expired delivery attempts, and delivered and failed
+	// expired blobs, expired delivery attempts, expired idempotency
+	// records (whatever their state), and delivered and failed
 	// outbox messages past their retention, at most req.Limit records in
 	// all. Pending messages and unexpired records are never removed.
 	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)

@@ -83,6 +83,10 @@ var (
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
 	bucketRecords         = []byte("records")
+	// Buckets added after indexVersion "2" start empty in an older file,
+	// which is right: it has no records of their kind.
+	bucketIdempotency      = []byte("idempotency")
+	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
 )
 
 var allBuckets = [][]byte{
@@ -92,6 +96,7 @@ var allBuckets = [][]byte{
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
+	bucketIdempotency, bucketIdempotencyByExp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills

@@ -49,6 +49,10 @@
 //     lost race is CodeConflict and writes nothing; a version read before
 //     a delete never matches the record written after it; DeleteAccount
 //     takes the account's records with it.
+//   - BeginIdempotent takes a key that expired at the claim's CreatedAt,
+//     and a same-fingerprint claim whose lease expired then; it never
+//     lets another fingerprint take a held key, completed or not. Sweep
+//     removes idempotency records expired at Now, completed or not.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -92,6 +96,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
 		{"Records", recordTests},
+		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 	}
 	for _, g := range groups {
