@@ -23,11 +23,13 @@
 package virtual
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +59,7 @@ const PrimaryCalendarID = "primary"
 
 // writeAttempts bounds the compare-and-set retries of one write; each
 // retry means another writer changed the calendar in between.
-const writeAttempts = 8
+const writeAttempts = 16
 
 // Provider is the VIRTUAL provider. It keeps nothing in the process: all
 // state is in the Store, so it is safe for concurrent use and for
@@ -65,6 +67,9 @@ const writeAttempts = 8
 type Provider struct {
 	store unical.RecordStore
 	now   func() time.Time
+	// maxEvents and maxTombstones are MaxEvents and MaxTombstones, lower
+	// in tests.
+	maxEvents, maxTombstones int
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -73,7 +78,7 @@ var _ unical.Provider = (*Provider)(nil)
 // should be the Store the Client is configured with (so that deleting an
 // account deletes its calendars).
 func New(store unical.RecordStore) *Provider {
-	return &Provider{store: store, now: time.Now}
+	return &Provider{store: store, now: time.Now, maxEvents: MaxEvents, maxTombstones: MaxTombstones}
 }
 
 // state is the stored form of one calendar: the record's data.
@@ -103,6 +108,7 @@ func primary(s *unical.Session) *state {
 	return &state{
 		Calendar: unical.Calendar{
 			ID: PrimaryCalendarID, Name: s.Email, IsPrimary: true, TimeZone: "UTC", InviteEmail: s.Email,
+			AllowedOnlineMeetingProviders: []string{}, // as it reads back from the Store
 		},
 		Book: eventbook.New(),
 	}
@@ -155,7 +161,15 @@ func decode(data []byte) (*state, error) {
 // else wrote it meanwhile, else tries again from a fresh read. An error
 // from fn writes nothing.
 func (p *Provider) update(ctx context.Context, s *unical.Session, calendarID string, fn func(*state) error) error {
-	for range writeAttempts {
+	for attempt := range writeAttempts {
+		if attempt > 0 {
+			// A random pause spreads writers that keep colliding.
+			select {
+			case <-time.After(time.Duration(mrand.Int64N(int64(attempt) * int64(time.Millisecond)))):
+			case <-ctx.Done():
+				return unical.WrapError(unical.CodeUnavailable, ctx.Err(), "The request ended before the calendar could be written.")
+			}
+		}
 		st, version, err := p.load(ctx, s, calendarID)
 		if err != nil {
 			return err
@@ -233,7 +247,7 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	st := &state{
 		Calendar: unical.Calendar{
 			ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value(),
-			InviteEmail: s.Email,
+			InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{},
 		},
 		Book: eventbook.New(),
 	}
@@ -338,8 +352,8 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 				live++
 			}
 		}
-		if live >= MaxEvents {
-			return unical.Errorf(unical.CodeConflict, "A VIRTUAL calendar holds at most %d events; delete some first.", MaxEvents)
+		if live >= p.maxEvents {
+			return unical.Errorf(unical.CodeConflict, "A VIRTUAL calendar holds at most %d events; delete some first.", p.maxEvents)
 		}
 		st.Version++
 		out = st.Book.Create(id, st.Version, params, s.Email, p.now())
@@ -372,7 +386,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		if err := st.Book.Delete(eventID, st.Version); err != nil {
 			return err
 		}
-		forgetTombstones(st)
+		forgetTombstones(st, p.maxTombstones)
 		return nil
 	})
 }
@@ -385,10 +399,10 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	})
 }
 
-// forgetTombstones keeps the record bounded: past MaxTombstones deleted
-// events, the older half is forgotten and cursors from before the newest
-// forgotten deletion answer CodeGone, since they would miss it.
-func forgetTombstones(st *state) {
+// forgetTombstones keeps the record bounded: past limit deleted events,
+// all but the newest limit/2 are forgotten and cursors from before the
+// newest forgotten deletion answer CodeGone, since they would miss it.
+func forgetTombstones(st *state, limit int) {
 	var dead []*eventbook.Entry
 	var ids []string
 	for id, e := range st.Book.Events {
@@ -397,15 +411,15 @@ func forgetTombstones(st *state) {
 			ids = append(ids, id)
 		}
 	}
-	if len(dead) <= MaxTombstones {
+	if len(dead) <= limit {
 		return
 	}
 	order := make([]int, len(dead))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return int(dead[a].Version - dead[b].Version) })
-	for _, i := range order[:len(dead)-MaxTombstones/2] {
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(dead[a].Version, dead[b].Version) })
+	for _, i := range order[:len(dead)-limit/2] {
 		delete(st.Book.Events, ids[i])
 		st.MinSync = max(st.MinSync, dead[i].Version)
 	}
