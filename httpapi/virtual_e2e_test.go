@@ -192,3 +192,95 @@ func TestVirtualE2E(t *testing.T) {
 		t.Errorf("the receiver got %d messages, want exactly one per write (%d)", got, seen)
 	}
 }
+
+// TestVirtualE2E_Instances edits single occurrences of a VIRTUAL series
+// over HTTP: one moved, one cancelled and one answered; the expanded
+// listing, the occurrences, free/busy and reads of the instances all show
+// the edits, and deleting the series takes its edited instances along.
+func TestVirtualE2E_Instances(t *testing.T) {
+	t.Parallel()
+	st := apitest.Start(t, nil, nil)
+	st.CreateApp(t, &unical.ApplicationParams{})
+	var acct unical.Account
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": roomEmail, "providerType": "VIRTUAL"}).Into(t, &acct)
+	base := "/v1/events/" + acct.ID + "/primary"
+	var series unical.Event
+	st.Must(t, "POST", base, map[string]any{
+		"title": "Daily check", "start": map[string]any{"dateTime": "2026-06-01T09:00:00Z"}, "end": map[string]any{"dateTime": "2026-06-01T09:30:00Z"},
+		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=4"},
+		"attendees":  []map[string]any{{"email": "ada@example.com"}, {"email": roomEmail}},
+	}).Into(t, &series)
+	window := url.Values{"startDateTime": {"2026-06-01T00:00:00Z"}, "endDateTime": {"2026-06-08T00:00:00Z"}}
+	type slot struct{ ID, Title, Start, Response string }
+	list := func(path string, q url.Values) []slot {
+		t.Helper()
+		var page unical.SyncPage[unical.Event]
+		st.Must(t, "GET", path+"?"+q.Encode(), nil).Into(t, &page)
+		var out []slot
+		for _, e := range page.Data {
+			start, _, err := e.Interval()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, slot{e.ID, e.Title, start.UTC().Format(time.RFC3339), string(e.MyResponseStatus)})
+		}
+		return out
+	}
+	expanded := url.Values{"expandRecurrences": {"true"}, "orderBy": {"startTime"}}
+	for k, v := range window {
+		expanded[k] = v
+	}
+	before := list(base, expanded)
+	if len(before) != 4 {
+		t.Fatalf("expanded listing = %+v, want 4 instances", before)
+	}
+	moved, cancelled, answered := before[1].ID, before[2].ID, before[3].ID
+
+	st.Must(t, "PUT", base+"/"+url.PathEscape(moved), map[string]any{
+		"title": "Daily check (late)", "start": map[string]any{"dateTime": "2026-06-02T15:00:00Z"}, "end": map[string]any{"dateTime": "2026-06-02T15:30:00Z"},
+	})
+	st.Must(t, "DELETE", base+"/"+url.PathEscape(cancelled), nil)
+	st.Must(t, "POST", base+"/"+url.PathEscape(answered)+"/rsvp", map[string]any{"responseStatus": "declined"})
+
+	want := []slot{
+		{before[0].ID, "Daily check", "2026-06-01T09:00:00Z", ""},
+		{moved, "Daily check (late)", "2026-06-02T15:00:00Z", ""},
+		{answered, "Daily check", "2026-06-04T09:00:00Z", "declined"},
+	}
+	if d := cmp.Diff(want, list(base, expanded)); d != "" {
+		t.Errorf("expanded listing after the edits mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, list(base+"/"+url.PathEscape(series.ID)+"/occurrences", window)); d != "" {
+		t.Errorf("occurrences after the edits mismatch (-want +got):\n%s", d)
+	}
+	var got unical.Event
+	st.Must(t, "GET", base+"/"+url.PathEscape(moved), nil).Into(t, &got)
+	if got.Title != "Daily check (late)" || got.RecurringEventID != series.ID || got.OriginalStart == nil {
+		t.Errorf("GET moved instance = title %q, series %q, originalStart %v; want the edit, linked to %s", got.Title, got.RecurringEventID, got.OriginalStart, series.ID)
+	}
+	if r := st.Do(t, "GET", base+"/"+url.PathEscape(cancelled), nil); r.Status != http.StatusNotFound {
+		t.Errorf("GET cancelled instance = %d, want 404", r.Status)
+	}
+
+	// Free/busy follows the edits; the declined instance blocks nothing.
+	var busy []unical.FreeBusyResult
+	st.Must(t, "POST", "/v1/freeBusy/"+acct.ID, map[string]any{
+		"startDateTime": "2026-06-01T00:00:00Z", "endDateTime": "2026-06-08T00:00:00Z", "timeZone": "UTC", "calendarIds": []string{"primary"},
+	}).Into(t, &busy)
+	utc := func(s string) unical.EventDateTime { return unical.EventDateTime{DateTime: s, TimeZone: "UTC"} }
+	wantBusy := []unical.FreeBusyResult{{CalendarID: "primary", BusySlots: []unical.BusySlot{
+		{Start: utc("2026-06-01T09:00:00Z"), End: utc("2026-06-01T09:30:00Z")},
+		{Start: utc("2026-06-02T15:00:00Z"), End: utc("2026-06-02T15:30:00Z")},
+	}}}
+	if d := cmp.Diff(wantBusy, busy); d != "" {
+		t.Errorf("free/busy after the edits mismatch (-want +got):\n%s", d)
+	}
+
+	st.Must(t, "DELETE", base+"/"+url.PathEscape(series.ID), nil)
+	if left := list(base, expanded); len(left) != 0 {
+		t.Errorf("expanded listing after deleting the series = %+v, want nothing", left)
+	}
+	if r := st.Do(t, "GET", base+"/"+url.PathEscape(moved), nil); r.Status != http.StatusNotFound {
+		t.Errorf("GET moved instance of a deleted series = %d, want 404", r.Status)
+	}
+}

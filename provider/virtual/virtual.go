@@ -13,7 +13,9 @@
 // other's writes and every Store that passes store/storetest works. The
 // event semantics (windows, recurrence, RSVP, paging, sync cursors) are
 // internal/eventbook's, the same as the in-memory provider's, so the
-// provider passes provider/providertest.
+// provider passes provider/providertest. Single occurrences of a series
+// are read, edited, answered and cancelled by their instance ids
+// ("<series id>_<original start>"); an edited one is kept as an override.
 //
 // Limits that follow from one record per calendar: every write rewrites
 // the calendar's record, so a calendar holds at most [MaxEvents] live
@@ -203,7 +205,7 @@ func newID(prefix string, t time.Time) string {
 	if prefix == "cal" {
 		return fmt.Sprintf("cal_%016x%s", t.UnixNano(), hex.EncodeToString(r[:4]))
 	}
-	return prefix + "_" + hex.EncodeToString(r[:])
+	return prefix + hex.EncodeToString(r[:])
 }
 
 // ListCalendars implements unical.Provider: the primary calendar, then the
@@ -338,11 +340,15 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 	if err != nil {
 		return nil, err
 	}
+	if ev, ok, err := st.Book.Instance(eventID); ok {
+		return ev, err
+	}
 	return st.Book.Get(eventID)
 }
 
 // CreateEvent implements unical.Provider.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	// No underscore: instance ids are "<series id>_<original start>".
 	id := newID("evt", time.Time{})
 	var out *unical.Event
 	err := p.update(ctx, s, calendarID, func(st *state) error {
@@ -370,6 +376,10 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	var out *unical.Event
 	err := p.update(ctx, s, calendarID, func(st *state) (err error) {
 		st.Version++
+		var ok bool
+		if out, ok, err = st.Book.UpdateInstance(eventID, st.Version, params, s.Email, p.now()); ok {
+			return err
+		}
 		out, err = st.Book.Update(eventID, st.Version, params, s.Email, p.now())
 		return err
 	})
@@ -383,6 +393,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	return p.update(ctx, s, calendarID, func(st *state) error {
 		st.Version++
+		if ok, err := st.Book.DeleteInstance(eventID, st.Version, p.now()); ok {
+			return err
+		}
 		if err := st.Book.Delete(eventID, st.Version); err != nil {
 			return err
 		}
@@ -395,6 +408,9 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
 	return p.update(ctx, s, calendarID, func(st *state) error {
 		st.Version++
+		if ok, err := st.Book.RespondInstance(eventID, st.Version, s.Email, status, p.now()); ok {
+			return err
+		}
 		return st.Book.Respond(eventID, st.Version, s.Email, status)
 	})
 }

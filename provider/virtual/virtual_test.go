@@ -233,3 +233,41 @@ func TestConcurrentReplicas(t *testing.T) {
 		t.Errorf("events after concurrent writes mismatch (-want +got):\n%s", d)
 	}
 }
+
+// TestInstanceSync checks that edits of single occurrences reach sync
+// cursors: a moved instance as a change, a cancelled one as isCancelled.
+func TestInstanceSync(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	ctx := t.Context()
+	params := eventParams("Daily")
+	params.Recurrence = unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=3"})
+	series, err := p.CreateEvent(ctx, s, PrimaryCalendarID, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, cursor, err := syncAll(t, p, s, PrimaryCalendarID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, cancelled := series.ID+"_20260505T090000Z", series.ID+"_20260506T090000Z"
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, moved, &unical.EventParams{Title: unical.Some("Daily (moved)")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, cancelled); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("DeleteEvent(cancelled instance) = %v, want CodeNotFound", err)
+	}
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, series.ID+"_20260507T090000Z", eventParams("past the end")); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("UpdateEvent(instance after the last) = %v, want CodeNotFound", err)
+	}
+	live, gone, _, err := syncAll(t, p, s, PrimaryCalendarID, cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(live, []string{"Daily (moved)"}) || !cmp.Equal(gone, []string{cancelled}) {
+		t.Errorf("sync after instance edits = live %v, cancelled %v; want the moved instance and %s cancelled", live, gone, cancelled)
+	}
+}
