@@ -56,6 +56,19 @@ func TestVirtualE2E(t *testing.T) {
 		t.Errorf("created account mismatch (-want +got):\n%s", d)
 	}
 
+	// Re-posting the email answers the same account; there are no
+	// credentials to hand out.
+	var again unical.Account
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": roomEmail, "providerType": "VIRTUAL"}).Into(t, &again)
+	if again.ID != acct.ID || again.ExternalID != "room-4b" {
+		t.Errorf("re-posted account = %s (externalId %q), want %s kept with its externalId", again.ID, again.ExternalID, acct.ID)
+	}
+	var creds unical.Credentials
+	st.Must(t, "GET", "/v1/endUserAccounts/"+acct.ID+"/credentials", nil).Into(t, &creds)
+	if creds.AccessToken != "" || creds.RefreshToken != "" || creds.EndUserAccountID != acct.ID {
+		t.Errorf("credentials = %+v, want empty tokens of %s", creds, acct.ID)
+	}
+
 	// The primary calendar exists from the start; more can be created.
 	var created unical.Calendar
 	st.Must(t, "POST", "/v1/calendars/"+acct.ID, map[string]any{"name": "Maintenance", "timeZone": "Europe/Berlin"}).Into(t, &created)
