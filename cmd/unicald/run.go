@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -224,6 +225,9 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err := m.firstStart(ctx, client); err != nil {
 		return err
 	}
+	if err := m.adminToken(ctx, client); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -248,8 +252,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		metricsSrv = serveMetrics(mln, met, logger)
 		defer metricsSrv.Close()
 	}
+	// /admin/v1/ beside /v1 on the same listener; everything else,
+	// unknown paths included, goes to the /v1 handler.
+	root := http.NewServeMux()
+	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{
-		Handler:           httpapi.NewHandler(client, apiOpts),
+		Handler:           root,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
@@ -342,6 +351,24 @@ func (m *Main) firstStart(ctx context.Context, client *unical.Client) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "Created the default application.\n  applicationId: %s\n  apiKey:        %s\nThe API key is shown only now; keep it.\n", created.ApplicationID, created.APIKey)
+	return nil
+}
+
+// adminToken sets the operator token of the admin API from
+// UNICAL_ADMIN_TOKEN, or creates one on first start and prints it once.
+// Only its hash is stored; the token is never logged.
+func (m *Main) adminToken(ctx context.Context, client *unical.Client) error {
+	if v := m.Getenv("UNICAL_ADMIN_TOKEN"); v != "" {
+		if err := client.SetAdminToken(ctx, v); err != nil {
+			return fmt.Errorf("UNICAL_ADMIN_TOKEN: %s", unical.ErrorMessage(err))
+		}
+		return nil
+	}
+	token, err := client.EnsureAdminToken(ctx)
+	if err != nil || token == "" {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "Created the admin token of /admin/v1 (Authorization: Bearer ...).\n  adminToken:    %s\nIt is shown only now and stored only as a hash; keep it, or set UNICAL_ADMIN_TOKEN to replace it.\n", token)
 	return nil
 }
 
