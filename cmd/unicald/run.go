@@ -102,7 +102,7 @@ type retentionSettings struct {
 	deliveryLog     time.Duration
 }
 
-func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
+func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger, storeOpts *bolt.Options) (*unical.Client, *bolt.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
@@ -110,7 +110,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), nil)
+	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), storeOpts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -215,7 +215,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	met := metrics.New()
 	eng.observer = met
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	client, store, err := m.open(*dataDir, *publicURL, eng, logger)
+	client, store, err := m.open(*dataDir, *publicURL, eng, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -380,13 +380,15 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func (m *Main) apps(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageError{"apps needs create, update or list"}
+		return usageError{"apps needs create, update, list or delete"}
 	}
 	fs := m.flags("apps " + args[0])
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
 	id := fs.String("id", "", "application id")
 	name := fs.String("name", "", "application name")
 	asJSON := fs.Bool("json", false, "print JSON")
+	cascade := fs.Bool("cascade", false, "apps delete: also delete the application's accounts")
 	var redirects stringList
 	fs.Var(&redirects, "redirect-url", "registered OAuth redirect URL (repeatable)")
 	webhookURL := fs.String("webhook-url", "", "URL for the application's enduseraccount.* messages")
@@ -403,7 +405,40 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
 	}
-	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var providerType unical.ProviderType
+	if *provider != "" {
+		t, ok := unical.ParseProviderPath(*provider)
+		if !ok {
+			return usageError{"--provider must be provider_a, provider_b or provider_c"}
+		}
+		providerType = t
+		if *secretFile != "" {
+			b, err := os.ReadFile(*secretFile)
+			if err != nil {
+				return err
+			}
+			ps.ClientSecret = strings.TrimSpace(string(b))
+		}
+	}
+	switch args[0] {
+	case "create", "list":
+	case "update", "delete":
+		if *id == "" {
+			return usageError{"apps " + args[0] + " needs --id"}
+		}
+	default:
+		return usageError{"unknown apps command " + args[0]}
+	}
+	cmd := appsCommand{op: args[0], id: *id, name: *name, asJSON: *asJSON, cascade: *cascade,
+		redirects: redirects, webhookURL: *webhookURL, provider: providerType, settings: ps}
+	if *server != "" {
+		admin, err := m.remoteAdmin(*server)
+		if err != nil {
+			return err
+		}
+		return m.appsRemote(ctx, admin, &cmd)
+	}
+	client, store, err := m.openOffline(*dataDir)
 	if err != nil {
 		return err
 	}
@@ -418,19 +453,8 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if *webhookURL != "" {
 		params.WebhookURL = unical.Some(*webhookURL)
 	}
-	if *provider != "" {
-		t, ok := unical.ParseProviderPath(*provider)
-		if !ok {
-			return usageError{"--provider must be provider_a, provider_b or provider_c"}
-		}
-		if *secretFile != "" {
-			b, err := os.ReadFile(*secretFile)
-			if err != nil {
-				return err
-			}
-			ps.ClientSecret = strings.TrimSpace(string(b))
-		}
-		params.Providers = map[unical.ProviderType]unical.ProviderSettings{t: ps}
+	if providerType != "" {
+		params.Providers = map[unical.ProviderType]unical.ProviderSettings{providerType: ps}
 	}
 	switch args[0] {
 	case "create":
@@ -438,18 +462,8 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return json.NewEncoder(m.Stdout).Encode(created)
-		}
-		fmt.Fprintf(m.Stdout, "applicationId: %s\napiKey:        %s\n", created.ApplicationID, created.APIKey)
-		if created.WebhookSecret != "" {
-			fmt.Fprintf(m.Stdout, "webhookSecret: %s\n", created.WebhookSecret)
-		}
-		return nil
+		return m.printCreated(created, *asJSON)
 	case "update":
-		if *id == "" {
-			return usageError{"apps update needs --id"}
-		}
 		app, secret, err := client.UpdateApplication(ctx, *id, params)
 		if err != nil {
 			return err
@@ -464,16 +478,34 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(apps)
+	default: // delete
+		deleted, err := client.DeleteApplication(ctx, *id, *cascade)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(m.Stdout).Encode(deleted)
 	}
-	return usageError{"unknown apps command " + args[0]}
+}
+
+// printCreated prints a new application with its key, shown only now.
+func (m *Main) printCreated(created *unical.CreatedApplication, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(created)
+	}
+	fmt.Fprintf(m.Stdout, "applicationId: %s\napiKey:        %s\n", created.ApplicationID, created.APIKey)
+	if created.WebhookSecret != "" {
+		fmt.Fprintf(m.Stdout, "webhookSecret: %s\n", created.WebhookSecret)
+	}
+	return nil
 }
 
 func (m *Main) keys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageError{"keys needs create or revoke"}
+		return usageError{"keys needs create, list or revoke"}
 	}
 	fs := m.flags("keys " + args[0])
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
 	appID := fs.String("app", "", "application id")
 	keyID := fs.String("key", "", "key id")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -482,7 +514,23 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	if *appID == "" {
 		return usageError{"keys needs --app"}
 	}
-	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	switch args[0] {
+	case "create", "list":
+	case "revoke":
+		if *keyID == "" {
+			return usageError{"keys revoke needs --key"}
+		}
+	default:
+		return usageError{"unknown keys command " + args[0]}
+	}
+	if *server != "" {
+		admin, err := m.remoteAdmin(*server)
+		if err != nil {
+			return err
+		}
+		return m.keysRemote(ctx, admin, args[0], *appID, *keyID)
+	}
+	client, store, err := m.openOffline(*dataDir)
 	if err != nil {
 		return err
 	}
@@ -494,11 +542,13 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": id, "apiKey": key})
-	case "revoke":
-		if *keyID == "" {
-			return usageError{"keys revoke needs --key"}
+	case "list":
+		keys, err := client.ListAPIKeyViews(ctx, *appID)
+		if err != nil {
+			return err
 		}
+		return json.NewEncoder(m.Stdout).Encode(keys)
+	default: // revoke
 		return client.RevokeAPIKey(ctx, *appID, *keyID)
 	}
-	return usageError{"unknown keys command " + args[0]}
 }
