@@ -82,7 +82,11 @@ func TestProviderCheckOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, func(cfg *unical.Config) { cfg.Providers = []unical.Provider{g, ms} })
+	// With an Observer, as unicald runs: the providers are wrapped then.
+	s := startServer(t, func(cfg *unical.Config) {
+		cfg.Providers = []unical.Provider{g, ms}
+		cfg.Observer = unical.NopObserver{}
+	})
 	app := s.createApp(t, "oauth")
 	id := app.Application.ID
 	s.must(t, "POST", "/admin/v1/applications/"+id+"/redirectUrls", map[string]string{"url": "https://app.example/done"}, nil)
