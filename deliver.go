@@ -47,16 +47,26 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		return
 	}
 	if tgt.rate > 0 {
-		now := e.now()
-		at := w.limiter.Reserve(tgt.limitKey, tgt.rate, now)
-		if wait := at.Sub(now); wait > 0 {
-			if wait > e.lease/4 {
-				// Too long to hold the lease: put the message back, due at its slot.
-				w.limiter.Cancel(tgt.limitKey, tgt.rate, at)
-				msg.NextAttemptAt = at
-				w.update(msg)
-				return
-			}
+		at, booked, err := w.bookSend(ctx, msg)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			return // deleted meanwhile, with its messages
+		case err != nil:
+			// The slot cannot be booked, so the send cannot be paced:
+			// put the message back for a later try rather than exceed
+			// the limit.
+			e.log.ErrorContext(ctx, "book webhook send slot", "message", msg.ID, "err", err)
+			msg.NextAttemptAt = e.now().Add(time.Second)
+			w.update(msg)
+			return
+		case !booked:
+			// Too long to hold the lease: put the message back, due
+			// when the subscription's next slot comes.
+			msg.NextAttemptAt = at
+			w.update(msg)
+			return
+		}
+		if wait := at.Sub(e.now()); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
@@ -98,8 +108,8 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		msg.LastError = attempt.Error
 		if wait := e.slowDown(resp); wait > 0 && tgt.rate > 0 {
 			// The receiver asked to slow down, not only for this message:
-			// this engine holds the subscription's other sends too.
-			w.limiter.Hold(tgt.limitKey, e.now().Add(wait))
+			// every engine holds the subscription's other sends too.
+			w.holdSends(ctx, msg, e.now().Add(wait))
 		}
 		if reason := w.noteOutcome(ctx, msg, tgt, attempt); reason != "" {
 			// The endpoint is disabled (410 Gone is the receiver opting
@@ -226,4 +236,47 @@ func formatSpan(d time.Duration) string {
 		return fmt.Sprintf("%d days", d/day)
 	}
 	return d.String()
+}
+
+// bookSend books msg's send slot under its subscription's rate limit: the
+// subscription's NextSendAt, shared through the Store by every engine, so
+// that the limit holds across replicas. It returns the slot, at or after
+// now, and moves NextSendAt one gap (1/rate) past it. A slot further off
+// than a quarter of the lease is not booked (booked false): the caller
+// puts the message back, due then, instead of holding its lease idle.
+func (w *worker) bookSend(ctx context.Context, msg *OutboxMessage) (at time.Time, booked bool, err error) {
+	e := w.e
+	_, err = e.store.UpdateSubscription(ctx, msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+		now := e.now().UTC()
+		at, booked = now, false
+		if r.NextSendAt.After(now) {
+			at = r.NextSendAt
+		}
+		if at.Sub(now) > e.lease/4 {
+			return errUnchanged
+		}
+		r.NextSendAt = at.Add(time.Second / time.Duration(max(r.RateLimit, 1)))
+		booked = true
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
+	return at, booked, err
+}
+
+// holdSends keeps the next send of msg's subscription, by any engine,
+// from starting before until: the receiver asked (Retry-After) to be left
+// alone that long.
+func (w *worker) holdSends(ctx context.Context, msg *OutboxMessage, until time.Time) {
+	_, err := w.e.store.UpdateSubscription(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+		if !r.NextSendAt.Before(until) {
+			return errUnchanged
+		}
+		r.NextSendAt = until.UTC()
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) && ErrorCode(err) != CodeNotFound {
+		w.e.log.ErrorContext(ctx, "hold webhook sends", "message", msg.ID, "err", err)
+	}
 }

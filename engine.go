@@ -211,6 +211,10 @@ type engine struct {
 	// wake nudges a running engine when a message is queued.
 	wake     chan struct{}
 	coalesce *coalescer
+	// checking holds the ids of the subscriptions this engine is
+	// checking, so that a check slower than the polling interval is not
+	// joined by a second one.
+	checking sync.Map
 	// started is when the engine was made; reconciling counts from it, so
 	// that a restart does not check every watched subscription at once.
 	started time.Time
@@ -230,7 +234,7 @@ func newEngine(cfg engineConfig, deps engineDeps) *engine {
 // run delivers and polls until ctx ends, then writes what the workers
 // left and returns.
 func (e *engine) run(ctx context.Context) {
-	w := &worker{e: e, owner: newID("wrk"), limiter: webhook.NewLimiter(), results: make(chan DeliveryResult, 4*e.workers)}
+	w := &worker{e: e, owner: newID("wrk"), results: make(chan DeliveryResult, 4*e.workers)}
 	jobs := make(chan *OutboxMessage)
 	recorded := make(chan struct{})
 	go func() {

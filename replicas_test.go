@@ -1,0 +1,204 @@
+package unical_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// checkCounter is a Provider that records when each calendar is checked
+// with a sync cursor, which is what a change poll does.
+type checkCounter struct {
+	unical.Provider
+	mu     sync.Mutex
+	checks map[string][]time.Time // calendar id → check times
+}
+
+func (c *checkCounter) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
+	if q.SyncCursor != "" {
+		c.mu.Lock()
+		c.checks[calendarID] = append(c.checks[calendarID], time.Now())
+		c.mu.Unlock()
+	}
+	return c.Provider.ListEvents(ctx, s, calendarID, q)
+}
+
+// since returns each calendar's number of checks at or after t.
+func (c *checkCounter) since(t time.Time) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := map[string]int{}
+	for cal, at := range c.checks {
+		for _, a := range at {
+			if !a.Before(t) {
+				n[cal]++
+			}
+		}
+	}
+	return n
+}
+
+// replicaEnv is several Clients (replicas) sharing one Store, as several
+// unicald processes share one database.
+type replicaEnv struct {
+	*engineEnv
+	replicas []*unical.Client
+	stops    []func()
+}
+
+// mustNewReplicas builds n replicas over one bolt Store; configure may
+// change the Config they share.
+func mustNewReplicas(tb testing.TB, n int, configure func(*unical.Config)) *replicaEnv {
+	tb.Helper()
+	var cfg unical.Config
+	env := mustNewEngineEnv(tb, func(c *unical.Config) {
+		if configure != nil {
+			configure(c)
+		}
+		cfg = *c
+	})
+	r := &replicaEnv{engineEnv: env, replicas: []*unical.Client{env.Client}}
+	for range n - 1 {
+		c, err := unical.New(cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { c.Close() })
+		r.replicas = append(r.replicas, c)
+	}
+	return r
+}
+
+// runAll starts every replica's engine; stop(i) stops replica i's.
+func (r *replicaEnv) runAll(tb testing.TB) {
+	for _, c := range r.replicas {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx) }()
+		stop := sync.OnceFunc(func() {
+			cancel()
+			if err := <-done; err != nil {
+				tb.Errorf("Run() = %v", err)
+			}
+		})
+		r.stops = append(r.stops, stop)
+		tb.Cleanup(stop)
+	}
+}
+
+// TestClient_Run_ReplicasSharePolling runs three engines over one Store
+// on the fake clock: each subscription is checked once per interval in
+// all (not once per engine), the checks spread over the interval, and
+// when an engine stops the others check its share.
+func TestClient_Run_ReplicasSharePolling(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var counter *checkCounter
+		r := mustNewReplicas(t, 3, func(cfg *unical.Config) {
+			counter = &checkCounter{Provider: cfg.Providers[0], checks: map[string][]time.Time{}}
+			cfg.Providers[0] = counter
+			cfg.ChangePollInterval = time.Second
+			cfg.WebhookSender = &fakeSender{status: http.StatusOK}
+		})
+		const subs = 12
+		ctx := context.Background()
+		var calendars []string
+		for i := range subs {
+			cal, err := r.App.CreateCalendar(ctx, r.AccountID, &unical.CalendarParams{Name: unical.Some(fmt.Sprintf("Calendar %d", i))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calendars = append(calendars, cal.ID)
+			r.mustSubscribe2(t, r.AccountID, cal.ID)
+		}
+		r.runAll(t)
+		time.Sleep(time.Second) // every subscription's first check
+		start := time.Now()
+		time.Sleep(10 * time.Second)
+		got := counter.since(start)
+		for _, cal := range calendars {
+			if n := got[cal]; n < 9 || n > 11 {
+				t.Errorf("calendar %s checked %d times in 10 intervals by 3 engines, want 10", cal, n)
+			}
+		}
+		// Spread: the checks of the last interval fall in many tenths of
+		// it, not all at the top of it.
+		tenths := map[int64]bool{}
+		for _, at := range counter.checks {
+			for _, a := range at {
+				if !a.Before(start) {
+					tenths[(a.UnixNano()%int64(time.Second))/int64(100*time.Millisecond)] = true
+				}
+			}
+		}
+		if len(tenths) < 5 {
+			t.Errorf("checks of %d subscriptions fell in %d tenths of the interval, want them spread", subs, len(tenths))
+		}
+		r.stops[0]()
+		r.stops[1]()
+		time.Sleep(time.Second) // the stopped engines' claims run out
+		start = time.Now()
+		time.Sleep(5 * time.Second)
+		got = counter.since(start)
+		for _, cal := range calendars {
+			if n := got[cal]; n < 4 || n > 6 {
+				t.Errorf("after 2 of 3 engines stopped: calendar %s checked %d times in 5 intervals, want 5", cal, n)
+			}
+		}
+	})
+}
+
+// TestClient_Run_RateLimitAcrossReplicas queues a burst for a
+// subscription limited to 2 per second and runs three engines: together
+// they send at 2 per second, not 2 each.
+func TestClient_Run_RateLimitAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusOK}
+		r := mustNewReplicas(t, 3, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 2)
+		r.mustEnqueue(t, subID, 10)
+		r.runAll(t)
+		time.Sleep(10 * time.Second)
+		at := sender.times()
+		if len(at) != 10 {
+			t.Fatalf("%d sends, want 10", len(at))
+		}
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap != 500*time.Millisecond {
+				t.Errorf("gap %d = %v, want 500ms", i, gap)
+			}
+		}
+	})
+}
+
+// TestClient_Run_RetryAfterHoldsReplicas: a receiver's Retry-After holds
+// the subscription's next send on every engine, not only the one that
+// got the answer.
+func TestClient_Run_RetryAfterHoldsReplicas(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
+		r := mustNewReplicas(t, 3, func(cfg *unical.Config) {
+			cfg.WebhookSender = sender
+			cfg.OutboxPollInterval = 100 * time.Millisecond
+		})
+		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		r.mustEnqueue(t, subID, 4)
+		r.runAll(t)
+		time.Sleep(time.Minute)
+		at := sender.times()
+		if len(at) < 2 {
+			t.Fatalf("%d sends, want more after the Retry-After", len(at))
+		}
+		if gap := at[1].Sub(at[0]); gap < 20*time.Second {
+			t.Errorf("second send %v after the first 429, want at least its Retry-After of 20s", gap)
+		}
+	})
+}
