@@ -253,6 +253,20 @@ func (e *engine) run(ctx context.Context) {
 	if e.changePoll > 0 {
 		poller.Go(func() { e.pollChanges(ctx) })
 	}
+	if n, ok := e.store.(OutboxNotifier); ok {
+		// Messages queued by other replicas wake this engine too.
+		poller.Go(func() {
+			wakeups := n.OutboxWakeups(ctx)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-wakeups:
+					e.notify()
+				}
+			}
+		})
+	}
 	w.claimLoop(ctx, jobs)
 	close(jobs)
 	wg.Wait()

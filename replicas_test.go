@@ -202,3 +202,42 @@ func TestClient_Run_RetryAfterHoldsReplicas(t *testing.T) {
 		}
 	})
 }
+
+// notifyingStore is a Store whose OutboxWakeups a test fires by hand, as
+// another replica's queueing would through PostgreSQL NOTIFY.
+type notifyingStore struct {
+	unical.Store
+	wakeups chan struct{}
+}
+
+func (s *notifyingStore) OutboxWakeups(ctx context.Context) <-chan struct{} { return s.wakeups }
+
+// TestClient_Run_OutboxWakeups: with a Store that implements
+// OutboxNotifier, a message queued elsewhere goes out on the wake-up, long
+// before the engine's next outbox poll.
+func TestClient_Run_OutboxWakeups(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusOK}
+		var store *notifyingStore
+		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+			store = &notifyingStore{Store: cfg.Store, wakeups: make(chan struct{})}
+			cfg.Store = store
+			cfg.WebhookSender = sender
+			cfg.OutboxPollInterval = time.Hour
+		})
+		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
+		env.run(t)
+		time.Sleep(time.Second) // the engine's first claim finds nothing; the next poll is an hour away
+		env.mustEnqueue(t, subID, 1)
+		time.Sleep(time.Second)
+		if n := len(sender.times()); n != 0 {
+			t.Fatalf("%d sends before the wake-up, want none: the test needs the poll to be far off", n)
+		}
+		store.wakeups <- struct{}{}
+		time.Sleep(time.Second)
+		if n := len(sender.times()); n != 1 {
+			t.Errorf("%d sends a second after the wake-up, want 1", n)
+		}
+	})
+}
