@@ -130,7 +130,7 @@ func getAccount(ctx context.Context, q pgx.Tx, appID, id string, lock bool) (*un
 // application has no such account.
 func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.AccountRecord, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT data FROM accounts WHERE id = $1 AND application_id = $2", id, appID).Scan(&data)
+	err := s.queryRow(ctx, "SELECT data FROM accounts WHERE id = $1 AND application_id = $2", []any{id, appID}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("Account", id)
 	}
@@ -144,8 +144,8 @@ func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.Accou
 // and email, compared case-insensitively; CodeNotFound if there is none.
 func (s *Store) FindAccount(ctx context.Context, appID string, providerType unical.ProviderType, email string) (*unical.AccountRecord, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT data FROM accounts WHERE application_id = $1 AND provider_type = $2 AND email_lower = $3",
-		appID, string(providerType), strings.ToLower(email)).Scan(&data)
+	err := s.queryRow(ctx, "SELECT data FROM accounts WHERE application_id = $1 AND provider_type = $2 AND email_lower = $3",
+		[]any{appID, string(providerType), strings.ToLower(email)}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, unical.Errorf(unical.CodeNotFound, "No %s account with email %q.", providerType, email)
 	}
@@ -215,16 +215,12 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 // order, starting after filter.After. A Limit of zero or less means no
 // limit.
 func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.AccountFilter) ([]*unical.AccountRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT data FROM accounts
+	docs, err := queryAll(ctx, s, pgx.RowTo[[]byte], `SELECT data FROM accounts
 		WHERE application_id = $1 AND id > $2
 		AND ($3 = '' OR status = $3)
 		AND ($4 = '' OR strpos(email_lower, $4) > 0 OR strpos(external_id_lower, $4) > 0)
 		ORDER BY id LIMIT $5`,
 		appID, filter.After, string(filter.Status), strings.ToLower(filter.Search), limitArg(filter.Limit))
-	if err != nil {
-		return nil, translate("list accounts", err)
-	}
-	docs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
 	if err != nil {
 		return nil, translate("list accounts", err)
 	}

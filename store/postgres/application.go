@@ -132,14 +132,14 @@ func (s *Store) CreateApplication(ctx context.Context, app *unical.Application) 
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, "INSERT INTO applications (id, created_at, data) VALUES ($1, $2, $3)", app.ID, app.CreatedAt, data)
-	return translate("create application", err)
+	_, err = s.exec(ctx, "create application", "INSERT INTO applications (id, created_at, data) VALUES ($1, $2, $3)", app.ID, app.CreatedAt, data)
+	return err
 }
 
 // GetApplication returns an application; CodeNotFound if there is none.
 func (s *Store) GetApplication(ctx context.Context, id string) (*unical.Application, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT data FROM applications WHERE id = $1", id).Scan(&data)
+	err := s.queryRow(ctx, "SELECT data FROM applications WHERE id = $1", []any{id}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("Application", id)
 	}
@@ -156,11 +156,11 @@ func (s *Store) UpdateApplication(ctx context.Context, app *unical.Application) 
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, "UPDATE applications SET created_at = $2, data = $3 WHERE id = $1", app.ID, app.CreatedAt, data)
+	n, err := s.exec(ctx, "update application", "UPDATE applications SET created_at = $2, data = $3 WHERE id = $1", app.ID, app.CreatedAt, data)
 	if err != nil {
-		return translate("update application", err)
+		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return notFound("Application", app.ID)
 	}
 	return nil
@@ -169,11 +169,7 @@ func (s *Store) UpdateApplication(ctx context.Context, app *unical.Application) 
 // ListApplications returns every application, oldest first: by creation
 // time, then by id.
 func (s *Store) ListApplications(ctx context.Context) ([]*unical.Application, error) {
-	rows, err := s.pool.Query(ctx, "SELECT data FROM applications ORDER BY created_at, id")
-	if err != nil {
-		return nil, translate("list applications", err)
-	}
-	docs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	docs, err := queryAll(ctx, s, pgx.RowTo[[]byte], "SELECT data FROM applications ORDER BY created_at, id")
 	if err != nil {
 		return nil, translate("list applications", err)
 	}
@@ -194,9 +190,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := checkID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, "INSERT INTO api_keys (id, application_id, hash, created_at) VALUES ($1, $2, $3, $4)",
+	_, err := s.exec(ctx, "create API key", "INSERT INTO api_keys (id, application_id, hash, created_at) VALUES ($1, $2, $3, $4)",
 		key.ID, key.ApplicationID, key.Hash, key.CreatedAt)
-	return translate("create API key", err)
+	return err
 }
 
 // scanAPIKey reads the columns id, application_id, hash, created_at.
@@ -212,29 +208,21 @@ func scanAPIKey(row pgx.CollectableRow) (*unical.APIKey, error) {
 // GetAPIKey returns a key by id, whatever its application; CodeNotFound if
 // there is none.
 func (s *Store) GetAPIKey(ctx context.Context, id string) (*unical.APIKey, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, application_id, hash, created_at FROM api_keys WHERE id = $1", id)
-	if err != nil {
-		return nil, translate("get API key", err)
-	}
-	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
-	if errors.Is(err, pgx.ErrNoRows) {
+	keys, err := queryAll(ctx, s, scanAPIKey, "SELECT id, application_id, hash, created_at FROM api_keys WHERE id = $1", id)
+	if err == nil && len(keys) == 0 {
 		return nil, notFound("API key", id)
 	}
 	if err != nil {
 		return nil, translate("get API key", err)
 	}
-	return k, nil
+	return keys[0], nil
 }
 
 // ListAPIKeys returns an application's keys, oldest first: by creation
 // time, then by id.
 func (s *Store) ListAPIKeys(ctx context.Context, appID string) ([]*unical.APIKey, error) {
-	rows, err := s.pool.Query(ctx,
+	keys, err := queryAll(ctx, s, scanAPIKey,
 		"SELECT id, application_id, hash, created_at FROM api_keys WHERE application_id = $1 ORDER BY created_at, id", appID)
-	if err != nil {
-		return nil, translate("list API keys", err)
-	}
-	keys, err := pgx.CollectRows(rows, scanAPIKey)
 	if err != nil {
 		return nil, translate("list API keys", err)
 	}
@@ -244,11 +232,11 @@ func (s *Store) ListAPIKeys(ctx context.Context, appID string) ([]*unical.APIKey
 // DeleteAPIKey removes one of an application's keys; CodeNotFound if the
 // application has no such key.
 func (s *Store) DeleteAPIKey(ctx context.Context, appID, id string) error {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM api_keys WHERE id = $1 AND application_id = $2", id, appID)
+	n, err := s.exec(ctx, "delete API key", "DELETE FROM api_keys WHERE id = $1 AND application_id = $2", id, appID)
 	if err != nil {
-		return translate("delete API key", err)
+		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return notFound("API key", id)
 	}
 	return nil

@@ -101,12 +101,15 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending 
 // expires at now has expired). An expired flow is removed too.
 func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*unical.OAuthFlow, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "DELETE FROM oauth_flows WHERE id = $1 RETURNING data", id).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("Flow", id)
-	}
+	err := s.tx(ctx, "consume flow", func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, "DELETE FROM oauth_flows WHERE id = $1 RETURNING data", id).Scan(&data)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("Flow", id)
+		}
+		return err
+	})
 	if err != nil {
-		return nil, translate("consume flow", err)
+		return nil, err
 	}
 	var rec flow
 	if err := decode("flow", data, &rec); err != nil {
@@ -134,18 +137,18 @@ func (s *Store) PutBlob(ctx context.Context, appID, key string, data []byte, exp
 	if err := checkText("Blob key", key); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO blobs (application_id, key, data, expires_at) VALUES ($1, $2, $3, $4)
+	_, err := s.exec(ctx, "put blob", `INSERT INTO blobs (application_id, key, data, expires_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (application_id, key) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at`,
 		appID, key, data, expires)
-	return translate("put blob", err)
+	return err
 }
 
 // GetBlob returns the data under the application's key; CodeNotFound if
 // there is none or it expired at now.
 func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT data FROM blobs WHERE application_id = $1 AND key = $2 AND expires_at > $3",
-		appID, key, now).Scan(&data)
+	err := s.queryRow(ctx, "SELECT data FROM blobs WHERE application_id = $1 AND key = $2 AND expires_at > $3",
+		[]any{appID, key, now}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("Blob", key)
 	}

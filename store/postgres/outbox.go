@@ -203,18 +203,14 @@ func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) er
 // GetMessage returns a message of an application; CodeNotFound if the
 // application has no such message.
 func (s *Store) GetMessage(ctx context.Context, appID, id string) (*unical.OutboxMessage, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+messageColumns+" FROM outbox WHERE id = $1 AND application_id = $2", id, appID)
+	msgs, err := queryAll(ctx, s, scanMessage, "SELECT "+messageColumns+" FROM outbox WHERE id = $1 AND application_id = $2", id, appID)
 	if err != nil {
 		return nil, translate("get message", err)
 	}
-	m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if len(msgs) == 0 {
 		return nil, notFound("Message", id)
 	}
-	if err != nil {
-		return nil, translate("get message", err)
-	}
-	return m, nil
+	return msgs[0], nil
 }
 
 // pruneBatch bounds the expired attempts one RecordDeliveries removes, so
@@ -367,15 +363,11 @@ func scanAttempt(row pgx.CollectableRow) (*unical.DeliveryAttempt, error) {
 // after the given id, at most limit of them (no limit when limit is zero
 // or less).
 func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*unical.DeliveryAttempt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, application_id, message_id, subscription_id, event_type, attempt, at,
+	out, err := queryAll(ctx, s, scanAttempt, `SELECT id, application_id, message_id, subscription_id, event_type, attempt, at,
 			status_code, latency_ns, error, expires_at
 		FROM delivery_attempts
 		WHERE application_id = $1 AND subscription_id = $2 AND id > $3 AND expires_at > $4
 		ORDER BY id LIMIT $5`, appID, subscriptionID, after, now, limitArg(limit))
-	if err != nil {
-		return nil, translate("list attempts", err)
-	}
-	out, err := pgx.CollectRows(rows, scanAttempt)
 	if err != nil {
 		return nil, translate("list attempts", err)
 	}

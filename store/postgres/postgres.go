@@ -81,7 +81,7 @@ func (s *Store) Close() error {
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
-	return translate("ping", s.pool.Ping(ctx))
+	return translate("ping", read(ctx, func() error { return s.pool.Ping(ctx) }))
 }
 
 //go:embed migrations/*.sql
@@ -202,25 +202,81 @@ type fnError struct{ err error }
 
 func (e fnError) Error() string { return e.err.Error() }
 
-// maxBeginRetries bounds how often tx starts over when a pooled connection
-// turned out dead before anything was sent on it (the database restarted).
-const maxBeginRetries = 2
+// maxRetries bounds how often a call starts over after its connection
+// turned out dead before the call did anything: after the database
+// restarts, the pool still holds connections the old server closed, and
+// each is found dead only when used.
+const maxRetries = 2
+
+// retryable reports whether a call that failed with err may start over
+// on another connection.
+func retryable(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil && unavailable(err)
+}
 
 // tx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise. A failure that pgconn says happened before anything
-// reached the server (a connection the database closed while it sat in
-// the pool) is retried on another connection.
+// back otherwise. A transaction whose BEGIN fails for the connection's
+// sake has done nothing, so it starts over on another connection.
 func (s *Store) tx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
-	var err error
-	for range maxBeginRetries + 1 {
-		err = pgx.BeginFunc(ctx, s.pool, fn)
-		var fe fnError
-		var ue *unical.Error
-		if err == nil || errors.As(err, &fe) || errors.As(err, &ue) || !pgconn.SafeToRetry(err) {
-			break
+	for attempt := 0; ; attempt++ {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			if attempt < maxRetries && retryable(ctx, err) {
+				continue
+			}
+			return translate(op, err)
 		}
+		if err := fn(tx); err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+			return translate(op, err)
+		}
+		return translate(op, tx.Commit(ctx))
 	}
-	return translate(op, err)
+}
+
+// exec runs one writing statement in a transaction of its own (so that
+// a dead connection is retried as tx does) and returns the rows it
+// affected, or its translated error.
+func (s *Store) exec(ctx context.Context, op, sql string, args ...any) (int64, error) {
+	var n int64
+	err := s.tx(ctx, op, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, sql, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// read runs fn, which only reads, and runs it again when it failed for
+// its connection's sake: a read can always be repeated. It returns fn's
+// error untranslated, so that callers can still tell pgx.ErrNoRows.
+func read(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if attempt < maxRetries && retryable(ctx, err) {
+			continue
+		}
+		return err
+	}
+}
+
+// queryRow is pool.QueryRow(...).Scan(dest...) through read.
+func (s *Store) queryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	return read(ctx, func() error { return s.pool.QueryRow(ctx, sql, args...).Scan(dest...) })
+}
+
+// queryAll runs a query through read and collects its rows with scan.
+func queryAll[T any](ctx context.Context, s *Store, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
+	var out []T
+	err := read(ctx, func() error {
+		rows, err := s.pool.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scan)
+		return err
+	})
+	return out, err
 }
 
 // translate is the one place where driver, database and context errors

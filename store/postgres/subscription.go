@@ -114,7 +114,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 // if the application has no such subscription.
 func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.SubscriptionRecord, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, "SELECT data FROM subscriptions WHERE id = $1 AND application_id = $2", id, appID).Scan(&data)
+	err := s.queryRow(ctx, "SELECT data FROM subscriptions WHERE id = $1 AND application_id = $2", []any{id, appID}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("Subscription", id)
 	}
@@ -184,11 +184,7 @@ func (s *Store) ListAllSubscriptions(ctx context.Context, after string, limit in
 }
 
 func (s *Store) listSubscriptions(ctx context.Context, op, sql string, args ...any) ([]*unical.SubscriptionRecord, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, translate(op, err)
-	}
-	docs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	docs, err := queryAll(ctx, s, pgx.RowTo[[]byte], sql, args...)
 	if err != nil {
 		return nil, translate(op, err)
 	}
