@@ -48,7 +48,7 @@ func exitCode(err error) int {
 }
 
 const usage = `usage:
-  unicald serve [--addr ADDR] [--data DIR] [--public-url URL] [--metrics-addr ADDR]
+  unicald serve [--addr ADDR] [--data DIR | --store URL] [--public-url URL] [--metrics-addr ADDR]
                 [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
                 [--allow-private-targets] [--delivery-timeout 15s] [--delivery-lease 2m]
                 [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
@@ -62,6 +62,7 @@ const usage = `usage:
   unicald apps list
   unicald keys create --app APP_ID
   unicald keys revoke --app APP_ID --key KEY_ID
-every command also takes --data DIR`
+every command also takes --data DIR (bbolt, the default) or --store postgres://USER:PASSWORD@HOST/DB
+(env UNICAL_STORE_URL; needs UNICAL_MASTER_KEY, the same on every replica)`
 
 func writeUsage(w io.Writer) { fmt.Fprintln(w, usage) }

@@ -82,6 +82,11 @@ var (
 	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
+	bucketRecords         = []byte("records")
+	// Buckets added after indexVersion "2" start empty in an older file,
+	// which is right: it has no records of their kind.
+	bucketIdempotency      = []byte("idempotency")
+	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
 )
 
 var allBuckets = [][]byte{
@@ -90,7 +95,8 @@ var allBuckets = [][]byte{
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount, bucketSubsByNextCheck,
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
+	bucketIdempotency, bucketIdempotencyByExp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills
