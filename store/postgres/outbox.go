@@ -67,6 +67,7 @@ func enqueue(ctx context.Context, tx pgx.Tx, msgs []*unical.OutboxMessage) error
 			m.ID, m.ApplicationID, m.SubscriptionID, m.EventType, m.Payload, m.CreatedAt, string(m.Status),
 			m.Attempts, m.NextAttemptAt, m.LastError, m.LeaseOwner, m.LeaseExpiry)
 	}
+	b.Queue(notifyOutbox) // sent when the transaction commits (notify.go)
 	return tx.SendBatch(ctx, &b).Close()
 }
 
@@ -413,7 +414,8 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 		if err != nil {
 			return fmt.Errorf("retry: %w", err)
 		}
-		return nil
+		_, err = tx.Exec(ctx, notifyOutbox)
+		return err
 	})
 	if err != nil {
 		return nil, err
