@@ -234,7 +234,7 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 }
 
 // DeleteAccount removes an account, its subscriptions and their pending
-// messages and queues msgs, in one transaction; CodeNotFound if the
+// messages, and its records, and queues msgs, in one transaction; CodeNotFound if the
 // application has no such account.
 func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*unical.OutboxMessage) error {
 	queued, err := checkMessages(msgs)
@@ -254,6 +254,9 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*un
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM subscriptions WHERE application_id = $1 AND account_id = $2", appID, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM records WHERE application_id = $1 AND account_id = $2", appID, id); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "DELETE FROM accounts WHERE id = $1", id)

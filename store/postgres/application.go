@@ -190,25 +190,28 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := checkID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	_, err := s.exec(ctx, "create API key", "INSERT INTO api_keys (id, application_id, hash, created_at) VALUES ($1, $2, $3, $4)",
-		key.ID, key.ApplicationID, key.Hash, key.CreatedAt)
+	_, err := s.exec(ctx, "create API key", "INSERT INTO api_keys ("+apiKeyColumns+") VALUES ($1, $2, $3, $4, $5)",
+		key.ID, key.ApplicationID, key.Hash, key.CreatedAt, key.LastUsedAt)
 	return err
 }
 
-// scanAPIKey reads the columns id, application_id, hash, created_at.
+// apiKeyColumns are the columns scanAPIKey reads, in its order.
+const apiKeyColumns = "id, application_id, hash, created_at, last_used_at"
+
+// scanAPIKey reads the apiKeyColumns of a row.
 func scanAPIKey(row pgx.CollectableRow) (*unical.APIKey, error) {
 	var k unical.APIKey
-	if err := row.Scan(&k.ID, &k.ApplicationID, &k.Hash, &k.CreatedAt); err != nil {
+	if err := row.Scan(&k.ID, &k.ApplicationID, &k.Hash, &k.CreatedAt, &k.LastUsedAt); err != nil {
 		return nil, err
 	}
-	k.CreatedAt = utc(k.CreatedAt)
+	k.CreatedAt, k.LastUsedAt = utc(k.CreatedAt), utc(k.LastUsedAt)
 	return &k, nil
 }
 
 // GetAPIKey returns a key by id, whatever its application; CodeNotFound if
 // there is none.
 func (s *Store) GetAPIKey(ctx context.Context, id string) (*unical.APIKey, error) {
-	keys, err := queryAll(ctx, s, scanAPIKey, "SELECT id, application_id, hash, created_at FROM api_keys WHERE id = $1", id)
+	keys, err := queryAll(ctx, s, scanAPIKey, "SELECT "+apiKeyColumns+" FROM api_keys WHERE id = $1", id)
 	if err == nil && len(keys) == 0 {
 		return nil, notFound("API key", id)
 	}
@@ -222,7 +225,7 @@ func (s *Store) GetAPIKey(ctx context.Context, id string) (*unical.APIKey, error
 // time, then by id.
 func (s *Store) ListAPIKeys(ctx context.Context, appID string) ([]*unical.APIKey, error) {
 	keys, err := queryAll(ctx, s, scanAPIKey,
-		"SELECT id, application_id, hash, created_at FROM api_keys WHERE application_id = $1 ORDER BY created_at, id", appID)
+		"SELECT "+apiKeyColumns+" FROM api_keys WHERE application_id = $1 ORDER BY created_at, id", appID)
 	if err != nil {
 		return nil, translate("list API keys", err)
 	}
@@ -240,4 +243,49 @@ func (s *Store) DeleteAPIKey(ctx context.Context, appID, id string) error {
 		return notFound("API key", id)
 	}
 	return nil
+}
+
+// MarkAPIKeyUsed sets a key's LastUsedAt to at, unless it already holds a
+// later time; CodeNotFound if there is no such key.
+func (s *Store) MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) error {
+	return s.tx(ctx, "mark API key used", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND last_used_at < $2", id, at)
+		if err != nil || tag.RowsAffected() > 0 {
+			return err
+		}
+		var one int
+		err = tx.QueryRow(ctx, "SELECT 1 FROM api_keys WHERE id = $1", id).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("API key", id)
+		}
+		return err
+	})
+}
+
+// DeleteApplication removes an application and its API keys in one
+// transaction; CodeNotFound if there is none, CodeConflict while it has
+// accounts.
+func (s *Store) DeleteApplication(ctx context.Context, id string) error {
+	return s.tx(ctx, "delete application", func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, "SELECT 1 FROM applications WHERE id = $1 FOR UPDATE", id).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("Application", id)
+		}
+		if err != nil {
+			return err
+		}
+		var hasAccounts bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM accounts WHERE application_id = $1)", id).Scan(&hasAccounts); err != nil {
+			return err
+		}
+		if hasAccounts {
+			return conflict("Application %q still has accounts.", id)
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM api_keys WHERE application_id = $1", id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM applications WHERE id = $1", id)
+		return err
+	})
 }

@@ -185,6 +185,7 @@ func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.Swee
 			{&res.Attempts, "DELETE FROM delivery_attempts WHERE id IN (SELECT id FROM delivery_attempts WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)", req.Now, false},
 			{&res.DeliveredMessages, "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE status = 'delivered' AND next_attempt_at < $1 ORDER BY status, next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)", req.DeliveredBefore, req.DeliveredBefore.IsZero()},
 			{&res.FailedMessages, "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE status = 'failed' AND next_attempt_at < $1 ORDER BY status, next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)", req.FailedBefore, req.FailedBefore.IsZero()},
+			{&res.IdempotencyKeys, "DELETE FROM idempotency_keys WHERE (application_id, key) IN (SELECT application_id, key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)", req.Now, false},
 		}
 		for _, st := range steps {
 			limit := budget()

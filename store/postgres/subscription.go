@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,8 @@ type subscription struct {
 	Watch            *watch              `json:"watch"`
 	Cursor           string              `json:"cursor"`
 	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
+	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
+	NextSendAt       time.Time           `json:"nextSendAt,omitzero"`
 	Endpoint         endpointState       `json:"endpoint"`
 }
 
@@ -57,6 +60,7 @@ func subscriptionDoc(sub *unical.SubscriptionRecord) ([]byte, error) {
 		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
 		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
 		ReconciledAt: utc(sub.ReconciledAt), Endpoint: toEndpointState(sub.EndpointState),
+		NextCheckAt: utc(sub.NextCheckAt), NextSendAt: utc(sub.NextSendAt),
 	}
 	if w := sub.Watch; w != nil {
 		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
@@ -78,6 +82,7 @@ func decodeSubscription(data []byte) (*unical.SubscriptionRecord, error) {
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
 		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
+		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
 	}
 	if w := rec.Watch; w != nil {
 		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}
@@ -104,8 +109,8 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "INSERT INTO subscriptions (id, application_id, account_id, data) VALUES ($1, $2, $3, $4)",
-			sub.ID, sub.ApplicationID, sub.EndUserAccountID, data)
+		_, err = tx.Exec(ctx, "INSERT INTO subscriptions (id, application_id, account_id, next_check_at, data) VALUES ($1, $2, $3, $4, $5)",
+			sub.ID, sub.ApplicationID, sub.EndUserAccountID, sub.NextCheckAt, data)
 		return err
 	})
 }
@@ -154,7 +159,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 		if data, err = subscriptionDoc(sub); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE subscriptions SET data = $2 WHERE id = $1", id, data); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE subscriptions SET next_check_at = $2, data = $3 WHERE id = $1", id, sub.NextCheckAt, data); err != nil {
 			return err
 		}
 		out, err = decodeSubscription(data)
@@ -212,4 +217,68 @@ func (s *Store) DeleteSubscription(ctx context.Context, appID, id string) error 
 		_, err = tx.Exec(ctx, "DELETE FROM outbox WHERE status = 'pending' AND subscription_id = $1", id)
 		return err
 	})
+}
+
+// ClaimDueSubscriptions claims up to max subscriptions whose NextCheckAt is
+// at or before now, earliest first, and moves each one's NextCheckAt on,
+// as [unical.SubscriptionStore] says; a zero NextCheckAt moves to a random
+// time in (now, now+interval]. FOR UPDATE SKIP LOCKED passes over
+// subscriptions another process is claiming or updating at that moment, so
+// replicas claiming together never get the same one, and one that was
+// skipped is still due for the next claim.
+func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*unical.SubscriptionRecord, error) {
+	if interval <= 0 {
+		return nil, unical.Errorf(unical.CodeInvalid, "A subscription claim needs a positive interval.")
+	}
+	if max <= 0 {
+		return nil, nil
+	}
+	var claimed []*unical.SubscriptionRecord
+	err := s.tx(ctx, "claim subscriptions", func(tx pgx.Tx) error {
+		claimed = nil
+		rows, err := tx.Query(ctx, `SELECT data FROM subscriptions WHERE next_check_at <= $1
+			ORDER BY next_check_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, max)
+		if err != nil {
+			return err
+		}
+		docs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+		if err != nil || len(docs) == 0 {
+			return err
+		}
+		var b pgx.Batch
+		for _, data := range docs {
+			sub, err := decodeSubscription(data)
+			if err != nil {
+				return err
+			}
+			sub.NextCheckAt = nextCheck(sub.NextCheckAt, now, interval)
+			if data, err = subscriptionDoc(sub); err != nil {
+				return err
+			}
+			b.Queue("UPDATE subscriptions SET next_check_at = $2, data = $3 WHERE id = $1", sub.ID, sub.NextCheckAt, data)
+			if sub, err = decodeSubscription(data); err != nil {
+				return err
+			}
+			claimed = append(claimed, sub)
+		}
+		return tx.SendBatch(ctx, &b).Close()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return claimed, nil
+}
+
+// nextCheck is the first time after now that is a whole number of
+// intervals after due; for a zero due, a random time in (now,
+// now+interval], so that subscriptions never checked before spread over
+// the interval. Times are whole microseconds, as PostgreSQL keeps them.
+func nextCheck(due, now time.Time, interval time.Duration) time.Time {
+	if due.IsZero() {
+		return utc(now.Add(1 + rand.N(interval))).Truncate(time.Microsecond).Add(time.Microsecond)
+	}
+	if due.After(now) {
+		return due
+	}
+	return utc(due.Add(interval * (now.Sub(due)/interval + 1)))
 }
