@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/store/postgres"
 	deliver "github.com/unical/unical/webhooksender"
 )
 
@@ -187,16 +189,35 @@ func benchTarget(b *testing.B, h http.Handler) (string, unical.WebhookSender) {
 
 // BenchmarkPolling measures the CPU cost of change polling: 1,000
 // subscriptions on the in-memory provider (a fast local fake, so that the
-// engine's own cost shows: claiming due subscriptions from the bolt Store,
-// the sync-cursor check, the bookkeeping), each due every second, checked
-// by Client.Run until b.N checks are done. It reports the process's CPU
-// time (user + system) per 1,000 checks, and what that makes of one
+// engine's own cost shows: claiming due subscriptions from the Store, the
+// sync-cursor check, the bookkeeping), each due every second, checked by
+// Client.Run until b.N checks are done, on bolt and on PostgreSQL (a
+// throwaway cluster on the same machine; its server's CPU is not counted,
+// only this process's, which is one replica's). It reports the process's
+// CPU time (user + system) per 1,000 checks, and what that makes of one
 // replica keeping 10,000 subscriptions on a one-minute interval (167
 // checks a second) as a share of one core.
 func BenchmarkPolling(b *testing.B) {
+	b.Run("Bolt", func(b *testing.B) { benchmarkPolling(b, nil) })
+	b.Run("Postgres", func(b *testing.B) {
+		url := pgtest.Start(b, pgtest.Options{Durable: true}).NewDatabase(b)
+		store, err := postgres.Open(b.Context(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { store.Close() })
+		benchmarkPolling(b, store)
+	})
+}
+
+// benchmarkPolling is BenchmarkPolling on store, or on bolt when it is nil.
+func benchmarkPolling(b *testing.B, store unical.Store) {
 	const subs = 1000
 	var counter *checkCounter
 	env := mustNewEngineEnv(b, func(cfg *unical.Config) {
+		if store != nil {
+			cfg.Store = store
+		}
 		counter = &checkCounter{Provider: cfg.Providers[0], checks: map[string][]time.Time{}}
 		cfg.Providers[0] = counter
 		cfg.ChangePollInterval = time.Second

@@ -138,6 +138,8 @@ func (w *worker) recordLoop(ctx context.Context) {
 type worker struct {
 	e     *engine
 	owner string // the lease owner of this engine's claims
+	// slots are the send slots booked under subscriptions' rate limits.
+	slots sendSlots
 	// results carries written-back messages to recordLoop, the one writer.
 	results chan DeliveryResult
 }
