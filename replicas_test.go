@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -238,6 +239,34 @@ func TestClient_Run_OutboxWakeups(t *testing.T) {
 		time.Sleep(time.Second)
 		if n := len(sender.times()); n != 1 {
 			t.Errorf("%d sends a second after the wake-up, want 1", n)
+		}
+	})
+}
+
+// TestClient_Run_RateLimitBlocksAcrossReplicas: at 20 per second each
+// engine books five slots at a time; the blocks of three engines
+// interleave, yet no two sends are closer than 1/20 s.
+func TestClient_Run_RateLimitBlocksAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		sender := &fakeSender{status: http.StatusOK}
+		r := mustNewReplicas(t, 3, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 20)
+		r.mustEnqueue(t, subID, 26)
+		r.runAll(t)
+		time.Sleep(10 * time.Second)
+		at := sender.times()
+		if len(at) != 26 {
+			t.Fatalf("%d sends, want 26", len(at))
+		}
+		slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+		for i := 1; i < len(at); i++ {
+			if gap := at[i].Sub(at[i-1]); gap < 50*time.Millisecond {
+				t.Errorf("sends %d and %d %v apart, want at least 50ms", i-1, i, gap)
+			}
+		}
+		if span := at[len(at)-1].Sub(at[0]); span > 5*time.Second {
+			t.Errorf("26 sends at 20 per second took %v, want about 1.25 s", span)
 		}
 	})
 }
