@@ -63,12 +63,17 @@ type WebhookConfig struct {
 	// minutes. It must exceed DeliveryTimeout.
 	DeliveryLease time.Duration
 	// OutboxPollInterval is how often an idle engine looks for due
-	// messages; messages queued by this Client wake it at once. Default 1
+	// messages; messages queued by this Client, or by another process when
+	// the Store implements [OutboxNotifier], wake it at once. Default 1
 	// second.
 	OutboxPollInterval time.Duration
 	// ChangePollInterval is how often subscriptions without a provider
 	// watch are checked for changes with the provider's sync cursor;
-	// default 1 minute, negative disables polling.
+	// default 1 minute, negative disables polling. Each subscription has
+	// its own due time within the interval, so the checks spread over it,
+	// and engines sharing the Store take due subscriptions from it (see
+	// SubscriptionStore.ClaimDueSubscriptions), so each subscription is
+	// checked once per interval in all, not once per engine.
 	ChangePollInterval time.Duration
 	// DeliveryLogTTL is how long delivery attempts stay in the delivery
 	// log; default 7 days.
