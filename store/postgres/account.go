@@ -137,7 +137,7 @@ func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.Accou
 	if err != nil {
 		return nil, translate("get account", err)
 	}
-	return decodeAccount(data)
+	return s.accounts.decodeCached(id, data)
 }
 
 // FindAccount returns the application's account with that provider type
@@ -215,7 +215,14 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 // order, starting after filter.After. A Limit of zero or less means no
 // limit.
 func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.AccountFilter) ([]*unical.AccountRecord, error) {
-	docs, err := queryAll(ctx, s, pgx.RowTo[[]byte], `SELECT data FROM accounts
+	type row struct {
+		id   string
+		data []byte
+	}
+	rows, err := queryAll(ctx, s, func(r pgx.CollectableRow) (row, error) {
+		var out row
+		return out, r.Scan(&out.id, &out.data)
+	}, `SELECT id, data FROM accounts
 		WHERE application_id = $1 AND id > $2
 		AND ($3 = '' OR status = $3)
 		AND ($4 = '' OR strpos(email_lower, $4) > 0 OR strpos(external_id_lower, $4) > 0)
@@ -224,9 +231,9 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 	if err != nil {
 		return nil, translate("list accounts", err)
 	}
-	recs := make([]*unical.AccountRecord, len(docs))
-	for i, data := range docs {
-		if recs[i], err = decodeAccount(data); err != nil {
+	recs := make([]*unical.AccountRecord, len(rows))
+	for i, r := range rows {
+		if recs[i], err = s.accounts.decodeCached(r.id, r.data); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/unical/unical"
 )
 
@@ -103,9 +104,13 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 	if max <= 0 {
 		return nil, nil
 	}
+	// One statement, committed on its own: no BEGIN and COMMIT round
+	// trips on the engine's busiest path. A claim whose answer is lost
+	// with its connection is not lost work: its lease runs out and the
+	// messages are claimed again.
 	var claimed []*unical.OutboxMessage
-	err := s.tx(ctx, "claim messages", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `WITH due AS (
+	err := retrySafe(ctx, func() error {
+		rows, err := s.pool.Query(ctx, `WITH due AS (
 				SELECT id FROM outbox
 				WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_owner = '' OR lease_expiry <= $1)
 				ORDER BY next_attempt_at, id
@@ -122,7 +127,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, translate("claim messages", err)
 	}
 	// RETURNING keeps no order.
 	slices.SortFunc(claimed, func(a, b *unical.OutboxMessage) int {
@@ -166,9 +171,9 @@ func updateClaimedArgs(m *unical.OutboxMessage) []any {
 // whyNotClaimed explains an update that matched no row: CodeNotFound if
 // the application has no such message, else CodeConflict (the lease is
 // not the caller's any more).
-func whyNotClaimed(ctx context.Context, tx pgx.Tx, m *unical.OutboxMessage) error {
+func (s *Store) whyNotClaimed(ctx context.Context, m *unical.OutboxMessage) error {
 	var one int
-	err := tx.QueryRow(ctx, "SELECT 1 FROM outbox WHERE id = $1 AND application_id = $2", m.ID, m.ApplicationID).Scan(&one)
+	err := s.queryRow(ctx, "SELECT 1 FROM outbox WHERE id = $1 AND application_id = $2", []any{m.ID, m.ApplicationID}, &one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("Message", m.ID)
 	}
@@ -189,16 +194,14 @@ func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) er
 	if err := checkStatus(msg.Status); err != nil {
 		return err
 	}
-	return s.tx(ctx, "update message", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, updateClaimedSQL, updateClaimedArgs(msg)...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return whyNotClaimed(ctx, tx, msg)
-		}
-		return nil
-	})
+	n, err := s.exec(ctx, "update message", updateClaimedSQL, updateClaimedArgs(msg)...)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return translate("update message", s.whyNotClaimed(ctx, msg))
+	}
+	return nil
 }
 
 // GetMessage returns a message of an application; CodeNotFound if the
@@ -220,14 +223,13 @@ const pruneBatch = 32
 
 // RecordDeliveries writes back claimed messages as UpdateMessage does and
 // appends their attempts to the delivery log, all in one transaction, in
-// a few round trips whatever the number of results: the engine's workers
+// one round trip whatever the number of results: the engine's workers
 // hand their results to one writer, so deliveries share commits. It also
 // removes up to pruneBatch attempts that expired by the newest attempt's
 // time.
 func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
 	errs := make([]error, len(results))
 	var newest time.Time
-	var attemptIDs []string
 	for i, r := range results {
 		if errs[i] = checkStatus(r.Message.Status); errs[i] != nil {
 			continue
@@ -243,79 +245,92 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 			errs[i] = unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
 			continue
 		}
-		attemptIDs = append(attemptIDs, a.ID)
 		if a.At.After(newest) {
 			newest = a.At
 		}
 	}
-	// written[i] reports that result i's message was written, so that its
-	// attempt is added; reset on every try of the transaction.
-	written := make([]bool, len(results))
-	txErrs := make([]error, len(results))
-	err := s.tx(ctx, "record deliveries", func(tx pgx.Tx) error {
-		copy(txErrs, errs)
-		clear(written)
-		taken := map[string]bool{}
-		if len(attemptIDs) > 0 {
-			rows, err := tx.Query(ctx, "SELECT id FROM delivery_attempts WHERE id = ANY($1)", attemptIDs)
-			if err != nil {
-				return err
-			}
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				return err
-			}
-			for _, id := range ids {
-				taken[id] = true
-			}
+	// The whole write is one batch, which PostgreSQL runs as one implicit
+	// transaction in one round trip: each result is one statement that
+	// writes the message back under its lease and, only if that matched,
+	// adds its attempt (and none if the attempt's id is taken).
+	var b pgx.Batch
+	var queued []int
+	for i, r := range results {
+		if errs[i] != nil {
+			continue
 		}
-		var b pgx.Batch
-		var queued []int
-		for i, r := range results {
-			if txErrs[i] != nil {
-				continue
-			}
-			if a := r.Attempt; a != nil && taken[a.ID] {
-				txErrs[i] = conflict("Attempt %q already exists.", a.ID)
-				continue
-			}
+		queued = append(queued, i)
+		if a := r.Attempt; a == nil {
 			b.Queue(updateClaimedSQL, updateClaimedArgs(r.Message)...)
-			queued = append(queued, i)
+			continue
 		}
-		if err := s.runBatch(ctx, tx, &b, func(k int, tag int64) { written[queued[k]] = tag > 0 }); err != nil {
-			return err
-		}
-		b = pgx.Batch{}
-		for _, i := range queued {
-			if written[i] {
-				if a := results[i].Attempt; a != nil {
-					b.Queue(`INSERT INTO delivery_attempts (id, application_id, message_id, subscription_id, event_type, attempt, at,
-							status_code, latency_ns, error, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-						a.ID, a.ApplicationID, a.MessageID, a.SubscriptionID, a.EventType, a.Attempt, a.At,
-						a.StatusCode, int64(a.Latency), a.Error, a.ExpiresAt)
-				}
+		a := r.Attempt
+		b.Queue(recordDeliverySQL, append(updateClaimedArgs(r.Message),
+			a.ID, a.SubscriptionID, a.EventType, a.Attempt, a.At, a.StatusCode, int64(a.Latency), a.Error, a.ExpiresAt)...)
+	}
+	if !newest.IsZero() {
+		b.Queue(`DELETE FROM delivery_attempts WHERE id IN
+			(SELECT id FROM delivery_attempts WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`, newest, pruneBatch)
+	}
+	written := make([]bool, len(results))
+	err := retrySafe(ctx, func() error {
+		clear(written)
+		return runBatch(ctx, s.pool.SendBatch(ctx, &b), b.Len(), func(k int, rows int64) {
+			if k < len(queued) {
+				written[queued[k]] = rows > 0
 			}
-		}
-		if !newest.IsZero() {
-			b.Queue(`DELETE FROM delivery_attempts WHERE id IN
-				(SELECT id FROM delivery_attempts WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`, newest, pruneBatch)
-		}
-		if err := s.runBatch(ctx, tx, &b, nil); err != nil {
-			return err
-		}
-		for _, i := range queued {
-			if !written[i] {
-				if txErrs[i] = whyNotClaimed(ctx, tx, results[i].Message); !isStoreError(txErrs[i]) {
-					return txErrs[i]
-				}
-			}
-		}
-		return nil
+		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, translate("record deliveries", err)
 	}
-	return txErrs, nil
+	// Explaining a refusal reads after the write; it reports, it changes
+	// nothing.
+	for _, i := range queued {
+		if written[i] {
+			continue
+		}
+		if a := results[i].Attempt; a != nil {
+			var taken bool
+			err := s.queryRow(ctx, "SELECT EXISTS (SELECT 1 FROM delivery_attempts WHERE id = $1)", []any{a.ID}, &taken)
+			if err != nil {
+				return nil, translate("record deliveries", err)
+			}
+			if taken {
+				errs[i] = conflict("Attempt %q already exists.", a.ID)
+				continue
+			}
+		}
+		if errs[i] = s.whyNotClaimed(ctx, results[i].Message); !isStoreError(errs[i]) {
+			return nil, translate("record deliveries", errs[i])
+		}
+	}
+	return errs, nil
+}
+
+// recordDeliverySQL is updateClaimedSQL that also adds the attempt
+// ($10...$18) when the message was written and the attempt's id is free.
+const recordDeliverySQL = `WITH written AS (
+		UPDATE outbox SET status = $5, attempts = $6, next_attempt_at = $7, last_error = $8,
+			lease_owner = '', lease_expiry = $9
+		WHERE id = $1 AND application_id = $2 AND status = 'pending' AND lease_owner <> '' AND lease_owner = $3 AND lease_expiry = $4
+			AND NOT EXISTS (SELECT 1 FROM delivery_attempts WHERE id = $10::text)
+		RETURNING id)
+	INSERT INTO delivery_attempts (id, application_id, message_id, subscription_id, event_type, attempt, at,
+		status_code, latency_ns, error, expires_at)
+	SELECT $10::text, $2::text, $1::text, $11::text, $12::text, $13::integer, $14::timestamptz,
+		$15::integer, $16::bigint, $17::text, $18::timestamptz FROM written`
+
+// retrySafe runs fn again when it failed before anything reached the
+// server (pgconn says so), as on a pooled connection the database closed.
+func retrySafe(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if attempt < maxRetries && err != nil && ctx.Err() == nil && pgconn.SafeToRetry(err) {
+			continue
+		}
+		return err
+	}
 }
 
 // isStoreError reports whether err is an *unical.Error: a refusal of one
@@ -325,22 +340,16 @@ func isStoreError(err error) bool {
 	return errors.As(err, &ue)
 }
 
-// runBatch sends b in one round trip and hands each statement's affected
-// row count to done, when it is not nil.
-func (s *Store) runBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, done func(k int, rows int64)) error {
-	if b.Len() == 0 {
-		return nil
-	}
-	br := tx.SendBatch(ctx, b)
-	for k := range b.Len() {
+// runBatch reads the n results of a sent batch, handing each statement's
+// affected row count to done, and closes it.
+func runBatch(ctx context.Context, br pgx.BatchResults, n int, done func(k int, rows int64)) error {
+	for k := range n {
 		tag, err := br.Exec()
 		if err != nil {
 			br.Close()
 			return err
 		}
-		if done != nil {
-			done(k, tag.RowsAffected())
-		}
+		done(k, tag.RowsAffected())
 	}
 	return br.Close()
 }

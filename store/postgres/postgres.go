@@ -26,6 +26,8 @@ var _ unical.Store = (*Store)(nil)
 // process that opens the same database. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	// accounts caches decoded accounts (cache.go).
+	accounts accountCache
 }
 
 // Option tunes [Open].
