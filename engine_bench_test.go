@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -14,7 +15,11 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/google"
+	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 	deliver "github.com/unical/unical/webhooksender"
 )
@@ -208,6 +213,74 @@ func BenchmarkPolling(b *testing.B) {
 		b.Cleanup(func() { store.Close() })
 		benchmarkPolling(b, store)
 	})
+}
+
+// BenchmarkPollingGoogleFake is BenchmarkPolling on bolt with the Google
+// provider against the Google fake (internal/googletest) over loopback
+// HTTP: the provider's requests and JSON count too. The fake runs in this
+// process, so its CPU is counted as well, which makes this an upper bound
+// for a replica.
+func BenchmarkPollingGoogleFake(b *testing.B) {
+	const subs, user, clientID, secret = 1000, "dana@example.com", "bench-client", "bench-secret"
+	g := googletest.NewServer(b, googletest.Options{})
+	g.AddUser(googletest.User{Email: user, Name: "Dana", TimeZone: "UTC"})
+	g.AddClient(googletest.Client{ID: clientID, Secret: secret, RedirectURIs: []string{"https://unical.example.com/v1/oauth/callback"}})
+	p, err := google.New(google.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(),
+		WebhookConfig: unical.WebhookConfig{WebhookSender: &fakeSender{status: http.StatusOK}, AllowPrivateTargets: true, ChangePollInterval: time.Second}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { client.Close() })
+	ctx := context.Background()
+	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("bench"),
+		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientID: clientID, ClientSecret: secret,
+			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL()}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	app, err := client.App(ctx, created.ApplicationID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	acct, err := app.CreateAccount(ctx, &unical.AccountCreateParams{Email: user, ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some(g.IssueRefreshToken(clientID, user))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range subs {
+		cal := g.AddCalendar(user, googletest.Calendar{Summary: fmt.Sprint("Calendar ", i)})
+		if _, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: "https://hooks.example.com/poll"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := func() int { return g.RequestCount("GET", "/calendar/v3/calendars/") }
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	before, start := cpuTime(b), time.Now()
+	from := total()
+	b.ResetTimer()
+	go func() { done <- client.Run(runCtx) }()
+	for total()-from < b.N {
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.StopTimer()
+	checks, cpu, wall := total()-from, cpuTime(b)-before, time.Since(start)
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	perThousand := cpu.Seconds() / float64(checks) * 1000
+	b.ReportMetric(perThousand, "cpu-s/1000checks")
+	b.ReportMetric(float64(checks)/wall.Seconds(), "checks/s")
+	b.ReportMetric(perThousand*10000/60/1000*100, "%core@10k/min")
 }
 
 // benchmarkPolling is BenchmarkPolling on store, or on bolt when it is nil.
