@@ -131,6 +131,7 @@ func TestClient_Run_ReplicasSharePolling(t *testing.T) {
 		// Spread: the checks of the last interval fall in many tenths of
 		// it, not all at the top of it.
 		tenths := map[int64]bool{}
+		counter.mu.Lock()
 		for _, at := range counter.checks {
 			for _, a := range at {
 				if !a.Before(start) {
@@ -138,6 +139,7 @@ func TestClient_Run_ReplicasSharePolling(t *testing.T) {
 				}
 			}
 		}
+		counter.mu.Unlock()
 		if len(tenths) < 5 {
 			t.Errorf("checks of %d subscriptions fell in %d tenths of the interval, want them spread", subs, len(tenths))
 		}
@@ -191,15 +193,28 @@ func TestClient_Run_RetryAfterHoldsReplicas(t *testing.T) {
 			cfg.OutboxPollInterval = 100 * time.Millisecond
 		})
 		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 0)
-		r.mustEnqueue(t, subID, 4)
+		r.mustEnqueue(t, subID, 1)
 		r.runAll(t)
+		time.Sleep(time.Second)
+		sender.setStatus(http.StatusOK)
+		// Several more, so that engines that did not get the 429 send
+		// too.
+		for i := range 3 {
+			now := time.Now().UTC()
+			if err := r.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+				ID: fmt.Sprintf("%s_next%d", subID, i), ApplicationID: r.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
+				Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+			}}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		time.Sleep(time.Minute)
 		at := sender.times()
 		if len(at) < 2 {
-			t.Fatalf("%d sends, want more after the Retry-After", len(at))
+			t.Fatalf("%d sends, want the next messages sent", len(at))
 		}
 		if gap := at[1].Sub(at[0]); gap < 20*time.Second {
-			t.Errorf("second send %v after the first 429, want at least its Retry-After of 20s", gap)
+			t.Errorf("next message sent %v after the 429, want at least its Retry-After of 20s", gap)
 		}
 	})
 }

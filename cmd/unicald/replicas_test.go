@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
@@ -347,28 +349,44 @@ func TestReplicas(t *testing.T) {
 	}
 	_ = victim.cmd.Wait()
 	killedAt, atKill := time.Now(), rcv.arrived(bulkIDs)
-	// The leases the killed replica held are the ones still held, the
-	// same, a second later: the live replicas finish theirs in
-	// milliseconds. (The delivery lease is 5 s.)
+	// The leases the killed replica held are those of the lease owner
+	// whose leases are all still held, unchanged, a second later: the
+	// live replicas finish theirs in milliseconds. (The delivery lease is
+	// 5 s.) One query each, straight from the outbox table, so that both
+	// are read well within the lease.
+	db, err := pgx.Connect(t.Context(), storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
 	leases := func() map[string]string {
+		rows, err := db.Query(t.Context(), `SELECT id, lease_owner || '@' || lease_expiry::text FROM outbox
+			WHERE subscription_id = $1 AND status = 'pending' AND lease_owner <> ''`, bulk.WebhookSubscriptionID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		held := map[string]string{}
-		for _, id := range bulkIDs {
-			m, err := store.GetMessage(t.Context(), app.ApplicationID, id)
-			if err != nil {
+		for rows.Next() {
+			var id, lease string
+			if err := rows.Scan(&id, &lease); err != nil {
 				t.Fatal(err)
 			}
-			if m.Status == unical.MessagePending && m.LeaseOwner != "" {
-				held[id] = m.LeaseOwner + "@" + m.LeaseExpiry.String()
-			}
+			held[id] = lease
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 		return held
 	}
 	first := leases()
 	time.Sleep(time.Second)
 	second := leases()
+	if time.Since(killedAt) > 4*time.Second {
+		t.Fatalf("reading the leases took %v; the killed replica's may have run out", time.Since(killedAt))
+	}
 	victimLeases := map[string]bool{}
 	for id, l := range second {
-		if first[id] == l && time.Since(killedAt) < 5*time.Second {
+		if first[id] == l {
 			victimLeases[id] = true
 		}
 	}
