@@ -107,7 +107,7 @@ if [[ "${BENCH_STORE:-}" == postgres ]]; then
 	UNICAL_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
 	export UNICAL_MASTER_KEY
 	store_args=(--store "postgres://unical@127.0.0.1:$pgport/bench?sslmode=disable")
-	echo "store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $NF}') on 127.0.0.1:$pgport" >&2
+	echo "store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pgport" >&2
 fi
 seed_args=(-data "$tmp/data")
 if [[ "${store_args[0]}" == --store ]]; then

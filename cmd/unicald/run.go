@@ -23,6 +23,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/webhooksender"
@@ -207,6 +208,8 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 			return nil, nil, err
 		}
 	}
+	// VIRTUAL calendars live in the store, so every server has them.
+	providers = virtual.Add(providers, store)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		MaxPendingFlows:    eng.retention.maxPendingFlows,

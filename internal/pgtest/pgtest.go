@@ -72,8 +72,9 @@ type Cluster struct {
 	cred    *syscall.Credential // nil when not running as root
 	seq     atomic.Int64
 
-	mu   sync.Mutex
-	free []string // emptied databases for the next NewDatabase
+	mu      sync.Mutex
+	free    []string // emptied databases for the next NewDatabase
+	cleared []string // databases whose tables were emptied, for NewClearedDatabase
 }
 
 // Start starts a cluster for tb alone and stops and removes it when tb's
@@ -344,6 +345,66 @@ func (c *Cluster) NewDatabase(tb testing.TB) string {
 		c.mu.Unlock()
 	})
 	return c.URL(name)
+}
+
+// NewClearedDatabase is NewDatabase for tests that only need empty
+// tables, not an empty database: it hands out a database an earlier such
+// test used, with the rows of every table truncated except those of the
+// tables named in keep, whose rows stay. A test of a store whose schema
+// comes from migrations keeps its migrations table, so that the next
+// test's Open finds the schema made and skips the migrations, which cost
+// more than the test itself on a busy machine. Sequences keep counting.
+// The first use of each database is an empty one, as from NewDatabase.
+func (c *Cluster) NewClearedDatabase(tb testing.TB, keep ...string) string {
+	tb.Helper()
+	c.mu.Lock()
+	var name string
+	if n := len(c.cleared); n > 0 {
+		name, c.cleared = c.cleared[n-1], c.cleared[:n-1]
+	}
+	c.mu.Unlock()
+	if name == "" {
+		name = fmt.Sprintf("t%d_%d", os.Getpid(), c.seq.Add(1))
+		if err := c.exec(tb.Context(), "postgres", "CREATE DATABASE "+name); err != nil {
+			tb.Fatalf("pgtest: create database: %v", err)
+		}
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.clear(ctx, name, keep); err != nil {
+			tb.Logf("pgtest: clear database %s: %v", name, err)
+			c.exec(ctx, "postgres", "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			return
+		}
+		c.mu.Lock()
+		c.cleared = append(c.cleared, name)
+		c.mu.Unlock()
+	})
+	return c.URL(name)
+}
+
+// clear closes the connections to database name and truncates every table
+// of its public schema but those in keep.
+func (c *Cluster) clear(ctx context.Context, name string, keep []string) error {
+	if err := c.exec(ctx, "postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"+name+"' AND pid <> pg_backend_pid()"); err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, c.URL(name))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT format('%I', tablename) FROM pg_tables WHERE schemaname = 'public' AND NOT tablename = ANY($1)", keep)
+	if err != nil {
+		return err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	_, err = conn.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" CASCADE")
+	return err
 }
 
 // reset empties database name: it closes the connections a test left

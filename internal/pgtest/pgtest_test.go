@@ -75,3 +75,43 @@ var errTest = testError("initdb failed")
 type testError string
 
 func (e testError) Error() string { return string(e) }
+
+// TestNewClearedDatabase hands a database from one test to the next with
+// its tables in place, their rows gone, except the kept table's.
+func TestNewClearedDatabase(t *testing.T) {
+	c := Shared(t)
+	var url string
+	t.Run("first", func(t *testing.T) {
+		url = c.NewClearedDatabase(t, "kept")
+		conn, err := pgx.Connect(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(t.Context())
+		for _, sql := range []string{
+			"CREATE TABLE kept (x int)", "CREATE TABLE emptied (x int)",
+			"INSERT INTO kept VALUES (1)", "INSERT INTO emptied VALUES (1), (2)",
+		} {
+			if _, err := conn.Exec(t.Context(), sql); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Run("second", func(t *testing.T) {
+		if got := c.NewClearedDatabase(t, "kept"); got != url {
+			t.Fatalf("NewClearedDatabase() = %s, want the first test's %s back", got, url)
+		}
+		conn, err := pgx.Connect(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(t.Context())
+		var kept, emptied int
+		if err := conn.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM kept), (SELECT count(*) FROM emptied)").Scan(&kept, &emptied); err != nil {
+			t.Fatal(err)
+		}
+		if kept != 1 || emptied != 0 {
+			t.Errorf("rows after the hand-over: kept %d, emptied %d; want 1 and 0", kept, emptied)
+		}
+	})
+}

@@ -322,11 +322,17 @@ const recordDeliverySQL = `WITH written AS (
 		$15::integer, $16::bigint, $17::text, $18::timestamptz FROM written`
 
 // retrySafe runs fn again when it failed before anything reached the
-// server (pgconn says so), as on a pooled connection the database closed.
+// server (pgconn says so), as on a pooled connection the database closed,
+// or when PostgreSQL rolled its transaction back to break a deadlock: a
+// write-back batch and a DeleteSubscription can lock the same messages in
+// opposite orders. fn must be one statement or one batch, so that a
+// rolled-back try left nothing behind.
 func retrySafe(ctx context.Context, fn func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := fn()
-		if attempt < maxRetries && err != nil && ctx.Err() == nil && pgconn.SafeToRetry(err) {
+		var pe *pgconn.PgError
+		again := pgconn.SafeToRetry(err) || errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+		if attempt < maxRetries && err != nil && ctx.Err() == nil && again {
 			continue
 		}
 		return err

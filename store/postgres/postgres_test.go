@@ -11,11 +11,13 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// mustOpen opens a Store on a fresh database of the shared cluster and
-// closes it when the test ends.
+// mustOpen opens a Store with empty tables on the shared cluster and
+// closes it when the test ends. The database may be one an earlier test
+// migrated and left with its tables emptied (pgtest.NewClearedDatabase):
+// the migration tests use fresh databases instead.
 func mustOpen(tb testing.TB) *postgres.Store {
 	tb.Helper()
-	url := pgtest.Shared(tb).NewDatabase(tb)
+	url := pgtest.Shared(tb).NewClearedDatabase(tb, "unical_schema")
 	s, err := postgres.Open(tb.Context(), url, postgres.MaxConns(4))
 	if err != nil {
 		tb.Fatalf("Open(): %v", err)
