@@ -26,6 +26,10 @@ const (
 	CodeUpstream       Code = "upstream"            // 502 provider_error: the provider answered with an error we cannot map.
 	CodeUnavailable    Code = "unavailable"         // 503 provider_unavailable: the provider is down or timed out.
 	CodeInternal       Code = "internal"            // 500: a bug or a store failure; details only in logs.
+	// CodeStoreUnavailable is 503 store_unavailable: the Store cannot be
+	// reached (a database server that is down or unreachable); nothing was
+	// written, and the same call works again once the Store is back.
+	CodeStoreUnavailable Code = "store_unavailable"
 )
 
 // Error is the one error type of unical. Message is safe to show to API

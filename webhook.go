@@ -266,6 +266,9 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 		},
 		ApplicationID: a.id,
 		RateLimit:     rate,
+		// The first check comes at a random point of the first interval,
+		// so that subscriptions made together are not checked together.
+		NextCheckAt: a.c.engine.firstCheck(now),
 	}
 	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
 	// The baseline cursor, so that the first poll reports changes made

@@ -141,21 +141,22 @@ type wireError struct {
 }
 
 var codes = map[unical.Code]wireError{
-	unical.CodeInvalid:        {http.StatusBadRequest, "invalid_request"},
-	unical.CodeUnauthorized:   {http.StatusUnauthorized, "unauthorized"},
-	unical.CodeNotFound:       {http.StatusNotFound, "not_found"},
-	unical.CodeConflict:       {http.StatusConflict, "conflict"},
-	unical.CodeAccountExpired: {http.StatusConflict, "account_expired"},
-	unical.CodeGone:           {http.StatusGone, "sync_token_expired"},
-	unical.CodePrecondition:   {http.StatusPreconditionFailed, "precondition_failed"},
-	unical.CodeTooLarge:       {http.StatusRequestEntityTooLarge, "payload_too_large"},
-	unical.CodeRateLimited:    {http.StatusTooManyRequests, "rate_limited"},
-	unical.CodeNotImplemented: {http.StatusNotImplemented, "not_implemented"},
-	unical.CodeUpstream:       {http.StatusBadGateway, "provider_error"},
-	unical.CodeUnavailable:    {http.StatusServiceUnavailable, "provider_unavailable"},
-	unical.CodeInternal:       {http.StatusInternalServerError, "internal"},
-	codeMethodNotAllowed:      {http.StatusMethodNotAllowed, "method_not_allowed"},
-	codeTimeout:               {http.StatusGatewayTimeout, "timeout"},
+	unical.CodeInvalid:          {http.StatusBadRequest, "invalid_request"},
+	unical.CodeUnauthorized:     {http.StatusUnauthorized, "unauthorized"},
+	unical.CodeNotFound:         {http.StatusNotFound, "not_found"},
+	unical.CodeConflict:         {http.StatusConflict, "conflict"},
+	unical.CodeAccountExpired:   {http.StatusConflict, "account_expired"},
+	unical.CodeGone:             {http.StatusGone, "sync_token_expired"},
+	unical.CodePrecondition:     {http.StatusPreconditionFailed, "precondition_failed"},
+	unical.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "payload_too_large"},
+	unical.CodeRateLimited:      {http.StatusTooManyRequests, "rate_limited"},
+	unical.CodeNotImplemented:   {http.StatusNotImplemented, "not_implemented"},
+	unical.CodeUpstream:         {http.StatusBadGateway, "provider_error"},
+	unical.CodeUnavailable:      {http.StatusServiceUnavailable, "provider_unavailable"},
+	unical.CodeInternal:         {http.StatusInternalServerError, "internal"},
+	unical.CodeStoreUnavailable: {http.StatusServiceUnavailable, "store_unavailable"},
+	codeMethodNotAllowed:        {http.StatusMethodNotAllowed, "method_not_allowed"},
+	codeTimeout:                 {http.StatusGatewayTimeout, "timeout"},
 }
 
 // statusCode returns the HTTP status of code.
@@ -226,7 +227,7 @@ func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 		w.Header().Set("Retry-After", "1")
 	}
 	switch code {
-	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, codeTimeout:
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, codeTimeout:
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
 	writeJSON(w, wire.status, errorBody{Error: detail})

@@ -37,6 +37,6 @@ func CodeOfStatus(status int) unical.Code {
 var statusOrder = []unical.Code{
 	unical.CodeInvalid, unical.CodeUnauthorized, unical.CodeNotFound, unical.CodeConflict, unical.CodeAccountExpired,
 	unical.CodeGone, unical.CodePrecondition, unical.CodeTooLarge, unical.CodeRateLimited,
-	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeInternal,
+	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, unical.CodeInternal,
 	codeMethodNotAllowed, codeTimeout,
 }
