@@ -83,7 +83,9 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(month time.Month, day, hour int) time.Time { return time.Date(2026, month, day, hour, 0, 0, 0, paris) }
+	at := func(month time.Month, day, hour int) time.Time {
+		return time.Date(2026, month, day, hour, 0, 0, 0, paris)
+	}
 	events := "/v1/events/" + acct + "/" + esc(cal)
 	occurrence := func(seriesID string, orig time.Time) string {
 		t.Helper()
