@@ -122,6 +122,7 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 	split := events + "/" + esc(occurrence(series.ID, at(3, 30, 9)))
 	for _, c := range []struct{ method, path string }{
 		{"PUT", split + "?scope=everything"},
+		{"PUT", split},
 		{"DELETE", split + "?scope=everything"},
 		{"PUT", events + "/" + esc(series.ID) + "?scope=thisAndFollowing"},
 		{"DELETE", events + "/" + esc(series.ID) + "?scope=thisAndFollowing"},
@@ -129,6 +130,10 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 		var body any
 		if c.method == "PUT" {
 			body = map[string]any{"title": "nope"}
+		}
+		if c.method == "PUT" && c.path == split {
+			// The scope is a query parameter only.
+			body = map[string]any{"title": "nope", "scope": "thisAndFollowing"}
 		}
 		r := st.Do(t, c.method, c.path, body)
 		if e := r.Error(t); r.Status != http.StatusBadRequest || e.Field != "scope" {
