@@ -63,6 +63,13 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if err := sp.read(ctx); err != nil {
 		return nil, err
 	}
+	if splitter, ok := splitterOf(sp.p); ok {
+		e, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(create, shift))
+		if err != nil {
+			return nil, a.providerFailed(ctx, accountID, err)
+		}
+		return e, nil
+	}
 	created, err := sp.p.CreateEvent(ctx, sp.s, calendarID, create)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
@@ -106,6 +113,12 @@ func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	if sp.first {
 		return a.DeleteEvent(ctx, accountID, calendarID, sp.master.ID)
 	}
+	if splitter, ok := splitterOf(sp.p); ok {
+		if _, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(nil, 0)); err != nil {
+			return nil, a.providerFailed(ctx, accountID, err)
+		}
+		return &Success{Success: true}, nil
+	}
 	if err := sp.read(ctx); err != nil {
 		return nil, err
 	}
@@ -139,8 +152,7 @@ type split struct {
 type exception struct {
 	orig      time.Time
 	cancelled bool
-	changes   *EventParams // the fields the override changed
-	moved     bool         // its start or end differs from its slot's
+	changes   *EventParams // the fields the override changed; start and end only when it moved
 }
 
 // planSplit reads the occurrence and its series and computes the two
@@ -365,16 +377,17 @@ func (sp *split) exceptions(ctx context.Context, seriesID string, from, to time.
 			out = append(out, exception{orig: orig, cancelled: true})
 			continue
 		}
-		if ch, moved := changes(m, got, sp.allDay); ch != nil {
-			out = append(out, exception{orig: orig, changes: ch, moved: moved})
+		if ch := changes(m, got, sp.allDay); ch != nil {
+			out = append(out, exception{orig: orig, changes: ch})
 		}
 	}
 	return out, actual, nil
 }
 
 // changes returns the fields in which an occurrence differs from its slot
-// in the series, or nil when it does not; moved reports a new start or end.
-func changes(slot, got *Event, allDay bool) (*EventParams, bool) {
+// in the series, or nil when it does not. Start and end are among them
+// only when the occurrence moved: one that did not follows its series.
+func changes(slot, got *Event, allDay bool) *EventParams {
 	var p EventParams
 	differs := false
 	str := func(dst *Optional[string], a, b string) {
@@ -411,9 +424,9 @@ func changes(slot, got *Event, allDay bool) (*EventParams, bool) {
 		}
 	}
 	if !differs {
-		return nil, false
+		return nil
 	}
-	return &p, moved
+	return &p
 }
 
 func emptyNil[T any](s []T) []T {
@@ -458,6 +471,18 @@ func sameTime(a, b *EventDateTime, allDay bool) bool {
 	return err1 == nil && err2 == nil && ta.Equal(tb)
 }
 
+// request is the split for a [SeriesSplitter]: create is nil for a
+// delete.
+func (sp *split) request(create *EventParams, shift time.Duration) *SeriesSplit {
+	req := &SeriesSplit{SeriesID: sp.master.ID, At: sp.at, AllDay: sp.allDay, Before: sp.before, New: create, Shift: shift}
+	if create != nil {
+		for _, ex := range sp.afterExc {
+			req.Exceptions = append(req.Exceptions, SplitException{OriginalStart: ex.orig, Cancelled: ex.cancelled, Changes: ex.changes})
+		}
+	}
+	return req
+}
+
 // moveExceptions gives the new series the exceptions found after the
 // split: cancelled occurrences are deleted, overrides are written onto the
 // occurrence at the same place in the new series. An override that did not
@@ -479,11 +504,7 @@ func (sp *split) moveExceptions(ctx context.Context, created *Event, shift time.
 		if ex.cancelled {
 			err = sp.p.DeleteEvent(ctx, sp.s, sp.calendarID, occ.ID)
 		} else {
-			ch := *ex.changes
-			if !ex.moved {
-				ch.Start, ch.End = Optional[EventDateTime]{}, Optional[EventDateTime]{}
-			}
-			_, err = sp.p.UpdateEvent(ctx, sp.s, sp.calendarID, occ.ID, &ch)
+			_, err = sp.p.UpdateEvent(ctx, sp.s, sp.calendarID, occ.ID, ex.changes)
 		}
 		if err != nil {
 			return err
@@ -527,7 +548,7 @@ func (sp *split) endSeries(ctx context.Context) error {
 		case ex.cancelled && ok:
 			err = sp.p.DeleteEvent(ctx, sp.s, sp.calendarID, occ.ID)
 		case !ex.cancelled && ok:
-			if ch, _ := changes(sp.slot(ex.orig), occ, sp.allDay); ch == nil {
+			if changes(sp.slot(ex.orig), occ, sp.allDay) == nil {
 				_, err = sp.p.UpdateEvent(ctx, sp.s, sp.calendarID, occ.ID, ex.changes)
 			}
 		}
