@@ -232,3 +232,65 @@ func normalizeRules(lines []string) []string {
 	}
 	return out
 }
+
+// TestEditScopesAllDayOpenEnded splits an all-day weekly series without an
+// end, a day later from the split on: the old half gets an UNTIL at its
+// last occurrence (a date, which Graph's endDate keeps), the new half
+// stays open, and a cancelled occurrence moves with it.
+func TestEditScopesAllDayOpenEnded(t *testing.T) {
+	t.Parallel()
+	for _, b := range scopeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			st, acct, cal := b.start(t)
+			events := "/v1/events/" + acct + "/" + esc(cal)
+			var series unical.Event
+			st.Must(t, "POST", events, map[string]any{
+				"title": "Bins", "isAllDay": true, "recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=MO"},
+				"start": map[string]any{"dateTime": "2026-03-02T00:00:00"},
+				"end":   map[string]any{"dateTime": "2026-03-03T00:00:00"},
+			}).Into(t, &series)
+			days := func(seriesID string) map[string]string {
+				t.Helper()
+				out := map[string]string{}
+				q := url.Values{"startDateTime": {"2026-02-25T00:00:00Z"}, "endDateTime": {"2026-04-10T00:00:00Z"}}
+				var page eventList
+				st.Must(t, "GET", events+"/"+esc(seriesID)+"/occurrences?"+q.Encode(), nil).Into(t, &page)
+				for _, e := range page.Data {
+					out[e.Start.DateTime[:10]] = e.ID
+				}
+				return out
+			}
+			st.Must(t, "DELETE", events+"/"+esc(days(series.ID)["2026-03-23"]), nil)
+			var created unical.Event
+			st.Must(t, "PUT", events+"/"+esc(days(series.ID)["2026-03-16"])+"?scope=thisAndFollowing", map[string]any{
+				"title": "Bins (Tuesday)",
+				"start": map[string]any{"dateTime": "2026-03-17T00:00:00"},
+				"end":   map[string]any{"dateTime": "2026-03-18T00:00:00"},
+				// Another weekday needs the rule to say so.
+				"recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=TU"},
+			}).Into(t, &created)
+			q := url.Values{"startDateTime": {"2026-03-01T00:00:00Z"}, "endDateTime": {"2026-04-08T00:00:00Z"}, "expandRecurrences": {"true"}}
+			var page eventList
+			st.Must(t, "GET", events+"?"+q.Encode(), nil).Into(t, &page)
+			var got []string
+			for _, e := range page.Data {
+				got = append(got, e.Start.DateTime[:10]+" "+e.Title)
+			}
+			sort.Strings(got)
+			want := []string{
+				"2026-03-02 Bins", "2026-03-09 Bins",
+				// The cancelled 23 March moved with the series to 24 March.
+				"2026-03-17 Bins (Tuesday)", "2026-03-31 Bins (Tuesday)", "2026-04-07 Bins (Tuesday)",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("after the split (-want +got):\n%s", diff)
+			}
+			var old unical.Event
+			st.Must(t, "GET", events+"/"+esc(series.ID), nil).Into(t, &old)
+			if diff := cmp.Diff(normalizeRules([]string{"RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20260309"}), normalizeRules(old.Recurrence)); diff != "" {
+				t.Errorf("old series recurrence (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
