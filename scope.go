@@ -81,6 +81,9 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
 	if err := sp.endSeries(ctx); err != nil {
+		if !sp.oldChanged {
+			_ = sp.p.DeleteEvent(ctx, sp.s, calendarID, created.ID)
+		}
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
 	if e, err := sp.p.GetEvent(ctx, sp.s, calendarID, created.ID); err == nil {
@@ -146,6 +149,11 @@ type split struct {
 	// in the year before it, by original start.
 	afterExc, beforeExc []exception
 	afterOccs           map[int64]*Event // the series' occurrences after the split
+
+	// oldChanged is set once endSeries changed the old series: a failure
+	// after that keeps the new series, which then holds the moved
+	// overrides.
+	oldChanged bool
 }
 
 // exception is an overridden or cancelled occurrence.
@@ -527,6 +535,7 @@ func (sp *split) endSeries(ctx context.Context) error {
 		if err := sp.p.DeleteEvent(ctx, sp.s, sp.calendarID, occ.ID); err != nil && ErrorCode(err) != CodeNotFound {
 			return err
 		}
+		sp.oldChanged = true
 	}
 	if _, err := sp.p.UpdateEvent(ctx, sp.s, sp.calendarID, sp.master.ID, &EventParams{Recurrence: Some(sp.before)}); err != nil {
 		return err
