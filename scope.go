@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -143,7 +144,7 @@ type split struct {
 	at                    time.Time     // original start of the occurrence split at
 	dur                   time.Duration // series duration
 	first                 bool          // at is the series start: the whole series
-	before, after         []string      // recurrence of the two parts, unshifted
+	before                []string      // recurrence of the old part
 
 	// What read found: the exceptions of the series after the split and
 	// in the year before it, by original start.
@@ -201,7 +202,7 @@ func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID stri
 		sp.first = true
 		return sp, nil
 	}
-	if sp.before, sp.after, err = SplitRecurrence(master.Recurrence, sp.start, sp.allDay, sp.at, 0); err != nil {
+	if sp.before, _, err = SplitRecurrence(master.Recurrence, sp.start, sp.allDay, sp.at, 0); err != nil {
 		return nil, WrapError(CodeUpstream, err, "The recurrence of series %q cannot be split.", master.ID)
 	}
 	return sp, nil
@@ -298,7 +299,7 @@ func (sp *split) newSeriesParams(params *EventParams) (*EventParams, time.Durati
 }
 
 func isExdate(line string) bool {
-	return len(line) >= 6 && (line[:6] == "EXDATE" || line[:6] == "exdate")
+	return len(line) >= 6 && strings.EqualFold(line[:6], "EXDATE")
 }
 
 // eventTime returns t as an event time of the series.

@@ -207,7 +207,23 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 		t.Errorf("after DELETE thisAndFollowing (-want +got):\n%s", diff)
 	}
 
-	// From the first occurrence on is the whole series.
+	// From the first occurrence on is the whole series: an update renames
+	// every occurrence but the override, which keeps its own title.
+	var renamed unical.Event
+	st.Must(t, "PUT", events+"/"+esc(occurrence(created.ID, at(3, 30, 10)))+"?scope=thisAndFollowing", map[string]any{"title": "Standup v3"}).Into(t, &renamed)
+	if renamed.ID != created.ID || renamed.Title != "Standup v3" {
+		t.Errorf("PUT thisAndFollowing at the first occurrence answered %+v, want the series %s renamed", renamed, created.ID)
+	}
+	for i := range want {
+		if want[i].Series == "new" && want[i].Title == "Standup v2" {
+			want[i].Title = "Standup v3"
+		}
+	}
+	if diff := cmp.Diff(want, expanded(created.ID)); diff != "" {
+		t.Errorf("after PUT thisAndFollowing at the first occurrence (-want +got):\n%s", diff)
+	}
+
+	// So is a delete from the first occurrence on.
 	r := st.Must(t, "DELETE", events+"/"+esc(occurrence(series.ID, at(3, 2, 9)))+"?scope=thisAndFollowing", nil)
 	if got := r.Object(t); got["success"] != true {
 		t.Errorf("DELETE thisAndFollowing answered %s", r.Body)
