@@ -525,8 +525,11 @@ func (sp *split) moveExceptions(ctx context.Context, created *Event, shift time.
 // endSeries ends the old series before the split: its overrides from the
 // split on are deleted (so that no orphaned override outlives the rule),
 // its recurrence is cut, and the exceptions before the split that the
-// provider dropped with the recurrence change (Graph drops them all, as
-// Outlook does) are made again.
+// provider dropped with the recurrence change are made again: Exchange,
+// behind Graph, removes every exception of a series whose recurrence
+// changes ([MS-OXOCAL] §3.1.4.7.3.5, "Updating a Recurring Series"; Outlook
+// warns "Any exceptions associated with this recurring appointment will be
+// cancelled"), and internal/graphtest does the same.
 func (sp *split) endSeries(ctx context.Context) error {
 	for _, ex := range sp.afterExc {
 		occ, ok := sp.afterOccs[ex.orig.Unix()]
