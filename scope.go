@@ -71,6 +71,11 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 		}
 		return e, nil
 	}
+	// Without a SeriesSplitter the split is written as Google's guide
+	// describes it ("Recurring events", "Modifying all following
+	// instances": trim the original's recurrence, insert a new recurring
+	// event), which is also how Outlook splits a Graph series. The new
+	// series comes first, so a failure leaves the old one whole.
 	created, err := sp.p.CreateEvent(ctx, sp.s, calendarID, create)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
