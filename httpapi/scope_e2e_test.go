@@ -16,8 +16,9 @@ import (
 )
 
 // scopeBackend is one provider behind the whole server, with a connected
-// account and a fresh calendar. provider/memory is not among them: it has
-// no overrides of single occurrences.
+// account and a fresh calendar: the three providers, and VIRTUAL, which
+// keeps overrides of single occurrences too. provider/memory is not among
+// them: it has none.
 type scopeBackend struct {
 	name  string
 	start func(t *testing.T) (st *apitest.Stack, accountID, calendarID string)
@@ -25,6 +26,13 @@ type scopeBackend struct {
 
 func scopeBackends() []scopeBackend {
 	backends := []scopeBackend{
+		{"virtual", func(t *testing.T) (*apitest.Stack, string, string) {
+			st := apitest.Start(t, nil, nil)
+			st.CreateApp(t, &unical.ApplicationParams{})
+			var acct unical.Account
+			st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": "room@example.com", "providerType": "VIRTUAL"}).Into(t, &acct)
+			return st, acct.ID, scopeCalendar(t, st, acct.ID)
+		}},
 		{"google", func(t *testing.T) (*apitest.Stack, string, string) {
 			st := mustNewGoogleStack(t)
 			acct := st.connect(t)
