@@ -172,6 +172,22 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 		sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 		return out
 	}
+	occurrences := func(seriesID, which string) []shown {
+		t.Helper()
+		q := url.Values{"startDateTime": {"2026-03-01T00:00:00Z"}, "endDateTime": {"2026-06-01T00:00:00Z"}, "orderBy": {"startTime"}}
+		var page eventList
+		st.Must(t, "GET", events+"/"+esc(seriesID)+"/occurrences?"+q.Encode(), nil).Into(t, &page)
+		var out []shown
+		for _, e := range page.Data {
+			s, err1 := e.Start.Time("start")
+			end, err2 := e.End.Time("end")
+			if err1 != nil || err2 != nil {
+				t.Fatalf("occurrence %+v: %v %v", e, err1, err2)
+			}
+			out = append(out, shown{e.Title, s.UTC(), end.UTC(), which})
+		}
+		return out
+	}
 	hour := func(month time.Month, day, h int, title, which string) shown {
 		return shown{title, at(month, day, h).UTC(), at(month, day, h+1).UTC(), which}
 	}
@@ -200,6 +216,18 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 	}
 	if diff := cmp.Diff(want, expanded(created.ID)); diff != "" {
 		t.Errorf("after PUT thisAndFollowing (-want +got):\n%s", diff)
+	}
+	// Each half's occurrences listing shows its part.
+	for id, which := range map[string]string{series.ID: "old", created.ID: "new"} {
+		var part []shown
+		for _, w := range want {
+			if w.Series == which {
+				part = append(part, w)
+			}
+		}
+		if diff := cmp.Diff(part, occurrences(id, which)); diff != "" {
+			t.Errorf("occurrences of the %s series (-want +got):\n%s", which, diff)
+		}
 	}
 	var old unical.Event
 	st.Must(t, "GET", events+"/"+esc(series.ID), nil).Into(t, &old)
