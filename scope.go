@@ -30,8 +30,8 @@ var EditScopes = []string{string(ScopeThis), string(ScopeThisAndFollowing)}
 // ScopeThisAndFollowing, eventID must name an occurrence: the series ends
 // before it (see [SplitRecurrence]) and a new series starts at it, made of
 // the series' fields with params applied; the answer is the new series.
-// Overridden and cancelled occurrences from the split on (within
-// MaxExpandWindow of it) move to the new series: an override keeps what it
+// Overridden and cancelled occurrences from the split on (within 364 days
+// of it) move to the new series: an override keeps what it
 // changed, and its own times when it had moved; cancelled occurrences stay
 // cancelled. Splitting at the first occurrence updates the whole series.
 //
@@ -136,6 +136,11 @@ func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	}
 	return &Success{Success: true}, nil
 }
+
+// splitWindow is how far from the split exceptions are looked for, on each
+// side: an occurrences listing with a day of margin on both ends, within
+// MaxExpandWindow.
+const splitWindow = MaxExpandWindow - 2*24*time.Hour
 
 // split is one "this and following" write in progress.
 type split struct {
@@ -329,10 +334,10 @@ func (sp *split) eventTimeAllDay(t time.Time, allDay bool, zone string) *EventDa
 // series' own rule makes.
 func (sp *split) read(ctx context.Context) error {
 	var err error
-	if sp.afterExc, sp.afterOccs, err = sp.exceptions(ctx, sp.master.ID, sp.at, sp.at.Add(MaxExpandWindow)); err != nil {
+	if sp.afterExc, sp.afterOccs, err = sp.exceptions(ctx, sp.master.ID, sp.at, sp.at.Add(splitWindow)); err != nil {
 		return err
 	}
-	from := sp.at.Add(-MaxExpandWindow)
+	from := sp.at.Add(-splitWindow)
 	if from.Before(sp.start) {
 		from = sp.start
 	}
@@ -347,9 +352,6 @@ func (sp *split) occurrences(ctx context.Context, seriesID string, from, to time
 	// A day of margin: the listing keeps occurrences that overlap the
 	// window, and all-day labels are read in the account's zone.
 	params := &OccurrenceListParams{Start: from.Add(-24 * time.Hour), End: to.Add(24 * time.Hour), Limit: MaxPageSize}
-	if params.End.Sub(params.Start) > MaxExpandWindow {
-		params.End = params.Start.Add(MaxExpandWindow)
-	}
 	for e, err := range AllOccurrences(ctx, sp.a, sp.accountID, sp.calendarID, seriesID, params, nil) {
 		if err != nil {
 			return nil, err
@@ -506,7 +508,7 @@ func (sp *split) moveExceptions(ctx context.Context, created *Event, shift time.
 		return nil
 	}
 	newStart := sp.at.Add(shift)
-	occs, err := sp.occurrences(ctx, created.ID, newStart, newStart.Add(MaxExpandWindow))
+	occs, err := sp.occurrences(ctx, created.ID, newStart, newStart.Add(splitWindow))
 	if err != nil {
 		return err
 	}
@@ -552,7 +554,7 @@ func (sp *split) endSeries(ctx context.Context) error {
 	if len(sp.beforeExc) == 0 {
 		return nil
 	}
-	from := sp.at.Add(-MaxExpandWindow)
+	from := sp.at.Add(-splitWindow)
 	if from.Before(sp.start) {
 		from = sp.start
 	}

@@ -346,3 +346,43 @@ func TestEditScopesAllDayOpenEnded(t *testing.T) {
 		})
 	}
 }
+
+// TestEditScopesLongSeriesGraph splits a daily series that began more
+// than a year before the split on Graph, which drops a series' exceptions
+// when its recurrence changes: the override the day before the split is
+// made again on the old series.
+func TestEditScopesLongSeriesGraph(t *testing.T) {
+	t.Parallel()
+	st := MustStartGraphStack(t)
+	acct := st.MustConnect(t)
+	events := "/v1/events/" + acct + "/" + esc(scopeCalendar(t, st.Stack, acct))
+	var series unical.Event
+	st.must(t, "POST", events, map[string]any{
+		"title": "Daily", "recurrence": []string{"RRULE:FREQ=DAILY"},
+		"start": map[string]any{"dateTime": "2025-01-06T09:00:00", "timeZone": "Europe/Paris"},
+		"end":   map[string]any{"dateTime": "2025-01-06T10:00:00", "timeZone": "Europe/Paris"},
+	}).Into(t, &series)
+	ids := func(seriesID string) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		var page eventList
+		st.must(t, "GET", events+"/"+esc(seriesID)+"/occurrences?startDateTime=2026-03-25T00:00:00Z&endDateTime=2026-04-02T00:00:00Z", nil).Into(t, &page)
+		for _, e := range page.Data {
+			out[e.OriginalStart.DateTime[:10]] = e.ID
+		}
+		return out
+	}
+	st.must(t, "PUT", events+"/"+esc(ids(series.ID)["2026-03-29"]), map[string]any{"title": "Daily, with guests"})
+	st.must(t, "DELETE", events+"/"+esc(ids(series.ID)["2026-03-30"])+"?scope=thisAndFollowing", nil)
+	var page eventList
+	st.must(t, "GET", events+"?startDateTime=2026-03-27T00:00:00Z&endDateTime=2026-04-02T00:00:00Z&expandRecurrences=true", nil).Into(t, &page)
+	var got []string
+	for _, e := range page.Data {
+		got = append(got, e.Start.DateTime[:10]+" "+e.Title)
+	}
+	sort.Strings(got)
+	want := []string{"2026-03-27 Daily", "2026-03-28 Daily", "2026-03-29 Daily, with guests"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after DELETE thisAndFollowing (-want +got):\n%s", diff)
+	}
+}
