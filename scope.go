@@ -61,10 +61,12 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if err != nil {
 		return nil, err
 	}
-	if err := sp.read(ctx); err != nil {
+	splitter, native := splitterOf(sp.p)
+	// A SeriesSplitter keeps the old series' exceptions itself.
+	if err := sp.read(ctx, !native); err != nil {
 		return nil, err
 	}
-	if splitter, ok := splitterOf(sp.p); ok {
+	if native {
 		e, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(create, shift))
 		if err != nil {
 			return nil, a.providerFailed(ctx, accountID, err)
@@ -128,7 +130,7 @@ func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, e
 		}
 		return &Success{Success: true}, nil
 	}
-	if err := sp.read(ctx); err != nil {
+	if err := sp.read(ctx, true); err != nil {
 		return nil, err
 	}
 	if err := sp.endSeries(ctx); err != nil {
@@ -329,12 +331,13 @@ func (sp *split) eventTimeAllDay(t time.Time, allDay bool, zone string) *EventDa
 	return TimedAt(t)
 }
 
-// read finds the exceptions of the series after the split and in the year
-// before it, by comparing the provider's occurrences with those the
-// series' own rule makes.
-func (sp *split) read(ctx context.Context) error {
+// read finds the exceptions of the series after the split and, with
+// before (to make again those the provider drops), in the year before it,
+// by comparing the provider's occurrences with those the series' own rule
+// makes.
+func (sp *split) read(ctx context.Context, before bool) error {
 	var err error
-	if sp.afterExc, sp.afterOccs, err = sp.exceptions(ctx, sp.master.ID, sp.at, sp.at.Add(splitWindow)); err != nil {
+	if sp.afterExc, sp.afterOccs, err = sp.exceptions(ctx, sp.master.ID, sp.at, sp.at.Add(splitWindow)); err != nil || !before {
 		return err
 	}
 	from := sp.at.Add(-splitWindow)
