@@ -95,6 +95,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerCalendarRoutes()
 	h.registerEventRoutes()
 	h.registerFreeBusyRoutes()
+	h.registerAvailabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
