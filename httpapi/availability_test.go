@@ -24,12 +24,12 @@ type availabilitySlot struct {
 	Participants []string             `json:"participants"`
 }
 
-// berlinSlot is a slot of an hour in Europe/Berlin on 1 March 2027 (UTC+1).
+// berlinSlot is a slot of an hour in Europe/Berlin on 3 March 2031 (UTC+1).
 func berlinSlot(hour string, ids ...string) availabilitySlot {
 	next := map[string]string{"10": "11", "11": "12", "12": "13", "13": "14", "14": "15", "15": "16", "16": "17"}[hour]
 	return availabilitySlot{
-		Start:        unical.EventDateTime{DateTime: "2027-03-01T" + hour + ":00:00+01:00", TimeZone: "Europe/Berlin"},
-		End:          unical.EventDateTime{DateTime: "2027-03-01T" + next + ":00:00+01:00", TimeZone: "Europe/Berlin"},
+		Start:        unical.EventDateTime{DateTime: "2031-03-03T" + hour + ":00:00+01:00", TimeZone: "Europe/Berlin"},
+		End:          unical.EventDateTime{DateTime: "2031-03-03T" + next + ":00:00+01:00", TimeZone: "Europe/Berlin"},
 		Participants: ids,
 	}
 }
@@ -61,17 +61,17 @@ func TestAvailability(t *testing.T) {
 		ts.must(t, "POST", "/v1/events/"+account+"/"+url.PathEscape("primary/"+email), body)
 	}
 	at := func(local string) map[string]string {
-		return map[string]string{"dateTime": "2027-" + local + ":00", "timeZone": "Europe/Berlin"}
+		return map[string]string{"dateTime": "2031-" + local + ":00", "timeZone": "Europe/Berlin"}
 	}
 	// Ada: Mondays 10-11 since February, and a transparent hour that
 	// blocks nothing.
-	event(ada, googleUser, map[string]any{"title": "Weekly", "start": at("02-22T10:00"), "end": at("02-22T11:00"), "recurrence": []string{"RRULE:FREQ=WEEKLY"}})
-	event(ada, googleUser, map[string]any{"title": "Focus", "start": at("03-01T14:00"), "end": at("03-01T15:00"), "transparency": "transparent"})
+	event(ada, googleUser, map[string]any{"title": "Weekly", "start": at("02-24T10:00"), "end": at("02-24T11:00"), "recurrence": []string{"RRULE:FREQ=WEEKLY"}})
+	event(ada, googleUser, map[string]any{"title": "Focus", "start": at("03-03T14:00"), "end": at("03-03T15:00"), "transparency": "transparent"})
 	// Grace (London hours, Berlin 10-18): away all Tuesday.
-	event(grace, outlookUser, map[string]any{"title": "Away", "isAllDay": true, "start": map[string]string{"date": "2027-03-02"}, "end": map[string]string{"date": "2027-03-03"}})
+	event(grace, outlookUser, map[string]any{"title": "Away", "isAllDay": true, "start": map[string]string{"date": "2031-03-04"}, "end": map[string]string{"date": "2031-03-05"}})
 	// The optional two: Alan 11-13, Bob 13-17.
-	event(alan, davUser, map[string]any{"title": "Lunch", "start": at("03-01T11:00"), "end": at("03-01T13:00")})
-	event(bob, "bob@example.com", map[string]any{"title": "Workshop", "start": at("03-01T13:00"), "end": at("03-01T17:00")})
+	event(alan, davUser, map[string]any{"title": "Lunch", "start": at("03-03T11:00"), "end": at("03-03T13:00")})
+	event(bob, "bob@example.com", map[string]any{"title": "Workshop", "start": at("03-03T13:00"), "end": at("03-03T17:00")})
 
 	var got availabilityAnswer
 	ts.must(t, "POST", "/v1/availability", map[string]any{
@@ -81,8 +81,8 @@ func TestAvailability(t *testing.T) {
 			{"endUserAccountId": alan, "required": false},
 			{"endUserAccountId": bob, "required": false},
 		},
-		"startDateTime":   "2027-03-01T00:00:00",
-		"endDateTime":     "2027-03-03T00:00:00",
+		"startDateTime":   "2031-03-03T00:00:00",
+		"endDateTime":     "2031-03-05T00:00:00",
 		"timeZone":        "Europe/Berlin",
 		"durationMinutes": 60,
 		"intervalMinutes": 60,
@@ -111,15 +111,15 @@ func TestAvailability(t *testing.T) {
 			{EndUserAccountID: alan, Required: unical.Some(false)},
 			{EndUserAccountID: bob, Required: unical.Some(false)},
 		},
-		StartDateTime: "2027-03-01T15:00:00+01:00", EndDateTime: "2027-03-01T17:00:00+01:00",
+		StartDateTime: "2031-03-03T15:00:00+01:00", EndDateTime: "2031-03-03T17:00:00+01:00",
 		TimeZone: "Europe/Berlin", DurationMinutes: 60, MaxResults: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantGo := &unical.Availability{Data: []*unical.AvailabilitySlot{{
-		Start:        unical.EventDateTime{DateTime: "2027-03-01T15:00:00+01:00", TimeZone: "Europe/Berlin"},
-		End:          unical.EventDateTime{DateTime: "2027-03-01T16:00:00+01:00", TimeZone: "Europe/Berlin"},
+		Start:        unical.EventDateTime{DateTime: "2031-03-03T15:00:00+01:00", TimeZone: "Europe/Berlin"},
+		End:          unical.EventDateTime{DateTime: "2031-03-03T16:00:00+01:00", TimeZone: "Europe/Berlin"},
 		Participants: []string{ada, alan},
 	}}}
 	if d := cmp.Diff(wantGo, res); d != "" {
