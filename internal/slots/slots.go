@@ -5,7 +5,8 @@
 package slots
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 )
 
@@ -89,9 +90,9 @@ func Find(r *Request) []Slot {
 	optional := 0
 	for i := range r.Participants {
 		p := &r.Participants[i]
-		walkers[i] = walker{busy: nanos(merge(p.Busy)), required: p.Required}
+		walkers[i] = walker{busy: merge(nanos(p.Busy)), required: p.Required}
 		if p.WorkingHours != nil {
-			walkers[i].working = nanos(expand(p.WorkingHours, r.Start, r.End))
+			walkers[i].working = expand(p.WorkingHours, r.Start, r.End)
 			walkers[i].limited = true
 		}
 		if !p.Required {
@@ -100,12 +101,12 @@ func Find(r *Request) []Slot {
 	}
 	var out []Slot
 	free := make([]bool, len(walkers))
-	for s := range starts(r.Location, from, r.End, r.Interval) {
-		e := s.Add(r.Duration)
-		if e.After(r.End) {
+	dur, end := int64(r.Duration), r.End.UnixNano()
+	for sn := range starts(r.Location, from, r.End, r.Interval) {
+		en := sn + dur
+		if en > end {
 			break
 		}
-		sn, en := s.UnixNano(), e.UnixNano()
 		bs, be := sn-int64(r.BufferBefore), en+int64(r.BufferAfter)
 		ok, anyOptional := true, false
 		for i := range walkers {
@@ -115,6 +116,9 @@ func Find(r *Request) []Slot {
 				ok = false
 			case !walkers[i].required && free[i]:
 				anyOptional = true
+			}
+			if !ok {
+				break
 			}
 		}
 		if !ok || (optional > 0 && !anyOptional) {
@@ -126,7 +130,7 @@ func Find(r *Request) []Slot {
 				ids = append(ids, r.Participants[i].ID)
 			}
 		}
-		out = append(out, Slot{Start: s, End: e, Participants: ids})
+		out = append(out, Slot{Start: time.Unix(0, sn), End: time.Unix(0, en), Participants: ids})
 		if r.MaxResults > 0 && len(out) == r.MaxResults {
 			break
 		}
@@ -172,23 +176,23 @@ func (w *walker) free(s, e, bs, be int64) bool {
 	return w.b == len(w.busy) || w.busy[w.b].start >= be
 }
 
-// starts yields the candidate slot starts from `from` (inclusive) until
-// `to`: every step from midnight in loc, each day anew. Steps are taken in
-// absolute time, so a day that a daylight saving change makes 23 or 25
-// hours long still yields each of its instants once.
-func starts(loc *time.Location, from, to time.Time, step time.Duration) func(func(time.Time) bool) {
-	return func(yield func(time.Time) bool) {
+// starts yields the candidate slot starts, in Unix nanoseconds, from
+// `from` (inclusive) until `to`: every step from midnight in loc, each day
+// anew. Steps are taken in absolute time, so a day that a daylight saving
+// change makes 23 or 25 hours long still yields each of its instants once.
+func starts(loc *time.Location, from, to time.Time, step time.Duration) func(func(int64) bool) {
+	return func(yield func(int64) bool) {
 		l := from.In(loc)
 		day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
+		f, end, st := from.UnixNano(), to.UnixNano(), int64(step)
 		for day.Before(to) {
 			next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
-			t := day
-			if from.After(t) {
+			t, stop := day.UnixNano(), min(next.UnixNano(), end)
+			if f > t {
 				// The first step at or after from.
-				n := (from.Sub(t) + step - 1) / step
-				t = t.Add(n * step)
+				t += (f - t + st - 1) / st * st
 			}
-			for ; t.Before(next) && t.Before(to); t = t.Add(step) {
+			for ; t < stop; t += st {
 				if !yield(t) {
 					return
 				}
@@ -201,11 +205,11 @@ func starts(loc *time.Location, from, to time.Time, step time.Duration) func(fun
 // expand returns the working hours as sorted, merged instants covering
 // [from, to), one day of margin on each side, so that hours running to
 // midnight join the next day's hours from midnight.
-func expand(wh *WorkingHours, from, to time.Time) []Interval {
+func expand(wh *WorkingHours, from, to time.Time) []span {
 	loc := wh.Location
 	f := from.In(loc)
 	day := time.Date(f.Year(), f.Month(), f.Day()-1, 0, 0, 0, 0, loc)
-	var out []Interval
+	var out []span
 	for !day.After(to) {
 		for _, iv := range wh.Intervals {
 			if iv.Day != day.Weekday() {
@@ -216,7 +220,7 @@ func expand(wh *WorkingHours, from, to time.Time) []Interval {
 			s := time.Date(day.Year(), day.Month(), day.Day(), 0, iv.Start, 0, 0, loc)
 			e := time.Date(day.Year(), day.Month(), day.Day(), 0, iv.End, 0, 0, loc)
 			if e.After(s) {
-				out = append(out, Interval{s, e})
+				out = append(out, span{s.UnixNano(), e.UnixNano()})
 			}
 		}
 		day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
@@ -224,21 +228,16 @@ func expand(wh *WorkingHours, from, to time.Time) []Interval {
 	return merge(out)
 }
 
-// merge sorts intervals and joins those that overlap or touch.
-func merge(in []Interval) []Interval {
-	s := make([]Interval, 0, len(in))
-	for _, iv := range in {
-		if iv.End.After(iv.Start) {
-			s = append(s, iv)
-		}
-	}
-	sort.Slice(s, func(i, j int) bool { return s[i].Start.Before(s[j].Start) })
+// merge sorts spans and joins those that overlap or touch, in place.
+func merge(s []span) []span {
+	slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	out := s[:0]
 	for _, iv := range s {
-		if n := len(out); n > 0 && !iv.Start.After(out[n-1].End) {
-			if iv.End.After(out[n-1].End) {
-				out[n-1].End = iv.End
-			}
+		if iv.end <= iv.start {
+			continue
+		}
+		if n := len(out); n > 0 && iv.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, iv.end)
 			continue
 		}
 		out = append(out, iv)
