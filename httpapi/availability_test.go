@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -272,5 +274,77 @@ func TestAvailabilityProviderFailure(t *testing.T) {
 	wantError(t, "provider failure", r, 503, "provider_unavailable", "participants[2].endUserAccountId")
 	if msg := r.Error(t).Message; !strings.Contains(msg, bob.ID) {
 		t.Errorf("message %q does not name %s", msg, bob.ID)
+	}
+}
+
+// gateProvider holds every event listing until want of them are in
+// flight at once, and records the most that ever were.
+type gateProvider struct {
+	*memory.Provider
+	g *gate
+}
+
+type gate struct {
+	want     int
+	mu       sync.Mutex
+	inFlight int
+	most     int
+	open     chan struct{}
+	opened   sync.Once
+}
+
+func (p gateProvider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
+	g := p.g
+	g.mu.Lock()
+	g.inFlight++
+	g.most = max(g.most, g.inFlight)
+	if g.inFlight == g.want {
+		// A moment's wait lets calls past the bound show up, if the
+		// fan-out has none.
+		g.opened.Do(func() { time.AfterFunc(100*time.Millisecond, func() { close(g.open) }) })
+	}
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.inFlight--
+		g.mu.Unlock()
+	}()
+	select {
+	case <-g.open:
+	case <-time.After(5 * time.Second):
+		// Never that many at once: the fan-out is not parallel.
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return p.Provider.ListEvents(ctx, s, calendarID, q)
+}
+
+// TestAvailabilityFanOut: the busy time of 20 participants is fetched 10
+// at a time, no more and no fewer; no timing is measured, the provider
+// counts the calls in flight.
+func TestAvailabilityFanOut(t *testing.T) {
+	t.Parallel()
+	g := &gate{want: unical.AvailabilityFanOut, open: make(chan struct{})}
+	ts := MustNewServerWith(t, func(p *memory.Provider) unical.Provider { return gateProvider{p, g} })
+	var participants []map[string]any
+	for i := range unical.MaxAvailabilityParticipants {
+		email := fmt.Sprintf("p%d@example.com", i)
+		ts.Providers[unical.ProviderGoogle].AddUser(email, "refresh-"+email, "")
+		var acct unical.Account
+		ts.must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": email, "providerType": "PROVIDER_A", "refreshToken": "refresh-" + email}).Into(t, &acct)
+		participants = append(participants, map[string]any{"endUserAccountId": acct.ID})
+	}
+	var got availabilityAnswer
+	ts.must(t, "POST", "/v1/availability", map[string]any{
+		"participants":  participants,
+		"startDateTime": "2031-03-03T09:00:00Z", "endDateTime": "2031-03-03T10:00:00Z", "durationMinutes": 60,
+	}).Into(t, &got)
+	if len(got.Data) != 1 || len(got.Data[0].Participants) != unical.MaxAvailabilityParticipants {
+		t.Errorf("answer %+v, want one slot with all %d participants", got.Data, unical.MaxAvailabilityParticipants)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.most != unical.AvailabilityFanOut {
+		t.Errorf("at most %d listings were in flight at once, want %d", g.most, unical.AvailabilityFanOut)
 	}
 }
