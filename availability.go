@@ -342,7 +342,7 @@ func (a *App) Availability(ctx context.Context, params *AvailabilityParams) (*Av
 	for i, pq := range q.parts {
 		_, prov, s, err := a.session(ctx, pq.accountID)
 		if err != nil {
-			return nil, participantFailed(i, pq.accountID, err)
+			return nil, participantFailed(i, pq.accountID, "endUserAccountId", err)
 		}
 		ps[i] = participant{prov, s}
 	}
@@ -371,7 +371,12 @@ func (a *App) Availability(ctx context.Context, params *AvailabilityParams) (*Av
 			pq := q.parts[i]
 			b, err := a.participantBusy(ctx, ps[i].prov, ps[i].s, &pq, from, to)
 			if err != nil {
-				err = participantFailed(i, pq.accountID, a.providerFailed(ctx, pq.accountID, err))
+				field := "endUserAccountId"
+				if pq.calendarIDs != nil && ErrorCode(err) == CodeNotFound {
+					// The account was found above: a calendar it named was not.
+					field = "calendarIds"
+				}
+				err = participantFailed(i, pq.accountID, field, a.providerFailed(ctx, pq.accountID, err))
 				mu.Lock()
 				if first == nil {
 					// The first failure is the answer; the others were
@@ -473,14 +478,17 @@ func defaultCalendars(cals []*Calendar) []string {
 }
 
 // participantFailed names participant i in err, keeping its code, so that
-// the caller knows whose account to look at.
-func participantFailed(i int, accountID string, err error) error {
+// the caller knows whose account to look at: Field becomes
+// participants[i].field unless err already names a field of the request.
+func participantFailed(i int, accountID, field string, err error) error {
 	var e *Error
 	if !errors.As(err, &e) || e.Code == CodeInternal {
 		return err
 	}
 	named := *e
-	named.Field = fmt.Sprintf("participants[%d].endUserAccountId", i)
+	if named.Field == "" {
+		named.Field = fmt.Sprintf("participants[%d].%s", i, field)
+	}
 	named.Message = fmt.Sprintf("Participant %s: %s", accountID, strings.TrimSpace(e.Message))
 	named.Err = err
 	return &named

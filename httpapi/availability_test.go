@@ -222,6 +222,7 @@ func TestAvailabilityRefusals(t *testing.T) {
 		{"a participant twice", with("participants", []map[string]any{{"endUserAccountId": ada}, {"endUserAccountId": ada}}), 400, "invalid_request", "participants[1].endUserAccountId"},
 		{"unknown field", with("duration", 30), 400, "invalid_request", "duration"},
 		{"unknown account", with("participants", []map[string]any{{"endUserAccountId": ada}, {"endUserAccountId": "acc_nobody"}}), 404, "not_found", "participants[1].endUserAccountId"},
+		{"unknown calendar", participant(map[string]any{"calendarIds": []string{"no-such-calendar"}}), 404, "not_found", "participants[0].calendarIds"},
 		{"expired account", with("participants", []map[string]any{{"endUserAccountId": ada}, {"endUserAccountId": grace}}), 409, "account_expired", "participants[1].endUserAccountId"},
 	}
 	for _, tt := range tests {
