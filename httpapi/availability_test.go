@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
 
@@ -129,30 +130,46 @@ func TestAvailability(t *testing.T) {
 	}
 }
 
-// TestAvailabilityNotice: minimumNoticeMinutes counts from now, so a
-// window that starts within the notice offers nothing in it.
+// TestAvailabilityNotice: minimumNoticeMinutes counts from the Client's
+// clock (Config.Now), and slots start on the next step after it.
 func TestAvailabilityNotice(t *testing.T) {
 	t.Parallel()
-	ts := MustNewServer(t)
-	ada := ts.mustConnect(t)[unical.ProviderGoogle]
-	start := time.Now().UTC().Truncate(time.Hour).Add(2 * time.Hour)
-	body := func(notice int) map[string]any {
-		return map[string]any{
-			"participants":  []map[string]any{{"endUserAccountId": ada}},
-			"startDateTime": start.Format(time.RFC3339), "endDateTime": start.Add(3 * time.Hour).Format(time.RFC3339),
-			"durationMinutes": 60, "intervalMinutes": 60, "minimumNoticeMinutes": notice,
+	now := time.Date(2031, 3, 3, 8, 50, 0, 0, time.UTC)
+	p := memory.New(unical.ProviderGoogle)
+	p.AddUser(googleUser, googleToken, "")
+	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) { cfg.Now = func() time.Time { return now } })
+	st.CreateApp(t, &unical.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
+		unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1"},
+	}})
+	var acct unical.Account
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": googleUser, "providerType": "PROVIDER_A", "refreshToken": googleToken}).Into(t, &acct)
+	starts := func(notice int) []string {
+		t.Helper()
+		var got availabilityAnswer
+		st.Must(t, "POST", "/v1/availability", map[string]any{
+			"participants":  []map[string]any{{"endUserAccountId": acct.ID}},
+			"startDateTime": "2031-03-03T08:00:00Z", "endDateTime": "2031-03-03T12:00:00Z",
+			"durationMinutes": 30, "intervalMinutes": 30, "minimumNoticeMinutes": notice,
+		}).Into(t, &got)
+		var out []string
+		for _, s := range got.Data {
+			out = append(out, s.Start.DateTime)
 		}
+		return out
 	}
-	var got availabilityAnswer
-	ts.must(t, "POST", "/v1/availability", body(0)).Into(t, &got)
-	if len(got.Data) != 3 || got.Data[0].Start.DateTime != start.Format(time.RFC3339) || got.Data[0].Start.TimeZone != "UTC" {
-		t.Errorf("without notice: %+v, want 3 hourly slots from %s in UTC", got.Data, start)
-	}
-	// A day of notice rules out the whole window, which ends within five
-	// hours.
-	ts.must(t, "POST", "/v1/availability", body(24*60)).Into(t, &got)
-	if len(got.Data) != 0 {
-		t.Errorf("with a day of notice: %+v, want none", got.Data)
+	for _, tt := range []struct {
+		notice int
+		want   []string
+	}{
+		// Now is 08:50: no slot in the past even without notice.
+		{0, []string{"2031-03-03T09:00:00Z", "2031-03-03T09:30:00Z", "2031-03-03T10:00:00Z", "2031-03-03T10:30:00Z", "2031-03-03T11:00:00Z", "2031-03-03T11:30:00Z"}},
+		// An hour's notice: not before 09:50, so from 10:00.
+		{60, []string{"2031-03-03T10:00:00Z", "2031-03-03T10:30:00Z", "2031-03-03T11:00:00Z", "2031-03-03T11:30:00Z"}},
+		{24 * 60, nil},
+	} {
+		if d := cmp.Diff(tt.want, starts(tt.notice)); d != "" {
+			t.Errorf("slot starts with %d minutes of notice (-want +got):\n%s", tt.notice, d)
+		}
 	}
 }
 
