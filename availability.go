@@ -327,6 +327,9 @@ func clockMinutes(s string, end bool) (int, bool) {
 // provider failed (CodeUpstream, CodeUnavailable, ...), the error names
 // that participant in Field and Message, and no slots are returned.
 func (a *App) Availability(ctx context.Context, params *AvailabilityParams) (*Availability, error) {
+	if params == nil {
+		params = &AvailabilityParams{}
+	}
 	q, err := params.validate(a.c.now())
 	if err != nil {
 		return nil, err
