@@ -155,6 +155,13 @@ func (p *AvailabilityParams) validate(now time.Time) (*availabilityQuery, error)
 	if err != nil {
 		return nil, err
 	}
+	// The search counts in Unix nanoseconds, which span 1678 to 2262.
+	if start.Year() < 1900 {
+		return nil, invalidf("startDateTime", "startDateTime must be in 1900 or later.")
+	}
+	if end.Year() > 2200 {
+		return nil, invalidf("endDateTime", "endDateTime must be in 2200 or earlier.")
+	}
 	if !end.After(start) {
 		return nil, invalidf("endDateTime", "endDateTime must be after startDateTime.")
 	}

@@ -53,7 +53,7 @@ type Request struct {
 	// Location each day, so that 15 minutes gives :00, :15, :30 and :45 of
 	// that zone's clock.
 	Interval time.Duration
-	Location *time.Location
+	Location *time.Location // nil is UTC
 	// BufferBefore and BufferAfter must be free of busy time before and
 	// after a slot as well; they may fall outside working hours.
 	BufferBefore, BufferAfter time.Duration
@@ -79,6 +79,10 @@ func Find(r *Request) []Slot {
 	if r.Duration <= 0 || r.Interval <= 0 || !r.End.After(r.Start) {
 		return nil
 	}
+	loc := r.Location
+	if loc == nil {
+		loc = time.UTC
+	}
 	from := r.Start
 	if r.Earliest.After(from) {
 		from = r.Earliest
@@ -102,7 +106,7 @@ func Find(r *Request) []Slot {
 	var out []Slot
 	free := make([]bool, len(walkers))
 	dur, end := int64(r.Duration), r.End.UnixNano()
-	for sn := range starts(r.Location, from, r.End, r.Interval) {
+	for sn := range starts(loc, from, r.End, r.Interval) {
 		en := sn + dur
 		if en > end {
 			break
