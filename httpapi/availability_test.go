@@ -220,7 +220,11 @@ func TestAvailabilityRefusals(t *testing.T) {
 		{"window over 62 days", with("endDateTime", "2027-05-03T00:00:00Z"), 400, "invalid_request", "endDateTime"},
 		{"end before start", with("endDateTime", "2027-02-28T00:00:00Z"), 400, "invalid_request", "endDateTime"},
 		{"missing start", with("startDateTime", ""), 400, "invalid_request", "startDateTime"},
-		{"year 9999", with("endDateTime", "9999-01-01T00:00:00Z"), 400, "invalid_request", "endDateTime"},
+		{"year 9999", func() map[string]any {
+			b := with("startDateTime", "9999-01-01T00:00:00Z")
+			b["endDateTime"] = "9999-01-02T00:00:00Z"
+			return b
+		}(), 400, "invalid_request", "endDateTime"},
 		{"more than 20 participants", with("participants", many), 400, "invalid_request", "participants"},
 		{"no participants", with("participants", []map[string]any{}), 400, "invalid_request", "participants"},
 		{"duration under 5", with("durationMinutes", 4), 400, "invalid_request", "durationMinutes"},
