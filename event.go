@@ -706,7 +706,7 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -714,6 +714,7 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -730,7 +731,7 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -749,6 +750,7 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -758,13 +760,14 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 //
 // Returns CodeNotFound for an unknown event.
 func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }
 
@@ -781,12 +784,13 @@ func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, p
 	if err := checkEnum("responseStatus", string(params.ResponseStatus), responseStatuses); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }

@@ -24,6 +24,7 @@ type Store interface {
 	DeliveryLogStore
 	FlowStore
 	BlobStore
+	RecordStore
 	SweepStore
 	// Close releases the store's resources.
 	Close() error
@@ -137,8 +138,9 @@ type AccountStore interface {
 	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*OutboxMessage, error)) (*AccountRecord, error)
 	// ListAccounts returns accounts in id order.
 	ListAccounts(ctx context.Context, appID string, filter AccountFilter) ([]*AccountRecord, error)
-	// DeleteAccount removes an account and its subscriptions and queues
-	// msgs, all in one atomic write; on any error nothing changes.
+	// DeleteAccount removes an account, its subscriptions and its records
+	// (see RecordStore) and queues msgs, all in one atomic write; on any
+	// error nothing changes.
 	DeleteAccount(ctx context.Context, appID, id string, msgs ...*OutboxMessage) error
 }
 
@@ -309,6 +311,46 @@ type BlobStore interface {
 	PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error
 	// GetBlob returns the data under key; CodeNotFound if absent or expired at now.
 	GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error)
+}
+
+// Record is one record of a [RecordStore].
+type Record struct {
+	// Key names the record within its account and collection.
+	Key string
+	// Data is the record's content, opaque to the Store.
+	Data []byte
+	// Version changes with every write of the record; see PutRecord.
+	Version uint64
+}
+
+// RecordStore keeps small opaque records that belong to an end user
+// account, grouped in named collections: the data of a provider that lives
+// in the Store itself (the VIRTUAL provider's calendars and events). Every
+// write is a compare-and-set on the record's version, so that writers in
+// several replicas never lose each other's changes. An account's records
+// go with it: DeleteAccount removes them in the same atomic write.
+//
+// Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
+type RecordStore interface {
+	// PutRecord stores data under the account's collection and key when
+	// the record's version is ifVersion, 0 meaning that there must be no
+	// such record, and returns the new version. Versions are positive and
+	// a key never gets a version it had before, even after a delete, so
+	// that a version read before a delete does not match the record
+	// written after it. CodeConflict when the version differs (or the
+	// record exists, for 0); CodeNotFound when the application has no such
+	// account.
+	PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error)
+	// GetRecord returns one record; CodeNotFound if there is none.
+	GetRecord(ctx context.Context, appID, accountID, collection, key string) (*Record, error)
+	// DeleteRecord removes a record when its version is ifVersion, 0
+	// meaning any version. CodeNotFound if there is no such record,
+	// CodeConflict when the version differs.
+	DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error
+	// ListRecords returns the collection's records whose key starts with
+	// prefix, in key order (byte-wise) after the key after ("" from the
+	// start), at most limit of them.
+	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
 }
 
 // SweepRequest says what [SweepStore.Sweep] removes.

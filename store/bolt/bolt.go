@@ -81,6 +81,7 @@ var (
 	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
+	bucketRecords         = []byte("records")
 )
 
 var allBuckets = [][]byte{
@@ -89,7 +90,7 @@ var allBuckets = [][]byte{
 	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills

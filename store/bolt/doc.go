@@ -34,6 +34,7 @@
 //	flows.countByApp         app id ␀ → number of stored flows (uint64, big-endian)
 //	blobs                    app id ␀ key → blob
 //	blobs.byExpiry           expiry ‖ app id ␀ key → ∅
+//	records                  app id ␀ account id ␀ collection ␀ key → version (uint64, big-endian) ‖ data
 //
 // ␀ is a NUL byte, which is why ids may not contain one, and ‖ is plain
 // concatenation after a 12-byte time (see timeKey) that sorts like the time.

@@ -43,6 +43,10 @@
 //   - Sweep removes flows, blobs and attempts expired at Now, and delivered
 //     and failed messages whose NextAttemptAt is strictly before their
 //     cutoff; a message sent again with RetryMessage is pending and stays.
+//   - PutRecord and DeleteRecord are compare-and-set on the version: a
+//     lost race is CodeConflict and writes nothing; a version read before
+//     a delete never matches the record written after it; DeleteAccount
+//     takes the account's records with it.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -82,6 +86,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Flows", flowTests},
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
+		{"Records", recordTests},
 		{"Sweep", sweepTests},
 	}
 	for _, g := range groups {
