@@ -16,11 +16,11 @@ import (
 )
 
 // TestAvailabilityE2E finds the slots of a CalDAV account on Radicale, a
-// Google account on the fake Google and a Microsoft account on the fake
-// Graph, each with its busy time set up directly at the provider, in one
-// request over HTTP: each provider's own free/busy path (Google's
-// freeBusy, Graph's getSchedule, CalDAV's events expanded in our core)
-// answers for its participant.
+// Google account on the fake Google, a Microsoft account on the fake Graph,
+// each with its busy time set up directly at the provider, and a VIRTUAL
+// meeting room, in one request over HTTP: each provider's own free/busy
+// path (Google's freeBusy, Graph's getSchedule, the events of CalDAV and
+// of the room expanded in our core) answers for its participant.
 func TestAvailabilityE2E(t *testing.T) {
 	t.Parallel()
 	dav := davtest.StartUser(t, davtest.Radicale, "alan@example.com")
@@ -66,6 +66,9 @@ func TestAvailabilityE2E(t *testing.T) {
 	dana := connect(map[string]any{"email": e2eUser, "providerType": "PROVIDER_A", "refreshToken": g.IssueRefreshToken(e2eClientID, e2eUser)})
 	ada := connect(map[string]any{"email": adaEmail, "providerType": "PROVIDER_B", "refreshToken": graph.IssueRefreshToken("unical-app", graphUser)})
 	alan := connect(map[string]any{"email": dav.Username, "providerType": "PROVIDER_C", "password": dav.Password})
+	// A meeting room with no provider account: a VIRTUAL account, whose
+	// calendar lives in unicald's store (its "provider").
+	room := connect(map[string]any{"email": "room-2@rooms.example.com", "providerType": "VIRTUAL"})
 
 	// Dana (Google): 09:00-10:00, and a weekly series on Mondays 12:00-12:30
 	// that started a week earlier.
@@ -92,26 +95,36 @@ func TestAvailabilityE2E(t *testing.T) {
 	paris := map[string]any{"timeZone": "Europe/Paris", "intervals": []map[string]string{
 		{"day": "monday", "start": "10:00", "end": "19:00"}, {"day": "tuesday", "start": "10:00", "end": "19:00"},
 	}}
+	// The room is booked 13:00-14:00 and 15:00-15:30 (a weekly booking
+	// since the week before), and cancelled 16:00-17:00.
+	st.Must(t, "POST", "/v1/events/"+room+"/primary", map[string]any{"title": "Board",
+		"start": map[string]string{"dateTime": "2031-03-03T13:00:00Z"}, "end": map[string]string{"dateTime": "2031-03-03T14:00:00Z"}})
+	st.Must(t, "POST", "/v1/events/"+room+"/primary", map[string]any{"title": "Cleaning", "recurrence": []string{"RRULE:FREQ=WEEKLY"},
+		"start": map[string]string{"dateTime": "2031-02-24T15:00:00Z", "timeZone": "UTC"}, "end": map[string]string{"dateTime": "2031-02-24T15:30:00Z", "timeZone": "UTC"}})
+	st.Must(t, "POST", "/v1/events/"+room+"/primary", map[string]any{"title": "Off", "isCancelled": true,
+		"start": map[string]string{"dateTime": "2031-03-03T16:00:00Z"}, "end": map[string]string{"dateTime": "2031-03-03T17:00:00Z"}})
+
 	var got availabilityAnswer
 	st.Must(t, "POST", "/v1/availability", map[string]any{
 		"participants": []map[string]any{
-			{"endUserAccountId": dana, "workingHours": paris}, {"endUserAccountId": ada}, {"endUserAccountId": alan},
+			{"endUserAccountId": dana, "workingHours": paris}, {"endUserAccountId": ada}, {"endUserAccountId": alan}, {"endUserAccountId": room},
 		},
 		"startDateTime": "2031-03-03T00:00:00Z", "endDateTime": "2031-03-05T00:00:00Z",
 		"durationMinutes": 60, "intervalMinutes": 30, "timeZone": "UTC",
 	}).Into(t, &got)
 	var starts []string
 	for _, s := range got.Data {
-		if s.Start.TimeZone != "UTC" || !cmp.Equal(s.Participants, []string{dana, ada, alan}) {
-			t.Errorf("slot %+v: want UTC and all three participants", s)
+		if s.Start.TimeZone != "UTC" || !cmp.Equal(s.Participants, []string{dana, ada, alan, room}) {
+			t.Errorf("slot %+v: want UTC and all four participants", s)
 		}
 		starts = append(starts, s.Start.DateTime)
 	}
 	// Busy on Monday: 09:00-10:30 (Dana, Alan), 10:30-11:00 (Ada),
-	// 12:00-12:30 (Dana's series); Ada's free hour blocks nothing.
-	// Tuesday is Alan's all-day trip.
+	// 12:00-12:30 (Dana's series), 13:00-14:00 and 15:00-15:30 (the
+	// room); Ada's free hour and the room's cancelled booking block
+	// nothing. Tuesday is Alan's all-day trip.
 	var want []string
-	for _, hm := range []string{"11:00", "12:30", "13:00", "13:30", "14:00", "14:30", "15:00", "15:30", "16:00", "16:30", "17:00"} {
+	for _, hm := range []string{"11:00", "14:00", "15:30", "16:00", "16:30", "17:00"} {
 		want = append(want, "2031-03-03T"+hm+":00Z")
 	}
 	if d := cmp.Diff(want, starts); d != "" {
