@@ -96,6 +96,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerEventRoutes()
 	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
+	h.registerAvailabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()

@@ -226,6 +226,11 @@ func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *un
 	return *res, nil
 }
 
+// Availability finds meeting slots across accounts: POST /v1/availability.
+func (c *Client) Availability(ctx context.Context, params *unical.AvailabilityParams) (*unical.Availability, error) {
+	return call[unical.Availability](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
+}
+
 // ListSubscriptions lists an account's webhook subscriptions:
 // GET /v1/calendarSubscriptions/{endUserAccountId}.
 func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {

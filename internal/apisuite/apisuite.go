@@ -94,6 +94,7 @@ func Run(t *testing.T, target Target) {
 		{"EventErrors", testEventErrors},
 		{"RSVP", testRSVP},
 		{"FreeBusy", testFreeBusy},
+		{"Availability", testAvailability},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
 	} {
