@@ -93,6 +93,7 @@ func Run(t *testing.T, target Target) {
 		{"FreeBusy", testFreeBusy},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
+		{"Idempotency", testIdempotency},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
