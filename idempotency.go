@@ -172,17 +172,21 @@ func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run fu
 		return a.heldResult(held, fingerprint)
 	}
 
-	res = run(runCtx)
+	// kept is written when the attempt ends, also by a panic, which
+	// frees the key as a 500 would.
 	var kept *IdempotentResponse
+	defer func() {
+		storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), idempotentCompleteTimeout)
+		defer cancelStore()
+		if err := a.c.store.CompleteIdempotent(storeCtx, a.id, key, claim.Claim, kept); err != nil {
+			// The caller still gets the answer; the claim lapses with
+			// its lease and a retry then runs again.
+			a.c.log.ErrorContext(ctx, "keep the answer of an idempotent request", "app", a.id, "err", err)
+		}
+	}()
+	res = run(runCtx)
 	if keepsIdempotentResult(res.Code) {
 		kept = &IdempotentResponse{Status: res.Status, Code: res.Code, SealedBody: a.c.idempotency.Seal(res.Body, a.idempotencyAD(key))}
-	}
-	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), idempotentCompleteTimeout)
-	defer cancelStore()
-	if err := a.c.store.CompleteIdempotent(storeCtx, a.id, key, claim.Claim, kept); err != nil {
-		// The caller still gets the answer; the claim lapses with its
-		// lease and a retry then runs again.
-		a.c.log.ErrorContext(ctx, "keep the answer of an idempotent request", "app", a.id, "err", err)
 	}
 	return res, false, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -418,6 +419,15 @@ func TestIdempotencyGoogle(t *testing.T) {
 	first := idemRequest(t, st.URL, st.APIKey, "key-restart", "POST", setup.events, body)
 	if first.Status != http.StatusOK {
 		t.Fatalf("create = %d\n%s", first.Status, first.Body)
+	}
+	// The kept answer is sealed: the store holds no event data (answers
+	// such as a new subscription's secret must not be in it in plaintext).
+	var created struct {
+		ID string `json:"id"`
+	}
+	first.Into(t, &created)
+	if db, err := os.ReadFile(st.DBPath); err != nil || created.ID == "" || bytes.Contains(db, []byte(created.ID)) || bytes.Contains(db, []byte("Before restart")) {
+		t.Errorf("the bolt file holds the kept answer in plaintext (event id %q; read error %v)", created.ID, err)
 	}
 
 	// Restart: the old server lets go of the file; a new Client and
