@@ -64,7 +64,9 @@ type idempotencyKeyCtx struct{}
 // then run once per key (see App.RunIdempotent), and httpclient sends the
 // key in the Idempotency-Key header. Reads ignore it. Use a new key for
 // each intended write and the same key for its retries; the key is
-// checked when the write is called.
+// checked when the write is called. An in-process write with a key is not
+// stopped by cancelling ctx: it runs to ctx's deadline (or
+// DefaultIdempotentTimeout), so that its answer is kept for the retry.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
 }
