@@ -24,6 +24,7 @@ type Store interface {
 	DeliveryLogStore
 	FlowStore
 	BlobStore
+	RecordStore
 	IdempotencyStore
 	SweepStore
 	// Close releases the store's resources.
@@ -65,6 +66,10 @@ type ApplicationStore interface {
 	UpdateApplication(ctx context.Context, app *Application) error
 	// ListApplications returns every application, oldest first.
 	ListApplications(ctx context.Context) ([]*Application, error)
+	// DeleteApplication removes an application and its API keys in one
+	// atomic write. CodeNotFound if there is no such application,
+	// CodeConflict (and nothing changes) while it still has accounts.
+	DeleteApplication(ctx context.Context, id string) error
 }
 
 // APIKey is a stored API key. Only the SHA-256 hash of its secret part is
@@ -74,6 +79,9 @@ type APIKey struct {
 	ApplicationID string    `json:"applicationId"`
 	Hash          []byte    `json:"-"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// LastUsedAt is when a request last authenticated with the key, to
+	// within the Client's APIKeyUsedEvery; zero when never.
+	LastUsedAt time.Time `json:"lastUsedAt,omitzero"`
 }
 
 // APIKeyStore keeps API keys.
@@ -86,6 +94,9 @@ type APIKeyStore interface {
 	ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, error)
 	// DeleteAPIKey removes one of an application's keys.
 	DeleteAPIKey(ctx context.Context, appID, id string) error
+	// MarkAPIKeyUsed sets a key's LastUsedAt to at, unless it already
+	// holds a later time; CodeNotFound if there is no such key.
+	MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) error
 }
 
 // AccountRecord is a stored end user account.
@@ -138,8 +149,9 @@ type AccountStore interface {
 	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*OutboxMessage, error)) (*AccountRecord, error)
 	// ListAccounts returns accounts in id order.
 	ListAccounts(ctx context.Context, appID string, filter AccountFilter) ([]*AccountRecord, error)
-	// DeleteAccount removes an account and its subscriptions and queues
-	// msgs, all in one atomic write; on any error nothing changes.
+	// DeleteAccount removes an account, its subscriptions and its records
+	// (see RecordStore) and queues msgs, all in one atomic write; on any
+	// error nothing changes.
 	DeleteAccount(ctx context.Context, appID, id string, msgs ...*OutboxMessage) error
 }
 
@@ -158,6 +170,15 @@ type SubscriptionRecord struct {
 	// with its sync cursor as a safety net under push (see
 	// WebhookConfig.ReconcileInterval); zero when never.
 	ReconciledAt time.Time
+	// NextCheckAt is when the engine next checks the subscription (polls
+	// it, renews its watch); zero means at once. Claiming a due
+	// subscription moves it one poll interval on (see
+	// ClaimDueSubscriptions), so it is also the claim's lease.
+	NextCheckAt time.Time
+	// NextSendAt is the earliest time of the subscription's next webhook
+	// send under RateLimit. Every replica books its sends by moving it on
+	// with UpdateSubscription, so the limit holds across all of them.
+	NextSendAt time.Time
 }
 
 // SubscriptionStore keeps webhook subscriptions.
@@ -178,6 +199,19 @@ type SubscriptionStore interface {
 	ListAllSubscriptions(ctx context.Context, after string, limit int) ([]*SubscriptionRecord, error)
 	// DeleteSubscription removes a subscription and its undelivered messages.
 	DeleteSubscription(ctx context.Context, appID, id string) error
+	// ClaimDueSubscriptions claims up to max subscriptions, of every
+	// application, whose NextCheckAt is at or before now, earliest first,
+	// and in the same atomic write moves each one's NextCheckAt on by
+	// whole multiples of interval to the first time after now, keeping
+	// its phase within the interval. A zero NextCheckAt moves instead to
+	// a time in (now, now+interval] that spreads the subscriptions
+	// claimed together over the interval (random, or drawn from the id).
+	// It returns the claimed records as stored after the claim. So each
+	// due subscription goes to one caller however many replicas claim at
+	// once, and comes due again one interval later even if that caller
+	// dies before checking it: the new NextCheckAt is the claim's lease.
+	// CodeInvalid for an interval that is not positive.
+	ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*SubscriptionRecord, error)
 }
 
 // MessageStatus is the delivery state of an outbox message.
@@ -223,6 +257,22 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+}
+
+// OutboxNotifier is implemented by a Store that can tell every process
+// sharing it that messages were queued, so that a message queued on one
+// replica is sent at once by whichever replica is free, not after the
+// others' next outbox poll (PostgreSQL: LISTEN/NOTIFY). A Store without it
+// still works: engines find messages queued elsewhere by polling the
+// outbox every Config.OutboxPollInterval.
+type OutboxNotifier interface {
+	// OutboxWakeups returns a channel that receives a value soon after
+	// pending messages are stored by any process (EnqueueMessages,
+	// CreateAccount, UpdateAccountAndEnqueue, DeleteAccount,
+	// RetryMessage), until ctx ends, when it stops sending (it need not
+	// be closed). Wake-ups may be merged or, while the connection behind
+	// them is lost, missed; the engine's outbox poll covers both.
+	OutboxWakeups(ctx context.Context) <-chan struct{}
 }
 
 // DeliveryAttempt is one entry of the delivery log: one attempt to deliver
@@ -310,6 +360,46 @@ type BlobStore interface {
 	PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error
 	// GetBlob returns the data under key; CodeNotFound if absent or expired at now.
 	GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error)
+}
+
+// Record is one record of a [RecordStore].
+type Record struct {
+	// Key names the record within its account and collection.
+	Key string
+	// Data is the record's content, opaque to the Store.
+	Data []byte
+	// Version changes with every write of the record; see PutRecord.
+	Version uint64
+}
+
+// RecordStore keeps small opaque records that belong to an end user
+// account, grouped in named collections: the data of a provider that lives
+// in the Store itself (the VIRTUAL provider's calendars and events). Every
+// write is a compare-and-set on the record's version, so that writers in
+// several replicas never lose each other's changes. An account's records
+// go with it: DeleteAccount removes them in the same atomic write.
+//
+// Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
+type RecordStore interface {
+	// PutRecord stores data under the account's collection and key when
+	// the record's version is ifVersion, 0 meaning that there must be no
+	// such record, and returns the new version. Versions are positive and
+	// a key never gets a version it had before, even after a delete, so
+	// that a version read before a delete does not match the record
+	// written after it. CodeConflict when the version differs (or the
+	// record exists, for 0); CodeNotFound when the application has no such
+	// account.
+	PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error)
+	// GetRecord returns one record; CodeNotFound if there is none.
+	GetRecord(ctx context.Context, appID, accountID, collection, key string) (*Record, error)
+	// DeleteRecord removes a record when its version is ifVersion, 0
+	// meaning any version. CodeNotFound if there is no such record,
+	// CodeConflict when the version differs.
+	DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error
+	// ListRecords returns the collection's records whose key starts with
+	// prefix, in key order (byte-wise) after the key after ("" from the
+	// start), at most limit of them.
+	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
 }
 
 // IdempotentResponse is the kept answer of a request made with an

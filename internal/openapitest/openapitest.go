@@ -59,6 +59,9 @@ func load() (*checker, error) {
 			loadErr = err
 			return
 		}
+		// iCalendar bodies (the /ics routes) are text; the document
+		// declares them as strings.
+		openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.PlainBodyDecoder)
 		loaded = &checker{doc: doc, router: newRouter(doc)}
 	})
 	return loaded, loadErr

@@ -43,6 +43,12 @@
 //   - Sweep removes flows, blobs and attempts expired at Now, and delivered
 //     and failed messages whose NextAttemptAt is strictly before their
 //     cutoff; a message sent again with RetryMessage is pending and stays.
+//   - DeleteApplication removes the application's API keys with it, and
+//     refuses with CodeConflict while any account of the application exists.
+//   - PutRecord and DeleteRecord are compare-and-set on the version: a
+//     lost race is CodeConflict and writes nothing; a version read before
+//     a delete never matches the record written after it; DeleteAccount
+//     takes the account's records with it.
 //   - BeginIdempotent takes a key that expired at the claim's CreatedAt,
 //     and a same-fingerprint claim whose lease expired then; it never
 //     lets another fingerprint take a held key, completed or not. Sweep
@@ -78,14 +84,18 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 	}{
 		{"Applications", applicationTests},
 		{"APIKeys", apiKeyTests},
+		{"ApplicationDelete", applicationDeleteTests},
+		{"APIKeyUsed", apiKeyUsedTests},
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
+		{"SubscriptionClaims", subscriptionClaimTests},
 		{"Outbox", outboxTests},
 		{"DeliveryLog", deliveryLogTests},
 		{"AccountMessages", accountMessageTests},
 		{"Flows", flowTests},
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
+		{"Records", recordTests},
 		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 	}
