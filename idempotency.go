@@ -64,17 +64,19 @@ type idempotencyKeyCtx struct{}
 // then run once per key (see App.RunIdempotent), and httpclient sends the
 // key in the Idempotency-Key header. Reads ignore it. Use a new key for
 // each intended write and the same key for its retries; the key is
-// checked when the write is called. An in-process write with a key is not
+// checked when the write is called; an empty key is no key, so that
+// WithIdempotencyKey(ctx, "") takes it away. An in-process write with a key is not
 // stopped by cancelling ctx: it runs to ctx's deadline (or
 // DefaultIdempotentTimeout), so that its answer is kept for the retry.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
 }
 
-// IdempotencyKeyFrom returns the key WithIdempotencyKey set on ctx.
-func IdempotencyKeyFrom(ctx context.Context) (string, bool) {
-	key, ok := ctx.Value(idempotencyKeyCtx{}).(string)
-	return key, ok
+// IdempotencyKeyFrom returns the key WithIdempotencyKey set on ctx; ok is
+// false when there is none or it is empty.
+func IdempotencyKeyFrom(ctx context.Context) (key string, ok bool) {
+	key, _ = ctx.Value(idempotencyKeyCtx{}).(string)
+	return key, key != ""
 }
 
 // IdempotentResult is an encoded answer: what RunIdempotent keeps and
@@ -227,7 +229,7 @@ func idempotencyKey(ctx context.Context) (inner context.Context, key string, ok 
 	if !ok {
 		return ctx, "", false
 	}
-	return context.WithValue(ctx, idempotencyKeyCtx{}, nil), key, true
+	return WithIdempotencyKey(ctx, ""), key, true
 }
 
 // goErrorBody is how a Go call's kept error is encoded.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/ics"
 )
 
 // idempotencyHeader carries the key of an idempotent write;
@@ -17,6 +18,10 @@ const (
 	idempotencyHeader = "Idempotency-Key"
 	replayedHeader    = "Idempotent-Replayed"
 )
+
+// maxWriteBody is the largest request body of any write route: an
+// iCalendar import's.
+const maxWriteBody = max(MaxBodyBytes, ics.MaxImportBytes)
 
 // isWrite reports whether a method is one Idempotency-Key applies to.
 func isWrite(method string) bool {
@@ -37,9 +42,10 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		h.writeError(w, r, err)
 		return
 	}
-	// The body is part of the fingerprint, so it is read first; one byte
-	// over the limit is enough for the handler to answer 413 as usual.
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	// The body is part of the fingerprint, so it is read first, up to
+	// the largest any route takes; one byte over a route's limit is
+	// enough for its handler to answer 413 as usual.
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxWriteBody+1))
 	if err != nil {
 		h.writeError(w, r, unical.Errorf(unical.CodeInvalid, "The request body could not be read."))
 		return

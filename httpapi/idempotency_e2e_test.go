@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/ics"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/googletest"
@@ -458,5 +460,51 @@ func TestIdempotencyGoogle(t *testing.T) {
 	}
 	if writes, _ := gate.count(); writes != 4 {
 		t.Errorf("event creations at the provider = %d, want 4 (3 before, 1 for the restart check)", writes)
+	}
+}
+
+// TestIdempotencyICSImport checks a keyed iCalendar import larger than the
+// 1 MiB of JSON bodies: the body is fingerprinted whole and reaches the
+// import whole, and the retry replays the first answer.
+func TestIdempotencyICSImport(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	a := ts.mustConnect(t)[unical.ProviderGoogle]
+	path := "/v1/events/" + a + "/" + primaryCalendar(t, ts, a) + "/ics"
+	var events []string
+	for i := range 20 {
+		events = append(events, vevent(fmt.Sprintf("big-%d@example.com", i), "DESCRIPTION:"+strings.Repeat("x", 60<<10)+"\n"))
+	}
+	body := []byte(vcal(events...))
+	if len(body) <= httpapi.MaxBodyBytes {
+		t.Fatalf("the import body is %d bytes, want more than %d", len(body), httpapi.MaxBodyBytes)
+	}
+	do := func() *apitest.Response {
+		req, err := http.NewRequestWithContext(t.Context(), "POST", ts.URL+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "text/calendar")
+		req.Header.Set("x-api-key", ts.APIKey)
+		req.Header.Set("Idempotency-Key", "import-big")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	}
+	first, replay := do(), do()
+	var res ics.ImportResult
+	first.Into(t, &res)
+	if first.Status != http.StatusOK || res.Created != 20 || len(res.Errors) != 0 {
+		t.Errorf("import = %d %s, want 20 created", first.Status, first.Body)
+	}
+	if replay.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.Body, replay.Body) {
+		t.Errorf("retried import = %d (Idempotent-Replayed %q) %s, want the first answer replayed", replay.Status, replay.Header.Get("Idempotent-Replayed"), replay.Body)
 	}
 }
