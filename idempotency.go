@@ -102,11 +102,11 @@ type IdempotentResult struct {
 //   - every 5xx (provider errors, unavailability, timeouts, our own
 //     failures, not implemented): were they kept, the same failure would
 //     answer every retry for a day although the write may succeed now,
-//     and the client's only way out would be a new key, which is no safer. The risk of
-//     not keeping them is a second write when the first reached the
-//     provider but its answer did not reach us; the attempt runs to its
-//     deadline even when the client goes away, so a lost client connection
-//     is never such a case.
+//     and the client's only way out would be a new key, which is no
+//     safer. The risk of not keeping them is a second write when the
+//     first reached the provider but its answer did not reach us; the
+//     attempt runs to its deadline even when the client goes away, so a
+//     lost client connection is never such a case.
 func keepsIdempotentResult(code Code) bool {
 	switch code {
 	case "", CodeNotFound, CodeConflict, CodePrecondition, CodeGone:
@@ -143,15 +143,12 @@ func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run fu
 		return IdempotentResult{}, false, err
 	}
 	// The attempt outlives its caller, but not its deadline.
-	runCtx := context.WithoutCancel(ctx)
-	cancel := context.CancelFunc(func() {})
-	if deadline, ok := ctx.Deadline(); ok {
-		runCtx, cancel = context.WithDeadline(runCtx, deadline)
-	} else {
-		runCtx, cancel = context.WithTimeout(runCtx, DefaultIdempotentTimeout)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultIdempotentTimeout)
 	}
+	runCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
-	deadline, _ := runCtx.Deadline()
 
 	// The Store sees only an HMAC of the fingerprint: a hash of a body
 	// that holds a password must not be open to guessing.
@@ -202,11 +199,9 @@ func (a *App) heldResult(held *IdempotencyRecord, fingerprint string) (Idempoten
 			Message: "This Idempotency-Key was used with another request (method, path, query or body); use a new key for a new request."}
 	}
 	if held.Response == nil {
-		wait := held.LeaseExpiry.Sub(a.c.now())
-		if wait > time.Second || wait <= 0 {
-			wait = time.Second
-		}
-		return IdempotentResult{}, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: wait,
+		// A second: most writes finish within it, and the lease, which
+		// may be minutes away, is only the bound for a dead attempt.
+		return IdempotentResult{}, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
 			Message: "A request with this Idempotency-Key is still running; retry after the seconds in Retry-After to get its answer."}
 	}
 	body, err := a.c.idempotency.Open(held.Response.SealedBody, a.idempotencyAD(held.Key))
