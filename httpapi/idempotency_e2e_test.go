@@ -81,11 +81,19 @@ func newWriteGate(t *testing.T, target string, isWrite func(*http.Request) bool)
 	return g
 }
 
-// hold makes the next creations wait for release.
+// hold makes the next creations wait for release. It forgets the
+// arrivals of earlier creations, so that waitArrived waits for a new one.
 func (g *writeGate) hold() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.held = make(chan struct{})
+	for {
+		select {
+		case <-g.arrived:
+		default:
+			return
+		}
+	}
 }
 
 func (g *writeGate) release() {
