@@ -17,14 +17,19 @@ const (
 	ProviderGoogle    ProviderType = "PROVIDER_A"
 	ProviderMicrosoft ProviderType = "PROVIDER_B"
 	ProviderCalDAV    ProviderType = "PROVIDER_C"
+	// ProviderVirtual is our extension of the spec: calendars that live
+	// only in the Store (provider/virtual), for rooms, resources and
+	// people without a provider account. Its accounts need no credentials.
+	ProviderVirtual ProviderType = "VIRTUAL"
 )
 
-// ProviderTypes lists every provider type in the spec's order.
-var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV}
+// ProviderTypes lists every provider type: the spec's in its order, then
+// ours.
+var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV, ProviderVirtual}
 
-// Valid reports whether t is one of the spec's provider types.
+// Valid reports whether t is one of the provider types.
 func (t ProviderType) Valid() bool {
-	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV
+	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV || t == ProviderVirtual
 }
 
 // PathName is the lower-case form used in URL paths ("provider_a").
@@ -313,14 +318,23 @@ func (p *AccountCreateParams) validate() error {
 		return &Error{Code: CodeInvalid, Field: "providerType", Allowed: providerTypeStrings(),
 			Message: "providerType must be one of " + strings.Join(providerTypeStrings(), ", ") + "."}
 	}
-	if p.ProviderType.UsesOAuth() {
+	switch {
+	case p.ProviderType == ProviderVirtual:
+		// A VIRTUAL account is only an email: there is nothing to check.
+		if p.RefreshToken.IsSet() && !p.RefreshToken.IsNull() {
+			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
+		}
+		if p.Password.IsSet() && !p.Password.IsNull() {
+			return invalidf("password", "password is only for PROVIDER_C accounts.")
+		}
+	case p.ProviderType.UsesOAuth():
 		if v, ok := p.RefreshToken.Get(); !ok || v == "" {
 			return invalidf("refreshToken", "refreshToken is required for %s.", p.ProviderType)
 		}
 		if p.Password.IsSet() && !p.Password.IsNull() {
 			return invalidf("password", "password is only for PROVIDER_C accounts.")
 		}
-	} else {
+	default:
 		if v, ok := p.Password.Get(); !ok || v == "" {
 			return invalidf("password", "password (an app-specific password) is required for PROVIDER_C.")
 		}

@@ -709,7 +709,7 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -717,6 +717,7 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -738,7 +739,7 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -757,6 +758,7 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -769,13 +771,14 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 	if ctx, key, ok := idempotencyKey(ctx); ok {
 		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteEvent(ctx, accountID, calendarID, eventID) }, "DeleteEvent", accountID, calendarID, eventID)
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }
 
@@ -797,12 +800,13 @@ func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, p
 	if err := checkEnum("responseStatus", string(params.ResponseStatus), responseStatuses); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }

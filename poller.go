@@ -227,3 +227,30 @@ func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor 
 		page = batch.NextPageCursor
 	}
 }
+
+// localChanged reports a write to a VIRTUAL calendar to its webhook
+// subscriptions at once. Such a calendar changes only through a Client,
+// so the writer itself runs each subscription's check right after the
+// write, instead of leaving the change to the next poll: the check is the
+// poll's own (syncSubscription), which queues calendar.event.changed and
+// moves the subscription's cursor, so the poll that follows finds nothing
+// new and sends no second message. A failed check is only logged: the poll
+// still reports the change later.
+func (a *App) localChanged(ctx context.Context, rec *AccountRecord, calendarID string) {
+	if rec.ProviderType != ProviderVirtual {
+		return
+	}
+	subs, err := a.c.store.ListSubscriptions(ctx, a.id, rec.ID, "", 0)
+	if err != nil {
+		a.c.log.WarnContext(ctx, "list subscriptions after a VIRTUAL write", "account", rec.ID, "err", err)
+		return
+	}
+	for _, sub := range subs {
+		if sub.CalendarID != calendarID {
+			continue
+		}
+		if err := a.c.syncSubscription(ctx, sub, false); err != nil {
+			a.c.log.WarnContext(ctx, "check subscription after a VIRTUAL write", "subscription", sub.ID, "err", err)
+		}
+	}
+}

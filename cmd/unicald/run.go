@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/webhooksender"
 )
@@ -120,6 +121,8 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 			return nil, nil, err
 		}
 	}
+	// VIRTUAL calendars live in the store, so every server has them.
+	providers = virtual.Add(providers, store)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		MaxPendingFlows:    eng.retention.maxPendingFlows,
