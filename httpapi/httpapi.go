@@ -150,6 +150,7 @@ var codes = map[unical.Code]wireError{
 	unical.CodeGone:             {http.StatusGone, "sync_token_expired"},
 	unical.CodePrecondition:     {http.StatusPreconditionFailed, "precondition_failed"},
 	unical.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "payload_too_large"},
+	unical.CodeKeyReused:        {http.StatusUnprocessableEntity, "idempotency_key_reused"},
 	unical.CodeRateLimited:      {http.StatusTooManyRequests, "rate_limited"},
 	unical.CodeNotImplemented:   {http.StatusNotImplemented, "not_implemented"},
 	unical.CodeUpstream:         {http.StatusBadGateway, "provider_error"},
@@ -311,6 +312,10 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
 				return
 			}
+		}
+		if keys := r.Header[idempotencyHeader]; keys != nil && isWrite(r.Method) {
+			h.idempotent(w, r, app, keys, fn)
+			return
 		}
 		if err := fn(w, r, app); err != nil {
 			h.writeError(w, r, err)

@@ -97,6 +97,7 @@ func Run(t *testing.T, target Target) {
 		{"Availability", testAvailability},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
+		{"Idempotency", testIdempotency},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
