@@ -110,7 +110,13 @@ func TestStoreFlag_StartErrors(t *testing.T) {
 func TestServe_PostgresStore(t *testing.T) {
 	t.Parallel()
 	c := pgtest.Start(t, pgtest.Options{})
-	storeURL := c.NewDatabase(t)
+	// The cluster trusts loopback, so the password is not checked; it is
+	// there to show that no log line carries it.
+	const password = "Log-Must-Not-Show-9d2e"
+	storeURL := strings.Replace(c.NewDatabase(t), "//unical@", "//unical:"+password+"@", 1)
+	if !strings.Contains(storeURL, password) {
+		t.Fatalf("no password in %s", storeURL)
+	}
 	env := map[string]string{"UNICAL_MASTER_KEY": seal.NewKey().String()}
 	dataDir := t.TempDir()
 
@@ -159,4 +165,11 @@ func TestServe_PostgresStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantUp("database back")
+	srv.stop()
+	if strings.Contains(srv.Stderr.String(), password) {
+		t.Errorf("the log shows the store URL's password:\n%s", srv.Stderr.String())
+	}
+	if !strings.Contains(srv.Stderr.String(), `"store":"postgres://unical:xxxxx@`) {
+		t.Errorf("the log does not name the store with its password masked:\n%.3000s", srv.Stderr.String())
+	}
 }
