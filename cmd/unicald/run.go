@@ -248,8 +248,20 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		metricsSrv = serveMetrics(mln, met, logger)
 		defer metricsSrv.Close()
 	}
+	// The key is read again here (open has checked it) for the
+	// dashboard's sessions.
+	key, _, err := m.masterKey(*dataDir)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	handler, err := m.withDashboard(httpapi.NewHandler(client, apiOpts), client, key, *publicURL, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
-		Handler:           httpapi.NewHandler(client, apiOpts),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
