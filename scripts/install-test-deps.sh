@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# install-test-deps.sh installs the CalDAV servers that the tests start on
-# loopback (internal/davtest): Radicale and Xandikos from Debian's packages.
+# install-test-deps.sh installs what the tests start on loopback from
+# Debian's packages: the CalDAV servers Radicale and Xandikos
+# (internal/davtest), and Chromium for the dashboard's browser tests
+# (cmd/unicald, headless, through chromedp).
 # It does nothing when both are already installed, prints nothing on
 # success, and shows apt-get's output only when a step fails.
 set -euo pipefail
 
-packages=(radicale xandikos)
+packages=(radicale xandikos chromium)
 
 missing=()
 for pkg in "${packages[@]}"; do
