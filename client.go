@@ -90,6 +90,8 @@ type Client struct {
 
 	apps    *ttlCache[*Application]
 	apiKeys *ttlCache[*APIKey]
+	// keysUsed throttles the recording of API key use (markKeyUsed).
+	keysUsed keyUsage
 
 	// endpoints resolves webhook endpoints and keeps their state, for the
 	// engine and for resending.
@@ -297,6 +299,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if !seal.SecretMatches(stored.Hash, secret) {
 		return nil, unauthorized()
 	}
+	c.markKeyUsed(ctx, stored)
 	return &App{c: c, id: stored.ApplicationID}, nil
 }
 
@@ -465,10 +468,17 @@ func (c *Client) ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, erro
 	return c.store.ListAPIKeys(ctx, appID)
 }
 
-// RevokeAPIKey deletes an API key; requests with it fail from then on.
+// RevokeAPIKey deletes an API key: requests with it fail from then on
+// through this Client, and within Config.CacheTTL through the others.
+// Returns CodeNotFound when the application has no such key.
 func (c *Client) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
 	c.apiKeys.drop(keyID)
-	return c.store.DeleteAPIKey(ctx, appID, keyID)
+	err := c.store.DeleteAPIKey(ctx, appID, keyID)
+	// Dropped again: a request that read the key while it was being
+	// deleted may have cached it.
+	c.apiKeys.drop(keyID)
+	c.keysUsed.forget(keyID)
+	return err
 }
 
 // getAPIKey reads an API key through the cache.

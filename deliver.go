@@ -16,9 +16,16 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	e := w.e
 	tgt, err := e.endpoints.target(ctx, msg)
 	switch {
+	case ErrorCode(err) == CodeNotFound && msg.SubscriptionID == "":
+		// The application was deleted; its own messages stay in the
+		// Store, so this one fails for good rather than coming back.
+		msg.Status, msg.LastError = MessageFailed, "The application no longer exists."
+		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+		return
 	case ErrorCode(err) == CodeNotFound:
-		// The subscription (or application) is gone; the Store deleted
-		// its pending messages with it, this one included.
+		// The subscription is gone; the Store deleted its pending
+		// messages with it, this one included.
 		return
 	case errors.Is(err, errNoTarget):
 		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."

@@ -64,6 +64,10 @@ type ApplicationStore interface {
 	UpdateApplication(ctx context.Context, app *Application) error
 	// ListApplications returns every application, oldest first.
 	ListApplications(ctx context.Context) ([]*Application, error)
+	// DeleteApplication removes an application and its API keys in one
+	// atomic write. CodeNotFound if there is no such application,
+	// CodeConflict (and nothing changes) while it still has accounts.
+	DeleteApplication(ctx context.Context, id string) error
 }
 
 // APIKey is a stored API key. Only the SHA-256 hash of its secret part is
@@ -73,6 +77,9 @@ type APIKey struct {
 	ApplicationID string    `json:"applicationId"`
 	Hash          []byte    `json:"-"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// LastUsedAt is when a request last authenticated with the key, to
+	// within the Client's APIKeyUsedEvery; zero when never.
+	LastUsedAt time.Time `json:"lastUsedAt,omitzero"`
 }
 
 // APIKeyStore keeps API keys.
@@ -85,6 +92,9 @@ type APIKeyStore interface {
 	ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, error)
 	// DeleteAPIKey removes one of an application's keys.
 	DeleteAPIKey(ctx context.Context, appID, id string) error
+	// MarkAPIKeyUsed sets a key's LastUsedAt to at, unless it already
+	// holds a later time; CodeNotFound if there is no such key.
+	MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) error
 }
 
 // AccountRecord is a stored end user account.

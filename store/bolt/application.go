@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"slices"
@@ -165,10 +166,11 @@ type apiKey struct {
 	ApplicationID string    `json:"applicationId"`
 	Hash          []byte    `json:"hash"`
 	CreatedAt     time.Time `json:"createdAt"`
+	LastUsedAt    time.Time `json:"lastUsedAt,omitzero"`
 }
 
 func (rec *apiKey) toAPIKey() *unical.APIKey {
-	return &unical.APIKey{ID: rec.ID, ApplicationID: rec.ApplicationID, Hash: rec.Hash, CreatedAt: rec.CreatedAt}
+	return &unical.APIKey{ID: rec.ID, ApplicationID: rec.ApplicationID, Hash: rec.Hash, CreatedAt: rec.CreatedAt, LastUsedAt: rec.LastUsedAt}
 }
 
 // CreateAPIKey stores a key; CodeConflict if the id is taken.
@@ -179,7 +181,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := checkID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	rec := &apiKey{ID: key.ID, ApplicationID: key.ApplicationID, Hash: key.Hash, CreatedAt: utc(key.CreatedAt)}
+	rec := &apiKey{ID: key.ID, ApplicationID: key.ApplicationID, Hash: key.Hash, CreatedAt: utc(key.CreatedAt), LastUsedAt: utc(key.LastUsedAt)}
 	return s.update(ctx, "create API key", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketAPIKeys)
 		if b.Get([]byte(rec.ID)) != nil {
@@ -250,5 +252,59 @@ func (s *Store) DeleteAPIKey(ctx context.Context, appID, id string) error {
 			return err
 		}
 		return tx.Bucket(bucketAPIKeysByApp).Delete(keyOf(appID, id))
+	})
+}
+
+// MarkAPIKeyUsed sets a key's LastUsedAt to at unless it holds a later
+// time; CodeNotFound if there is no such key.
+func (s *Store) MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) error {
+	return s.update(ctx, "mark API key used", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAPIKeys)
+		var rec apiKey
+		ok, err := getJSON(b, []byte(id), &rec)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("API key", id)
+		}
+		if !rec.LastUsedAt.Before(at) {
+			return nil
+		}
+		rec.LastUsedAt = utc(at)
+		return putJSON(b, []byte(id), &rec)
+	})
+}
+
+// DeleteApplication removes an application and its API keys in one
+// transaction; CodeNotFound if there is none, CodeConflict while it has
+// accounts.
+func (s *Store) DeleteApplication(ctx context.Context, id string) error {
+	return s.update(ctx, "delete application", func(tx *bbolt.Tx) error {
+		apps := tx.Bucket(bucketApplications)
+		if apps.Get([]byte(id)) == nil {
+			return notFound("Application", id)
+		}
+		prefix := keyOf(id, "")
+		if k, _ := tx.Bucket(bucketAccountsByApp).Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
+			return conflict("Application %q still has accounts.", id)
+		}
+		var keyIDs []string
+		err := scanIDs(tx.Bucket(bucketAPIKeysByApp), prefix, "", func(keyID string) (bool, error) {
+			keyIDs = append(keyIDs, keyID)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, keyID := range keyIDs {
+			if err := tx.Bucket(bucketAPIKeys).Delete([]byte(keyID)); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketAPIKeysByApp).Delete(keyOf(id, keyID)); err != nil {
+				return err
+			}
+		}
+		return apps.Delete([]byte(id))
 	})
 }

@@ -216,3 +216,81 @@ var apiKeyTests = []testCase{
 		}
 	}},
 }
+
+var applicationDeleteTests = []testCase{
+	{"Delete/OK", func(t *testing.T, s unical.Store) {
+		app, other := mustCreateApplication(t, s), mustCreateApplication(t, s)
+		key, otherKey := fullAPIKey(newID("key"), app.ID, base), fullAPIKey(newID("key"), other.ID, base)
+		mustOK(t, "CreateAPIKey()", s.CreateAPIKey(t.Context(), key))
+		mustOK(t, "CreateAPIKey()", s.CreateAPIKey(t.Context(), otherKey))
+		mustOK(t, "DeleteApplication()", s.DeleteApplication(t.Context(), app.ID))
+		_, err := s.GetApplication(t.Context(), app.ID)
+		wantCode(t, "GetApplication(deleted)", err, unical.CodeNotFound)
+		_, err = s.GetAPIKey(t.Context(), key.ID)
+		wantCode(t, "GetAPIKey(of deleted application)", err, unical.CodeNotFound)
+		keys, err := s.ListAPIKeys(t.Context(), app.ID)
+		mustOK(t, "ListAPIKeys(deleted application)", err)
+		if len(keys) != 0 {
+			t.Errorf("ListAPIKeys(deleted application) = %d keys, want 0", len(keys))
+		}
+		list, err := s.ListApplications(t.Context())
+		mustOK(t, "ListApplications()", err)
+		if d := diff([]*unical.Application{other}, list); d != "" {
+			t.Errorf("ListApplications() after delete mismatch (-want +got):\n%s", d)
+		}
+		got, err := s.GetAPIKey(t.Context(), otherKey.ID)
+		mustOK(t, "GetAPIKey(other application's)", err)
+		if d := diff(otherKey, got); d != "" {
+			t.Errorf("GetAPIKey(other application's) mismatch (-want +got):\n%s", d)
+		}
+	}},
+	{"Delete/ErrNotFound", func(t *testing.T, s unical.Store) {
+		wantCode(t, "DeleteApplication(unknown)", s.DeleteApplication(t.Context(), newID("app")), unical.CodeNotFound)
+	}},
+	{"Delete/ErrConflictWithAccounts", func(t *testing.T, s unical.Store) {
+		app := mustCreateApplication(t, s)
+		key := fullAPIKey(newID("key"), app.ID, base)
+		mustOK(t, "CreateAPIKey()", s.CreateAPIKey(t.Context(), key))
+		acct := mustCreateAccount(t, s, app.ID, unical.ProviderCalDAV, "ada@example.com")
+		wantCode(t, "DeleteApplication(with an account)", s.DeleteApplication(t.Context(), app.ID), unical.CodeConflict)
+		got, err := s.GetApplication(t.Context(), app.ID)
+		mustOK(t, "GetApplication() after refused delete", err)
+		if d := diff(app, got); d != "" {
+			t.Errorf("GetApplication() after refused delete mismatch (-want +got):\n%s", d)
+		}
+		gotKey, err := s.GetAPIKey(t.Context(), key.ID)
+		mustOK(t, "GetAPIKey() after refused delete", err)
+		if d := diff(key, gotKey); d != "" {
+			t.Errorf("GetAPIKey() after refused delete mismatch (-want +got):\n%s", d)
+		}
+		mustOK(t, "DeleteAccount()", s.DeleteAccount(t.Context(), app.ID, acct.ID))
+		mustOK(t, "DeleteApplication(after its account went)", s.DeleteApplication(t.Context(), app.ID))
+	}},
+}
+
+var apiKeyUsedTests = []testCase{
+	{"MarkUsed/OK", func(t *testing.T, s unical.Store) {
+		key := fullAPIKey(newID("key"), "app_A", base)
+		key.LastUsedAt = time.Time{}
+		mustOK(t, "CreateAPIKey(never used)", s.CreateAPIKey(t.Context(), key))
+		later := base.Add(2 * time.Hour).In(time.FixedZone("UTC+2", 2*3600))
+		mustOK(t, "MarkAPIKeyUsed()", s.MarkAPIKeyUsed(t.Context(), key.ID, later))
+		// An earlier time (a slower replica's) does not move it back.
+		mustOK(t, "MarkAPIKeyUsed(earlier)", s.MarkAPIKeyUsed(t.Context(), key.ID, base.Add(time.Hour)))
+		want := fullAPIKey(key.ID, "app_A", base)
+		want.LastUsedAt = base.Add(2 * time.Hour)
+		got, err := s.GetAPIKey(t.Context(), key.ID)
+		mustOK(t, "GetAPIKey()", err)
+		if d := diff(want, got); d != "" {
+			t.Errorf("GetAPIKey() after MarkAPIKeyUsed mismatch (-want +got):\n%s", d)
+		}
+		list, err := s.ListAPIKeys(t.Context(), "app_A")
+		mustOK(t, "ListAPIKeys()", err)
+		if d := diff([]*unical.APIKey{want}, list); d != "" {
+			t.Errorf("ListAPIKeys() after MarkAPIKeyUsed mismatch (-want +got):\n%s", d)
+		}
+	}},
+	{"MarkUsed/ErrNotFound", func(t *testing.T, s unical.Store) {
+		wantCode(t, "MarkAPIKeyUsed(unknown)", s.MarkAPIKeyUsed(t.Context(), newID("key"), base), unical.CodeNotFound)
+	}},
+}

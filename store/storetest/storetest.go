@@ -43,6 +43,8 @@
 //   - Sweep removes flows, blobs and attempts expired at Now, and delivered
 //     and failed messages whose NextAttemptAt is strictly before their
 //     cutoff; a message sent again with RetryMessage is pending and stays.
+//   - DeleteApplication removes the application's API keys with it, and
+//     refuses with CodeConflict while any account of the application exists.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -74,6 +76,8 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 	}{
 		{"Applications", applicationTests},
 		{"APIKeys", apiKeyTests},
+		{"ApplicationDelete", applicationDeleteTests},
+		{"APIKeyUsed", apiKeyUsedTests},
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
 		{"Outbox", outboxTests},
