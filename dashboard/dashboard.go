@@ -34,28 +34,38 @@ const Prefix = "/dashboard/"
 // DefaultSessionTTL is how long a login lasts when Options.SessionTTL is zero.
 const DefaultSessionTTL = 8 * time.Hour
 
-// Admin is what the dashboard needs of the server: the Client's admin
-// operations (a *unical.Client satisfies it). Keeping it narrow lets the
-// dashboard's tests and its callers see exactly which operations it uses.
+// Admin is what the dashboard needs of the server: the Client's operator
+// operations, the same ones the admin API calls (a *unical.Client
+// satisfies it). Keeping it narrow shows exactly which operations the
+// dashboard uses, and the dashboard adds no rules of its own to them.
 type Admin interface {
-	ListApplications(ctx context.Context) ([]*unical.Application, error)
-	GetApplication(ctx context.Context, id string) (*unical.Application, error)
+	VerifyAdminToken(ctx context.Context, token string) error
+	ListApplicationViews(ctx context.Context) ([]*unical.ApplicationView, error)
+	GetApplicationView(ctx context.Context, id string) (*unical.ApplicationView, error)
 	CreateApplication(ctx context.Context, params *unical.ApplicationParams) (*unical.CreatedApplication, error)
-	UpdateApplication(ctx context.Context, id string, params *unical.ApplicationParams) (*unical.Application, string, error)
+	RenameApplication(ctx context.Context, id, name string) (*unical.ApplicationView, error)
+	DeleteApplication(ctx context.Context, id string, cascade bool) (*unical.ApplicationDeleted, error)
 	CreateAPIKey(ctx context.Context, appID string) (id, key string, err error)
-	ListAPIKeys(ctx context.Context, appID string) ([]*unical.APIKey, error)
+	ListAPIKeyViews(ctx context.Context, appID string) ([]*unical.APIKeyView, error)
 	RevokeAPIKey(ctx context.Context, appID, keyID string) error
-	// App returns one application's handle, for its accounts and webhooks.
-	App(ctx context.Context, id string) (*unical.App, error)
+	AddRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
+	RemoveRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
+	SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *unical.ProviderSettingsParams) (*unical.ProviderSettingsView, error)
+	CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*unical.ProviderCheck, error)
+	SetApplicationWebhook(ctx context.Context, appID, raw string) (*unical.WebhookSet, error)
+	RotateWebhookSecret(ctx context.Context, appID string) (*unical.WebhookSet, error)
+	AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error)
+	AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error)
+	AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error)
+	AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
+	AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error)
+	Outbox(ctx context.Context) (*unical.OutboxStatus, error)
 }
 
 // Options configures New.
 type Options struct {
 	// Admin performs the operations; required.
 	Admin Admin
-	// VerifyToken reports whether token is the admin token; required. It
-	// must compare in constant time.
-	VerifyToken func(ctx context.Context, token string) bool
 	// SessionKey MACs session cookies and CSRF tokens; at least 32 bytes,
 	// the same on every replica (unicald derives it from the master key).
 	SessionKey []byte
@@ -80,7 +90,6 @@ var staticFiles embed.FS
 // handler serves the dashboard.
 type handler struct {
 	admin      Admin
-	verify     func(ctx context.Context, token string) bool
 	sessions   sessionKeys
 	publicURL  string
 	secure     bool // cookies carry Secure
@@ -93,15 +102,14 @@ type handler struct {
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
 func New(opts Options) (http.Handler, error) {
-	if opts.Admin == nil || opts.VerifyToken == nil {
-		panic("dashboard: Options.Admin and Options.VerifyToken are required")
+	if opts.Admin == nil {
+		panic("dashboard: Options.Admin is required")
 	}
 	if len(opts.SessionKey) < 32 {
 		panic("dashboard: Options.SessionKey must be at least 32 bytes")
 	}
 	h := &handler{
 		admin:      opts.Admin,
-		verify:     opts.VerifyToken,
 		sessions:   sessionKeys{key: opts.SessionKey},
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
@@ -155,6 +163,7 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
 	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
 	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))
+	m.HandleFunc("POST /dashboard/apps/{app}/delete", h.form(h.deleteApp))
 	m.HandleFunc("GET /dashboard/apps/{app}/keys", h.page(h.pageHandler(pageKeys)))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys", h.form(h.createKey))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/revoke", h.form(h.revokeKey))
@@ -163,10 +172,12 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/redirects/remove", h.form(h.removeRedirect))
 	m.HandleFunc("GET /dashboard/apps/{app}/providers", h.page(h.pageHandler(pageProviders)))
 	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}", h.form(h.saveProvider))
+	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}/check", h.form(h.checkProvider))
 	m.HandleFunc("GET /dashboard/apps/{app}/accounts", h.page(h.pageHandler(pageAccounts)))
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/{account}/delete", h.form(h.deleteAccount))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))
 	m.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Error: "There is no such page."})

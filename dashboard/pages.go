@@ -3,7 +3,6 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/unical/unical"
@@ -21,6 +20,7 @@ var notices = map[string]string{
 	"account-deleted":  "The account was deleted.",
 	"webhook-saved":    "The webhook URL was saved.",
 	"webhook-cleared":  "The webhook URL was removed.",
+	"app-deleted":      "The application was deleted.",
 	"resent":           "The message was queued for delivery again.",
 }
 
@@ -28,7 +28,7 @@ var notices = map[string]string{
 // reads the page's data.
 type appPage struct {
 	section, template, title string
-	load                     func(h *handler, r *http.Request, app *unical.Application) (any, error)
+	load                     func(h *handler, r *http.Request, app *unical.ApplicationView) (any, error)
 }
 
 var (
@@ -44,7 +44,7 @@ var (
 // (which fills in what only this response shows, such as a new secret)
 // come from the action that led here, if any.
 func (h *handler) show(w http.ResponseWriter, r *http.Request, s *session, p appPage, status int, errMsg string, set func(data any)) {
-	app, err := h.admin.GetApplication(r.Context(), r.PathValue("app"))
+	app, err := h.admin.GetApplicationView(r.Context(), r.PathValue("app"))
 	if err != nil {
 		h.render(w, r, statusOf(err), "error", &view{Session: s, Title: "Application", Error: h.message(r, err)})
 		return
@@ -84,16 +84,30 @@ func (h *handler) failed(w http.ResponseWriter, r *http.Request, s *session, p a
 
 // Applications.
 
+type appsData struct {
+	Apps []*unical.ApplicationView
+	// Outbox is the webhook messages waiting across every application;
+	// nil when the Store keeps no count.
+	Outbox *unical.OutboxStatus
+}
+
 func (h *handler) appsPage(w http.ResponseWriter, r *http.Request, s *session) {
 	h.renderApps(w, r, s, http.StatusOK, "")
 }
 
 func (h *handler) renderApps(w http.ResponseWriter, r *http.Request, s *session, status int, errMsg string) {
-	apps, err := h.admin.ListApplications(r.Context())
+	d := &appsData{}
+	var err error
+	d.Apps, err = h.admin.ListApplicationViews(r.Context())
 	if err != nil && errMsg == "" {
 		errMsg, status = h.message(r, err), statusOf(err)
 	}
-	h.render(w, r, status, "apps", &view{Session: s, Title: "Applications", Error: errMsg, Section: "apps", Data: apps})
+	if out, err := h.admin.Outbox(r.Context()); err == nil {
+		d.Outbox = out
+	} else if unical.ErrorCode(err) != unical.CodeNotImplemented {
+		h.message(r, err) // logged; the page works without the count
+	}
+	h.render(w, r, status, "apps", &view{Session: s, Title: "Applications", Error: errMsg, Notice: notices[r.URL.Query().Get("done")], Section: "apps", Data: d})
 }
 
 func (h *handler) createApp(w http.ResponseWriter, r *http.Request, s *session) {
@@ -102,7 +116,7 @@ func (h *handler) createApp(w http.ResponseWriter, r *http.Request, s *session) 
 		h.renderApps(w, r, s, statusOf(err), h.message(r, err))
 		return
 	}
-	app, err := h.admin.GetApplication(r.Context(), created.ApplicationID)
+	app, err := h.admin.GetApplicationView(r.Context(), created.ApplicationID)
 	if err != nil {
 		h.renderApps(w, r, s, statusOf(err), h.message(r, err))
 		return
@@ -113,12 +127,21 @@ func (h *handler) createApp(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (h *handler) renameApp(w http.ResponseWriter, r *http.Request, s *session) {
-	_, _, err := h.admin.UpdateApplication(r.Context(), r.PathValue("app"), &unical.ApplicationParams{Name: unical.Some(strings.TrimSpace(r.PostFormValue("name")))})
-	if err != nil {
+	if _, err := h.admin.RenameApplication(r.Context(), r.PathValue("app"), strings.TrimSpace(r.PostFormValue("name"))); err != nil {
 		h.failed(w, r, s, pageSetup, err)
 		return
 	}
 	done(w, r, "", "renamed", nil)
+}
+
+// deleteApp deletes an application; with its accounts only when the
+// operator ticked the cascade box.
+func (h *handler) deleteApp(w http.ResponseWriter, r *http.Request, s *session) {
+	if _, err := h.admin.DeleteApplication(r.Context(), r.PathValue("app"), r.PostFormValue("cascade") == "true"); err != nil {
+		h.failed(w, r, s, pageSetup, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/apps?done=app-deleted", http.StatusSeeOther)
 }
 
 // Set-up.
@@ -142,7 +165,7 @@ type setupData struct {
 	AuthorizeURL string
 }
 
-func (h *handler) loadSetup(r *http.Request, app *unical.Application) (any, error) {
+func (h *handler) loadSetup(r *http.Request, app *unical.ApplicationView) (any, error) {
 	base := "/dashboard/apps/" + url.PathEscape(app.ID)
 	d := &setupData{PublicURL: h.publicURL}
 	if h.publicURL != "" {
@@ -154,9 +177,9 @@ func (h *handler) loadSetup(r *http.Request, app *unical.Application) (any, erro
 		Detail: "unicald needs the public https address browsers and providers reach it at (--public-url or UNICAL_PUBLIC_URL); it builds the OAuth callback URL from it. Restart unicald after setting it.",
 	})
 	var oauth []string
-	for _, t := range []unical.ProviderType{unical.ProviderGoogle, unical.ProviderMicrosoft} {
-		if s := app.Providers[t]; s.ClientID != "" && len(app.SealedSecrets[t]) > 0 {
-			oauth = append(oauth, providerName(t))
+	for _, p := range app.Providers {
+		if p.Provider.UsesOAuth() && p.ClientID != "" && p.ClientSecretSet {
+			oauth = append(oauth, providerName(p.Provider))
 		}
 	}
 	detail := "Enter the client id and client secret of your OAuth client at Google or Microsoft on the Providers page."
@@ -187,14 +210,14 @@ func (h *handler) loadSetup(r *http.Request, app *unical.Application) (any, erro
 // API keys.
 
 type keysData struct {
-	Keys []*unical.APIKey
+	Keys []*unical.APIKeyView
 	// NewKey and NewKeyID are the key just created, shown only in the
 	// answer to its creation.
 	NewKey, NewKeyID string
 }
 
-func (h *handler) loadKeys(r *http.Request, app *unical.Application) (any, error) {
-	keys, err := h.admin.ListAPIKeys(r.Context(), app.ID)
+func (h *handler) loadKeys(r *http.Request, app *unical.ApplicationView) (any, error) {
+	keys, err := h.admin.ListAPIKeyViews(r.Context(), app.ID)
 	return &keysData{Keys: keys}, err
 }
 
@@ -220,90 +243,90 @@ func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request, s *session) 
 
 // Redirect URLs.
 
-func (h *handler) loadRedirects(r *http.Request, app *unical.Application) (any, error) {
+func (h *handler) loadRedirects(r *http.Request, app *unical.ApplicationView) (any, error) {
 	return app.RedirectURLs, nil
 }
 
-// editRedirects applies edit to the application's redirect URLs and saves them.
-func (h *handler) editRedirects(w http.ResponseWriter, r *http.Request, s *session, notice string, edit func([]string) []string) {
-	app, err := h.admin.GetApplication(r.Context(), r.PathValue("app"))
-	if err != nil {
-		h.failed(w, r, s, pageRedirects, err)
-		return
-	}
-	urls := edit(slices.Clone(app.RedirectURLs))
-	if _, _, err := h.admin.UpdateApplication(r.Context(), app.ID, &unical.ApplicationParams{RedirectURLs: unical.Some(urls)}); err != nil {
-		h.failed(w, r, s, pageRedirects, err)
-		return
-	}
-	done(w, r, "/redirects", notice, nil)
-}
-
 func (h *handler) addRedirect(w http.ResponseWriter, r *http.Request, s *session) {
-	u := strings.TrimSpace(r.PostFormValue("url"))
-	if u == "" {
-		h.failed(w, r, s, pageRedirects, &unical.Error{Code: unical.CodeInvalid, Field: "url", Message: "Enter the redirect URL to register."})
+	if _, err := h.admin.AddRedirectURL(r.Context(), r.PathValue("app"), strings.TrimSpace(r.PostFormValue("url"))); err != nil {
+		h.failed(w, r, s, pageRedirects, err)
 		return
 	}
-	h.editRedirects(w, r, s, "redirect-added", func(urls []string) []string {
-		if slices.Contains(urls, u) {
-			return urls
-		}
-		return append(urls, u)
-	})
+	done(w, r, "/redirects", "redirect-added", nil)
 }
 
 func (h *handler) removeRedirect(w http.ResponseWriter, r *http.Request, s *session) {
-	u := r.PostFormValue("url")
-	h.editRedirects(w, r, s, "redirect-removed", func(urls []string) []string {
-		return slices.DeleteFunc(urls, func(v string) bool { return v == u })
-	})
+	if _, err := h.admin.RemoveRedirectURL(r.Context(), r.PathValue("app"), r.PostFormValue("url")); err != nil {
+		h.failed(w, r, s, pageRedirects, err)
+		return
+	}
+	done(w, r, "/redirects", "redirect-removed", nil)
 }
 
 // Providers.
 
-type providerView struct {
-	Type      unical.ProviderType
-	Settings  unical.ProviderSettings
-	SecretSet bool
-	OAuth     bool
-}
-
 type providersData struct {
-	Providers   []providerView
+	Providers   []*unical.ProviderSettingsView
 	CallbackURL string
+	// Check is the result of the check action, shown only in its answer.
+	Check *unical.ProviderCheck
 }
 
-func (h *handler) loadProviders(r *http.Request, app *unical.Application) (any, error) {
-	d := &providersData{}
+func (h *handler) loadProviders(r *http.Request, app *unical.ApplicationView) (any, error) {
+	d := &providersData{Providers: app.Providers}
 	if h.publicURL != "" {
 		d.CallbackURL = h.publicURL + unical.OAuthCallbackPath
-	}
-	for _, t := range unical.ProviderTypes {
-		s := app.Providers[t]
-		s.ClientSecret = "" // never rendered, even if a caller left it in
-		d.Providers = append(d.Providers, providerView{Type: t, Settings: s, SecretSet: len(app.SealedSecrets[t]) > 0, OAuth: t.UsesOAuth()})
 	}
 	return d, nil
 }
 
-func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *session) {
+// providerOf is the provider type in the request's path.
+func providerOf(r *http.Request) (unical.ProviderType, error) {
 	t, ok := unical.ParseProviderPath(r.PathValue("provider"))
 	if !ok {
-		h.failed(w, r, s, pageProviders, unical.Errorf(unical.CodeNotFound, "No provider %q.", r.PathValue("provider")))
+		return "", unical.Errorf(unical.CodeNotFound, "No provider %q; use provider_a, provider_b or provider_c.", r.PathValue("provider"))
+	}
+	return t, nil
+}
+
+// saveProvider replaces one provider's settings with the form's. An empty
+// client secret field keeps the stored secret; the removeSecret box
+// removes it.
+func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *session) {
+	t, err := providerOf(r)
+	if err != nil {
+		h.failed(w, r, s, pageProviders, err)
 		return
 	}
 	f := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
-	settings := unical.ProviderSettings{
-		ClientID: f("clientId"), ClientSecret: f("clientSecret"),
-		AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"),
+	params := &unical.ProviderSettingsParams{
+		ClientID: f("clientId"), AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"),
 		ServerURL: f("serverUrl"), Tenant: f("tenant"), Scopes: strings.Fields(r.PostFormValue("scopes")),
 	}
-	if _, _, err := h.admin.UpdateApplication(r.Context(), r.PathValue("app"), &unical.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{t: settings}}); err != nil {
+	if secret := f("clientSecret"); secret != "" {
+		params.ClientSecret = unical.Some(secret)
+	} else if r.PostFormValue("removeSecret") == "true" {
+		params.ClientSecret = unical.Null[string]()
+	}
+	if _, err := h.admin.SetProviderSettings(r.Context(), r.PathValue("app"), t, params); err != nil {
 		h.failed(w, r, s, pageProviders, err)
 		return
 	}
 	done(w, r, "/providers", "provider-saved", nil)
+}
+
+// checkProvider tries one provider's stored settings and shows the result.
+func (h *handler) checkProvider(w http.ResponseWriter, r *http.Request, s *session) {
+	t, err := providerOf(r)
+	var check *unical.ProviderCheck
+	if err == nil {
+		check, err = h.admin.CheckProviderSettings(r.Context(), r.PathValue("app"), t)
+	}
+	if err != nil {
+		h.failed(w, r, s, pageProviders, err)
+		return
+	}
+	h.show(w, r, s, pageProviders, http.StatusOK, "", func(data any) { data.(*providersData).Check = check })
 }
 
 // Accounts.
@@ -317,14 +340,10 @@ type accountsData struct {
 // accountsPageSize is how many accounts one page lists.
 const accountsPageSize = 50
 
-func (h *handler) loadAccounts(r *http.Request, app *unical.Application) (any, error) {
+func (h *handler) loadAccounts(r *http.Request, app *unical.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &accountsData{Search: q.Get("q"), Status: q.Get("status")}
-	a, err := h.admin.App(r.Context(), app.ID)
-	if err != nil {
-		return d, err
-	}
-	page, err := a.ListAccounts(r.Context(), &unical.AccountListParams{Search: d.Search, StatusFilter: d.Status, PageToken: q.Get("page"), Limit: accountsPageSize})
+	page, err := h.admin.AdminListAccounts(r.Context(), app.ID, &unical.AccountListParams{Search: d.Search, StatusFilter: d.Status, PageToken: q.Get("page"), Limit: accountsPageSize})
 	if err != nil {
 		return d, err
 	}
@@ -336,11 +355,7 @@ func (h *handler) loadAccounts(r *http.Request, app *unical.Application) (any, e
 }
 
 func (h *handler) deleteAccount(w http.ResponseWriter, r *http.Request, s *session) {
-	a, err := h.admin.App(r.Context(), r.PathValue("app"))
-	if err == nil {
-		_, err = a.DeleteAccount(r.Context(), r.PathValue("account"))
-	}
-	if err != nil {
+	if _, err := h.admin.AdminDeleteAccount(r.Context(), r.PathValue("app"), r.PathValue("account")); err != nil {
 		h.failed(w, r, s, pageAccounts, err)
 		return
 	}
@@ -349,97 +364,87 @@ func (h *handler) deleteAccount(w http.ResponseWriter, r *http.Request, s *sessi
 
 // Webhooks.
 
-type subscriptionView struct {
-	*unical.Subscription
-	Email string
-}
-
 type webhooksData struct {
-	WebhookURL   string
-	WebhookState unical.EndpointState
-	// NewSecret is the webhook secret just created, shown only in the
-	// answer to setting the URL.
+	Webhook *unical.WebhookView
+	// NewSecret is the webhook secret just made, shown only in the answer
+	// to setting the URL or rotating the secret.
 	NewSecret     string
-	Subscriptions []subscriptionView
-	// Log is the delivery log shown: of the subscription LogSubscription
-	// of account LogAccount, or of the application's own endpoint when
-	// both are empty.
-	LogAccount, LogSubscription string
-	LogTitle                    string
-	Log                         []*unical.DeliveryAttempt
-	NextLogPage                 string
+	Subscriptions []*unical.Subscription
+	// NextSubscriptions continues the subscription list.
+	NextSubscriptions string
+	// Log is the delivery log of subscription LogSubscription, or of the
+	// application's own endpoint when it is empty.
+	LogSubscription string
+	Log             []*unical.DeliveryAttempt
+	NextLogPage     string
 }
 
-// webhooksScanLimit bounds the accounts whose subscriptions the Webhooks
-// page lists, so that the page stays quick on a large installation.
-const webhooksScanLimit = 50
+// webhooksPageSize is how many subscriptions one page lists.
+const webhooksPageSize = 50
 
-func (h *handler) loadWebhooks(r *http.Request, app *unical.Application) (any, error) {
+func (h *handler) loadWebhooks(r *http.Request, app *unical.ApplicationView) (any, error) {
 	q := r.URL.Query()
-	d := &webhooksData{WebhookURL: app.WebhookURL, WebhookState: app.WebhookState, LogAccount: q.Get("account"), LogSubscription: q.Get("sub")}
-	a, err := h.admin.App(r.Context(), app.ID)
+	d := &webhooksData{Webhook: app.Webhook, LogSubscription: q.Get("sub")}
+	subs, err := h.admin.AdminListSubscriptions(r.Context(), app.ID, &unical.SubscriptionListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
 	if err != nil {
 		return d, err
 	}
-	accounts, err := a.ListAccounts(r.Context(), &unical.AccountListParams{Limit: webhooksScanLimit})
-	if err != nil {
-		return d, err
+	d.Subscriptions = subs.Data
+	if subs.NextPageToken != nil {
+		d.NextSubscriptions = "?" + url.Values{"sub": {d.LogSubscription}, "subs": {*subs.NextPageToken}}.Encode()
 	}
-	for _, acct := range accounts.Data {
-		subs, err := a.ListSubscriptions(r.Context(), acct.ID, &unical.SubscriptionListParams{Limit: unical.MaxPageSize})
-		if err != nil {
-			return d, err
-		}
-		for _, sub := range subs.Data {
-			d.Subscriptions = append(d.Subscriptions, subscriptionView{Subscription: sub, Email: acct.Email})
-		}
-	}
-	d.LogTitle = "the application's webhook URL"
-	if d.LogSubscription != "" {
-		d.LogTitle = "subscription " + d.LogSubscription
-	}
-	log, err := a.ListDeliveries(r.Context(), d.LogAccount, d.LogSubscription, &unical.DeliveryListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
+	log, err := h.admin.AdminListDeliveries(r.Context(), app.ID, d.LogSubscription, &unical.DeliveryListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
 	if err != nil {
 		return d, err
 	}
 	d.Log = log.Data
 	if log.NextPageToken != nil {
-		d.NextLogPage = "?" + url.Values{"account": {d.LogAccount}, "sub": {d.LogSubscription}, "page": {*log.NextPageToken}}.Encode()
+		d.NextLogPage = "?" + url.Values{"sub": {d.LogSubscription}, "page": {*log.NextPageToken}}.Encode()
 	}
 	return d, nil
 }
 
 func (h *handler) setWebhookURL(w http.ResponseWriter, r *http.Request, s *session) {
 	u := strings.TrimSpace(r.PostFormValue("url"))
-	_, secret, err := h.admin.UpdateApplication(r.Context(), r.PathValue("app"), &unical.ApplicationParams{WebhookURL: unical.Some(u)})
+	set, err := h.admin.SetApplicationWebhook(r.Context(), r.PathValue("app"), u)
 	if err != nil {
 		h.failed(w, r, s, pageWebhooks, err)
 		return
 	}
-	if secret == "" {
+	h.webhookSet(w, r, s, set, u == "")
+}
+
+func (h *handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, s *session) {
+	set, err := h.admin.RotateWebhookSecret(r.Context(), r.PathValue("app"))
+	if err != nil {
+		h.failed(w, r, s, pageWebhooks, err)
+		return
+	}
+	h.webhookSet(w, r, s, set, false)
+}
+
+// webhookSet answers a change of the application's webhook: the page with
+// the new secret when one was made (never in a URL), else a redirect.
+func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session, set *unical.WebhookSet, cleared bool) {
+	if set.Secret == "" {
 		notice := "webhook-saved"
-		if u == "" {
+		if cleared {
 			notice = "webhook-cleared"
 		}
 		done(w, r, "/webhooks", notice, nil)
 		return
 	}
-	h.show(w, r, s, pageWebhooks, http.StatusOK, "", func(data any) { data.(*webhooksData).NewSecret = secret })
+	h.show(w, r, s, pageWebhooks, http.StatusOK, "", func(data any) { data.(*webhooksData).NewSecret = set.Secret })
 }
 
 func (h *handler) resend(w http.ResponseWriter, r *http.Request, s *session) {
-	account, sub := r.PostFormValue("account"), r.PostFormValue("sub")
-	a, err := h.admin.App(r.Context(), r.PathValue("app"))
-	if err == nil {
-		_, err = a.ResendMessage(r.Context(), account, sub, r.PostFormValue("message"))
-	}
-	if err != nil {
+	if _, err := h.admin.AdminResendMessage(r.Context(), r.PathValue("app"), r.PostFormValue("message")); err != nil {
 		h.failed(w, r, s, pageWebhooks, err)
 		return
 	}
 	var extra url.Values
-	if sub != "" {
-		extra = url.Values{"account": {account}, "sub": {sub}}
+	if sub := r.PostFormValue("sub"); sub != "" {
+		extra = url.Values{"sub": {sub}}
 	}
 	done(w, r, "/webhooks", "resent", extra)
 }

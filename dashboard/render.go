@@ -23,7 +23,7 @@ type view struct {
 	LoginCSRF string
 	// App is the application whose pages these are, nil outside one;
 	// Section names its current page for the navigation.
-	App     *unical.Application
+	App     *unical.ApplicationView
 	Section string
 	Data    any
 }

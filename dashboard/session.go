@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/unical/unical"
 )
 
 // Cookie names. The session cookie is the login; the login cookie only
@@ -129,8 +131,9 @@ func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 }
 
 // login checks the login form's CSRF token and the admin token, and on
-// success sets the session cookie. A wrong token answers 401 and logs
-// nothing of what was typed.
+// success sets the session cookie. A wrong token answers 401 with what is
+// wrong (no token set, an API key instead) and logs nothing of what was
+// typed.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -148,9 +151,13 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
-	if token == "" || !h.verify(r.Context(), token) {
+	if err := h.admin.VerifyAdminToken(r.Context(), token); err != nil {
+		if unical.ErrorCode(err) != unical.CodeUnauthorized {
+			h.renderLogin(w, r, statusOf(err), h.message(r, err))
+			return
+		}
 		h.log.WarnContext(r.Context(), "dashboard: failed login", "remote", r.RemoteAddr)
-		h.renderLogin(w, r, http.StatusUnauthorized, "That is not the admin token.")
+		h.renderLogin(w, r, http.StatusUnauthorized, unical.ErrorMessage(err))
 		return
 	}
 	expires := h.now().Add(h.sessionTTL)

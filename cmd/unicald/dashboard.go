@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
 
@@ -15,13 +13,10 @@ import (
 // else with api. The dashboard's session key is derived from the master
 // key, so that every replica accepts the others' sessions.
 func (m *Main) withDashboard(api http.Handler, client *unical.Client, key seal.Key, publicURL string, logger *slog.Logger) (http.Handler, error) {
-	token := m.Getenv("UNICAL_ADMIN_TOKEN")
+	sessionKey := key.Derive("dashboard-session")
 	dash, err := dashboard.New(dashboard.Options{
-		Admin: client,
-		VerifyToken: func(_ context.Context, t string) bool {
-			return token != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1
-		},
-		SessionKey: func() []byte { k := key.Derive("dashboard-session"); return k[:] }(),
+		Admin:      client,
+		SessionKey: sessionKey[:],
 		PublicURL:  publicURL,
 		Logger:     logger,
 	})
