@@ -95,12 +95,16 @@ func (b *browser) submit(what string, steps ...chromedp.Action[chromedp.Void]) i
 	return resp.Status
 }
 
-// open loads a dashboard page and returns its status.
+// open loads a dashboard page and returns its status. Every field of
+// every page opened must have a label.
 func (b *browser) open(url string) int64 {
 	b.t.Helper()
 	resp, err := chromedp.Run(b.ctx, chromedp.NavigateResponse(url))
 	if err != nil {
 		b.t.Fatalf("open %s: %v", url, err)
+	}
+	if fields := b.unlabelled(); len(fields) > 0 {
+		b.t.Errorf("%s has fields without a label: %v", url, fields)
 	}
 	return resp.Status
 }
@@ -143,6 +147,31 @@ func (b *browser) mustSee(page string, want ...string) {
 			b.t.Errorf("%s page does not show %q; it shows:\n%s", page, w, got)
 		}
 	}
+}
+
+// unlabelled lists the page's form fields that have no label: every
+// visible input, select and textarea needs a <label for> or an aria-label.
+func (b *browser) unlabelled() []string {
+	b.t.Helper()
+	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("input:not([type=hidden]), select, textarea"))
+		.filter(e => !e.getAttribute("aria-label") && !(e.id && document.querySelector('label[for="' + e.id + '"]')))
+		.map(e => e.outerHTML)`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return ids
+}
+
+// overflows reports whether the page is wider than the window, so that
+// reading it would need scrolling sideways (wide tables scroll inside
+// their own box instead).
+func (b *browser) overflows() bool {
+	b.t.Helper()
+	wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return wide
 }
 
 // shot saves a screenshot of the whole page as name.png and logs its path.
@@ -297,6 +326,11 @@ func TestDashboard_Browser(t *testing.T) {
 		t.Errorf("the client secret field is filled in (%q) after saving", got)
 	}
 	b.shot("06-providers")
+	// The check action names what Microsoft still lacks.
+	b.submit("check microsoft", chromedp.Click(chromedp.CSS(`form[action$="/providers/provider_b/check"] button`)))
+	b.mustSee("providers check", "Check found", "clientId: No OAuth client id is set", "clientSecret: No OAuth client secret is set")
+	b.do("show check", chromedp.ScrollIntoView(chromedp.ID("check-result")))
+	b.shot("06b-provider-check")
 
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	authorize := func(redirect string) (int, string) {
@@ -341,6 +375,26 @@ func TestDashboard_Browser(t *testing.T) {
 	b.shot("08-accounts")
 	b.open(appURL + "/accounts?q=nobody")
 	b.mustSee("accounts search", "No accounts match.")
+
+	// A calendar subscription made through /v1 is listed on the Webhooks
+	// page, with its own (still empty) delivery log.
+	calPath := dav.NewCalendar(t, "Work")
+	calID := strings.TrimSuffix(calPath, "/")
+	calID = calID[strings.LastIndexByte(calID, '/')+1:]
+	status, body = request(t, "POST", base+"/v1/calendarSubscriptions/"+acct.ID, apiKey, map[string]any{"calendarId": calID, "webhookUrl": rcv.URL + "/calendar"})
+	if status != http.StatusOK {
+		t.Fatalf("create subscription = %d %s", status, body)
+	}
+	var sub struct {
+		ID     string `json:"webhookSubscriptionId"`
+		Secret string `json:"endpointSecret"`
+	}
+	json.Unmarshal(body, &sub)
+	secrets = append(secrets, sub.Secret)
+	b.open(appURL + "/webhooks")
+	b.mustSee("webhooks", sub.ID, acct.ID, calID, rcv.URL+"/calendar")
+	b.submit("subscription log", chromedp.Click(chromedp.CSS(`a[href="?sub=`+sub.ID+`"]`)))
+	b.mustSee("subscription log", "Delivery log of subscription "+sub.ID, "No delivery attempts in the log.")
 
 	// The account's enduseraccount message fails twice at the receiver;
 	// the delivery log shows both attempts, and a resend delivers it.
@@ -417,6 +471,18 @@ func TestDashboard_Browser(t *testing.T) {
 	if strings.Contains(b.text(), "forged.example.test") {
 		t.Error("the form without a CSRF token registered its redirect URL")
 	}
+
+	// On a phone-sized screen the pages fit the width (tables scroll in
+	// their own box).
+	b.do("narrow", chromedp.EmulateViewport(390, 800))
+	for _, page := range []string{"/webhooks", "/providers", "/accounts"} {
+		b.open(appURL + page)
+		if b.overflows() {
+			t.Errorf("%s is wider than a 390 px screen", page)
+		}
+	}
+	b.shot("13-narrow-accounts")
+	b.do("wide", chromedp.ResetViewport())
 
 	// Logging out ends the session.
 	b.submit("logout", chromedp.Click(chromedp.CSS(`form.logout button`)))
