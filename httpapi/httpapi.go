@@ -181,7 +181,36 @@ type errorDetail struct {
 // and provider failures are logged with their cause; the body only ever
 // carries the caller-safe message.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	err = h.timedOut(r, err)
+	code := writeErrorBody(w, r, h.log, h.timedOut(r, err))
+	h.mu.Lock()
+	h.errorCount[code]++
+	h.mu.Unlock()
+}
+
+// WriteError writes err as the /v1 API does: the one JSON error body, with
+// the status of the one table of codes, logging internal and provider
+// failures with their cause to logger. It is for other handlers of the
+// same server (the admin API), so that they answer errors alike.
+func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	writeErrorBody(w, r, logger, err)
+}
+
+// CodeMethodNotAllowed is the code of the 405 answer, for other handlers
+// of the same server that route by method too.
+const CodeMethodNotAllowed = codeMethodNotAllowed
+
+// WriteJSON writes v as a JSON answer with status, as the /v1 API does.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// DecodeJSON reads a JSON request body into v as the /v1 API does: at
+// most MaxBodyBytes, no unknown fields, nothing after the object; each
+// failure is an *unical.Error naming the field where there is one.
+func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	return decodeBody(w, r, v, nil)
+}
+
+// writeErrorBody writes err and returns its code.
+func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) unical.Code {
 	code := unical.ErrorCode(err)
 	wire := statusCode(code)
 	detail := errorDetail{Code: wire.code, Message: unical.ErrorMessage(err)}
@@ -197,12 +226,10 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	switch code {
 	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, codeTimeout:
-		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
+		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
-	h.mu.Lock()
-	h.errorCount[code]++
-	h.mu.Unlock()
 	writeJSON(w, wire.status, errorBody{Error: detail})
+	return code
 }
 
 // writeJSON encodes v with status. The body is encoded into a pooled

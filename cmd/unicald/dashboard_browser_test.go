@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -188,21 +186,6 @@ func (b *browser) shot(name string) {
 	b.t.Logf("screenshot: %s", path)
 }
 
-// setAdminToken sets the operator token of the data folder dir, as an
-// operator would before starting the server.
-func setAdminToken(t *testing.T, dir, token string) {
-	t.Helper()
-	m := &Main{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	client, store, err := m.open(dir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := client.SetAdminToken(t.Context(), token); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // freeLoopbackPort returns a port that was free a moment ago, so that
 // the server's public URL can name its own address.
 func freeLoopbackPort(t *testing.T) string {
@@ -239,9 +222,8 @@ func TestDashboard_Browser(t *testing.T) {
 	const adminToken = "uat_browser-test-admin-token-0123456789abcdef"
 	addr := freeLoopbackPort(t)
 	base := "http://" + addr
-	dir := t.TempDir()
-	setAdminToken(t, dir, adminToken)
-	srv := startServe(t, &Main{WebhookTLS: rcv.TLSConfig()}, dir,
+	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
+	srv := startServe(t, &Main{WebhookTLS: rcv.TLSConfig(), Getenv: func(k string) string { return env[k] }}, t.TempDir(),
 		"--addr", addr, "--public-url", base, "--allow-private-targets", "--retry-schedule", "1s", "--retry-jitter", "0")
 	dash := base + "/dashboard"
 	secrets := []string{adminToken}

@@ -5,13 +5,20 @@
 //	unicald apps create --name N --json
 //	unicald apps update --id ID [flags]
 //	unicald apps list
+//	unicald apps delete --id ID [--cascade]
 //	unicald keys create --app ID
+//	unicald keys list --app ID
 //	unicald keys revoke --app ID --key KEY_ID
+//
+// The apps and keys commands open the data folder while the server is
+// stopped; with --server URL they call the admin API (/admin/v1) of a
+// running server instead, with the token in UNICAL_ADMIN_TOKEN.
 //
 // Settings come from flags or the environment: UNICAL_ADDR (default
 // 127.0.0.1:8080), UNICAL_DATA_DIR (default ./unicald-data),
 // UNICAL_PUBLIC_URL, UNICAL_MASTER_KEY (else a 0600 key file in the data
-// folder, created on first start), UNICAL_METRICS_ADDR,
+// folder, created on first start), UNICAL_ADMIN_TOKEN (else one made and
+// printed on first start), UNICAL_METRICS_ADDR,
 // UNICAL_POLL_INTERVAL, UNICAL_RETRY_SCHEDULE and UNICAL_RETRY_JITTER.
 package main
 
@@ -60,8 +67,11 @@ const usage = `usage:
                       [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE
                        --auth-url URL --token-url URL --userinfo-url URL --api-base-url URL --server-url URL --tenant T]
   unicald apps list
+  unicald apps delete --id APP_ID [--cascade]
   unicald keys create --app APP_ID
+  unicald keys list --app APP_ID
   unicald keys revoke --app APP_ID --key KEY_ID
-every command also takes --data DIR`
+every command also takes --data DIR; apps and keys take --server URL to call the admin API
+of a running server instead (admin token from UNICAL_ADMIN_TOKEN)`
 
 func writeUsage(w io.Writer) { fmt.Fprintln(w, usage) }

@@ -47,9 +47,15 @@ type running struct {
 // with the given providers, and stops it in Cleanup (or when stop is called).
 func MustRunMain(tb testing.TB, dataDir string, providers []unical.Provider) *running {
 	tb.Helper()
+	return mustRunMainEnv(tb, dataDir, providers, nil)
+}
+
+// mustRunMainEnv is MustRunMain with an environment.
+func mustRunMainEnv(tb testing.TB, dataDir string, providers []unical.Provider, env map[string]string) *running {
+	tb.Helper()
 	ready := make(chan string, 1)
 	r := &running{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}}
-	m := &Main{Stdout: r.Stdout, Stderr: r.Stderr, Getenv: func(string) string { return "" }, Providers: providers, Ready: ready}
+	m := &Main{Stdout: r.Stdout, Stderr: r.Stderr, Getenv: func(k string) string { return env[k] }, Providers: providers, Ready: ready}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir}) }()

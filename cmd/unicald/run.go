@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -101,7 +103,7 @@ type retentionSettings struct {
 	deliveryLog     time.Duration
 }
 
-func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger) (*unical.Client, *bolt.Store, error) {
+func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger, storeOpts *bolt.Options) (*unical.Client, *bolt.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
@@ -109,7 +111,7 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), nil)
+	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), storeOpts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +216,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	met := metrics.New()
 	eng.observer = met
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	client, store, err := m.open(*dataDir, *publicURL, eng, logger)
+	client, store, err := m.open(*dataDir, *publicURL, eng, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -222,6 +224,9 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	defer client.Close()
 	met.WatchStore(client.StoreStats)
 	if err := m.firstStart(ctx, client); err != nil {
+		return err
+	}
+	if err := m.adminToken(ctx, client); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -255,13 +260,19 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	handler, err := m.withDashboard(httpapi.NewHandler(client, apiOpts), client, key, *publicURL, logger)
+	dash, err := newDashboard(client, key, *publicURL, logger)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// /admin/v1/ and the dashboard beside /v1 on the same listener;
+	// everything else, unknown paths included, goes to the /v1 handler.
+	root := http.NewServeMux()
+	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle(dashboard.Prefix, dash)
+	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           root,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
@@ -357,6 +368,24 @@ func (m *Main) firstStart(ctx context.Context, client *unical.Client) error {
 	return nil
 }
 
+// adminToken sets the operator token of the admin API from
+// UNICAL_ADMIN_TOKEN, or creates one on first start and prints it once.
+// Only its hash is stored; the token is never logged.
+func (m *Main) adminToken(ctx context.Context, client *unical.Client) error {
+	if v := m.Getenv("UNICAL_ADMIN_TOKEN"); v != "" {
+		if err := client.SetAdminToken(ctx, v); err != nil {
+			return fmt.Errorf("UNICAL_ADMIN_TOKEN: %s", unical.ErrorMessage(err))
+		}
+		return nil
+	}
+	token, err := client.EnsureAdminToken(ctx)
+	if err != nil || token == "" {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "Created the admin token of /admin/v1 (Authorization: Bearer ...).\n  adminToken:    %s\nIt is shown only now and stored only as a hash; keep it, or set UNICAL_ADMIN_TOKEN to replace it.\n", token)
+	return nil
+}
+
 // stringList is a repeatable flag.
 type stringList []string
 
@@ -365,13 +394,15 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func (m *Main) apps(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageError{"apps needs create, update or list"}
+		return usageError{"apps needs create, update, list or delete"}
 	}
 	fs := m.flags("apps " + args[0])
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
 	id := fs.String("id", "", "application id")
 	name := fs.String("name", "", "application name")
 	asJSON := fs.Bool("json", false, "print JSON")
+	cascade := fs.Bool("cascade", false, "apps delete: also delete the application's accounts")
 	var redirects stringList
 	fs.Var(&redirects, "redirect-url", "registered OAuth redirect URL (repeatable)")
 	webhookURL := fs.String("webhook-url", "", "URL for the application's enduseraccount.* messages")
@@ -388,7 +419,40 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
 	}
-	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var providerType unical.ProviderType
+	if *provider != "" {
+		t, ok := unical.ParseProviderPath(*provider)
+		if !ok {
+			return usageError{"--provider must be provider_a, provider_b or provider_c"}
+		}
+		providerType = t
+		if *secretFile != "" {
+			b, err := os.ReadFile(*secretFile)
+			if err != nil {
+				return err
+			}
+			ps.ClientSecret = strings.TrimSpace(string(b))
+		}
+	}
+	switch args[0] {
+	case "create", "list":
+	case "update", "delete":
+		if *id == "" {
+			return usageError{"apps " + args[0] + " needs --id"}
+		}
+	default:
+		return usageError{"unknown apps command " + args[0]}
+	}
+	cmd := appsCommand{op: args[0], id: *id, name: *name, asJSON: *asJSON, cascade: *cascade,
+		redirects: redirects, webhookURL: *webhookURL, provider: providerType, settings: ps}
+	if *server != "" {
+		admin, err := m.remoteAdmin(*server)
+		if err != nil {
+			return err
+		}
+		return m.appsRemote(ctx, admin, &cmd)
+	}
+	client, store, err := m.openOffline(*dataDir)
 	if err != nil {
 		return err
 	}
@@ -403,19 +467,8 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	if *webhookURL != "" {
 		params.WebhookURL = unical.Some(*webhookURL)
 	}
-	if *provider != "" {
-		t, ok := unical.ParseProviderPath(*provider)
-		if !ok {
-			return usageError{"--provider must be provider_a, provider_b or provider_c"}
-		}
-		if *secretFile != "" {
-			b, err := os.ReadFile(*secretFile)
-			if err != nil {
-				return err
-			}
-			ps.ClientSecret = strings.TrimSpace(string(b))
-		}
-		params.Providers = map[unical.ProviderType]unical.ProviderSettings{t: ps}
+	if providerType != "" {
+		params.Providers = map[unical.ProviderType]unical.ProviderSettings{providerType: ps}
 	}
 	switch args[0] {
 	case "create":
@@ -423,18 +476,8 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return json.NewEncoder(m.Stdout).Encode(created)
-		}
-		fmt.Fprintf(m.Stdout, "applicationId: %s\napiKey:        %s\n", created.ApplicationID, created.APIKey)
-		if created.WebhookSecret != "" {
-			fmt.Fprintf(m.Stdout, "webhookSecret: %s\n", created.WebhookSecret)
-		}
-		return nil
+		return m.printCreated(created, *asJSON)
 	case "update":
-		if *id == "" {
-			return usageError{"apps update needs --id"}
-		}
 		app, secret, err := client.UpdateApplication(ctx, *id, params)
 		if err != nil {
 			return err
@@ -449,16 +492,34 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(apps)
+	default: // delete
+		deleted, err := client.DeleteApplication(ctx, *id, *cascade)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(m.Stdout).Encode(deleted)
 	}
-	return usageError{"unknown apps command " + args[0]}
+}
+
+// printCreated prints a new application with its key, shown only now.
+func (m *Main) printCreated(created *unical.CreatedApplication, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(m.Stdout).Encode(created)
+	}
+	fmt.Fprintf(m.Stdout, "applicationId: %s\napiKey:        %s\n", created.ApplicationID, created.APIKey)
+	if created.WebhookSecret != "" {
+		fmt.Fprintf(m.Stdout, "webhookSecret: %s\n", created.WebhookSecret)
+	}
+	return nil
 }
 
 func (m *Main) keys(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageError{"keys needs create or revoke"}
+		return usageError{"keys needs create, list or revoke"}
 	}
 	fs := m.flags("keys " + args[0])
 	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
 	appID := fs.String("app", "", "application id")
 	keyID := fs.String("key", "", "key id")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -467,7 +528,23 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	if *appID == "" {
 		return usageError{"keys needs --app"}
 	}
-	client, store, err := m.open(*dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	switch args[0] {
+	case "create", "list":
+	case "revoke":
+		if *keyID == "" {
+			return usageError{"keys revoke needs --key"}
+		}
+	default:
+		return usageError{"unknown keys command " + args[0]}
+	}
+	if *server != "" {
+		admin, err := m.remoteAdmin(*server)
+		if err != nil {
+			return err
+		}
+		return m.keysRemote(ctx, admin, args[0], *appID, *keyID)
+	}
+	client, store, err := m.openOffline(*dataDir)
 	if err != nil {
 		return err
 	}
@@ -479,11 +556,13 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": id, "apiKey": key})
-	case "revoke":
-		if *keyID == "" {
-			return usageError{"keys revoke needs --key"}
+	case "list":
+		keys, err := client.ListAPIKeyViews(ctx, *appID)
+		if err != nil {
+			return err
 		}
+		return json.NewEncoder(m.Stdout).Encode(keys)
+	default: // revoke
 		return client.RevokeAPIKey(ctx, *appID, *keyID)
 	}
-	return usageError{"unknown keys command " + args[0]}
 }

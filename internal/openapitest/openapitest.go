@@ -26,9 +26,13 @@ import (
 )
 
 // Load parses httpapi.OpenAPIDocument and validates it as OpenAPI 3.1.
-func Load() (*openapi3.T, error) {
+func Load() (*openapi3.T, error) { return LoadDocument(httpapi.OpenAPIDocument) }
+
+// LoadDocument parses another OpenAPI document of the same server (the
+// admin API's) and validates it as OpenAPI 3.1.
+func LoadDocument(data []byte) (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(httpapi.OpenAPIDocument)
+	doc, err := loader.LoadFromData(data)
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
@@ -41,27 +45,37 @@ func Load() (*openapi3.T, error) {
 	return doc, nil
 }
 
+// loaded keeps each document's checker, by the document's first byte's
+// address: documents are embedded package variables, so that is stable.
 var (
-	loadOnce sync.Once
-	loaded   *checker
-	loadErr  error
+	loadMu sync.Mutex
+	loaded = map[*byte]*loadResult{}
 )
+
+type loadResult struct {
+	c   *checker
+	err error
+}
 
 type checker struct {
 	doc    *openapi3.T
 	router *router
 }
 
-func load() (*checker, error) {
-	loadOnce.Do(func() {
-		doc, err := Load()
-		if err != nil {
-			loadErr = err
-			return
-		}
-		loaded = &checker{doc: doc, router: newRouter(doc)}
-	})
-	return loaded, loadErr
+func load(data []byte) (*checker, error) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	key := &data[0]
+	if r, ok := loaded[key]; ok {
+		return r.c, r.err
+	}
+	doc, err := LoadDocument(data)
+	r := &loadResult{err: err}
+	if err == nil {
+		r.c = &checker{doc: doc, router: newRouter(doc)}
+	}
+	loaded[key] = r
+	return r.c, r.err
 }
 
 // maxRecorded bounds the request and answer bytes kept for validation;
@@ -82,7 +96,13 @@ const maxRecorded = 4 << 20
 // for refused keys, must not wait for it): the bytes next read are
 // recorded, and the body is validated only when next read all of it.
 func Handler(tb testing.TB, next http.Handler) http.Handler {
-	c, err := load()
+	return HandlerFor(tb, httpapi.OpenAPIDocument, next)
+}
+
+// HandlerFor is Handler against another document of the same server (the
+// admin API's), which must have an Error schema.
+func HandlerFor(tb testing.TB, document []byte, next http.Handler) http.Handler {
+	c, err := load(document)
 	if err != nil {
 		tb.Fatal(err)
 	}

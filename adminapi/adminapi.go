@@ -1,0 +1,185 @@
+// Package adminapi serves the operator's admin API under /admin/v1/:
+// applications, their API keys, redirect URLs, provider settings and
+// webhook, and their accounts, subscriptions and delivery logs. Every
+// route but the OpenAPI document needs the operator token in
+// "Authorization: Bearer <token>"; application API keys are refused.
+// Errors are written by httpapi, so they have the /v1 body and statuses.
+// Each handler makes one call on the *unical.Client's admin operations
+// (admin.go in the root package).
+package adminapi
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
+)
+
+// Prefix is where the admin API is mounted.
+const Prefix = "/admin/v1/"
+
+// OpenAPIDocument is the OpenAPI 3.1 description of every admin route,
+// written by hand and kept true by the package's tests.
+//
+//go:embed openapi.json
+var OpenAPIDocument []byte
+
+// Options configures NewHandler. The zero value is usable.
+type Options struct {
+	// Logger receives error logs; default discards them. The token is
+	// never logged.
+	Logger *slog.Logger
+	// RequestTimeout bounds each request (the provider check goes out to
+	// the network); zero is none.
+	RequestTimeout time.Duration
+}
+
+// handler serves the admin API over a Client.
+type handler struct {
+	client   *unical.Client
+	log      *slog.Logger
+	mux      *http.ServeMux
+	patterns []string
+	timeout  time.Duration
+}
+
+// NewHandler returns the admin API over client, to be mounted at Prefix.
+func NewHandler(client *unical.Client, opts Options) http.Handler {
+	return newHandler(client, opts)
+}
+
+// MountedRoutes returns the patterns NewHandler mounts, for tests that
+// compare them with the OpenAPI document.
+func MountedRoutes() []string {
+	return append([]string(nil), newHandler(nil, Options{}).patterns...)
+}
+
+func newHandler(client *unical.Client, opts Options) *handler {
+	h := &handler{client: client, log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h.routes()
+	h.mux.HandleFunc("/", h.unrouted)
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}
+
+// handle registers an authenticated route.
+func (h *handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.Request) error) {
+	h.patterns = append(h.patterns, pattern)
+	h.mux.HandleFunc(pattern, h.authenticated(fn))
+}
+
+// authenticated checks the operator token before fn runs, from the
+// headers alone: a refused request's body is never read.
+func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.timeout > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		if err := h.client.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
+			if unical.ErrorCode(err) == unical.CodeUnauthorized {
+				if bearerToken(r) == "" && r.Header.Get("x-api-key") != "" {
+					err = &unical.Error{Code: unical.CodeUnauthorized, Field: "Authorization", Message: "Application API keys (x-api-key) do not work on admin routes; send the operator token as Authorization: Bearer <admin token>."}
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="unical admin"`)
+			}
+			httpapi.WriteError(w, r, h.log, err)
+			return
+		}
+		if err := fn(w, r); err != nil {
+			httpapi.WriteError(w, r, h.log, err)
+		}
+	}
+}
+
+// bearerToken returns the token of "Authorization: Bearer <token>", or "".
+func bearerToken(r *http.Request) string {
+	v := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// unrouted answers what no route took: 405 with Allow when the path
+// exists for other methods, else 404, both with the error body.
+func (h *handler) unrouted(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		httpapi.WriteError(w, r, h.log, &unical.Error{Code: httpapi.CodeMethodNotAllowed, Allowed: allowed,
+			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))})
+		return
+	}
+	httpapi.WriteError(w, r, h.log, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+}
+
+// ok writes a 200 JSON answer.
+func ok(w http.ResponseWriter, v any) error {
+	httpapi.WriteJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// list is the envelope of the admin lists that are not paged.
+type list[T any] struct {
+	Data []T `json:"data"`
+}
+
+// provider reads the {provider} path segment (provider_a, provider_b,
+// provider_c).
+func provider(r *http.Request) (unical.ProviderType, error) {
+	raw := r.PathValue("provider")
+	t, found := unical.ParseProviderPath(raw)
+	if !found {
+		return "", &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: []string{"provider_a", "provider_b", "provider_c"},
+			Message: "provider must be provider_a, provider_b or provider_c."}
+	}
+	return t, nil
+}
+
+// pageParams reads pageToken and limit.
+func pageParams(r *http.Request) (token string, limit int, err error) {
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, convErr := strconv.Atoi(v)
+		if convErr != nil {
+			return "", 0, unical.FieldError("limit", "limit must be a whole number.")
+		}
+		limit = n
+	}
+	return q.Get("pageToken"), limit, nil
+}
+
+// boolParam reads an optional true/false query parameter.
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, &unical.Error{Code: unical.CodeInvalid, Field: name, Allowed: []string{"true", "false"}, Message: name + " must be true or false."}
+}
