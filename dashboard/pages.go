@@ -134,9 +134,19 @@ func (h *handler) renameApp(w http.ResponseWriter, r *http.Request, s *session) 
 	done(w, r, "", "renamed", nil)
 }
 
-// deleteApp deletes an application; with its accounts only when the
-// operator ticked the cascade box.
+// deleteApp deletes an application, with its accounts only when the
+// operator ticked the cascade box. The operator types the application's
+// name to confirm, since there is no undo.
 func (h *handler) deleteApp(w http.ResponseWriter, r *http.Request, s *session) {
+	app, err := h.admin.GetApplicationView(r.Context(), r.PathValue("app"))
+	if err != nil {
+		h.failed(w, r, s, pageSetup, err)
+		return
+	}
+	if r.PostFormValue("confirm") != app.Name {
+		h.failed(w, r, s, pageSetup, &unical.Error{Code: unical.CodeInvalid, Field: "confirm", Message: "Type the application's name to confirm that it is to be deleted."})
+		return
+	}
 	if _, err := h.admin.DeleteApplication(r.Context(), r.PathValue("app"), r.PostFormValue("cascade") == "true"); err != nil {
 		h.failed(w, r, s, pageSetup, err)
 		return
@@ -151,8 +161,8 @@ type setupItem struct {
 	Done   bool
 	Title  string
 	Detail string
-	// Link is the page where the step is done.
-	Link string
+	// Link is the page where the step is done, LinkText its name.
+	Link, LinkText string
 }
 
 type setupData struct {
@@ -186,12 +196,12 @@ func (h *handler) loadSetup(r *http.Request, app *unical.ApplicationView) (any, 
 	if len(oauth) > 0 {
 		detail = "Configured: " + strings.Join(oauth, ", ") + "."
 	}
-	d.Items = append(d.Items, setupItem{Done: len(oauth) > 0, Title: "An OAuth provider", Detail: detail, Link: base + "/providers"})
+	d.Items = append(d.Items, setupItem{Done: len(oauth) > 0, Title: "An OAuth provider", Detail: detail, Link: base + "/providers", LinkText: "the Providers page"})
 	detail = "Register the address of your application that users return to after connecting their calendar."
 	if len(app.RedirectURLs) > 0 {
 		detail = "Registered: " + strings.Join(app.RedirectURLs, ", ")
 	}
-	d.Items = append(d.Items, setupItem{Done: len(app.RedirectURLs) > 0, Title: "A redirect URL", Detail: detail, Link: base + "/redirects"})
+	d.Items = append(d.Items, setupItem{Done: len(app.RedirectURLs) > 0, Title: "A redirect URL", Detail: detail, Link: base + "/redirects", LinkText: "the Redirect URLs page"})
 	for _, it := range d.Items {
 		if !it.Done {
 			d.Missing++

@@ -423,6 +423,24 @@ func TestDashboard_Browser(t *testing.T) {
 	}
 	b.shot("10-delivery-resent")
 
+	// The application cannot be deleted while it has an account, unless
+	// asked to delete the accounts too.
+	b.open(appURL)
+	b.do("fill confirm", chromedp.SendKeys(chromedp.ID("confirm"), "Browser test app"))
+	if status := b.submit("delete app", chromedp.Submit(chromedp.ID("confirm"))); status != http.StatusConflict {
+		t.Errorf("delete an application with an account = %d, want 409", status)
+	}
+	b.mustSee("set-up", "The application still has accounts")
+
+	// Deleting the account on the Accounts page: it goes from the list and
+	// from /v1.
+	b.open(appURL + "/accounts")
+	b.submit("delete account", chromedp.Click(chromedp.CSS(`form[action$="/accounts/`+acct.ID+`/delete"] button`)))
+	b.mustSee("accounts", "The account was deleted.", "No accounts.")
+	if status, body := request(t, "GET", base+"/v1/endUserAccounts/"+acct.ID, apiKey, nil); status != http.StatusNotFound {
+		t.Errorf("GET the deleted account = %d %s, want 404", status, body)
+	}
+
 	// Revoking the first key: /v1 refuses it at once.
 	b.open(appURL + "/keys")
 	keyID := "key_" + strings.SplitN(strings.TrimPrefix(apiKey, "uk_"), "_", 2)[0]
@@ -465,6 +483,19 @@ func TestDashboard_Browser(t *testing.T) {
 	}
 	b.shot("13-narrow-accounts")
 	b.do("wide", chromedp.ResetViewport())
+
+	// Deleting the application, after typing its name: its other key
+	// stops working too.
+	b.open(appURL)
+	b.do("fill confirm", chromedp.SendKeys(chromedp.ID("confirm"), "Browser test app"))
+	b.submit("delete app", chromedp.Submit(chromedp.ID("confirm")))
+	b.mustSee("applications", "The application was deleted.")
+	if strings.Contains(b.text(), appID) {
+		t.Errorf("the deleted application %s is still listed", appID)
+	}
+	if status, body := request(t, "GET", base+"/v1/endUserAccounts", secondKey, nil); status != http.StatusUnauthorized {
+		t.Errorf("GET /v1/endUserAccounts with the deleted application's key = %d %s, want 401", status, body)
+	}
 
 	// Logging out ends the session.
 	b.submit("logout", chromedp.Click(chromedp.CSS(`form.logout button`)))
