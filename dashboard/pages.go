@@ -181,18 +181,18 @@ func (h *handler) loadSetup(r *http.Request, app *unical.ApplicationView) (any, 
 	if h.publicURL != "" {
 		d.CallbackURL = h.publicURL + unical.OAuthCallbackPath
 	}
-	d.Items = append(d.Items, setupItem{
-		Done:   h.publicURL != "",
-		Title:  "Public URL",
-		Detail: "unicald needs the public https address browsers and providers reach it at (--public-url or UNICAL_PUBLIC_URL); it builds the OAuth callback URL from it. Restart unicald after setting it.",
-	})
+	detail := "unicald needs the public https address browsers and providers reach it at (--public-url or UNICAL_PUBLIC_URL); it builds the OAuth callback URL from it. Restart unicald after setting it."
+	if h.publicURL != "" {
+		detail = "unicald is reached at " + h.publicURL + "."
+	}
+	d.Items = append(d.Items, setupItem{Done: h.publicURL != "", Title: "Public URL", Detail: detail})
 	var oauth []string
 	for _, p := range app.Providers {
 		if p.Provider.UsesOAuth() && p.ClientID != "" && p.ClientSecretSet {
 			oauth = append(oauth, providerName(p.Provider))
 		}
 	}
-	detail := "Enter the client id and client secret of your OAuth client at Google or Microsoft on the Providers page."
+	detail = "Enter the client id and client secret of your OAuth client at Google or Microsoft on the Providers page."
 	if len(oauth) > 0 {
 		detail = "Configured: " + strings.Join(oauth, ", ") + "."
 	}
