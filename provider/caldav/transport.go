@@ -108,7 +108,8 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 		}
 		// Only the origin the request was meant for gets the password: a
 		// redirect may move the request, not the credentials.
-		if sameOrigin(u, target) {
+		// A conn without a username (the settings check) asks anonymously.
+		if sameOrigin(u, target) && c.username != "" {
 			req.SetBasicAuth(c.username, c.password)
 		}
 		resp, err := c.client.Do(req)
