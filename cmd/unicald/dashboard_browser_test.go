@@ -208,6 +208,7 @@ func freeLoopbackPort(t *testing.T) string {
 // the key and see /v1 refuse it, and see a form without its CSRF token
 // refused. Each step saves a screenshot of the page it checks.
 func TestDashboard_Browser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	const email = "dash@example.com"
 	dav := davtest.StartUser(t, davtest.Radicale, email)
