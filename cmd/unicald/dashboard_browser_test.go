@@ -242,12 +242,28 @@ func TestDashboard_Browser(t *testing.T) {
 
 	// The right token logs in, to the applications (the first start's
 	// default one among them).
-	b.submit("login", chromedp.SendKeys(chromedp.ID("token"), adminToken), chromedp.Submit(chromedp.ID("token")))
+	// By keyboard alone: the token field has the focus, Enter submits.
+	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
 	b.mustSee("applications", "Applications", "default")
 
 	// A new application shows its first API key once; the key works on /v1.
-	b.do("fill name", chromedp.SendKeys(chromedp.ID("name"), "Browser test app"))
-	b.submit("create application", chromedp.Submit(chromedp.ID("name")))
+	// Keyboard again: Tab moves from the skip link through the links to the
+	// name field, whose form Enter submits.
+	focused := ""
+	for range 20 {
+		b.do("tab", chromedp.KeyEvent("\t"))
+		id, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.activeElement.id`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if focused = id; focused == "name" {
+			break
+		}
+	}
+	if focused != "name" {
+		t.Fatal("20 presses of Tab did not reach the new application's name field")
+	}
+	b.submit("create application", chromedp.KeyEvent("Browser test app\r"))
 	b.mustSee("created", "Browser test app", "shown only now")
 	apiKey := b.value("newkey")
 	if !strings.HasPrefix(apiKey, "uk_") {
