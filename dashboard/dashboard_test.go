@@ -19,6 +19,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -65,14 +66,14 @@ func (f *fixture) advance(d time.Duration) {
 	f.now = f.now.Add(d)
 }
 
-func newFixture(t *testing.T, publicURL string) *fixture {
+func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *fixture {
 	t.Helper()
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL})
+	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,5 +469,80 @@ func TestSetupChecklist(t *testing.T) {
 	check := b.post(app+"/providers/provider_b/check", url.Values{"csrf": {token}})
 	if check.status != http.StatusOK || !strings.Contains(check.body, `id="check-result"`) || !strings.Contains(check.body, "publicUrl") {
 		t.Errorf("check = %d, want a result naming publicUrl:\n%s", check.status, check.body)
+	}
+}
+
+// TestAccounts checks the Accounts page: it lists each account with its
+// status and the reason an expired one expired, its search and status
+// filter keep the matching ones, and its delete form deletes one.
+func TestAccounts(t *testing.T) {
+	google := memory.New(unical.ProviderGoogle)
+	google.AddUser("ada@example.com", "refresh-ada", "")
+	google.AddUser("bob@example.com", "refresh-bob", "")
+	f := newFixture(t, "", google)
+	created, err := f.client.CreateApplication(t.Context(), &unical.ApplicationParams{Name: unical.Some("accounts")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := f.client.App(t.Context(), created.ApplicationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, who := range []string{"ada", "bob"} {
+		acct, err := app.CreateAccount(t.Context(), &unical.AccountCreateParams{Email: who + "@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-" + who)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[who] = acct.ID
+	}
+	// Bob withdraws access; the next call for him finds out. (The memory
+	// provider gives no reason, so the reason is "unknown".)
+	google.Revoke("bob@example.com")
+	if _, err := app.ListCalendars(t.Context(), ids["bob"], nil); unical.ErrorCode(err) != unical.CodeAccountExpired {
+		t.Fatalf("calendars of a revoked account: %v, want account_expired", err)
+	}
+
+	b := f.browser(t)
+	token := b.mustLogin()
+	row := regexp.MustCompile(`<tr><td>([^<]+)</td><td>[^<]+</td><td><span class="status [A-Z]+">([A-Z]+)</span></td><td>([^<]*)</td>`)
+	rows := func(query string) []string {
+		t.Helper()
+		p := b.get("/dashboard/apps/" + created.ApplicationID + "/accounts" + query)
+		if p.status != http.StatusOK {
+			t.Fatalf("accounts%s = %d:\n%s", query, p.status, p.body)
+		}
+		var out []string
+		for _, m := range row.FindAllStringSubmatch(p.body, -1) {
+			out = append(out, strings.Join(m[1:], " "))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"ada@example.com ACTIVE ", "bob@example.com EXPIRED unknown"}},
+		{"?status=expired", []string{"bob@example.com EXPIRED unknown"}},
+		{"?q=ADA", []string{"ada@example.com ACTIVE "}},
+		{"?q=nobody", nil},
+	} {
+		if diff := cmp.Diff(c.want, rows(c.query)); diff != "" {
+			t.Errorf("accounts%s (-want +got):\n%s", c.query, diff)
+		}
+	}
+	if p := b.get("/dashboard/apps/" + created.ApplicationID + "/accounts?status=gone"); p.status != http.StatusBadRequest || !strings.Contains(p.body, "statusFilter") {
+		t.Errorf("accounts with a bad status = %d, want 400 naming statusFilter", p.status)
+	}
+
+	p := b.post("/dashboard/apps/"+created.ApplicationID+"/accounts/"+ids["bob"]+"/delete", url.Values{"csrf": {token}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("delete account = %d:\n%s", p.status, p.body)
+	}
+	if diff := cmp.Diff([]string{"ada@example.com ACTIVE "}, rows("")); diff != "" {
+		t.Errorf("accounts after deleting bob (-want +got):\n%s", diff)
+	}
+	if _, err := app.GetAccount(t.Context(), ids["bob"]); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("GetAccount of the deleted account: %v, want not_found", err)
 	}
 }
