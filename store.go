@@ -24,6 +24,8 @@ type Store interface {
 	DeliveryLogStore
 	FlowStore
 	BlobStore
+	RecordStore
+	IdempotencyStore
 	SweepStore
 	// Close releases the store's resources.
 	Close() error
@@ -147,8 +149,9 @@ type AccountStore interface {
 	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*OutboxMessage, error)) (*AccountRecord, error)
 	// ListAccounts returns accounts in id order.
 	ListAccounts(ctx context.Context, appID string, filter AccountFilter) ([]*AccountRecord, error)
-	// DeleteAccount removes an account and its subscriptions and queues
-	// msgs, all in one atomic write; on any error nothing changes.
+	// DeleteAccount removes an account, its subscriptions and its records
+	// (see RecordStore) and queues msgs, all in one atomic write; on any
+	// error nothing changes.
 	DeleteAccount(ctx context.Context, appID, id string, msgs ...*OutboxMessage) error
 }
 
@@ -167,6 +170,15 @@ type SubscriptionRecord struct {
 	// with its sync cursor as a safety net under push (see
 	// WebhookConfig.ReconcileInterval); zero when never.
 	ReconciledAt time.Time
+	// NextCheckAt is when the engine next checks the subscription (polls
+	// it, renews its watch); zero means at once. Claiming a due
+	// subscription moves it one poll interval on (see
+	// ClaimDueSubscriptions), so it is also the claim's lease.
+	NextCheckAt time.Time
+	// NextSendAt is the earliest time of the subscription's next webhook
+	// send under RateLimit. Every replica books its sends by moving it on
+	// with UpdateSubscription, so the limit holds across all of them.
+	NextSendAt time.Time
 }
 
 // SubscriptionStore keeps webhook subscriptions.
@@ -187,6 +199,19 @@ type SubscriptionStore interface {
 	ListAllSubscriptions(ctx context.Context, after string, limit int) ([]*SubscriptionRecord, error)
 	// DeleteSubscription removes a subscription and its undelivered messages.
 	DeleteSubscription(ctx context.Context, appID, id string) error
+	// ClaimDueSubscriptions claims up to max subscriptions, of every
+	// application, whose NextCheckAt is at or before now, earliest first,
+	// and in the same atomic write moves each one's NextCheckAt on by
+	// whole multiples of interval to the first time after now, keeping
+	// its phase within the interval. A zero NextCheckAt moves instead to
+	// a time in (now, now+interval] that spreads the subscriptions
+	// claimed together over the interval (random, or drawn from the id).
+	// It returns the claimed records as stored after the claim. So each
+	// due subscription goes to one caller however many replicas claim at
+	// once, and comes due again one interval later even if that caller
+	// dies before checking it: the new NextCheckAt is the claim's lease.
+	// CodeInvalid for an interval that is not positive.
+	ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*SubscriptionRecord, error)
 }
 
 // MessageStatus is the delivery state of an outbox message.
@@ -232,6 +257,22 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+}
+
+// OutboxNotifier is implemented by a Store that can tell every process
+// sharing it that messages were queued, so that a message queued on one
+// replica is sent at once by whichever replica is free, not after the
+// others' next outbox poll (PostgreSQL: LISTEN/NOTIFY). A Store without it
+// still works: engines find messages queued elsewhere by polling the
+// outbox every Config.OutboxPollInterval.
+type OutboxNotifier interface {
+	// OutboxWakeups returns a channel that receives a value soon after
+	// pending messages are stored by any process (EnqueueMessages,
+	// CreateAccount, UpdateAccountAndEnqueue, DeleteAccount,
+	// RetryMessage), until ctx ends, when it stops sending (it need not
+	// be closed). Wake-ups may be merged or, while the connection behind
+	// them is lost, missed; the engine's outbox poll covers both.
+	OutboxWakeups(ctx context.Context) <-chan struct{}
 }
 
 // DeliveryAttempt is one entry of the delivery log: one attempt to deliver
@@ -321,10 +362,104 @@ type BlobStore interface {
 	GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error)
 }
 
+// Record is one record of a [RecordStore].
+type Record struct {
+	// Key names the record within its account and collection.
+	Key string
+	// Data is the record's content, opaque to the Store.
+	Data []byte
+	// Version changes with every write of the record; see PutRecord.
+	Version uint64
+}
+
+// RecordStore keeps small opaque records that belong to an end user
+// account, grouped in named collections: the data of a provider that lives
+// in the Store itself (the VIRTUAL provider's calendars and events). Every
+// write is a compare-and-set on the record's version, so that writers in
+// several replicas never lose each other's changes. An account's records
+// go with it: DeleteAccount removes them in the same atomic write.
+//
+// Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
+type RecordStore interface {
+	// PutRecord stores data under the account's collection and key when
+	// the record's version is ifVersion, 0 meaning that there must be no
+	// such record, and returns the new version. Versions are positive and
+	// a key never gets a version it had before, even after a delete, so
+	// that a version read before a delete does not match the record
+	// written after it. CodeConflict when the version differs (or the
+	// record exists, for 0); CodeNotFound when the application has no such
+	// account.
+	PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error)
+	// GetRecord returns one record; CodeNotFound if there is none.
+	GetRecord(ctx context.Context, appID, accountID, collection, key string) (*Record, error)
+	// DeleteRecord removes a record when its version is ifVersion, 0
+	// meaning any version. CodeNotFound if there is no such record,
+	// CodeConflict when the version differs.
+	DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error
+	// ListRecords returns the collection's records whose key starts with
+	// prefix, in key order (byte-wise) after the key after ("" from the
+	// start), at most limit of them.
+	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
+}
+
+// IdempotentResponse is the kept answer of a request made with an
+// Idempotency-Key.
+type IdempotentResponse struct {
+	// Status is the HTTP status of the answer; 0 for an answer kept by a Go
+	// call, which has no HTTP form.
+	Status int
+	// Code is the answer's error code; "" for a success.
+	Code Code
+	// SealedBody is the encoded answer (the JSON body, byte for byte),
+	// sealed by the Client, because answers such as a new subscription's
+	// secret must not be in the Store in plaintext.
+	SealedBody []byte
+}
+
+// IdempotencyRecord is an application's use of one Idempotency-Key: a claim
+// while the first request runs, then the answer that every retry gets.
+type IdempotencyRecord struct {
+	ApplicationID string
+	Key           string
+	// Fingerprint identifies the request the key was first used with; a
+	// retry must bring the same one.
+	Fingerprint string
+	// Claim identifies the attempt that holds the key, so that an attempt
+	// whose lease ran out and was taken over cannot complete it.
+	Claim     string
+	CreatedAt time.Time
+	// LeaseExpiry is when an attempt that has not completed stops holding
+	// the key (its process may have died), so that a retry may run again.
+	LeaseExpiry time.Time
+	// ExpiresAt is when the record is forgotten, answer and all.
+	ExpiresAt time.Time
+	// Response is the kept answer; nil while the first attempt runs.
+	Response *IdempotentResponse
+}
+
+// IdempotencyStore keeps Idempotency-Key records with atomic claims.
+type IdempotencyStore interface {
+	// BeginIdempotent claims rec.Key of rec.ApplicationID for the attempt
+	// rec describes (Response nil), in one atomic step. It stores rec and
+	// returns (nil, nil) when the key is free: no record, a record expired
+	// at rec.CreatedAt, or a record with the same Fingerprint, no Response
+	// and a lease expired at rec.CreatedAt (its attempt is taken over).
+	// Otherwise it stores nothing and returns the record that holds the
+	// key: one with a Response (completed), or one in flight, or one made
+	// for another fingerprint. CodeInvalid for an empty key.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
+	// CompleteIdempotent ends the attempt claim of the application's key:
+	// it stores resp as the key's answer, or, with a nil resp, removes the
+	// record so that the key is free again. CodeConflict if claim no
+	// longer holds the key (its lease expired and another attempt took it
+	// over, or it completed), CodeNotFound if there is no record.
+	CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *IdempotentResponse) error
+}
+
 // SweepRequest says what [SweepStore.Sweep] removes.
 type SweepRequest struct {
-	// Now is the sweep's time: OAuth flows, blobs and delivery attempts
-	// that have expired at Now are removed.
+	// Now is the sweep's time: OAuth flows, blobs, delivery attempts and
+	// idempotency records that have expired at Now are removed.
 	Now time.Time
 	// DeliveredBefore removes delivered messages whose NextAttemptAt (the
 	// due time of their last attempt, which is when they finished) is
@@ -345,11 +480,12 @@ type SweepResult struct {
 	Attempts          int `json:"attempts"`
 	DeliveredMessages int `json:"deliveredMessages"`
 	FailedMessages    int `json:"failedMessages"`
+	IdempotencyKeys   int `json:"idempotencyKeys"`
 }
 
 // Total is the number of records removed.
 func (r SweepResult) Total() int {
-	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages
+	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages + r.IdempotencyKeys
 }
 
 // SweepStore removes what has expired or outlived its retention, so that
@@ -357,7 +493,8 @@ func (r SweepResult) Total() int {
 // are already invisible to reads; the sweep gives their space back.
 type SweepStore interface {
 	// Sweep removes, across every application, expired OAuth flows,
-	// expired blobs, expired delivery attempts, and delivered and failed
+	// expired blobs, expired delivery attempts, expired idempotency
+	// records (whatever their state), and delivered and failed
 	// outbox messages past their retention, at most req.Limit records in
 	// all. Pending messages and unexpired records are never removed.
 	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)

@@ -75,6 +75,7 @@ func (c *Client) Sweep(ctx context.Context) (SweepResult, error) {
 		total.Attempts += res.Attempts
 		total.DeliveredMessages += res.DeliveredMessages
 		total.FailedMessages += res.FailedMessages
+		total.IdempotencyKeys += res.IdempotencyKeys
 		if err != nil || res.Total() < sweepBatch {
 			return total, err
 		}
@@ -97,7 +98,7 @@ func (c *Client) sweepLoop(ctx context.Context) {
 			c.log.ErrorContext(ctx, "sweep the store", "err", err)
 		case res.Total() > 0:
 			c.log.InfoContext(ctx, "swept the store", "flows", res.Flows, "blobs", res.Blobs, "attempts", res.Attempts,
-				"delivered", res.DeliveredMessages, "failed", res.FailedMessages)
+				"delivered", res.DeliveredMessages, "failed", res.FailedMessages, "idempotencyKeys", res.IdempotencyKeys)
 		}
 		select {
 		case <-ctx.Done():

@@ -94,6 +94,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerOAuthRoutes()
 	h.registerCalendarRoutes()
 	h.registerEventRoutes()
+	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)

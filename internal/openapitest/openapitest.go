@@ -48,8 +48,9 @@ func LoadDocument(data []byte) (*openapi3.T, error) {
 // loaded keeps each document's checker, by the document's first byte's
 // address: documents are embedded package variables, so that is stable.
 var (
-	loadMu sync.Mutex
-	loaded = map[*byte]*loadResult{}
+	loadMu           sync.Mutex
+	loaded           = map[*byte]*loadResult{}
+	registerDecoders sync.Once
 )
 
 type loadResult struct {
@@ -63,6 +64,12 @@ type checker struct {
 }
 
 func load(data []byte) (*checker, error) {
+	// iCalendar bodies (the /ics routes) are text; the document declares
+	// them as strings. The decoder table is global, so it is filled once,
+	// before the first checker exists and so before any validation reads it.
+	registerDecoders.Do(func() {
+		openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.PlainBodyDecoder)
+	})
 	loadMu.Lock()
 	defer loadMu.Unlock()
 	key := &data[0]

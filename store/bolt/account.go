@@ -330,7 +330,7 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 }
 
 // DeleteAccount removes an account, its subscriptions and their pending
-// messages and queues msgs, in one transaction; CodeNotFound if the
+// messages, and its records, and queues msgs, in one transaction; CodeNotFound if the
 // application has no such account.
 func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*unical.OutboxMessage) error {
 	queued, err := messageRecords(msgs)
@@ -357,6 +357,9 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*un
 			if err := deleteSubscription(tx, appID, subID); err != nil {
 				return err
 			}
+		}
+		if err := deleteAccountRecords(tx, appID, id); err != nil {
+			return err
 		}
 		if err := tx.Bucket(bucketAccounts).Delete([]byte(id)); err != nil {
 			return err

@@ -68,6 +68,7 @@ var (
 	bucketSubs            = []byte("subscriptions")
 	bucketSubsByApp       = []byte("subscriptions.byApp")
 	bucketSubsByAccount   = []byte("subscriptions.byAccount")
+	bucketSubsByNextCheck = []byte("subscriptions.byNextCheck")
 	bucketOutbox          = []byte("outbox")
 	bucketOutboxPending   = []byte("outbox.pending")
 	bucketOutboxBySub     = []byte("outbox.bySubscription")
@@ -81,21 +82,27 @@ var (
 	bucketFlowCounts      = []byte("flows.countByApp")
 	bucketBlobs           = []byte("blobs")
 	bucketBlobsByExpiry   = []byte("blobs.byExpiry")
+	bucketRecords         = []byte("records")
+	// Buckets added after indexVersion "2" start empty in an older file,
+	// which is right: it has no records of their kind.
+	bucketIdempotency      = []byte("idempotency")
+	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketApplications, bucketAPIKeys, bucketAPIKeysByApp,
 	bucketAccounts, bucketAccountsByApp, bucketAccountsByEmail,
-	bucketSubs, bucketSubsByApp, bucketSubsByAccount,
+	bucketSubs, bucketSubsByApp, bucketSubsByAccount, bucketSubsByNextCheck,
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
-	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry,
+	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
+	bucketIdempotency, bucketIdempotencyByExp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills
 // the ones an older file lacks: "2" added outbox.finished, flows.byApp and
-// flows.countByApp.
-const indexVersion = "2"
+// flows.countByApp, "3" subscriptions.byNextCheck.
+const indexVersion = "3"
 
 // Open opens the bolt file at path, creating it with mode 0600 when it does
 // not exist. It returns CodeUnavailable when another process holds the file
@@ -131,10 +138,16 @@ func Open(path string, opts *Options) (*Store, error) {
 		case string(v) != formatVersion:
 			return fmt.Errorf("file format version %q is not supported (want %q)", v, formatVersion)
 		}
-		if string(meta.Get([]byte("indexes"))) == indexVersion {
+		switch string(meta.Get([]byte("indexes"))) {
+		case indexVersion:
 			return nil
+		case "2":
+		default:
+			if err := backfillIndexes(tx); err != nil {
+				return err
+			}
 		}
-		if err := backfillIndexes(tx); err != nil {
+		if err := backfillNextCheck(tx); err != nil {
 			return err
 		}
 		return meta.Put([]byte("indexes"), []byte(indexVersion))
@@ -191,6 +204,19 @@ func backfillIndexes(tx *bbolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// backfillNextCheck fills subscriptions.byNextCheck from the records of a
+// file written before it existed.
+func backfillNextCheck(tx *bbolt.Tx) error {
+	idx := tx.Bucket(bucketSubsByNextCheck)
+	return tx.Bucket(bucketSubs).ForEach(func(k, v []byte) error {
+		var rec subscription
+		if err := decode(k, v, &rec); err != nil {
+			return err
+		}
+		return idx.Put(rec.nextCheckKey(), nil)
+	})
 }
 
 // Close closes the file and releases its lock. Methods called afterwards

@@ -329,3 +329,55 @@ func TestStore_Version(t *testing.T) {
 		t.Errorf("Version() = %d after DeleteAccount, same as before", v)
 	}
 }
+
+// TestOpen_BackfillsNextCheck opens a file of index version 2, written
+// before subscriptions.byNextCheck existed: Open indexes its
+// subscriptions, so they are claimed for polling, and does not count its
+// flows a second time.
+func TestOpen_BackfillsNextCheck(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	s := mustOpen(t, path)
+	acct := &unical.AccountRecord{Account: unical.Account{ID: "acc_1", ApplicationID: "app_1", Email: "a@example.com", ProviderType: unical.ProviderGoogle, CreatedAt: t0, UpdatedAt: t0}}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	sub := &unical.SubscriptionRecord{Subscription: unical.Subscription{ID: "sub_1", EndUserAccountID: "acc_1", CreatedAt: t0}, ApplicationID: "app_1"}
+	if err := s.CreateSubscription(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_1", ApplicationID: "app_1", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("subscriptions.byNextCheck")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("indexes"), []byte("2"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s = mustOpen(t, path)
+	got, err := s.ClaimDueSubscriptions(ctx, t0, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "sub_1" {
+		t.Errorf("ClaimDueSubscriptions() on a backfilled file = %v, want sub_1", got)
+	}
+	err = s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_2", ApplicationID: "app_1", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, 2)
+	if err != nil {
+		t.Errorf("CreateFlow(cap 2, one old flow) = %v, want it stored: the old flow was counted twice", err)
+	}
+}

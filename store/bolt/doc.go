@@ -21,6 +21,7 @@
 //	subscriptions            subscription id → subscription     (ListAllSubscriptions)
 //	subscriptions.byApp      app id ␀ subscription id → ∅
 //	subscriptions.byAccount  app id ␀ account id ␀ subscription id → ∅
+//	subscriptions.byNextCheck next check ‖ subscription id → ∅ (ClaimDueSubscriptions)
 //	outbox                   message id → message
 //	outbox.pending           next attempt ‖ message id → lease expiry or ∅
 //	outbox.bySubscription    subscription id ␀ message id → ∅   (pending only)
@@ -34,6 +35,9 @@
 //	flows.countByApp         app id ␀ → number of stored flows (uint64, big-endian)
 //	blobs                    app id ␀ key → blob
 //	blobs.byExpiry           expiry ‖ app id ␀ key → ∅
+//	records                  app id ␀ account id ␀ collection ␀ key → version (uint64, big-endian) ‖ data
+//	idempotency              app id ␀ Idempotency-Key → claim or kept answer (body sealed)
+//	idempotency.byExpiry     expiry ‖ app id ␀ Idempotency-Key → ∅
 //
 // ␀ is a NUL byte, which is why ids may not contain one, and ‖ is plain
 // concatenation after a 12-byte time (see timeKey) that sorts like the time.

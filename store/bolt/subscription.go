@@ -1,7 +1,10 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/unical/unical"
@@ -27,6 +30,8 @@ type subscription struct {
 	Cursor           string              `json:"cursor"`
 	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
 	Endpoint         endpointState       `json:"endpoint"`
+	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
+	NextSendAt       time.Time           `json:"nextSendAt,omitzero"`
 }
 
 // endpointState is the stored form of [unical.EndpointState].
@@ -69,6 +74,7 @@ func subscriptionToRecord(sub *unical.SubscriptionRecord) (*subscription, error)
 		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
 		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
 		ReconciledAt: utc(sub.ReconciledAt), Endpoint: toEndpointState(sub.EndpointState),
+		NextCheckAt: utc(sub.NextCheckAt), NextSendAt: utc(sub.NextSendAt),
 	}
 	if w := sub.Watch; w != nil {
 		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
@@ -86,6 +92,7 @@ func (rec *subscription) toSubscriptionRecord() *unical.SubscriptionRecord {
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
 		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
+		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
 	}
 	if w := rec.Watch; w != nil {
 		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}
@@ -128,6 +135,9 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 		if err := tx.Bucket(bucketSubsByApp).Put(keyOf(rec.ApplicationID, rec.ID), nil); err != nil {
 			return err
 		}
+		if err := tx.Bucket(bucketSubsByNextCheck).Put(rec.nextCheckKey(), nil); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketSubsByAccount).Put(keyOf(rec.ApplicationID, rec.EndUserAccountID, rec.ID), nil)
 	})
 }
@@ -166,6 +176,9 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 		}
 		rec, err := subscriptionToRecord(sub)
 		if err != nil {
+			return err
+		}
+		if err := reindexNextCheck(tx, old, rec); err != nil {
 			return err
 		}
 		return putJSONCopy(tx.Bucket(bucketSubs), []byte(rec.ID), rec, &out)
@@ -261,5 +274,106 @@ func deleteSubscription(tx *bbolt.Tx, appID, id string) error {
 	if err := tx.Bucket(bucketSubsByApp).Delete(keyOf(appID, id)); err != nil {
 		return err
 	}
+	if err := tx.Bucket(bucketSubsByNextCheck).Delete(rec.nextCheckKey()); err != nil {
+		return err
+	}
 	return tx.Bucket(bucketSubsByAccount).Delete(keyOf(appID, rec.EndUserAccountID, id))
+}
+
+// nextCheckKey is the subscription's subscriptions.byNextCheck key: when
+// it is next due, then its id.
+func (rec *subscription) nextCheckKey() []byte {
+	return append(timeKey(rec.NextCheckAt), rec.ID...)
+}
+
+// reindexNextCheck moves a subscription's subscriptions.byNextCheck entry
+// when an update changes its NextCheckAt.
+func reindexNextCheck(tx *bbolt.Tx, old, rec *subscription) error {
+	if old.NextCheckAt.Equal(rec.NextCheckAt) {
+		return nil
+	}
+	b := tx.Bucket(bucketSubsByNextCheck)
+	if err := b.Delete(old.nextCheckKey()); err != nil {
+		return err
+	}
+	return b.Put(rec.nextCheckKey(), nil)
+}
+
+// ClaimDueSubscriptions claims up to max subscriptions due at now and moves
+// each one's NextCheckAt on, as [unical.SubscriptionStore] says; a zero
+// NextCheckAt moves to a random time in (now, now+interval]. It walks
+// subscriptions.byNextCheck from the earliest and stops at the first
+// subscription due after now, so it costs the claims it makes. An idle
+// claim (nothing due) is a read transaction only, so that replicas asking
+// often cost no writes.
+func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*unical.SubscriptionRecord, error) {
+	if interval <= 0 {
+		return nil, unical.Errorf(unical.CodeInvalid, "A subscription claim needs a positive interval.")
+	}
+	if max <= 0 {
+		return nil, nil
+	}
+	nowKey := timeKey(now)
+	due := func(tx *bbolt.Tx) []string {
+		var ids []string
+		c := tx.Bucket(bucketSubsByNextCheck).Cursor()
+		for k, _ := c.First(); k != nil && len(ids) < max; k, _ = c.Next() {
+			if bytes.Compare(k[:timeKeyLen], nowKey) > 0 {
+				break // due after now, and so is everything after it
+			}
+			ids = append(ids, string(k[timeKeyLen:]))
+		}
+		return ids
+	}
+	var found bool
+	err := s.view(ctx, "claim subscriptions", func(tx *bbolt.Tx) error {
+		found = len(due(tx)) > 0
+		return nil
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	var claimed []*unical.SubscriptionRecord
+	err = s.update(ctx, "claim subscriptions", func(tx *bbolt.Tx) error {
+		// Written after the walk, because a bbolt cursor is not stable
+		// across changes to its bucket.
+		for _, id := range due(tx) {
+			var rec subscription
+			ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return internal(fmt.Errorf("bolt: subscriptions.byNextCheck names missing subscription %q", id))
+			}
+			old := rec
+			rec.NextCheckAt = nextCheck(rec.NextCheckAt, now, interval)
+			if err := reindexNextCheck(tx, &old, &rec); err != nil {
+				return err
+			}
+			if err := putJSON(tx.Bucket(bucketSubs), []byte(id), &rec); err != nil {
+				return err
+			}
+			claimed = append(claimed, rec.toSubscriptionRecord())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return claimed, nil
+}
+
+// nextCheck is the first time after now that is a whole number of
+// intervals after due; for a zero due, a random time in (now,
+// now+interval], so that subscriptions never checked before spread over
+// the interval.
+func nextCheck(due, now time.Time, interval time.Duration) time.Time {
+	if due.IsZero() {
+		return utc(now.Add(1 + rand.N(interval)))
+	}
+	if due.After(now) {
+		return due
+	}
+	return utc(due.Add(interval * (now.Sub(due)/interval + 1)))
 }

@@ -9,10 +9,11 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// Sweep removes expired flows, blobs and delivery attempts, and delivered
-// and failed messages past their retention, at most req.Limit records in
-// one transaction. Each kind is found by walking an index in time order
-// (flows.byExpiry, blobs.byExpiry, deliveries.byExpiry, outbox.finished),
+// Sweep removes expired flows, blobs, delivery attempts and idempotency
+// records, and delivered and failed messages past their retention, at most
+// req.Limit records in one transaction. Each kind is found by walking an
+// index in time order (flows.byExpiry, blobs.byExpiry, deliveries.byExpiry,
+// outbox.finished, idempotency.byExpiry),
 // so a sweep costs what it removes, never what it keeps. bbolt does not
 // give freed pages back to the file system; it reuses them for later
 // writes, so a swept file stops growing instead of shrinking.
@@ -40,7 +41,10 @@ func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.Swee
 		if res.DeliveredMessages, err = sweepMessages(tx, unical.MessageDelivered, req.DeliveredBefore, budget()); err != nil {
 			return err
 		}
-		res.FailedMessages, err = sweepMessages(tx, unical.MessageFailed, req.FailedBefore, budget())
+		if res.FailedMessages, err = sweepMessages(tx, unical.MessageFailed, req.FailedBefore, budget()); err != nil {
+			return err
+		}
+		res.IdempotencyKeys, err = sweepIdempotency(tx, nowKey, budget())
 		return err
 	})
 	if err != nil {

@@ -122,6 +122,8 @@ func fullSubscription(id, appID, accountID string) *unical.SubscriptionRecord {
 		},
 		Cursor:       "sync-cursor-1",
 		ReconciledAt: base.Add(2 * time.Second),
+		NextCheckAt:  base.Add(3 * time.Second),
+		NextSendAt:   base.Add(4 * time.Second),
 	}
 }
 

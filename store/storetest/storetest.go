@@ -45,6 +45,14 @@
 //     cutoff; a message sent again with RetryMessage is pending and stays.
 //   - DeleteApplication removes the application's API keys with it, and
 //     refuses with CodeConflict while any account of the application exists.
+//   - PutRecord and DeleteRecord are compare-and-set on the version: a
+//     lost race is CodeConflict and writes nothing; a version read before
+//     a delete never matches the record written after it; DeleteAccount
+//     takes the account's records with it.
+//   - BeginIdempotent takes a key that expired at the claim's CreatedAt,
+//     and a same-fingerprint claim whose lease expired then; it never
+//     lets another fingerprint take a held key, completed or not. Sweep
+//     removes idempotency records expired at Now, completed or not.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -80,12 +88,15 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"APIKeyUsed", apiKeyUsedTests},
 		{"Accounts", accountTests},
 		{"Subscriptions", subscriptionTests},
+		{"SubscriptionClaims", subscriptionClaimTests},
 		{"Outbox", outboxTests},
 		{"DeliveryLog", deliveryLogTests},
 		{"AccountMessages", accountMessageTests},
 		{"Flows", flowTests},
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
+		{"Records", recordTests},
+		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 	}
 	for _, g := range groups {

@@ -73,6 +73,8 @@ var subscriptionTests = []testCase{
 		want.Cursor = "sync-cursor-2"
 		want.ReconciledAt = base.Add(2 * time.Hour)
 		want.RateLimit = 3
+		want.NextCheckAt = base.Add(time.Minute)
+		want.NextSendAt = base.Add(2 * time.Minute)
 		got, err := s.UpdateSubscription(t.Context(), "app_A", sub.ID, func(r *unical.SubscriptionRecord) error {
 			if d := diff(sub, r); d != "" {
 				t.Errorf("UpdateSubscription() fn got mismatch (-want +got):\n%s", d)
@@ -83,6 +85,7 @@ var subscriptionTests = []testCase{
 			r.Cursor = "sync-cursor-2"
 			r.ReconciledAt = want.ReconciledAt
 			r.RateLimit = 3
+			r.NextCheckAt, r.NextSendAt = want.NextCheckAt, want.NextSendAt
 			return nil
 		})
 		mustOK(t, "UpdateSubscription()", err)

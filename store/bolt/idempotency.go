@@ -1,0 +1,140 @@
+package bolt
+
+import (
+	"context"
+	"time"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// idempotencyRecord is a stored unical.IdempotencyRecord. It repeats its
+// application and key, so that reads check the owner instead of trusting
+// the key alone.
+type idempotencyRecord struct {
+	ApplicationID string                     `json:"applicationId"`
+	Key           string                     `json:"key"`
+	Fingerprint   string                     `json:"fingerprint"`
+	Claim         string                     `json:"claim"`
+	CreatedAt     time.Time                  `json:"createdAt"`
+	LeaseExpiry   time.Time                  `json:"leaseExpiry"`
+	ExpiresAt     time.Time                  `json:"expiresAt"`
+	Response      *unical.IdempotentResponse `json:"response,omitempty"`
+}
+
+func (r *idempotencyRecord) record() *unical.IdempotencyRecord {
+	out := &unical.IdempotencyRecord{
+		ApplicationID: r.ApplicationID, Key: r.Key, Fingerprint: r.Fingerprint, Claim: r.Claim,
+		CreatedAt: utc(r.CreatedAt), LeaseExpiry: utc(r.LeaseExpiry), ExpiresAt: utc(r.ExpiresAt),
+	}
+	if r.Response != nil {
+		resp := *r.Response
+		out.Response = &resp
+	}
+	return out
+}
+
+// idempotencyExpiryKey is the idempotency.byExpiry key of the record under k.
+func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
+	return append(timeKey(expires), k...)
+}
+
+// BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
+// writer makes the read, the check and the write one atomic step.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
+	if err := checkID("Application id", rec.ApplicationID); err != nil {
+		return nil, err
+	}
+	if err := checkID("Idempotency key", rec.Key); err != nil {
+		return nil, err
+	}
+	k := keyOf(rec.ApplicationID, rec.Key)
+	now := rec.CreatedAt
+	fresh := &idempotencyRecord{
+		ApplicationID: rec.ApplicationID, Key: rec.Key, Fingerprint: rec.Fingerprint, Claim: rec.Claim,
+		CreatedAt: utc(rec.CreatedAt), LeaseExpiry: utc(rec.LeaseExpiry), ExpiresAt: utc(rec.ExpiresAt),
+	}
+	if rec.Response != nil {
+		resp := *rec.Response
+		fresh.Response = &resp
+	}
+	var held *unical.IdempotencyRecord
+	err := s.update(ctx, "begin idempotent", func(tx *bbolt.Tx) error {
+		held = nil
+		b, byExpiry := tx.Bucket(bucketIdempotency), tx.Bucket(bucketIdempotencyByExp)
+		var old idempotencyRecord
+		ok, err := getJSON(b, k, &old)
+		if err != nil {
+			return err
+		}
+		if ok {
+			free := !now.Before(old.ExpiresAt) ||
+				(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))
+			if !free {
+				held = old.record()
+				return nil
+			}
+			if err := byExpiry.Delete(idempotencyExpiryKey(old.ExpiresAt, k)); err != nil {
+				return err
+			}
+		}
+		if err := putJSON(b, k, fresh); err != nil {
+			return err
+		}
+		return byExpiry.Put(idempotencyExpiryKey(fresh.ExpiresAt, k), nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return held, nil
+}
+
+// CompleteIdempotent implements [unical.IdempotencyStore].
+func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
+	if err := checkID("Application id", appID); err != nil {
+		return err
+	}
+	if err := checkID("Idempotency key", key); err != nil {
+		return err
+	}
+	k := keyOf(appID, key)
+	return s.update(ctx, "complete idempotent", func(tx *bbolt.Tx) error {
+		b, byExpiry := tx.Bucket(bucketIdempotency), tx.Bucket(bucketIdempotencyByExp)
+		var rec idempotencyRecord
+		ok, err := getJSON(b, k, &rec)
+		if err != nil {
+			return err
+		}
+		if !ok || rec.ApplicationID != appID || rec.Key != key {
+			return notFound("Idempotency key", key)
+		}
+		if rec.Claim != claim || rec.Response != nil {
+			return conflict("Idempotency key %q is no longer held by this request.", key)
+		}
+		if resp == nil {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+			return byExpiry.Delete(idempotencyExpiryKey(rec.ExpiresAt, k))
+		}
+		kept := *resp
+		rec.Response = &kept
+		return putJSON(b, k, &rec)
+	})
+}
+
+// sweepIdempotency removes up to max idempotency records that expired at
+// now.
+func sweepIdempotency(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
+	index := tx.Bucket(bucketIdempotencyByExp)
+	keys := expiredKeys(index, nil, nowKey, max)
+	for _, k := range keys {
+		if err := tx.Bucket(bucketIdempotency).Delete(k[timeKeyLen:]); err != nil {
+			return 0, err
+		}
+		if err := index.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}

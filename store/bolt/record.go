@@ -1,0 +1,196 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/unical/unical"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// recordVersionLen is the length of the version in front of a stored
+// record's data.
+const recordVersionLen = 8
+
+// recordBase is the records-bucket prefix of an account's collection.
+func recordBase(appID, accountID, collection string) []byte {
+	return keyOf(appID, accountID, collection, "")
+}
+
+// checkRecordKey refuses ids, collections and keys that cannot be part of a
+// records-bucket key.
+func checkRecordKey(appID, accountID, collection, key string) error {
+	if err := checkID("Application id", appID); err != nil {
+		return err
+	}
+	if err := checkID("Account id", accountID); err != nil {
+		return err
+	}
+	if err := checkID("Record collection", collection); err != nil {
+		return err
+	}
+	return checkID("Record key", key)
+}
+
+// decodeRecord splits a stored value into its version and data.
+func decodeRecord(k, v []byte) (uint64, []byte, error) {
+	if len(v) < recordVersionLen {
+		return 0, nil, fmt.Errorf("decode record %q: %d bytes, too short", k, len(v))
+	}
+	return binary.BigEndian.Uint64(v), bytes.Clone(v[recordVersionLen:]), nil
+}
+
+// PutRecord implements [unical.RecordStore]. The version comes from the
+// records bucket's sequence, which never goes back, so a key never sees a
+// version twice.
+func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return 0, err
+	}
+	k := append(recordBase(appID, accountID, collection), key...)
+	var version uint64
+	err := s.update(ctx, "put record", func(tx *bbolt.Tx) error {
+		if _, err := getAccount(tx, appID, accountID); err != nil {
+			return err
+		}
+		b := tx.Bucket(bucketRecords)
+		if err := checkRecordVersion(b, k, key, ifVersion, false); err != nil {
+			return err
+		}
+		v, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		version = v
+		val := binary.BigEndian.AppendUint64(make([]byte, 0, recordVersionLen+len(data)), v)
+		return b.Put(k, append(val, data...))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// checkRecordVersion checks the compare-and-set condition of a write to
+// the record under k: its version must be want, 0 meaning absent (or, with
+// anyIfZero, any version of a present record).
+func checkRecordVersion(b *bbolt.Bucket, k []byte, key string, want uint64, anyIfZero bool) error {
+	v := b.Get(k)
+	if v == nil {
+		if want == 0 && !anyIfZero {
+			return nil
+		}
+		return notFound("Record", key)
+	}
+	have, _, err := decodeRecord(k, v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case want == 0 && anyIfZero:
+		return nil
+	case want == 0:
+		return conflict("Record %q already exists.", key)
+	case have != want:
+		return conflict("Record %q is at version %d, not %d.", key, have, want)
+	}
+	return nil
+}
+
+// GetRecord implements [unical.RecordStore].
+func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return nil, err
+	}
+	k := append(recordBase(appID, accountID, collection), key...)
+	var rec *unical.Record
+	err := s.view(ctx, "get record", func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketRecords).Get(k)
+		if v == nil {
+			return notFound("Record", key)
+		}
+		version, data, err := decodeRecord(k, v)
+		rec = &unical.Record{Key: key, Data: data, Version: version}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// DeleteRecord implements [unical.RecordStore].
+func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return err
+	}
+	k := append(recordBase(appID, accountID, collection), key...)
+	return s.update(ctx, "delete record", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketRecords)
+		if err := checkRecordVersion(b, k, key, ifVersion, true); err != nil {
+			return err
+		}
+		return b.Delete(k)
+	})
+}
+
+// ListRecords implements [unical.RecordStore].
+func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
+	if err := checkRecordKey(appID, accountID, collection, "-"); err != nil {
+		return nil, err
+	}
+	if strings.IndexByte(prefix, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {
+		return nil, unical.Errorf(unical.CodeInvalid, "Record keys hold no NUL byte.")
+	}
+	base := recordBase(appID, accountID, collection)
+	scope := append(bytes.Clone(base), prefix...)
+	var recs []*unical.Record
+	err := s.view(ctx, "list records", func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketRecords).Cursor()
+		start := scope
+		skip := []byte(nil)
+		if after != "" && after >= prefix {
+			start = append(bytes.Clone(base), after...)
+			skip = start
+		}
+		for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, scope); k, v = c.Next() {
+			if skip != nil && bytes.Equal(k, skip) {
+				continue
+			}
+			version, data, err := decodeRecord(k, v)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, &unical.Record{Key: string(k[len(base):]), Data: data, Version: version})
+			if limit > 0 && len(recs) >= limit {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// deleteAccountRecords removes every record of an account, for
+// DeleteAccount.
+func deleteAccountRecords(tx *bbolt.Tx, appID, accountID string) error {
+	b := tx.Bucket(bucketRecords)
+	prefix := keyOf(appID, accountID, "")
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package storetest
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// newClaim returns an attempt's claim of key for appID with fingerprint fp,
+// made at now, with a one-minute lease and a day to live.
+func newClaim(appID, key, fp string, now time.Time) *unical.IdempotencyRecord {
+	return &unical.IdempotencyRecord{
+		ApplicationID: appID,
+		Key:           key,
+		Fingerprint:   fp,
+		Claim:         newID("claim"),
+		CreatedAt:     now,
+		LeaseExpiry:   now.Add(time.Minute),
+		ExpiresAt:     now.Add(24 * time.Hour),
+	}
+}
+
+// fullResponse returns an answer with every field set.
+func fullResponse() *unical.IdempotentResponse {
+	return &unical.IdempotentResponse{Status: 404, Code: unical.CodeNotFound, SealedBody: []byte{0x00, 's', 'e', 'a', 'l', 0xff}}
+}
+
+// mustBegin claims rec and fails tb unless the key was free.
+func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
+	tb.Helper()
+	held, err := s.BeginIdempotent(tb.Context(), rec)
+	mustOK(tb, "BeginIdempotent()", err)
+	if held != nil {
+		tb.Fatalf("BeginIdempotent(%s) = held by %+v, want a fresh claim", rec.Key, held)
+	}
+}
+
+// wantHeld fails tb unless BeginIdempotent(rec) stores nothing and returns
+// want.
+func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.IdempotencyRecord) {
+	tb.Helper()
+	held, err := s.BeginIdempotent(tb.Context(), rec)
+	mustOK(tb, call, err)
+	if d := diff(want, held); d != "" {
+		tb.Errorf("%s mismatch (-want +got):\n%s", call, d)
+	}
+}
+
+var idempotencyTests = []testCase{
+	{"Begin/ThenCompleteThenReplay", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "POST /v1/x sha256:1", base)
+		mustBegin(t, s, first)
+		// A retry while the first attempt runs gets the claim.
+		inFlight := *first
+		wantHeld(t, s, "BeginIdempotent(in flight)", newClaim("app_A", key, first.Fingerprint, base.Add(time.Second)), &inFlight)
+
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, fullResponse()))
+		want := *first
+		want.Response = fullResponse()
+		checkFull(t, &want)
+		// The answer stays after the lease and until ExpiresAt, for the
+		// same request and for another one.
+		late := first.ExpiresAt.Add(-time.Microsecond)
+		wantHeld(t, s, "BeginIdempotent(completed)", newClaim("app_A", key, first.Fingerprint, late), &want)
+		wantHeld(t, s, "BeginIdempotent(completed, other request)", newClaim("app_A", key, "PUT /v1/y sha256:2", late), &want)
+	}},
+	{"Begin/OtherFingerprintInFlight", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "POST /v1/x sha256:1", base)
+		mustBegin(t, s, first)
+		want := *first
+		wantHeld(t, s, "BeginIdempotent(other request)", newClaim("app_A", key, "POST /v1/x sha256:2", base), &want)
+		// After the lease, another request still may not take the key:
+		// the first may have reached the provider.
+		wantHeld(t, s, "BeginIdempotent(other request, lease over)", newClaim("app_A", key, "POST /v1/x sha256:2", first.LeaseExpiry), &want)
+	}},
+	{"Begin/LeaseExpiredIsTakenOver", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "fp", base)
+		mustBegin(t, s, first)
+		second := newClaim("app_A", key, "fp", first.LeaseExpiry)
+		mustBegin(t, s, second)
+		err := s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, fullResponse())
+		wantCode(t, "CompleteIdempotent(taken-over claim)", err, unical.CodeConflict)
+		mustOK(t, "CompleteIdempotent(new claim)", s.CompleteIdempotent(t.Context(), "app_A", key, second.Claim, fullResponse()))
+		want := *second
+		want.Response = fullResponse()
+		wantHeld(t, s, "BeginIdempotent(after takeover)", newClaim("app_A", key, "fp", second.LeaseExpiry), &want)
+	}},
+	{"Begin/ExpiredIsReplaced", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "fp", base)
+		mustBegin(t, s, first)
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, fullResponse()))
+		second := newClaim("app_A", key, "other", first.ExpiresAt)
+		mustBegin(t, s, second)
+		want := *second
+		wantHeld(t, s, "BeginIdempotent(after replace)", newClaim("app_A", key, "other", first.ExpiresAt), &want)
+	}},
+	{"Begin/PerApplication", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		a := newClaim("app_A", key, "fp", base)
+		mustBegin(t, s, a)
+		b := newClaim("app_B", key, "other", base)
+		mustBegin(t, s, b)
+		mustOK(t, "CompleteIdempotent(app_B)", s.CompleteIdempotent(t.Context(), "app_B", key, b.Claim, fullResponse()))
+		want := *a
+		wantHeld(t, s, "BeginIdempotent(app_A)", newClaim("app_A", key, "fp", base), &want)
+		err := s.CompleteIdempotent(t.Context(), "app_C", key, a.Claim, nil)
+		wantCode(t, "CompleteIdempotent(other application)", err, unical.CodeNotFound)
+	}},
+	{"Begin/OneOfConcurrent", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		var (
+			wins atomic.Int32
+			wg   sync.WaitGroup
+		)
+		for range 8 {
+			wg.Go(func() {
+				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base))
+				if err != nil {
+					t.Errorf("BeginIdempotent(): %v", err)
+				} else if held == nil {
+					wins.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if got := wins.Load(); got != 1 {
+			t.Errorf("%d of 8 concurrent BeginIdempotent() calls claimed the key, want 1", got)
+		}
+	}},
+	{"Begin/ErrInvalid", func(t *testing.T, s unical.Store) {
+		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base))
+		wantCode(t, "BeginIdempotent(empty key)", err, unical.CodeInvalid)
+	}},
+	{"Complete/ReleaseFreesKey", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "fp", base)
+		mustBegin(t, s, first)
+		mustOK(t, "CompleteIdempotent(nil)", s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, nil))
+		// Freed, the key takes even another request at once.
+		mustBegin(t, s, newClaim("app_A", key, "other", base))
+	}},
+	{"Complete/Errors", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		err := s.CompleteIdempotent(t.Context(), "app_A", key, "claim", fullResponse())
+		wantCode(t, "CompleteIdempotent(unknown key)", err, unical.CodeNotFound)
+		first := newClaim("app_A", key, "fp", base)
+		mustBegin(t, s, first)
+		err = s.CompleteIdempotent(t.Context(), "app_A", key, "not-the-claim", fullResponse())
+		wantCode(t, "CompleteIdempotent(wrong claim)", err, unical.CodeConflict)
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, fullResponse()))
+		err = s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, &unical.IdempotentResponse{Status: 200})
+		wantCode(t, "CompleteIdempotent(twice)", err, unical.CodeConflict)
+		err = s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, nil)
+		wantCode(t, "CompleteIdempotent(release after complete)", err, unical.CodeConflict)
+	}},
+	{"Copies", func(t *testing.T, s unical.Store) {
+		key := newID("idem")
+		first := newClaim("app_A", key, "fp", base)
+		want := *first
+		mustBegin(t, s, first)
+		first.Fingerprint = "changed"
+		resp := fullResponse()
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, want.Claim, resp))
+		resp.SealedBody[1] = 'X'
+		want.Response = fullResponse()
+		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base))
+		mustOK(t, "BeginIdempotent()", err)
+		held.Response.SealedBody[2] = 'X'
+		wantHeld(t, s, "BeginIdempotent(again)", newClaim("app_A", key, "fp", base), &want)
+	}},
+	{"Sweep", func(t *testing.T, s unical.Store) {
+		old, kept := newID("idem"), newID("idem")
+		// One completed record and one claim expire at base; one lives on.
+		done := newClaim("app_A", old, "fp", base.Add(-24*time.Hour))
+		mustBegin(t, s, done)
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", old, done.Claim, fullResponse()))
+		mustBegin(t, s, newClaim("app_B", old, "fp", base.Add(-24*time.Hour)))
+		live := newClaim("app_A", kept, "fp", base.Add(-24*time.Hour+time.Microsecond))
+		mustBegin(t, s, live)
+		wantSwept(t, s, unical.SweepRequest{Now: base}, unical.SweepResult{IdempotencyKeys: 2})
+		// Asked as of an earlier time, the swept records are gone rather
+		// than hidden by their expiry: another request takes the key.
+		early := base.Add(-time.Hour)
+		mustBegin(t, s, newClaim("app_A", old, "other", early))
+		mustBegin(t, s, newClaim("app_B", old, "other", early))
+		want := *live
+		wantHeld(t, s, "BeginIdempotent(kept)", newClaim("app_A", kept, "other", early), &want)
+	}},
+}
