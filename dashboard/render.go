@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
 )
 
 // view is what a template sees: the fields every page has, and Data, the
@@ -89,28 +90,8 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 	w.Write(buf.Bytes())
 }
 
-// statusOf is the HTTP status of a failed operation, as /v1 would answer it.
-func statusOf(err error) int {
-	switch unical.ErrorCode(err) {
-	case unical.CodeInvalid:
-		return http.StatusBadRequest
-	case unical.CodeNotFound:
-		return http.StatusNotFound
-	case unical.CodeConflict, unical.CodeAccountExpired:
-		return http.StatusConflict
-	case unical.CodeUnauthorized:
-		return http.StatusUnauthorized
-	case unical.CodeUpstream:
-		return http.StatusBadGateway
-	case unical.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case unical.CodeNotImplemented:
-		return http.StatusNotImplemented
-	case unical.CodeRateLimited:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
-}
+// statusOf is the HTTP status of a failed operation, as /v1 answers it.
+func statusOf(err error) int { return httpapi.StatusOf(err) }
 
 // message is what the page says about a failed operation: the error's
 // caller-safe message, naming the field where there is one. Internal
