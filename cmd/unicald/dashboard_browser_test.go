@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -224,7 +225,8 @@ func TestDashboard_Browser(t *testing.T) {
 	addr := freeLoopbackPort(t)
 	base := "http://" + addr
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
-	srv := startServe(t, &Main{WebhookTLS: rcv.TLSConfig(), Getenv: func(k string) string { return env[k] }}, t.TempDir(),
+	dataDir := t.TempDir()
+	srv := startServe(t, &Main{WebhookTLS: rcv.TLSConfig(), Getenv: func(k string) string { return env[k] }}, dataDir,
 		"--addr", addr, "--public-url", base, "--allow-private-targets", "--retry-schedule", "1s", "--retry-jitter", "0")
 	dash := base + "/dashboard"
 	secrets := []string{adminToken}
@@ -524,11 +526,20 @@ func TestDashboard_Browser(t *testing.T) {
 		t.Errorf("after logging out, the keys page is not the login page:\n%s", b.text())
 	}
 
+	// No secret typed into or shown by the dashboard is in the server's
+	// output or in its store file in plaintext.
 	srv.stop()
 	logs := srv.Stdout.String() + srv.Stderr.String()
+	db, err := os.ReadFile(filepath.Join(dataDir, "unicald.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range secrets {
 		if strings.Contains(logs, s) {
 			t.Errorf("the server's output holds a secret (%.8s…)", s)
+		}
+		if bytes.Contains(db, []byte(s)) {
+			t.Errorf("the store file holds a secret in plaintext (%.8s…)", s)
 		}
 	}
 }
