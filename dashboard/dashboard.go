@@ -5,9 +5,11 @@
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
 // works without JavaScript. The operator logs in with the admin token. The
-// session lives only in a cookie MACed with a key derived from the master
-// key, so that every replica accepts it without a session table; every form
-// carries a CSRF token derived from the session.
+// session lives only in a cookie sealed with a key derived from the master
+// key, so that every replica accepts it without a session table; it holds
+// the admin token, checked on every request, so that changing the token
+// ends every session. Every form carries a CSRF token derived from the
+// session.
 //
 // The dashboard calls the same Client methods as the admin API and holds no
 // business rules of its own.
@@ -66,7 +68,7 @@ type Admin interface {
 type Options struct {
 	// Admin performs the operations; required.
 	Admin Admin
-	// SessionKey MACs session cookies and CSRF tokens; at least 32 bytes,
+	// SessionKey seals session cookies and MACs CSRF tokens; at least 32 bytes,
 	// the same on every replica (unicald derives it from the master key).
 	SessionKey []byte
 	// PublicURL is the server's public base URL: it builds the OAuth
@@ -110,7 +112,7 @@ func New(opts Options) (http.Handler, error) {
 	}
 	h := &handler{
 		admin:      opts.Admin,
-		sessions:   sessionKeys{key: opts.SessionKey},
+		sessions:   newSessionKeys(opts.SessionKey),
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
 		log:        opts.Logger,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/seal"
 )
 
 // Cookie names. The session cookie is the login; the login cookie only
@@ -23,19 +24,30 @@ const (
 // loginFormTTL is how long a loaded login form can be submitted.
 const loginFormTTL = 30 * time.Minute
 
-// session is a logged-in operator, as read from a verified cookie.
+// session is a logged-in operator, as read from a valid cookie.
 type session struct {
-	nonce   []byte
-	expires time.Time
+	nonce []byte
 	// CSRF is the token every form of this session carries.
 	CSRF string
 }
 
-// sessionKeys MACs cookies and CSRF tokens. A cookie is
-// base64url(expiry ‖ nonce) "." base64url(HMAC(purpose ‖ expiry ‖ nonce)):
-// nothing secret is inside, and nothing is kept on the server, so any
-// replica with the same key accepts it until it expires.
-type sessionKeys struct{ key []byte }
+// sessionKeys MACs the login form's cookie and CSRF tokens, and seals
+// session cookies. Nothing is kept on the server, so any replica with the
+// same key accepts them.
+//
+// A login form cookie is base64url(expiry ‖ nonce) "." base64url(HMAC).
+// A session cookie is base64url(AES-GCM(expiry ‖ nonce ‖ admin token)):
+// the token inside is checked again on every request, so a changed admin
+// token ends every open session at once, on every replica.
+type sessionKeys struct {
+	key    []byte
+	sealer *seal.Sealer
+}
+
+func newSessionKeys(key []byte) sessionKeys {
+	sealKey := seal.Key(sha256.Sum256(append([]byte("unical/dashboard-session-seal/"), key...)))
+	return sessionKeys{key: key, sealer: seal.New(sealKey)}
+}
 
 func (k sessionKeys) mac(purpose string, parts ...[]byte) []byte {
 	m := hmac.New(sha256.New, k.key)
@@ -49,36 +61,59 @@ func (k sessionKeys) mac(purpose string, parts ...[]byte) []byte {
 
 var b64 = base64.RawURLEncoding
 
-// issue returns a new token for purpose that expires at expires, and its nonce.
-func (k sessionKeys) issue(purpose string, expires time.Time) (token string, nonce []byte) {
+// newPayload is expiry ‖ 16 random bytes, the nonce.
+func newPayload(expires time.Time) []byte {
 	payload := make([]byte, 8+16)
 	binary.BigEndian.PutUint64(payload, uint64(expires.Unix()))
 	if _, err := rand.Read(payload[8:]); err != nil {
 		panic("dashboard: no randomness: " + err.Error())
 	}
-	return b64.EncodeToString(payload) + "." + b64.EncodeToString(k.mac(purpose, payload)), payload[8:]
+	return payload
 }
 
-// open verifies a token of purpose and returns its nonce and expiry; ok is
+// payloadExpired reads the expiry at the start of payload.
+func payloadExpired(payload []byte, now time.Time) bool {
+	return !now.Before(time.Unix(int64(binary.BigEndian.Uint64(payload)), 0))
+}
+
+// issueLogin returns a login form token that expires at expires, and its nonce.
+func (k sessionKeys) issueLogin(expires time.Time) (token string, nonce []byte) {
+	payload := newPayload(expires)
+	return b64.EncodeToString(payload) + "." + b64.EncodeToString(k.mac("login", payload)), payload[8:]
+}
+
+// openLogin verifies a login form token and returns its nonce; ok is
 // false for a forged, malformed or expired token.
-func (k sessionKeys) open(purpose, token string, now time.Time) (nonce []byte, expires time.Time, ok bool) {
+func (k sessionKeys) openLogin(token string, now time.Time) (nonce []byte, ok bool) {
 	p, m, found := strings.Cut(token, ".")
 	if !found {
-		return nil, time.Time{}, false
+		return nil, false
 	}
 	payload, err1 := b64.DecodeString(p)
 	mac, err2 := b64.DecodeString(m)
-	if err1 != nil || err2 != nil || len(payload) != 24 {
-		return nil, time.Time{}, false
+	if err1 != nil || err2 != nil || len(payload) != 24 || !hmac.Equal(mac, k.mac("login", payload)) || payloadExpired(payload, now) {
+		return nil, false
 	}
-	if !hmac.Equal(mac, k.mac(purpose, payload)) {
-		return nil, time.Time{}, false
+	return payload[8:], true
+}
+
+var sessionAD = []byte("unical/dashboard-session")
+
+// issueSession returns a session cookie value for adminToken that expires
+// at expires.
+func (k sessionKeys) issueSession(adminToken string, expires time.Time) string {
+	return k.sealer.SealString(append(newPayload(expires), adminToken...), sessionAD)
+}
+
+// openSession opens a session cookie value and returns its nonce and the
+// admin token it was made with; ok is false for a forged, malformed or
+// expired cookie.
+func (k sessionKeys) openSession(value string, now time.Time) (nonce []byte, adminToken string, ok bool) {
+	plain, err := k.sealer.OpenString(value, sessionAD)
+	if err != nil || len(plain) <= 24 || payloadExpired(plain, now) {
+		return nil, "", false
 	}
-	expires = time.Unix(int64(binary.BigEndian.Uint64(payload)), 0)
-	if !now.Before(expires) {
-		return nil, time.Time{}, false
-	}
-	return payload[8:], expires, true
+	return plain[8:24], string(plain[24:]), true
 }
 
 // csrf is the CSRF token of a session (or login form) nonce.
@@ -90,17 +125,24 @@ func (k sessionKeys) checkCSRF(s *session, token string) bool {
 	return token != "" && hmac.Equal([]byte(token), []byte(s.CSRF))
 }
 
-// sessionOf returns the request's session, if its cookie is valid.
+// sessionOf returns the request's session, if its cookie is valid and the
+// admin token it holds is still the admin token.
 func (h *handler) sessionOf(r *http.Request) (*session, bool) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return nil, false
 	}
-	nonce, expires, ok := h.sessions.open("session", c.Value, h.now())
+	nonce, token, ok := h.sessions.openSession(c.Value, h.now())
 	if !ok {
 		return nil, false
 	}
-	return &session{nonce: nonce, expires: expires, CSRF: h.sessions.csrf("session", nonce)}, true
+	if err := h.admin.VerifyAdminToken(r.Context(), token); err != nil {
+		if unical.ErrorCode(err) != unical.CodeUnauthorized {
+			h.message(r, err) // logged; the operator logs in again
+		}
+		return nil, false
+	}
+	return &session{nonce: nonce, CSRF: h.sessions.csrf("session", nonce)}, true
 }
 
 // setCookie sets (or, with maxAge < 0, deletes) one of the dashboard's
@@ -125,7 +167,7 @@ func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	expires := h.now().Add(loginFormTTL)
-	token, nonce := h.sessions.issue("login", expires)
+	token, nonce := h.sessions.issueLogin(expires)
 	h.setCookie(w, r, loginCookie, token, expires, int(loginFormTTL/time.Second))
 	h.render(w, r, status, "login", &view{Title: "Log in", Error: msg, LoginCSRF: h.sessions.csrf("login", nonce)})
 }
@@ -144,7 +186,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	var nonce []byte
 	ok := err == nil
 	if ok {
-		nonce, _, ok = h.sessions.open("login", c.Value, h.now())
+		nonce, ok = h.sessions.openLogin(c.Value, h.now())
 	}
 	if !ok || !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(h.sessions.csrf("login", nonce))) {
 		h.renderLogin(w, r, http.StatusForbidden, "The login form expired or its security token is missing. Try again.")
@@ -161,15 +203,16 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	expires := h.now().Add(h.sessionTTL)
-	value, _ := h.sessions.issue("session", expires)
+	value := h.sessions.issueSession(token, expires)
 	h.setCookie(w, r, sessionCookie, value, expires, int(h.sessionTTL/time.Second))
 	h.setCookie(w, r, loginCookie, "", time.Unix(0, 0), -1)
 	h.log.InfoContext(r.Context(), "dashboard: login", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
 }
 
-// logout deletes the session cookie. The session is stateless, so a copy
-// of the cookie kept elsewhere would stay valid until it expires.
+// logout deletes the session cookie. The session is stored nowhere else,
+// so a copy of the cookie kept elsewhere would stay valid until it expires
+// or the admin token changes.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request, _ *session) {
 	h.setCookie(w, r, sessionCookie, "", time.Unix(0, 0), -1)
 	http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
