@@ -377,6 +377,18 @@ func TestDashboard_Browser(t *testing.T) {
 	b.open(appURL + "/accounts?q=dash")
 	b.mustSee("accounts", email, "ACTIVE", "CalDAV (PROVIDER_C)", acct.ID)
 	b.shot("08-accounts")
+
+	// On a phone-sized screen the pages fit the width (tables scroll in
+	// their own box).
+	b.do("narrow", chromedp.EmulateViewport(390, 800))
+	for _, page := range []string{"/webhooks", "/providers", "/accounts?q=dash"} {
+		b.open(appURL + page)
+		if b.overflows() {
+			t.Errorf("%s is wider than a 390 px screen", page)
+		}
+	}
+	b.shot("08b-narrow-accounts")
+	b.do("wide", chromedp.ResetViewport())
 	b.open(appURL + "/accounts?q=nobody")
 	b.mustSee("accounts search", "No accounts match.")
 
@@ -493,18 +505,6 @@ func TestDashboard_Browser(t *testing.T) {
 	if strings.Contains(b.text(), "forged.example.test") {
 		t.Error("the form without a CSRF token registered its redirect URL")
 	}
-
-	// On a phone-sized screen the pages fit the width (tables scroll in
-	// their own box).
-	b.do("narrow", chromedp.EmulateViewport(390, 800))
-	for _, page := range []string{"/webhooks", "/providers", "/accounts"} {
-		b.open(appURL + page)
-		if b.overflows() {
-			t.Errorf("%s is wider than a 390 px screen", page)
-		}
-	}
-	b.shot("13-narrow-accounts")
-	b.do("wide", chromedp.ResetViewport())
 
 	// Deleting the application, after typing its name: its other key
 	// stops working too.
