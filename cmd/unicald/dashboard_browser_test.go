@@ -272,6 +272,11 @@ func TestDashboard_Browser(t *testing.T) {
 		t.Fatalf("created page shows key %q, want a uk_ key", apiKey)
 	}
 	secrets = append(secrets, apiKey)
+	// The copy button (our one script, allowed by the page's CSP) copies it.
+	b.do("copy", chromedp.Click(chromedp.CSS(`button.copy[data-copy="newkey"]`)))
+	if label, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(`button.copy[data-copy="newkey"]`))); err != nil || label != "Copied" {
+		t.Errorf("copy button says %q (%v) after a click, want Copied", label, err)
+	}
 	b.shot("02-application-created")
 	if status, body := request(t, "GET", base+"/v1/endUserAccounts", apiKey, nil); status != http.StatusOK {
 		t.Fatalf("GET /v1/endUserAccounts with the new key = %d %s", status, body)
