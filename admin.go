@@ -584,6 +584,17 @@ type SettingsChecker interface {
 	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
 }
 
+// settingsCheckerOf returns p as a SettingsChecker, seeing through the
+// Observer's wrapper (the check is not a call on an account, so it is
+// not measured).
+func settingsCheckerOf(p Provider) (SettingsChecker, bool) {
+	if o, ok := p.(*observedProvider); ok {
+		p = o.p
+	}
+	sc, ok := p.(SettingsChecker)
+	return sc, ok
+}
+
 // SettingsProblem is one thing wrong with an application's provider
 // settings or the server's set-up, with the field or setting at fault
 // (clientId, clientSecret, tokenUrl, serverUrl, tenant, redirectUrls,
@@ -646,7 +657,7 @@ func (c *Client) CheckProviderSettings(ctx context.Context, appID string, t Prov
 			problem("redirectUrls", "The application has no redirect URL registered, so the authorize endpoint refuses every sign-in; add the URL of your app's page that users return to.")
 		}
 	}
-	if sc, isChecker := p.(SettingsChecker); ok && isChecker && (!t.UsesOAuth() || (view.ClientID != "" && view.ClientSecretSet)) {
+	if sc, isChecker := settingsCheckerOf(p); ok && isChecker && (!t.UsesOAuth() || (view.ClientID != "" && view.ClientSecretSet)) {
 		settings, err := c.providerSettings(app, t)
 		if err != nil {
 			return nil, err

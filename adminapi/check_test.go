@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -82,7 +83,11 @@ func TestProviderCheckOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, func(cfg *unical.Config) { cfg.Providers = []unical.Provider{g, ms} })
+	// With an Observer, as unicald runs: the providers are wrapped then.
+	s := startServer(t, func(cfg *unical.Config) {
+		cfg.Providers = []unical.Provider{g, ms}
+		cfg.Observer = unical.NopObserver{}
+	})
 	app := s.createApp(t, "oauth")
 	id := app.Application.ID
 	s.must(t, "POST", "/admin/v1/applications/"+id+"/redirectUrls", map[string]string{"url": "https://app.example/done"}, nil)
@@ -115,6 +120,33 @@ func TestProviderCheckOAuth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRedirectURLReachesAuthorize registers and removes a redirect URL
+// through the admin API and sees /v1's authorize endpoint follow at once.
+func TestRedirectURLReachesAuthorize(t *testing.T) {
+	g, err := google.New(google.Config{MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, func(cfg *unical.Config) { cfg.Providers = []unical.Provider{g} })
+	app := s.createApp(t, "authorize")
+	base := "/admin/v1/applications/" + app.Application.ID
+	s.must(t, "PUT", base+"/providers/provider_a", map[string]any{"clientId": "cid.apps.example", "clientSecret": "authorize-secret"}, nil)
+	authorize := "/v1/oauth/authorize/" + app.Application.ID + "/provider_a?redirectUrl=" + url.QueryEscape("https://app.example/done")
+	wantError(t, s.send(t, "GET", authorize, nil, nil), http.StatusBadRequest, "invalid_request", "redirectUrl")
+	s.must(t, "POST", base+"/redirectUrls", map[string]string{"url": "https://app.example/done"}, nil)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(s.url + authorize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || !strings.Contains(loc, "client_id=cid.apps.example") {
+		t.Fatalf("authorize after registering = %d to %q, want 302 to Google with the client id", resp.StatusCode, loc)
+	}
+	s.must(t, "DELETE", base+"/redirectUrls?url="+url.QueryEscape("https://app.example/done"), nil, nil)
+	wantError(t, s.send(t, "GET", authorize, nil, nil), http.StatusBadRequest, "invalid_request", "redirectUrl")
 }
 
 func TestProviderCheckCalDAV(t *testing.T) {
