@@ -335,7 +335,7 @@ func TestDashboard_Browser(t *testing.T) {
 	// The check action finds the Radicale server, and names what
 	// Microsoft still lacks.
 	b.submit("check caldav", chromedp.Click(chromedp.CSS(`form[action$="/providers/provider_c/check"] button`)))
-	b.mustSee("providers check", "Check passed.")
+	b.mustSee("providers check", "Check passed.", "OK: The CalDAV server at "+dav.URL)
 	b.submit("check microsoft", chromedp.Click(chromedp.CSS(`form[action$="/providers/provider_b/check"] button`)))
 	b.mustSee("providers check", "Check found", "clientId: No OAuth client id is set", "clientSecret: No OAuth client secret is set")
 	b.do("show check", chromedp.ScrollIntoView(chromedp.ID("check-result")))
