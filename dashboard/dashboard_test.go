@@ -282,11 +282,11 @@ func TestSession(t *testing.T) {
 	tampered := []byte(cookie.Value)
 	tampered[3] ^= 1
 	got := map[string]int{
-		"replica":     status(replica, cookie.Value),
-		"other key":   status(other, cookie.Value),
-		"tampered":    status(replica, string(tampered)),
-		"truncated":   status(replica, cookie.Value[:len(cookie.Value)-4]),
-		"garbage":     status(replica, "garbage.value"),
+		"replica":   status(replica, cookie.Value),
+		"other key": status(other, cookie.Value),
+		"tampered":  status(replica, string(tampered)),
+		"truncated": status(replica, cookie.Value[:len(cookie.Value)-4]),
+		"garbage":   status(replica, "garbage.value"),
 	}
 	want := map[string]int{"replica": 200, "other key": 303, "tampered": 303, "truncated": 303, "garbage": 303}
 	if diff := cmp.Diff(want, got); diff != "" {
