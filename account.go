@@ -17,14 +17,19 @@ const (
 	ProviderGoogle    ProviderType = "PROVIDER_A"
 	ProviderMicrosoft ProviderType = "PROVIDER_B"
 	ProviderCalDAV    ProviderType = "PROVIDER_C"
+	// ProviderVirtual is our extension of the spec: calendars that live
+	// only in the Store (provider/virtual), for rooms, resources and
+	// people without a provider account. Its accounts need no credentials.
+	ProviderVirtual ProviderType = "VIRTUAL"
 )
 
-// ProviderTypes lists every provider type in the spec's order.
-var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV}
+// ProviderTypes lists every provider type: the spec's in its order, then
+// ours.
+var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV, ProviderVirtual}
 
-// Valid reports whether t is one of the spec's provider types.
+// Valid reports whether t is one of the provider types.
 func (t ProviderType) Valid() bool {
-	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV
+	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV || t == ProviderVirtual
 }
 
 // PathName is the lower-case form used in URL paths ("provider_a").
@@ -244,6 +249,9 @@ func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
 // Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
 // the provider refuses the credentials.
 func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Account, error) { return a.CreateAccount(ctx, params) }, "CreateAccount", params)
+	}
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
@@ -285,6 +293,9 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 //
 // HTTP: POST /v1/basicAuth/connect/{app_id}/provider_c
 func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Account, error) { return a.ConnectBasicAuth(ctx, params) }, "ConnectBasicAuth", params)
+	}
 	return a.CreateAccount(ctx, &AccountCreateParams{
 		Email:        params.Email,
 		ExternalID:   params.ExternalID,
@@ -307,14 +318,23 @@ func (p *AccountCreateParams) validate() error {
 		return &Error{Code: CodeInvalid, Field: "providerType", Allowed: providerTypeStrings(),
 			Message: "providerType must be one of " + strings.Join(providerTypeStrings(), ", ") + "."}
 	}
-	if p.ProviderType.UsesOAuth() {
+	switch {
+	case p.ProviderType == ProviderVirtual:
+		// A VIRTUAL account is only an email: there is nothing to check.
+		if p.RefreshToken.IsSet() && !p.RefreshToken.IsNull() {
+			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
+		}
+		if p.Password.IsSet() && !p.Password.IsNull() {
+			return invalidf("password", "password is only for PROVIDER_C accounts.")
+		}
+	case p.ProviderType.UsesOAuth():
 		if v, ok := p.RefreshToken.Get(); !ok || v == "" {
 			return invalidf("refreshToken", "refreshToken is required for %s.", p.ProviderType)
 		}
 		if p.Password.IsSet() && !p.Password.IsNull() {
 			return invalidf("password", "password is only for PROVIDER_C accounts.")
 		}
-	} else {
+	default:
 		if v, ok := p.Password.Get(); !ok || v == "" {
 			return invalidf("password", "password (an app-specific password) is required for PROVIDER_C.")
 		}
@@ -429,6 +449,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 //
 // Returns CodeNotFound if the account is not the application's.
 func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*AccountDeleted, error) { return a.DeleteAccount(ctx, id) }, "DeleteAccount", id)
+	}
 	rec, err := a.c.store.GetAccount(ctx, a.id, id)
 	if err != nil {
 		return nil, err

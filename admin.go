@@ -147,7 +147,7 @@ func (c *Client) applicationView(app *Application) *ApplicationView {
 	if v.RedirectURLs == nil {
 		v.RedirectURLs = []string{}
 	}
-	for _, t := range ProviderTypes {
+	for _, t := range settingsProviderTypes {
 		v.Providers = append(v.Providers, c.providerView(app, t))
 	}
 	return v
@@ -462,7 +462,7 @@ type ProviderSettingsParams struct {
 
 // checkProviderParams validates settings for t, naming the field at fault.
 func checkProviderParams(t ProviderType, p *ProviderSettingsParams) error {
-	if !t.Valid() {
+	if !slices.Contains(settingsProviderTypes, t) {
 		return &Error{Code: CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
 	}
 	for _, f := range []struct{ name, value string }{
@@ -496,10 +496,14 @@ func checkProviderParams(t ProviderType, p *ProviderSettingsParams) error {
 	return nil
 }
 
-// providerPaths lists the provider types' path names.
+// settingsProviderTypes are the provider types an application configures:
+// VIRTUAL calendars live in the store and have no settings.
+var settingsProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV}
+
+// providerPaths lists the path names of the provider types with settings.
 func providerPaths() []string {
-	out := make([]string, len(ProviderTypes))
-	for i, t := range ProviderTypes {
+	out := make([]string, len(settingsProviderTypes))
+	for i, t := range settingsProviderTypes {
 		out[i] = t.PathName()
 	}
 	return out
@@ -508,7 +512,7 @@ func providerPaths() []string {
 // GetProviderSettings returns an application's settings for one
 // provider type, the client secret as ClientSecretSet only.
 func (c *Client) GetProviderSettings(ctx context.Context, appID string, t ProviderType) (*ProviderSettingsView, error) {
-	if !t.Valid() {
+	if !slices.Contains(settingsProviderTypes, t) {
 		return nil, &Error{Code: CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
 	}
 	app, err := c.store.GetApplication(ctx, appID)
@@ -556,7 +560,7 @@ func (c *Client) SetProviderSettings(ctx context.Context, appID string, t Provid
 // RemoveProviderSettings removes an application's settings (and client
 // secret) for one provider type; removing absent settings changes nothing.
 func (c *Client) RemoveProviderSettings(ctx context.Context, appID string, t ProviderType) (*ProviderSettingsView, error) {
-	if !t.Valid() {
+	if !slices.Contains(settingsProviderTypes, t) {
 		return nil, &Error{Code: CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
 	}
 	app, err := c.store.GetApplication(ctx, appID)
@@ -625,7 +629,7 @@ type ProviderCheck struct {
 // part of a successful answer; the error is for an unknown application or
 // provider type.
 func (c *Client) CheckProviderSettings(ctx context.Context, appID string, t ProviderType) (*ProviderCheck, error) {
-	if !t.Valid() {
+	if !slices.Contains(settingsProviderTypes, t) {
 		return nil, &Error{Code: CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
 	}
 	app, err := c.store.GetApplication(ctx, appID)

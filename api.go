@@ -34,9 +34,12 @@ type API interface {
 	CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error)
 	UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error)
 	DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error)
+	UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error)
+	DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error)
 	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error)
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
+	Availability(ctx context.Context, params *AvailabilityParams) (*Availability, error)
 
 	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)
 	CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error)

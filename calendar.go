@@ -188,6 +188,9 @@ func (a *App) GetCalendar(ctx context.Context, accountID, calendarID string) (*C
 // Returns CodeInvalid naming the field for a missing name, a bad hexColor or
 // timeZone.
 func (a *App) CreateCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Calendar, error) { return a.CreateCalendar(ctx, accountID, params) }, "CreateCalendar", accountID, params)
+	}
 	if err := params.validate(true); err != nil {
 		return nil, err
 	}
@@ -209,6 +212,11 @@ func (a *App) CreateCalendar(ctx context.Context, accountID string, params *Cale
 // Returns CodeInvalid naming the field for bad values, CodeNotFound for an
 // unknown calendar.
 func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Calendar, error) {
+			return a.UpdateCalendar(ctx, accountID, calendarID, params)
+		}, "UpdateCalendar", accountID, calendarID, params)
+	}
 	if err := params.validate(false); err != nil {
 		return nil, err
 	}
@@ -229,6 +237,9 @@ func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, 
 //
 // Returns CodeNotFound for an unknown calendar.
 func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteCalendar(ctx, accountID, calendarID) }, "DeleteCalendar", accountID, calendarID)
+	}
 	_, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err

@@ -87,6 +87,10 @@ type Client struct {
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
 	flows       *seal.Sealer // OAuth state and PKCE verifiers
+	idempotency *seal.Sealer // kept answers of Idempotency-Key requests
+	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
+	// hash request bodies that may hold a password.
+	fingerprintKey seal.Key
 
 	apps    *ttlCache[*Application]
 	apiKeys *ttlCache[*APIKey]
@@ -169,6 +173,8 @@ func New(cfg Config) (*Client, error) {
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
 	c.flows = seal.New(key.Derive("oauth-flows"))
+	c.idempotency = seal.New(key.Derive("idempotency"))
+	c.fingerprintKey = key.Derive("idempotency-fingerprint")
 	c.done = make(chan struct{})
 	c.allowPrivate = cfg.AllowPrivateTargets
 	c.endpoints = &endpoints{store: cfg.Store, credentials: c.credentials, apps: c.apps}

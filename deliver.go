@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -54,16 +55,26 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		return
 	}
 	if tgt.rate > 0 {
-		now := e.now()
-		at := w.limiter.Reserve(tgt.limitKey, tgt.rate, now)
-		if wait := at.Sub(now); wait > 0 {
-			if wait > e.lease/4 {
-				// Too long to hold the lease: put the message back, due at its slot.
-				w.limiter.Cancel(tgt.limitKey, tgt.rate, at)
-				msg.NextAttemptAt = at
-				w.update(msg)
-				return
-			}
+		at, booked, err := w.bookSend(ctx, msg, tgt.rate)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			return // deleted meanwhile, with its messages
+		case err != nil:
+			// The slot cannot be booked, so the send cannot be paced:
+			// put the message back for a later try rather than exceed
+			// the limit.
+			e.log.ErrorContext(ctx, "book webhook send slot", "message", msg.ID, "err", err)
+			msg.NextAttemptAt = e.now().Add(time.Second)
+			w.update(msg)
+			return
+		case !booked:
+			// Too long to hold the lease: put the message back, due
+			// when the subscription's next slot comes.
+			msg.NextAttemptAt = at
+			w.update(msg)
+			return
+		}
+		if wait := at.Sub(e.now()); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
@@ -105,8 +116,8 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		msg.LastError = attempt.Error
 		if wait := e.slowDown(resp); wait > 0 && tgt.rate > 0 {
 			// The receiver asked to slow down, not only for this message:
-			// this engine holds the subscription's other sends too.
-			w.limiter.Hold(tgt.limitKey, e.now().Add(wait))
+			// every engine holds the subscription's other sends too.
+			w.holdSends(ctx, msg, e.now().Add(wait))
 		}
 		if reason := w.noteOutcome(ctx, msg, tgt, attempt); reason != "" {
 			// The endpoint is disabled (410 Gone is the receiver opting
@@ -233,4 +244,147 @@ func formatSpan(d time.Duration) string {
 		return fmt.Sprintf("%d days", d/day)
 	}
 	return d.String()
+}
+
+// slotBlockSpan is how much of a subscription's send schedule an engine
+// books in the Store at a time: a quarter second's slots (at least one),
+// so that a subscription with a high rate limit costs one write per block
+// of sends rather than one per send.
+const slotBlockSpan = time.Second / 4
+
+// sendSlots are the blocks of send slots an engine has booked, by
+// subscription.
+type sendSlots struct {
+	mu     sync.Mutex
+	blocks map[string]*slotBlock
+	// booking holds a channel, closed when done, for each subscription
+	// whose next block is being booked: the other workers wait for it
+	// instead of each booking one (and pushing the schedule out a block
+	// each).
+	booking map[string]chan struct{}
+}
+
+// slotBlock is a booked stretch [next, end) of a subscription's send
+// schedule; slots in it are 1/rate apart.
+type slotBlock struct{ next, end time.Time }
+
+// take returns the next slot of a block, at or after now, if the gap
+// after it still fits in the block.
+func (b *slotBlock) take(now time.Time, gap time.Duration) (time.Time, bool) {
+	at := b.next
+	if now.After(at) {
+		at = now
+	}
+	if at.Add(gap).After(b.end) {
+		return time.Time{}, false
+	}
+	b.next = at.Add(gap)
+	return at, true
+}
+
+// bookSend books msg's send slot under its subscription's rate limit and
+// returns it, at or after now. Slots come from a block this engine booked
+// by moving the subscription's NextSendAt past it in the Store, so blocks
+// of different engines never overlap and the limit holds across replicas;
+// a slot is only used if the gap after it still fits in its block, so
+// sends from two blocks are a gap apart too. A slot further off than a
+// quarter of the lease is not booked (booked false): the caller puts the
+// message back, due then, instead of holding its lease idle.
+func (w *worker) bookSend(ctx context.Context, msg *OutboxMessage, rate int) (at time.Time, booked bool, err error) {
+	gap := time.Second / time.Duration(max(rate, 1))
+	sl := &w.slots
+	for {
+		sl.mu.Lock()
+		if b := sl.blocks[msg.SubscriptionID]; b != nil {
+			if at, ok := b.take(w.e.now().UTC(), gap); ok {
+				sl.mu.Unlock()
+				return at, true, nil
+			}
+		}
+		if wait := sl.booking[msg.SubscriptionID]; wait != nil {
+			sl.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return time.Time{}, false, ctx.Err()
+			}
+		}
+		if sl.booking == nil {
+			sl.booking = map[string]chan struct{}{}
+		}
+		done := make(chan struct{})
+		sl.booking[msg.SubscriptionID] = done
+		sl.mu.Unlock()
+		block, at, booked, err := w.bookBlock(ctx, msg)
+		sl.mu.Lock()
+		delete(sl.booking, msg.SubscriptionID)
+		close(done)
+		if booked {
+			sl.keep(msg.SubscriptionID, block, w.e.now())
+		}
+		sl.mu.Unlock()
+		return at, booked, err
+	}
+}
+
+// bookBlock books the subscription's next block of slots in the Store and
+// returns it with its first slot, which is the caller's.
+func (w *worker) bookBlock(ctx context.Context, msg *OutboxMessage) (block *slotBlock, at time.Time, booked bool, err error) {
+	e := w.e
+	_, err = e.store.UpdateSubscription(ctx, msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+		now := e.now().UTC()
+		gap := time.Second / time.Duration(max(r.RateLimit, 1))
+		at, booked = now, false
+		if r.NextSendAt.After(now) {
+			at = r.NextSendAt
+		}
+		if at.Sub(now) > e.lease/4 {
+			return errUnchanged
+		}
+		n := max(time.Duration(1), slotBlockSpan/gap)
+		block = &slotBlock{next: at.Add(gap), end: at.Add(n * gap)}
+		r.NextSendAt = block.end
+		booked = true
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
+	return block, at, booked && err == nil, err
+}
+
+// keep stores a subscription's new block; sl.mu is held. Blocks that have
+// run out (deleted subscriptions' among them) are dropped once there are
+// many, so that the map does not grow for good.
+func (sl *sendSlots) keep(subID string, b *slotBlock, now time.Time) {
+	if sl.blocks == nil || len(sl.blocks) >= 1024 {
+		kept := map[string]*slotBlock{}
+		for id, old := range sl.blocks {
+			if old.end.After(now) {
+				kept[id] = old
+			}
+		}
+		sl.blocks = kept
+	}
+	sl.blocks[subID] = b
+}
+
+// holdSends keeps the next send of msg's subscription, by any engine,
+// from starting before until: the receiver asked (Retry-After) to be left
+// alone that long.
+func (w *worker) holdSends(ctx context.Context, msg *OutboxMessage, until time.Time) {
+	w.slots.mu.Lock()
+	delete(w.slots.blocks, msg.SubscriptionID) // its slots are before until
+	w.slots.mu.Unlock()
+	_, err := w.e.store.UpdateSubscription(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+		if !r.NextSendAt.Before(until) {
+			return errUnchanged
+		}
+		r.NextSendAt = until.UTC()
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) && ErrorCode(err) != CodeNotFound {
+		w.e.log.ErrorContext(ctx, "hold webhook sends", "message", msg.ID, "err", err)
+	}
 }

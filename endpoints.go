@@ -31,9 +31,8 @@ type endpointStore interface {
 type target struct {
 	url    string
 	signer *webhook.Signer
-	// limitKey and rate select the rate limit; rate 0 means none.
-	limitKey string
-	rate     int
+	// rate is the subscription's rate limit; 0 means none.
+	rate int
 	// state is the endpoint's delivery state as read with the target.
 	state EndpointState
 }
@@ -64,7 +63,7 @@ func (ep *endpoints) target(ctx context.Context, msg *OutboxMessage) (*target, e
 		if err != nil {
 			return nil, WrapError(CodeInternal, err, "Internal error.")
 		}
-		return &target{url: sub.URL, signer: signer, limitKey: sub.ID, rate: sub.RateLimit, state: sub.EndpointState}, nil
+		return &target{url: sub.URL, signer: signer, rate: sub.RateLimit, state: sub.EndpointState}, nil
 	}
 	app, err := cachedApplication(ctx, ep.store, ep.apps, msg.ApplicationID)
 	if err != nil {

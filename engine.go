@@ -63,12 +63,17 @@ type WebhookConfig struct {
 	// minutes. It must exceed DeliveryTimeout.
 	DeliveryLease time.Duration
 	// OutboxPollInterval is how often an idle engine looks for due
-	// messages; messages queued by this Client wake it at once. Default 1
+	// messages; messages queued by this Client, or by another process when
+	// the Store implements [OutboxNotifier], wake it at once. Default 1
 	// second.
 	OutboxPollInterval time.Duration
 	// ChangePollInterval is how often subscriptions without a provider
 	// watch are checked for changes with the provider's sync cursor;
-	// default 1 minute, negative disables polling.
+	// default 1 minute, negative disables polling. Each subscription has
+	// its own due time within the interval, so the checks spread over it,
+	// and engines sharing the Store take due subscriptions from it (see
+	// SubscriptionStore.ClaimDueSubscriptions), so each subscription is
+	// checked once per interval in all, not once per engine.
 	ChangePollInterval time.Duration
 	// DeliveryLogTTL is how long delivery attempts stay in the delivery
 	// log; default 7 days.
@@ -211,6 +216,10 @@ type engine struct {
 	// wake nudges a running engine when a message is queued.
 	wake     chan struct{}
 	coalesce *coalescer
+	// checking holds the ids of the subscriptions this engine is
+	// checking, so that a check slower than the polling interval is not
+	// joined by a second one.
+	checking sync.Map
 	// started is when the engine was made; reconciling counts from it, so
 	// that a restart does not check every watched subscription at once.
 	started time.Time
@@ -230,7 +239,7 @@ func newEngine(cfg engineConfig, deps engineDeps) *engine {
 // run delivers and polls until ctx ends, then writes what the workers
 // left and returns.
 func (e *engine) run(ctx context.Context) {
-	w := &worker{e: e, owner: newID("wrk"), limiter: webhook.NewLimiter(), results: make(chan DeliveryResult, 4*e.workers)}
+	w := &worker{e: e, owner: newID("wrk"), results: make(chan DeliveryResult, 4*e.workers)}
 	jobs := make(chan *OutboxMessage)
 	recorded := make(chan struct{})
 	go func() {
@@ -248,6 +257,20 @@ func (e *engine) run(ctx context.Context) {
 	var poller sync.WaitGroup
 	if e.changePoll > 0 {
 		poller.Go(func() { e.pollChanges(ctx) })
+	}
+	if n, ok := e.store.(OutboxNotifier); ok {
+		// Messages queued by other replicas wake this engine too.
+		poller.Go(func() {
+			wakeups := n.OutboxWakeups(ctx)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-wakeups:
+					e.notify()
+				}
+			}
+		})
 	}
 	w.claimLoop(ctx, jobs)
 	close(jobs)

@@ -25,7 +25,7 @@ import (
 // engineEnv is a Client over bolt with one Google account in memprovider.
 type engineEnv struct {
 	Client     *unical.Client
-	Store      *bolt.Store
+	Store      unical.Store
 	App        *unical.App
 	Mem        *memprovider.Provider
 	AccountID  string
@@ -45,6 +45,13 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
+	return mustNewEngineEnvOn(tb, store, configure)
+}
+
+// mustNewEngineEnvOn is mustNewEngineEnv over a given Store.
+func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
+	tb.Helper()
+	var err error
 	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
 	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")

@@ -21,11 +21,16 @@ const (
 	CodeGone           Code = "gone"                // 410 sync_token_expired: the provider dropped the sync cursor; sync from scratch.
 	CodePrecondition   Code = "precondition_failed" // 412: the resource changed at the provider since it was read.
 	CodeTooLarge       Code = "too_large"           // 413 payload_too_large.
+	CodeKeyReused      Code = "key_reused"          // 422 idempotency_key_reused: the Idempotency-Key was first used with another request.
 	CodeRateLimited    Code = "rate_limited"        // 429: slow down; Error.RetryAfter says for how long.
 	CodeNotImplemented Code = "not_implemented"     // 501: the provider cannot do this.
 	CodeUpstream       Code = "upstream"            // 502 provider_error: the provider answered with an error we cannot map.
 	CodeUnavailable    Code = "unavailable"         // 503 provider_unavailable: the provider is down or timed out.
 	CodeInternal       Code = "internal"            // 500: a bug or a store failure; details only in logs.
+	// CodeStoreUnavailable is 503 store_unavailable: the Store cannot be
+	// reached (a database server that is down or unreachable); nothing was
+	// written, and the same call works again once the Store is back.
+	CodeStoreUnavailable Code = "store_unavailable"
 )
 
 // Error is the one error type of unical. Message is safe to show to API

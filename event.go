@@ -703,10 +703,13 @@ func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID strin
 // before the start, a malformed recurrence line, a bad enum value); nothing
 // is written at the provider then.
 func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Event, error) { return a.CreateEvent(ctx, accountID, calendarID, params) }, "CreateEvent", accountID, calendarID, params)
+	}
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -714,6 +717,7 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -727,10 +731,15 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 // unknown event, CodePrecondition when the event changed at the provider
 // meanwhile.
 func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Event, error) {
+			return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
+		}, "UpdateEvent", accountID, calendarID, eventID, params)
+	}
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -749,6 +758,7 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return e, nil
 }
 
@@ -758,13 +768,17 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 //
 // Returns CodeNotFound for an unknown event.
 func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteEvent(ctx, accountID, calendarID, eventID) }, "DeleteEvent", accountID, calendarID, eventID)
+	}
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }
 
@@ -775,18 +789,24 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 // Returns CodeInvalid for a missing or bad responseStatus, or when the
 // account is not among the event's attendees.
 func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) {
+			return a.RSVP(ctx, accountID, calendarID, eventID, params)
+		}, "RSVP", accountID, calendarID, eventID, params)
+	}
 	if params.ResponseStatus == "" {
 		return nil, invalidf("responseStatus", "responseStatus is required.")
 	}
 	if err := checkEnum("responseStatus", string(params.ResponseStatus), responseStatuses); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
 	}
+	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
 }

@@ -118,6 +118,9 @@ const MaxFreeBusyInstances = 100_000
 // Returns CodeInvalid naming the field for missing or bad values,
 // CodeNotFound for an unknown calendar.
 func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) ([]*FreeBusyResult, error) { return a.QueryFreeBusy(ctx, accountID, params) }, "QueryFreeBusy", accountID, params)
+	}
 	q, err := params.validate()
 	if err != nil {
 		return nil, err

@@ -213,3 +213,28 @@ func refresherOf(p Provider) (TokenRefresher, bool) {
 	r, ok := p.(TokenRefresher)
 	return r, ok
 }
+
+// observedSplitter is the SeriesSplitter face of an observedProvider.
+type observedSplitter struct {
+	*observedProvider
+	sp SeriesSplitter
+}
+
+func (o observedSplitter) SplitSeries(ctx context.Context, s *Session, calendarID string, req *SeriesSplit) (*Event, error) {
+	return observed1(o.observedProvider, ctx, "SplitSeries", func(ctx context.Context) (*Event, error) {
+		return o.sp.SplitSeries(ctx, s, calendarID, req)
+	})
+}
+
+// splitterOf returns p as a SeriesSplitter, if it is one.
+func splitterOf(p Provider) (SeriesSplitter, bool) {
+	if o, ok := p.(*observedProvider); ok {
+		inner, ok := o.p.(SeriesSplitter)
+		if !ok {
+			return nil, false
+		}
+		return observedSplitter{o, inner}, true
+	}
+	sp, ok := p.(SeriesSplitter)
+	return sp, ok
+}

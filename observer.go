@@ -33,9 +33,10 @@ type Observer interface {
 	EndpointDisabled()
 	// PollCycle reports one change-polling pass: how many subscriptions
 	// it checked with a sync cursor (watched ones included, when they were
-	// due to be reconciled), and lag, how much later than the
-	// polling interval the pass started after the previous one (0 for the
-	// first, and for passes a program runs with [Client.PollChanges]).
+	// due to be reconciled), and lag, how long after its due time the most
+	// overdue subscription of the pass was taken up (0 for passes a
+	// program runs with [Client.PollChanges]). [Client.Run] makes a pass
+	// of each batch of subscriptions it claims as they come due.
 	PollCycle(polled int, lag, took time.Duration)
 	// PushNotification reports a push notification from a provider, and
 	// whether it was ignored: it matched no watch of a subscription, so

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
-
-	"github.com/unical/unical/internal/webhook"
 )
 
 // This file is the outbox side of the engine: queueing a message for a
@@ -138,9 +136,10 @@ func (w *worker) recordLoop(ctx context.Context) {
 
 // worker is one engine's delivery state.
 type worker struct {
-	e       *engine
-	owner   string // the lease owner of this engine's claims
-	limiter *webhook.Limiter
+	e     *engine
+	owner string // the lease owner of this engine's claims
+	// slots are the send slots booked under subscriptions' rate limits.
+	slots sendSlots
 	// results carries written-back messages to recordLoop, the one writer.
 	results chan DeliveryResult
 }

@@ -3,6 +3,7 @@ package unical
 import (
 	"context"
 	"hash/fnv"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,33 +14,108 @@ import (
 // opening a connection per subscription.
 const pollConcurrency = 8
 
-// pollChanges runs a polling pass every Config.ChangePollInterval until
-// ctx ends; it is part of [Client.Run].
+// pollClaimBatch is how many due subscriptions one claim takes: enough
+// that a busy interval needs few claims, few enough that the ones waiting
+// for a checker are not held long.
+const pollClaimBatch = 4 * pollConcurrency
+
+// pollTick is how often an engine asks the Store for due subscriptions:
+// a fortieth of the polling interval, within [50 ms, 1 s], so that a
+// subscription is checked soon after its due time (which spreads the
+// checks over the interval) while an idle engine asks rarely.
+func pollTick(interval time.Duration) time.Duration {
+	return min(max(interval/40, 50*time.Millisecond), time.Second)
+}
+
+// firstCheck is a new subscription's first NextCheckAt: a random time in
+// the first polling interval after now.
+func (e *engine) firstCheck(now time.Time) time.Time {
+	if e.changePoll <= 0 {
+		return time.Time{}
+	}
+	return now.Add(1 + rand.N(e.changePoll))
+}
+
+// pollChanges checks subscriptions as they come due until ctx ends; it is
+// part of [Client.Run]. Every subscription has its own due time within
+// the interval (NextCheckAt), and engines sharing the Store take due
+// subscriptions with ClaimDueSubscriptions, which moves each one's due
+// time one interval on in the same write: so each subscription is checked
+// by one engine once per interval, the checks spread over the interval
+// instead of coming in one burst, and a subscription whose engine died
+// after claiming it comes due again, for any engine, one interval later.
 func (e *engine) pollChanges(ctx context.Context) {
+	tick := pollTick(e.changePoll)
 	t := time.NewTimer(0)
 	defer t.Stop()
-	var last time.Time // when the previous pass started
+	sem := make(chan struct{}, pollConcurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		start := time.Now()
-		var lag time.Duration
-		if !last.IsZero() {
-			// The timer starts after a pass ends, so a slow pass (or a
-			// starved process) delays the next one by this much.
-			lag = max(start.Sub(last)-e.changePoll, 0)
+		for ctx.Err() == nil {
+			n, err := e.pollDue(ctx, sem, &wg)
+			if err != nil && ctx.Err() == nil {
+				e.log.ErrorContext(ctx, "claim due subscriptions", "err", err)
+			}
+			if n < pollClaimBatch {
+				break // nothing more is due now
+			}
 		}
-		last = start
-		polled, err := e.pollPass(ctx)
-		if err != nil && ctx.Err() == nil {
-			e.log.ErrorContext(ctx, "poll subscriptions", "err", err)
-		}
-		e.obs.PollCycle(polled, lag, time.Since(start))
-		t.Reset(e.changePoll)
+		t.Reset(tick)
 	}
+}
+
+// pollDue claims the subscriptions due now, up to pollClaimBatch, starts
+// their checks (at most pollConcurrency at a time, waiting for a free
+// checker when all are busy) and returns how many it claimed. The checks
+// of one claim are reported as one PollCycle when the last one ends.
+func (e *engine) pollDue(ctx context.Context, sem chan struct{}, wg *sync.WaitGroup) (int, error) {
+	now := e.now()
+	subs, err := e.store.ClaimDueSubscriptions(ctx, now, e.changePoll, pollClaimBatch)
+	if err != nil || len(subs) == 0 {
+		return 0, err
+	}
+	start := time.Now()
+	// lag is how long after its due time the most overdue subscription
+	// was claimed: its due time is one interval before its new one.
+	var lag time.Duration
+	for _, sub := range subs {
+		lag = max(lag, now.Sub(sub.NextCheckAt.Add(-e.changePoll)))
+	}
+	var count atomic.Int64
+	var pending sync.WaitGroup
+	for _, sub := range subs {
+		if _, busy := e.checking.LoadOrStore(sub.ID, true); busy {
+			// Its previous check, which took longer than the interval,
+			// still runs: a second one would read the same cursor and
+			// report the same change again.
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			// The rest come due again in one interval.
+			e.checking.Delete(sub.ID)
+			return len(subs), nil
+		}
+		pending.Add(1)
+		wg.Go(func() {
+			defer pending.Done()
+			defer func() { <-sem }()
+			defer e.checking.Delete(sub.ID)
+			e.checkOne(ctx, sub, &count)
+		})
+	}
+	wg.Go(func() {
+		pending.Wait()
+		e.obs.PollCycle(int(count.Load()), lag, time.Since(start))
+	})
+	return len(subs), nil
 }
 
 // PollChanges renews provider watches that end within
@@ -52,10 +128,12 @@ func (e *engine) pollChanges(ctx context.Context) {
 // A cursor the provider no longer accepts is replaced by a fresh
 // one and reported as calendar.event.unknown, because what changed in
 // between cannot be told. Accounts that are EXPIRED are skipped. [Client.Run]
-// calls it every Config.ChangePollInterval; it is exported for programs
-// that schedule polling themselves. Two processes polling at once may each
-// queue a message for the same change; that is harmless, since a message
-// only tells the receiver to sync.
+// checks each subscription once every Config.ChangePollInterval, sharing
+// the work with other replicas through the Store; PollChanges is exported
+// for programs that schedule polling themselves, and checks every
+// subscription whatever its due time. Two processes polling the same
+// subscription at once may each queue a message for the same change; that
+// is harmless, since a message only tells the receiver to sync.
 func (c *Client) PollChanges(ctx context.Context) error {
 	e := c.engine
 	start := time.Now()
@@ -86,30 +164,36 @@ func (e *engine) pollPass(ctx context.Context) (polled int, err error) {
 			}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				if sub.Watch == nil {
-					count.Add(1)
-					if err := e.checkSubscription(ctx, sub); err != nil && ctx.Err() == nil {
-						e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
-					}
-					return
-				}
-				// The provider pushes this one's changes; its watch is
-				// renewed, and now and then checked like a polled one.
-				if err := e.renewWatch(ctx, sub); err != nil && ctx.Err() == nil {
-					e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
-				}
-				if e.reconcileDue(sub, e.now()) {
-					count.Add(1)
-					if err := e.reconcileSubscription(ctx, sub); err != nil && ctx.Err() == nil {
-						e.log.WarnContext(ctx, "reconcile subscription", "subscription", sub.ID, "err", err)
-					}
-				}
+				e.checkOne(ctx, sub, &count)
 			})
 		}
 		if len(subs) < 100 {
 			return 0, nil
 		}
 		after = subs[len(subs)-1].ID
+	}
+}
+
+// checkOne checks one subscription: one without a provider watch is
+// polled with its sync cursor; one with a watch has it renewed when it
+// ends soon, and is now and then checked like a polled one. count counts
+// the checks made with a sync cursor.
+func (e *engine) checkOne(ctx context.Context, sub *SubscriptionRecord, count *atomic.Int64) {
+	if sub.Watch == nil {
+		count.Add(1)
+		if err := e.checkSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+			e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
+		}
+		return
+	}
+	if err := e.renewWatch(ctx, sub); err != nil && ctx.Err() == nil {
+		e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
+	}
+	if e.reconcileDue(sub, e.now()) {
+		count.Add(1)
+		if err := e.reconcileSubscription(ctx, sub); err != nil && ctx.Err() == nil {
+			e.log.WarnContext(ctx, "reconcile subscription", "subscription", sub.ID, "err", err)
+		}
 	}
 }
 
@@ -225,5 +309,32 @@ func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor 
 			return batch.NextSyncCursor, changed, nil
 		}
 		page = batch.NextPageCursor
+	}
+}
+
+// localChanged reports a write to a VIRTUAL calendar to its webhook
+// subscriptions at once. Such a calendar changes only through a Client,
+// so the writer itself runs each subscription's check right after the
+// write, instead of leaving the change to the next poll: the check is the
+// poll's own (syncSubscription), which queues calendar.event.changed and
+// moves the subscription's cursor, so the poll that follows finds nothing
+// new and sends no second message. A failed check is only logged: the poll
+// still reports the change later.
+func (a *App) localChanged(ctx context.Context, rec *AccountRecord, calendarID string) {
+	if rec.ProviderType != ProviderVirtual {
+		return
+	}
+	subs, err := a.c.store.ListSubscriptions(ctx, a.id, rec.ID, "", 0)
+	if err != nil {
+		a.c.log.WarnContext(ctx, "list subscriptions after a VIRTUAL write", "account", rec.ID, "err", err)
+		return
+	}
+	for _, sub := range subs {
+		if sub.CalendarID != calendarID {
+			continue
+		}
+		if err := a.c.syncSubscription(ctx, sub, false); err != nil {
+			a.c.log.WarnContext(ctx, "check subscription after a VIRTUAL write", "subscription", sub.ID, "err", err)
+		}
 	}
 }

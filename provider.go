@@ -305,3 +305,48 @@ const (
 	// WatchRemoved: the provider ended the watch.
 	WatchRemoved WatchChangeKind = "removed"
 )
+
+// SeriesSplitter is a Provider that writes a "this and following" split
+// of a recurring series itself, in fewer and conditional writes (CalDAV:
+// one resource for each half). The Client has already read the series and
+// computed both halves; without SeriesSplitter it writes the split with
+// CreateEvent, UpdateEvent and DeleteEvent (Google and Graph, whose APIs
+// have no other way).
+type SeriesSplitter interface {
+	// SplitSeries ends the series req.SeriesID before req.At and, when
+	// req.New is set, creates the new series with req.Exceptions on it,
+	// and returns it (nil for a delete).
+	SplitSeries(ctx context.Context, s *Session, calendarID string, req *SeriesSplit) (*Event, error)
+}
+
+// SeriesSplit is the input of [SeriesSplitter.SplitSeries].
+type SeriesSplit struct {
+	SeriesID string
+	// At is the original start of the occurrence split at: an instant, or
+	// a date label at midnight UTC for all-day series.
+	At     time.Time
+	AllDay bool
+	// Before is the old series' recurrence, ending before At (see
+	// [SplitRecurrence]). Overrides from At on are dropped from it.
+	Before []string
+	// New creates the new series (validated; Recurrence holds its lines
+	// without EXDATE), or is nil for a delete.
+	New *EventParams
+	// Shift is how far the new series moved from the old slots: the new
+	// series' occurrence of an old one at t starts at t+Shift.
+	Shift time.Duration
+	// Exceptions are the old series' overridden and cancelled occurrences
+	// after At, to carry over to the new series.
+	Exceptions []SplitException
+}
+
+// SplitException is an overridden or cancelled occurrence carried over by
+// a split.
+type SplitException struct {
+	// OriginalStart is its original start in the old series.
+	OriginalStart time.Time
+	Cancelled     bool
+	// Changes are the fields the override changed, to apply onto the new
+	// series' occurrence; Start and End only when it had moved.
+	Changes *EventParams
+}

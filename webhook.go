@@ -228,6 +228,11 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 // an absolute https URL) or rateLimit (below 1); CodeNotFound if the account
 // is not the application's.
 func (a *App) CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*SubscriptionCreated, error) {
+			return a.CreateSubscription(ctx, accountID, params)
+		}, "CreateSubscription", accountID, params)
+	}
 	if params.CalendarID == "" {
 		return nil, invalidf("calendarId", "calendarId is required.")
 	}
@@ -266,6 +271,9 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 		},
 		ApplicationID: a.id,
 		RateLimit:     rate,
+		// The first check comes at a random point of the first interval,
+		// so that subscriptions made together are not checked together.
+		NextCheckAt: a.c.engine.firstCheck(now),
 	}
 	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
 	// The baseline cursor, so that the first poll reports changes made
@@ -290,6 +298,9 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 // Returns CodeInvalid without subscriptionId and CodeNotFound if the
 // subscription is not the account's.
 func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
+	if ctx, key, ok := idempotencyKey(ctx); ok {
+		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteSubscription(ctx, accountID, params) }, "DeleteSubscription", accountID, params)
+	}
 	if params.SubscriptionID == "" {
 		return nil, invalidf("subscriptionId", "subscriptionId is required.")
 	}

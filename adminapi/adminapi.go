@@ -153,7 +153,7 @@ type list[T any] struct {
 func provider(r *http.Request) (unical.ProviderType, error) {
 	raw := r.PathValue("provider")
 	t, found := unical.ParseProviderPath(raw)
-	if !found {
+	if !found || t == unical.ProviderVirtual { // VIRTUAL has no settings
 		return "", &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: []string{"provider_a", "provider_b", "provider_c"},
 			Message: "provider must be provider_a, provider_b or provider_c."}
 	}

@@ -518,6 +518,8 @@ func TestProviderSettings(t *testing.T) {
 		t.Errorf("refused PUTs changed the settings (-before +after):\n%s", d)
 	}
 	wantError(t, s.admin(t, "GET", base+"/provider_x", nil), http.StatusBadRequest, "invalid_request", "provider")
+	// VIRTUAL calendars live in the store: there is nothing to configure.
+	wantError(t, s.admin(t, "PUT", base+"/virtual", map[string]any{"clientId": "x"}), http.StatusBadRequest, "invalid_request", "provider")
 	wantError(t, s.admin(t, "PUT", base+"/PROVIDER_B", map[string]any{}), http.StatusBadRequest, "invalid_request", "provider")
 	wantError(t, s.admin(t, "PUT", "/admin/v1/applications/app_unknown/providers/provider_b", map[string]any{}), http.StatusNotFound, "not_found", "")
 

@@ -83,7 +83,12 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 	if err := decodeBody(w, r, &params, unical.EventReadOnlyFields); err != nil {
 		return err
 	}
-	e, err := app.UpdateEvent(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), &params)
+	q := &query{r: r}
+	scope := unical.EditScope(q.str("scope"))
+	if q.err != nil {
+		return q.err
+	}
+	e, err := app.UpdateEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params)
 	if err != nil {
 		return err
 	}
@@ -92,7 +97,12 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 
 // handleEventDelete handles DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
 func (h *handler) handleEventDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := app.DeleteEvent(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"))
+	q := &query{r: r}
+	scope := unical.EditScope(q.str("scope"))
+	if q.err != nil {
+		return q.err
+	}
+	res, err := app.DeleteEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func (h *handler) timedOut(r *http.Request, err error) error {
 		return err
 	}
 	switch unical.ErrorCode(err) {
-	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable:
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable:
 		return unical.WrapError(codeTimeout, err, "The request did not finish within %s; a change it asked for may or may not have been made.", h.timeout)
 	}
 	return err

@@ -53,6 +53,9 @@ func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provid
 	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
+		if t == unical.ProviderVirtual {
+			continue // the stack adds the real one (provider/virtual)
+		}
 		p := memory.New(t)
 		ts.Providers[t] = p
 		if wrap != nil && t == unical.ProviderGoogle {

@@ -96,6 +96,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerEventRoutes()
 	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
+	h.registerAvailabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
@@ -141,21 +142,23 @@ type wireError struct {
 }
 
 var codes = map[unical.Code]wireError{
-	unical.CodeInvalid:        {http.StatusBadRequest, "invalid_request"},
-	unical.CodeUnauthorized:   {http.StatusUnauthorized, "unauthorized"},
-	unical.CodeNotFound:       {http.StatusNotFound, "not_found"},
-	unical.CodeConflict:       {http.StatusConflict, "conflict"},
-	unical.CodeAccountExpired: {http.StatusConflict, "account_expired"},
-	unical.CodeGone:           {http.StatusGone, "sync_token_expired"},
-	unical.CodePrecondition:   {http.StatusPreconditionFailed, "precondition_failed"},
-	unical.CodeTooLarge:       {http.StatusRequestEntityTooLarge, "payload_too_large"},
-	unical.CodeRateLimited:    {http.StatusTooManyRequests, "rate_limited"},
-	unical.CodeNotImplemented: {http.StatusNotImplemented, "not_implemented"},
-	unical.CodeUpstream:       {http.StatusBadGateway, "provider_error"},
-	unical.CodeUnavailable:    {http.StatusServiceUnavailable, "provider_unavailable"},
-	unical.CodeInternal:       {http.StatusInternalServerError, "internal"},
-	codeMethodNotAllowed:      {http.StatusMethodNotAllowed, "method_not_allowed"},
-	codeTimeout:               {http.StatusGatewayTimeout, "timeout"},
+	unical.CodeInvalid:          {http.StatusBadRequest, "invalid_request"},
+	unical.CodeUnauthorized:     {http.StatusUnauthorized, "unauthorized"},
+	unical.CodeNotFound:         {http.StatusNotFound, "not_found"},
+	unical.CodeConflict:         {http.StatusConflict, "conflict"},
+	unical.CodeAccountExpired:   {http.StatusConflict, "account_expired"},
+	unical.CodeGone:             {http.StatusGone, "sync_token_expired"},
+	unical.CodePrecondition:     {http.StatusPreconditionFailed, "precondition_failed"},
+	unical.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "payload_too_large"},
+	unical.CodeKeyReused:        {http.StatusUnprocessableEntity, "idempotency_key_reused"},
+	unical.CodeRateLimited:      {http.StatusTooManyRequests, "rate_limited"},
+	unical.CodeNotImplemented:   {http.StatusNotImplemented, "not_implemented"},
+	unical.CodeUpstream:         {http.StatusBadGateway, "provider_error"},
+	unical.CodeUnavailable:      {http.StatusServiceUnavailable, "provider_unavailable"},
+	unical.CodeInternal:         {http.StatusInternalServerError, "internal"},
+	unical.CodeStoreUnavailable: {http.StatusServiceUnavailable, "store_unavailable"},
+	codeMethodNotAllowed:        {http.StatusMethodNotAllowed, "method_not_allowed"},
+	codeTimeout:                 {http.StatusGatewayTimeout, "timeout"},
 }
 
 // statusCode returns the HTTP status of code.
@@ -226,7 +229,7 @@ func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 		w.Header().Set("Retry-After", "1")
 	}
 	switch code {
-	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, codeTimeout:
+	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, codeTimeout:
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
 	writeJSON(w, wire.status, errorBody{Error: detail})
@@ -309,6 +312,10 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
 				return
 			}
+		}
+		if keys := r.Header[idempotencyHeader]; keys != nil && isWrite(r.Method) {
+			h.idempotent(w, r, app, keys, fn)
+			return
 		}
 		if err := fn(w, r, app); err != nil {
 			h.writeError(w, r, err)

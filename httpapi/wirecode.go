@@ -36,7 +36,7 @@ func CodeOfStatus(status int) unical.Code {
 // conflict before account_expired).
 var statusOrder = []unical.Code{
 	unical.CodeInvalid, unical.CodeUnauthorized, unical.CodeNotFound, unical.CodeConflict, unical.CodeAccountExpired,
-	unical.CodeGone, unical.CodePrecondition, unical.CodeTooLarge, unical.CodeRateLimited,
-	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeInternal,
+	unical.CodeGone, unical.CodePrecondition, unical.CodeTooLarge, unical.CodeKeyReused, unical.CodeRateLimited,
+	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, unical.CodeInternal,
 	codeMethodNotAllowed, codeTimeout,
 }

@@ -139,6 +139,15 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if key, ok := unical.IdempotencyKeyFrom(ctx); ok && method != http.MethodGet {
+		// As the in-process App does, a write with a key runs once per
+		// key; a key that could not travel in a header is refused here as
+		// the server would.
+		if err := unical.CheckIdempotencyKey(key); err != nil {
+			return err
+		}
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return unical.WrapError(unical.CodeUnavailable, err, "The unical server could not be reached.")

@@ -191,6 +191,26 @@ func (c *Client) DeleteEvent(ctx context.Context, accountID, calendarID, eventID
 	return call[unical.Success](ctx, c, "DELETE", nil, nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
+// UpdateEventWithScope changes an occurrence, or it and the following ones:
+// PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
+func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, params *unical.EventParams) (*unical.Event, error) {
+	return call[unical.Event](ctx, c, "PUT", scopeQuery(scope), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
+}
+
+// DeleteEventWithScope deletes an occurrence, or it and the following ones:
+// DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
+func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope) (*unical.Success, error) {
+	return call[unical.Success](ctx, c, "DELETE", scopeQuery(scope), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
+}
+
+// scopeQuery is the query of a scoped write; the default scope is left out.
+func scopeQuery(scope unical.EditScope) url.Values {
+	if scope == "" {
+		return nil
+	}
+	return url.Values{"scope": {string(scope)}}
+}
+
 // RSVP answers an invitation:
 // POST /v1/events/{endUserAccountId}/{calendarId}/{eventId}/rsvp.
 func (c *Client) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *unical.RSVPParams) (*unical.Success, error) {
@@ -204,6 +224,11 @@ func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *un
 		return nil, err
 	}
 	return *res, nil
+}
+
+// Availability finds meeting slots across accounts: POST /v1/availability.
+func (c *Client) Availability(ctx context.Context, params *unical.AvailabilityParams) (*unical.Availability, error) {
+	return call[unical.Availability](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
 }
 
 // ListSubscriptions lists an account's webhook subscriptions:

@@ -121,7 +121,7 @@ func New() *Metrics {
 	})
 	m.pollLag = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: namespace, Name: "poll_lag_seconds",
-		Help: "How much later than the polling interval the last polling pass started.",
+		Help: "How long after its due time the most overdue subscription of the last polling pass was taken up.",
 	})
 	m.pollDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Namespace: namespace, Name: "poll_cycle_duration_seconds",

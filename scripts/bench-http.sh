@@ -23,6 +23,12 @@
 #                      raised to 1e6/s, so that the limiters run on every
 #                      request but a load from one address and key is not
 #                      answered 429)
+#   BENCH_STORE        "postgres": serve from a PostgreSQL store (--store) in a
+#                      throwaway cluster this script starts on loopback with
+#                      initdb and pg_ctl (Debian's postgresql; default
+#                      durability), instead of bbolt in a data folder. Run the
+#                      script once with and once without it: full/bare of each
+#                      against the same bare baseline gives their ratio.
 #   BENCH_PPROF        a folder: build unicald with -tags pprof (cmd/unicald/pprof.go)
 #                      and save a CPU profile of its first run of each route at
 #                      64 connections there, for `go tool pprof DIR/unicald DIR/*.pprof`
@@ -56,7 +62,14 @@ cleanup() {
 	done
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
+pg_stop=()
+cleanup_all() {
+	if ((${#pg_stop[@]} > 0)); then
+		"${pg_stop[@]}" >/dev/null 2>&1 || true
+	fi
+	cleanup
+}
+trap cleanup_all EXIT
 trap 'exit 130' INT TERM
 
 echo "building..." >&2
@@ -71,7 +84,37 @@ else
 fi
 go build -o "$tmp/benchhttp" ./scripts/benchhttp
 
-read -r apikey account < <("$tmp/benchhttp" seed -data "$tmp/data" -accounts "$accounts")
+store_args=(--data "$tmp/data")
+if [[ "${BENCH_STORE:-}" == postgres ]]; then
+	# A throwaway cluster, as internal/pgtest starts one: initdb and
+	# postgres refuse to run as root, so as root they run as the postgres
+	# user, in a folder it owns.
+	pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n1)")")
+	as_pg=()
+	if ((EUID == 0)); then
+		as_pg=(runuser -u postgres --)
+		chmod 755 "$tmp"
+		mkdir "$tmp/pg" && chown postgres "$tmp/pg"
+	else
+		mkdir "$tmp/pg"
+	fi
+	pgport=$((20000 + RANDOM % 20000))
+	"${as_pg[@]}" "$pgbin/initdb" -D "$tmp/pg/data" -U unical --auth=trust --no-locale -E UTF8 >/dev/null
+	printf "listen_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\n" "$pgport" >>"$tmp/pg/data/postgresql.conf"
+	"${as_pg[@]}" "$pgbin/pg_ctl" start -w -D "$tmp/pg/data" -l "$tmp/pg/server.log" >/dev/null
+	pg_stop=("${as_pg[@]}" "$pgbin/pg_ctl" stop -m immediate -D "$tmp/pg/data")
+	"${as_pg[@]}" "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U unical -d postgres -qc "CREATE DATABASE bench" >/dev/null
+	UNICAL_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+	export UNICAL_MASTER_KEY
+	store_args=(--store "postgres://unical@127.0.0.1:$pgport/bench?sslmode=disable")
+	echo "store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pgport" >&2
+fi
+seed_args=(-data "$tmp/data")
+if [[ "${store_args[0]}" == --store ]]; then
+	seed_args=(-store "${store_args[1]}")
+fi
+
+read -r apikey account < <("$tmp/benchhttp" seed "${seed_args[@]}" -accounts "$accounts")
 [[ -n "$account" ]] || { echo "bench-http: seeding failed" >&2; exit 1; }
 
 # read_addr waits up to 10 s for a line of file to name 127.0.0.1:PORT.
@@ -88,7 +131,7 @@ read_addr() {
 }
 
 # shellcheck disable=SC2086 # BENCH_SERVE_ARGS is a list of flags
-"$tmp/unicald" serve --addr 127.0.0.1:0 --data "$tmp/data" ${BENCH_SERVE_ARGS---rate-limit-key 1e6 --rate-limit-ip 1e6} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
+"$tmp/unicald" serve --addr 127.0.0.1:0 "${store_args[@]}" ${BENCH_SERVE_ARGS---rate-limit-key 1e6 --rate-limit-ip 1e6} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
 upid=$!
 pids+=("$upid")
 full=$(read_addr "$tmp/unicald.log")
@@ -207,7 +250,7 @@ done
 load_rss=$(rss)
 
 echo
-echo "unicald serve vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
+echo "unicald serve (store: ${BENCH_STORE:-bolt}) vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
 echo
 echo "| route | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms | bare CPU µs/req | full CPU µs/req | wrk CPU µs/req | CPU-bound ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# install-test-deps.sh installs what the tests start on loopback from
-# Debian's packages: the CalDAV servers Radicale and Xandikos
-# (internal/davtest), and Chromium for the dashboard's browser tests
-# (cmd/unicald, headless, through chromedp).
-# It does nothing when both are already installed, prints nothing on
-# success, and shows apt-get's output only when a step fails.
+# install-test-deps.sh installs what the tests start on loopback: the
+# CalDAV servers Radicale and Xandikos (internal/davtest), PostgreSQL
+# (internal/pgtest, which runs Debian's initdb and pg_ctl from
+# /usr/lib/postgresql/N/bin) and Chromium for the dashboard's headless
+# browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
+# when all are already installed, prints nothing on success, and shows
+# apt-get's output only when a step fails.
 set -euo pipefail
 
-packages=(radicale xandikos chromium)
+# Each package with the program that shows it is usable.
+packages=(radicale xandikos postgresql chromium)
+declare -A program=([radicale]=radicale [xandikos]=xandikos [postgresql]=initdb [chromium]=chromium)
+
+# has reports whether a program is on PATH or, for PostgreSQL's, in
+# Debian's versioned folder, which is not on PATH.
+has() {
+	command -v "$1" >/dev/null && return 0
+	compgen -G "/usr/lib/postgresql/*/bin/$1" >/dev/null
+}
 
 missing=()
 for pkg in "${packages[@]}"; do
 	# dpkg-query succeeds for removed-but-configured packages too, so check
 	# the status word, not just the exit code.
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	if [[ "$status" != "installed" ]] || ! command -v "$pkg" >/dev/null; then
+	if [[ "$status" != "installed" ]] || ! has "${program[$pkg]}"; then
 		missing+=("$pkg")
 	fi
 done

@@ -29,10 +29,10 @@ const offlineOpenTimeout = 300 * time.Millisecond
 
 // openOffline opens the data folder for an admin command. When a running
 // server holds it, the error says so in one line and names --server.
-func (m *Main) openOffline(dataDir string) (*unical.Client, *bolt.Store, error) {
-	client, store, err := m.open(dataDir, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
-	if unical.ErrorCode(err) == unical.CodeUnavailable {
-		return nil, nil, fmt.Errorf("the data folder %s is in use by a running unicald; run the command against it with --server URL (and UNICAL_ADMIN_TOKEN)", dataDir)
+func (m *Main) openOffline(ctx context.Context, sf storeFlags) (*unical.Client, unical.Store, error) {
+	client, store, err := m.open(ctx, sf, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
+	if sf.storeURL == "" && unical.ErrorCode(err) == unical.CodeUnavailable {
+		return nil, nil, fmt.Errorf("the data folder %s is in use by a running unicald; run the command against it with --server URL (and UNICAL_ADMIN_TOKEN)", sf.dataDir)
 	}
 	return client, store, err
 }

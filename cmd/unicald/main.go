@@ -55,7 +55,7 @@ func exitCode(err error) int {
 }
 
 const usage = `usage:
-  unicald serve [--addr ADDR] [--data DIR] [--public-url URL] [--metrics-addr ADDR]
+  unicald serve [--addr ADDR] [--data DIR | --store URL] [--public-url URL] [--metrics-addr ADDR]
                 [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
                 [--allow-private-targets] [--delivery-timeout 15s] [--delivery-lease 2m]
                 [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
@@ -71,7 +71,8 @@ const usage = `usage:
   unicald keys create --app APP_ID
   unicald keys list --app APP_ID
   unicald keys revoke --app APP_ID --key KEY_ID
-every command also takes --data DIR; apps and keys take --server URL to call the admin API
-of a running server instead (admin token from UNICAL_ADMIN_TOKEN)`
+every command also takes --data DIR (bbolt, the default) or --store postgres://USER:PASSWORD@HOST/DB
+(env UNICAL_STORE_URL; needs UNICAL_MASTER_KEY, the same on every replica); apps and keys take
+--server URL to call the admin API of a running server instead (admin token from UNICAL_ADMIN_TOKEN)`
 
 func writeUsage(w io.Writer) { fmt.Fprintln(w, usage) }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,9 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -103,15 +106,100 @@ type retentionSettings struct {
 	deliveryLog     time.Duration
 }
 
-func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.Logger, storeOpts *bolt.Options) (*unical.Client, *bolt.Store, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("data folder: %w", err)
+// storeFlags are the flags that choose the store: bbolt in a data folder
+// (the default), or PostgreSQL at a URL.
+type storeFlags struct {
+	dataDir  string
+	storeURL string
+}
+
+// define adds --data and --store to fs, with defaults from the environment.
+func (f *storeFlags) define(m *Main, fs *flag.FlagSet) {
+	fs.StringVar(&f.dataDir, "data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder (the bbolt store and its master key file)")
+	fs.StringVar(&f.storeURL, "store", m.env("UNICAL_STORE_URL", ""), "postgres://... URL of a PostgreSQL store shared by replicas, instead of bbolt in --data (env UNICAL_STORE_URL)")
+}
+
+// where names the store for logs, without a password.
+func (f *storeFlags) where() string {
+	if f.storeURL == "" {
+		return f.dataDir
 	}
-	key, keySource, err := m.masterKey(dataDir)
+	return redactURL(f.storeURL)
+}
+
+// storeOpenTimeout bounds how long start-up waits for PostgreSQL.
+const storeOpenTimeout = 30 * time.Second
+
+// openStore opens the chosen store and returns it with the master key. A
+// PostgreSQL store is shared by replicas, which must all seal with one
+// key, so its key must come from UNICAL_MASTER_KEY: a key file made on one
+// machine would differ from the others'.
+func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Options) (unical.Store, seal.Key, string, error) {
+	if sf.storeURL == "" {
+		if err := os.MkdirAll(sf.dataDir, 0o700); err != nil {
+			return nil, seal.Key{}, "", fmt.Errorf("data folder: %w", err)
+		}
+		key, keySource, err := m.masterKey(sf.dataDir)
+		if err != nil {
+			return nil, seal.Key{}, "", err
+		}
+		store, err := bolt.Open(filepath.Join(sf.dataDir, "unicald.db"), boltOpts)
+		if err != nil {
+			return nil, seal.Key{}, "", err
+		}
+		return store, key, keySource, nil
+	}
+	if !strings.HasPrefix(sf.storeURL, "postgres://") && !strings.HasPrefix(sf.storeURL, "postgresql://") {
+		return nil, seal.Key{}, "", usageError{"--store must be a postgres:// URL (or leave it out for bbolt in --data)"}
+	}
+	v := m.Getenv("UNICAL_MASTER_KEY")
+	if v == "" {
+		return nil, seal.Key{}, "", errors.New("--store postgres://... needs UNICAL_MASTER_KEY: every replica must seal with the same key, so none may make its own (generate one with `openssl rand -base64 32` and give it to every replica)")
+	}
+	key, err := seal.ParseKey(v)
 	if err != nil {
-		return nil, nil, err
+		return nil, seal.Key{}, "", fmt.Errorf("UNICAL_MASTER_KEY: %w", err)
 	}
-	store, err := bolt.Open(filepath.Join(dataDir, "unicald.db"), storeOpts)
+	ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+	defer cancel()
+	store, err := postgres.Open(ctx, sf.storeURL)
+	if err != nil {
+		// pgx masks the password in what it reports; scrubbing it here
+		// as well keeps that promise whatever the driver says.
+		return nil, seal.Key{}, "", fmt.Errorf("--store %s: %s", redactURL(sf.storeURL), scrubPassword(err.Error(), sf.storeURL))
+	}
+	return store, key, "UNICAL_MASTER_KEY", nil
+}
+
+// redactURL returns a store URL with its password replaced by "xxxxx".
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// scrubPassword removes the password of a store URL from s.
+func scrubPassword(s, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the URL cannot be parsed"
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		s = strings.ReplaceAll(s, p, "xxxxx")
+		if esc := url.QueryEscape(p); esc != p {
+			s = strings.ReplaceAll(s, esc, "xxxxx")
+		}
+	}
+	return s
+}
+
+func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltOpts *bolt.Options) (*unical.Client, unical.Store, error) {
+	store, key, keySource, err := m.openStore(ctx, sf, boltOpts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,6 +210,8 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 			return nil, nil, err
 		}
 	}
+	// VIRTUAL calendars live in the store, so every server has them.
+	providers = virtual.Add(providers, store)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		MaxPendingFlows:    eng.retention.maxPendingFlows,
@@ -146,7 +236,11 @@ func (m *Main) open(dataDir, publicURL string, eng engineSettings, logger *slog.
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()
-		return nil, nil, fmt.Errorf("the master key (%s) does not open %s: it is not the key its data was sealed with; start with that key, or with a new data folder", keySource, filepath.Join(dataDir, "unicald.db"))
+		where := filepath.Join(sf.dataDir, "unicald.db")
+		if sf.storeURL != "" {
+			where = redactURL(sf.storeURL)
+		}
+		return nil, nil, fmt.Errorf("the master key (%s) does not open %s: it is not the key its data was sealed with; start with that key, or with a new data folder", keySource, where)
 	}
 	if err != nil {
 		store.Close()
@@ -173,7 +267,8 @@ func (m *Main) masterKey(dataDir string) (k seal.Key, source string, err error) 
 func (m *Main) serve(ctx context.Context, args []string) error {
 	fs := m.flags("serve")
 	addr := fs.String("addr", m.env("UNICAL_ADDR", "127.0.0.1:8080"), "listen address")
-	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
+	var sf storeFlags
+	sf.define(m, fs)
 	publicURL := fs.String("public-url", m.env("UNICAL_PUBLIC_URL", ""), "public base URL (OAuth callbacks, push)")
 	var eng engineSettings
 	fs.BoolVar(&eng.allowPrivate, "allow-private-targets", m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1", "let webhooks and providers (CalDAV servers, provider URL overrides) reach loopback and private addresses and CalDAV use http (development only)")
@@ -216,7 +311,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	met := metrics.New()
 	eng.observer = met
 	logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	client, store, err := m.open(*dataDir, *publicURL, eng, logger, nil)
+	client, store, err := m.open(ctx, sf, *publicURL, eng, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -254,8 +349,9 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		defer metricsSrv.Close()
 	}
 	// The key is read again here (open has checked it) for the
-	// dashboard's sessions.
-	key, _, err := m.masterKey(*dataDir)
+	// dashboard's sessions. A PostgreSQL store's key is always
+	// UNICAL_MASTER_KEY, which masterKey reads first.
+	key, _, err := m.masterKey(sf.dataDir)
 	if err != nil {
 		ln.Close()
 		return err
@@ -279,7 +375,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("listening", "addr", ln.Addr().String(), "data", *dataDir)
+	logger.Info("listening", "addr", ln.Addr().String(), "store", sf.where())
 	if m.Ready != nil {
 		m.Ready <- ln.Addr().String()
 	}
@@ -397,8 +493,9 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 		return usageError{"apps needs create, update, list or delete"}
 	}
 	fs := m.flags("apps " + args[0])
-	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
-	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
+	var sf storeFlags
+	sf.define(m, fs)
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the store")
 	id := fs.String("id", "", "application id")
 	name := fs.String("name", "", "application name")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -452,7 +549,7 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 		}
 		return m.appsRemote(ctx, admin, &cmd)
 	}
-	client, store, err := m.openOffline(*dataDir)
+	client, store, err := m.openOffline(ctx, sf)
 	if err != nil {
 		return err
 	}
@@ -518,8 +615,9 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 		return usageError{"keys needs create, list or revoke"}
 	}
 	fs := m.flags("keys " + args[0])
-	dataDir := fs.String("data", m.env("UNICAL_DATA_DIR", "./unicald-data"), "data folder")
-	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the data folder")
+	var sf storeFlags
+	sf.define(m, fs)
+	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the store")
 	appID := fs.String("app", "", "application id")
 	keyID := fs.String("key", "", "key id")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -544,7 +642,7 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 		}
 		return m.keysRemote(ctx, admin, args[0], *appID, *keyID)
 	}
-	client, store, err := m.openOffline(*dataDir)
+	client, store, err := m.openOffline(ctx, sf)
 	if err != nil {
 		return err
 	}

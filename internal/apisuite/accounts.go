@@ -70,7 +70,7 @@ func testAccountErrors(e *env) {
 		{"no email", &unical.AccountCreateParams{ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some(googleToken)},
 			&unical.Error{Code: unical.CodeInvalid, Field: "email"}},
 		{"bad provider type", &unical.AccountCreateParams{Email: googleUser, ProviderType: "PROVIDER_Z"},
-			&unical.Error{Code: unical.CodeInvalid, Field: "providerType", Allowed: []string{"PROVIDER_A", "PROVIDER_B", "PROVIDER_C"}}},
+			&unical.Error{Code: unical.CodeInvalid, Field: "providerType", Allowed: []string{"PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "VIRTUAL"}}},
 		{"no refresh token", &unical.AccountCreateParams{Email: googleUser, ProviderType: unical.ProviderGoogle},
 			&unical.Error{Code: unical.CodeInvalid, Field: "refreshToken"}},
 		{"refused refresh token", &unical.AccountCreateParams{Email: googleUser, ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("wrong")},

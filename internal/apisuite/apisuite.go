@@ -61,6 +61,9 @@ func newEnv(t *testing.T, target Target) *env {
 		unical.ProviderCalDAV:    {davUser, "", davPassword},
 	}
 	for _, typ := range unical.ProviderTypes {
+		if typ == unical.ProviderVirtual {
+			continue // the stack adds the real one (provider/virtual)
+		}
 		p := memory.New(typ)
 		u := users[typ]
 		e.primary[typ] = p.AddUser(u[0], u[1], u[2])
@@ -91,8 +94,10 @@ func Run(t *testing.T, target Target) {
 		{"EventErrors", testEventErrors},
 		{"RSVP", testRSVP},
 		{"FreeBusy", testFreeBusy},
+		{"Availability", testAvailability},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
+		{"Idempotency", testIdempotency},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

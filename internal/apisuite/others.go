@@ -43,6 +43,52 @@ func testFreeBusy(e *env) {
 	}
 }
 
+func testAvailability(e *env) {
+	t := e.t
+	accts := e.connect()
+	google, outlook := accts[unical.ProviderGoogle].ID, accts[unical.ProviderMicrosoft].ID
+	// Far ahead, so that the slots are not in the past.
+	must(e.api.CreateEvent(e.ctx, google, e.primary[unical.ProviderGoogle], &unical.EventParams{
+		Title: unical.Some("Standup"), Start: at("2031-03-03T09:00:00Z"), End: at("2031-03-03T09:30:00Z"),
+	}))
+	params := func() *unical.AvailabilityParams {
+		return &unical.AvailabilityParams{
+			Participants: []unical.AvailabilityParticipant{
+				{EndUserAccountID: google},
+				{EndUserAccountID: outlook, WorkingHours: &unical.WorkingHours{TimeZone: "Europe/London", Intervals: []unical.WorkingInterval{{Day: "monday", Start: "09:00", End: "10:30"}}}},
+			},
+			StartDateTime: "2031-03-03T09:00:00Z", EndDateTime: "2031-03-03T11:00:00Z", TimeZone: "Europe/Berlin",
+			DurationMinutes: 30, IntervalMinutes: 30,
+		}
+	}
+	got := must(e.api.Availability(e.ctx, params()))
+	slot := func(start, end string) *unical.AvailabilitySlot {
+		return &unical.AvailabilitySlot{
+			Start:        unical.EventDateTime{DateTime: start, TimeZone: "Europe/Berlin"},
+			End:          unical.EventDateTime{DateTime: end, TimeZone: "Europe/Berlin"},
+			Participants: []string{google, outlook},
+		}
+	}
+	// 09:00Z is the standup; London's working hours end at 10:30Z.
+	want := &unical.Availability{Data: []*unical.AvailabilitySlot{
+		slot("2031-03-03T10:30:00+01:00", "2031-03-03T11:00:00+01:00"),
+		slot("2031-03-03T11:00:00+01:00", "2031-03-03T11:30:00+01:00"),
+	}}
+	if diff := cmp.Diff(want, got, equate); diff != "" {
+		t.Errorf("availability (-want +got):\n%s", diff)
+	}
+	short := params()
+	short.DurationMinutes = 4
+	_, err := e.api.Availability(e.ctx, short)
+	wantError(t, "availability of 4 minutes", err, &unical.Error{Code: unical.CodeInvalid, Field: "durationMinutes"})
+	unknown := params()
+	unknown.Participants[1].EndUserAccountID = "acc_unknown"
+	_, err = e.api.Availability(e.ctx, unknown)
+	wantError(t, "availability of an unknown account", err, &unical.Error{Code: unical.CodeNotFound, Field: "participants[1].endUserAccountId"})
+	_, err = e.other.Availability(e.ctx, params())
+	wantError(t, "availability of another application's account", err, &unical.Error{Code: unical.CodeNotFound, Field: "participants[0].endUserAccountId"})
+}
+
 func testSubscriptions(e *env) {
 	t := e.t
 	acct := e.connect()[unical.ProviderGoogle]

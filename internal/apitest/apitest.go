@@ -18,6 +18,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -58,7 +59,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	tb.Cleanup(srv.Close)
 	st.URL = srv.URL
-	cfg := unical.Config{Store: store, Providers: providers, MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	// Every stack has virtual calendars, as unicald does.
+	cfg := unical.Config{Store: store, Providers: virtual.Add(providers, store), MasterKey: seal.NewKey(), PublicURL: srv.URL}
 	if configure != nil {
 		configure(&cfg)
 	}

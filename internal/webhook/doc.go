@@ -1,7 +1,6 @@
 // Package webhook holds the parts of outgoing webhook delivery that need no
-// network: Standard Webhooks signing, the retry schedule with jitter, the
-// per-subscription rate limiter and the address policy that keeps
-// deliveries away from internal networks. The HTTP client that applies the
+// network: Standard Webhooks signing, the retry schedule with jitter and
+// the address policy that keeps deliveries away from internal networks. The HTTP client that applies the
 // policy at connection time is in the deliver subpackage, so that the root
 // package can use this one without depending on net/http.
 //

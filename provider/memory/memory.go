@@ -23,13 +23,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/eventbook"
 )
 
 // Provider is the in-memory provider. Its ids contain the reserved
@@ -59,15 +59,11 @@ type user struct {
 	order     []string
 }
 
+// calendar is a calendar with its events; the event semantics are
+// internal/eventbook's, shared with the VIRTUAL provider.
 type calendar struct {
-	cal    unical.Calendar
-	events map[string]*stored
-}
-
-type stored struct {
-	ev      unical.Event
-	version int64
-	deleted bool
+	cal  unical.Calendar
+	book *eventbook.Book
 }
 
 var _ unical.OAuthProvider = (*Provider)(nil)
@@ -94,7 +90,7 @@ func (p *Provider) AddUser(email, refreshToken, password string) string {
 		p.passwords[email] = password
 	}
 	id := "primary/" + email
-	u.calendars[id] = &calendar{cal: unical.Calendar{ID: id, Name: email, IsPrimary: p.typ != unical.ProviderCalDAV, TimeZone: "UTC", HexColor: "#3366ff"}, events: map[string]*stored{}}
+	u.calendars[id] = &calendar{cal: unical.Calendar{ID: id, Name: email, IsPrimary: p.typ != unical.ProviderCalDAV, TimeZone: "UTC", HexColor: "#3366ff"}, book: eventbook.New()}
 	u.order = append(u.order, id)
 	return id
 }
@@ -288,7 +284,7 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	}
 	p.nextID++
 	id := fmt.Sprintf("cal/%d@%s=+", p.nextID, s.Email)
-	c := &calendar{cal: unical.Calendar{ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value()}, events: map[string]*stored{}}
+	c := &calendar{cal: unical.Calendar{ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value()}, book: eventbook.New()}
 	u.calendars[id] = c
 	u.order = append(u.order, id)
 	cal := c.cal
@@ -348,78 +344,16 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	ids := make([]string, 0, len(c.events))
-	for id := range c.events {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var all []*unical.Event
-	for _, id := range ids {
-		st := c.events[id]
-		if since >= 0 {
-			if st.version <= since {
-				continue
-			}
-		} else if st.deleted {
-			continue
-		}
-		if q.SeriesID != "" && id != q.SeriesID {
-			continue
-		}
-		ev := st.ev
-		if st.deleted {
-			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
-		}
-		if q.SingleEvents && ev.IsRecurring && !st.deleted && !p.clientExpands {
-			inst, err := unical.ExpandEvents([]*unical.Event{&ev}, q.TimeMin, q.TimeMax)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, inst...)
-			continue
-		}
-		if !st.deleted && !ev.IsRecurring && !inWindow(&ev, q.TimeMin, q.TimeMax) {
-			continue
-		}
-		all = append(all, &ev)
-	}
-	if q.SeriesID != "" && len(all) == 0 && since < 0 {
-		if _, ok := c.events[q.SeriesID]; !ok {
-			return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", q.SeriesID)
-		}
-	}
-	offset := 0
-	if q.PageCursor != "" {
-		offset, _ = strconv.Atoi(q.PageCursor)
-	}
-	size := q.PageSize
-	if size <= 0 {
-		size = 100
+	all, err := c.book.List(q, since, p.clientExpands)
+	if err != nil {
+		return nil, err
 	}
 	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.clientExpands}
-	end := min(offset+size, len(all))
-	if offset > len(all) {
-		offset = len(all)
-	}
-	batch.Events = all[offset:end]
-	if end < len(all) {
-		batch.NextPageCursor = strconv.Itoa(end)
-	} else {
+	batch.Events, batch.NextPageCursor = eventbook.Page(all, q.PageCursor, q.PageSize)
+	if batch.NextPageCursor == "" {
 		batch.NextSyncCursor = "v:" + strconv.FormatInt(p.version, 10)
 	}
 	return batch, nil
-}
-
-// inWindow reports whether e overlaps [from, to); zero bounds are open.
-func inWindow(e *unical.Event, from, to time.Time) bool {
-	start, end, err := e.Interval()
-	if err != nil {
-		return true
-	}
-	if !to.IsZero() && !start.Before(to) {
-		return false
-	}
-	return from.IsZero() || end.After(from) || (end.Equal(start) && !start.Before(from))
 }
 
 // GetEvent implements unical.Provider, for series and instance ids.
@@ -430,12 +364,7 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 	if err != nil {
 		return nil, err
 	}
-	st, ok := c.events[eventID]
-	if !ok || st.deleted {
-		return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
-	}
-	ev := st.ev
-	return &ev, nil
+	return c.book.Get(eventID)
 }
 
 // CreateEvent implements unical.Provider.
@@ -448,15 +377,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	p.nextID++
 	p.version++
-	now := unical.FormatTimestamp(time.Now())
-	ev := unical.Event{ID: fmt.Sprintf("ev/%d@mem=+", p.nextID), CreatedAt: now, EventType: unical.EventTypeDefault}
-	ev.ICalUID = ev.ID
-	apply(&ev, params, s.Email)
-	ev.UpdatedAt = now
-	ev.ETag = fmt.Sprintf(`"%d"`, p.version)
-	c.events[ev.ID] = &stored{ev: ev, version: p.version}
-	out := ev
-	return &out, nil
+	return c.book.Create(fmt.Sprintf("ev/%d@mem=+", p.nextID), p.version, params, s.Email, time.Now()), nil
 }
 
 // UpdateEvent implements unical.Provider.
@@ -467,57 +388,12 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	st, ok := c.events[eventID]
-	if !ok || st.deleted {
-		return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	ev, err := c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
+	if err != nil {
+		return nil, err
 	}
 	p.version++
-	apply(&st.ev, params, s.Email)
-	st.ev.UpdatedAt = unical.FormatTimestamp(time.Now())
-	st.ev.ETag = fmt.Sprintf(`"%d"`, p.version)
-	st.version = p.version
-	out := st.ev
-	return &out, nil
-}
-
-// apply copies the fields params sets into ev.
-func apply(ev *unical.Event, params *unical.EventParams, self string) {
-	params.ApplyCommon(ev)
-	if params.ColorID.IsSet() {
-		ev.ColorID = params.ColorID.Value()
-	}
-	if params.CustomColor.IsSet() {
-		ev.CustomColor = params.CustomColor.Value()
-	}
-	if params.IsAllDay.IsSet() {
-		ev.IsAllDay = params.IsAllDay.Value()
-	}
-	if params.Recurrence.IsSet() {
-		ev.Recurrence = params.Recurrence.Value()
-		if len(ev.Recurrence) == 0 {
-			ev.Recurrence = nil
-		}
-		ev.IsRecurring = ev.Recurrence != nil
-	}
-	if v, ok := params.EventType.Get(); ok {
-		ev.EventType = v
-	}
-	if params.Reminders.IsSet() {
-		if v, ok := params.Reminders.Get(); ok {
-			ev.Reminders = &v
-		} else {
-			ev.Reminders = nil
-		}
-	}
-	if v, ok := params.Organizer.Get(); ok {
-		v.IsSelf = v.Email == self
-		ev.Organizer = &v
-	} else if ev.Organizer == nil {
-		ev.Organizer = &unical.Organizer{Email: self, IsSelf: true}
-	}
-	if ev.Creator == nil {
-		ev.Creator = &unical.Creator{Email: self}
-	}
+	return ev, nil
 }
 
 // DeleteEvent implements unical.Provider.
@@ -528,12 +404,10 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	st, ok := c.events[eventID]
-	if !ok || st.deleted {
-		return unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	if err := c.book.Delete(eventID, p.version+1); err != nil {
+		return err
 	}
 	p.version++
-	st.deleted, st.version = true, p.version
 	return nil
 }
 
@@ -545,20 +419,11 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	if err != nil {
 		return err
 	}
-	st, ok := c.events[eventID]
-	if !ok || st.deleted {
-		return unical.Errorf(unical.CodeNotFound, "No event %q.", eventID)
+	if err := c.book.Respond(eventID, p.version+1, s.Email, status); err != nil {
+		return err
 	}
-	for i := range st.ev.Attendees {
-		if strings.EqualFold(st.ev.Attendees[i].Email, s.Email) {
-			p.version++
-			st.ev.Attendees[i].ResponseStatus = status
-			st.ev.MyResponseStatus = status
-			st.version = p.version
-			return nil
-		}
-	}
-	return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+	p.version++
+	return nil
 }
 
 // Writes returns a number that changes with every write to the provider's

@@ -33,6 +33,10 @@
 //     from it, return exactly the events added, changed and deleted since
 //     (deleted ones with IsCancelled), each once, and nothing when nothing
 //     changed; answer CodeGone for a cursor the server no longer honours;
+//   - if it is a [unical.SeriesSplitter], split a series: the old one ends
+//     before the split without its later overrides, the new one carries
+//     the overrides and cancellations it is given, and a split without a
+//     new series just ends the series;
 //   - answer CodeInvalid to RespondToEvent when the account is not among
 //     the event's attendees;
 //   - for OAuth providers (a [Harness.OAuth] is given), implement
@@ -119,6 +123,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/ErrNotFound", testEventNotFound},
 		{"Events/Window", testWindow},
 		{"Events/Recurring", testRecurring},
+		{"Events/SplitSeries", testSplitSeries},
 		{"Events/Paging", testPaging},
 		{"Events/Sync", testSync},
 		{"Events/SyncCursorExpired", testSyncExpired},

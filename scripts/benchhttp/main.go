@@ -1,11 +1,13 @@
 // Command benchhttp is the helper of scripts/bench-http.sh; it is not
 // shipped. It has two subcommands:
 //
-//	benchhttp seed -data DIR -accounts N
+//	benchhttp seed -data DIR [-store URL] -accounts N
 //	    creates an application and N PROVIDER_A accounts in the bbolt store
-//	    of a unicald data folder, through the library (sealed credentials,
-//	    as a real connection stores them), then prints
-//	    "<api key> <first account id>" and exits, releasing bbolt's lock.
+//	    of a unicald data folder, or with -store in that PostgreSQL
+//	    database (sealed with UNICAL_MASTER_KEY, as unicald --store does),
+//	    through the library (sealed credentials, as a real connection
+//	    stores them), then prints "<api key> <first account id>" and exits,
+//	    releasing bbolt's lock.
 //	benchhttp fetch -key KEY -out FILE URL
 //	    GETs URL with the API key, fails unless the answer is 200, and
 //	    writes the body to FILE and the answer's headers to FILE.headers as
@@ -36,6 +38,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/store/postgres"
 )
 
 func main() {
@@ -65,23 +68,34 @@ func main() {
 func seed(args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	dataDir := fs.String("data", "", "unicald data folder")
+	storeURL := fs.String("store", "", "postgres:// URL of a PostgreSQL store instead of bbolt in -data")
 	n := fs.Int("accounts", 50, "accounts to create")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dataDir == "" {
-		return errors.New("seed needs -data")
-	}
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-		return err
-	}
-	key, _, err := seal.LoadOrCreateKeyFile(filepath.Join(*dataDir, "master.key"))
-	if err != nil {
-		return err
-	}
-	store, err := bolt.Open(filepath.Join(*dataDir, "unicald.db"), nil)
-	if err != nil {
-		return err
+	var store unical.Store
+	var key seal.Key
+	var err error
+	switch {
+	case *storeURL != "":
+		if key, err = seal.ParseKey(os.Getenv("UNICAL_MASTER_KEY")); err != nil {
+			return fmt.Errorf("-store needs UNICAL_MASTER_KEY: %w", err)
+		}
+		if store, err = postgres.Open(context.Background(), *storeURL); err != nil {
+			return err
+		}
+	case *dataDir == "":
+		return errors.New("seed needs -data or -store")
+	default:
+		if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+			return err
+		}
+		if key, _, err = seal.LoadOrCreateKeyFile(filepath.Join(*dataDir, "master.key")); err != nil {
+			return err
+		}
+		if store, err = bolt.Open(filepath.Join(*dataDir, "unicald.db"), nil); err != nil {
+			return err
+		}
 	}
 	defer store.Close()
 	// The in-memory provider vouches for the refresh tokens, so accounts

@@ -1,0 +1,24 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/unical/unical"
+)
+
+func (h *handler) registerAvailabilityRoutes() {
+	h.mux.HandleFunc("POST /v1/availability", h.api(h.handleAvailability))
+}
+
+// handleAvailability handles POST /v1/availability.
+func (h *handler) handleAvailability(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	var params unical.AvailabilityParams
+	if err := decodeBody(w, r, &params, nil); err != nil {
+		return err
+	}
+	res, err := app.Availability(r.Context(), &params)
+	if err != nil {
+		return err
+	}
+	return ok(w, res)
+}

@@ -1,0 +1,287 @@
+package unical
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Idempotency-Key: a write sent with a key runs once per application and
+// key; its answer is kept for IdempotencyTTL and every retry of the same
+// request gets that answer instead of a second provider call. The HTTP
+// layer (header Idempotency-Key) and the Go write methods (a key set with
+// WithIdempotencyKey) both go through App.RunIdempotent, the one
+// implementation of the claim, the lease, the checks and the replay.
+
+// IdempotencyTTL is how long a kept answer, and the key with it, lasts.
+const IdempotencyTTL = 24 * time.Hour
+
+// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted, in bytes.
+const MaxIdempotencyKeyLen = 255
+
+// DefaultIdempotentTimeout bounds an idempotent call whose context has no
+// deadline, so that its claim's lease is always finite.
+const DefaultIdempotentTimeout = 2 * time.Minute
+
+// idempotentLeaseMargin is added to an attempt's deadline to make the
+// lease of its claim: the time to write the answer after the deadline.
+// Until the lease ends, a retry is told the first attempt is running (409);
+// after, the retry runs again, because the first attempt's process died.
+const idempotentLeaseMargin = 30 * time.Second
+
+// idempotentCompleteTimeout bounds writing the answer after the attempt,
+// which runs even when the caller has gone away.
+const idempotentCompleteTimeout = 10 * time.Second
+
+// IdempotencyKeyField is how errors about the key name it: the header.
+const IdempotencyKeyField = "Idempotency-Key"
+
+// CheckIdempotencyKey returns a CodeInvalid *Error naming Idempotency-Key
+// unless key is 1 to MaxIdempotencyKeyLen visible ASCII characters (0x21
+// to 0x7E): a UUID or any token a client makes fits, and the key can
+// travel in an HTTP header unchanged.
+func CheckIdempotencyKey(key string) error {
+	if key == "" || len(key) > MaxIdempotencyKeyLen {
+		return FieldError(IdempotencyKeyField, "Idempotency-Key must be 1 to %d characters long.", MaxIdempotencyKeyLen)
+	}
+	for i := range len(key) {
+		if c := key[i]; c < 0x21 || c > 0x7e {
+			return FieldError(IdempotencyKeyField, "Idempotency-Key must hold only visible ASCII characters (no spaces).")
+		}
+	}
+	return nil
+}
+
+type idempotencyKeyCtx struct{}
+
+// WithIdempotencyKey returns ctx carrying an Idempotency-Key for the write
+// it is passed to: App's methods whose HTTP form is POST, PUT or DELETE
+// then run once per key (see App.RunIdempotent), and httpclient sends the
+// key in the Idempotency-Key header. Reads ignore it. Use a new key for
+// each intended write and the same key for its retries; the key is
+// checked when the write is called; an empty key is no key, so that
+// WithIdempotencyKey(ctx, "") takes it away. An in-process write with a key is not
+// stopped by cancelling ctx: it runs to ctx's deadline (or
+// DefaultIdempotentTimeout), so that its answer is kept for the retry.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
+}
+
+// IdempotencyKeyFrom returns the key WithIdempotencyKey set on ctx; ok is
+// false when there is none or it is empty.
+func IdempotencyKeyFrom(ctx context.Context) (key string, ok bool) {
+	key, _ = ctx.Value(idempotencyKeyCtx{}).(string)
+	return key, key != ""
+}
+
+// IdempotentResult is an encoded answer: what RunIdempotent keeps and
+// replays.
+type IdempotentResult struct {
+	// Status is the HTTP status; 0 for an answer of a Go call.
+	Status int
+	// Code is the error code; "" for a success.
+	Code Code
+	// Body is the encoded answer, byte for byte.
+	Body []byte
+}
+
+// keepsIdempotentResult reports whether an answer with code is kept. A
+// success is, and so are the refusals that are the request's outcome for
+// good and are given after the request has been looked at (not found, a
+// conflict, a changed resource, a dropped cursor). Not kept, so that the
+// key is freed and a retry runs again:
+//   - invalid requests and oversized bodies: nothing was done, and the
+//     client may fix the request and send it with the same key;
+//   - rate limits, an expired account, refused credentials: nothing was
+//     done and the same request may succeed later;
+//   - every 5xx (provider errors, unavailability, timeouts, our own
+//     failures, not implemented): were they kept, the same failure would
+//     answer every retry for a day although the write may succeed now,
+//     and the client's only way out would be a new key, which is no
+//     safer. The risk of not keeping them is a second write when the
+//     first reached the provider but its answer did not reach us; the
+//     attempt runs to its deadline even when the client goes away, so a
+//     lost client connection is never such a case.
+func keepsIdempotentResult(code Code) bool {
+	switch code {
+	case "", CodeNotFound, CodeConflict, CodePrecondition, CodeGone:
+		return true
+	}
+	return false
+}
+
+// RunIdempotent runs run at most once for the application's key: the one
+// implementation behind the Idempotency-Key header and WithIdempotencyKey.
+// fingerprint identifies the request (the HTTP layer hashes the method,
+// path, query and body); a request is a retry when its key and fingerprint
+// match.
+//
+//   - The first request claims the key and runs run with a context that
+//     the caller's cancellation does not end (its deadline stays; without
+//     one, DefaultIdempotentTimeout), so that an answer lost on the way
+//     back is still kept. A kept answer (see keepsIdempotentResult) is
+//     returned and stored, sealed, until IdempotencyTTL; another is
+//     returned and the key freed.
+//   - A retry gets the kept answer with replayed true, and run is not
+//     called.
+//   - A retry while the first runs is CodeConflict, with RetryAfter; once
+//     the first attempt's lease (its deadline plus a margin) has passed
+//     without an answer, its process is taken to have died and the retry
+//     runs.
+//   - A request with a key first used with another fingerprint is
+//     CodeKeyReused; a bad key is CodeInvalid. Both name Idempotency-Key.
+func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (res IdempotentResult, replayed bool, err error) {
+	if err := CheckIdempotencyKey(key); err != nil {
+		return IdempotentResult{}, false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return IdempotentResult{}, false, err
+	}
+	// The attempt outlives its caller, but not its deadline.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultIdempotentTimeout)
+	}
+	runCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+
+	// The Store sees only an HMAC of the fingerprint: a hash of a body
+	// that holds a password must not be open to guessing.
+	mac := hmac.New(sha256.New, a.c.fingerprintKey[:])
+	mac.Write([]byte(fingerprint))
+	fingerprint = hex.EncodeToString(mac.Sum(nil))
+	now := a.c.now().UTC()
+	claim := &IdempotencyRecord{
+		ApplicationID: a.id,
+		Key:           key,
+		Fingerprint:   fingerprint,
+		Claim:         newID("claim"),
+		CreatedAt:     now,
+		LeaseExpiry:   now.Add(time.Until(deadline) + idempotentLeaseMargin),
+		ExpiresAt:     now.Add(IdempotencyTTL),
+	}
+	held, err := a.c.store.BeginIdempotent(ctx, claim)
+	if err != nil {
+		return IdempotentResult{}, false, err
+	}
+	if held != nil {
+		return a.heldResult(held, fingerprint)
+	}
+
+	// kept is written when the attempt ends, also by a panic, which
+	// frees the key as a 500 would.
+	var kept *IdempotentResponse
+	defer func() {
+		storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), idempotentCompleteTimeout)
+		defer cancelStore()
+		if err := a.c.store.CompleteIdempotent(storeCtx, a.id, key, claim.Claim, kept); err != nil {
+			// The caller still gets the answer; the claim lapses with
+			// its lease and a retry then runs again.
+			a.c.log.ErrorContext(ctx, "keep the answer of an idempotent request", "app", a.id, "err", err)
+		}
+	}()
+	res = run(runCtx)
+	if keepsIdempotentResult(res.Code) {
+		kept = &IdempotentResponse{Status: res.Status, Code: res.Code, SealedBody: a.c.idempotency.Seal(res.Body, a.idempotencyAD(key))}
+	}
+	return res, false, nil
+}
+
+// heldResult answers a request whose key another attempt holds.
+func (a *App) heldResult(held *IdempotencyRecord, fingerprint string) (IdempotentResult, bool, error) {
+	if held.Fingerprint != fingerprint {
+		return IdempotentResult{}, false, &Error{Code: CodeKeyReused, Field: IdempotencyKeyField,
+			Message: "This Idempotency-Key was used with another request (method, path, query or body); use a new key for a new request."}
+	}
+	if held.Response == nil {
+		// A second: most writes finish within it, and the lease, which
+		// may be minutes away, is only the bound for a dead attempt.
+		return IdempotentResult{}, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
+			Message: "A request with this Idempotency-Key is still running; retry after the seconds in Retry-After to get its answer."}
+	}
+	body, err := a.c.idempotency.Open(held.Response.SealedBody, a.idempotencyAD(held.Key))
+	if err != nil {
+		return IdempotentResult{}, false, WrapError(CodeInternal, fmt.Errorf("open the kept answer of an idempotent request: %w", err), "Internal error.")
+	}
+	return IdempotentResult{Status: held.Response.Status, Code: held.Response.Code, Body: body}, true, nil
+}
+
+// idempotencyAD binds a sealed answer to its application and key.
+func (a *App) idempotencyAD(key string) []byte {
+	return []byte("idempotency/" + a.id + "/" + key)
+}
+
+// idempotencyKey returns the key of an idempotent Go call, and ctx without
+// it, so that the write's own calls of other App methods do not claim it
+// again. ok is false when ctx carries no key.
+func idempotencyKey(ctx context.Context) (inner context.Context, key string, ok bool) {
+	key, ok = IdempotencyKeyFrom(ctx)
+	if !ok {
+		return ctx, "", false
+	}
+	return WithIdempotencyKey(ctx, ""), key, true
+}
+
+// goErrorBody is how a Go call's kept error is encoded.
+type goErrorBody struct {
+	Message string       `json:"message"`
+	Field   string       `json:"field,omitempty"`
+	Allowed []string     `json:"allowed,omitempty"`
+	Reason  StatusReason `json:"reason,omitempty"`
+}
+
+// idempotent runs the Go write call once per the key in ctx, through
+// RunIdempotent. op and args (the method's name and arguments) make the
+// fingerprint. The first call returns call's own result; a retry gets the
+// kept one decoded from its JSON (its kept error as an *Error).
+func idempotent[T any](ctx context.Context, a *App, key string, call func(context.Context) (T, error), op string, args ...any) (T, error) {
+	var zero T
+	fp, err := json.Marshal(append([]any{op}, args...))
+	if err != nil {
+		return zero, WrapError(CodeInvalid, err, "The arguments of %s could not be encoded.", op)
+	}
+	sum := sha256.Sum256(fp)
+	var (
+		first    T
+		firstErr error
+	)
+	res, replayed, err := a.RunIdempotent(ctx, key, "go:"+hex.EncodeToString(sum[:]), func(ctx context.Context) IdempotentResult {
+		first, firstErr = call(ctx)
+		if firstErr != nil {
+			var e *Error
+			if !errors.As(firstErr, &e) {
+				e = &Error{Code: CodeInternal, Message: "Internal error."}
+			}
+			body, _ := json.Marshal(goErrorBody{Message: e.Message, Field: e.Field, Allowed: e.Allowed, Reason: e.Reason})
+			return IdempotentResult{Code: e.Code, Body: body}
+		}
+		body, err := json.Marshal(first)
+		if err != nil {
+			firstErr = WrapError(CodeInternal, err, "Internal error.")
+			return IdempotentResult{Code: CodeInternal}
+		}
+		return IdempotentResult{Body: body}
+	})
+	switch {
+	case err != nil:
+		return zero, err
+	case !replayed:
+		return first, firstErr
+	case res.Code != "":
+		var b goErrorBody
+		if err := json.Unmarshal(res.Body, &b); err != nil {
+			return zero, WrapError(CodeInternal, err, "Internal error.")
+		}
+		return zero, &Error{Code: res.Code, Message: b.Message, Field: b.Field, Allowed: b.Allowed, Reason: b.Reason}
+	}
+	var v T
+	if err := json.Unmarshal(res.Body, &v); err != nil {
+		return zero, WrapError(CodeInternal, fmt.Errorf("decode the kept answer of %s: %w", op, err), "Internal error.")
+	}
+	return v, nil
+}

@@ -1,0 +1,397 @@
+// Package eventbook keeps the events of one calendar with the version of
+// their last change: the event semantics shared by the in-memory provider
+// (provider/memory) and the VIRTUAL provider (provider/virtual), which
+// differ only in where a Book lives and how versions and ids are made.
+//
+// A Book is plain data that encodes to JSON and back, so that the VIRTUAL
+// provider can keep one in the Store. It is not safe for concurrent use:
+// its owner serializes access (a mutex, or a compare-and-set write).
+package eventbook
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
+)
+
+// Book is one calendar's events by id, deleted ones kept as tombstones
+// so that a sync cursor can report them.
+type Book struct {
+	Events map[string]*Entry `json:"events"`
+}
+
+// Entry is one event with the version of its last change.
+type Entry struct {
+	Event   unical.Event `json:"event"`
+	Version int64        `json:"version"`
+	Deleted bool         `json:"deleted,omitempty"`
+}
+
+// New returns an empty Book.
+func New() *Book { return &Book{Events: map[string]*Entry{}} }
+
+// List returns the events q asks for, before paging, in id order: with
+// since >= 0 the changes after that version (deleted events as
+// isCancelled), else the live events overlapping q's window. Recurring
+// series are expanded when q.SingleEvents and not clientExpands, with
+// their overrides (see UpdateInstance); unexpanded, a series comes with
+// its overrides that overlap the window, and cancelled ones are left out
+// (sync listings show them, as isCancelled instances).
+func (b *Book) List(q *unical.EventQuery, since int64, clientExpands bool) ([]*unical.Event, error) {
+	ids := make([]string, 0, len(b.Events))
+	overrides := map[string][]*unical.Event{}
+	for id, st := range b.Events {
+		ids = append(ids, id)
+		if b.isOverride(st) {
+			ev := st.Event
+			overrides[ev.RecurringEventID] = append(overrides[ev.RecurringEventID], &ev)
+		}
+	}
+	sort.Strings(ids)
+	var all []*unical.Event
+	seen := map[string]bool{}
+	add := func(evs ...*unical.Event) {
+		for _, ev := range evs {
+			if !seen[ev.ID] {
+				seen[ev.ID] = true
+				all = append(all, ev)
+			}
+		}
+	}
+	for _, id := range ids {
+		st := b.Events[id]
+		if since >= 0 {
+			if st.Version <= since {
+				continue
+			}
+		} else if st.Deleted {
+			continue
+		}
+		if q.SeriesID != "" && id != q.SeriesID && st.Event.RecurringEventID != q.SeriesID {
+			continue
+		}
+		ev := st.Event
+		if st.Deleted {
+			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
+		}
+		if since < 0 && b.isOverride(st) {
+			// Listed with its series: expanded below, or shown beside it
+			// when it overlaps the window and is not cancelled.
+			if (!q.SingleEvents || clientExpands) && !ev.IsCancelled && InWindow(&ev, q.TimeMin, q.TimeMax) {
+				add(&ev)
+			}
+			continue
+		}
+		if q.SingleEvents && ev.IsRecurring && !st.Deleted && !clientExpands {
+			inst, err := unical.ExpandEvents(append([]*unical.Event{&ev}, overrides[id]...), q.TimeMin, q.TimeMax)
+			if err != nil {
+				return nil, err
+			}
+			add(inst...)
+			continue
+		}
+		if !st.Deleted && !ev.IsRecurring && !InWindow(&ev, q.TimeMin, q.TimeMax) {
+			continue
+		}
+		add(&ev)
+	}
+	if q.SeriesID != "" && len(all) == 0 && since < 0 {
+		if _, ok := b.Events[q.SeriesID]; !ok {
+			return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", q.SeriesID)
+		}
+	}
+	return all, nil
+}
+
+// Page cuts one page out of all by offset: pageCursor is the previous
+// page's next cursor ("" for the first page), pageSize defaults to 100.
+// next is "" on the last page.
+func Page(all []*unical.Event, pageCursor string, pageSize int) (page []*unical.Event, next string) {
+	offset := 0
+	if pageCursor != "" {
+		offset, _ = strconv.Atoi(pageCursor)
+	}
+	size := pageSize
+	if size <= 0 {
+		size = 100
+	}
+	offset = min(max(offset, 0), len(all))
+	end := min(offset+size, len(all))
+	if end < len(all) {
+		next = strconv.Itoa(end)
+	}
+	return all[offset:end], next
+}
+
+// InWindow reports whether e overlaps [from, to); zero bounds are open.
+func InWindow(e *unical.Event, from, to time.Time) bool {
+	start, end, err := e.Interval()
+	if err != nil {
+		return true
+	}
+	if !to.IsZero() && !start.Before(to) {
+		return false
+	}
+	return from.IsZero() || end.After(from) || (end.Equal(start) && !start.Before(from))
+}
+
+// live returns the entry of a live event, or CodeNotFound.
+func (b *Book) live(id string) (*Entry, error) {
+	st, ok := b.Events[id]
+	if !ok || st.Deleted {
+		return nil, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
+	}
+	return st, nil
+}
+
+// Get returns a copy of a live event.
+func (b *Book) Get(id string) (*unical.Event, error) {
+	st, err := b.live(id)
+	if err != nil {
+		return nil, err
+	}
+	ev := st.Event
+	return &ev, nil
+}
+
+// Create adds an event with id at version, made by self (the account's
+// email), created and updated at now, and returns a copy.
+func (b *Book) Create(id string, version int64, params *unical.EventParams, self string, now time.Time) *unical.Event {
+	ts := unical.FormatTimestamp(now)
+	ev := unical.Event{ID: id, CreatedAt: ts, EventType: unical.EventTypeDefault}
+	ev.ICalUID = ev.ID
+	Apply(&ev, params, self)
+	ev.UpdatedAt = ts
+	ev.ETag = etag(version)
+	b.Events[ev.ID] = &Entry{Event: ev, Version: version}
+	out := ev
+	return &out
+}
+
+// Update changes the fields params sets of a live event at version and
+// returns a copy.
+func (b *Book) Update(id string, version int64, params *unical.EventParams, self string, now time.Time) (*unical.Event, error) {
+	st, err := b.live(id)
+	if err != nil {
+		return nil, err
+	}
+	Apply(&st.Event, params, self)
+	st.Event.UpdatedAt = unical.FormatTimestamp(now)
+	st.Event.ETag = etag(version)
+	st.Version = version
+	out := st.Event
+	return &out, nil
+}
+
+// Delete turns a live event into a tombstone at version, a series with
+// its overrides.
+func (b *Book) Delete(id string, version int64) error {
+	st, err := b.live(id)
+	if err != nil {
+		return err
+	}
+	st.Deleted, st.Version = true, version
+	for _, o := range b.Events {
+		if !o.Deleted && o.Event.RecurringEventID == id {
+			o.Deleted, o.Version = true, version
+		}
+	}
+	return nil
+}
+
+// Respond sets self's response on a live event at version; CodeInvalid
+// when self is not an attendee.
+func (b *Book) Respond(id string, version int64, self string, status unical.ResponseStatus) error {
+	st, err := b.live(id)
+	if err != nil {
+		return err
+	}
+	if !respond(&st.Event, self, status) {
+		return notAttendee()
+	}
+	st.Version = version
+	// An answer to a series answers its overridden instances too, as
+	// they carry attendee lists of their own.
+	for _, o := range b.Events {
+		if !o.Deleted && o.Event.RecurringEventID == id && respond(&o.Event, self, status) {
+			o.Version = version
+		}
+	}
+	return nil
+}
+
+// respond sets self's response in ev and reports whether self is an
+// attendee.
+func respond(ev *unical.Event, self string, status unical.ResponseStatus) bool {
+	for i := range ev.Attendees {
+		if strings.EqualFold(ev.Attendees[i].Email, self) {
+			ev.Attendees[i].ResponseStatus = status
+			ev.MyResponseStatus = status
+			return true
+		}
+	}
+	return false
+}
+
+func notAttendee() error {
+	return &unical.Error{Code: unical.CodeInvalid, Field: "responseStatus", Message: "The account is not an attendee of this event."}
+}
+
+// isOverride reports whether st is a live override of a live series in b.
+func (b *Book) isOverride(st *Entry) bool {
+	if st.Deleted || st.Event.RecurringEventID == "" || st.Event.OriginalStart == nil {
+		return false
+	}
+	m, ok := b.Events[st.Event.RecurringEventID]
+	return ok && !m.Deleted && m.Event.IsRecurring
+}
+
+// series returns the live recurring series whose instance id is, or nil
+// when id is no instance id of a series in b.
+func (b *Book) series(id string) *Entry {
+	seriesID, _, _, err := recur.ParseInstanceID(id)
+	if err != nil {
+		return nil
+	}
+	m, ok := b.Events[seriesID]
+	if !ok || m.Deleted || !m.Event.IsRecurring {
+		return nil
+	}
+	return m
+}
+
+// Instance returns the instance of a series that id names, as a listing
+// expands it: its override when it has one, else the occurrence computed
+// from the series. ok is false when id names no instance of a series in b
+// (the caller then treats it as a plain event id); a cancelled or
+// nonexistent instance is CodeNotFound.
+//
+// The instance methods are what lets a provider edit one occurrence: an
+// edited instance is stored as an override (an event with the instance id,
+// recurringEventId and originalStart), a deleted one as a cancelled
+// override, as iCalendar's RECURRENCE-ID and EXDATE do.
+func (b *Book) Instance(id string) (ev *unical.Event, ok bool, err error) {
+	m := b.series(id)
+	if m == nil {
+		return nil, false, nil
+	}
+	_, orig, _, _ := recur.ParseInstanceID(id)
+	events := []*unical.Event{&m.Event}
+	from := orig
+	if o, stored := b.Events[id]; stored && !o.Deleted {
+		if o.Event.IsCancelled {
+			return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
+		}
+		ov := o.Event
+		events = append(events, &ov)
+		if start, _, err := ov.Interval(); err == nil {
+			from = start // a moved instance is found where it went
+		}
+	}
+	insts, err := unical.ExpandEvents(events, from, from.Add(time.Second))
+	if err != nil {
+		return nil, true, err
+	}
+	for _, inst := range insts {
+		if inst.ID == id {
+			return inst, true, nil
+		}
+	}
+	return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
+}
+
+// UpdateInstance changes the fields params sets of one instance at
+// version, storing it as an override, and returns a copy; ok as for
+// Instance. Recurrence does not apply to an instance and is left out.
+func (b *Book) UpdateInstance(id string, version int64, params *unical.EventParams, self string, now time.Time) (ev *unical.Event, ok bool, err error) {
+	ev, ok, err = b.Instance(id)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	p := *params
+	p.Recurrence = unical.Optional[[]string]{}
+	Apply(ev, &p, self)
+	b.putOverride(ev, version, now)
+	out := *ev
+	return &out, true, nil
+}
+
+// DeleteInstance cancels one instance at version; ok as for Instance.
+func (b *Book) DeleteInstance(id string, version int64, now time.Time) (ok bool, err error) {
+	ev, ok, err := b.Instance(id)
+	if !ok || err != nil {
+		return ok, err
+	}
+	cancelled := &unical.Event{ID: id, RecurringEventID: ev.RecurringEventID, OriginalStart: ev.OriginalStart, IsCancelled: true, IsException: true}
+	b.putOverride(cancelled, version, now)
+	return true, nil
+}
+
+// RespondInstance sets self's response on one instance at version,
+// storing it as an override; ok as for Instance.
+func (b *Book) RespondInstance(id string, version int64, self string, status unical.ResponseStatus, now time.Time) (ok bool, err error) {
+	ev, ok, err := b.Instance(id)
+	if !ok || err != nil {
+		return ok, err
+	}
+	if !respond(ev, self, status) {
+		return true, notAttendee()
+	}
+	b.putOverride(ev, version, now)
+	return true, nil
+}
+
+// putOverride stores ev as the override of its instance.
+func (b *Book) putOverride(ev *unical.Event, version int64, now time.Time) {
+	ev.IsRecurring, ev.IsException, ev.Recurrence = false, true, nil
+	ev.UpdatedAt = unical.FormatTimestamp(now)
+	ev.ETag = etag(version)
+	b.Events[ev.ID] = &Entry{Event: *ev, Version: version}
+}
+
+func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
+
+// Apply copies the fields params sets into ev; self is the account's
+// email, the organizer and creator of a new event.
+func Apply(ev *unical.Event, params *unical.EventParams, self string) {
+	params.ApplyCommon(ev)
+	if params.ColorID.IsSet() {
+		ev.ColorID = params.ColorID.Value()
+	}
+	if params.CustomColor.IsSet() {
+		ev.CustomColor = params.CustomColor.Value()
+	}
+	if params.IsAllDay.IsSet() {
+		ev.IsAllDay = params.IsAllDay.Value()
+	}
+	if params.Recurrence.IsSet() {
+		ev.Recurrence = params.Recurrence.Value()
+		if len(ev.Recurrence) == 0 {
+			ev.Recurrence = nil
+		}
+		ev.IsRecurring = ev.Recurrence != nil
+	}
+	if v, ok := params.EventType.Get(); ok {
+		ev.EventType = v
+	}
+	if params.Reminders.IsSet() {
+		if v, ok := params.Reminders.Get(); ok {
+			ev.Reminders = &v
+		} else {
+			ev.Reminders = nil
+		}
+	}
+	if v, ok := params.Organizer.Get(); ok {
+		v.IsSelf = v.Email == self
+		ev.Organizer = &v
+	} else if ev.Organizer == nil {
+		ev.Organizer = &unical.Organizer{Email: self, IsSelf: true}
+	}
+	if ev.Creator == nil {
+		ev.Creator = &unical.Creator{Email: self}
+	}
+}

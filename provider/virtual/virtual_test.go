@@ -1,0 +1,273 @@
+package virtual
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+)
+
+func eventParams(title string) *unical.EventParams {
+	return &unical.EventParams{
+		Title: unical.Some(title),
+		Start: unical.Some(unical.EventDateTime{DateTime: "2026-05-04T09:00:00Z", TimeZone: "UTC"}),
+		End:   unical.Some(unical.EventDateTime{DateTime: "2026-05-04T10:00:00Z", TimeZone: "UTC"}),
+	}
+}
+
+// syncAll lists a calendar from cursor ("" for everything) to its end and
+// returns the titles of live events and the ids of cancelled ones, sorted,
+// and the next cursor.
+func syncAll(t *testing.T, p *Provider, s *unical.Session, calendarID, cursor string) (live, cancelled []string, next string, err error) {
+	t.Helper()
+	page := ""
+	for range 50 {
+		batch, err := p.ListEvents(t.Context(), s, calendarID, &unical.EventQuery{SyncCursor: cursor, WantSync: true, PageCursor: page, PageSize: 7})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, e := range batch.Events {
+			if e.IsCancelled {
+				cancelled = append(cancelled, e.ID)
+			} else {
+				live = append(live, e.Title)
+			}
+		}
+		if batch.NextPageCursor == "" {
+			sort.Strings(live)
+			sort.Strings(cancelled)
+			return live, cancelled, batch.NextSyncCursor, nil
+		}
+		page = batch.NextPageCursor
+	}
+	t.Fatal("more than 50 pages")
+	return nil, nil, "", nil
+}
+
+// TestCalendars covers the primary calendar that exists without a write,
+// created calendars in creation order, and the CodeNotFound and
+// CodeConflict answers.
+func TestCalendars(t *testing.T) {
+	t.Parallel()
+	p, store, s := newTestAccount(t)
+	ctx := t.Context()
+	primaryCal := unical.Calendar{ID: PrimaryCalendarID, Name: s.Email, IsPrimary: true, TimeZone: "UTC", InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{}}
+	got, err := p.ListCalendars(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]*unical.Calendar{&primaryCal}, got); d != "" {
+		t.Errorf("ListCalendars() of a new account mismatch (-want +got):\n%s", d)
+	}
+	var created []*unical.Calendar
+	for _, name := range []string{"Zeta", "Alpha"} {
+		c, err := p.CreateCalendar(ctx, s, &unical.CalendarParams{Name: unical.Some(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, c)
+	}
+	// Writing to the primary calendar stores it; it stays first.
+	if _, err := p.CreateEvent(ctx, s, PrimaryCalendarID, eventParams("Standup")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = p.ListCalendars(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*unical.Calendar{&primaryCal, created[0], created[1]}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ListCalendars() mismatch (-want +got):\n%s", d)
+	}
+	if err := p.DeleteCalendar(ctx, s, PrimaryCalendarID); unical.ErrorCode(err) != unical.CodeConflict {
+		t.Errorf("DeleteCalendar(primary) = %v, want CodeConflict", err)
+	}
+	for _, id := range []string{"cal_unknown", "", "bad\x00id"} {
+		if _, err := p.GetCalendar(ctx, s, id); unical.ErrorCode(err) != unical.CodeNotFound {
+			t.Errorf("GetCalendar(%q) = %v, want CodeNotFound", id, err)
+		}
+		if err := p.DeleteCalendar(ctx, s, id); unical.ErrorCode(err) != unical.CodeNotFound {
+			t.Errorf("DeleteCalendar(%q) = %v, want CodeNotFound", id, err)
+		}
+	}
+	// Another account of the application sees none of these calendars.
+	now := time.Now().UTC()
+	other := &unical.AccountRecord{Account: unical.Account{ID: "acc_desk", ApplicationID: s.ApplicationID, Email: "desk@rooms.example.com",
+		ProviderType: unical.ProviderVirtual, Status: unical.AccountStatusActive, CreatedAt: now, UpdatedAt: now}}
+	if err := store.CreateAccount(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	os := &unical.Session{AccountID: other.ID, ApplicationID: other.ApplicationID, Email: other.Email}
+	if _, err := p.GetCalendar(ctx, os, created[0].ID); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("GetCalendar(another account's calendar) = %v, want CodeNotFound", err)
+	}
+	if live, _, _, err := syncAll(t, p, os, PrimaryCalendarID, ""); err != nil || len(live) != 0 {
+		t.Errorf("events of the other account's primary calendar = %v, %v; want none", live, err)
+	}
+}
+
+// TestMaxEvents checks that a full calendar refuses one more event with
+// CodeConflict, and takes it again once an event is deleted.
+func TestMaxEvents(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	p.maxEvents = 3
+	var ids []string
+	for i := range 3 {
+		e, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams(fmt.Sprint("event ", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	if _, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams("one too many")); unical.ErrorCode(err) != unical.CodeConflict {
+		t.Fatalf("CreateEvent() in a full calendar = %v, want CodeConflict", err)
+	}
+	if err := p.DeleteEvent(t.Context(), s, PrimaryCalendarID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams("after a delete")); err != nil {
+		t.Errorf("CreateEvent() after a delete = %v, want it stored", err)
+	}
+}
+
+// TestForgottenTombstones checks the bound on remembered deletions: past
+// it the oldest are forgotten, a cursor that could miss one answers
+// CodeGone, and a newer cursor still reports exactly what changed.
+func TestForgottenTombstones(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	p.maxTombstones = 4
+	ctx := t.Context()
+	var ids []string
+	for i := range 6 {
+		e, err := p.CreateEvent(ctx, s, PrimaryCalendarID, eventParams(fmt.Sprint("event ", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	_, _, before, err := syncAll(t, p, s, PrimaryCalendarID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids[:4] {
+		if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, cancelled, afterFour, err := syncAll(t, p, s, PrimaryCalendarID, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string(nil), ids[:4]...)
+	sort.Strings(want)
+	if d := cmp.Diff(want, cancelled); d != "" {
+		t.Errorf("deletions within the bound mismatch (-want +got):\n%s", d)
+	}
+	// The fifth deletion passes the bound: the three oldest go.
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := syncAll(t, p, s, PrimaryCalendarID, before); unical.ErrorCode(err) != unical.CodeGone {
+		t.Errorf("sync from before the forgotten deletions = %v, want CodeGone", err)
+	}
+	live, cancelled, _, err := syncAll(t, p, s, PrimaryCalendarID, afterFour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 0 || !cmp.Equal(cancelled, []string{ids[4]}) {
+		t.Errorf("sync from after the fourth deletion = live %v, cancelled %v; want only %s cancelled", live, cancelled, ids[4])
+	}
+	live, cancelled, _, err = syncAll(t, p, s, PrimaryCalendarID, "")
+	if err != nil || !cmp.Equal(live, []string{"event 5"}) || len(cancelled) != 0 {
+		t.Errorf("full listing = live %v, cancelled %v, %v; want only event 5", live, cancelled, err)
+	}
+	for _, bad := range []string{"v:999", "v:x", "garbage"} {
+		if _, _, _, err := syncAll(t, p, s, PrimaryCalendarID, bad); unical.ErrorCode(err) != unical.CodeGone {
+			t.Errorf("sync from %q = %v, want CodeGone", bad, err)
+		}
+	}
+}
+
+// TestConcurrentReplicas writes one calendar from two providers on one
+// Store at once, as two unicald replicas would: compare-and-set retries
+// keep every event.
+func TestConcurrentReplicas(t *testing.T) {
+	t.Parallel()
+	p1, store, s := newTestAccount(t)
+	p2 := New(store)
+	const writers, each = 4, 5
+	var wg sync.WaitGroup
+	for w := range writers {
+		p := p1
+		if w%2 == 1 {
+			p = p2
+		}
+		wg.Go(func() {
+			for i := range each {
+				if _, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams(fmt.Sprintf("w%d-%d", w, i))); err != nil {
+					t.Errorf("CreateEvent(): %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	live, _, _, err := syncAll(t, p1, s, PrimaryCalendarID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for w := range writers {
+		for i := range each {
+			want = append(want, fmt.Sprintf("w%d-%d", w, i))
+		}
+	}
+	sort.Strings(want)
+	if d := cmp.Diff(want, live); d != "" {
+		t.Errorf("events after concurrent writes mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestInstanceSync checks that edits of single occurrences reach sync
+// cursors: a moved instance as a change, a cancelled one as isCancelled.
+func TestInstanceSync(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	ctx := t.Context()
+	params := eventParams("Daily")
+	params.Recurrence = unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=3"})
+	series, err := p.CreateEvent(ctx, s, PrimaryCalendarID, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, cursor, err := syncAll(t, p, s, PrimaryCalendarID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, cancelled := series.ID+"_20260505T090000Z", series.ID+"_20260506T090000Z"
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, moved, &unical.EventParams{Title: unical.Some("Daily (moved)")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, cancelled); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("DeleteEvent(cancelled instance) = %v, want CodeNotFound", err)
+	}
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, series.ID+"_20260507T090000Z", eventParams("past the end")); unical.ErrorCode(err) != unical.CodeNotFound {
+		t.Errorf("UpdateEvent(instance after the last) = %v, want CodeNotFound", err)
+	}
+	live, gone, _, err := syncAll(t, p, s, PrimaryCalendarID, cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(live, []string{"Daily (moved)"}) || !cmp.Equal(gone, []string{cancelled}) {
+		t.Errorf("sync after instance edits = live %v, cancelled %v; want the moved instance and %s cancelled", live, gone, cancelled)
+	}
+}

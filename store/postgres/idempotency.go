@@ -1,0 +1,125 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/unical/unical"
+)
+
+// idempotencyColumns are the columns scanIdempotency reads, in its order.
+const idempotencyColumns = `application_id, key, fingerprint, claim, created_at, lease_expiry, expires_at,
+	response_status, response_code, response_body`
+
+// scanIdempotency reads the idempotencyColumns of a row.
+func scanIdempotency(row pgx.CollectableRow) (*unical.IdempotencyRecord, error) {
+	var r unical.IdempotencyRecord
+	var status *int32
+	var code *string
+	var body []byte
+	err := row.Scan(&r.ApplicationID, &r.Key, &r.Fingerprint, &r.Claim, &r.CreatedAt, &r.LeaseExpiry, &r.ExpiresAt, &status, &code, &body)
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.LeaseExpiry, r.ExpiresAt = utc(r.CreatedAt), utc(r.LeaseExpiry), utc(r.ExpiresAt)
+	if status != nil {
+		r.Response = &unical.IdempotentResponse{Status: int(*status), SealedBody: body}
+		if code != nil {
+			r.Response.Code = unical.Code(*code)
+		}
+	}
+	return &r, nil
+}
+
+// responseArgs are the response columns' arguments for resp (all NULL for
+// none).
+func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string, body []byte) {
+	if resp == nil {
+		return nil, nil, nil
+	}
+	st, c := int32(resp.Status), string(resp.Code)
+	return &st, &c, resp.SealedBody
+}
+
+// BeginIdempotent implements [unical.IdempotencyStore]: the record's row
+// lock makes the read, the check and the write one atomic step across
+// processes.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
+	if err := checkID("Application id", rec.ApplicationID); err != nil {
+		return nil, err
+	}
+	if err := checkID("Idempotency key", rec.Key); err != nil {
+		return nil, err
+	}
+	status, code, body := responseArgs(rec.Response)
+	args := []any{rec.ApplicationID, rec.Key, rec.Fingerprint, rec.Claim, rec.CreatedAt, rec.LeaseExpiry, rec.ExpiresAt, status, code, body}
+	var held *unical.IdempotencyRecord
+	err := s.tx(ctx, "begin idempotent", func(tx pgx.Tx) error {
+		held = nil
+		// Inserting first waits for a concurrent first use of the key to
+		// commit or roll back, and then finds its row.
+		tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (`+idempotencyColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`, args...)
+		if err != nil || tag.RowsAffected() == 1 {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT "+idempotencyColumns+" FROM idempotency_keys WHERE application_id = $1 AND key = $2 FOR UPDATE",
+			rec.ApplicationID, rec.Key)
+		if err != nil {
+			return err
+		}
+		old, err := pgx.CollectExactlyOneRow(rows, scanIdempotency)
+		if err != nil {
+			return err
+		}
+		now := rec.CreatedAt
+		free := !now.Before(old.ExpiresAt) ||
+			(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))
+		if !free {
+			held = old
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE idempotency_keys SET fingerprint = $3, claim = $4, created_at = $5, lease_expiry = $6,
+				expires_at = $7, response_status = $8, response_code = $9, response_body = $10
+			WHERE application_id = $1 AND key = $2`, args...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return held, nil
+}
+
+// CompleteIdempotent implements [unical.IdempotencyStore].
+func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
+	if err := checkID("Application id", appID); err != nil {
+		return err
+	}
+	if err := checkID("Idempotency key", key); err != nil {
+		return err
+	}
+	return s.tx(ctx, "complete idempotent", func(tx pgx.Tx) error {
+		var heldBy string
+		var done bool
+		err := tx.QueryRow(ctx, `SELECT claim, response_status IS NOT NULL FROM idempotency_keys
+			WHERE application_id = $1 AND key = $2 FOR UPDATE`, appID, key).Scan(&heldBy, &done)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("Idempotency key", key)
+		}
+		if err != nil {
+			return err
+		}
+		if heldBy != claim || done {
+			return conflict("Idempotency key %q is no longer held by this request.", key)
+		}
+		if resp == nil {
+			_, err = tx.Exec(ctx, "DELETE FROM idempotency_keys WHERE application_id = $1 AND key = $2", appID, key)
+			return err
+		}
+		status, code, body := responseArgs(resp)
+		_, err = tx.Exec(ctx, `UPDATE idempotency_keys SET response_status = $3, response_code = $4, response_body = $5
+			WHERE application_id = $1 AND key = $2`, appID, key, status, code, body)
+		return err
+	})
+}

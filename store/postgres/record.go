@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/unical/unical"
+)
+
+// checkRecordKey refuses ids, collections and keys that are empty or hold
+// a NUL byte, as the bolt store does.
+func checkRecordKey(appID, accountID, collection, key string) error {
+	if err := checkID("Application id", appID); err != nil {
+		return err
+	}
+	if err := checkID("Account id", accountID); err != nil {
+		return err
+	}
+	if err := checkID("Record collection", collection); err != nil {
+		return err
+	}
+	return checkID("Record key", key)
+}
+
+// whyNoRecord explains a compare-and-set that matched no row: CodeNotFound
+// when there is no record, else CodeConflict (another version).
+func whyNoRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, key string, want uint64) error {
+	var have int64
+	err := tx.QueryRow(ctx, "SELECT version FROM records WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4",
+		appID, accountID, collection, key).Scan(&have)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("Record", key)
+	}
+	if err != nil {
+		return err
+	}
+	if want == 0 {
+		return conflict("Record %q already exists.", key)
+	}
+	return conflict("Record %q is at version %d, not %d.", key, have, want)
+}
+
+// PutRecord implements [unical.RecordStore]. Versions come from the
+// record_versions sequence, so a key never sees a version twice.
+func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return 0, err
+	}
+	var version int64
+	err := s.tx(ctx, "put record", func(tx pgx.Tx) error {
+		// FOR SHARE keeps the account from going (with its records) while
+		// the record is written.
+		var one int
+		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("Account", accountID)
+		}
+		if err != nil {
+			return err
+		}
+		if ifVersion == 0 {
+			err = tx.QueryRow(ctx, `INSERT INTO records (application_id, account_id, collection, key, data, version)
+				VALUES ($1, $2, $3, $4, $5, nextval('record_versions'))
+				ON CONFLICT DO NOTHING RETURNING version`, appID, accountID, collection, key, data).Scan(&version)
+		} else {
+			err = tx.QueryRow(ctx, `UPDATE records SET data = $5, version = nextval('record_versions')
+				WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND version = $6
+				RETURNING version`, appID, accountID, collection, key, data, int64(ifVersion)).Scan(&version)
+		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return uint64(version), nil
+}
+
+// scanRecord reads key, data, version.
+func scanRecord(row pgx.CollectableRow) (*unical.Record, error) {
+	var r unical.Record
+	var version int64
+	if err := row.Scan(&r.Key, &r.Data, &version); err != nil {
+		return nil, err
+	}
+	r.Version = uint64(version)
+	return &r, nil
+}
+
+// GetRecord implements [unical.RecordStore].
+func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return nil, err
+	}
+	recs, err := queryAll(ctx, s, scanRecord, `SELECT key, data, version FROM records
+		WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4`, appID, accountID, collection, key)
+	if err != nil {
+		return nil, translate("get record", err)
+	}
+	if len(recs) == 0 {
+		return nil, notFound("Record", key)
+	}
+	return recs[0], nil
+}
+
+// DeleteRecord implements [unical.RecordStore].
+func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
+	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+		return err
+	}
+	return s.tx(ctx, "delete record", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM records
+			WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND ($5 = 0 OR version = $5)`,
+			appID, accountID, collection, key, int64(ifVersion))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			if ifVersion == 0 {
+				return notFound("Record", key)
+			}
+			return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+		}
+		return nil
+	})
+}
+
+// ListRecords implements [unical.RecordStore]: keys compare byte by byte
+// (COLLATE "C").
+func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
+	if err := checkRecordKey(appID, accountID, collection, "-"); err != nil {
+		return nil, err
+	}
+	if strings.IndexByte(prefix, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {
+		return nil, unical.Errorf(unical.CodeInvalid, "Record keys hold no NUL byte.")
+	}
+	recs, err := queryAll(ctx, s, scanRecord, `SELECT key, data, version FROM records
+		WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND starts_with(key, $4) AND key > $5
+		ORDER BY key LIMIT $6`, appID, accountID, collection, prefix, after, limitArg(limit))
+	if err != nil {
+		return nil, translate("list records", err)
+	}
+	return recs, nil
+}

@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/unical/unical"
+)
+
+// TestStore_Stats (as the bolt store's) counts accounts of two applications by provider type and
+// status, and the pending messages with the creation time of the oldest;
+// a delivered message is no longer pending.
+func TestStore_Stats(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t)
+	ctx := t.Context()
+	now := time.Now().UTC().Truncate(time.Second)
+
+	if st, err := s.Stats(ctx); err != nil || st.PendingMessages != 0 || !st.OldestPending.IsZero() || len(st.Accounts) != 0 {
+		t.Fatalf("Stats() of an empty store = %+v, %v", st, err)
+	}
+	for _, app := range []string{"app_1", "app_2"} {
+		if err := s.CreateApplication(ctx, &unical.Application{ID: app, Name: app, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, a := range []struct {
+		app    string
+		typ    unical.ProviderType
+		status unical.AccountStatus
+	}{
+		{"app_1", unical.ProviderGoogle, unical.AccountStatusActive},
+		{"app_2", unical.ProviderGoogle, unical.AccountStatusActive},
+		{"app_2", unical.ProviderGoogle, unical.AccountStatusExpired},
+		{"app_1", unical.ProviderCalDAV, unical.AccountStatusActive},
+	} {
+		rec := &unical.AccountRecord{Account: unical.Account{
+			ID: "acc_" + string(rune('a'+i)), ApplicationID: a.app, Email: string(rune('a'+i)) + "@example.com",
+			ProviderType: a.typ, Status: a.status, CreatedAt: now, UpdatedAt: now,
+		}}
+		if err := s.CreateAccount(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ids sort by creation time, as the Client's do; the oldest is due last.
+	var msgs []*unical.OutboxMessage
+	for i, id := range []string{"msg_1", "msg_2", "msg_3"} {
+		msgs = append(msgs, &unical.OutboxMessage{ID: id, ApplicationID: "app_1", EventType: unical.EventTypeAccountCreated,
+			Payload: []byte(`{}`), CreatedAt: now.Add(time.Duration(i-10) * time.Minute), Status: unical.MessagePending,
+			NextAttemptAt: now.Add(-time.Duration(i) * time.Second)})
+	}
+	if err := s.EnqueueMessages(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := s.ClaimMessages(ctx, "worker", now, time.Minute, 1)
+	if err != nil || len(claimed) != 1 || claimed[0].ID != "msg_3" {
+		t.Fatalf("ClaimMessages() = %v, %v; want msg_3, due first", claimed, err)
+	}
+	claimed[0].Status, claimed[0].Attempts = unical.MessageDelivered, 1
+	if err := s.UpdateMessage(ctx, claimed[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &unical.StoreStats{
+		Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{
+			unical.ProviderGoogle: {unical.AccountStatusActive: 2, unical.AccountStatusExpired: 1},
+			unical.ProviderCalDAV: {unical.AccountStatusActive: 1},
+		},
+		PendingMessages: 2,
+		OldestPending:   now.Add(-10 * time.Minute),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Stats() (-want +got):\n%s", diff)
+	}
+}
