@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what the tests start on loopback: the
-# CalDAV servers Radicale and Xandikos (internal/davtest) and PostgreSQL
+# CalDAV servers Radicale and Xandikos (internal/davtest), PostgreSQL
 # (internal/pgtest, which runs Debian's initdb and pg_ctl from
-# /usr/lib/postgresql/N/bin), all from Debian's packages. It does nothing
+# /usr/lib/postgresql/N/bin) and Chromium for the dashboard's headless
+# browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
 # when all are already installed, prints nothing on success, and shows
 # apt-get's output only when a step fails.
 set -euo pipefail
 
 # Each package with the program that shows it is usable.
-packages=(radicale xandikos postgresql)
-declare -A program=([radicale]=radicale [xandikos]=xandikos [postgresql]=initdb)
+packages=(radicale xandikos postgresql chromium)
+declare -A program=([radicale]=radicale [xandikos]=xandikos [postgresql]=initdb [chromium]=chromium)
 
 # has reports whether a program is on PATH or, for PostgreSQL's, in
 # Debian's versioned folder, which is not on PATH.

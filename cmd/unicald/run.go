@@ -20,6 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -347,10 +348,24 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		metricsSrv = serveMetrics(mln, met, logger)
 		defer metricsSrv.Close()
 	}
-	// /admin/v1/ beside /v1 on the same listener; everything else,
-	// unknown paths included, goes to the /v1 handler.
+	// The key is read again here (open has checked it) for the
+	// dashboard's sessions. A PostgreSQL store's key is always
+	// UNICAL_MASTER_KEY, which masterKey reads first.
+	key, _, err := m.masterKey(sf.dataDir)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	dash, err := newDashboard(client, key, *publicURL, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// /admin/v1/ and the dashboard beside /v1 on the same listener;
+	// everything else, unknown paths included, goes to the /v1 handler.
 	root := http.NewServeMux()
 	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{
 		Handler:           root,

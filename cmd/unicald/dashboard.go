@@ -1,0 +1,23 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/internal/seal"
+)
+
+// newDashboard returns the web dashboard, to be served under
+// dashboard.Prefix. Its session key is derived from the master key, so
+// that every replica accepts the others' sessions.
+func newDashboard(client *unical.Client, key seal.Key, publicURL string, logger *slog.Logger) (http.Handler, error) {
+	sessionKey := key.Derive("dashboard-session")
+	return dashboard.New(dashboard.Options{
+		Admin:      client,
+		SessionKey: sessionKey[:],
+		PublicURL:  publicURL,
+		Logger:     logger,
+	})
+}

@@ -1,0 +1,228 @@
+// Package dashboard serves unicald's web dashboard at /dashboard/: the
+// operator's pages for applications, API keys, redirect URLs, provider
+// settings, accounts and webhooks, and a set-up checklist.
+//
+// Pages are rendered on the server from html/template files embedded in the
+// binary, with our own CSS and one small script (a copy button); every flow
+// works without JavaScript. The operator logs in with the admin token. The
+// session lives only in a cookie sealed with a key derived from the master
+// key, so that every replica accepts it without a session table; it holds
+// the admin token, checked on every request, so that changing the token
+// ends every session. Every form carries a CSRF token derived from the
+// session.
+//
+// The dashboard calls the same Client methods as the admin API and holds no
+// business rules of its own.
+package dashboard
+
+import (
+	"context"
+	"embed"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// Prefix is where the dashboard is mounted.
+const Prefix = "/dashboard/"
+
+// DefaultSessionTTL is how long a login lasts when Options.SessionTTL is zero.
+const DefaultSessionTTL = 8 * time.Hour
+
+// Admin is what the dashboard needs of the server: the Client's operator
+// operations, the same ones the admin API calls (a *unical.Client
+// satisfies it). Keeping it narrow shows exactly which operations the
+// dashboard uses, and the dashboard adds no rules of its own to them.
+type Admin interface {
+	VerifyAdminToken(ctx context.Context, token string) error
+	ListApplicationViews(ctx context.Context) ([]*unical.ApplicationView, error)
+	GetApplicationView(ctx context.Context, id string) (*unical.ApplicationView, error)
+	CreateApplication(ctx context.Context, params *unical.ApplicationParams) (*unical.CreatedApplication, error)
+	RenameApplication(ctx context.Context, id, name string) (*unical.ApplicationView, error)
+	DeleteApplication(ctx context.Context, id string, cascade bool) (*unical.ApplicationDeleted, error)
+	CreateAPIKey(ctx context.Context, appID string) (id, key string, err error)
+	ListAPIKeyViews(ctx context.Context, appID string) ([]*unical.APIKeyView, error)
+	RevokeAPIKey(ctx context.Context, appID, keyID string) error
+	AddRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
+	RemoveRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
+	SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *unical.ProviderSettingsParams) (*unical.ProviderSettingsView, error)
+	CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*unical.ProviderCheck, error)
+	SetApplicationWebhook(ctx context.Context, appID, raw string) (*unical.WebhookSet, error)
+	RotateWebhookSecret(ctx context.Context, appID string) (*unical.WebhookSet, error)
+	AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error)
+	AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error)
+	AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error)
+	AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
+	AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error)
+	Outbox(ctx context.Context) (*unical.OutboxStatus, error)
+}
+
+// Options configures New.
+type Options struct {
+	// Admin performs the operations; required.
+	Admin Admin
+	// SessionKey seals session cookies and MACs CSRF tokens; at least 32 bytes,
+	// the same on every replica (unicald derives it from the master key).
+	SessionKey []byte
+	// PublicURL is the server's public base URL: it builds the OAuth
+	// callback URL shown on the Providers page, and an https URL makes
+	// the session cookie Secure. Empty is reported on the Set-up page.
+	PublicURL string
+	// SessionTTL is how long a login lasts; default DefaultSessionTTL.
+	SessionTTL time.Duration
+	// Logger receives errors (never secrets); default discards them.
+	Logger *slog.Logger
+	// Now returns the current time; default time.Now.
+	Now func() time.Time
+}
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// handler serves the dashboard.
+type handler struct {
+	admin      Admin
+	sessions   sessionKeys
+	publicURL  string
+	secure     bool // cookies carry Secure
+	sessionTTL time.Duration
+	log        *slog.Logger
+	now        func() time.Time
+	pages      map[string]*template.Template
+	mux        *http.ServeMux
+}
+
+// New returns the dashboard as an http.Handler for the paths under Prefix.
+func New(opts Options) (http.Handler, error) {
+	if opts.Admin == nil {
+		panic("dashboard: Options.Admin is required")
+	}
+	if len(opts.SessionKey) < 32 {
+		panic("dashboard: Options.SessionKey must be at least 32 bytes")
+	}
+	h := &handler{
+		admin:      opts.Admin,
+		sessions:   newSessionKeys(opts.SessionKey),
+		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
+		sessionTTL: opts.SessionTTL,
+		log:        opts.Logger,
+		now:        opts.Now,
+	}
+	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
+		h.secure = true
+	}
+	if h.sessionTTL <= 0 {
+		h.sessionTTL = DefaultSessionTTL
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	h.pages = pages
+	h.routes()
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	// No page may be cached: some show a secret once, and all show data
+	// only a logged-in operator may see.
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set("X-Frame-Options", "DENY")
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *handler) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(staticFiles, "static")
+	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /dashboard/login", h.loginPage)
+	m.HandleFunc("POST /dashboard/login", h.login)
+	m.HandleFunc("POST /dashboard/logout", h.form(h.logout))
+	m.HandleFunc("GET /dashboard/{$}", h.page(func(w http.ResponseWriter, r *http.Request, s *session) {
+		http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
+	}))
+	m.HandleFunc("GET /dashboard/apps", h.page(h.appsPage))
+	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
+	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
+	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))
+	m.HandleFunc("POST /dashboard/apps/{app}/delete", h.form(h.deleteApp))
+	m.HandleFunc("GET /dashboard/apps/{app}/keys", h.page(h.pageHandler(pageKeys)))
+	m.HandleFunc("POST /dashboard/apps/{app}/keys", h.form(h.createKey))
+	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/revoke", h.form(h.revokeKey))
+	m.HandleFunc("GET /dashboard/apps/{app}/redirects", h.page(h.pageHandler(pageRedirects)))
+	m.HandleFunc("POST /dashboard/apps/{app}/redirects", h.form(h.addRedirect))
+	m.HandleFunc("POST /dashboard/apps/{app}/redirects/remove", h.form(h.removeRedirect))
+	m.HandleFunc("GET /dashboard/apps/{app}/providers", h.page(h.pageHandler(pageProviders)))
+	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}", h.form(h.saveProvider))
+	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}/check", h.form(h.checkProvider))
+	m.HandleFunc("GET /dashboard/apps/{app}/accounts", h.page(h.pageHandler(pageAccounts)))
+	m.HandleFunc("POST /dashboard/apps/{app}/accounts/{account}/delete", h.form(h.deleteAccount))
+	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))
+	m.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
+		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Error: "There is no such page."})
+	})
+	h.mux = m
+}
+
+// page wraps a GET handler that needs a logged-in operator; without a
+// valid session it sends the browser to the login page.
+func (h *handler) page(fn func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, ok := h.sessionOf(r)
+		if !ok {
+			http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
+			return
+		}
+		fn(w, r, s)
+	}
+}
+
+// maxFormBytes bounds a form body; the largest form (provider settings)
+// is far smaller.
+const maxFormBytes = 64 << 10
+
+// form wraps a POST handler: it needs a valid session and the session's
+// CSRF token in the form's csrf field, and answers 403 otherwise, changing
+// nothing.
+func (h *handler) form(fn func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, ok := h.sessionOf(r)
+		if !ok {
+			h.render(w, r, http.StatusForbidden, "error", &view{Title: "Logged out", Error: "Your session has ended. Log in again, then repeat the action."})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			h.render(w, r, http.StatusBadRequest, "error", &view{Session: s, Title: "Bad request", Error: "The form could not be read."})
+			return
+		}
+		if !h.sessions.checkCSRF(s, r.PostFormValue("csrf")) {
+			h.render(w, r, http.StatusForbidden, "error", &view{Session: s, Title: "Refused", Error: "The form's security token is missing or wrong. Reload the page and try again."})
+			return
+		}
+		fn(w, r, s)
+	}
+}

@@ -1,0 +1,109 @@
+package dashboard
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
+)
+
+// view is what a template sees: the fields every page has, and Data, the
+// page's own.
+type view struct {
+	Session *session
+	Title   string
+	// Error and Notice are shown at the top of the page.
+	Error  string
+	Notice string
+	// LoginCSRF is the login form's CSRF token.
+	LoginCSRF string
+	// App is the application whose pages these are, nil outside one;
+	// Section names its current page for the navigation.
+	App     *unical.ApplicationView
+	Section string
+	Data    any
+}
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"whenp": func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"ms":           func(d time.Duration) int64 { return d.Milliseconds() },
+	"providerName": providerName,
+	"path":         func(t unical.ProviderType) string { return t.PathName() },
+	"join":         strings.Join,
+}
+
+// providerName is the provider's name as operators know it.
+func providerName(t unical.ProviderType) string {
+	switch t {
+	case unical.ProviderGoogle:
+		return "Google (PROVIDER_A)"
+	case unical.ProviderMicrosoft:
+		return "Microsoft (PROVIDER_B)"
+	case unical.ProviderCalDAV:
+		return "CalDAV (PROVIDER_C)"
+	}
+	return string(t)
+}
+
+// pageNames are the templates in templates/, each with layout.html.
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks"}
+
+func parsePages() (map[string]*template.Template, error) {
+	pages := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// render writes page with v. The page is rendered into memory first, so
+// that a template failure is a clean 500 instead of half a page.
+func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, page string, v *view) {
+	var buf bytes.Buffer
+	if err := h.pages[page].Execute(&buf, v); err != nil {
+		h.log.ErrorContext(r.Context(), "dashboard: template", "page", page, "err", err)
+		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// statusOf is the HTTP status of a failed operation, as /v1 answers it.
+func statusOf(err error) int { return httpapi.StatusOf(err) }
+
+// message is what the page says about a failed operation: the error's
+// caller-safe message, naming the field where there is one. Internal
+// errors are logged with their cause and shown only as "Internal error".
+func (h *handler) message(r *http.Request, err error) string {
+	if statusOf(err) == http.StatusInternalServerError {
+		h.log.ErrorContext(r.Context(), "dashboard: operation failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	msg := unical.ErrorMessage(err)
+	var e *unical.Error
+	if errors.As(err, &e) && e.Field != "" && !strings.Contains(msg, e.Field) {
+		msg = e.Field + ": " + msg
+	}
+	return msg
+}
