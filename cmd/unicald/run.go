@@ -478,7 +478,7 @@ func (m *Main) adminToken(ctx context.Context, client *unical.Client) error {
 	if err != nil || token == "" {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "Created the admin token of /admin/v1 (Authorization: Bearer ...).\n  adminToken:    %s\nIt is shown only now and stored only as a hash; keep it, or set UNICAL_ADMIN_TOKEN to replace it.\n", token)
+	fmt.Fprintf(m.Stdout, "Created the admin token of /admin/v1 (Authorization: Bearer ...), also the dashboard's login at /dashboard/.\n  adminToken:    %s\nIt is shown only now and stored only as a hash; keep it, or set UNICAL_ADMIN_TOKEN to replace it.\n", token)
 	return nil
 }
 
