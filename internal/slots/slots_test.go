@@ -213,6 +213,35 @@ func TestFind(t *testing.T) {
 			slot("2026-05-04 23:00", "2026-05-05 01:00", "a"),
 		},
 	}, {
+		// Busy time as free/busy gives it for an all-day event in Berlin
+		// (its whole local day, 22:00 to 22:00 UTC in summer) and for the
+		// instances of a daily series (10:00 to 11:00 UTC each day): the
+		// search sees only intervals, so both are spans of busy time. The
+		// HTTP tests (httpapi/availability_test.go) start from the events.
+		name: "all-day and recurring busy time",
+		req: slots.Request{
+			Start: u("2026-06-01 08:00"), End: u("2026-06-03 13:00"),
+			Duration: time.Hour, Interval: time.Hour, Location: utc,
+			Participants: []slots.Participant{
+				{ID: "a", Required: true, WorkingHours: &slots.WorkingHours{Location: utc, Intervals: []slots.WeeklyInterval{
+					{Day: time.Monday, Start: 8 * 60, End: 13 * 60}, {Day: time.Tuesday, Start: 8 * 60, End: 13 * 60}, {Day: time.Wednesday, Start: 8 * 60, End: 13 * 60},
+				}}},
+				{ID: "b", Required: true, Busy: append(
+					busy("2026-06-01 22:00", "2026-06-02 22:00"), // all day on Tuesday 2 June in Berlin
+					busy("2026-06-01 10:00", "2026-06-01 11:00", "2026-06-02 10:00", "2026-06-02 11:00", "2026-06-03 10:00", "2026-06-03 11:00")...)},
+			},
+		},
+		want: []slots.Slot{
+			slot("2026-06-01 08:00", "2026-06-01 09:00", "a", "b"),
+			slot("2026-06-01 09:00", "2026-06-01 10:00", "a", "b"),
+			slot("2026-06-01 11:00", "2026-06-01 12:00", "a", "b"),
+			slot("2026-06-01 12:00", "2026-06-01 13:00", "a", "b"),
+			slot("2026-06-03 08:00", "2026-06-03 09:00", "a", "b"),
+			slot("2026-06-03 09:00", "2026-06-03 10:00", "a", "b"),
+			slot("2026-06-03 11:00", "2026-06-03 12:00", "a", "b"),
+			slot("2026-06-03 12:00", "2026-06-03 13:00", "a", "b"),
+		},
+	}, {
 		name: "no slot when a required participant is busy throughout",
 		req: slots.Request{
 			Start: u("2026-05-04 09:00"), End: u("2026-05-04 12:00"),
