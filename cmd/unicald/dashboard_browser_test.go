@@ -274,8 +274,18 @@ func TestDashboard_Browser(t *testing.T) {
 	secrets = append(secrets, apiKey)
 	// The copy button (our one script, allowed by the page's CSP) copies it.
 	b.do("copy", chromedp.Click(chromedp.CSS(`button.copy[data-copy="newkey"]`)))
-	if label, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(`button.copy[data-copy="newkey"]`))); err != nil || label != "Copied" {
-		t.Errorf("copy button says %q (%v) after a click, want Copied", label, err)
+	// The label changes when the clipboard's promise settles, after the
+	// click returns: read it until it does, for at most five seconds.
+	var label string
+	var labelErr error
+	for range 50 {
+		if label, labelErr = chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(`button.copy[data-copy="newkey"]`))); labelErr != nil || label == "Copied" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if labelErr != nil || label != "Copied" {
+		t.Errorf("copy button says %q (%v) after a click, want Copied", label, labelErr)
 	}
 	b.shot("02-application-created")
 	if status, body := request(t, "GET", base+"/v1/endUserAccounts", apiKey, nil); status != http.StatusOK {
