@@ -43,10 +43,7 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 // BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
 // writer makes the read, the check and the write one atomic step.
 func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
-	if err := storedoc.CheckID("Application id", rec.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := storedoc.CheckID("Idempotency key", rec.Key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
 	k := keyOf(rec.ApplicationID, rec.Key)
@@ -92,10 +89,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 
 // CompleteIdempotent implements [unical.IdempotencyStore].
 func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
-	if err := storedoc.CheckID("Application id", appID); err != nil {
-		return err
-	}
-	if err := storedoc.CheckID("Idempotency key", key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}
 	k := keyOf(appID, key)

@@ -47,10 +47,7 @@ func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string,
 // lock makes the read, the check and the write one atomic step across
 // processes.
 func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
-	if err := storedoc.CheckID("Application id", rec.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := storedoc.CheckID("Idempotency key", rec.Key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
 	status, code, body := responseArgs(rec.Response)
@@ -94,10 +91,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 
 // CompleteIdempotent implements [unical.IdempotencyStore].
 func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
-	if err := storedoc.CheckID("Application id", appID); err != nil {
-		return err
-	}
-	if err := storedoc.CheckID("Idempotency key", key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}
 	return s.tx(ctx, "complete idempotent", func(tx pgx.Tx) error {

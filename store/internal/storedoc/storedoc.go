@@ -64,6 +64,15 @@ func CheckRecordKey(appID, accountID, collection, key string) error {
 	return CheckID("Record key", key)
 }
 
+// CheckIdempotencyKey refuses an application id and Idempotency-Key that
+// CheckID refuses; in bbolt they are the parts of an idempotency key.
+func CheckIdempotencyKey(appID, key string) error {
+	if err := CheckID("Application id", appID); err != nil {
+		return err
+	}
+	return CheckID("Idempotency key", key)
+}
+
 // CheckStatus refuses a message status UpdateMessage does not know.
 func CheckStatus(status unical.MessageStatus) error {
 	switch status {
