@@ -3,75 +3,13 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
-
-// account is the stored form of [unical.AccountRecord].
-type account struct {
-	ID                   string               `json:"id"`
-	ApplicationID        string               `json:"applicationId"`
-	CreatedAt            time.Time            `json:"createdAt"`
-	UpdatedAt            time.Time            `json:"updatedAt"`
-	Email                string               `json:"email"`
-	ExternalID           string               `json:"externalId"`
-	AuthorizedScopes     []string             `json:"authorizedScopes"`
-	ProviderAccountID    *string              `json:"providerAccountId"`
-	ProviderID           string               `json:"providerId"`
-	Status               unical.AccountStatus `json:"status"`
-	StatusReason         unical.StatusReason  `json:"statusReason,omitempty"`
-	ProviderType         unical.ProviderType  `json:"providerType"`
-	SealedSecrets        []byte               `json:"sealedSecrets"`
-	TokenExpiry          time.Time            `json:"tokenExpiry"`
-	CredentialsID        string               `json:"credentialsId"`
-	CredentialsCreatedAt time.Time            `json:"credentialsCreatedAt"`
-	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
-	ProviderState        []byte               `json:"providerState"`
-}
-
-func accountToRecord(a *unical.AccountRecord) (*account, error) {
-	if err := checkID("Account id", a.ID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Application id", a.ApplicationID); err != nil {
-		return nil, err
-	}
-	return &account{
-		ID: a.ID, ApplicationID: a.ApplicationID, CreatedAt: utc(a.CreatedAt), UpdatedAt: utc(a.UpdatedAt),
-		Email: a.Email, ExternalID: a.ExternalID, AuthorizedScopes: a.AuthorizedScopes,
-		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status, StatusReason: a.StatusReason,
-		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: utc(a.TokenExpiry),
-		CredentialsID: a.CredentialsID, CredentialsCreatedAt: utc(a.CredentialsCreatedAt),
-		CredentialsUpdatedAt: utc(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
-	}, nil
-}
-
-// toAccountRecord returns a copy of rec that shares nothing with it, so
-// that rec may be a cached record (see accountCache) the caller cannot
-// change.
-func (rec *account) toAccountRecord() *unical.AccountRecord {
-	var providerAccountID *string
-	if rec.ProviderAccountID != nil {
-		v := *rec.ProviderAccountID
-		providerAccountID = &v
-	}
-	return &unical.AccountRecord{
-		Account: unical.Account{
-			ID: rec.ID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Email: rec.Email,
-			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
-			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
-			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
-		},
-		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
-		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
-		ProviderState: bytes.Clone(rec.ProviderState),
-	}
-}
 
 // accountCache keeps decoded accounts by id with the stored bytes each was
 // decoded from. Every read still takes the bytes from the file in its bolt
@@ -86,23 +24,23 @@ type accountCache struct {
 }
 
 type cachedAccount struct {
-	data []byte   // the stored JSON
-	rec  *account // decoded from data; never changed
+	data []byte            // the stored JSON
+	rec  *storedoc.Account // decoded from data; never changed
 }
 
 // maxCachedAccounts bounds the cache (a few MB); past it, it starts over.
 const maxCachedAccounts = 4096
 
 // decode returns the account stored as data under id, which must not be
-// changed: callers hand out rec.toAccountRecord().
-func (c *accountCache) decode(id, data []byte) (*account, error) {
+// changed: callers hand out rec.ToAccountRecord().
+func (c *accountCache) decode(id, data []byte) (*storedoc.Account, error) {
 	c.mu.Lock()
 	e := c.entries[string(id)]
 	c.mu.Unlock()
 	if e != nil && bytes.Equal(e.data, data) {
 		return e.rec, nil
 	}
-	rec := new(account)
+	rec := new(storedoc.Account)
 	if err := decode(id, data, rec); err != nil {
 		return nil, err
 	}
@@ -126,24 +64,24 @@ func (c *accountCache) drop(id string) {
 
 // readAccount is getAccount through the cache, for reads whose record
 // leaves the transaction only through toAccountRecord.
-func (s *Store) readAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
+func (s *Store) readAccount(tx *bbolt.Tx, appID, id string) (*storedoc.Account, error) {
 	data := tx.Bucket(bucketAccounts).Get([]byte(id))
 	if data == nil {
-		return nil, notFound("Account", id)
+		return nil, storedoc.NotFound("Account", id)
 	}
 	rec, err := s.accounts.decode([]byte(id), data)
 	if err != nil {
 		return nil, err
 	}
 	if rec.ApplicationID != appID {
-		return nil, notFound("Account", id)
+		return nil, storedoc.NotFound("Account", id)
 	}
 	return rec, nil
 }
 
-// emailKey is the accounts.byEmail key that makes (provider type,
+// accountEmailKey is the accounts.byEmail key that makes (provider type,
 // lower-cased email) unique within an application.
-func (rec *account) emailKey() []byte {
+func accountEmailKey(rec *storedoc.Account) []byte {
 	return emailKey(rec.ApplicationID, rec.ProviderType, rec.Email)
 }
 
@@ -153,14 +91,14 @@ func emailKey(appID string, t unical.ProviderType, email string) []byte {
 
 // getAccount reads an application's account; another application's
 // account is as missing as an unknown one.
-func getAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
-	var rec account
+func getAccount(tx *bbolt.Tx, appID, id string) (*storedoc.Account, error) {
+	var rec storedoc.Account
 	ok, err := getJSON(tx.Bucket(bucketAccounts), []byte(id), &rec)
 	if err != nil {
 		return nil, err
 	}
 	if !ok || rec.ApplicationID != appID {
-		return nil, notFound("Account", id)
+		return nil, storedoc.NotFound("Account", id)
 	}
 	return &rec, nil
 }
@@ -170,7 +108,7 @@ func getAccount(tx *bbolt.Tx, appID, id string) (*account, error) {
 // account with the same provider type and email (compared
 // case-insensitively).
 func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs ...*unical.OutboxMessage) error {
-	rec, err := accountToRecord(a)
+	rec, err := storedoc.FromAccount(a)
 	if err != nil {
 		return err
 	}
@@ -184,16 +122,16 @@ func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs
 		}
 		b := tx.Bucket(bucketAccounts)
 		if b.Get([]byte(rec.ID)) != nil {
-			return conflict("Account %q already exists.", rec.ID)
+			return storedoc.Conflict("Account %q already exists.", rec.ID)
 		}
 		byEmail := tx.Bucket(bucketAccountsByEmail)
-		if byEmail.Get(rec.emailKey()) != nil {
-			return conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
+		if byEmail.Get(accountEmailKey(rec)) != nil {
+			return storedoc.Conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
 		}
 		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
 			return err
 		}
-		if err := byEmail.Put(rec.emailKey(), []byte(rec.ID)); err != nil {
+		if err := byEmail.Put(accountEmailKey(rec), []byte(rec.ID)); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketAccountsByApp).Put(keyOf(rec.ApplicationID, rec.ID), nil)
@@ -203,7 +141,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs
 // GetAccount returns an account of an application; CodeNotFound if the
 // application has no such account.
 func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.AccountRecord, error) {
-	var rec *account
+	var rec *storedoc.Account
 	err := s.view(ctx, "get account", func(tx *bbolt.Tx) (err error) {
 		rec, err = s.readAccount(tx, appID, id)
 		return err
@@ -211,13 +149,13 @@ func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.Accou
 	if err != nil {
 		return nil, err
 	}
-	return rec.toAccountRecord(), nil
+	return rec.ToAccountRecord(), nil
 }
 
 // FindAccount returns the application's account with that provider type
 // and email, compared case-insensitively; CodeNotFound if there is none.
 func (s *Store) FindAccount(ctx context.Context, appID string, providerType unical.ProviderType, email string) (*unical.AccountRecord, error) {
-	var rec *account
+	var rec *storedoc.Account
 	err := s.view(ctx, "find account", func(tx *bbolt.Tx) (err error) {
 		id := tx.Bucket(bucketAccountsByEmail).Get(emailKey(appID, providerType, email))
 		if id == nil {
@@ -229,7 +167,7 @@ func (s *Store) FindAccount(ctx context.Context, appID string, providerType unic
 	if err != nil {
 		return nil, err
 	}
-	return rec.toAccountRecord(), nil
+	return rec.ToAccountRecord(), nil
 }
 
 // UpdateAccount reads an account, lets fn change it and writes it back, all
@@ -249,13 +187,13 @@ func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*un
 // fn returns, in the same transaction: a refused message (CodeInvalid,
 // CodeConflict) aborts the update too.
 func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) ([]*unical.OutboxMessage, error)) (*unical.AccountRecord, error) {
-	var out account
+	var out storedoc.Account
 	err := s.update(ctx, "update account", func(tx *bbolt.Tx) error {
 		old, err := getAccount(tx, appID, id)
 		if err != nil {
 			return err
 		}
-		a := old.toAccountRecord()
+		a := old.ToAccountRecord()
 		msgs, err := fn(a)
 		if err != nil {
 			return fnError{err}
@@ -270,14 +208,14 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 		if a.ID != old.ID || a.ApplicationID != old.ApplicationID {
 			return unical.Errorf(unical.CodeInvalid, "An account update may not change its id or application.")
 		}
-		rec, err := accountToRecord(a)
+		rec, err := storedoc.FromAccount(a)
 		if err != nil {
 			return err
 		}
-		if oldKey, newKey := old.emailKey(), rec.emailKey(); string(oldKey) != string(newKey) {
+		if oldKey, newKey := accountEmailKey(old), accountEmailKey(rec); string(oldKey) != string(newKey) {
 			byEmail := tx.Bucket(bucketAccountsByEmail)
 			if byEmail.Get(newKey) != nil {
-				return conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
+				return storedoc.Conflict("An account with email %q and provider type %s already exists.", rec.Email, rec.ProviderType)
 			}
 			if err := byEmail.Delete(oldKey); err != nil {
 				return err
@@ -291,7 +229,7 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 	if err != nil {
 		return nil, err
 	}
-	return out.toAccountRecord(), nil
+	return out.ToAccountRecord(), nil
 }
 
 // ListAccounts returns the application's accounts that pass filter, in id
@@ -319,7 +257,7 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 				!strings.Contains(strings.ToLower(rec.ExternalID), search) {
 				return true, nil
 			}
-			recs = append(recs, rec.toAccountRecord())
+			recs = append(recs, rec.ToAccountRecord())
 			return filter.Limit <= 0 || len(recs) < filter.Limit, nil
 		})
 	})
@@ -364,7 +302,7 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*un
 		if err := tx.Bucket(bucketAccounts).Delete([]byte(id)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketAccountsByEmail).Delete(rec.emailKey()); err != nil {
+		if err := tx.Bucket(bucketAccountsByEmail).Delete(accountEmailKey(rec)); err != nil {
 			return err
 		}
 		s.accounts.drop(id)

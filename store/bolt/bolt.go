@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -123,7 +124,7 @@ func Open(path string, opts *Options) (*Store, error) {
 			"The database file is in use by another process.")
 	}
 	if err != nil {
-		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
+		return nil, storedoc.Internal(fmt.Errorf("bolt: open %s: %w", path, err))
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range allBuckets {
@@ -154,7 +155,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	})
 	if err != nil {
 		db.Close()
-		return nil, internal(fmt.Errorf("bolt: open %s: %w", path, err))
+		return nil, storedoc.Internal(fmt.Errorf("bolt: open %s: %w", path, err))
 	}
 	return &Store{db: db, path: path}, nil
 }
@@ -183,9 +184,9 @@ func backfillIndexes(tx *bbolt.Tx) error {
 			return err
 		}
 	}
-	var flows []*flow
+	var flows []*storedoc.Flow
 	err = tx.Bucket(bucketFlows).ForEach(func(k, v []byte) error {
-		var rec flow
+		var rec storedoc.Flow
 		if err := decode(k, v, &rec); err != nil {
 			return err
 		}
@@ -196,7 +197,7 @@ func backfillIndexes(tx *bbolt.Tx) error {
 		return err
 	}
 	for _, rec := range flows {
-		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+		if err := tx.Bucket(bucketFlowsByApp).Put(flowAppKey(rec), nil); err != nil {
 			return err
 		}
 		if err := addFlowCount(tx, rec.ApplicationID, 1); err != nil {
@@ -211,11 +212,11 @@ func backfillIndexes(tx *bbolt.Tx) error {
 func backfillNextCheck(tx *bbolt.Tx) error {
 	idx := tx.Bucket(bucketSubsByNextCheck)
 	return tx.Bucket(bucketSubs).ForEach(func(k, v []byte) error {
-		var rec subscription
+		var rec storedoc.Subscription
 		if err := decode(k, v, &rec); err != nil {
 			return err
 		}
-		return idx.Put(rec.nextCheckKey(), nil)
+		return idx.Put(nextCheckKey(&rec), nil)
 	})
 }
 
@@ -223,7 +224,7 @@ func backfillNextCheck(tx *bbolt.Tx) error {
 // fail with CodeInternal.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
-		return internal(fmt.Errorf("bolt: close %s: %w", s.path, err))
+		return storedoc.Internal(fmt.Errorf("bolt: close %s: %w", s.path, err))
 	}
 	return nil
 }
@@ -237,7 +238,7 @@ func (e fnError) Error() string { return e.err.Error() }
 // view runs fn in a read transaction; see update.
 func (s *Store) view(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
-		return internal(fmt.Errorf("bolt: %s: %w", op, err))
+		return storedoc.Internal(fmt.Errorf("bolt: %s: %w", op, err))
 	}
 	return translate(op, s.db.View(fn))
 }
@@ -247,7 +248,7 @@ func (s *Store) view(ctx context.Context, op string, fn func(tx *bbolt.Tx) error
 // only checked before the transaction starts.
 func (s *Store) update(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
-		return internal(fmt.Errorf("bolt: %s: %w", op, err))
+		return storedoc.Internal(fmt.Errorf("bolt: %s: %w", op, err))
 	}
 	// The count moves after the commit, before the caller hears of it, so
 	// a reader that saw the old version read the old data or a newer one.
@@ -271,34 +272,9 @@ func translate(op string, err error) error {
 		return err
 	}
 	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
-		return internal(fmt.Errorf("bolt: %s: the store is closed: %w", op, err))
+		return storedoc.Internal(fmt.Errorf("bolt: %s: the store is closed: %w", op, err))
 	}
-	return internal(fmt.Errorf("bolt: %s: %w", op, err))
-}
-
-// internal wraps a storage failure; callers see only "Internal error.".
-func internal(err error) *unical.Error {
-	return unical.WrapError(unical.CodeInternal, err, "Internal error.")
-}
-
-func notFound(what, id string) *unical.Error {
-	return unical.Errorf(unical.CodeNotFound, "%s %q not found.", what, id)
-}
-
-func conflict(format string, args ...any) *unical.Error {
-	return unical.Errorf(unical.CodeConflict, format, args...)
-}
-
-// checkID refuses ids that cannot be part of a key: empty ones (bbolt has
-// no empty keys) and ones with a NUL byte (the separator of composite keys).
-func checkID(what, id string) error {
-	if id == "" {
-		return unical.Errorf(unical.CodeInvalid, "%s is required.", what)
-	}
-	if strings.IndexByte(id, 0) >= 0 {
-		return unical.Errorf(unical.CodeInvalid, "%s must not contain a NUL byte.", what)
-	}
-	return nil
+	return storedoc.Internal(fmt.Errorf("bolt: %s: %w", op, err))
 }
 
 // keyOf joins parts with NUL bytes. keyOf(appID, "") is the prefix of all
@@ -384,16 +360,4 @@ func scanIDs(b *bbolt.Bucket, prefix []byte, after string, fn func(id string) (b
 		}
 	}
 	return nil
-}
-
-// utc returns t in UTC, the location every stored time comes back in.
-func utc(t time.Time) time.Time { return t.UTC() }
-
-// utcPtr is utc for optional times.
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -46,24 +47,17 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 	recs := make([]*attempt, len(results))
 	var newest time.Time
 	for i, r := range results {
-		if errs[i] = checkStatus(r.Message.Status); errs[i] != nil {
+		if errs[i] = storedoc.CheckDelivery(r); errs[i] != nil {
 			continue
 		}
 		a := r.Attempt
 		if a == nil {
 			continue
 		}
-		if errs[i] = checkID("Attempt id", a.ID); errs[i] != nil {
-			continue
-		}
-		if a.ApplicationID != r.Message.ApplicationID || a.MessageID != r.Message.ID || a.SubscriptionID != r.Message.SubscriptionID {
-			errs[i] = unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
-			continue
-		}
 		recs[i] = &attempt{
 			ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
-			EventType: a.EventType, Attempt: a.Attempt, At: utc(a.At), StatusCode: a.StatusCode,
-			Latency: a.Latency, Error: a.Error, ExpiresAt: utc(a.ExpiresAt),
+			EventType: a.EventType, Attempt: a.Attempt, At: storedoc.UTC(a.At), StatusCode: a.StatusCode,
+			Latency: a.Latency, Error: a.Error, ExpiresAt: storedoc.UTC(a.ExpiresAt),
 		}
 		if recs[i].At.After(newest) {
 			newest = recs[i].At
@@ -77,7 +71,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 				continue
 			}
 			if rec := recs[i]; rec != nil && tx.Bucket(bucketDeliveries).Get([]byte(rec.ID)) != nil {
-				errs[i] = conflict("Attempt %q already exists.", rec.ID)
+				errs[i] = storedoc.Conflict("Attempt %q already exists.", rec.ID)
 				continue
 			}
 			if err := updateClaimed(tx, r.Message); err != nil {
@@ -179,18 +173,18 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 			return err
 		}
 		if !ok || rec.ApplicationID != appID {
-			return notFound("Message", id)
+			return storedoc.NotFound("Message", id)
 		}
 		if rec.SubscriptionID != "" && tx.Bucket(bucketSubs).Get([]byte(rec.SubscriptionID)) == nil {
-			return notFound("Message", id) // its subscription was deleted
+			return storedoc.NotFound("Message", id) // its subscription was deleted
 		}
 		if rec.Status != unical.MessageFailed {
-			return conflict("Message %q is %s; only failed messages can be sent again.", id, rec.Status)
+			return storedoc.Conflict("Message %q is %s; only failed messages can be sent again.", id, rec.Status)
 		}
 		if err := unindexMessage(tx, &rec); err != nil {
 			return err
 		}
-		rec.Status, rec.Attempts, rec.NextAttemptAt = unical.MessagePending, 0, utc(now)
+		rec.Status, rec.Attempts, rec.NextAttemptAt = unical.MessagePending, 0, storedoc.UTC(now)
 		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
 		if err := putMessage(tx, &rec); err != nil {
 			return err

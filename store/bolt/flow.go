@@ -8,30 +8,20 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// flow is the stored form of [unical.OAuthFlow].
-type flow struct {
-	ID             string              `json:"id"`
-	ApplicationID  string              `json:"applicationId"`
-	ProviderType   unical.ProviderType `json:"providerType"`
-	RedirectURL    string              `json:"redirectUrl"`
-	State          string              `json:"state"`
-	LoginHint      string              `json:"loginHint"`
-	SealedVerifier []byte              `json:"sealedVerifier"`
-	CreatedAt      time.Time           `json:"createdAt"`
-	ExpiresAt      time.Time           `json:"expiresAt"`
-}
-
-func (rec *flow) expiryKey() []byte {
+// flowExpiryKey is the flow's flows.byExpiry key: when it expires, then its
+// id.
+func flowExpiryKey(rec *storedoc.Flow) []byte {
 	return append(timeKey(rec.ExpiresAt), rec.ID...)
 }
 
-// appKey is the flow's flows.byApp key: its application's prefix, then
+// flowAppKey is the flow's flows.byApp key: its application's prefix, then
 // the expiry key, so that an application's unexpired flows are one range.
-func (rec *flow) appKey() []byte {
-	return append(keyOf(rec.ApplicationID, ""), rec.expiryKey()...)
+func flowAppKey(rec *storedoc.Flow) []byte {
+	return append(keyOf(rec.ApplicationID, ""), flowExpiryKey(rec)...)
 }
 
 // CreateFlow stores a flow; CodeConflict if the id is taken. With a
@@ -43,22 +33,18 @@ func (rec *flow) appKey() []byte {
 // CodeRateLimited and writes nothing but those removals, so a flood of
 // refused calls costs a seek each and no disk write.
 func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending int) error {
-	if err := checkID("Flow id", f.ID); err != nil {
+	rec, err := storedoc.FromFlow(f)
+	if err != nil {
 		return err
-	}
-	rec := &flow{
-		ID: f.ID, ApplicationID: f.ApplicationID, ProviderType: f.ProviderType, RedirectURL: f.RedirectURL,
-		State: f.State, LoginHint: f.LoginHint, SealedVerifier: f.SealedVerifier,
-		CreatedAt: utc(f.CreatedAt), ExpiresAt: utc(f.ExpiresAt),
 	}
 	// refused is the cap's answer when expired flows were removed on the
 	// way: the transaction commits the removals and the caller still gets
 	// the refusal.
 	var refused error
-	err := s.update(ctx, "create flow", func(tx *bbolt.Tx) error {
+	err = s.update(ctx, "create flow", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketFlows)
 		if b.Get([]byte(rec.ID)) != nil {
-			return conflict("Flow %q already exists.", rec.ID)
+			return storedoc.Conflict("Flow %q already exists.", rec.ID)
 		}
 		if maxPending > 0 && flowCount(tx, rec.ApplicationID) >= maxPending {
 			removed, err := deleteExpiredFlows(tx, rec.ApplicationID, rec.CreatedAt)
@@ -76,13 +62,13 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending 
 		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketFlowsByApp).Put(rec.appKey(), nil); err != nil {
+		if err := tx.Bucket(bucketFlowsByApp).Put(flowAppKey(rec), nil); err != nil {
 			return err
 		}
 		if err := addFlowCount(tx, rec.ApplicationID, 1); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketFlowsByExpiry).Put(rec.expiryKey(), nil)
+		return tx.Bucket(bucketFlowsByExpiry).Put(flowExpiryKey(rec), nil)
 	})
 	if err != nil {
 		return err
@@ -92,7 +78,7 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending 
 
 // flowCapError is the refusal of rec at the cap, with RetryAfter until the
 // application's first unexpired flow expires.
-func flowCapError(tx *bbolt.Tx, rec *flow, max int) error {
+func flowCapError(tx *bbolt.Tx, rec *storedoc.Flow, max int) error {
 	prefix := keyOf(rec.ApplicationID, "")
 	e := &unical.Error{
 		Code:    unical.CodeRateLimited,
@@ -142,7 +128,7 @@ func addFlowCount(tx *bbolt.Tx, appID string, delta int) error {
 // CodeNotFound if it is unknown, used or expired at now (a flow that
 // expires at now has expired). An expired flow is removed too.
 func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*unical.OAuthFlow, error) {
-	var rec flow
+	var rec storedoc.Flow
 	err := s.update(ctx, "consume flow", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketFlows)
 		ok, err := getJSON(b, []byte(id), &rec)
@@ -150,7 +136,7 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 			return err
 		}
 		if !ok {
-			return notFound("Flow", id)
+			return storedoc.NotFound("Flow", id)
 		}
 		return deleteFlow(tx, &rec)
 	})
@@ -159,33 +145,29 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 	}
 	// Checked after the commit, so that an expired flow is gone as well.
 	if !now.Before(rec.ExpiresAt) {
-		return nil, notFound("Flow", id)
+		return nil, storedoc.NotFound("Flow", id)
 	}
-	return &unical.OAuthFlow{
-		ID: rec.ID, ApplicationID: rec.ApplicationID, ProviderType: rec.ProviderType, RedirectURL: rec.RedirectURL,
-		State: rec.State, LoginHint: rec.LoginHint, SealedVerifier: rec.SealedVerifier,
-		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
-	}, nil
+	return rec.ToFlow(), nil
 }
 
 // deleteFlow removes a flow, its index entries and its count.
-func deleteFlow(tx *bbolt.Tx, rec *flow) error {
+func deleteFlow(tx *bbolt.Tx, rec *storedoc.Flow) error {
 	if err := tx.Bucket(bucketFlows).Delete([]byte(rec.ID)); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketFlowsByApp).Delete(rec.appKey()); err != nil {
+	if err := tx.Bucket(bucketFlowsByApp).Delete(flowAppKey(rec)); err != nil {
 		return err
 	}
 	if err := addFlowCount(tx, rec.ApplicationID, -1); err != nil {
 		return err
 	}
-	return tx.Bucket(bucketFlowsByExpiry).Delete(rec.expiryKey())
+	return tx.Bucket(bucketFlowsByExpiry).Delete(flowExpiryKey(rec))
 }
 
 // deleteFlowByID is deleteFlow for a flow known by id; a missing one is
 // already gone.
 func deleteFlowByID(tx *bbolt.Tx, id string) error {
-	var rec flow
+	var rec storedoc.Flow
 	ok, err := getJSON(tx.Bucket(bucketFlows), []byte(id), &rec)
 	if err != nil || !ok {
 		return err
@@ -210,14 +192,14 @@ func blobExpiryKey(expires time.Time, k []byte) []byte {
 // PutBlob stores data under the application's key until expires,
 // replacing what was there. CodeInvalid for an empty key.
 func (s *Store) PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error {
-	if err := checkID("Application id", appID); err != nil {
+	if err := storedoc.CheckID("Application id", appID); err != nil {
 		return err
 	}
 	if key == "" {
 		return unical.Errorf(unical.CodeInvalid, "Blob key is required.")
 	}
 	k := keyOf(appID, key)
-	rec := &blob{ApplicationID: appID, Key: key, Data: data, ExpiresAt: utc(expires)}
+	rec := &blob{ApplicationID: appID, Key: key, Data: data, ExpiresAt: storedoc.UTC(expires)}
 	return s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
 		b, byExpiry := tx.Bucket(bucketBlobs), tx.Bucket(bucketBlobsByExpiry)
 		var old blob
@@ -245,7 +227,7 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 	err := s.view(ctx, "get blob", func(tx *bbolt.Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketBlobs), keyOf(appID, key), &rec)
 		if err == nil && (!ok || rec.ApplicationID != appID || rec.Key != key || !now.Before(rec.ExpiresAt)) {
-			err = notFound("Blob", key)
+			err = storedoc.NotFound("Blob", key)
 		}
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -25,7 +26,7 @@ type idempotencyRecord struct {
 func (r *idempotencyRecord) record() *unical.IdempotencyRecord {
 	out := &unical.IdempotencyRecord{
 		ApplicationID: r.ApplicationID, Key: r.Key, Fingerprint: r.Fingerprint, Claim: r.Claim,
-		CreatedAt: utc(r.CreatedAt), LeaseExpiry: utc(r.LeaseExpiry), ExpiresAt: utc(r.ExpiresAt),
+		CreatedAt: storedoc.UTC(r.CreatedAt), LeaseExpiry: storedoc.UTC(r.LeaseExpiry), ExpiresAt: storedoc.UTC(r.ExpiresAt),
 	}
 	if r.Response != nil {
 		resp := *r.Response
@@ -42,17 +43,14 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 // BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
 // writer makes the read, the check and the write one atomic step.
 func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
-	if err := checkID("Application id", rec.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Idempotency key", rec.Key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
 	k := keyOf(rec.ApplicationID, rec.Key)
 	now := rec.CreatedAt
 	fresh := &idempotencyRecord{
 		ApplicationID: rec.ApplicationID, Key: rec.Key, Fingerprint: rec.Fingerprint, Claim: rec.Claim,
-		CreatedAt: utc(rec.CreatedAt), LeaseExpiry: utc(rec.LeaseExpiry), ExpiresAt: utc(rec.ExpiresAt),
+		CreatedAt: storedoc.UTC(rec.CreatedAt), LeaseExpiry: storedoc.UTC(rec.LeaseExpiry), ExpiresAt: storedoc.UTC(rec.ExpiresAt),
 	}
 	if rec.Response != nil {
 		resp := *rec.Response
@@ -91,10 +89,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 
 // CompleteIdempotent implements [unical.IdempotencyStore].
 func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
-	if err := checkID("Application id", appID); err != nil {
-		return err
-	}
-	if err := checkID("Idempotency key", key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}
 	k := keyOf(appID, key)
@@ -106,10 +101,10 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 			return err
 		}
 		if !ok || rec.ApplicationID != appID || rec.Key != key {
-			return notFound("Idempotency key", key)
+			return storedoc.NotFound("Idempotency key", key)
 		}
 		if rec.Claim != claim || rec.Response != nil {
-			return conflict("Idempotency key %q is no longer held by this request.", key)
+			return storedoc.Conflict("Idempotency key %q is no longer held by this request.", key)
 		}
 		if resp == nil {
 			if err := b.Delete(k); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -123,10 +124,10 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
 	recs := make([]*message, len(msgs))
 	for i, m := range msgs {
-		if err := checkID("Message id", m.ID); err != nil {
+		if err := storedoc.CheckID("Message id", m.ID); err != nil {
 			return nil, err
 		}
-		if err := checkID("Application id", m.ApplicationID); err != nil {
+		if err := storedoc.CheckID("Application id", m.ApplicationID); err != nil {
 			return nil, err
 		}
 		status := m.Status
@@ -139,9 +140,9 @@ func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
 		}
 		recs[i] = &message{
 			ID: m.ID, ApplicationID: m.ApplicationID, SubscriptionID: m.SubscriptionID,
-			EventType: m.EventType, Payload: m.Payload, CreatedAt: utc(m.CreatedAt), Status: status,
-			Attempts: m.Attempts, NextAttemptAt: utc(m.NextAttemptAt), LastError: m.LastError,
-			LeaseOwner: m.LeaseOwner, LeaseExpiry: utc(m.LeaseExpiry),
+			EventType: m.EventType, Payload: m.Payload, CreatedAt: storedoc.UTC(m.CreatedAt), Status: status,
+			Attempts: m.Attempts, NextAttemptAt: storedoc.UTC(m.NextAttemptAt), LastError: m.LastError,
+			LeaseOwner: m.LeaseOwner, LeaseExpiry: storedoc.UTC(m.LeaseExpiry),
 		}
 	}
 	return recs, nil
@@ -153,7 +154,7 @@ func enqueue(tx *bbolt.Tx, recs []*message) error {
 	b := tx.Bucket(bucketOutbox)
 	for _, rec := range recs {
 		if b.Get([]byte(rec.ID)) != nil {
-			return conflict("Message %q already exists.", rec.ID)
+			return storedoc.Conflict("Message %q already exists.", rec.ID)
 		}
 		if err := putMessage(tx, rec); err != nil {
 			return err
@@ -179,7 +180,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 	if max <= 0 {
 		return nil, nil
 	}
-	expiry := utc(now.Add(lease))
+	expiry := storedoc.UTC(now.Add(lease))
 	var claimed []*unical.OutboxMessage
 	err := s.update(ctx, "claim messages", func(tx *bbolt.Tx) error {
 		nowKey := timeKey(now)
@@ -203,7 +204,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 				return err
 			}
 			if !ok {
-				return internal(fmt.Errorf("bolt: outbox.pending names missing message %q", id))
+				return storedoc.Internal(fmt.Errorf("bolt: outbox.pending names missing message %q", id))
 			}
 			rec.LeaseOwner, rec.LeaseExpiry = owner, expiry
 			if err := putMessage(tx, &rec); err != nil {
@@ -228,7 +229,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 // CodeNotFound if the message is not the application's (or was deleted with
 // its subscription), CodeInvalid for an unknown status.
 func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) error {
-	if err := checkStatus(msg.Status); err != nil {
+	if err := storedoc.CheckStatus(msg.Status); err != nil {
 		return err
 	}
 	return s.update(ctx, "update message", func(tx *bbolt.Tx) error {
@@ -244,27 +245,18 @@ func updateClaimed(tx *bbolt.Tx, msg *unical.OutboxMessage) error {
 		return err
 	}
 	if !ok || rec.ApplicationID != msg.ApplicationID {
-		return notFound("Message", msg.ID)
+		return storedoc.NotFound("Message", msg.ID)
 	}
 	if rec.Status != unical.MessagePending || rec.LeaseOwner == "" ||
 		rec.LeaseOwner != msg.LeaseOwner || !rec.LeaseExpiry.Equal(msg.LeaseExpiry) {
-		return conflict("Message %q is not leased to %q any more.", msg.ID, msg.LeaseOwner)
+		return storedoc.Conflict("Message %q is not leased to %q any more.", msg.ID, msg.LeaseOwner)
 	}
 	if err := unindexMessage(tx, &rec); err != nil {
 		return err
 	}
-	rec.Status, rec.Attempts, rec.NextAttemptAt, rec.LastError = msg.Status, msg.Attempts, utc(msg.NextAttemptAt), msg.LastError
+	rec.Status, rec.Attempts, rec.NextAttemptAt, rec.LastError = msg.Status, msg.Attempts, storedoc.UTC(msg.NextAttemptAt), msg.LastError
 	rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
 	return putMessage(tx, &rec)
-}
-
-// checkStatus refuses a status UpdateMessage does not know.
-func checkStatus(status unical.MessageStatus) error {
-	switch status {
-	case unical.MessagePending, unical.MessageDelivered, unical.MessageFailed:
-		return nil
-	}
-	return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", status)
 }
 
 // GetMessage returns a message of an application; CodeNotFound if the
@@ -274,7 +266,7 @@ func (s *Store) GetMessage(ctx context.Context, appID, id string) (*unical.Outbo
 	err := s.view(ctx, "get message", func(tx *bbolt.Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
 		if err == nil && (!ok || rec.ApplicationID != appID) {
-			err = notFound("Message", id)
+			err = storedoc.NotFound("Message", id)
 		}
 		return err
 	})

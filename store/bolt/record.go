@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -18,21 +19,6 @@ const recordVersionLen = 8
 // recordBase is the records-bucket prefix of an account's collection.
 func recordBase(appID, accountID, collection string) []byte {
 	return keyOf(appID, accountID, collection, "")
-}
-
-// checkRecordKey refuses ids, collections and keys that cannot be part of a
-// records-bucket key.
-func checkRecordKey(appID, accountID, collection, key string) error {
-	if err := checkID("Application id", appID); err != nil {
-		return err
-	}
-	if err := checkID("Account id", accountID); err != nil {
-		return err
-	}
-	if err := checkID("Record collection", collection); err != nil {
-		return err
-	}
-	return checkID("Record key", key)
 }
 
 // decodeRecord splits a stored value into its version and data.
@@ -47,7 +33,7 @@ func decodeRecord(k, v []byte) (uint64, []byte, error) {
 // records bucket's sequence, which never goes back, so a key never sees a
 // version twice.
 func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return 0, err
 	}
 	k := append(recordBase(appID, accountID, collection), key...)
@@ -83,7 +69,7 @@ func checkRecordVersion(b *bbolt.Bucket, k []byte, key string, want uint64, anyI
 		if want == 0 && !anyIfZero {
 			return nil
 		}
-		return notFound("Record", key)
+		return storedoc.NotFound("Record", key)
 	}
 	have, _, err := decodeRecord(k, v)
 	if err != nil {
@@ -93,16 +79,16 @@ func checkRecordVersion(b *bbolt.Bucket, k []byte, key string, want uint64, anyI
 	case want == 0 && anyIfZero:
 		return nil
 	case want == 0:
-		return conflict("Record %q already exists.", key)
+		return storedoc.Conflict("Record %q already exists.", key)
 	case have != want:
-		return conflict("Record %q is at version %d, not %d.", key, have, want)
+		return storedoc.Conflict("Record %q is at version %d, not %d.", key, have, want)
 	}
 	return nil
 }
 
 // GetRecord implements [unical.RecordStore].
 func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return nil, err
 	}
 	k := append(recordBase(appID, accountID, collection), key...)
@@ -110,7 +96,7 @@ func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key
 	err := s.view(ctx, "get record", func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketRecords).Get(k)
 		if v == nil {
-			return notFound("Record", key)
+			return storedoc.NotFound("Record", key)
 		}
 		version, data, err := decodeRecord(k, v)
 		rec = &unical.Record{Key: key, Data: data, Version: version}
@@ -124,7 +110,7 @@ func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key
 
 // DeleteRecord implements [unical.RecordStore].
 func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return err
 	}
 	k := append(recordBase(appID, accountID, collection), key...)
@@ -139,7 +125,7 @@ func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, 
 
 // ListRecords implements [unical.RecordStore].
 func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
-	if err := checkRecordKey(appID, accountID, collection, "-"); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, "-"); err != nil {
 		return nil, err
 	}
 	if strings.IndexByte(prefix, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {

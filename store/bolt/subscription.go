@@ -8,108 +8,20 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// subscription is the stored form of [unical.SubscriptionRecord].
-type subscription struct {
-	ID               string              `json:"id"`
-	ApplicationID    string              `json:"applicationId"`
-	EndUserAccountID string              `json:"endUserAccountId"`
-	Provider         unical.ProviderType `json:"provider"`
-	URL              string              `json:"url"`
-	CalendarID       string              `json:"calendarId"`
-	Expiration       *time.Time          `json:"expiration"`
-	SubscriptionID   string              `json:"subscriptionId"`
-	ResourceID       string              `json:"resourceId"`
-	CreatedAt        time.Time           `json:"createdAt"`
-	UpdatedAt        time.Time           `json:"updatedAt"`
-	RateLimit        int                 `json:"rateLimit"`
-	SealedSecret     []byte              `json:"sealedSecret"`
-	Watch            *watch              `json:"watch"`
-	Cursor           string              `json:"cursor"`
-	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
-	Endpoint         endpointState       `json:"endpoint"`
-	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
-	NextSendAt       time.Time           `json:"nextSendAt,omitzero"`
-}
-
-// endpointState is the stored form of [unical.EndpointState].
-type endpointState struct {
-	FailingSince   *time.Time `json:"failingSince,omitempty"`
-	DisabledAt     *time.Time `json:"disabledAt,omitempty"`
-	DisabledReason string     `json:"disabledReason,omitempty"`
-}
-
-func toEndpointState(st unical.EndpointState) endpointState {
-	return endpointState{FailingSince: utcPtr(st.FailingSince), DisabledAt: utcPtr(st.DisabledAt), DisabledReason: st.DisabledReason}
-}
-
-func (rec endpointState) toEndpointState() unical.EndpointState {
-	return unical.EndpointState{FailingSince: rec.FailingSince, DisabledAt: rec.DisabledAt, DisabledReason: rec.DisabledReason}
-}
-
-// watch is the stored form of [unical.Watch].
-type watch struct {
-	ID         string    `json:"id"`
-	ResourceID string    `json:"resourceId"`
-	Expiration time.Time `json:"expiration"`
-	Token      string    `json:"token"`
-}
-
-func subscriptionToRecord(sub *unical.SubscriptionRecord) (*subscription, error) {
-	if err := checkID("Subscription id", sub.ID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Application id", sub.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Account id", sub.EndUserAccountID); err != nil {
-		return nil, err
-	}
-	rec := &subscription{
-		ID: sub.ID, ApplicationID: sub.ApplicationID, EndUserAccountID: sub.EndUserAccountID,
-		Provider: sub.Provider, URL: sub.URL, CalendarID: sub.CalendarID, Expiration: utcPtr(sub.Expiration),
-		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
-		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
-		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
-		ReconciledAt: utc(sub.ReconciledAt), Endpoint: toEndpointState(sub.EndpointState),
-		NextCheckAt: utc(sub.NextCheckAt), NextSendAt: utc(sub.NextSendAt),
-	}
-	if w := sub.Watch; w != nil {
-		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
-	}
-	return rec, nil
-}
-
-func (rec *subscription) toSubscriptionRecord() *unical.SubscriptionRecord {
-	sub := &unical.SubscriptionRecord{
-		Subscription: unical.Subscription{
-			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
-			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
-			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
-			EndpointState: rec.Endpoint.toEndpointState(),
-		},
-		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
-		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
-		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
-	}
-	if w := rec.Watch; w != nil {
-		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}
-	}
-	return sub
-}
-
 // getSubscription reads an application's subscription; another
 // application's subscription is as missing as an unknown one.
-func getSubscription(tx *bbolt.Tx, appID, id string) (*subscription, error) {
-	var rec subscription
+func getSubscription(tx *bbolt.Tx, appID, id string) (*storedoc.Subscription, error) {
+	var rec storedoc.Subscription
 	ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
 	if err != nil {
 		return nil, err
 	}
 	if !ok || rec.ApplicationID != appID {
-		return nil, notFound("Subscription", id)
+		return nil, storedoc.NotFound("Subscription", id)
 	}
 	return &rec, nil
 }
@@ -117,7 +29,7 @@ func getSubscription(tx *bbolt.Tx, appID, id string) (*subscription, error) {
 // CreateSubscription stores a subscription; CodeNotFound if its account
 // does not exist in the application, CodeConflict if the id is taken.
 func (s *Store) CreateSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
-	rec, err := subscriptionToRecord(sub)
+	rec, err := storedoc.FromSubscription(sub)
 	if err != nil {
 		return err
 	}
@@ -127,7 +39,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 		}
 		b := tx.Bucket(bucketSubs)
 		if b.Get([]byte(rec.ID)) != nil {
-			return conflict("Subscription %q already exists.", rec.ID)
+			return storedoc.Conflict("Subscription %q already exists.", rec.ID)
 		}
 		if err := putJSON(b, []byte(rec.ID), rec); err != nil {
 			return err
@@ -135,7 +47,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 		if err := tx.Bucket(bucketSubsByApp).Put(keyOf(rec.ApplicationID, rec.ID), nil); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketSubsByNextCheck).Put(rec.nextCheckKey(), nil); err != nil {
+		if err := tx.Bucket(bucketSubsByNextCheck).Put(nextCheckKey(rec), nil); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketSubsByAccount).Put(keyOf(rec.ApplicationID, rec.EndUserAccountID, rec.ID), nil)
@@ -145,7 +57,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 // GetSubscription returns a subscription of an application; CodeNotFound
 // if the application has no such subscription.
 func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.SubscriptionRecord, error) {
-	var rec *subscription
+	var rec *storedoc.Subscription
 	err := s.view(ctx, "get subscription", func(tx *bbolt.Tx) (err error) {
 		rec, err = getSubscription(tx, appID, id)
 		return err
@@ -153,7 +65,7 @@ func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.
 	if err != nil {
 		return nil, err
 	}
-	return rec.toSubscriptionRecord(), nil
+	return rec.ToSubscriptionRecord(), nil
 }
 
 // UpdateSubscription reads a subscription, lets fn change it and writes it
@@ -161,20 +73,20 @@ func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.
 // must not call the Store, and its error is returned as it is. fn may not
 // change the id, the application or the account (CodeInvalid).
 func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn func(*unical.SubscriptionRecord) error) (*unical.SubscriptionRecord, error) {
-	var out subscription
+	var out storedoc.Subscription
 	err := s.update(ctx, "update subscription", func(tx *bbolt.Tx) error {
 		old, err := getSubscription(tx, appID, id)
 		if err != nil {
 			return err
 		}
-		sub := old.toSubscriptionRecord()
+		sub := old.ToSubscriptionRecord()
 		if err := fn(sub); err != nil {
 			return fnError{err}
 		}
 		if sub.ID != old.ID || sub.ApplicationID != old.ApplicationID || sub.EndUserAccountID != old.EndUserAccountID {
 			return unical.Errorf(unical.CodeInvalid, "A subscription update may not change its id, application or account.")
 		}
-		rec, err := subscriptionToRecord(sub)
+		rec, err := storedoc.FromSubscription(sub)
 		if err != nil {
 			return err
 		}
@@ -186,7 +98,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 	if err != nil {
 		return nil, err
 	}
-	return out.toSubscriptionRecord(), nil
+	return out.ToSubscriptionRecord(), nil
 }
 
 // ListSubscriptions returns an account's subscriptions in id order, after
@@ -202,14 +114,14 @@ func (s *Store) ListSubscriptions(ctx context.Context, appID, accountID, after s
 	err := s.view(ctx, "list subscriptions", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketSubs)
 		return scanIDs(tx.Bucket(index), prefix, after, func(id string) (bool, error) {
-			var rec subscription
+			var rec storedoc.Subscription
 			if _, err := getJSON(b, []byte(id), &rec); err != nil {
 				return false, err
 			}
 			if rec.ApplicationID != appID {
 				return true, nil // the prefix already scopes to appID; this is defence in depth
 			}
-			recs = append(recs, rec.toSubscriptionRecord())
+			recs = append(recs, rec.ToSubscriptionRecord())
 			return limit <= 0 || len(recs) < limit, nil
 		})
 	})
@@ -227,11 +139,11 @@ func (s *Store) ListAllSubscriptions(ctx context.Context, after string, limit in
 	err := s.view(ctx, "list all subscriptions", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketSubs)
 		return scanIDs(b, nil, after, func(id string) (bool, error) {
-			var rec subscription
+			var rec storedoc.Subscription
 			if _, err := getJSON(b, []byte(id), &rec); err != nil {
 				return false, err
 			}
-			recs = append(recs, rec.toSubscriptionRecord())
+			recs = append(recs, rec.ToSubscriptionRecord())
 			return limit <= 0 || len(recs) < limit, nil
 		})
 	})
@@ -274,7 +186,7 @@ func deleteSubscription(tx *bbolt.Tx, appID, id string) error {
 	if err := tx.Bucket(bucketSubsByApp).Delete(keyOf(appID, id)); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketSubsByNextCheck).Delete(rec.nextCheckKey()); err != nil {
+	if err := tx.Bucket(bucketSubsByNextCheck).Delete(nextCheckKey(rec)); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketSubsByAccount).Delete(keyOf(appID, rec.EndUserAccountID, id))
@@ -282,21 +194,21 @@ func deleteSubscription(tx *bbolt.Tx, appID, id string) error {
 
 // nextCheckKey is the subscription's subscriptions.byNextCheck key: when
 // it is next due, then its id.
-func (rec *subscription) nextCheckKey() []byte {
+func nextCheckKey(rec *storedoc.Subscription) []byte {
 	return append(timeKey(rec.NextCheckAt), rec.ID...)
 }
 
 // reindexNextCheck moves a subscription's subscriptions.byNextCheck entry
 // when an update changes its NextCheckAt.
-func reindexNextCheck(tx *bbolt.Tx, old, rec *subscription) error {
+func reindexNextCheck(tx *bbolt.Tx, old, rec *storedoc.Subscription) error {
 	if old.NextCheckAt.Equal(rec.NextCheckAt) {
 		return nil
 	}
 	b := tx.Bucket(bucketSubsByNextCheck)
-	if err := b.Delete(old.nextCheckKey()); err != nil {
+	if err := b.Delete(nextCheckKey(old)); err != nil {
 		return err
 	}
-	return b.Put(rec.nextCheckKey(), nil)
+	return b.Put(nextCheckKey(rec), nil)
 }
 
 // ClaimDueSubscriptions claims up to max subscriptions due at now and moves
@@ -338,13 +250,13 @@ func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interv
 		// Written after the walk, because a bbolt cursor is not stable
 		// across changes to its bucket.
 		for _, id := range due(tx) {
-			var rec subscription
+			var rec storedoc.Subscription
 			ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return internal(fmt.Errorf("bolt: subscriptions.byNextCheck names missing subscription %q", id))
+				return storedoc.Internal(fmt.Errorf("bolt: subscriptions.byNextCheck names missing subscription %q", id))
 			}
 			old := rec
 			rec.NextCheckAt = nextCheck(rec.NextCheckAt, now, interval)
@@ -354,7 +266,7 @@ func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interv
 			if err := putJSON(tx.Bucket(bucketSubs), []byte(id), &rec); err != nil {
 				return err
 			}
-			claimed = append(claimed, rec.toSubscriptionRecord())
+			claimed = append(claimed, rec.ToSubscriptionRecord())
 		}
 		return nil
 	})
@@ -370,10 +282,10 @@ func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interv
 // the interval.
 func nextCheck(due, now time.Time, interval time.Duration) time.Time {
 	if due.IsZero() {
-		return utc(now.Add(1 + rand.N(interval)))
+		return storedoc.UTC(now.Add(1 + rand.N(interval)))
 	}
 	if due.After(now) {
 		return due
 	}
-	return utc(due.Add(interval * (now.Sub(due)/interval + 1)))
+	return storedoc.UTC(due.Add(interval * (now.Sub(due)/interval + 1)))
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -75,7 +76,7 @@ func expiredKeys(b *bbolt.Bucket, prefix, until []byte, max int) [][]byte {
 func sweepFlows(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
 	keys := expiredKeys(tx.Bucket(bucketFlowsByExpiry), nil, nowKey, max)
 	for _, k := range keys {
-		var rec flow
+		var rec storedoc.Flow
 		ok, err := getJSON(tx.Bucket(bucketFlows), k[timeKeyLen:], &rec)
 		if err != nil {
 			return 0, err

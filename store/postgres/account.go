@@ -4,33 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
-
-// account is the JSON document of an account in accounts.data.
-type account struct {
-	ID                   string               `json:"id"`
-	ApplicationID        string               `json:"applicationId"`
-	CreatedAt            time.Time            `json:"createdAt"`
-	UpdatedAt            time.Time            `json:"updatedAt"`
-	Email                string               `json:"email"`
-	ExternalID           string               `json:"externalId"`
-	AuthorizedScopes     []string             `json:"authorizedScopes"`
-	ProviderAccountID    *string              `json:"providerAccountId"`
-	ProviderID           string               `json:"providerId"`
-	Status               unical.AccountStatus `json:"status"`
-	StatusReason         unical.StatusReason  `json:"statusReason,omitempty"`
-	ProviderType         unical.ProviderType  `json:"providerType"`
-	SealedSecrets        []byte               `json:"sealedSecrets"`
-	TokenExpiry          time.Time            `json:"tokenExpiry"`
-	CredentialsID        string               `json:"credentialsId"`
-	CredentialsCreatedAt time.Time            `json:"credentialsCreatedAt"`
-	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
-	ProviderState        []byte               `json:"providerState"`
-}
 
 // accountRow is an account with the columns beside its document.
 type accountRow struct {
@@ -42,20 +20,11 @@ type accountRow struct {
 
 // accountToRow checks a and returns what is stored for it.
 func accountToRow(a *unical.AccountRecord) (*accountRow, error) {
-	if err := checkID("Account id", a.ID); err != nil {
+	rec, err := storedoc.FromAccount(a)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkID("Application id", a.ApplicationID); err != nil {
-		return nil, err
-	}
-	data, err := encode(&account{
-		ID: a.ID, ApplicationID: a.ApplicationID, CreatedAt: utc(a.CreatedAt), UpdatedAt: utc(a.UpdatedAt),
-		Email: a.Email, ExternalID: a.ExternalID, AuthorizedScopes: a.AuthorizedScopes,
-		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status, StatusReason: a.StatusReason,
-		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: utc(a.TokenExpiry),
-		CredentialsID: a.CredentialsID, CredentialsCreatedAt: utc(a.CredentialsCreatedAt),
-		CredentialsUpdatedAt: utc(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
-	})
+	data, err := encode(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -66,21 +35,11 @@ func accountToRow(a *unical.AccountRecord) (*accountRow, error) {
 }
 
 func decodeAccount(data []byte) (*unical.AccountRecord, error) {
-	var rec account
+	var rec storedoc.Account
 	if err := decode("account", data, &rec); err != nil {
 		return nil, err
 	}
-	return &unical.AccountRecord{
-		Account: unical.Account{
-			ID: rec.ID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, Email: rec.Email,
-			ExternalID: rec.ExternalID, AuthorizedScopes: rec.AuthorizedScopes,
-			ProviderAccountID: rec.ProviderAccountID, ProviderID: rec.ProviderID,
-			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
-		},
-		SealedSecrets: rec.SealedSecrets, TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
-		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
-		ProviderState: rec.ProviderState,
-	}, nil
+	return rec.ToAccountRecord(), nil
 }
 
 const insertAccount = `INSERT INTO accounts (id, application_id, provider_type, email_lower, external_id_lower, status, data)
@@ -118,7 +77,7 @@ func getAccount(ctx context.Context, q pgx.Tx, appID, id string, lock bool) (*un
 	var data []byte
 	err := q.QueryRow(ctx, sql, id, appID).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("Account", id)
+		return nil, storedoc.NotFound("Account", id)
 	}
 	if err != nil {
 		return nil, err
@@ -132,7 +91,7 @@ func (s *Store) GetAccount(ctx context.Context, appID, id string) (*unical.Accou
 	var data []byte
 	err := s.queryRow(ctx, "SELECT data FROM accounts WHERE id = $1 AND application_id = $2", []any{id, appID}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("Account", id)
+		return nil, storedoc.NotFound("Account", id)
 	}
 	if err != nil {
 		return nil, translate("get account", err)

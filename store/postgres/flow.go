@@ -8,20 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
-
-// flow is the JSON document of an OAuth flow in oauth_flows.data.
-type flow struct {
-	ID             string              `json:"id"`
-	ApplicationID  string              `json:"applicationId"`
-	ProviderType   unical.ProviderType `json:"providerType"`
-	RedirectURL    string              `json:"redirectUrl"`
-	State          string              `json:"state"`
-	LoginHint      string              `json:"loginHint"`
-	SealedVerifier []byte              `json:"sealedVerifier"`
-	CreatedAt      time.Time           `json:"createdAt"`
-	ExpiresAt      time.Time           `json:"expiresAt"`
-}
 
 // flowLockSpace is the first key of the transaction advisory locks that
 // serialise CreateFlow per application, so that the cap's count and the
@@ -37,14 +25,11 @@ const flowLockSpace int32 = 0x756e6963
 // CodeRateLimited with RetryAfter until the first unexpired one expires,
 // keeping the removals.
 func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending int) error {
-	if err := checkID("Flow id", f.ID); err != nil {
+	rec, err := storedoc.FromFlow(f)
+	if err != nil {
 		return err
 	}
-	data, err := encode(&flow{
-		ID: f.ID, ApplicationID: f.ApplicationID, ProviderType: f.ProviderType, RedirectURL: f.RedirectURL,
-		State: f.State, LoginHint: f.LoginHint, SealedVerifier: f.SealedVerifier,
-		CreatedAt: utc(f.CreatedAt), ExpiresAt: utc(f.ExpiresAt),
-	})
+	data, err := encode(rec)
 	if err != nil {
 		return err
 	}
@@ -56,7 +41,7 @@ func (s *Store) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending 
 			return err
 		}
 		if taken {
-			return conflict("Flow %q already exists.", f.ID)
+			return storedoc.Conflict("Flow %q already exists.", f.ID)
 		}
 		if maxPending > 0 {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", flowLockSpace, f.ApplicationID); err != nil {
@@ -104,31 +89,27 @@ func (s *Store) ConsumeFlow(ctx context.Context, id string, now time.Time) (*uni
 	err := s.tx(ctx, "consume flow", func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, "DELETE FROM oauth_flows WHERE id = $1 RETURNING data", id).Scan(&data)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Flow", id)
+			return storedoc.NotFound("Flow", id)
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	var rec flow
+	var rec storedoc.Flow
 	if err := decode("flow", data, &rec); err != nil {
 		return nil, err
 	}
 	if !now.Before(rec.ExpiresAt) {
-		return nil, notFound("Flow", id)
+		return nil, storedoc.NotFound("Flow", id)
 	}
-	return &unical.OAuthFlow{
-		ID: rec.ID, ApplicationID: rec.ApplicationID, ProviderType: rec.ProviderType, RedirectURL: rec.RedirectURL,
-		State: rec.State, LoginHint: rec.LoginHint, SealedVerifier: rec.SealedVerifier,
-		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
-	}, nil
+	return rec.ToFlow(), nil
 }
 
 // PutBlob stores data under the application's key until expires,
 // replacing what was there. CodeInvalid for an empty key.
 func (s *Store) PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error {
-	if err := checkID("Application id", appID); err != nil {
+	if err := storedoc.CheckID("Application id", appID); err != nil {
 		return err
 	}
 	if key == "" {
@@ -150,7 +131,7 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 	err := s.queryRow(ctx, "SELECT data FROM blobs WHERE application_id = $1 AND key = $2 AND expires_at > $3",
 		[]any{appID, key, now}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("Blob", key)
+		return nil, storedoc.NotFound("Blob", key)
 	}
 	if err != nil {
 		return nil, translate("get blob", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
 
 // idempotencyColumns are the columns scanIdempotency reads, in its order.
@@ -22,7 +23,7 @@ func scanIdempotency(row pgx.CollectableRow) (*unical.IdempotencyRecord, error) 
 	if err != nil {
 		return nil, err
 	}
-	r.CreatedAt, r.LeaseExpiry, r.ExpiresAt = utc(r.CreatedAt), utc(r.LeaseExpiry), utc(r.ExpiresAt)
+	r.CreatedAt, r.LeaseExpiry, r.ExpiresAt = storedoc.UTC(r.CreatedAt), storedoc.UTC(r.LeaseExpiry), storedoc.UTC(r.ExpiresAt)
 	if status != nil {
 		r.Response = &unical.IdempotentResponse{Status: int(*status), SealedBody: body}
 		if code != nil {
@@ -46,10 +47,7 @@ func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string,
 // lock makes the read, the check and the write one atomic step across
 // processes.
 func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
-	if err := checkID("Application id", rec.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Idempotency key", rec.Key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
 	status, code, body := responseArgs(rec.Response)
@@ -93,10 +91,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 
 // CompleteIdempotent implements [unical.IdempotencyStore].
 func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
-	if err := checkID("Application id", appID); err != nil {
-		return err
-	}
-	if err := checkID("Idempotency key", key); err != nil {
+	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}
 	return s.tx(ctx, "complete idempotent", func(tx pgx.Tx) error {
@@ -105,13 +100,13 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 		err := tx.QueryRow(ctx, `SELECT claim, response_status IS NOT NULL FROM idempotency_keys
 			WHERE application_id = $1 AND key = $2 FOR UPDATE`, appID, key).Scan(&heldBy, &done)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Idempotency key", key)
+			return storedoc.NotFound("Idempotency key", key)
 		}
 		if err != nil {
 			return err
 		}
 		if heldBy != claim || done {
-			return conflict("Idempotency key %q is no longer held by this request.", key)
+			return storedoc.Conflict("Idempotency key %q is no longer held by this request.", key)
 		}
 		if resp == nil {
 			_, err = tx.Exec(ctx, "DELETE FROM idempotency_keys WHERE application_id = $1 AND key = $2", appID, key)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
 
 // messageColumns are the outbox columns scanMessage reads, in its order.
@@ -27,7 +28,7 @@ func scanMessage(row pgx.CollectableRow) (*unical.OutboxMessage, error) {
 		return nil, err
 	}
 	m.Status = unical.MessageStatus(status)
-	m.CreatedAt, m.NextAttemptAt, m.LeaseExpiry = utc(m.CreatedAt), utc(m.NextAttemptAt), utc(m.LeaseExpiry)
+	m.CreatedAt, m.NextAttemptAt, m.LeaseExpiry = storedoc.UTC(m.CreatedAt), storedoc.UTC(m.NextAttemptAt), storedoc.UTC(m.LeaseExpiry)
 	return &m, nil
 }
 
@@ -36,10 +37,10 @@ func scanMessage(row pgx.CollectableRow) (*unical.OutboxMessage, error) {
 func checkMessages(msgs []*unical.OutboxMessage) ([]*unical.OutboxMessage, error) {
 	out := make([]*unical.OutboxMessage, len(msgs))
 	for i, m := range msgs {
-		if err := checkID("Message id", m.ID); err != nil {
+		if err := storedoc.CheckID("Message id", m.ID); err != nil {
 			return nil, err
 		}
-		if err := checkID("Application id", m.ApplicationID); err != nil {
+		if err := storedoc.CheckID("Application id", m.ApplicationID); err != nil {
 			return nil, err
 		}
 		c := *m
@@ -148,15 +149,6 @@ func prefixed(prefix, columns string) string {
 	return out
 }
 
-// checkStatus refuses a status UpdateMessage does not know.
-func checkStatus(status unical.MessageStatus) error {
-	switch status {
-	case unical.MessagePending, unical.MessageDelivered, unical.MessageFailed:
-		return nil
-	}
-	return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", status)
-}
-
 // updateClaimedSQL writes back a claimed message if, and only if, the
 // claim named by its owner and expiry is still the message's.
 const updateClaimedSQL = `UPDATE outbox SET status = $5, attempts = $6, next_attempt_at = $7, last_error = $8,
@@ -175,12 +167,12 @@ func (s *Store) whyNotClaimed(ctx context.Context, m *unical.OutboxMessage) erro
 	var one int
 	err := s.queryRow(ctx, "SELECT 1 FROM outbox WHERE id = $1 AND application_id = $2", []any{m.ID, m.ApplicationID}, &one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound("Message", m.ID)
+		return storedoc.NotFound("Message", m.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return conflict("Message %q is not leased to %q any more.", m.ID, m.LeaseOwner)
+	return storedoc.Conflict("Message %q is not leased to %q any more.", m.ID, m.LeaseOwner)
 }
 
 // UpdateMessage writes back a claimed message's Status, Attempts,
@@ -191,7 +183,7 @@ func (s *Store) whyNotClaimed(ctx context.Context, m *unical.OutboxMessage) erro
 // still finish. CodeNotFound if the message is not the application's (or
 // was deleted with its subscription), CodeInvalid for an unknown status.
 func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) error {
-	if err := checkStatus(msg.Status); err != nil {
+	if err := storedoc.CheckStatus(msg.Status); err != nil {
 		return err
 	}
 	n, err := s.exec(ctx, "update message", updateClaimedSQL, updateClaimedArgs(msg)...)
@@ -212,7 +204,7 @@ func (s *Store) GetMessage(ctx context.Context, appID, id string) (*unical.Outbo
 		return nil, translate("get message", err)
 	}
 	if len(msgs) == 0 {
-		return nil, notFound("Message", id)
+		return nil, storedoc.NotFound("Message", id)
 	}
 	return msgs[0], nil
 }
@@ -231,18 +223,11 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 	errs := make([]error, len(results))
 	var newest time.Time
 	for i, r := range results {
-		if errs[i] = checkStatus(r.Message.Status); errs[i] != nil {
+		if errs[i] = storedoc.CheckDelivery(r); errs[i] != nil {
 			continue
 		}
 		a := r.Attempt
 		if a == nil {
-			continue
-		}
-		if errs[i] = checkID("Attempt id", a.ID); errs[i] != nil {
-			continue
-		}
-		if a.ApplicationID != r.Message.ApplicationID || a.MessageID != r.Message.ID || a.SubscriptionID != r.Message.SubscriptionID {
-			errs[i] = unical.Errorf(unical.CodeInvalid, "An attempt must name its message, application and subscription.")
 			continue
 		}
 		if a.At.After(newest) {
@@ -297,7 +282,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryR
 				return nil, translate("record deliveries", err)
 			}
 			if taken {
-				errs[i] = conflict("Attempt %q already exists.", a.ID)
+				errs[i] = storedoc.Conflict("Attempt %q already exists.", a.ID)
 				continue
 			}
 		}
@@ -370,7 +355,7 @@ func scanAttempt(row pgx.CollectableRow) (*unical.DeliveryAttempt, error) {
 		return nil, err
 	}
 	a.Latency = time.Duration(latency)
-	a.At, a.ExpiresAt = utc(a.At), utc(a.ExpiresAt)
+	a.At, a.ExpiresAt = storedoc.UTC(a.At), storedoc.UTC(a.ExpiresAt)
 	return &a, nil
 }
 
@@ -401,7 +386,7 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 		}
 		m, err := pgx.CollectExactlyOneRow(rows, scanMessage)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Message", id)
+			return storedoc.NotFound("Message", id)
 		}
 		if err != nil {
 			return err
@@ -410,14 +395,14 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 			var one int
 			err := tx.QueryRow(ctx, "SELECT 1 FROM subscriptions WHERE id = $1", m.SubscriptionID).Scan(&one)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("Message", id) // its subscription was deleted
+				return storedoc.NotFound("Message", id) // its subscription was deleted
 			}
 			if err != nil {
 				return err
 			}
 		}
 		if m.Status != unical.MessageFailed {
-			return conflict("Message %q is %s; only failed messages can be sent again.", id, m.Status)
+			return storedoc.Conflict("Message %q is %s; only failed messages can be sent again.", id, m.Status)
 		}
 		rows, err = tx.Query(ctx, `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = $2,
 				lease_owner = '', lease_expiry = $3

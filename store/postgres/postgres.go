@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
 
 var _ unical.Store = (*Store)(nil)
@@ -148,7 +149,7 @@ const migrationLock int64 = 0x756e6963616c3a6d
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
-		return internal(fmt.Errorf("postgres: %w", err))
+		return storedoc.Internal(fmt.Errorf("postgres: %w", err))
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -305,7 +306,7 @@ func translate(op string, err error) error {
 	if unavailable(err) {
 		return &unical.Error{Code: unical.CodeStoreUnavailable, Message: "The database is unavailable; try again shortly.", RetryAfter: time.Second, Err: cause}
 	}
-	return internal(cause)
+	return storedoc.Internal(cause)
 }
 
 // conflictMessage names what a unique constraint keeps unique.
@@ -361,31 +362,6 @@ func unavailable(err error) bool {
 	return pgconn.SafeToRetry(err)
 }
 
-// internal wraps a storage failure; callers see only "Internal error.".
-func internal(err error) *unical.Error {
-	return unical.WrapError(unical.CodeInternal, err, "Internal error.")
-}
-
-func notFound(what, id string) *unical.Error {
-	return unical.Errorf(unical.CodeNotFound, "%s %q not found.", what, id)
-}
-
-func conflict(format string, args ...any) *unical.Error {
-	return unical.Errorf(unical.CodeConflict, format, args...)
-}
-
-// checkID refuses ids that PostgreSQL cannot store (a NUL byte) and empty
-// ones, as the bolt store does, so that the two agree on what is valid.
-func checkID(what, id string) error {
-	if id == "" {
-		return unical.Errorf(unical.CodeInvalid, "%s is required.", what)
-	}
-	if strings.IndexByte(id, 0) >= 0 {
-		return unical.Errorf(unical.CodeInvalid, "%s must not contain a NUL byte.", what)
-	}
-	return nil
-}
-
 // checkText refuses a NUL byte in a text column other than an id.
 func checkText(what, s string) error {
 	if strings.IndexByte(s, 0) >= 0 {
@@ -402,17 +378,4 @@ func limitArg(limit int) *int64 {
 	}
 	n := int64(limit)
 	return &n
-}
-
-// utc returns t in UTC, the location every stored time comes back in;
-// pgx reads timestamptz in the local time zone.
-func utc(t time.Time) time.Time { return t.UTC() }
-
-// utcPtr is utc for optional times.
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }

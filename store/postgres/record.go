@@ -7,22 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
-
-// checkRecordKey refuses ids, collections and keys that are empty or hold
-// a NUL byte, as the bolt store does.
-func checkRecordKey(appID, accountID, collection, key string) error {
-	if err := checkID("Application id", appID); err != nil {
-		return err
-	}
-	if err := checkID("Account id", accountID); err != nil {
-		return err
-	}
-	if err := checkID("Record collection", collection); err != nil {
-		return err
-	}
-	return checkID("Record key", key)
-}
 
 // whyNoRecord explains a compare-and-set that matched no row: CodeNotFound
 // when there is no record, else CodeConflict (another version).
@@ -31,21 +17,21 @@ func whyNoRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, k
 	err := tx.QueryRow(ctx, "SELECT version FROM records WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4",
 		appID, accountID, collection, key).Scan(&have)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound("Record", key)
+		return storedoc.NotFound("Record", key)
 	}
 	if err != nil {
 		return err
 	}
 	if want == 0 {
-		return conflict("Record %q already exists.", key)
+		return storedoc.Conflict("Record %q already exists.", key)
 	}
-	return conflict("Record %q is at version %d, not %d.", key, have, want)
+	return storedoc.Conflict("Record %q is at version %d, not %d.", key, have, want)
 }
 
 // PutRecord implements [unical.RecordStore]. Versions come from the
 // record_versions sequence, so a key never sees a version twice.
 func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return 0, err
 	}
 	var version int64
@@ -55,7 +41,7 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 		var one int
 		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Account", accountID)
+			return storedoc.NotFound("Account", accountID)
 		}
 		if err != nil {
 			return err
@@ -93,7 +79,7 @@ func scanRecord(row pgx.CollectableRow) (*unical.Record, error) {
 
 // GetRecord implements [unical.RecordStore].
 func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return nil, err
 	}
 	recs, err := queryAll(ctx, s, scanRecord, `SELECT key, data, version FROM records
@@ -102,14 +88,14 @@ func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key
 		return nil, translate("get record", err)
 	}
 	if len(recs) == 0 {
-		return nil, notFound("Record", key)
+		return nil, storedoc.NotFound("Record", key)
 	}
 	return recs[0], nil
 }
 
 // DeleteRecord implements [unical.RecordStore].
 func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
-	if err := checkRecordKey(appID, accountID, collection, key); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return err
 	}
 	return s.tx(ctx, "delete record", func(tx pgx.Tx) error {
@@ -121,7 +107,7 @@ func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, 
 		}
 		if tag.RowsAffected() == 0 {
 			if ifVersion == 0 {
-				return notFound("Record", key)
+				return storedoc.NotFound("Record", key)
 			}
 			return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
 		}
@@ -132,7 +118,7 @@ func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, 
 // ListRecords implements [unical.RecordStore]: keys compare byte by byte
 // (COLLATE "C").
 func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
-	if err := checkRecordKey(appID, accountID, collection, "-"); err != nil {
+	if err := storedoc.CheckRecordKey(appID, accountID, collection, "-"); err != nil {
 		return nil, err
 	}
 	if strings.IndexByte(prefix, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {

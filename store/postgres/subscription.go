@@ -8,86 +8,24 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/store/internal/storedoc"
 )
-
-// subscription is the JSON document of a subscription in
-// subscriptions.data.
-type subscription struct {
-	ID               string              `json:"id"`
-	ApplicationID    string              `json:"applicationId"`
-	EndUserAccountID string              `json:"endUserAccountId"`
-	Provider         unical.ProviderType `json:"provider"`
-	URL              string              `json:"url"`
-	CalendarID       string              `json:"calendarId"`
-	Expiration       *time.Time          `json:"expiration"`
-	SubscriptionID   string              `json:"subscriptionId"`
-	ResourceID       string              `json:"resourceId"`
-	CreatedAt        time.Time           `json:"createdAt"`
-	UpdatedAt        time.Time           `json:"updatedAt"`
-	RateLimit        int                 `json:"rateLimit"`
-	SealedSecret     []byte              `json:"sealedSecret"`
-	Watch            *watch              `json:"watch"`
-	Cursor           string              `json:"cursor"`
-	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
-	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
-	NextSendAt       time.Time           `json:"nextSendAt,omitzero"`
-	Endpoint         endpointState       `json:"endpoint"`
-}
-
-// watch is the stored form of [unical.Watch].
-type watch struct {
-	ID         string    `json:"id"`
-	ResourceID string    `json:"resourceId"`
-	Expiration time.Time `json:"expiration"`
-	Token      string    `json:"token"`
-}
 
 // subscriptionDoc checks sub and returns its stored JSON.
 func subscriptionDoc(sub *unical.SubscriptionRecord) ([]byte, error) {
-	if err := checkID("Subscription id", sub.ID); err != nil {
+	rec, err := storedoc.FromSubscription(sub)
+	if err != nil {
 		return nil, err
-	}
-	if err := checkID("Application id", sub.ApplicationID); err != nil {
-		return nil, err
-	}
-	if err := checkID("Account id", sub.EndUserAccountID); err != nil {
-		return nil, err
-	}
-	rec := &subscription{
-		ID: sub.ID, ApplicationID: sub.ApplicationID, EndUserAccountID: sub.EndUserAccountID,
-		Provider: sub.Provider, URL: sub.URL, CalendarID: sub.CalendarID, Expiration: utcPtr(sub.Expiration),
-		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
-		CreatedAt: utc(sub.CreatedAt), UpdatedAt: utc(sub.UpdatedAt),
-		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
-		ReconciledAt: utc(sub.ReconciledAt), Endpoint: toEndpointState(sub.EndpointState),
-		NextCheckAt: utc(sub.NextCheckAt), NextSendAt: utc(sub.NextSendAt),
-	}
-	if w := sub.Watch; w != nil {
-		rec.Watch = &watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: utc(w.Expiration), Token: w.Token}
 	}
 	return encode(rec)
 }
 
 func decodeSubscription(data []byte) (*unical.SubscriptionRecord, error) {
-	var rec subscription
+	var rec storedoc.Subscription
 	if err := decode("subscription", data, &rec); err != nil {
 		return nil, err
 	}
-	sub := &unical.SubscriptionRecord{
-		Subscription: unical.Subscription{
-			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
-			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
-			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
-			EndpointState: rec.Endpoint.toEndpointState(),
-		},
-		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
-		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
-		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
-	}
-	if w := rec.Watch; w != nil {
-		sub.Watch = &unical.Watch{ID: w.ID, ResourceID: w.ResourceID, Expiration: w.Expiration, Token: w.Token}
-	}
-	return sub, nil
+	return rec.ToSubscriptionRecord(), nil
 }
 
 // CreateSubscription stores a subscription; CodeNotFound if its account
@@ -104,7 +42,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *unical.Subscription
 		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE",
 			sub.EndUserAccountID, sub.ApplicationID).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Account", sub.EndUserAccountID)
+			return storedoc.NotFound("Account", sub.EndUserAccountID)
 		}
 		if err != nil {
 			return err
@@ -121,7 +59,7 @@ func (s *Store) GetSubscription(ctx context.Context, appID, id string) (*unical.
 	var data []byte
 	err := s.queryRow(ctx, "SELECT data FROM subscriptions WHERE id = $1 AND application_id = $2", []any{id, appID}, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound("Subscription", id)
+		return nil, storedoc.NotFound("Subscription", id)
 	}
 	if err != nil {
 		return nil, translate("get subscription", err)
@@ -140,7 +78,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 		var data []byte
 		err := tx.QueryRow(ctx, "SELECT data FROM subscriptions WHERE id = $1 AND application_id = $2 FOR UPDATE", id, appID).Scan(&data)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("Subscription", id)
+			return storedoc.NotFound("Subscription", id)
 		}
 		if err != nil {
 			return err
@@ -212,7 +150,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, appID, id string) error 
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("Subscription", id)
+			return storedoc.NotFound("Subscription", id)
 		}
 		_, err = tx.Exec(ctx, "DELETE FROM outbox WHERE status = 'pending' AND subscription_id = $1", id)
 		return err
@@ -275,10 +213,10 @@ func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interv
 // the interval. Times are whole microseconds, as PostgreSQL keeps them.
 func nextCheck(due, now time.Time, interval time.Duration) time.Time {
 	if due.IsZero() {
-		return utc(now.Add(1 + rand.N(interval))).Truncate(time.Microsecond).Add(time.Microsecond)
+		return storedoc.UTC(now.Add(1 + rand.N(interval))).Truncate(time.Microsecond).Add(time.Microsecond)
 	}
 	if due.After(now) {
 		return due
 	}
-	return utc(due.Add(interval * (now.Sub(due)/interval + 1)))
+	return storedoc.UTC(due.Add(interval * (now.Sub(due)/interval + 1)))
 }

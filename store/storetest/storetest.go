@@ -98,6 +98,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Records", recordTests},
 		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
+		{"Stats", statsTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package postgres_test
+package storetest
 
 import (
 	"testing"
@@ -8,16 +8,25 @@ import (
 	"github.com/unical/unical"
 )
 
-// TestStore_Stats (as the bolt store's) counts accounts of two applications by provider type and
+// statsTests hold a [unical.StatsStore] to its counts; a Store without
+// Stats skips them. Stats counts the whole Store, which is why it needs
+// the new, empty Store every case gets.
+var statsTests = []testCase{
+	{"CountsAccountsAndPendingMessages", testStats},
+}
+
+// testStats counts accounts of two applications by provider type and
 // status, and the pending messages with the creation time of the oldest;
 // a delivered message is no longer pending.
-func TestStore_Stats(t *testing.T) {
-	t.Parallel()
-	s := mustOpen(t)
+func testStats(t *testing.T, s unical.Store) {
+	ss, ok := s.(unical.StatsStore)
+	if !ok {
+		t.Skip("the Store has no Stats")
+	}
 	ctx := t.Context()
-	now := time.Now().UTC().Truncate(time.Second)
+	now := base
 
-	if st, err := s.Stats(ctx); err != nil || st.PendingMessages != 0 || !st.OldestPending.IsZero() || len(st.Accounts) != 0 {
+	if st, err := ss.Stats(ctx); err != nil || st.PendingMessages != 0 || !st.OldestPending.IsZero() || len(st.Accounts) != 0 {
 		t.Fatalf("Stats() of an empty store = %+v, %v", st, err)
 	}
 	for _, app := range []string{"app_1", "app_2"} {
@@ -62,7 +71,7 @@ func TestStore_Stats(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, err := s.Stats(ctx)
+	got, err := ss.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
