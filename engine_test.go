@@ -236,11 +236,12 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	}
 }
 
-// TestClient_Run_RateLimit measures arrival times: six messages at five
-// per second take about a second from first to last; the bounds leave
-// slack for scheduling but none for the limit being ignored (which would
-// take a few milliseconds). TestClient_Run_RateLimitExact checks the exact
-// spacing on a fake clock.
+// TestClient_Run_RateLimit checks the limit on the real clock: six
+// messages at five per second have send times 200 ms apart, so the last
+// cannot arrive sooner than a second after the engine started, however
+// loaded the machine is (a delay only makes it later). Without the limit
+// all six arrive within milliseconds. TestClient_Run_RateLimitExact
+// checks the exact spacing on a fake clock.
 func TestClient_Run_RateLimit(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
@@ -248,19 +249,11 @@ func TestClient_Run_RateLimit(t *testing.T) {
 	subID, secret := env.mustSubscribe(t, rcv.URL, 5)
 	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 6)
+	started := time.Now()
 	env.run(t)
 	got := rcv.WaitFor(t, 6)
-	// The sends are 200 ms apart; arrivals can bunch by the time a slow
-	// first connection (TLS handshake) takes, hence the slack. Without the
-	// limit all six arrive within milliseconds.
-	span := got[5].At.Sub(got[0].At)
-	if span < 700*time.Millisecond {
-		t.Errorf("6 messages at 5/s arrived within %v, want about 1s", span)
-	}
-	for i := 2; i < len(got); i++ {
-		if gap := got[i].At.Sub(got[i-2].At); gap < 200*time.Millisecond {
-			t.Errorf("messages %d and %d arrived %v apart, want about 400ms at 5/s", i-2, i, gap)
-		}
+	if took := got[5].At.Sub(started); took < 900*time.Millisecond {
+		t.Errorf("6 messages at 5/s all arrived %v after the engine started, want at least 1s", took)
 	}
 }
 
