@@ -92,13 +92,7 @@ func BenchmarkDelivery(b *testing.B) {
 				if err != nil || len(msgs) == 0 {
 					b.Fatalf("ClaimMessages() = %d, %v", len(msgs), err)
 				}
-				var results []unical.DeliveryResult
-				for _, m := range msgs {
-					m.Status, m.Attempts = unical.MessageDelivered, 1
-					results = append(results, unical.DeliveryResult{Message: m, Attempt: &unical.DeliveryAttempt{
-						ID: "att_" + m.ID, ApplicationID: m.ApplicationID, MessageID: m.ID, SubscriptionID: m.SubscriptionID,
-						EventType: m.EventType, Attempt: 1, At: time.Now(), StatusCode: 204, ExpiresAt: time.Now().Add(time.Hour)}})
-				}
+				results := deliveredResults(msgs)
 				for chunk := range slices.Chunk(results, perCommit) {
 					errs, err := env.Store.RecordDeliveries(ctx, chunk)
 					if err != nil || slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
@@ -342,4 +336,17 @@ func cpuTime(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// deliveredResults writes claimed messages back as delivered on their
+// first attempt, each with its delivery-log entry, as a worker would.
+func deliveredResults(msgs []*unical.OutboxMessage) []unical.DeliveryResult {
+	results := make([]unical.DeliveryResult, 0, len(msgs))
+	for _, m := range msgs {
+		m.Status, m.Attempts = unical.MessageDelivered, 1
+		results = append(results, unical.DeliveryResult{Message: m, Attempt: &unical.DeliveryAttempt{
+			ID: "att_" + m.ID, ApplicationID: m.ApplicationID, MessageID: m.ID, SubscriptionID: m.SubscriptionID,
+			EventType: m.EventType, Attempt: 1, At: time.Now(), StatusCode: 204, ExpiresAt: time.Now().Add(time.Hour)}})
+	}
+	return results
 }

@@ -75,13 +75,7 @@ func BenchmarkDeliveryStores(b *testing.B) {
 				if err != nil || len(msgs) == 0 {
 					b.Fatalf("ClaimMessages() = %d, %v", len(msgs), err)
 				}
-				var results []unical.DeliveryResult
-				for _, m := range msgs {
-					m.Status, m.Attempts = unical.MessageDelivered, 1
-					results = append(results, unical.DeliveryResult{Message: m, Attempt: &unical.DeliveryAttempt{
-						ID: "att_" + m.ID, ApplicationID: m.ApplicationID, MessageID: m.ID, SubscriptionID: m.SubscriptionID,
-						EventType: m.EventType, Attempt: 1, At: time.Now(), StatusCode: 204, ExpiresAt: time.Now().Add(time.Hour)}})
-				}
+				results := deliveredResults(msgs)
 				errs, err := env.Store.RecordDeliveries(ctx, results)
 				if err != nil || slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
 					b.Fatal(err, errs)

@@ -11,7 +11,6 @@ package adminapi
 import (
 	"context"
 	_ "embed"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -120,21 +119,7 @@ func bearerToken(r *http.Request) string {
 // unrouted answers what no route took: 405 with Allow when the path
 // exists for other methods, else 404, both with the error body.
 func (h *handler) unrouted(w http.ResponseWriter, r *http.Request) {
-	var allowed []string
-	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
-		probe := r.Clone(r.Context())
-		probe.Method = m
-		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
-			allowed = append(allowed, m)
-		}
-	}
-	if len(allowed) > 0 {
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		httpapi.WriteError(w, r, h.log, &unical.Error{Code: httpapi.CodeMethodNotAllowed, Allowed: allowed,
-			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))})
-		return
-	}
-	httpapi.WriteError(w, r, h.log, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+	httpapi.WriteError(w, r, h.log, httpapi.UnroutedError(w, r, h.mux))
 }
 
 // ok writes a 200 JSON answer.

@@ -113,21 +113,28 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 // handleUnrouted answers requests no route took: 405 with Allow when the
 // path exists for other methods, else 404, both with the JSON error body.
 func (h *handler) handleUnrouted(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, UnroutedError(w, r, h.mux.ServeMux))
+}
+
+// UnroutedError is the error for a request mux has no route for: 405
+// (setting Allow on w) when the path exists for other methods, else 404.
+// Other handlers of the same server (the admin API) answer unrouted
+// requests with it too, through WriteError.
+func UnroutedError(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) error {
 	var allowed []string
 	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
-		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
 			allowed = append(allowed, m)
 		}
 	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		h.writeError(w, r, &unical.Error{Code: codeMethodNotAllowed, Allowed: allowed,
-			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))})
-		return
+		return &unical.Error{Code: codeMethodNotAllowed, Allowed: allowed,
+			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))}
 	}
-	h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+	return unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path)
 }
 
 // codeMethodNotAllowed exists only on the wire: no Client call can fail
@@ -198,10 +205,6 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	writeErrorBody(w, r, logger, err)
 }
-
-// CodeMethodNotAllowed is the code of the 405 answer, for other handlers
-// of the same server that route by method too.
-const CodeMethodNotAllowed = codeMethodNotAllowed
 
 // WriteJSON writes v as a JSON answer with status, as the /v1 API does.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }

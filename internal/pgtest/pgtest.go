@@ -320,31 +320,7 @@ func (c *Cluster) URL(db string) string {
 // test binary creates only as many databases as it runs tests at once.
 func (c *Cluster) NewDatabase(tb testing.TB) string {
 	tb.Helper()
-	c.mu.Lock()
-	var name string
-	if n := len(c.free); n > 0 {
-		name, c.free = c.free[n-1], c.free[:n-1]
-	}
-	c.mu.Unlock()
-	if name == "" {
-		name = fmt.Sprintf("t%d_%d", os.Getpid(), c.seq.Add(1))
-		if err := c.exec(tb.Context(), "postgres", "CREATE DATABASE "+name); err != nil {
-			tb.Fatalf("pgtest: create database: %v", err)
-		}
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := c.reset(ctx, name); err != nil {
-			tb.Logf("pgtest: empty database %s: %v", name, err)
-			c.exec(ctx, "postgres", "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			return
-		}
-		c.mu.Lock()
-		c.free = append(c.free, name)
-		c.mu.Unlock()
-	})
-	return c.URL(name)
+	return c.lease(tb, &c.free, func(ctx context.Context, name string) error { return c.reset(ctx, name) })
 }
 
 // NewClearedDatabase is NewDatabase for tests that only need empty
@@ -357,10 +333,18 @@ func (c *Cluster) NewDatabase(tb testing.TB) string {
 // The first use of each database is an empty one, as from NewDatabase.
 func (c *Cluster) NewClearedDatabase(tb testing.TB, keep ...string) string {
 	tb.Helper()
+	return c.lease(tb, &c.cleared, func(ctx context.Context, name string) error { return c.clear(ctx, name, keep) })
+}
+
+// lease hands tb a database from pool, or a new one when the pool is
+// empty, and when tb ends empties it with empty and puts it back; a
+// database that cannot be emptied is dropped instead.
+func (c *Cluster) lease(tb testing.TB, pool *[]string, empty func(ctx context.Context, name string) error) string {
+	tb.Helper()
 	c.mu.Lock()
 	var name string
-	if n := len(c.cleared); n > 0 {
-		name, c.cleared = c.cleared[n-1], c.cleared[:n-1]
+	if n := len(*pool); n > 0 {
+		name, *pool = (*pool)[n-1], (*pool)[:n-1]
 	}
 	c.mu.Unlock()
 	if name == "" {
@@ -372,13 +356,13 @@ func (c *Cluster) NewClearedDatabase(tb testing.TB, keep ...string) string {
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := c.clear(ctx, name, keep); err != nil {
-			tb.Logf("pgtest: clear database %s: %v", name, err)
+		if err := empty(ctx, name); err != nil {
+			tb.Logf("pgtest: empty database %s: %v", name, err)
 			c.exec(ctx, "postgres", "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			return
 		}
 		c.mu.Lock()
-		c.cleared = append(c.cleared, name)
+		*pool = append(*pool, name)
 		c.mu.Unlock()
 	})
 	return c.URL(name)
