@@ -111,7 +111,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if lc.Series != "" && g.ID != lc.Series && g.RecurringEventID != lc.Series {
 			continue
 		}
-		batch.Events = append(batch.Events, toEvent(&g, zone))
+		batch.Events = append(batch.Events, toEvent(&g, zone, s.Email))
 	}
 	switch {
 	case page.NextPageToken != "":
