@@ -1,6 +1,7 @@
 package google
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,7 @@ func (p *Provider) Capabilities() unical.Capabilities {
 		"isCancelled":                {Support: unical.MappedWithLoss, Note: "true deletes the event (events.delete): Google keeps a cancelled event only as a deletion, so it then reads as not found and a sync reports it cancelled; a cancelled instance of a series becomes a cancelled exception. true on create is refused."},
 		"organizer":                  {Support: unical.Supported, Note: "Google sets the organizer (the account, or the calendar for a secondary calendar): the organizer as read is accepted back, another one is refused."},
 		"eventType":                  {Support: unical.Supported, Note: "Set on create: Google cannot change an event's type, so another type on update is refused. Google's other types (birthday, workingLocation, fromGmail) read as default."},
-		"reminders":                  {Support: unical.Supported, Note: "At most 5 overrides, and none with useDefault true (Event.reminders); others are refused."},
+		"reminders":                  {Support: unical.Supported, Note: "At most 5 overrides of 0 to 40320 minutes, and none with useDefault true (Event.reminders); others are refused."},
 		"myResponseStatus":           {Support: unical.Supported, Note: "The response of the calendar's own attendee entry (the account's address); refused when the event has none."},
 		"generateMeetingUrlProvider": {Support: unical.MappedWithLoss, Note: "googleMeet only (another provider is refused): Google creates a Meet conference, read back as conferenceData; the field itself is not read back."},
 	}}
@@ -46,6 +47,11 @@ func checkEventParams(params *unical.EventParams, cur *event, calendarID, self s
 	if r, ok := params.Reminders.Get(); ok {
 		if len(r.Overrides) > maxReminderOverrides {
 			return unical.FieldError("reminders.overrides", "Google keeps at most %d reminder overrides.", maxReminderOverrides)
+		}
+		for i, o := range r.Overrides {
+			if o.Minutes < 0 || o.Minutes > 40320 {
+				return unical.FieldError(fmt.Sprintf("reminders.overrides[%d].minutes", i), "Google takes reminders 0 to 40320 minutes (four weeks) before the start.")
+			}
 		}
 		if r.UseDefault && len(r.Overrides) > 0 {
 			// Event reference: overrides apply "if the event doesn't use

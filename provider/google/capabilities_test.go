@@ -37,6 +37,7 @@ func TestEventValueRefusals(t *testing.T) {
 		{"ColorOutsidePalette", true, &unical.EventParams{ColorID: unical.Some("12")}, "colorId"},
 		{"ColorNotANumber", false, &unical.EventParams{ColorID: unical.Some("05")}, "colorId"},
 		{"SixReminders", true, &unical.EventParams{Reminders: unical.Some(unical.Reminders{Overrides: six})}, "reminders.overrides"},
+		{"MinutesBeyondFourWeeks", true, &unical.EventParams{Reminders: unical.Some(unical.Reminders{Overrides: []unical.ReminderOverride{{Method: "popup", Minutes: 40321}}})}, "reminders.overrides[0].minutes"},
 		{"OverridesWithDefault", false, &unical.EventParams{Reminders: unical.Some(unical.Reminders{UseDefault: true, Overrides: six[:1]})}, "reminders.overrides"},
 		{"AnotherOrganizerOnCreate", true, &unical.EventParams{Organizer: unical.Some(unical.Organizer{Email: bob})}, "organizer"},
 		{"AnotherOrganizerOnUpdate", false, &unical.EventParams{Organizer: unical.Some(unical.Organizer{Email: bob})}, "organizer"},

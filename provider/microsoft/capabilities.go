@@ -1,6 +1,7 @@
 package microsoft
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/unical/unical"
@@ -45,6 +46,22 @@ func checkEventParams(params *unical.EventParams, cur *event, self string) error
 		}
 		if !own {
 			return unical.FieldError("organizer", "Microsoft Graph makes the account the organizer; it cannot be %s.", o.Email)
+		}
+	}
+	for i, a := range params.Attendees.Value() {
+		if a.ResponseStatus == "" {
+			continue
+		}
+		current := unical.ResponseNeedsAction
+		if cur != nil {
+			for _, c := range cur.Attendees {
+				if strings.EqualFold(c.EmailAddress.Address, a.Email) {
+					current = responseFromGraph(c.Status)
+				}
+			}
+		}
+		if a.ResponseStatus != current {
+			return unical.FieldError(fmt.Sprintf("attendees[%d].responseStatus", i), "Microsoft Graph takes an attendee's response only from the attendee; it is %s.", current)
 		}
 	}
 	organizes := cur == nil || cur.IsOrganizer

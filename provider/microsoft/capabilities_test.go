@@ -45,6 +45,7 @@ func TestUpdateEvent_Actions(t *testing.T) {
 		{"NeedsAction", invite, &unical.EventParams{MyResponseStatus: unical.Some(unical.ResponseNeedsAction)}, "myResponseStatus"},
 		{"OrganizerDeclines", own.ID, &unical.EventParams{MyResponseStatus: unical.Some(unical.ResponseDeclined)}, "myResponseStatus"},
 		{"AnotherOrganizer", own.ID, &unical.EventParams{Organizer: unical.Some(unical.Organizer{Email: "grace@fabrikam.test"})}, "organizer"},
+		{"GuestAnswerFromOrganizer", own.ID, &unical.EventParams{Attendees: unical.Some([]unical.Attendee{{Email: "bob@contoso.test", ResponseStatus: unical.ResponseAccepted}})}, "attendees[0].responseStatus"},
 	}
 	for _, tc := range refusals {
 		before, _ := f.p.GetEvent(t.Context(), s, def, tc.id)
