@@ -78,11 +78,13 @@ type Config struct {
 type Client struct {
 	store     Store
 	providers map[ProviderType]Provider
-	publicURL string
-	flowTTL   time.Duration
-	sweep     sweepConfig
-	now       func() time.Time
-	log       *slog.Logger
+	// capabilities are the providers' tables (capability.go).
+	capabilities map[ProviderType]*Capabilities
+	publicURL    string
+	flowTTL      time.Duration
+	sweep        sweepConfig
+	now          func() time.Time
+	log          *slog.Logger
 
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
@@ -126,12 +128,13 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("unical: Config.MasterKey is required")
 	}
 	c := &Client{
-		store:     cfg.Store,
-		providers: make(map[ProviderType]Provider),
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		flowTTL:   cfg.FlowTTL,
-		now:       cfg.Now,
-		log:       cfg.Logger,
+		store:        cfg.Store,
+		providers:    make(map[ProviderType]Provider),
+		capabilities: make(map[ProviderType]*Capabilities),
+		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
+		flowTTL:      cfg.FlowTTL,
+		now:          cfg.Now,
+		log:          cfg.Logger,
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
@@ -147,6 +150,11 @@ func New(cfg Config) (*Client, error) {
 		if _, dup := c.providers[t]; dup {
 			return nil, errors.New("unical: two providers for " + string(t))
 		}
+		caps, err := CapabilitiesOf(p)
+		if err != nil {
+			return nil, err
+		}
+		c.capabilities[t] = caps
 		c.providers[t] = observe(p, cfg.Observer)
 	}
 	c.sweep = newSweepConfig(&cfg)
