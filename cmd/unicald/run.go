@@ -20,6 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
@@ -363,7 +364,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	// /admin/v1/ and the dashboard beside /v1 on the same listener;
 	// everything else, unknown paths included, goes to the /v1 handler.
+	reference, err := apidocs.Handler(httpapi.OpenAPIDocument)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	root := http.NewServeMux()
+	root.Handle(apidocs.Prefix, reference)
 	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
 	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
