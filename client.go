@@ -101,8 +101,6 @@ type Client struct {
 	webhook WebhookConfig
 	// wake signals a running engine that this Client queued messages.
 	wake chan struct{}
-	// coalesce remembers each subscription's newest queued push message.
-	coalesce *coalescer
 	// changePoll and watchRenewBefore are Config.ChangePollInterval and
 	// Config.WatchRenewBefore with defaults: when a new subscription is
 	// first checked, and when a watch is renewed.
@@ -186,7 +184,6 @@ func New(cfg Config) (*Client, error) {
 	c.allowPrivate = cfg.AllowPrivateTargets
 	c.webhook = cfg.WebhookConfig
 	c.wake = make(chan struct{}, 1)
-	c.coalesce = &coalescer{last: map[string]string{}}
 	c.changePoll = cfg.ChangePollInterval
 	if c.changePoll == 0 {
 		c.changePoll = time.Minute

@@ -318,7 +318,6 @@ func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *
 	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
 		return nil, err
 	}
-	a.c.coalesce.forget(sub.ID)
 	a.stopWatch(ctx, sub)
 	return &Success{Success: true}, nil
 }
