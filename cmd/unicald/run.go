@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -318,6 +319,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	defer client.Close()
+	webhooks, err := engine.New(client, store)
+	if err != nil {
+		return err
+	}
 	met.WatchStore(client.StoreStats)
 	if err := m.firstStart(ctx, client); err != nil {
 		return err
@@ -391,7 +396,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	// The webhook engine resumes pending deliveries from the Store; the
 	// deferred client.Close stops it and waits for it.
 	go func() {
-		if err := client.Run(ctx); err != nil {
+		if err := webhooks.Run(ctx); err != nil {
 			logger.Error("webhook engine", "err", err)
 		}
 	}()
