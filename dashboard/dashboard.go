@@ -11,12 +11,12 @@
 // ends every session. Every form carries a CSRF token derived from the
 // session.
 //
-// The dashboard calls the same Client methods as the admin API and holds no
+// The dashboard calls the same admin.Service methods as the admin API (and
+// the same App methods as /v1 to read calendars and events) and holds no
 // business rules of its own.
 package dashboard
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io"
@@ -27,7 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -36,38 +36,11 @@ const Prefix = "/dashboard/"
 // DefaultSessionTTL is how long a login lasts when Options.SessionTTL is zero.
 const DefaultSessionTTL = 8 * time.Hour
 
-// Admin is what the dashboard needs of the server: the Client's operator
-// operations, the same ones the admin API calls (a *unical.Client
-// satisfies it). Keeping it narrow shows exactly which operations the
-// dashboard uses, and the dashboard adds no rules of its own to them.
-type Admin interface {
-	VerifyAdminToken(ctx context.Context, token string) error
-	ListApplicationViews(ctx context.Context) ([]*unical.ApplicationView, error)
-	GetApplicationView(ctx context.Context, id string) (*unical.ApplicationView, error)
-	CreateApplication(ctx context.Context, params *unical.ApplicationParams) (*unical.CreatedApplication, error)
-	RenameApplication(ctx context.Context, id, name string) (*unical.ApplicationView, error)
-	DeleteApplication(ctx context.Context, id string, cascade bool) (*unical.ApplicationDeleted, error)
-	CreateAPIKey(ctx context.Context, appID string) (id, key string, err error)
-	ListAPIKeyViews(ctx context.Context, appID string) ([]*unical.APIKeyView, error)
-	RevokeAPIKey(ctx context.Context, appID, keyID string) error
-	AddRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
-	RemoveRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
-	SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *unical.ProviderSettingsParams) (*unical.ProviderSettingsView, error)
-	CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*unical.ProviderCheck, error)
-	SetApplicationWebhook(ctx context.Context, appID, raw string) (*unical.WebhookSet, error)
-	RotateWebhookSecret(ctx context.Context, appID string) (*unical.WebhookSet, error)
-	AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error)
-	AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error)
-	AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error)
-	AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
-	AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error)
-	Outbox(ctx context.Context) (*unical.OutboxStatus, error)
-}
-
 // Options configures New.
 type Options struct {
-	// Admin performs the operations; required.
-	Admin Admin
+	// Admin performs the operator's operations, the same ones the admin
+	// API calls; required. The dashboard acts as admin.ActorDashboard.
+	Admin *admin.Service
 	// SessionKey seals session cookies and MACs CSRF tokens; at least 32 bytes,
 	// the same on every replica (unicald derives it from the master key).
 	SessionKey []byte
@@ -91,7 +64,7 @@ var staticFiles embed.FS
 
 // handler serves the dashboard.
 type handler struct {
-	admin      Admin
+	admin      *admin.Service
 	sessions   sessionKeys
 	publicURL  string
 	secure     bool // cookies carry Secure
@@ -111,7 +84,7 @@ func New(opts Options) (http.Handler, error) {
 		panic("dashboard: Options.SessionKey must be at least 32 bytes")
 	}
 	h := &handler{
-		admin:      opts.Admin,
+		admin:      opts.Admin.As(admin.ActorDashboard),
 		sessions:   newSessionKeys(opts.SessionKey),
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
@@ -169,6 +142,7 @@ func (h *handler) routes() {
 	m.HandleFunc("GET /dashboard/apps/{app}/keys", h.page(h.pageHandler(pageKeys)))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys", h.form(h.createKey))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/revoke", h.form(h.revokeKey))
+	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/label", h.form(h.labelKey))
 	m.HandleFunc("GET /dashboard/apps/{app}/redirects", h.page(h.pageHandler(pageRedirects)))
 	m.HandleFunc("POST /dashboard/apps/{app}/redirects", h.form(h.addRedirect))
 	m.HandleFunc("POST /dashboard/apps/{app}/redirects/remove", h.form(h.removeRedirect))

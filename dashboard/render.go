@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 )
 
@@ -24,7 +25,7 @@ type view struct {
 	LoginCSRF string
 	// App is the application whose pages these are, nil outside one;
 	// Section names its current page for the navigation.
-	App     *unical.ApplicationView
+	App     *admin.ApplicationView
 	Section string
 	Data    any
 }
