@@ -216,7 +216,7 @@ func (s *server) v1(t *testing.T, key, method, path string, body any) *response 
 
 type created struct {
 	Application admin.ApplicationView `json:"application"`
-	APIKey      string                 `json:"apiKey"`
+	APIKey      string                `json:"apiKey"`
 }
 
 // createApp creates an application through the admin API.
@@ -357,7 +357,7 @@ func TestAPIKeys(t *testing.T) {
 	keys := "/admin/v1/applications/" + app.Application.ID + "/keys"
 	var made struct {
 		Key    admin.APIKeyView `json:"key"`
-		APIKey string            `json:"apiKey"`
+		APIKey string           `json:"apiKey"`
 	}
 	s.must(t, "POST", keys, nil, &made)
 	if !strings.HasPrefix(made.APIKey, made.Key.Prefix) || made.Key.LastUsedAt != nil {
