@@ -429,6 +429,9 @@ func (h *handler) listAudit(w http.ResponseWriter, r *http.Request, appID string
 	if err != nil {
 		return err
 	}
+	if r.URL.Query().Has("limit") && limit == 0 {
+		limit = -1 // refused by ListAudit, where 0 means the default
+	}
 	page, err := h.svc.ListAudit(r.Context(), &admin.AuditListParams{ApplicationID: appID, PageToken: token, Limit: limit})
 	if err != nil {
 		return err

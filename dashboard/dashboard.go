@@ -1,6 +1,7 @@
 // Package dashboard serves unicald's web dashboard at /dashboard/: the
 // operator's pages for applications, API keys, redirect URLs, provider
-// settings, accounts and webhooks, and a set-up checklist.
+// settings, accounts and webhooks, a set-up checklist, and the audit log of
+// operator changes.
 //
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
@@ -135,6 +136,7 @@ func (h *handler) routes() {
 		http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
 	}))
 	m.HandleFunc("GET /dashboard/apps", h.page(h.appsPage))
+	m.HandleFunc("GET /dashboard/audit", h.page(h.auditPage))
 	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
 	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
 	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))

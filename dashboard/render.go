@@ -63,7 +63,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit"}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))
