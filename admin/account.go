@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -125,4 +126,115 @@ func (s *Service) Outbox(ctx context.Context) (*OutboxStatus, error) {
 		out.OldestPendingAt = &t
 	}
 	return out, nil
+}
+
+// CreateVirtualAccount creates a VIRTUAL account (calendars kept in the
+// Store) for email, as POST /v1/endUserAccounts does. Returns CodeInvalid
+// naming email, CodeConflict when the application has that account.
+func (s *Service) CreateVirtualAccount(ctx context.Context, appID, email string) (*unical.Account, error) {
+	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderVirtual})
+}
+
+// ConnectCalDAVAccount connects a CalDAV account with its email and
+// (app-specific) password, as POST /v1/basicAuth/connect does, against
+// the CalDAV server of the application's provider settings. serverURL is
+// optional: accounts have no server of their own, so a serverURL other
+// than the application's is refused with CodeInvalid naming serverUrl
+// rather than ignored.
+func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID, email, password, serverURL string) (*unical.Account, error) {
+	if serverURL != "" {
+		app, err := s.store.GetApplication(ctx, appID)
+		if err != nil {
+			return nil, err
+		}
+		configured := app.Providers[unical.ProviderCalDAV].ServerURL
+		if strings.TrimRight(serverURL, "/") != strings.TrimRight(configured, "/") {
+			if configured == "" {
+				configured = "the provider's default server"
+			}
+			return nil, unical.FieldError("serverUrl", "This application connects CalDAV accounts to %s; change the server in its CalDAV provider settings, or leave the server URL empty.", configured)
+		}
+	}
+	if password == "" {
+		return nil, unical.FieldError("password", "password is required.")
+	}
+	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(password)})
+}
+
+// createAccount creates an account through the App and records it.
+func (s *Service) createAccount(ctx context.Context, appID string, params *unical.AccountCreateParams) (*unical.Account, error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := a.CreateAccount(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "account.create", appID, acct.ID)
+	return acct, nil
+}
+
+// pausedReason is the DisabledReason of a subscription the operator
+// paused.
+const pausedReason = "Paused by the operator; resume it to deliver again. Messages made while paused fail and can be resent."
+
+// Paused reports whether a subscription's endpoint state is a pause by
+// the operator, as opposed to a disabling by the engine.
+func Paused(st unical.EndpointState) bool {
+	return st.DisabledAt != nil && st.DisabledReason == pausedReason
+}
+
+// PauseSubscription stops deliveries to a subscription's webhook URL: it
+// is disabled as the engine disables a failing endpoint, so messages made
+// meanwhile fail and can be resent. Pausing a paused or disabled
+// subscription changes nothing. Returns CodeNotFound for another
+// application's subscription.
+func (s *Service) PauseSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
+	at := s.now().UTC()
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.pause", func(st *unical.EndpointState) {
+		if st.DisabledAt == nil {
+			st.DisabledAt, st.DisabledReason = &at, pausedReason
+		}
+	})
+}
+
+// ResumeSubscription delivers to a paused or disabled subscription again,
+// with its failure clock reset. Returns CodeNotFound for another
+// application's subscription.
+func (s *Service) ResumeSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.resume", func(st *unical.EndpointState) {
+		*st = unical.EndpointState{}
+	})
+}
+
+// updateSubscription changes a subscription's endpoint state with fn and
+// records operation.
+func (s *Service) updateSubscription(ctx context.Context, appID, subscriptionID, operation string, fn func(*unical.EndpointState)) (*unical.Subscription, error) {
+	rec, err := s.store.UpdateSubscription(ctx, appID, subscriptionID, func(rec *unical.SubscriptionRecord) error {
+		fn(&rec.EndpointState)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, operation, appID, subscriptionID)
+	return &rec.Subscription, nil
+}
+
+// DeleteSubscription deletes a subscription as DELETE
+// /v1/calendarSubscriptions does: its provider watch is stopped and its
+// undelivered messages go. Returns CodeNotFound for another application's
+// subscription.
+func (s *Service) DeleteSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Success, error) {
+	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	done, err := a.DeleteSubscription(ctx, accountID, &unical.SubscriptionDeleteParams{SubscriptionID: subscriptionID})
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "subscription.delete", appID, subscriptionID)
+	return done, nil
 }

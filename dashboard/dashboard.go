@@ -55,6 +55,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
+	// DeliveryCounts returns the webhook delivery attempts since start by
+	// outcome, for the health panel; unicald passes its metrics' counts
+	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
+	// Nil leaves the error rate out.
+	DeliveryCounts func() map[string]float64
 }
 
 //go:embed templates/*.html
@@ -72,8 +77,10 @@ type handler struct {
 	sessionTTL time.Duration
 	log        *slog.Logger
 	now        func() time.Time
-	pages      map[string]*template.Template
-	mux        *http.ServeMux
+	// deliveryCounts is Options.DeliveryCounts.
+	deliveryCounts func() map[string]float64
+	pages          map[string]*template.Template
+	mux            *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
@@ -91,6 +98,8 @@ func New(opts Options) (http.Handler, error) {
 		sessionTTL: opts.SessionTTL,
 		log:        opts.Logger,
 		now:        opts.Now,
+
+		deliveryCounts: opts.DeliveryCounts,
 	}
 	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
 		h.secure = true
@@ -137,6 +146,7 @@ func (h *handler) routes() {
 	}))
 	m.HandleFunc("GET /dashboard/apps", h.page(h.appsPage))
 	m.HandleFunc("GET /dashboard/audit", h.page(h.auditPage))
+	m.HandleFunc("GET /dashboard/health", h.page(h.healthPage))
 	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
 	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
 	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))
@@ -153,6 +163,13 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}/check", h.form(h.checkProvider))
 	m.HandleFunc("GET /dashboard/apps/{app}/accounts", h.page(h.pageHandler(pageAccounts)))
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/{account}/delete", h.form(h.deleteAccount))
+	m.HandleFunc("POST /dashboard/apps/{app}/accounts/virtual", h.form(h.createVirtualAccount))
+	m.HandleFunc("POST /dashboard/apps/{app}/accounts/caldav", h.form(h.connectCalDAVAccount))
+	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}", h.page(h.pageHandler(pageAccount)))
+	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}/calendars/{calendar}", h.page(h.pageHandler(pageCalendar)))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/pause", h.form(h.pauseSubscription))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/resume", h.form(h.resumeSubscription))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/delete", h.form(h.deleteSubscription))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))

@@ -13,17 +13,22 @@ import (
 // by the done query parameter of the redirect that follows the action (the
 // Post/Redirect/Get pattern, so that reloading repeats nothing).
 var notices = map[string]string{
-	"renamed":          "The application was renamed.",
-	"revoked":          "The API key was revoked: requests with it are refused from now on.",
-	"labelled":         "The API key's label was saved.",
-	"redirect-added":   "The redirect URL was registered.",
-	"redirect-removed": "The redirect URL was removed.",
-	"provider-saved":   "The provider settings were saved.",
-	"account-deleted":  "The account was deleted.",
-	"webhook-saved":    "The webhook URL was saved.",
-	"webhook-cleared":  "The webhook URL was removed.",
-	"app-deleted":      "The application was deleted.",
-	"resent":           "The message was queued for delivery again.",
+	"renamed":              "The application was renamed.",
+	"revoked":              "The API key was revoked: requests with it are refused from now on.",
+	"labelled":             "The API key's label was saved.",
+	"account-created":      "The VIRTUAL account was created.",
+	"account-connected":    "The CalDAV account was connected.",
+	"subscription-paused":  "The subscription was paused: nothing is delivered to it until it is resumed.",
+	"subscription-resumed": "The subscription was resumed.",
+	"subscription-deleted": "The subscription was deleted.",
+	"redirect-added":       "The redirect URL was registered.",
+	"redirect-removed":     "The redirect URL was removed.",
+	"provider-saved":       "The provider settings were saved.",
+	"account-deleted":      "The account was deleted.",
+	"webhook-saved":        "The webhook URL was saved.",
+	"webhook-cleared":      "The webhook URL was removed.",
+	"app-deleted":          "The application was deleted.",
+	"resent":               "The message was queued for delivery again.",
 }
 
 // appPage is one of an application's pages: its template, and load, which

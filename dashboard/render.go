@@ -47,6 +47,7 @@ var funcs = template.FuncMap{
 	"providerName": providerName,
 	"path":         func(t unical.ProviderType) string { return t.PathName() },
 	"join":         strings.Join,
+	"paused":       admin.Paused,
 }
 
 // providerName is the provider's name as operators know it.
@@ -63,7 +64,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "health"}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))

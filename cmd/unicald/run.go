@@ -361,7 +361,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	dash, err := newDashboard(svc, key, *publicURL, logger)
+	dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts)
 	if err != nil {
 		ln.Close()
 		return err
