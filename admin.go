@@ -524,10 +524,15 @@ func (c *Client) GetProviderSettings(ctx context.Context, appID string, t Provid
 
 // SetProviderSettings replaces an application's settings for one
 // provider type (see [ProviderSettingsParams] for the client secret).
+// Without Config.AllowPrivateTargets a serverUrl on a loopback, private
+// or link-local address, or localhost, is refused as a webhook URL is.
 // Returns CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
 func (c *Client) SetProviderSettings(ctx context.Context, appID string, t ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
 	if err := checkProviderParams(t, p); err != nil {
+		return nil, err
+	}
+	if err := c.checkTargetHost("serverUrl", p.ServerURL); err != nil {
 		return nil, err
 	}
 	app, err := c.store.GetApplication(ctx, appID)
