@@ -5,11 +5,12 @@
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
 // works without JavaScript. The operator logs in with the admin token. The
-// session lives only in a cookie sealed with a key derived from the master
+// session lives in a cookie sealed with a key derived from the master
 // key, so that every replica accepts it without a session table; it holds
 // the admin token, checked on every request, so that changing the token
-// ends every session. Every form carries a CSRF token derived from the
-// session.
+// ends every session. Logging out records the session in the Store until
+// its expiry, so that every replica refuses its cookie from then on.
+// Every form carries a CSRF token derived from the session.
 //
 // The dashboard calls the same Client methods as the admin API and holds no
 // business rules of its own.
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -77,6 +79,13 @@ type Options struct {
 	PublicURL string
 	// SessionTTL is how long a login lasts; default DefaultSessionTTL.
 	SessionTTL time.Duration
+	// Revoked keeps the sessions logged out before their expiry, until
+	// then, for every replica (unicald passes its Store); required.
+	Revoked unical.BlobStore
+	// Failures counts failed logins per client address; past its limit
+	// the login form answers 429 with Retry-After without checking the
+	// token. Nil is no limit; unicald shares one with the admin API.
+	Failures *httpapi.FailureLimiter
 	// Logger receives errors (never secrets); default discards them.
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
@@ -96,6 +105,8 @@ type handler struct {
 	publicURL  string
 	secure     bool // cookies carry Secure
 	sessionTTL time.Duration
+	revoked    unical.BlobStore
+	failures   *httpapi.FailureLimiter
 	log        *slog.Logger
 	now        func() time.Time
 	pages      map[string]*template.Template
@@ -107,6 +118,9 @@ func New(opts Options) (http.Handler, error) {
 	if opts.Admin == nil {
 		panic("dashboard: Options.Admin is required")
 	}
+	if opts.Revoked == nil {
+		panic("dashboard: Options.Revoked is required")
+	}
 	if len(opts.SessionKey) < 32 {
 		panic("dashboard: Options.SessionKey must be at least 32 bytes")
 	}
@@ -115,6 +129,8 @@ func New(opts Options) (http.Handler, error) {
 		sessions:   newSessionKeys(opts.SessionKey),
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
+		revoked:    opts.Revoked,
+		failures:   opts.Failures,
 		log:        opts.Logger,
 		now:        opts.Now,
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -47,6 +48,7 @@ func (b *syncBuffer) String() string {
 // httptest, with a controllable clock.
 type fixture struct {
 	client *unical.Client
+	store  *bolt.Store
 	srv    *httptest.Server
 	logs   *syncBuffer
 	key    []byte
@@ -80,7 +82,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 	if err := client.SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{client: client, logs: &syncBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f := &fixture{client: client, store: store, logs: &syncBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -91,7 +93,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handler {
 	t.Helper()
 	h, err := dashboard.New(dashboard.Options{
-		Admin: f.client, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
+		Admin: f.client, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour, Revoked: f.store,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
 	if err != nil {
@@ -320,11 +322,47 @@ func TestSession(t *testing.T) {
 	if csrf2 == csrfToken {
 		t.Error("two sessions have the same CSRF token")
 	}
+	kept := b2.c.Jar.Cookies(u)[0].Value
 	if p := b2.post("/dashboard/logout", url.Values{"csrf": {csrf2}}); p.status != http.StatusSeeOther || p.location != "/dashboard/login" {
 		t.Errorf("logout = %d to %q", p.status, p.location)
 	}
 	if p := b2.get("/dashboard/apps"); p.status != http.StatusSeeOther {
 		t.Errorf("apps after logout = %d, want 303 to login", p.status)
+	}
+	// A copy of the cookie kept from before the logout is refused too, on
+	// every replica: the logout is recorded in the Store.
+	if got := map[string]int{"this replica": status(f.srv.Config.Handler, kept), "another replica": status(replica, kept)}; !cmp.Equal(got, map[string]int{"this replica": 303, "another replica": 303}) {
+		t.Errorf("apps with a copy of the logged-out cookie = %v, want 303 to login on both", got)
+	}
+}
+
+// TestLogin_FailureLimit fails the login twice with a limit of two
+// failures per address: the next login, even with the right token, is
+// answered 429 with Retry-After and sets no session.
+func TestLogin_FailureLimit(t *testing.T) {
+	f := newFixture(t, "")
+	h, err := dashboard.New(dashboard.Options{
+		Admin: f.client, SessionKey: f.key, Revoked: f.store, Now: f.clock,
+		Failures: httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 2}, false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	b := f.browser(t)
+	b.base = srv.URL
+	var got [][]any
+	for _, token := range []string{"wrong-1", "wrong-2", adminToken} {
+		p := b.login(token)
+		got = append(got, []any{p.status, p.header.Get("Retry-After"), p.location})
+	}
+	want := [][]any{{http.StatusUnauthorized, "", ""}, {http.StatusUnauthorized, "", ""}, {http.StatusTooManyRequests, "60", ""}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("logins (-want +got):\n%s", d)
+	}
+	if p := b.get("/dashboard/apps"); p.status != http.StatusSeeOther {
+		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
 	}
 }
 

@@ -357,7 +357,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	dash, err := newDashboard(client, key, *publicURL, logger)
+	// One count of refused admin tokens per address, wherever they are
+	// tried: the dashboard's login and the admin API.
+	failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
+	dash, err := newDashboard(client, store, key, *publicURL, logger, failures)
 	if err != nil {
 		ln.Close()
 		return err
@@ -365,7 +368,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	// /admin/v1/ and the dashboard beside /v1 on the same listener;
 	// everything else, unknown paths included, goes to the /v1 handler.
 	root := http.NewServeMux()
-	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{
