@@ -24,18 +24,9 @@ func TestDashboard_BrowserLogoutEndsSession(t *testing.T) {
 	b.open(dash + "/login")
 	b.submit("login", chromedp.SendKeys(chromedp.ID("token"), adminToken), chromedp.Submit(chromedp.ID("token")))
 	b.mustSee("applications", "Applications")
-	cookies, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{dash + "/apps"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept *network.Cookie
-	for _, c := range cookies.Cookies {
-		if c.Name == "unical_dashboard" {
-			kept = c
-		}
-	}
+	kept := sessionCookieOf(t, b, dash+"/apps")
 	if kept == nil || !kept.HTTPOnly {
-		t.Fatalf("after logging in, the browser holds no HttpOnly session cookie: %+v", cookies.Cookies)
+		t.Fatalf("after logging in, the browser holds no HttpOnly session cookie: %+v", kept)
 	}
 	if status := sessionStatus(t, dash+"/apps", kept.Value); status != http.StatusOK {
 		t.Fatalf("apps with the session cookie before logging out = %d, want 200", status)
@@ -48,9 +39,8 @@ func TestDashboard_BrowserLogoutEndsSession(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cookies, err = chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{dash + "/apps"}})
-	if err != nil || len(cookies.Cookies) != 1 || cookies.Cookies[0].Value != kept.Value {
-		t.Fatalf("the browser did not take the kept cookie back: %v %+v", err, cookies)
+	if back := sessionCookieOf(t, b, dash+"/apps"); back == nil || back.Value != kept.Value {
+		t.Fatalf("the browser did not take the kept cookie back: %+v", back)
 	}
 	b.open(dash + "/apps")
 	if text := b.text(); !strings.Contains(text, "Admin token") || strings.Contains(text, "Applications") {
@@ -78,4 +68,20 @@ func sessionStatus(t *testing.T, url, value string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// sessionCookieOf returns the browser's dashboard session cookie for
+// url, or nil.
+func sessionCookieOf(t *testing.T, b *browser, url string) *network.Cookie {
+	t.Helper()
+	cookies, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cookies.Cookies {
+		if c.Name == "unical_dashboard" {
+			return c
+		}
+	}
+	return nil
 }
