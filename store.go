@@ -446,8 +446,12 @@ type IdempotencyStore interface {
 	// and a lease expired at rec.CreatedAt (its attempt is taken over).
 	// Otherwise it stores nothing and returns the record that holds the
 	// key: one with a Response (completed), or one in flight, or one made
-	// for another fingerprint. CodeInvalid for an empty key.
-	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
+	// for another fingerprint. CodeInvalid for an empty key. When maxKeys
+	// is positive and the application already holds maxKeys records
+	// (expired ones count until Sweep removes them), a new key is refused
+	// with CodeRateLimited and nothing is stored; keys already held are
+	// answered as before.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, maxKeys int) (*IdempotencyRecord, error)
 	// CompleteIdempotent ends the attempt claim of the application's key:
 	// it stores resp as the key's answer, or, with a nil resp, removes the
 	// record so that the key is free again. CodeConflict if claim no
