@@ -326,7 +326,11 @@ type DeliveryLogStore interface {
 	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 
-// OAuthFlow is the server-side half of one OAuth authorization flow.
+// OAuthFlow is the record of one OAuth authorization flow. The Client
+// stores one when a flow's callback is used, with ID, ApplicationID,
+// ProviderType, CreatedAt and ExpiresAt only, so that the flow's state
+// (which carries the rest, sealed) works once; the other fields are read
+// only from flows stored by earlier versions.
 type OAuthFlow struct {
 	ID            string
 	ApplicationID string
@@ -340,7 +344,9 @@ type OAuthFlow struct {
 	ExpiresAt      time.Time
 }
 
-// FlowStore keeps OAuth flows until their callback.
+// FlowStore keeps OAuth flow records until they expire. The Client uses
+// CreateFlow with no cap, its CodeConflict telling a state used before;
+// ConsumeFlow and the cap serve stores' callers that keep whole flows.
 type FlowStore interface {
 	// CreateFlow stores a flow. When maxPending is positive and the flow's
 	// application already has maxPending flows unexpired at
