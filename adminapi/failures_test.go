@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/openapitest"
@@ -20,7 +21,7 @@ import (
 func TestAuthentication_FailureLimit(t *testing.T) {
 	s := startServer(t, nil)
 	failures := httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 3}, true)
-	h := openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(s.client, adminapi.Options{Failures: failures}))
+	h := openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Failures: failures}))
 	type answer struct {
 		Status     int
 		Code       string

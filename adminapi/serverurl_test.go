@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // TestProviderSettings_PrivateServerURL saves CalDAV server URLs on
@@ -18,7 +19,7 @@ func TestProviderSettings_PrivateServerURL(t *testing.T) {
 	app := strict.createApp(t, "dav")
 	path := "/admin/v1/applications/" + app.Application.ID + "/providers/provider_c"
 	strict.must(t, "PUT", path, map[string]any{"serverUrl": "https://dav.example.com/"}, nil)
-	var before unical.ProviderSettingsView
+	var before admin.ProviderSettingsView
 	strict.must(t, "GET", path, nil, &before)
 	private := []string{
 		"https://127.0.0.1/dav/",
@@ -36,7 +37,7 @@ func TestProviderSettings_PrivateServerURL(t *testing.T) {
 		wantError(t, strict.admin(t, "PUT", "/admin/v1/applications/"+app.Application.ID+"/webhook", map[string]string{"url": raw}),
 			http.StatusBadRequest, "invalid_request", "url")
 	}
-	var after unical.ProviderSettingsView
+	var after admin.ProviderSettingsView
 	strict.must(t, "GET", path, nil, &after)
 	if d := cmp.Diff(before, after); d != "" {
 		t.Errorf("refused serverUrls changed the settings (-before +after):\n%s", d)
@@ -45,7 +46,7 @@ func TestProviderSettings_PrivateServerURL(t *testing.T) {
 	// The test servers allow private targets, as --allow-private-targets does.
 	lax := startServer(t, nil)
 	app = lax.createApp(t, "dav")
-	var got unical.ProviderSettingsView
+	var got admin.ProviderSettingsView
 	lax.must(t, "PUT", "/admin/v1/applications/"+app.Application.ID+"/providers/provider_c", map[string]any{"serverUrl": private[0]}, &got)
 	if got.ServerURL != private[0] {
 		t.Errorf("serverUrl saved with private targets allowed = %q, want %q", got.ServerURL, private[0])

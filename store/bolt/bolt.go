@@ -88,6 +88,8 @@ var (
 	// which is right: it has no records of their kind.
 	bucketIdempotency      = []byte("idempotency")
 	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
+	bucketAudit            = []byte("audit")
+	bucketAuditByApp       = []byte("audit.byApp")
 	// Filled from idempotency by Open in a file older than indexVersion "4".
 	bucketIdempotencyCounts = []byte("idempotency.countByApp")
 )
@@ -99,7 +101,7 @@ var allBuckets = [][]byte{
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
-	bucketIdempotency, bucketIdempotencyByExp, bucketIdempotencyCounts,
+	bucketIdempotency, bucketIdempotencyByExp, bucketAudit, bucketAuditByApp, bucketIdempotencyCounts,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills
