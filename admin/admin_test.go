@@ -120,7 +120,7 @@ func TestService_ConnectCalDAVAccount(t *testing.T) {
 			t.Errorf("%s: ConnectCalDAVAccount() = %v, want invalid naming %s", tc.name, err, tc.field)
 		}
 	}
-	page, err := svc.AdminListAccounts(ctx, appID, nil)
+	page, err := svc.ListAccounts(ctx, appID, nil)
 	if err != nil || len(page.Data) != 0 {
 		t.Errorf("accounts after refused connections = %v, %v; want none", page, err)
 	}
