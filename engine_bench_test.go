@@ -16,6 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
@@ -262,7 +263,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	for total()-from < b.N {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -313,7 +314,7 @@ func benchmarkPolling(b *testing.B, store unical.Store) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- env.Client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, env.Client) }()
 	for total()-from < b.N {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -230,7 +230,3 @@ func (a *App) ListApplicationSubscriptions(ctx context.Context, params *Subscrip
 		func(rec *SubscriptionRecord) string { return rec.ID },
 		func(rec *SubscriptionRecord) *Subscription { return &rec.Subscription })
 }
-
-// Store returns the Store the Client was made with, for the operator
-// side (package admin), which keeps applications in the same Store.
-func (c *Client) Store() Store { return c.store }

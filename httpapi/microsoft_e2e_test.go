@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
@@ -662,7 +663,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = st.Client.Run(ctx)
+		_ = engine.Run(ctx, st.Client)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -33,7 +34,7 @@ func TestVirtualE2E(t *testing.T) {
 		cfg.RetryJitter = -1
 	})
 	st.CreateApp(t, &admin.ApplicationParams{})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 
 	// Credentials are refused, naming the field: a VIRTUAL account has none.
 	for field, body := range map[string]map[string]any{
