@@ -36,32 +36,24 @@ func New() *Book { return &Book{Events: map[string]*Entry{}} }
 
 // List returns the events q asks for, before paging, in id order: with
 // since >= 0 the changes after that version (deleted events as
-// isCancelled), else the live events overlapping q's window. Recurring
-// series are expanded when q.SingleEvents and not clientExpands, with
-// their overrides (see UpdateInstance); unexpanded, a series comes with
-// its overrides that overlap the window, and cancelled ones are left out
-// (sync listings show them, as isCancelled instances).
-func (b *Book) List(q *unical.EventQuery, since int64, clientExpands bool) ([]*unical.Event, error) {
+// isCancelled), else the live events overlapping q's window.
+//
+// Recurring series are never expanded here: a series is one event, listed
+// whatever the window, and with q.SingleEvents it comes with every one of
+// its overrides (cancelled ones and ones moved out of the window included),
+// which is what the Client needs to expand the series page by page from
+// the position a page token carries, as it does for CalDAV. So a listing
+// holds the calendar's events, never the window's instances: a
+// FREQ=SECONDLY series over a year costs one event. Unexpanded, a series
+// comes with its overrides that overlap the window, and cancelled ones are
+// left out (sync listings show them, as isCancelled instances).
+func (b *Book) List(q *unical.EventQuery, since int64) ([]*unical.Event, error) {
 	ids := make([]string, 0, len(b.Events))
-	overrides := map[string][]*unical.Event{}
-	for id, st := range b.Events {
+	for id := range b.Events {
 		ids = append(ids, id)
-		if b.isOverride(st) {
-			ev := st.Event
-			overrides[ev.RecurringEventID] = append(overrides[ev.RecurringEventID], &ev)
-		}
 	}
 	sort.Strings(ids)
 	var all []*unical.Event
-	seen := map[string]bool{}
-	add := func(evs ...*unical.Event) {
-		for _, ev := range evs {
-			if !seen[ev.ID] {
-				seen[ev.ID] = true
-				all = append(all, ev)
-			}
-		}
-	}
 	for _, id := range ids {
 		st := b.Events[id]
 		if since >= 0 {
@@ -79,25 +71,18 @@ func (b *Book) List(q *unical.EventQuery, since int64, clientExpands bool) ([]*u
 			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
 		}
 		if since < 0 && b.isOverride(st) {
-			// Listed with its series: expanded below, or shown beside it
-			// when it overlaps the window and is not cancelled.
-			if (!q.SingleEvents || clientExpands) && !ev.IsCancelled && InWindow(&ev, q.TimeMin, q.TimeMax) {
-				add(&ev)
+			// Listed with its series: all of them for the Client to
+			// expand, else beside it when it overlaps the window and is
+			// not cancelled.
+			if q.SingleEvents || (!ev.IsCancelled && InWindow(&ev, q.TimeMin, q.TimeMax)) {
+				all = append(all, &ev)
 			}
-			continue
-		}
-		if q.SingleEvents && ev.IsRecurring && !st.Deleted && !clientExpands {
-			inst, err := unical.ExpandEvents(append([]*unical.Event{&ev}, overrides[id]...), q.TimeMin, q.TimeMax)
-			if err != nil {
-				return nil, err
-			}
-			add(inst...)
 			continue
 		}
 		if !st.Deleted && !ev.IsRecurring && !InWindow(&ev, q.TimeMin, q.TimeMax) {
 			continue
 		}
-		add(&ev)
+		all = append(all, &ev)
 	}
 	if q.SeriesID != "" && len(all) == 0 && since < 0 {
 		if _, ok := b.Events[q.SeriesID]; !ok {
@@ -180,9 +165,7 @@ func (b *Book) Update(id string, version int64, params *unical.EventParams, self
 		return nil, err
 	}
 	Apply(&st.Event, params, self)
-	st.Event.UpdatedAt = unical.FormatTimestamp(now)
-	st.Event.ETag = etag(version)
-	st.Version = version
+	st.changed(version, now)
 	out := st.Event
 	return &out, nil
 }
@@ -203,9 +186,10 @@ func (b *Book) Delete(id string, version int64) error {
 	return nil
 }
 
-// Respond sets self's response on a live event at version; CodeInvalid
-// when self is not an attendee.
-func (b *Book) Respond(id string, version int64, self string, status unical.ResponseStatus) error {
+// Respond sets self's response on a live event at version, made at now;
+// CodeInvalid when self is not an attendee. Like any change it moves the
+// event's ETag and updatedAt.
+func (b *Book) Respond(id string, version int64, self string, status unical.ResponseStatus, now time.Time) error {
 	st, err := b.live(id)
 	if err != nil {
 		return err
@@ -213,15 +197,22 @@ func (b *Book) Respond(id string, version int64, self string, status unical.Resp
 	if !respond(&st.Event, self, status) {
 		return notAttendee()
 	}
-	st.Version = version
+	st.changed(version, now)
 	// An answer to a series answers its overridden instances too, as
 	// they carry attendee lists of their own.
 	for _, o := range b.Events {
 		if !o.Deleted && o.Event.RecurringEventID == id && respond(&o.Event, self, status) {
-			o.Version = version
+			o.changed(version, now)
 		}
 	}
 	return nil
+}
+
+// changed records a change of the entry at version, made at now.
+func (st *Entry) changed(version int64, now time.Time) {
+	st.Version = version
+	st.Event.UpdatedAt = unical.FormatTimestamp(now)
+	st.Event.ETag = etag(version)
 }
 
 // respond sets self's response in ev and reports whether self is an

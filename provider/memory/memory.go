@@ -38,10 +38,6 @@ import (
 type Provider struct {
 	typ unical.ProviderType
 
-	// clientExpands makes ListEvents return recurring series unexpanded
-	// (see SetClientExpands).
-	clientExpands bool
-
 	mu        sync.Mutex
 	users     map[string]*user  // by email
 	refresh   map[string]string // refresh token -> email
@@ -117,15 +113,6 @@ func (p *Provider) ExpireSyncCursors() {
 	defer p.mu.Unlock()
 	p.version++
 	p.minSync = p.version
-}
-
-// SetClientExpands makes ListEvents return recurring series unexpanded,
-// as CalDAV does, so that the Client expands them (on), or expand them
-// itself (off, the default).
-func (p *Provider) SetClientExpands(on bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clientExpands = on
 }
 
 // Calls returns how many provider calls were made.
@@ -327,8 +314,9 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, id str
 	return nil
 }
 
-// ListEvents implements unical.Provider. It expands series itself (unless
-// SetClientExpands), pages by offset, and issues version cursors.
+// ListEvents implements unical.Provider. It returns recurring series
+// unexpanded, as CalDAV does, for the Client to expand page by page (see
+// eventbook.Book.List), pages by offset, and issues version cursors.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -344,11 +332,11 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	all, err := c.book.List(q, since, p.clientExpands)
+	all, err := c.book.List(q, since)
 	if err != nil {
 		return nil, err
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.clientExpands}
+	batch := &unical.EventBatch{}
 	batch.Events, batch.NextPageCursor = eventbook.Page(all, q.PageCursor, q.PageSize)
 	if batch.NextPageCursor == "" {
 		batch.NextSyncCursor = "v:" + strconv.FormatInt(p.version, 10)
@@ -419,7 +407,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	if err != nil {
 		return err
 	}
-	if err := c.book.Respond(eventID, p.version+1, s.Email, status); err != nil {
+	if err := c.book.Respond(eventID, p.version+1, s.Email, status, time.Now()); err != nil {
 		return err
 	}
 	p.version++

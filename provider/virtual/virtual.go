@@ -307,8 +307,10 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calend
 	return err
 }
 
-// ListEvents implements unical.Provider. It expands series itself, pages
-// by offset, and issues cursors "v:<version>".
+// ListEvents implements unical.Provider. It returns recurring series
+// unexpanded, as CalDAV does, for the Client to expand page by page (see
+// eventbook.Book.List), pages by offset, and issues cursors
+// "v:<version>".
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	st, _, err := p.load(ctx, s, calendarID)
 	if err != nil {
@@ -322,11 +324,11 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	all, err := st.Book.List(q, since, false)
+	all, err := st.Book.List(q, since)
 	if err != nil {
 		return nil, err
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents}
+	batch := &unical.EventBatch{}
 	batch.Events, batch.NextPageCursor = eventbook.Page(all, q.PageCursor, q.PageSize)
 	if batch.NextPageCursor == "" {
 		batch.NextSyncCursor = "v:" + strconv.FormatInt(st.Version, 10)
@@ -411,7 +413,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 		if ok, err := st.Book.RespondInstance(eventID, st.Version, s.Email, status, p.now()); ok {
 			return err
 		}
-		return st.Book.Respond(eventID, st.Version, s.Email, status)
+		return st.Book.Respond(eventID, st.Version, s.Email, status, p.now())
 	})
 }
 
