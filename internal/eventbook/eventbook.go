@@ -271,14 +271,27 @@ func (b *Book) Instance(id string) (ev *unical.Event, ok bool, err error) {
 		return nil, false, nil
 	}
 	_, orig, _, _ := recur.ParseInstanceID(id)
-	events := []*unical.Event{&m.Event}
+	// The instance is computed in a one-second window where it starts.
+	// Timed series are expanded there as if their instances took no time,
+	// else every instance overlapping that second would be built: 86,400
+	// for a FREQ=SECONDLY series of day-long events. The end is put back
+	// below.
+	master := m.Event
+	dur := time.Duration(0)
+	if start, end, err := master.Interval(); err == nil && !master.IsAllDay && master.End != nil {
+		dur = end.Sub(start)
+		master.End = master.Start
+	}
+	events := []*unical.Event{&master}
 	from := orig
+	overridden := false
 	if o, stored := b.Events[id]; stored && !o.Deleted {
 		if o.Event.IsCancelled {
 			return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
 		}
 		ov := o.Event
 		events = append(events, &ov)
+		overridden = true
 		if start, _, err := ov.Interval(); err == nil {
 			from = start // a moved instance is found where it went
 		}
@@ -288,11 +301,33 @@ func (b *Book) Instance(id string) (ev *unical.Event, ok bool, err error) {
 		return nil, true, err
 	}
 	for _, inst := range insts {
-		if inst.ID == id {
-			return inst, true, nil
+		if inst.ID != id {
+			continue
 		}
+		// An instance that took no time in the expansion takes the
+		// series' length; overrides and RDATE periods with an end of
+		// their own kept it.
+		if dur > 0 && !overridden && inst.Start != nil && (inst.End == nil || *inst.End == *inst.Start) {
+			inst.End = endAfter(inst.Start, dur)
+		}
+		return inst, true, nil
 	}
 	return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
+}
+
+// endAfter is the end of a timed instance starting at start that lasts
+// dur, in start's zone, as the expansion writes it.
+func endAfter(start *unical.EventDateTime, dur time.Duration) *unical.EventDateTime {
+	t, err := start.Time("start")
+	if err != nil {
+		return start
+	}
+	if loc, err := unical.LoadLocation(start.TimeZone); err == nil && start.TimeZone != "" {
+		t = t.In(loc)
+	} else {
+		t = t.UTC()
+	}
+	return unical.TimedAt(t.Add(dur))
 }
 
 // UpdateInstance changes the fields params sets of one instance at

@@ -115,3 +115,40 @@ func TestBook_ListSecondly(t *testing.T) {
 		})
 	}
 }
+
+// TestBook_Instance reads one occurrence of a FREQ=SECONDLY series of
+// day-long events, 86,400 of which overlap any second: it comes with the
+// series' length, and a moved one with its own.
+func TestBook_Instance(t *testing.T) {
+	t.Parallel()
+	b := eventbook.New()
+	series := b.Create("evt1", 1, &unical.EventParams{
+		Title:      unical.Some("tick"),
+		Start:      unical.Some(unical.EventDateTime{DateTime: "2026-01-01T00:00:00Z", TimeZone: "UTC"}),
+		End:        unical.Some(unical.EventDateTime{DateTime: "2026-01-02T00:00:00Z", TimeZone: "UTC"}),
+		Recurrence: unical.Some([]string{"RRULE:FREQ=SECONDLY"}),
+	}, self, t0)
+	moved := series.ID + "_20260301T000005Z"
+	if _, ok, err := b.UpdateInstance(moved, 2, &unical.EventParams{
+		Start: unical.Some(unical.EventDateTime{DateTime: "2026-03-02T00:00:00Z", TimeZone: "UTC"}),
+		End:   unical.Some(unical.EventDateTime{DateTime: "2026-03-02T00:30:00Z", TimeZone: "UTC"}),
+	}, self, t0); !ok || err != nil {
+		t.Fatalf("UpdateInstance: ok %v, %v", ok, err)
+	}
+	type span struct{ Start, End string }
+	for _, tc := range []struct {
+		id   string
+		want span
+	}{
+		{series.ID + "_20260301T000004Z", span{"2026-03-01T00:00:04Z", "2026-03-02T00:00:04Z"}},
+		{moved, span{"2026-03-02T00:00:00Z", "2026-03-02T00:30:00Z"}},
+	} {
+		ev, ok, err := b.Instance(tc.id)
+		if !ok || err != nil {
+			t.Fatalf("Instance(%q): ok %v, %v", tc.id, ok, err)
+		}
+		if diff := cmp.Diff(tc.want, span{ev.Start.DateTime, ev.End.DateTime}); diff != "" {
+			t.Errorf("Instance(%q) mismatch (-want +got):\n%s", tc.id, diff)
+		}
+	}
+}

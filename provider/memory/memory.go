@@ -344,13 +344,17 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	return batch, nil
 }
 
-// GetEvent implements unical.Provider, for series and instance ids.
+// GetEvent implements unical.Provider, for series and instance ids (the
+// instance methods edit single occurrences as the VIRTUAL provider does).
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, c, err := p.calendar(s, calendarID)
 	if err != nil {
 		return nil, err
+	}
+	if ev, ok, err := c.book.Instance(eventID); ok {
+		return ev, err
 	}
 	return c.book.Get(eventID)
 }
@@ -376,7 +380,10 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	ev, err := c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
+	ev, ok, err := c.book.UpdateInstance(eventID, p.version+1, params, s.Email, time.Now())
+	if !ok {
+		ev, err = c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +399,11 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if err := c.book.Delete(eventID, p.version+1); err != nil {
+	ok, err := c.book.DeleteInstance(eventID, p.version+1, time.Now())
+	if !ok {
+		err = c.book.Delete(eventID, p.version+1)
+	}
+	if err != nil {
 		return err
 	}
 	p.version++
@@ -407,7 +418,11 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	if err != nil {
 		return err
 	}
-	if err := c.book.Respond(eventID, p.version+1, s.Email, status, time.Now()); err != nil {
+	ok, err := c.book.RespondInstance(eventID, p.version+1, s.Email, status, time.Now())
+	if !ok {
+		err = c.book.Respond(eventID, p.version+1, s.Email, status, time.Now())
+	}
+	if err != nil {
 		return err
 	}
 	p.version++
