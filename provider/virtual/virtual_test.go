@@ -271,3 +271,33 @@ func TestInstanceSync(t *testing.T) {
 		t.Errorf("sync after instance edits = live %v, cancelled %v; want the moved instance and %s cancelled", live, gone, cancelled)
 	}
 }
+
+// TestRespondToEvent_MovesETag shows that an answer is a change like any
+// other (issue 21): the event's ETag and updatedAt move.
+func TestRespondToEvent_MovesETag(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	ctx := t.Context()
+	clock := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return clock }
+	params := eventParams("Review")
+	params.Attendees = unical.Some([]unical.Attendee{{Email: s.Email}})
+	created, err := p.CreateEvent(ctx, s, PrimaryCalendarID, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(time.Hour)
+	if err := p.RespondToEvent(ctx, s, PrimaryCalendarID, created.ID, unical.ResponseAccepted); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.GetEvent(ctx, s, PrimaryCalendarID, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ETag == created.ETag {
+		t.Errorf("the ETag stayed %s after the answer", got.ETag)
+	}
+	if want := unical.FormatTimestamp(clock); got.UpdatedAt != want {
+		t.Errorf("updatedAt = %s after the answer, want %s", got.UpdatedAt, want)
+	}
+}
