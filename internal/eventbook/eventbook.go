@@ -208,6 +208,13 @@ func (b *Book) Respond(id string, version int64, self string, status unical.Resp
 	return nil
 }
 
+// Restamp gives the entry's last change another version, keeping what
+// changed and when: for a store that must number a change again.
+func (st *Entry) Restamp(version int64) {
+	st.Version = version
+	st.Event.ETag = etag(version)
+}
+
 // changed records a change of the entry at version, made at now.
 func (st *Entry) changed(version int64, now time.Time) {
 	st.Version = version
