@@ -20,10 +20,9 @@ const sweepBatch = 1000
 // sweepConfig is the retention part of Config, with defaults applied; a
 // zero duration means "keep" (retention) or "never" (interval).
 type sweepConfig struct {
-	maxPendingFlows int // 0: no cap
-	interval        time.Duration
-	delivered       time.Duration
-	failed          time.Duration
+	interval  time.Duration
+	delivered time.Duration
+	failed    time.Duration
 }
 
 func newSweepConfig(cfg *Config) sweepConfig {
@@ -37,16 +36,9 @@ func newSweepConfig(cfg *Config) sweepConfig {
 		return v
 	}
 	s := sweepConfig{
-		maxPendingFlows: cfg.MaxPendingFlows,
-		interval:        orDefault(cfg.SweepInterval, DefaultSweepInterval),
-		delivered:       orDefault(cfg.DeliveredRetention, DefaultDeliveredRetention),
-		failed:          orDefault(cfg.FailedRetention, DefaultFailedRetention),
-	}
-	switch {
-	case s.maxPendingFlows == 0:
-		s.maxPendingFlows = DefaultMaxPendingFlows
-	case s.maxPendingFlows < 0:
-		s.maxPendingFlows = 0
+		interval:  orDefault(cfg.SweepInterval, DefaultSweepInterval),
+		delivered: orDefault(cfg.DeliveredRetention, DefaultDeliveredRetention),
+		failed:    orDefault(cfg.FailedRetention, DefaultFailedRetention),
 	}
 	return s
 }
@@ -54,7 +46,7 @@ func newSweepConfig(cfg *Config) sweepConfig {
 // Sweep removes what the Store no longer needs: OAuth flows, sync cursor
 // blobs and delivery-log attempts that have expired, delivered messages
 // older than Config.DeliveredRetention and failed ones older than
-// Config.FailedRetention. Pending messages are never removed. [Client.Run]
+// Config.FailedRetention. Pending messages are never removed. The engine (package engine)
 // calls it every Config.SweepInterval; a Client that does not run the
 // engine may call it itself. It works in batches and returns what it
 // removed, also when ctx ends part way.
@@ -81,29 +73,6 @@ func (c *Client) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		if err := ctx.Err(); err != nil {
 			return total, err
-		}
-	}
-}
-
-// sweepLoop runs Sweep every Config.SweepInterval until ctx ends. Several
-// engines over one Store may sweep at once: the Store's transactions make
-// that safe, only wasteful.
-func (c *Client) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(c.sweep.interval)
-	defer t.Stop()
-	for {
-		res, err := c.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			c.log.ErrorContext(ctx, "sweep the store", "err", err)
-		case res.Total() > 0:
-			c.log.InfoContext(ctx, "swept the store", "flows", res.Flows, "blobs", res.Blobs, "attempts", res.Attempts,
-				"delivered", res.DeliveredMessages, "failed", res.FailedMessages, "idempotencyKeys", res.IdempotencyKeys)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
 		}
 	}
 }

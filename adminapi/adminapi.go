@@ -4,8 +4,8 @@
 // route but the OpenAPI document needs the operator token in
 // "Authorization: Bearer <token>"; application API keys are refused.
 // Errors are written by httpapi, so they have the /v1 body and statuses.
-// Each handler makes one call on the *unical.Client's admin operations
-// (admin.go in the root package).
+// Each handler makes one call on the operator's [admin.Service], acting
+// as [admin.ActorAdminToken], so that the audit log names the admin API.
 package adminapi
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 )
 
@@ -39,20 +40,26 @@ type Options struct {
 	// RequestTimeout bounds each request (the provider check goes out to
 	// the network); zero is none.
 	RequestTimeout time.Duration
+	// Failures counts refused tokens per client address: an address past
+	// its limit is answered 429 with Retry-After, its token unchecked.
+	// Nil is no limit; unicald shares one with the dashboard's login.
+	Failures *httpapi.FailureLimiter
 }
 
 // handler serves the admin API over a Client.
 type handler struct {
+	svc      *admin.Service
 	client   *unical.Client
 	log      *slog.Logger
 	mux      *http.ServeMux
 	patterns []string
 	timeout  time.Duration
+	failures *httpapi.FailureLimiter
 }
 
-// NewHandler returns the admin API over client, to be mounted at Prefix.
-func NewHandler(client *unical.Client, opts Options) http.Handler {
-	return newHandler(client, opts)
+// NewHandler returns the admin API over svc, to be mounted at Prefix.
+func NewHandler(svc *admin.Service, opts Options) http.Handler {
+	return newHandler(svc, opts)
 }
 
 // MountedRoutes returns the patterns NewHandler mounts, for tests that
@@ -61,8 +68,11 @@ func MountedRoutes() []string {
 	return append([]string(nil), newHandler(nil, Options{}).patterns...)
 }
 
-func newHandler(client *unical.Client, opts Options) *handler {
-	h := &handler{client: client, log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout}
+func newHandler(svc *admin.Service, opts Options) *handler {
+	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout, failures: opts.Failures}
+	if svc != nil {
+		h.svc, h.client = svc.As(admin.ActorAdminToken), svc.Client()
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -82,7 +92,8 @@ func (h *handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.
 }
 
 // authenticated checks the operator token before fn runs, from the
-// headers alone: a refused request's body is never read.
+// headers alone: a refused request's body is never read. An address with
+// too many refused tokens is answered 429 without a check.
 func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if h.timeout > 0 {
@@ -90,8 +101,13 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
+		if wait := h.failures.Wait(r); wait > 0 {
+			httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
+			return
+		}
 		if err := h.client.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
 			if unical.ErrorCode(err) == unical.CodeUnauthorized {
+				h.failures.Fail(r)
 				if bearerToken(r) == "" && r.Header.Get("x-api-key") != "" {
 					err = &unical.Error{Code: unical.CodeUnauthorized, Field: "Authorization", Message: "Application API keys (x-api-key) do not work on admin routes; send the operator token as Authorization: Bearer <admin token>."}
 				}

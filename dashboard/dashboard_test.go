@@ -18,7 +18,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -91,7 +93,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handler {
 	t.Helper()
 	h, err := dashboard.New(dashboard.Options{
-		Admin: f.client, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
+		Admin: admin.Of(f.client), SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
 	if err != nil {
@@ -177,7 +179,7 @@ func (b *browser) mustLogin() string {
 
 func appNames(t *testing.T, c *unical.Client) []string {
 	t.Helper()
-	apps, err := c.ListApplicationViews(t.Context())
+	apps, err := admin.Of(c).ListApplicationViews(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,11 +322,47 @@ func TestSession(t *testing.T) {
 	if csrf2 == csrfToken {
 		t.Error("two sessions have the same CSRF token")
 	}
+	kept := b2.c.Jar.Cookies(u)[0].Value
 	if p := b2.post("/dashboard/logout", url.Values{"csrf": {csrf2}}); p.status != http.StatusSeeOther || p.location != "/dashboard/login" {
 		t.Errorf("logout = %d to %q", p.status, p.location)
 	}
 	if p := b2.get("/dashboard/apps"); p.status != http.StatusSeeOther {
 		t.Errorf("apps after logout = %d, want 303 to login", p.status)
+	}
+	// A copy of the cookie kept from before the logout is refused too, on
+	// every replica: the logout is recorded in the Store.
+	if got := map[string]int{"this replica": status(f.srv.Config.Handler, kept), "another replica": status(replica, kept)}; !cmp.Equal(got, map[string]int{"this replica": 303, "another replica": 303}) {
+		t.Errorf("apps with a copy of the logged-out cookie = %v, want 303 to login on both", got)
+	}
+}
+
+// TestLogin_FailureLimit fails the login twice with a limit of two
+// failures per address: the next login, even with the right token, is
+// answered 429 with Retry-After and sets no session.
+func TestLogin_FailureLimit(t *testing.T) {
+	f := newFixture(t, "")
+	h, err := dashboard.New(dashboard.Options{
+		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
+		Failures: httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 2}, false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	b := f.browser(t)
+	b.base = srv.URL
+	var got [][]any
+	for _, token := range []string{"wrong-1", "wrong-2", adminToken} {
+		p := b.login(token)
+		got = append(got, []any{p.status, p.header.Get("Retry-After"), p.location})
+	}
+	want := [][]any{{http.StatusUnauthorized, "", ""}, {http.StatusUnauthorized, "", ""}, {http.StatusTooManyRequests, "60", ""}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("logins (-want +got):\n%s", d)
+	}
+	if p := b.get("/dashboard/apps"); p.status != http.StatusSeeOther {
+		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
 	}
 }
 
@@ -358,7 +396,7 @@ func TestForms(t *testing.T) {
 		t.Errorf("applications after refused forms (-want +got):\n%s", diff)
 	}
 
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	for _, c := range []struct {
 		name, path string
@@ -386,7 +424,7 @@ func TestForms(t *testing.T) {
 			t.Errorf("%s: = %d, want %d with an error naming %q:\n%s", c.name, p.status, c.status, c.want, p.body)
 		}
 	}
-	view, err := f.client.GetApplicationView(t.Context(), apps[0].ID)
+	view, err := admin.Of(f.client).GetApplicationView(t.Context(), apps[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +445,7 @@ func TestSecretsShownOnce(t *testing.T) {
 	if apiKey == nil {
 		t.Fatalf("the created page shows no API key:\n%s", created.body)
 	}
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	newKey := regexp.MustCompile(`value="(uk_[^"]+)"`).FindStringSubmatch(b.post(app+"/keys", url.Values{"csrf": {token}}).body)
 	if newKey == nil {
@@ -462,7 +500,7 @@ func TestSetupChecklist(t *testing.T) {
 	b := f.browser(t)
 	token := b.mustLogin()
 	b.post("/dashboard/apps", url.Values{"csrf": {token}, "name": {"setup"}})
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	missing := regexp.MustCompile(`Missing: ([^<]+)</strong>`)
 	steps := func() []string {
@@ -494,7 +532,7 @@ func TestAccounts(t *testing.T) {
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	google.AddUser("bob@example.com", "refresh-bob", "")
 	f := newFixture(t, "", google)
-	created, err := f.client.CreateApplication(t.Context(), &unical.ApplicationParams{Name: unical.Some("accounts")})
+	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("accounts")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/wirecode"
 )
 
 // codeTimeout exists only on the wire, like codeMethodNotAllowed: the
 // request deadline is the HTTP layer's, not a Client call's.
-const codeTimeout unical.Code = "timeout"
+const codeTimeout = wirecode.Timeout
 
 // frontDoor applies the per-address rate limit and the request deadline
 // to every request, before routing and before authentication.
@@ -68,7 +69,12 @@ func (h *handler) timedOut(r *http.Request, err error) error {
 // the smallest block a host is usually given, so that rotating through it
 // does not buy more requests.
 func (h *handler) clientAddr(r *http.Request) netip.Addr {
-	if h.trustForwardedFor {
+	return clientAddr(r, h.trustForwardedFor)
+}
+
+// clientAddr is handler.clientAddr for any handler that limits by address.
+func clientAddr(r *http.Request, trustForwardedFor bool) netip.Addr {
+	if trustForwardedFor {
 		if values := r.Header["X-Forwarded-For"]; len(values) > 0 {
 			last := values[len(values)-1]
 			if i := strings.LastIndexByte(last, ','); i >= 0 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/provider/google"
@@ -48,7 +50,7 @@ func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure fu
 	}
 	st := apitest.Start(t, []unical.Provider{p}, configure)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name:         unical.Some("e2e"),
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
@@ -469,7 +471,7 @@ func TestGoogleE2E_Push(t *testing.T) {
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -562,13 +564,13 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
-		if err := st.Client.PollChanges(t.Context()); err != nil {
+		if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 			t.Fatal(err)
 		}
 		var live []googletest.ChannelInfo
@@ -598,7 +600,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -608,7 +610,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		}
 		poll := func() {
 			t.Helper()
-			if err := st.Client.PollChanges(t.Context()); err != nil {
+			if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -640,7 +642,7 @@ func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
 		cfg.OutboxPollInterval, cfg.RetryJitter = 20*time.Millisecond, -1
 		cfg.ChangePollInterval, cfg.ReconcileInterval = 50*time.Millisecond, 300*time.Millisecond
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -768,4 +770,42 @@ func TestGoogleE2E_PagingRepeatsQuery(t *testing.T) {
 	var cal unical.Calendar
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}, &cal)
 	st.CheckExpandedPagingRule(t, acct, cal.ID)
+}
+
+// TestGoogleE2E_Fidelity: what Google cannot keep is a 400 naming the
+// field (from the capability table or Google's documented limits) instead
+// of a 200 that drops it or Google's own text, and PUT {"isCancelled":
+// true} deletes the event, as Google documents a cancelled event.
+func TestGoogleE2E_Fidelity(t *testing.T) {
+	t.Parallel()
+	st := mustNewGoogleStack(t)
+	accountID := st.connect(t)
+	events := "/v1/events/" + accountID + "/" + url.PathEscape(e2eUser)
+	var ev e2eEvent
+	st.must(t, "POST", events, map[string]any{"title": "Review", "start": map[string]any{"dateTime": "2026-05-04T10:00:00+02:00", "timeZone": "Europe/Berlin"},
+		"end": map[string]any{"dateTime": "2026-05-04T11:00:00+02:00", "timeZone": "Europe/Berlin"}}, &ev)
+	six := []map[string]any{}
+	for i := range 6 {
+		six = append(six, map[string]any{"method": "popup", "minutes": i})
+	}
+	for _, tc := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"customColor": "#ff0000"}, "customColor"},
+		{map[string]any{"colorId": "12"}, "colorId"},
+		{map[string]any{"reminders": map[string]any{"useDefault": false, "overrides": six}}, "reminders.overrides"},
+		{map[string]any{"organizer": map[string]any{"email": "mallory@example.com"}}, "organizer"},
+		{map[string]any{"eventType": "focusTime"}, "eventType"},
+	} {
+		wantError(t, "PUT "+tc.field, st.do(t, "PUT", events+"/"+url.PathEscape(ev.ID), tc.body), 400, "invalid_request", tc.field)
+	}
+	var cancelled e2eEvent
+	st.must(t, "PUT", events+"/"+url.PathEscape(ev.ID), map[string]any{"isCancelled": true}, &cancelled)
+	if !cancelled.IsCancelled {
+		t.Error("PUT isCancelled answered an event that is not cancelled")
+	}
+	if r := st.do(t, "GET", events+"/"+url.PathEscape(ev.ID), nil); r.Status != http.StatusNotFound {
+		t.Errorf("GET after cancel = %d, want 404", r.Status)
+	}
 }

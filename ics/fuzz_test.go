@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/ics"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -38,7 +39,11 @@ func newImportTarget(tb testing.TB) *importTarget {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { client.Close() })
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("fuzz")})
+	operator, err := admin.New(admin.Config{Store: store, Client: client})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	created, err := operator.CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("fuzz")})
 	if err != nil {
 		tb.Fatal(err)
 	}

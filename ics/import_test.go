@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/ics"
 	"github.com/unical/unical/internal/apitest"
 )
@@ -19,7 +20,7 @@ import (
 func virtualCalendar(t *testing.T) (*apitest.Stack, string) {
 	t.Helper()
 	st := apitest.Start(t, nil, nil)
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]string{"email": "room-4b@rooms.example.com", "providerType": "VIRTUAL"}).Into(t, &acct)
 	return st, "/v1/events/" + acct.ID + "/primary"

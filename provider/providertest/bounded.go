@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -247,7 +248,11 @@ func clientOver(t *testing.T, h *Harness) (*unical.App, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("providertest")})
+	operator, err := admin.New(admin.Config{Store: store, Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := operator.CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("providertest")})
 	if err != nil {
 		t.Fatal(err)
 	}

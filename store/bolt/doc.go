@@ -38,6 +38,9 @@
 //	records                  app id ␀ account id ␀ collection ␀ key → version (uint64, big-endian) ‖ data
 //	idempotency              app id ␀ Idempotency-Key → claim or kept answer (body sealed)
 //	idempotency.byExpiry     expiry ‖ app id ␀ Idempotency-Key → ∅
+//	idempotency.countByApp   app id ␀ → number of stored records (uint64, big-endian)
+//	audit                    audit entry id (time-sorted) → JSON (pruned past retention by AppendAudit)
+//	audit.byApp              app id ␀ audit entry id → ∅
 //
 // ␀ is a NUL byte, which is why ids may not contain one, and ‖ is plain
 // concatenation after a 12-byte time (see timeKey) that sorts like the time.
