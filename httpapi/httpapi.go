@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/strictjson"
 )
 
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
@@ -210,7 +211,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
 
 // DecodeJSON reads a JSON request body into v as the /v1 API does: at
-// most MaxBodyBytes, no unknown fields, nothing after the object; each
+// most MaxBodyBytes, keys spelled exactly, no unknown field at any depth,
+// no key twice, nothing after the object; each
 // failure is an *unical.Error naming the field where there is one.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return decodeBody(w, r, v, nil)
@@ -303,6 +305,15 @@ type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) er
 // limit taken, from the headers alone: a refused request's body is never
 // read (see refuse).
 func (h *handler) api(fn appHandler) http.HandlerFunc {
+	handle := fn
+	// The query is checked as part of the request, so that an
+	// Idempotency-Key reused with another query is the 422 it always is.
+	fn = func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+		if err := checkQuery(r); err != nil {
+			return err
+		}
+		return handle(w, r, app)
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := apiKey(r)
 		app, err := h.client.AppByAPIKey(r.Context(), key)
@@ -342,46 +353,67 @@ func ok(w http.ResponseWriter, v any) error {
 	return nil
 }
 
-// decodeBody reads a JSON object into v: at most MaxBodyBytes, no unknown
-// fields, none of readOnly, nothing after the object. Each failure is a 400
-// (413 for size) naming the field where there is one.
+// decodeBody reads a JSON object into v: at most MaxBodyBytes, keys spelled
+// exactly, no unknown field at any depth, no key twice, none of readOnly,
+// nothing after the object. Each failure is a 400 (413 for size) naming
+// the field where there is one.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
+	_, err := decodeFields(w, r, v, readOnly)
+	return err
+}
+
+// decodeUpdate reads the body of a PUT of the resource id as decodeBody
+// does, except that the resource's read-only fields are taken, so that a
+// fetched resource can be sent back; v's UnmarshalJSON ignores them. An id
+// other than the path's is refused: it says the body is another resource.
+func decodeUpdate(w http.ResponseWriter, r *http.Request, v any, id string) error {
+	fields, err := decodeFields(w, r, v, nil)
+	if err != nil {
+		return err
+	}
+	if raw, ok := fields["id"]; ok {
+		var sent string
+		if json.Unmarshal(raw, &sent) != nil || sent != id {
+			return unical.FieldError("id", "id is read-only: send this resource's own id (%s) or none.", id)
+		}
+	}
+	return nil
+}
+
+// decodeFields is decodeBody, returning the body's top-level members.
+func decodeFields(w http.ResponseWriter, r *http.Request, v any, readOnly []string) (map[string]json.RawMessage, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return unical.FieldError("Content-Type", "Send the body as application/json.")
+		return nil, unical.FieldError("Content-Type", "Send the body as application/json.")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
+			return nil, unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
 		}
-		return unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
+		return nil, unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
-		return unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
+		return nil, unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
 	}
 	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
 	if !utf8.Valid(body) {
-		return invalidUTF8(body)
+		return nil, invalidUTF8(body)
 	}
+	// One object and nothing after it: encoding/json refuses the rest.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return syntaxError(err)
+		return nil, syntaxError(err)
 	}
 	for _, name := range readOnly {
 		if _, ok := fields[name]; ok {
-			return unical.FieldError(name, "%s is read-only.", name)
+			return nil, unical.FieldError(name, "%s is read-only.", name)
 		}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
+	if err := strictjson.Unmarshal(body, v); err != nil {
+		return nil, decodeError(err)
 	}
-	if dec.More() {
-		return unical.Errorf(unical.CodeInvalid, "The request body must hold one JSON object.")
-	}
-	return nil
+	return fields, nil
 }
 
 func syntaxError(err error) error {
@@ -410,10 +442,9 @@ func decodeError(err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		return unical.FieldError(name, "%s is not a field of this request.", name)
+	var key *strictjson.Error
+	if errors.As(err, &key) {
+		return unical.FieldError(key.Path, "%s", key.Error())
 	}
 	return syntaxError(err)
 }
