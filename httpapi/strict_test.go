@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/openapitest"
@@ -24,7 +25,7 @@ import (
 func mustVirtualAccount(t *testing.T) (*apitest.Stack, string) {
 	t.Helper()
 	st := apitest.Start(t, nil, nil)
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": roomEmail, "providerType": "VIRTUAL"}).Into(t, &acct)
 	return st, acct.ID
