@@ -387,7 +387,7 @@ func (p *EventParams) ApplyCommon(e *Event) {
 
 // EventReadOnlyFields are the event fields set by the provider: a create
 // body may not carry them; an update body may (a fetched event sent back),
-// and they are ignored, except that an id must be the event's.
+// and they are ignored: the path names the event.
 var EventReadOnlyFields = []string{"id", "etag", "createdAt", "updatedAt", "iCalUid"}
 
 // CalendarReadOnlyFields are the calendar fields set by the provider,

@@ -326,64 +326,42 @@ func ok(w http.ResponseWriter, v any) error {
 // decodeBody reads a JSON object into v: at most MaxBodyBytes, keys spelled
 // exactly, no unknown field at any depth, no key twice, none of readOnly,
 // nothing after the object. Each failure is a 400 (413 for size) naming
-// the field where there is one.
+// the field where there is one. An update passes no readOnly: the
+// resource's read-only fields are then taken, so that a fetched resource
+// can be sent back, and ignored by v's UnmarshalJSON.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
-	_, err := decodeFields(w, r, v, readOnly)
-	return err
-}
-
-// decodeUpdate reads the body of a PUT of the resource id as decodeBody
-// does, except that the resource's read-only fields are taken, so that a
-// fetched resource can be sent back; v's UnmarshalJSON ignores them. An id
-// other than the path's is refused: it says the body is another resource.
-func decodeUpdate(w http.ResponseWriter, r *http.Request, v any, id string) error {
-	fields, err := decodeFields(w, r, v, nil)
-	if err != nil {
-		return err
-	}
-	if raw, ok := fields["id"]; ok {
-		var sent string
-		if json.Unmarshal(raw, &sent) != nil || sent != id {
-			return unical.FieldError("id", "id is read-only: send this resource's own id (%s) or none.", id)
-		}
-	}
-	return nil
-}
-
-// decodeFields is decodeBody, returning the body's top-level members.
-func decodeFields(w http.ResponseWriter, r *http.Request, v any, readOnly []string) (map[string]json.RawMessage, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return nil, unical.FieldError("Content-Type", "Send the body as application/json.")
+		return unical.FieldError("Content-Type", "Send the body as application/json.")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
+			return unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
 		}
-		return nil, unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
+		return unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil, unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
+		return unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
 	}
 	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
 	if !utf8.Valid(body) {
-		return nil, invalidUTF8(body)
+		return invalidUTF8(body)
 	}
 	// One object and nothing after it: encoding/json refuses the rest.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, syntaxError(err)
+		return syntaxError(err)
 	}
 	for _, name := range readOnly {
 		if _, ok := fields[name]; ok {
-			return nil, unical.FieldError(name, "%s is read-only.", name)
+			return unical.FieldError(name, "%s is read-only.", name)
 		}
 	}
 	if err := strictjson.Unmarshal(body, v); err != nil {
-		return nil, decodeError(err)
+		return decodeError(err)
 	}
-	return fields, nil
+	return nil
 }
 
 func syntaxError(err error) error {
