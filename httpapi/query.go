@@ -53,11 +53,15 @@ var queryParams = map[string][]string{
 	"GET /v1/oauth/authorize/{appID}/{provider}":                            {"redirectUrl", "prompt", "loginHint", "state"},
 }
 
-// checkQuery refuses a query parameter r's route does not take, and one
-// given twice (only the first would be read). The OAuth callback and the
-// provider notification routes are not checked: providers add parameters
-// of their own there.
-func checkQuery(r *http.Request) error {
+// checkQuery refuses a query parameter r's route does not take (see
+// queryParams). The OAuth callback and the provider notification routes
+// are not checked: providers add parameters of their own there.
+func checkQuery(r *http.Request) error { return CheckQuery(r, queryParams[r.Pattern]) }
+
+// CheckQuery refuses a query parameter of r that is not in allowed, and
+// one given twice (only the first would be read), with a 400 naming it, as
+// the /v1 API does; for other handlers of the same server (the admin API).
+func CheckQuery(r *http.Request, allowed []string) error {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
@@ -65,9 +69,8 @@ func checkQuery(r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	names := slices.Sorted(maps.Keys(values))
-	for _, name := range names {
-		if !slices.Contains(queryParams[r.Pattern], name) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if !slices.Contains(allowed, name) {
 			return unical.FieldError(name, "%s is not a query parameter of this request.", name)
 		}
 		if len(values[name]) > 1 {
