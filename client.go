@@ -33,11 +33,6 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// MaxPendingFlows caps the OAuth flows in progress (started, neither
-	// completed nor expired) per application; past it the authorize
-	// endpoint answers 429. Default DefaultMaxPendingFlows; negative
-	// means no cap.
-	MaxPendingFlows int
 	// SweepInterval is how often the engine (package engine) removes expired flows,
 	// blobs and delivery attempts and old messages (see [Client.Sweep]);
 	// default 5 minutes, negative never.
@@ -86,7 +81,7 @@ type Client struct {
 
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
-	flows       *seal.Sealer // OAuth state and PKCE verifiers
+	flows       *seal.Sealer // OAuth states (internal/oauthstate)
 	idempotency *seal.Sealer // kept answers of Idempotency-Key requests
 	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
 	// hash request bodies that may hold a password.

@@ -218,6 +218,11 @@ func clientSecretAD(appID string, t ProviderType) []byte {
 // Config.AllowPrivateTargets. Returns CodeInvalid naming field.
 func (c *Client) CheckWebhookURL(field, raw string) error { return c.checkWebhookURL(field, raw) }
 
+// CheckTargetHost refuses a URL whose host is a loopback, private or
+// link-local IP literal, or localhost, unless Config.AllowPrivateTargets,
+// with the webhook URL's CodeInvalid naming field.
+func (c *Client) CheckTargetHost(field, raw string) error { return c.checkTargetHost(field, raw) }
+
 // CurrentWebhookState is the delivery state of the application's current
 // webhook URL.
 func (app *Application) CurrentWebhookState() EndpointState { return app.webhookState() }
