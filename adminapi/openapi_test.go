@@ -50,6 +50,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 // TestOpenAPIQueryParameters holds the admin document to the query
 // parameters each route takes, both ways.
 func TestOpenAPIQueryParameters(t *testing.T) {
+	t.Parallel()
 	doc, err := openapitest.LoadDocument(adminapi.OpenAPIDocument)
 	if err != nil {
 		t.Fatal(err)

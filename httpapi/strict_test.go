@@ -80,15 +80,17 @@ func TestStrictInput(t *testing.T) {
 	listed := func(path string) any { return st.Must(t, "GET", path, nil).Object(t)["data"] }
 	before, beforeCals := listed(events), listed("/v1/calendars/"+acct)
 	for _, tc := range refused {
-		var body any
-		if tc.body != "" {
-			body = tc.body
-		}
-		r := st.Do(t, tc.method, tc.path, body)
-		e := r.Error(t)
-		if got, want := []any{r.Status, e.Code, e.Field}, []any{http.StatusBadRequest, "invalid_request", tc.wantField}; !cmp.Equal(want, got) {
-			t.Errorf("%s: %s %s = %v, want %v\n%s", tc.name, tc.method, tc.path, got, want, r.Body)
-		}
+		t.Run("Err"+tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			r := st.Do(t, tc.method, tc.path, body)
+			e := r.Error(t)
+			if got, want := []any{r.Status, e.Code, e.Field}, []any{http.StatusBadRequest, "invalid_request", tc.wantField}; !cmp.Equal(want, got) {
+				t.Errorf("%s %s = %v, want %v\n%s", tc.method, tc.path, got, want, r.Body)
+			}
+		})
 	}
 	if d := cmp.Diff(before, listed(events)); d != "" {
 		t.Errorf("events changed by refused requests (-before +after):\n%s", d)
@@ -110,13 +112,15 @@ func TestStrictInput(t *testing.T) {
 	// RSVP needs the account among the attendees.
 	st.Must(t, "PUT", eventPath, `{"attendees":[{"email":"`+roomEmail+`"}]}`)
 	for _, tc := range accepted {
-		var body any
-		if tc.body != "" {
-			body = tc.body
-		}
-		if r := st.Do(t, tc.method, tc.path, body); r.Status != http.StatusOK {
-			t.Errorf("%s: %s %s = %d, want 200\n%s", tc.name, tc.method, tc.path, r.Status, r.Body)
-		}
+		t.Run("OK"+tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			if r := st.Do(t, tc.method, tc.path, body); r.Status != http.StatusOK {
+				t.Errorf("%s %s = %d, want 200\n%s", tc.method, tc.path, r.Status, r.Body)
+			}
+		})
 	}
 }
 
