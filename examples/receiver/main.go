@@ -7,8 +7,12 @@
 //
 // UNICAL_WEBHOOK_SECRETS lists, comma-separated, the application's webhook
 // secret and each subscription's endpointSecret that post to this
-// receiver. unical only posts to https URLs: give TLS_CERT and TLS_KEY, or
-// leave them out and put the receiver behind a TLS-terminating proxy.
+// receiver. unical posts to https URLs: give TLS_CERT and TLS_KEY, or
+// leave them out and put the receiver behind a TLS-terminating proxy. A
+// server started with --allow-private-targets also posts to plain http on
+// loopback, as in the README's Quickstart:
+//
+//	UNICAL_WEBHOOK_SECRETS=whsec_... ADDR=127.0.0.1:8443 go run ./examples/receiver
 package main
 
 import (
