@@ -39,6 +39,7 @@ type API interface {
 	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error)
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
+	Capabilities(ctx context.Context) (*CapabilityList, error)
 
 	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)
 	CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error)

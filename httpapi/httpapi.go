@@ -98,6 +98,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerAvailabilityRoutes()
+	h.registerCapabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
