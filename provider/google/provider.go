@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -127,18 +128,11 @@ func New(cfg Config) (*Provider, error) {
 			return rand.N(d)
 		},
 	}
-	if p.client == nil {
-		p.client = &http.Client{Timeout: 30 * time.Second}
-	}
+	p.client = providerhttp.DefaultClient(p.client)
 	if p.now == nil {
 		p.now = time.Now
 	}
-	switch {
-	case p.maxRetries == 0:
-		p.maxRetries = 4
-	case p.maxRetries < 0:
-		p.maxRetries = 0
-	}
+	p.maxRetries = providerhttp.Retries(p.maxRetries, 4)
 	if p.baseBackoff <= 0 {
 		p.baseBackoff = 500 * time.Millisecond
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/providerhttp"
 )
 
 // ProviderType is the provider type this package serves.
@@ -93,18 +94,11 @@ func New(cfg Config) (*Provider, error) {
 
 		maxWatchLifetime: cfg.MaxWatchLifetime,
 	}
-	if p.httpClient == nil {
-		p.httpClient = &http.Client{Timeout: 30 * time.Second}
-	}
+	p.httpClient = providerhttp.DefaultClient(p.httpClient)
 	if p.now == nil {
 		p.now = time.Now
 	}
-	switch {
-	case p.maxRetries == 0:
-		p.maxRetries = 3
-	case p.maxRetries < 0:
-		p.maxRetries = 0
-	}
+	p.maxRetries = providerhttp.Retries(p.maxRetries, 3)
 	if p.maxRetryWait <= 0 {
 		p.maxRetryWait = 10 * time.Second
 	}
