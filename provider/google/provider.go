@@ -115,9 +115,9 @@ var _ unical.TokenRefresher = (*Provider)(nil)
 // today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
-		client:      cfg.HTTPClient,
+		client:      providerhttp.DefaultClient(cfg.HTTPClient),
 		now:         cfg.Now,
-		maxRetries:  cfg.MaxRetries,
+		maxRetries:  providerhttp.Retries(cfg.MaxRetries, 4),
 		baseBackoff: cfg.BaseBackoff,
 		maxBackoff:  cfg.MaxBackoff,
 		sleep:       retry.Sleep,
@@ -128,11 +128,9 @@ func New(cfg Config) (*Provider, error) {
 			return rand.N(d)
 		},
 	}
-	p.client = providerhttp.DefaultClient(p.client)
 	if p.now == nil {
 		p.now = time.Now
 	}
-	p.maxRetries = providerhttp.Retries(p.maxRetries, 4)
 	if p.baseBackoff <= 0 {
 		p.baseBackoff = 500 * time.Millisecond
 	}

@@ -87,18 +87,16 @@ type Provider struct {
 // today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
-		httpClient:   cfg.HTTPClient,
+		httpClient:   providerhttp.DefaultClient(cfg.HTTPClient),
 		now:          cfg.Now,
-		maxRetries:   cfg.MaxRetries,
+		maxRetries:   providerhttp.Retries(cfg.MaxRetries, 3),
 		maxRetryWait: cfg.MaxRetryWait,
 
 		maxWatchLifetime: cfg.MaxWatchLifetime,
 	}
-	p.httpClient = providerhttp.DefaultClient(p.httpClient)
 	if p.now == nil {
 		p.now = time.Now
 	}
-	p.maxRetries = providerhttp.Retries(p.maxRetries, 3)
 	if p.maxRetryWait <= 0 {
 		p.maxRetryWait = 10 * time.Second
 	}
