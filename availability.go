@@ -98,4 +98,3 @@ const (
 	// 20-participant query from opening 20 provider calls at the same time.
 	AvailabilityFanOut = 10
 )
-
