@@ -81,6 +81,7 @@
 package caldav
 
 import (
+	"net"
 	"net/http"
 	"time"
 
@@ -119,6 +120,9 @@ type Config struct {
 	// no Retry-After; it doubles with each retry. A Retry-After over 10 s
 	// is not waited for: the error carries it. Default: 250 ms.
 	BaseBackoff time.Duration
+	// Resolver answers the DNS questions of discovery from an email's
+	// domain (RFC 6764 SRV and TXT records). Default: net.DefaultResolver.
+	Resolver Resolver
 }
 
 // Provider is the CalDAV provider. It keeps no per-account state and is
@@ -129,6 +133,7 @@ type Provider struct {
 	retry  retry.Policy
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
+	resolver     Resolver
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -159,7 +164,11 @@ func New(cfg Config) (*Provider, error) {
 	if policy.Backoff.Base <= 0 {
 		policy.Backoff.Base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}, nil
+	var resolver Resolver = net.DefaultResolver
+	if cfg.Resolver != nil {
+		resolver = cfg.Resolver
+	}
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, resolver: resolver}, nil
 }
 
 // Type returns [ProviderType].
