@@ -1,9 +1,13 @@
 // Package caldav is the CalDAV provider (PROVIDER_C): iCloud by default and
-// any standards CalDAV server (Fastmail, Nextcloud, Radicale, Xandikos)
-// through the application's [unical.ProviderSettings.ServerURL].
+// any standards CalDAV server (Fastmail, Nextcloud, Radicale, Xandikos,
+// Cyrus), per account: the server named when the account connects, else
+// the application's [unical.ProviderSettings.ServerURL], else the one
+// discovered from the email's domain (RFC 6764 SRV and TXT records through
+// [Config.Resolver], then https://DOMAIN/.well-known/caldav), else iCloud.
 //
-// Accounts connect with an email and an app-specific password, sent as
-// HTTP Basic credentials on every request. [Provider.Connect] discovers the
+// Accounts connect with an email (or a user name where the login is not
+// the email) and an app-specific password, sent as HTTP Basic credentials
+// on every request. [Provider.Connect] discovers the
 // calendar home the way a real client does (RFC 6764 /.well-known/caldav,
 // then DAV:current-user-principal, then CALDAV:calendar-home-set) and keeps
 // the absolute home URL in [unical.Connection.State]: iCloud answers the
