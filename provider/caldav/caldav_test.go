@@ -25,7 +25,13 @@ func TestMain(m *testing.M) { davtest.Main(m) }
 // forEachKind runs fn as a parallel subtest against each shared server.
 func forEachKind(t *testing.T, fn func(t *testing.T, s *davtest.Server)) {
 	t.Helper()
-	for _, kind := range davtest.Kinds() {
+	forEachKindOf(t, davtest.Kinds(), fn)
+}
+
+// forEachKindOf is forEachKind for the given kinds.
+func forEachKindOf(t *testing.T, kinds []string, fn func(t *testing.T, s *davtest.Server)) {
+	t.Helper()
+	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			fn(t, davtest.Shared(t, kind))

@@ -10,11 +10,11 @@ import (
 	"github.com/unical/unical/provider/providertest"
 )
 
-// TestConformance runs the provider conformance suite against Radicale
-// and Xandikos, each test in calendars of its own.
+// TestConformance runs the provider conformance suite against Radicale,
+// Xandikos and Cyrus, each test in calendars of its own.
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	forEachKind(t, func(t *testing.T, s *davtest.Server) {
+	forEachKindOf(t, davtest.AllKinds(), func(t *testing.T, s *davtest.Server) {
 		providertest.Run(t, func(t *testing.T) *providertest.Harness {
 			p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 			sess := connect(t, p, s)
