@@ -40,7 +40,7 @@ type Config struct {
 	// endpoint answers 429. Default DefaultMaxPendingFlows; negative
 	// means no cap.
 	MaxPendingFlows int
-	// SweepInterval is how often [Client.Run] removes expired flows,
+	// SweepInterval is how often the engine (package engine) removes expired flows,
 	// blobs and delivery attempts and old messages (see [Client.Sweep]);
 	// default 5 minutes, negative never.
 	SweepInterval time.Duration
@@ -65,7 +65,7 @@ type Config struct {
 	// default none.
 	Observer Observer
 
-	// WebhookConfig configures the webhook engine ([Client.Run]). It is
+	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
 	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
 	WebhookConfig
@@ -78,11 +78,13 @@ type Config struct {
 type Client struct {
 	store     Store
 	providers map[ProviderType]Provider
-	publicURL string
-	flowTTL   time.Duration
-	sweep     sweepConfig
-	now       func() time.Time
-	log       *slog.Logger
+	// capabilities are the providers' tables (capability.go).
+	capabilities map[ProviderType]*Capabilities
+	publicURL    string
+	flowTTL      time.Duration
+	sweep        sweepConfig
+	now          func() time.Time
+	log          *slog.Logger
 
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
@@ -97,17 +99,22 @@ type Client struct {
 	// keysUsed throttles the recording of API key use (markKeyUsed).
 	keysUsed keyUsage
 
-	// endpoints resolves webhook endpoints and keeps their state, for the
-	// engine and for resending.
-	endpoints *endpoints
-	engine    *engine
+	// webhook is Config.WebhookConfig, for package engine.
+	webhook WebhookConfig
+	// wake signals a running engine that this Client queued messages.
+	wake chan struct{}
+	// changePoll and watchRenewBefore are Config.ChangePollInterval and
+	// Config.WatchRenewBefore with defaults: when a new subscription is
+	// first checked, and when a watch is renewed.
+	changePoll       time.Duration
+	watchRenewBefore time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 	obs          Observer // never nil: NopObserver when Config has none
-	// engineRunning is set while Run runs.
+	// engineRunning is set while an engine is attached.
 	engineRunning atomic.Bool
-	// done is closed by Close; a running engine stops then. runMu orders
-	// Run's registration in running against Close's Wait.
+	// done is closed by Close; an attached engine stops then. runMu
+	// orders Attach's registration in running against Close's Wait.
 	done    chan struct{}
 	runMu   sync.Mutex
 	running sync.WaitGroup
@@ -126,12 +133,13 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("unical: Config.MasterKey is required")
 	}
 	c := &Client{
-		store:     cfg.Store,
-		providers: make(map[ProviderType]Provider),
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		flowTTL:   cfg.FlowTTL,
-		now:       cfg.Now,
-		log:       cfg.Logger,
+		store:        cfg.Store,
+		providers:    make(map[ProviderType]Provider),
+		capabilities: make(map[ProviderType]*Capabilities),
+		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
+		flowTTL:      cfg.FlowTTL,
+		now:          cfg.Now,
+		log:          cfg.Logger,
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
@@ -147,6 +155,11 @@ func New(cfg Config) (*Client, error) {
 		if _, dup := c.providers[t]; dup {
 			return nil, errors.New("unical: two providers for " + string(t))
 		}
+		caps, err := CapabilitiesOf(p)
+		if err != nil {
+			return nil, err
+		}
+		c.capabilities[t] = caps
 		c.providers[t] = observe(p, cfg.Observer)
 	}
 	c.sweep = newSweepConfig(&cfg)
@@ -177,31 +190,25 @@ func New(cfg Config) (*Client, error) {
 	c.fingerprintKey = key.Derive("idempotency-fingerprint")
 	c.done = make(chan struct{})
 	c.allowPrivate = cfg.AllowPrivateTargets
-	c.endpoints = &endpoints{store: cfg.Store, credentials: c.credentials, apps: c.apps}
-	engineCfg, err := newEngineConfig(&cfg.WebhookConfig)
-	if err != nil {
-		return nil, err
+	c.webhook = cfg.WebhookConfig
+	c.wake = make(chan struct{}, 1)
+	c.changePoll = cfg.ChangePollInterval
+	if c.changePoll == 0 {
+		c.changePoll = time.Minute
 	}
-	c.engine = newEngine(engineCfg, engineDeps{
-		store:                 cfg.Store,
-		endpoints:             c.endpoints,
-		sender:                cfg.WebhookSender,
-		checkSubscription:     c.pollSubscription,
-		renewWatch:            c.renewWatch,
-		reconcileSubscription: c.reconcileSubscription,
-		now:                   c.now,
-		log:                   c.log,
-		obs:                   c.obs,
-	})
+	c.watchRenewBefore = cfg.WatchRenewBefore
+	if c.watchRenewBefore <= 0 {
+		c.watchRenewBefore = 12 * time.Hour
+	}
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// Close stops the Client's background work: a [Client.Run] in progress
-// returns, and Close waits for it, so that no delivery is left half
-// written. It does not close the Store.
+// Close stops the Client's background work: an engine attached to it
+// (package engine) stops, and Close waits for it, so that no delivery is
+// left half written. It does not close the Store.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.runMu.Lock()
@@ -212,33 +219,23 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// Run runs the webhook engine until ctx ends or [Client.Close] is called:
-// delivery workers that claim due outbox messages with a lease, sign them
-// and POST them, the change poller (see Config.ChangePollInterval) and the
-// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
-// one Store: the leases keep them from sending a message twice at once,
-// and a crashed engine's claims pass to the others when they expire.
-//
-// Run is separate from [New] so that a Client that only serves requests or
-// runs admin commands starts nothing in the background.
-func (c *Client) Run(ctx context.Context) error {
-	if c.engine.sender == nil {
-		return errors.New("unical: Run needs Config.WebhookSender")
-	}
+// Attach registers a running engine (package engine) with the Client:
+// the returned context ends with ctx or when the Client is closed, and
+// detach, which the engine calls when it has stopped, ends what
+// [Client.Close] waits for. [Client.EngineRunning] reports true in
+// between. It fails after Close.
+func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
 	c.runMu.Lock()
 	select {
 	case <-c.done:
 		c.runMu.Unlock()
-		return errors.New("unical: Run after Close")
+		return nil, nil, errors.New("unical: engine started after Close")
 	default:
 	}
 	c.running.Add(1)
 	c.runMu.Unlock()
-	defer c.running.Done()
 	c.engineRunning.Store(true)
-	defer c.engineRunning.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	go func() {
 		select {
 		case <-c.done:
@@ -246,14 +243,34 @@ func (c *Client) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	var sweep sync.WaitGroup
-	if c.sweep.interval > 0 {
-		sweep.Go(func() { c.sweepLoop(ctx) })
-	}
-	c.engine.run(ctx)
-	sweep.Wait()
-	return nil
+	return ctx, func() {
+		cancel()
+		c.engineRunning.Store(false)
+		c.running.Done()
+	}, nil
 }
+
+// WebhookConfig returns Config.WebhookConfig, the settings of the engine.
+func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
+
+// Store returns Config.Store, for the engine that runs beside the Client.
+func (c *Client) Store() Store { return c.store }
+
+// SweepInterval is Config.SweepInterval with its default; 0 never sweeps.
+func (c *Client) SweepInterval() time.Duration { return c.sweep.interval }
+
+// Observer returns Config.Observer (NopObserver when it had none).
+func (c *Client) Observer() Observer { return c.obs }
+
+// Logger returns Config.Logger (one that discards when it had none).
+func (c *Client) Logger() *slog.Logger { return c.log }
+
+// Now returns the time by Config.Now.
+func (c *Client) Now() time.Time { return c.now() }
+
+// NewID returns a new id with prefix: unique, and ordered by creation
+// time to the millisecond.
+func NewID(prefix string) string { return newID(prefix) }
 
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
@@ -261,7 +262,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	for total()-from < b.N {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -312,7 +313,7 @@ func benchmarkPolling(b *testing.B, store unical.Store) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- env.Client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, env.Client) }()
 	for total()-from < b.N {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	memprovider "github.com/unical/unical/provider/memory"
@@ -101,7 +102,7 @@ func (env *engineEnv) run(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- env.Client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, env.Client) }()
 	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -349,7 +350,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Minute)
 		cancel()
 		if err := <-done; err != nil {
@@ -405,7 +406,7 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				env.mustEnqueue(t, subID, 1)
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
-				go func() { done <- env.Client.Run(ctx) }()
+				go func() { done <- engine.Run(ctx, env.Client) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
 				cancel()
 				if err := <-done; err != nil {
@@ -470,7 +471,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 		env.mustEnqueue(t, subID, 8)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(10 * time.Second)
 		cancel()
 		<-done
@@ -489,7 +490,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 func TestClient_Run_ErrNoSender(t *testing.T) {
 	t.Parallel()
 	env := mustNewEngineEnv(t, nil)
-	if err := env.Client.Run(t.Context()); err == nil {
+	if err := engine.Run(t.Context(), env.Client); err == nil {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
@@ -580,7 +581,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
 		cancel()
 		<-done
@@ -603,7 +604,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(2 * time.Minute)
 		cancel()
 		<-done
@@ -650,7 +651,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 2)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for _, id := range ids {
@@ -672,7 +673,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		// A restart sends both long before the hour-long lease would end.
 		sender.closed.Store(false)
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		cancel()

@@ -257,6 +257,14 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+	// EnqueueCoalesced stores pending msg unless its subscription already
+	// has a pending message of the same event type that is untouched (no
+	// attempt, no lease): that one will make the receiver sync, and the
+	// sync sees msg's change too. It reports whether msg was stored. The
+	// check and the write are one step for all processes sharing the
+	// Store, so that a burst of push notifications spread over replicas
+	// queues one message.
+	EnqueueCoalesced(ctx context.Context, msg *OutboxMessage) (queued bool, err error)
 }
 
 // OutboxNotifier is implemented by a Store that can tell every process

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/seal"
@@ -72,7 +73,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	rcv.SetSecret(sub.EndpointSecret)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	expect := func(step string, n int) {

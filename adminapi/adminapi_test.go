@@ -20,6 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/openapitest"
@@ -98,7 +99,7 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.client.Close() })
-	go s.client.Run(t.Context())
+	go engine.Run(t.Context(), s.client)
 	root := http.NewServeMux()
 	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(s.client, adminapi.Options{Logger: logger})))
 	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger})))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/provider/google"
@@ -469,7 +470,7 @@ func TestGoogleE2E_Push(t *testing.T) {
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -562,13 +563,13 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
-		if err := st.Client.PollChanges(t.Context()); err != nil {
+		if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 			t.Fatal(err)
 		}
 		var live []googletest.ChannelInfo
@@ -598,7 +599,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -608,7 +609,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		}
 		poll := func() {
 			t.Helper()
-			if err := st.Client.PollChanges(t.Context()); err != nil {
+			if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -640,7 +641,7 @@ func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
 		cfg.OutboxPollInterval, cfg.RetryJitter = 20*time.Millisecond, -1
 		cfg.ChangePollInterval, cfg.ReconcileInterval = 50*time.Millisecond, 300*time.Millisecond
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
@@ -661,7 +662,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = st.Client.Run(ctx)
+		_ = engine.Run(ctx, st.Client)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
@@ -32,7 +33,7 @@ func TestPushVerifiedThroughHTTPAPI(t *testing.T) {
 	st.CreateApp(t, &unical.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
 		unical.ProviderMicrosoft: {ClientID: "unical-app", ClientSecret: "s3cret", AuthURL: graph.AuthURL(), TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()},
 	}})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -138,7 +139,7 @@ func TestNotifications(t *testing.T) {
 	// The watch runs an hour and is renewed within two hours of its end,
 	// so the next pass renews it.
 	ps.Client.Close() // no engine runs; PollChanges works without one
-	if err := ps.Client.PollChanges(ctx); err != nil {
+	if err := engine.PollChanges(ctx, ps.Client); err != nil {
 		t.Fatal(err)
 	}
 	renewed, err := ps.Store.GetSubscription(ctx, ps.App.ID(), subID)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -32,7 +33,7 @@ func TestVirtualE2E(t *testing.T) {
 		cfg.RetryJitter = -1
 	})
 	st.CreateApp(t, &unical.ApplicationParams{})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 
 	// Credentials are refused, naming the field: a VIRTUAL account has none.
 	for field, body := range map[string]map[string]any{

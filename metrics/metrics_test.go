@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
@@ -91,7 +92,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, client) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return &stack{URL: srv.URL, Client: client, Store: store, APIKey: created.APIKey, AppID: created.ApplicationID, Outlook: outlook}
 }

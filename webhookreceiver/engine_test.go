@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/webhookreceiver"
@@ -100,7 +101,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- st.Client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, st.Client) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

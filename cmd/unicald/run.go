@@ -20,7 +20,9 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -317,6 +319,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	defer client.Close()
+	webhooks, err := engine.New(client, store)
+	if err != nil {
+		return err
+	}
 	met.WatchStore(client.StoreStats)
 	if err := m.firstStart(ctx, client); err != nil {
 		return err
@@ -363,7 +369,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	// /admin/v1/ and the dashboard beside /v1 on the same listener;
 	// everything else, unknown paths included, goes to the /v1 handler.
+	reference, err := apidocs.Handler(httpapi.OpenAPIDocument)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	root := http.NewServeMux()
+	root.Handle(apidocs.Prefix, reference)
 	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
 	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
@@ -384,7 +396,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	// The webhook engine resumes pending deliveries from the Store; the
 	// deferred client.Close stops it and waits for it.
 	go func() {
-		if err := client.Run(ctx); err != nil {
+		if err := webhooks.Run(ctx); err != nil {
 			logger.Error("webhook engine", "err", err)
 		}
 	}()

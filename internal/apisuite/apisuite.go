@@ -95,6 +95,7 @@ func Run(t *testing.T, target Target) {
 		{"RSVP", testRSVP},
 		{"FreeBusy", testFreeBusy},
 		{"Availability", testAvailability},
+		{"Capabilities", testCapabilities},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
 		{"Idempotency", testIdempotency},
