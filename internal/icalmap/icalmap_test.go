@@ -219,7 +219,7 @@ func TestToEvent(t *testing.T) {
 			out.Props.SetText(ical.PropVersion, "2.0")
 			out.Props.SetText(ical.PropProductID, "-//unical//test//EN")
 			comp := ical.NewComponent(ical.CompEvent)
-			if err := icalmap.Apply(comp, got, now); err != nil {
+			if err := icalmap.Apply(comp, got, now, ""); err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
 			out.Children = append(out.Children, comp)
@@ -281,7 +281,7 @@ func TestApply_KeepsForeignData(t *testing.T) {
 	}
 	e.Title = "New"
 	e.Attendees[0].ResponseStatus = unical.ResponseAccepted
-	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ""); err != nil {
 		t.Fatal(err)
 	}
 	_, text := reencode(t, cal)
@@ -315,7 +315,7 @@ func TestApply_SplitsMultiValueDates(t *testing.T) {
 		},
 	}
 	comp := ical.NewComponent(ical.CompEvent)
-	if err := icalmap.Apply(comp, e, time.Now()); err != nil {
+	if err := icalmap.Apply(comp, e, time.Now(), ""); err != nil {
 		t.Fatal(err)
 	}
 	set, err := comp.RecurrenceSet(nil)
@@ -348,7 +348,7 @@ func TestApply_Errors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := icalmap.Apply(ical.NewComponent(ical.CompEvent), tt.e, time.Now())
+			err := icalmap.Apply(ical.NewComponent(ical.CompEvent), tt.e, time.Now(), "")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Apply error = %v, want one containing %q", err, tt.want)
 			}

@@ -252,10 +252,31 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	}
 	if params.HexColor.Value() != "" {
 		if err := c.proppatch(ctx, u, `<D:set><D:prop>`+props.color+`</D:prop></D:set>`); err != nil {
+			p.discard(ctx, c, u)
 			return nil, err
 		}
 	}
-	return p.GetCalendar(ctx, s, id)
+	cal, err := p.GetCalendar(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	// A server may answer MKCALENDAR 201 and leave a property out
+	// (Xandikos drops calendar-timezone): a calendar that does not hold
+	// what was asked is removed and the write refused, never kept short.
+	if tz := params.TimeZone.Value(); tz != "" && cal.TimeZone != tz {
+		p.discard(ctx, c, u)
+		return nil, &unical.Error{Code: unical.CodeNotImplemented, Field: "timeZone",
+			Message: "This CalDAV server does not keep a calendar's time zone (calendar-timezone); create the calendar without timeZone."}
+	}
+	return cal, nil
+}
+
+// discard deletes a calendar CreateCalendar made but cannot hand out. The
+// write already failed, so a failed delete is not reported over it.
+func (p *Provider) discard(ctx context.Context, c *conn, u *url.URL) {
+	if r, err := c.do(ctx, http.MethodDelete, u, nil, ""); err == nil {
+		_ = c.classify(r, "delete calendar")
+	}
 }
 
 // UpdateCalendar changes the name, colour and time zone params sets with

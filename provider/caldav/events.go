@@ -55,7 +55,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 		return nil, err
 	}
 	comp := ical.NewComponent(ical.CompEvent)
-	if err := write(comp, e, p.now()); err != nil {
+	if err := write(comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
 	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
@@ -104,7 +104,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if params.Start.IsSet() || params.End.IsSet() || params.IsAllDay.IsSet() || params.Recurrence.IsSet() {
 		bumpSequence(t.comp)
 	}
-	if err := write(t.comp, e, p.now()); err != nil {
+	if err := write(t.comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
 	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
@@ -184,7 +184,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 		// A new override starts as a copy of the instance.
 		e := t.cur
 		e.Recurrence, e.IsRecurring = nil, false
-		if err := write(t.comp, e, p.now()); err != nil {
+		if err := write(t.comp, e, s.Email, p.now()); err != nil {
 			return err
 		}
 	}
