@@ -2,9 +2,6 @@ package unical
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
-	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/seal"
 )
 
@@ -253,7 +251,9 @@ func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
 // WebhookConfig returns Config.WebhookConfig, the settings of the engine.
 func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
 
-// Store returns Config.Store, for the engine that runs beside the Client.
+// Store returns Config.Store, for the parts that run beside the Client
+// over the same Store: the webhook engine and the operator side (package
+// admin).
 func (c *Client) Store() Store { return c.store }
 
 // SweepInterval is Config.SweepInterval with its default; 0 never sweeps.
@@ -326,182 +326,18 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	return &App{c: c, id: stored.ApplicationID}, nil
 }
 
-// ApplicationParams are the settings of an application for
-// [Client.CreateApplication] and [Client.UpdateApplication]. Absent fields
-// are left alone on update.
-type ApplicationParams struct {
-	Name         Optional[string]   `json:"name,omitzero"`
-	RedirectURLs Optional[[]string] `json:"redirectUrls,omitzero"`
-	// Providers replaces the settings of the provider types it names; a
-	// ClientSecret left empty keeps the stored one.
-	Providers  map[ProviderType]ProviderSettings `json:"providers,omitempty"`
-	WebhookURL Optional[string]                  `json:"webhookUrl,omitzero"`
-}
-
-// CreatedApplication is a new application with its first API key, which is
-// shown only here.
-type CreatedApplication struct {
-	ApplicationID string `json:"applicationId"`
-	APIKey        string `json:"apiKey"`
-	// WebhookSecret verifies the application's own webhook messages; shown
-	// only when the application has a webhook URL.
-	WebhookSecret string `json:"webhookSecret,omitempty"`
-}
-
-// CreateApplication creates an application and its first API key.
-func (c *Client) CreateApplication(ctx context.Context, params *ApplicationParams) (*CreatedApplication, error) {
-	name, _ := params.Name.Get()
-	if strings.TrimSpace(name) == "" {
-		return nil, invalidf("name", "name is required.")
-	}
-	now := c.now().UTC()
-	app := &Application{ID: newID("app"), Name: name, CreatedAt: now, UpdatedAt: now, RedirectURLs: []string{}}
-	secret, err := c.applyApplicationParams(app, params)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.store.CreateApplication(ctx, app); err != nil {
-		return nil, err
-	}
-	_, key, err := c.CreateAPIKey(ctx, app.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &CreatedApplication{ApplicationID: app.ID, APIKey: key, WebhookSecret: secret}, nil
-}
-
-// UpdateApplication changes an application's settings. It returns a new
-// webhook secret when the webhook URL was set for the first time.
-func (c *Client) UpdateApplication(ctx context.Context, id string, params *ApplicationParams) (*Application, string, error) {
-	app, err := c.store.GetApplication(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	secret, err := c.applyApplicationParams(app, params)
-	if err != nil {
-		return nil, "", err
-	}
-	app.UpdatedAt = c.now().UTC()
-	if err := c.store.UpdateApplication(ctx, app); err != nil {
-		return nil, "", err
-	}
-	c.apps.drop(id)
-	return app, secret, nil
-}
-
-// GetApplication returns an application with its secrets left out.
-func (c *Client) GetApplication(ctx context.Context, id string) (*Application, error) {
-	return c.store.GetApplication(ctx, id)
-}
-
-// ListApplications returns every application.
-func (c *Client) ListApplications(ctx context.Context) ([]*Application, error) {
-	return c.store.ListApplications(ctx)
-}
-
-func (c *Client) applyApplicationParams(app *Application, params *ApplicationParams) (webhookSecret string, err error) {
-	if name, ok := params.Name.Get(); ok {
-		if strings.TrimSpace(name) == "" {
-			return "", invalidf("name", "name cannot be empty.")
-		}
-		app.Name = name
-	}
-	if urls, ok := params.RedirectURLs.Get(); ok {
-		for i, raw := range urls {
-			u, err := url.Parse(raw)
-			if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
-				return "", invalidf("redirectUrls", "redirectUrls[%d] must be an absolute URL without a fragment.", i)
-			}
-		}
-		app.RedirectURLs = urls
-	} else if params.RedirectURLs.IsNull() {
-		app.RedirectURLs = []string{}
-	}
-	for t, s := range params.Providers {
-		if !t.Valid() {
-			return "", &Error{Code: CodeInvalid, Field: "providers", Allowed: providerTypeStrings(), Message: "providers keys must be provider types."}
-		}
-		for name, raw := range map[string]string{"authUrl": s.AuthURL, "tokenUrl": s.TokenURL, "userInfoUrl": s.UserInfoURL, "apiBaseUrl": s.APIBaseURL, "serverUrl": s.ServerURL} {
-			if raw == "" {
-				continue
-			}
-			if u, err := url.Parse(raw); err != nil || !u.IsAbs() || u.Host == "" {
-				return "", invalidf("providers."+string(t)+"."+name, "%s must be an absolute URL.", name)
-			}
-		}
-		if app.Providers == nil {
-			app.Providers = map[ProviderType]ProviderSettings{}
-		}
-		if app.SealedSecrets == nil {
-			app.SealedSecrets = map[ProviderType][]byte{}
-		}
-		if s.ClientSecret != "" {
-			app.SealedSecrets[t] = c.credentials.Seal([]byte(s.ClientSecret), []byte("client-secret/"+app.ID+"/"+string(t)))
-		}
-		s.ClientSecret = ""
-		app.Providers[t] = s
-	}
-	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := c.checkWebhookURL("webhookUrl", raw); err != nil {
-			return "", err
-		}
-		if app.SealedWebhookSecret == nil {
-			webhookSecret = newEndpointSecret()
-			app.SealedWebhookSecret = c.credentials.Seal([]byte(webhookSecret), []byte("webhook-secret/"+app.ID))
-		}
-		app.WebhookURL = raw
-	} else if params.WebhookURL.IsSet() {
-		app.WebhookURL = ""
-		app.SealedWebhookSecret = nil
-	}
-	return webhookSecret, nil
-}
-
 // providerSettings returns an application's settings for t with the client
 // secret unsealed.
 func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, []byte("client-secret/"+app.ID+"/"+string(t)))
+		secret, err := c.credentials.Open(sealed, clientSecretAD(app.ID, t))
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}
 		s.ClientSecret = string(secret)
 	}
 	return s, nil
-}
-
-// CreateAPIKey creates an API key for an application and returns its id and
-// the key, which is shown only here.
-func (c *Client) CreateAPIKey(ctx context.Context, appID string) (id, key string, err error) {
-	if _, err := c.store.GetApplication(ctx, appID); err != nil {
-		return "", "", err
-	}
-	short := newID("")[1:] // the random id without its prefix separator
-	secret := randomString(32)
-	stored := &APIKey{ID: "key_" + short, ApplicationID: appID, Hash: seal.HashSecret(secret), CreatedAt: c.now().UTC()}
-	if err := c.store.CreateAPIKey(ctx, stored); err != nil {
-		return "", "", err
-	}
-	return stored.ID, apiKeyPrefix + short + "_" + secret, nil
-}
-
-// ListAPIKeys lists an application's API keys (never their secrets).
-func (c *Client) ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, error) {
-	return c.store.ListAPIKeys(ctx, appID)
-}
-
-// RevokeAPIKey deletes an API key: requests with it fail from then on
-// through this Client, and within Config.CacheTTL through the others.
-// Returns CodeNotFound when the application has no such key.
-func (c *Client) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
-	c.apiKeys.drop(keyID)
-	err := c.store.DeleteAPIKey(ctx, appID, keyID)
-	// Dropped again: a request that read the key while it was being
-	// deleted may have cached it.
-	c.apiKeys.drop(keyID)
-	c.keysUsed.forget(keyID)
-	return err
 }
 
 // getAPIKey reads an API key through the cache.
@@ -536,24 +372,8 @@ func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCac
 	return app, nil
 }
 
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// newID returns prefix_ + 26 characters: 48 bits of milliseconds and 80
-// random bits in a sortable base32, so ids list in creation order.
-func newID(prefix string) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return prefix + "_" + idEncoding.EncodeToString(b[:])
-}
+// newID returns prefix_ and a random id that sorts in creation order.
+func newID(prefix string) string { return ids.New(prefix) }
 
 // randomString returns n random bytes in URL-safe base32.
-func randomString(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return idEncoding.EncodeToString(b)
-}
+func randomString(n int) string { return ids.Random(n) }

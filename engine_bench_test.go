@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/pgtest"
@@ -236,7 +237,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	}
 	b.Cleanup(func() { client.Close() })
 	ctx := context.Background()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("bench"),
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("bench"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientID: clientID, ClientSecret: secret,
 			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL()}}})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
@@ -72,7 +73,7 @@ func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unica
 	}
 	tb.Cleanup(func() { env.Client.Close() })
 	ctx := context.Background()
-	created, err := env.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("engine test")})
+	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("engine test")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
-	_, secret, err := env.Client.UpdateApplication(context.Background(), env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
+	_, secret, err := admin.Of(env.Client).UpdateApplication(context.Background(), env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -853,7 +854,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 			cfg.CacheTTL = -1
 		})
 		ctx := context.Background()
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
 			t.Fatal(err)
 		}
 		env.run(t)
@@ -862,7 +863,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Hour)
-		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		app, err := admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -873,7 +874,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 
 		// A new URL is a new endpoint: enabled, and its messages are sent.
 		sender.setStatus(http.StatusOK)
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/v2")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/v2")}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := env.App.DeleteAccount(ctx, env.AccountID); err != nil {
@@ -899,7 +900,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 			cfg.CacheTTL = -1
 		})
 		ctx := context.Background()
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
 			t.Fatal(err)
 		}
 		env.run(t)
@@ -907,7 +908,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
-		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		app, err := admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -927,7 +928,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), log.Data[0].MessageID); err != nil || msg.Status != unical.MessageDelivered {
 			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
 		}
-		app, err = env.Client.GetApplication(ctx, env.App.ID())
+		app, err = admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}

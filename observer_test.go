@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
@@ -117,7 +118,7 @@ func TestObserver_ProviderCalls(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := t.Context()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("observed")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("observed")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := t.Context()
-	created, _ := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("deliveries")})
+	created, _ := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("deliveries")})
 	app, _ := client.App(ctx, created.ApplicationID)
 	acct, err := app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada")})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
@@ -54,7 +55,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := context.Background()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{
 		Name:      unical.Some("caldav webhooks"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderCalDAV: {ServerURL: dav.URL}},
 	})

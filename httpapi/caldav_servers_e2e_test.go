@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/provider/caldav"
@@ -27,7 +28,7 @@ func TestCalDAVE2E_ServerPerAccount(t *testing.T) {
 	radicale := davtest.StartUser(t, davtest.Radicale, "alan")
 	xandikos := davtest.StartUser(t, davtest.Xandikos, "grace@example.com")
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("two servers")})
+	st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("two servers")})
 	connectPath := "/v1/basicAuth/connect/" + st.AppID + "/provider_c"
 
 	// The login is not the email: without username the server refuses it,
@@ -107,7 +108,7 @@ func TestCalDAVE2E_ServerURLRefused(t *testing.T) {
 	t.Parallel()
 	s := davtest.StartUser(t, davtest.Radicale, "dan@example.com")
 	strict := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{})}, nil)
-	strict.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("strict")})
+	strict.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("strict")})
 	r := strict.Do(t, "POST", "/v1/basicAuth/connect/"+strict.AppID+"/provider_c",
 		map[string]string{"email": s.Username, "password": s.Password, "serverUrl": s.URL})
 	if e := r.Error(t); r.Status != http.StatusBadRequest || e.Code != "invalid_request" || e.Field != "serverUrl" {
@@ -120,7 +121,7 @@ func TestCalDAVE2E_ServerURLRefused(t *testing.T) {
 	}
 
 	lax := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	lax.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("lax")})
+	lax.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("lax")})
 	notDAV := lax.URL // unical's own API: a web server, not CalDAV
 	r = lax.Do(t, "POST", "/v1/basicAuth/connect/"+lax.AppID+"/provider_c",
 		map[string]string{"email": s.Username, "password": s.Password, "serverUrl": notDAV})
@@ -154,7 +155,7 @@ func TestCalDAVE2E_Discovery(t *testing.T) {
 	port, _ := strconv.Atoi(u.Port())
 	resolver := srvOnly{"_caldav._tcp.carol.test": {{Target: "127.0.0.1.", Port: uint16(port)}}}
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true, Resolver: resolver})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("discovery")})
+	st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("discovery")})
 	var acct struct {
 		ID        string `json:"id"`
 		ServerURL string `json:"serverUrl"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
@@ -49,7 +50,7 @@ func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure fu
 	}
 	st := apitest.Start(t, []unical.Provider{p}, configure)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name:         unical.Some("e2e"),
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
@@ -35,7 +36,7 @@ func mustNewPushServer(tb testing.TB) *pushServer {
 	})
 	ps.URL, ps.Client, ps.Store = st.URL, st.Client, st.Store
 	ctx := context.Background()
-	created, err := ps.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push")})
+	created, err := admin.Of(ps.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push")})
 	if err != nil {
 		tb.Fatal(err)
 	}
