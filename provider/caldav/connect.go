@@ -34,9 +34,13 @@ const propfindHomeSet = `<?xml version="1.0" encoding="utf-8"?>` +
 	`<D:prop><C:calendar-home-set/></D:prop></D:propfind>`
 
 // discoveryTimeout bounds each server found by discovery rather than
-// named: a domain without a CalDAV server must not hold the connect for
-// the HTTP client's whole timeout before the next candidate is tried.
-const discoveryTimeout = 10 * time.Second
+// named, and discoveryBudget all of them together: a domain without a
+// CalDAV server must not hold the connect for the HTTP client's whole
+// timeout per candidate before the default is tried.
+const (
+	discoveryTimeout = 10 * time.Second
+	discoveryBudget  = 20 * time.Second
+)
 
 // Connect checks the login and app-specific password by discovering the
 // account's calendar home at its server: PROPFIND current-user-principal
@@ -71,8 +75,10 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	// and the answer is the first success, else the default's outcome.
 	// A refused password anywhere is what the user most needs to hear.
 	var refused error
-	for _, server := range p.discover(ctx, params.Email) {
-		dctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	budget, cancelBudget := context.WithTimeout(ctx, discoveryBudget)
+	defer cancelBudget()
+	for _, server := range p.discover(budget, params.Email) {
+		dctx, cancel := context.WithTimeout(budget, discoveryTimeout)
 		conn, err := p.connectAt(dctx, c, server, params, username)
 		cancel()
 		if err == nil {
@@ -83,6 +89,9 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		}
 		if ctx.Err() != nil {
 			return nil, err
+		}
+		if budget.Err() != nil {
+			break
 		}
 	}
 	conn, err := p.connectAt(ctx, c, DefaultServerURL, params, username)
