@@ -157,7 +157,8 @@ func toCalendar(id string, r *msResponse, email string) (*unical.Calendar, bool)
 }
 
 // hexColor turns an Apple calendar-color ("#RRGGBB" or "#RRGGBBAA") into
-// "#RRGGBB"; anything else gives "".
+// "#RRGGBB", in the case it was written so that a colour reads back as it
+// was set; anything else gives "".
 func hexColor(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) != 7 && len(s) != 9 || s[0] != '#' {
@@ -168,7 +169,7 @@ func hexColor(s string) string {
 			return ""
 		}
 	}
-	return strings.ToUpper(s[:7])
+	return s[:7]
 }
 
 // timeZoneName reads the TZID of the VTIMEZONE in a calendar-timezone
@@ -366,7 +367,7 @@ func calendarProps(params *unical.CalendarParams) (calProps, error) {
 	}
 	switch v, ok := params.HexColor.Get(); {
 	case ok && v != "":
-		p.color = `<I:calendar-color>` + esc(strings.ToUpper(v)) + `</I:calendar-color>`
+		p.color = `<I:calendar-color>` + esc(v) + `</I:calendar-color>`
 	case params.HexColor.IsSet():
 		p.remove += `<I:calendar-color/>`
 	}

@@ -28,7 +28,7 @@ func TestCalendars_Write(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cal.Name != "Team <A&B>" || cal.HexColor != "#1A2B3C" || cal.TimeZone != wantTZ || cal.ReadOnly {
+		if cal.Name != "Team <A&B>" || cal.HexColor != "#1a2b3c" || cal.TimeZone != wantTZ || cal.ReadOnly {
 			t.Errorf("created calendar = %+v", cal)
 		}
 		upd, err := p.UpdateCalendar(t.Context(), sess, cal.ID, &unical.CalendarParams{HexColor: unical.Some("#00FF00")})

@@ -11,7 +11,7 @@ func (p *Provider) Capabilities() unical.Capabilities {
 	return unical.Capabilities{
 		ProviderType: ProviderType,
 		Calendar: map[string]unical.FieldSupport{
-			"hexColor": {Support: unical.Supported, Note: "Kept in Apple's calendar-color property, which CalDAV clients share."},
+			"hexColor": {Support: unical.Supported, Note: "Kept in Apple's calendar-color property, which CalDAV clients share (the CalDAV form of X-APPLE-CALENDAR-COLOR)."},
 			"timeZone": {Support: unical.Supported, Note: "Kept in calendar-timezone; a server that does not keep it (Xandikos) refuses it with 501."},
 		},
 		Event: map[string]unical.FieldSupport{

@@ -173,11 +173,18 @@ func merge(e *unical.Event, params *unical.EventParams, self string, create bool
 			e.Organizer = &v
 		}
 	}
-	if v, ok := params.MyResponseStatus.Get(); ok {
+	if v, ok := params.MyResponseStatus.Get(); ok && v != "" {
+		found := false
 		for i := range e.Attendees {
 			if strings.EqualFold(e.Attendees[i].Email, self) {
 				e.Attendees[i].ResponseStatus = v
+				found = true
 			}
+		}
+		// The status is the PARTSTAT of the account's ATTENDEE line:
+		// without one there is nowhere to keep it.
+		if !found {
+			return unical.FieldError("myResponseStatus", "myResponseStatus needs the account (%s) among the event's attendees on CalDAV.", self)
 		}
 	}
 	if create && e.Organizer == nil && len(e.Attendees) > 0 && self != "" {

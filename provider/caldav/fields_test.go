@@ -117,6 +117,24 @@ func TestEventFields_Refused(t *testing.T) {
 		t.Errorf("the refused event left %d events in the calendar", len(batch.Events))
 	}
 
+	// myResponseStatus is the account's PARTSTAT: without the account
+	// among the attendees it has no place; with it, it round-trips.
+	start := unical.Some(unical.EventDateTime{DateTime: "2026-06-02T09:00:00Z"})
+	_, err = p.CreateEvent(t.Context(), sess, segment(path), &unical.EventParams{
+		Title: unical.Some("not invited"), Start: start, MyResponseStatus: unical.Some(unical.ResponseAccepted),
+	})
+	wantField(t, "myResponseStatus without the account attending", err, unical.CodeInvalid, "myResponseStatus")
+	e, err := p.CreateEvent(t.Context(), sess, segment(path), &unical.EventParams{
+		Title: unical.Some("invited"), Start: start, MyResponseStatus: unical.Some(unical.ResponseTentative),
+		Attendees: unical.Some([]unical.Attendee{{Email: s.Username}, {Email: "bob@example.com"}}),
+	})
+	if err != nil {
+		t.Fatalf("CreateEvent with the account attending: %v", err)
+	}
+	if got, err := p.GetEvent(t.Context(), sess, segment(path), e.ID); err != nil || got.MyResponseStatus != unical.ResponseTentative {
+		t.Errorf("myResponseStatus read back = %+v, %v; want tentative", got, err)
+	}
+
 	caps, err := unical.CapabilitiesOf(p)
 	if err != nil {
 		t.Fatal(err)
