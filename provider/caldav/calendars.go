@@ -3,6 +3,7 @@ package caldav
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"net/url"
 	"path"
@@ -312,6 +313,10 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 	c := p.conn(s)
 	for _, step := range steps {
 		if err := c.proppatch(ctx, u, step); err != nil {
+			var ue *unical.Error
+			if step == props.tz && errors.As(err, &ue) && ue.Code == unical.CodeNotImplemented {
+				ue.Field = "timeZone" // the step sends calendar-timezone alone
+			}
 			return nil, err
 		}
 	}
