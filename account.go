@@ -65,8 +65,8 @@ const (
 )
 
 // StatusReason says why an account is EXPIRED (our extension to the spec),
-// so that the application can tell its user what to do. The README's
-// "Account status reasons" lists what each one means for the user.
+// so that the application can tell its user what to do. The table of
+// statusReason in docs/api.md says what each one means for the user.
 type StatusReason string
 
 // Status reasons of an EXPIRED account.
@@ -98,7 +98,7 @@ const (
 	StatusReasonUnknown StatusReason = "unknown"
 )
 
-// StatusReasons lists every status reason, in the README's order.
+// StatusReasons lists every status reason, in the order of docs/api.md.
 var StatusReasons = []StatusReason{
 	StatusReasonRefreshTokenRevoked, StatusReasonRefreshTokenExpired, StatusReasonConsentRevoked,
 	StatusReasonPasswordInvalid, StatusReasonPolicy, StatusReasonUnknown,

@@ -13,7 +13,7 @@
 //
 // Errors are *[Error] values with a [Code]; [ErrorCode] reads it.
 //
-// The API follows the Unified Calendar API specification; the README lists
+// The API follows the Unified Calendar API specification; docs/api.md lists
 // every decision taken where the specification is silent. References:
 // RFC 5545 (iCalendar), RFC 4791 (CalDAV), RFC 6578 (WebDAV sync),
 // RFC 7636 (PKCE), https://www.standardwebhooks.com (webhook signatures).

@@ -10,7 +10,7 @@ import (
 // and one wire string; Go callers switch on the code.
 type Code string
 
-// Error codes. The wire strings and HTTP statuses are listed in the README and
+// Error codes. The wire strings and HTTP statuses are listed in docs/api.md and
 // paired with these constants in exactly one table, in package httpapi.
 const (
 	CodeInvalid        Code = "invalid"             // 400 invalid_request: bad input; Field names it.

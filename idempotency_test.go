@@ -45,8 +45,8 @@ func idemApp(t *testing.T) (*unical.App, *idemClock) {
 }
 
 // TestRunIdempotentKeeps checks which answers are kept (a retry replays
-// them) and which free the key (a retry runs again), as the README's
-// Idempotency-Key section lists them.
+// them) and which free the key (a retry runs again), as the
+// Idempotency-Key section of docs/api.md lists them.
 func TestRunIdempotentKeeps(t *testing.T) {
 	app, _ := idemApp(t)
 	for _, tc := range []struct {

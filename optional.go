@@ -11,7 +11,7 @@ import (
 
 // Optional is a field of an update that can be absent, explicitly null, or
 // set to a value. Updates leave absent fields alone and clear null ones, as
-// the README's API section describes. The zero value is absent.
+// docs/api.md describes. The zero value is absent.
 type Optional[T any] struct {
 	value T
 	set   bool

@@ -46,7 +46,7 @@ var googleErrors = oauthflow.Errors{
 // session control policy, and the seven-day lifetime of refresh tokens
 // issued to an app whose consent screen is in "Testing" publishing
 // status. The answer does not tell these apart, so it is
-// refresh_token_revoked; the README tells the application that one
+// refresh_token_revoked; docs/api.md tells the application that one
 // recurring a week after each connection is the Testing-mode expiry.
 func googleReason(code, description string) unical.StatusReason {
 	if code == "invalid_grant" && strings.Contains(strings.ToLower(description), "expired or revoked") {

@@ -1,7 +1,7 @@
 // Package virtual is the VIRTUAL provider: calendars that live only in
 // unicald's Store, for rooms, equipment and people without a Google,
 // Microsoft or CalDAV account. It is our extension of the spec's provider
-// types (see the README's "API decisions").
+// types (see "Accounts" in docs/api.md).
 //
 // A VIRTUAL account needs no credentials: it is made with just an email,
 // which names the resource (the organizer and attendee address of its
