@@ -29,9 +29,9 @@ var quickstartSteps = []string{
 // `<!-- quickstart: NAME -->`.
 var quickstartBlock = regexp.MustCompile("(?m)^<!-- quickstart: ([a-z ]+) -->\n```[a-z]*\n((?s:.*?))^```$")
 
-// readQuickstart returns the README's Quickstart blocks by name, failing
-// when they are not exactly quickstartSteps in that order.
-func readQuickstart(t *testing.T) map[string]string {
+// readQuickstart returns the README and its Quickstart blocks by name,
+// failing when they are not exactly quickstartSteps in that order.
+func readQuickstart(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -46,7 +46,7 @@ func readQuickstart(t *testing.T) map[string]string {
 	if diff := cmp.Diff(quickstartSteps, names); diff != "" {
 		t.Fatalf("README's quickstart blocks (-want +got):\n%s", diff)
 	}
-	return blocks
+	return string(readme), blocks
 }
 
 // quickstartShell runs README blocks with bash the way a reader runs them
@@ -127,7 +127,7 @@ func TestQuickstart(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("installs unicald and runs the examples/receiver with go run")
 	}
-	blocks := readQuickstart(t)
+	readme, blocks := readQuickstart(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	repo, err := filepath.Abs("../..")
@@ -194,6 +194,14 @@ func TestQuickstart(t *testing.T) {
 	}
 
 	_, receiverOut := sh.start("receiver", repo, blocks["receiver"])
+	listening := []byte("receiving unical webhooks at 127.0.0.1:" + hookPort + "/unical")
+	waitFor(t, "examples/receiver to listen, as the README has the reader wait", 3*time.Minute, func() bool {
+		out, _ := os.ReadFile(receiverOut)
+		return bytes.Contains(out, listening)
+	})
+	if !strings.Contains(readme, "receiving unical webhooks at 127.0.0.1:8443/unical") {
+		t.Errorf("the README does not name the line the receiver logs when it listens")
+	}
 
 	for _, step := range []string{"event", "recurring"} {
 		var created struct {
