@@ -24,8 +24,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,42 +35,21 @@ func main() {
 	defer stop()
 	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "unicald:", err)
-		os.Exit(exitCode(err))
+		os.Exit(report(os.Stderr, err))
 	}
 }
 
-// usageError marks a command-line mistake (exit status 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func exitCode(err error) int {
-	if _, ok := err.(usageError); ok {
-		return 2
+// commandTree is the command line. A new command is a *command added to
+// the subs of its group (a new group is a *command with subs of its own):
+// it gets its help, its usage errors and the hint after them from the tree.
+func commandTree() *command {
+	return &command{
+		synopsis: "COMMAND [flags]",
+		summary:  "unicald serves the unical /v1 REST API, its admin API and dashboard, and administers its applications.",
+		notes: `Every command takes --data DIR (the bbolt store, the default; env UNICAL_DATA_DIR) or
+--store postgres://USER:PASSWORD@HOST/DB (env UNICAL_STORE_URL; needs UNICAL_MASTER_KEY, the same on
+every replica). apps and keys take --server URL to call the admin API of a running server instead
+(admin token from UNICAL_ADMIN_TOKEN).`,
+		subs: []*command{serveCommand(), appsCommands(), keysCommands()},
 	}
-	return 1
 }
-
-const usage = `usage:
-  unicald serve [--addr ADDR] [--data DIR | --store URL] [--public-url URL] [--metrics-addr ADDR]
-                [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
-                [--allow-private-targets] [--delivery-timeout 15s] [--delivery-lease 2m]
-                [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
-                [--trust-forwarded-for] [--request-timeout 30s]
-                [--sweep-interval 5m] [--delivered-retention 168h] [--failed-retention 720h]
-                [--delivery-log-ttl 168h] [--reconcile-interval 15m]
-  unicald apps create --name NAME [--json] [--redirect-url URL]...
-  unicald apps update --id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL]
-                      [--provider provider_a|provider_b|provider_c --client-id ID --client-secret-file FILE
-                       --auth-url URL --token-url URL --userinfo-url URL --api-base-url URL --server-url URL --tenant T]
-  unicald apps list
-  unicald apps delete --id APP_ID [--cascade]
-  unicald keys create --app APP_ID
-  unicald keys list --app APP_ID
-  unicald keys revoke --app APP_ID --key KEY_ID
-every command also takes --data DIR (bbolt, the default) or --store postgres://USER:PASSWORD@HOST/DB
-(env UNICAL_STORE_URL; needs UNICAL_MASTER_KEY, the same on every replica); apps and keys take
---server URL to call the admin API of a running server instead (admin token from UNICAL_ADMIN_TOKEN)`
-
-func writeUsage(w io.Writer) { fmt.Fprintln(w, usage) }
