@@ -1,25 +1,24 @@
 // Command unicald runs the unical /v1 REST server on the embedded bbolt
-// store, and administers its applications and API keys.
+// store (or PostgreSQL), and administers its applications and API keys.
 //
 //	unicald serve                      run the server
 //	unicald apps create --name N --json
 //	unicald apps update --id ID [flags]
-//	unicald apps list
+//	unicald apps list [--json]
 //	unicald apps delete --id ID [--cascade]
-//	unicald keys create --app ID
-//	unicald keys list --app ID
+//	unicald keys create --app ID [--label L]
+//	unicald keys list --app ID [--json]
 //	unicald keys revoke --app ID --key KEY_ID
 //
-// The apps and keys commands open the data folder while the server is
+// Every command and group prints its usage with -h, --help or help. The
+// apps and keys commands open the data folder while the server is
 // stopped; with --server URL they call the admin API (/admin/v1) of a
 // running server instead, with the token in UNICAL_ADMIN_TOKEN.
 //
-// Settings come from flags or the environment: UNICAL_ADDR (default
-// 127.0.0.1:8080), UNICAL_DATA_DIR (default ./unicald-data),
-// UNICAL_PUBLIC_URL, UNICAL_MASTER_KEY (else a 0600 key file in the data
-// folder, created on first start), UNICAL_ADMIN_TOKEN (else one made and
-// printed on first start), UNICAL_METRICS_ADDR,
-// UNICAL_POLL_INTERVAL, UNICAL_RETRY_SCHEDULE and UNICAL_RETRY_JITTER.
+// Settings come from flags or the environment; each flag's help names its
+// environment variable. UNICAL_MASTER_KEY (else a 0600 key file in the
+// data folder, created on first start) and UNICAL_ADMIN_TOKEN (else one
+// made and printed on first start) have no flag.
 package main
 
 import (
