@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -417,4 +418,30 @@ func run1(t *testing.T, args ...string) string {
 		t.Fatalf("unicald %v: %v\n%s", args, err, errOut)
 	}
 	return out
+}
+
+// TestBaseURL: the start message's URLs use --public-url when set, and
+// loopback for a listener on every interface.
+func TestBaseURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		addr      *net.TCPAddr
+		publicURL string
+		want      string
+	}{
+		{"Loopback", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "", "http://127.0.0.1:8080"},
+		{"AllIPv4", &net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "", "http://127.0.0.1:8080"},
+		{"AllIPv6", &net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, "", "http://127.0.0.1:8080"},
+		{"IPv6", &net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "", "http://[::1]:8080"},
+		{"PublicURL", &net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "https://cal.example.com/", "https://cal.example.com"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := baseURL(tc.addr, tc.publicURL); got != tc.want {
+				t.Errorf("baseURL(%v, %q) = %q, want %q", tc.addr, tc.publicURL, got, tc.want)
+			}
+		})
+	}
 }
