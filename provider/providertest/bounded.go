@@ -15,6 +15,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/availability"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -119,7 +120,7 @@ func testSecondlyBounded(t *testing.T, h *Harness) {
 		StartDateTime: "2026-01-01T00:00:00Z", EndDateTime: "2027-01-01T00:00:00Z", TimeZone: "UTC", CalendarIDs: []string{cal},
 	})
 	checkTooBusy(t, "QueryFreeBusy (one year)", err)
-	_, err = app.Availability(ctx, &unical.AvailabilityParams{
+	_, err = availability.Find(ctx, app, time.Now(), &unical.AvailabilityParams{
 		Participants:  []unical.AvailabilityParticipant{{EndUserAccountID: accountID, CalendarIDs: []string{cal}}},
 		StartDateTime: "2026-01-01T00:00:00Z", EndDateTime: "2026-01-03T00:00:00Z", DurationMinutes: 30, TimeZone: "UTC",
 	})
