@@ -138,7 +138,11 @@ func (m *Main) run(ctx context.Context, c *command, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return writeHelp(m.Stdout, c, fs)
 		}
-		return usageError{err.Error(), c.name()}
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			msg = "unknown flag --" + name
+		}
+		return usageError{msg, c.name()}
 	}
 	if setupErr != nil {
 		return blame(setupErr, c)

@@ -177,7 +177,7 @@ func TestUsageErrors(t *testing.T) {
 		{"AppsAlone", []string{"apps"}, "apps needs a command: create, update, list, delete", "unicald apps"},
 		{"UnknownAppsCommand", []string{"apps", "frob"}, `apps has no command "frob"`, "unicald apps"},
 		{"UnknownHelpTopic", []string{"help", "frob"}, `unicald has no command "frob"`, "unicald"},
-		{"UnknownFlag", []string{"apps", "list", "--bogus"}, "flag provided but not defined: -bogus", "unicald apps list"},
+		{"UnknownFlag", []string{"apps", "list", "--bogus"}, "unknown flag --bogus", "unicald apps list"},
 		{"KeysWithoutApp", []string{"keys", "list"}, "keys list needs --app", "unicald keys list"},
 		{"RevokeWithoutKey", []string{"keys", "revoke", "--app", "app_1"}, "keys revoke needs --key", "unicald keys revoke"},
 		{"UpdateWithoutID", []string{"apps", "update", "--name", "x"}, "apps update needs --id", "unicald apps update"},
