@@ -43,6 +43,17 @@ type AvailabilityParams struct {
 	// MaxResults bounds the slots returned: default
 	// DefaultAvailabilityResults, at most MaxAvailabilityResults.
 	MaxResults int `json:"maxResults,omitempty"`
+	// Groups are the groups participants name, each with at least one
+	// member.
+	Groups []AvailabilityGroup `json:"groups,omitempty"`
+}
+
+// AvailabilityGroup asks that at least Required (1 to the group's size)
+// of the participants naming it be free in a slot, such as one of
+// several rooms.
+type AvailabilityGroup struct {
+	Name     string `json:"name"`
+	Required int    `json:"required"`
 }
 
 // AvailabilityParticipant is one participant of an availability query.
@@ -57,7 +68,10 @@ type AvailabilityParticipant struct {
 	WorkingHours *WorkingHours `json:"workingHours,omitempty"`
 	// Required participants must be free in every slot (the default).
 	// Of the participants that are not required, at least one must be.
+	// A group member leaves it out: its group's rule applies instead.
 	Required Optional[bool] `json:"required,omitzero"`
+	// Group names an entry of AvailabilityParams.Groups.
+	Group string `json:"group,omitempty"`
 }
 
 // WorkingHours are weekly ranges of wall-clock time in TimeZone, so that
@@ -67,6 +81,17 @@ type WorkingHours struct {
 	TimeZone string `json:"timeZone"`
 	// Intervals are the ranges; on one day they may touch but not
 	// overlap. At most MaxWorkingIntervals.
+	Intervals []WorkingInterval `json:"intervals"`
+	// Overrides replace the weekly intervals on their dates, read in
+	// TimeZone: at most MaxWorkingOverrides, one per date.
+	Overrides []WorkingHoursOverride `json:"overrides,omitempty"`
+}
+
+// WorkingHoursOverride gives the hours of one date (YYYY-MM-DD); an empty
+// Intervals means not available that day. Day is left out of its
+// intervals.
+type WorkingHoursOverride struct {
+	Date      string            `json:"date"`
 	Intervals []WorkingInterval `json:"intervals"`
 }
 
@@ -101,6 +126,7 @@ const (
 	DefaultAvailabilityResults  = 100
 	MaxAvailabilityResults      = 1000
 	MaxWorkingIntervals         = 50
+	MaxWorkingOverrides         = 100
 	// AvailabilityFanOut is how many participants' busy time is fetched at
 	// once. It covers the usual meeting in one round trip and keeps a
 	// 20-participant query from opening 20 provider calls at the same time.
@@ -127,6 +153,7 @@ type participantQuery struct {
 	calendarIDs []string
 	working     *slots.WorkingHours
 	required    bool
+	group       string
 	// loc is the zone all-day events are read in: the participant's
 	// working hours zone, else the answer's.
 	loc *time.Location
@@ -220,6 +247,10 @@ func (p *AvailabilityParams) validate(now time.Time) (*availabilityQuery, error)
 		seen[pq.accountID] = true
 		q.parts = append(q.parts, pq)
 	}
+	groups, err := p.validateGroups()
+	if err != nil {
+		return nil, err
+	}
 	q.req = slots.Request{
 		Start: start, End: end, Duration: duration,
 		Interval:     time.Duration(interval) * time.Minute,
@@ -228,12 +259,55 @@ func (p *AvailabilityParams) validate(now time.Time) (*availabilityQuery, error)
 		BufferAfter:  time.Duration(p.BufferAfterMinutes) * time.Minute,
 		Earliest:     now.Add(time.Duration(p.MinimumNoticeMinutes) * time.Minute),
 		MaxResults:   maxResults,
+		Groups:       groups,
 	}
 	return q, nil
 }
 
+// validateGroups checks that groups have distinct names, that every group
+// a participant names is listed, and that each group's required count is
+// between 1 and its size.
+func (p *AvailabilityParams) validateGroups() ([]slots.Group, error) {
+	members := map[string]int{}
+	for i, pp := range p.Participants {
+		if pp.Group != "" {
+			members[pp.Group]++
+			if pp.Required.IsSet() {
+				f := fmt.Sprintf("participants[%d].required", i)
+				return nil, invalidf(f, "%s cannot be set on a member of a group: the group's required count applies.", f)
+			}
+		}
+	}
+	index := map[string]int{}
+	var out []slots.Group
+	for i, g := range p.Groups {
+		f := fmt.Sprintf("groups[%d]", i)
+		if g.Name == "" {
+			return nil, invalidf(f+".name", "%s.name is required.", f)
+		}
+		if _, dup := index[g.Name]; dup {
+			return nil, invalidf(f+".name", "groups names %q twice.", g.Name)
+		}
+		index[g.Name] = i
+		if members[g.Name] == 0 {
+			return nil, invalidf(f+".name", "No participant names group %q.", g.Name)
+		}
+		if g.Required < 1 || g.Required > members[g.Name] {
+			return nil, invalidf(f+".required", "%s.required must be between 1 and the %d participants of group %q.", f, members[g.Name], g.Name)
+		}
+		out = append(out, slots.Group{Name: g.Name, Required: g.Required})
+	}
+	for i, pp := range p.Participants {
+		if _, ok := index[pp.Group]; pp.Group != "" && !ok {
+			f := fmt.Sprintf("participants[%d].group", i)
+			return nil, invalidf(f, "%s names group %q, which groups does not list.", f, pp.Group)
+		}
+	}
+	return out, nil
+}
+
 func (p *AvailabilityParticipant) validate(field string, answerLoc *time.Location) (participantQuery, error) {
-	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, loc: answerLoc}
+	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, group: p.Group, loc: answerLoc}
 	if p.EndUserAccountID == "" {
 		return q, invalidf(field+".endUserAccountId", "%s.endUserAccountId is required.", field)
 	}
@@ -268,34 +342,76 @@ func (p *AvailabilityParticipant) validate(field string, answerLoc *time.Locatio
 		if len(wh.Intervals) == 0 {
 			return q, invalidf(f+".intervals", "%s.intervals must hold at least one interval.", f)
 		}
-		if len(wh.Intervals) > MaxWorkingIntervals {
-			return q, invalidf(f+".intervals", "%s.intervals may hold at most %d intervals.", f, MaxWorkingIntervals)
-		}
 		q.working, q.loc = &slots.WorkingHours{Location: loc}, loc
-		for j, iv := range wh.Intervals {
-			fi := fmt.Sprintf("%s.intervals[%d]", f, j)
-			day, ok := weekdays[iv.Day]
-			if !ok {
-				return q, &Error{Code: CodeInvalid, Field: fi + ".day", Allowed: weekdayNames, Message: fmt.Sprintf("%s.day must be a day of the week in lower case, such as monday.", fi)}
-			}
-			s, ok := clockMinutes(iv.Start, false)
-			if !ok {
-				return q, invalidf(fi+".start", "%s.start must be a time of day HH:MM from 00:00 to 23:59.", fi)
-			}
-			e, ok := clockMinutes(iv.End, true)
-			if !ok {
-				return q, invalidf(fi+".end", "%s.end must be a time of day HH:MM from 00:01 to 24:00.", fi)
-			}
-			if e <= s {
-				return q, invalidf(fi+".end", "%s.end must be after its start.", fi)
-			}
-			q.working.Intervals = append(q.working.Intervals, slots.WeeklyInterval{Day: day, Start: s, End: e})
+		ivs, err := workingIntervals(f, wh.Intervals, true)
+		if err != nil {
+			return q, err
 		}
-		if i, j := slots.Overlaps(q.working.Intervals); i >= 0 {
-			return q, invalidf(fmt.Sprintf("%s.intervals[%d]", f, j), "%s.intervals[%d] overlaps %s.intervals[%d].", f, j, f, i)
+		q.working.Intervals = ivs
+		if len(wh.Overrides) > MaxWorkingOverrides {
+			return q, invalidf(f+".overrides", "%s.overrides may hold at most %d dates.", f, MaxWorkingOverrides)
+		}
+		dates := map[string]bool{}
+		for j, o := range wh.Overrides {
+			fo := fmt.Sprintf("%s.overrides[%d]", f, j)
+			d, err := time.Parse(time.DateOnly, o.Date)
+			if err != nil {
+				return q, invalidf(fo+".date", "%s.date must be a date YYYY-MM-DD.", fo)
+			}
+			if dates[o.Date] {
+				return q, invalidf(fo+".date", "%s.overrides names %s twice.", f, o.Date)
+			}
+			dates[o.Date] = true
+			if o.Intervals == nil {
+				return q, invalidf(fo+".intervals", "%s.intervals is required: an empty list closes the day.", fo)
+			}
+			ivs, err := workingIntervals(fo, o.Intervals, false)
+			if err != nil {
+				return q, err
+			}
+			do := slots.DateOverride{Year: d.Year(), Month: d.Month(), Day: d.Day(), Intervals: []slots.DayInterval{}}
+			for _, iv := range ivs {
+				do.Intervals = append(do.Intervals, slots.DayInterval{Start: iv.Start, End: iv.End})
+			}
+			q.working.Overrides = append(q.working.Overrides, do)
 		}
 	}
 	return q, nil
+}
+
+// workingIntervals reads the intervals of workingHours (weekly, each with
+// its day) or of an override (one date, no day), refusing overlaps.
+func workingIntervals(f string, in []WorkingInterval, weekly bool) ([]slots.WeeklyInterval, error) {
+	if len(in) > MaxWorkingIntervals {
+		return nil, invalidf(f+".intervals", "%s.intervals may hold at most %d intervals.", f, MaxWorkingIntervals)
+	}
+	var out []slots.WeeklyInterval
+	for j, iv := range in {
+		fi := fmt.Sprintf("%s.intervals[%d]", f, j)
+		day, ok := weekdays[iv.Day]
+		switch {
+		case weekly && !ok:
+			return nil, &Error{Code: CodeInvalid, Field: fi + ".day", Allowed: weekdayNames, Message: fmt.Sprintf("%s.day must be a day of the week in lower case, such as monday.", fi)}
+		case !weekly && iv.Day != "":
+			return nil, invalidf(fi+".day", "%s.day cannot be set: an override's intervals are on its date.", fi)
+		}
+		s, ok := clockMinutes(iv.Start, false)
+		if !ok {
+			return nil, invalidf(fi+".start", "%s.start must be a time of day HH:MM from 00:00 to 23:59.", fi)
+		}
+		e, ok := clockMinutes(iv.End, true)
+		if !ok {
+			return nil, invalidf(fi+".end", "%s.end must be a time of day HH:MM from 00:01 to 24:00.", fi)
+		}
+		if e <= s {
+			return nil, invalidf(fi+".end", "%s.end must be after its start.", fi)
+		}
+		out = append(out, slots.WeeklyInterval{Day: day, Start: s, End: e})
+	}
+	if i, j := slots.Overlaps(out); i >= 0 {
+		return nil, invalidf(fmt.Sprintf("%s.intervals[%d]", f, j), "%s.intervals[%d] overlaps %s.intervals[%d].", f, j, f, i)
+	}
+	return out, nil
 }
 
 // clockMinutes reads HH:MM as minutes since midnight; 24:00 only when
@@ -325,7 +441,9 @@ func clockMinutes(s string, end bool) (int, bool) {
 // zone, else in timeZone), fetched for up to AvailabilityFanOut
 // participants at once. A slot is offered when every required participant
 // is free during it and its buffers and inside their working hours, and,
-// when some participants are not required, at least one of those is too.
+// when some participants are not required, at least one of those is too;
+// each group needs its required count of free members, and the slot names
+// the free ones.
 //
 // HTTP: POST /v1/availability
 //
@@ -410,7 +528,7 @@ func (a *App) Availability(ctx context.Context, params *AvailabilityParams) (*Av
 	req := q.req
 	req.Participants = make([]slots.Participant, len(q.parts))
 	for i, pq := range q.parts {
-		sp := slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Busy: make([]slots.Interval, len(busy[i]))}
+		sp := slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Group: pq.group, Busy: make([]slots.Interval, len(busy[i]))}
 		for j, iv := range busy[i] {
 			sp.Busy[j] = slots.Interval(iv)
 		}
