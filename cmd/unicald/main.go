@@ -6,6 +6,7 @@
 //	unicald apps update --id ID [flags]
 //	unicald apps list
 //	unicald apps delete --id ID [--cascade]
+//	unicald apps delegation set|get|remove --id ID --provider P [flags]
 //	unicald keys create --app ID
 //	unicald keys list --app ID
 //	unicald keys revoke --app ID --key KEY_ID
@@ -68,6 +69,9 @@ const usage = `usage:
                        --auth-url URL --token-url URL --userinfo-url URL --api-base-url URL --server-url URL --tenant T]
   unicald apps list
   unicald apps delete --id APP_ID [--cascade]
+  unicald apps delegation set --id APP_ID --provider provider_a --key-file KEY.json --domain D [--domain D]...
+  unicald apps delegation set --id APP_ID --provider provider_b --tenant-id T --client-id ID --client-secret-file FILE --domain D...
+  unicald apps delegation get|remove --id APP_ID --provider provider_a|provider_b
   unicald keys create --app APP_ID
   unicald keys list --app APP_ID
   unicald keys revoke --app APP_ID --key KEY_ID

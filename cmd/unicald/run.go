@@ -511,7 +511,10 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func (m *Main) apps(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageError{"apps needs create, update, list or delete"}
+		return usageError{"apps needs create, update, list, delete or delegation"}
+	}
+	if args[0] == "delegation" {
+		return m.appsDelegation(ctx, args[1:])
 	}
 	fs := m.flags("apps " + args[0])
 	var sf storeFlags
