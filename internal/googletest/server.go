@@ -123,6 +123,9 @@ type state struct {
 
 	faults   []*Fault
 	requests []requestRecord
+
+	// serviceAccounts are by client_email; see [Server.AddServiceAccount].
+	serviceAccounts map[string]*ServiceAccount
 }
 
 type requestRecord struct {
