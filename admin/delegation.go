@@ -6,6 +6,8 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"net/http"
 	"net/mail"
 	"net/url"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/delegation"
 )
 
 // The states of a delegation credential.
@@ -33,10 +36,11 @@ const MaxDelegationDomains = 50
 // GoogleDelegationScopes are the scopes an administrator grants the
 // service account in the Google Admin console's domain-wide delegation:
 // the calendars, and the room directory.
-var GoogleDelegationScopes = []string{
-	"https://www.googleapis.com/auth/calendar",
-	"https://www.googleapis.com/auth/admin.directory.resource.calendar.readonly",
-}
+var GoogleDelegationScopes = slices.Clone(delegation.GoogleScopes)
+
+// verifyClient makes the requests of [Service.VerifyDelegation]; the
+// timeout bounds a provider that does not answer.
+var verifyClient = &http.Client{Timeout: 30 * time.Second}
 
 // DelegationParams set an application's delegation credential for one
 // provider type. provider_a takes ServiceAccountKey (Google's JSON key
@@ -344,4 +348,70 @@ func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.P
 	}
 	s.record(ctx, "delegation.remove", appID, t.PathName())
 	return nil
+}
+
+// VerifyParams name the mailbox [Service.VerifyDelegation] tries.
+type VerifyParams struct {
+	Email string `json:"email"`
+}
+
+// VerifyDelegation tries an application's delegation credential on one
+// mailbox of its domains: it mints a token for it and reads its calendar.
+// The credential becomes active, or failing with a statusReason that
+// says what the administrator still has to do (grant domain-wide
+// delegation, enable the Calendar API, grant admin consent, ...); that
+// is part of a successful answer. Returns CodeInvalid naming email for an
+// address outside the credential's domains, CodeNotFound when there is
+// no credential.
+func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.ProviderType, p *VerifyParams) (*DelegationView, error) {
+	if err := checkDelegationProvider(t); err != nil {
+		return nil, err
+	}
+	app, err := s.store.GetApplication(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := app.Delegations[t]
+	if !ok {
+		return nil, unical.Errorf(unical.CodeNotFound, "Application %s has no %s delegation credential.", appID, t.PathName())
+	}
+	email := strings.ToLower(strings.TrimSpace(p.Email))
+	_, domain, found := strings.Cut(email, "@")
+	if _, err := mail.ParseAddress(email); err != nil || !found || !slices.Contains(d.Domains, domain) {
+		return nil, unical.FieldError("email", "email must be an address in the credential's domains (%s).", strings.Join(d.Domains, ", "))
+	}
+	secret, err := s.openDelegation(app, t)
+	if err != nil {
+		return nil, err
+	}
+	view := s.delegationView(app, t)
+	if t == unical.ProviderGoogle {
+		err = delegation.VerifyGoogle(ctx, verifyClient, &delegation.Google{
+			ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
+		}, email)
+	} else {
+		err = delegation.VerifyMicrosoft(ctx, verifyClient, &delegation.Microsoft{
+			TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
+		}, email, view.AdminConsentURL)
+	}
+	var problem *delegation.Problem
+	switch {
+	case err == nil:
+		d.Status, d.StatusReason = DelegationActive, ""
+	case errors.As(err, &problem):
+		d.Status, d.StatusReason = DelegationFailing, problem.Reason
+		s.log.InfoContext(ctx, "delegation verification failed", "app", appID, "provider", t.PathName(), "reason", problem.Reason, "err", problem.Err)
+	default:
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		// The caller gave up: what was found may be the timeout's doing.
+		return nil, unical.WrapError(unical.CodeUnavailable, ctx.Err(), "The verification did not finish in time.")
+	}
+	app.Delegations[t] = d
+	if err := s.saveApplication(ctx, app); err != nil {
+		return nil, err
+	}
+	s.record(ctx, "delegation.verify", appID, t.PathName())
+	return s.delegationView(app, t), nil
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/graphtest"
 )
 
 // serviceAccountKey returns a Google JSON key file of a service account
@@ -182,4 +184,88 @@ func TestDelegations(t *testing.T) {
 	if bytes.Contains(file, []byte(clientSecret)) {
 		t.Errorf("the store file holds the Microsoft client secret")
 	}
+}
+
+// TestDelegationVerify tries credentials on the Google and Graph fakes:
+// a granted one becomes active, a missing grant, consent or mailbox makes
+// it failing with a reason saying what to do, and an address outside the
+// domains is refused.
+func TestDelegationVerify(t *testing.T) {
+	s := startServer(t, nil)
+	app := s.createApp(t, "verify")
+	base := "/admin/v1/applications/" + app.Application.ID + "/delegations"
+
+	google := googletest.NewServer(t, googletest.Options{})
+	google.AddUser(googletest.User{Email: "ada@corp.example.com", Name: "Ada"})
+	key, _ := serviceAccountKey(t)
+	block, _ := pem.Decode([]byte(key["private_key"].(string)))
+	priv, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := googletest.ServiceAccount{Email: key["client_email"].(string), ClientID: key["client_id"].(string), PublicKey: &priv.(*rsa.PrivateKey).PublicKey}
+	s.must(t, "PUT", base+"/provider_a", map[string]any{
+		"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "tokenUrl": google.TokenURL(), "apiBaseUrl": google.APIBaseURL(),
+	}, nil)
+
+	graph := graphtest.NewServer(t, graphtest.Options{})
+	graph.AddUser(graphtest.User{DisplayName: "Grace", UserPrincipalName: "grace@corp.example.org"})
+	graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret"})
+	s.must(t, "PUT", base+"/provider_b", map[string]any{
+		"tenantId": graphtest.DefaultTenant, "clientId": "daemon", "clientSecret": "d43mon-secret", "domains": []string{"corp.example.org"},
+		"tokenUrl": graph.TokenURL(), "apiBaseUrl": graph.GraphBaseURL(),
+	}, nil)
+
+	verify := func(provider, email string) admin.DelegationView {
+		t.Helper()
+		var v admin.DelegationView
+		s.must(t, "POST", base+"/"+provider+"/verify", map[string]string{"email": email}, &v)
+		return v
+	}
+	tests := []struct {
+		name, provider, email string
+		before                func()
+		status, reason        string
+	}{
+		{"Google without the Admin console grant", "provider_a", "ada@corp.example.com", func() {
+			granted.Scopes = []string{"https://www.googleapis.com/auth/calendar"} // the directory scope is missing
+			google.AddServiceAccount(granted)
+		}, admin.DelegationFailing, "Domain-wide delegation is not granted: in the Google Admin console (Security, API controls, Domain-wide delegation) give client id 104857600000000000001 the scopes https://www.googleapis.com/auth/calendar,https://www.googleapis.com/auth/admin.directory.resource.calendar.readonly."},
+		{"Google granted", "provider_a", "ada@corp.example.com", func() {
+			granted.Scopes = admin.GoogleDelegationScopes
+			google.AddServiceAccount(granted)
+		}, admin.DelegationActive, ""},
+		{"Google, a user the domain does not have", "provider_a", "nobody@corp.example.com", nil,
+			admin.DelegationFailing, "Google does not know the user nobody@corp.example.com in the Workspace domain."},
+		{"Microsoft without admin consent", "provider_b", "grace@corp.example.org", nil, admin.DelegationFailing,
+			"Admin consent is not granted: a tenant administrator must grant the application permissions Calendars.ReadWrite, User.Read.All and Place.Read.All at https://login.microsoftonline.com/" + graphtest.DefaultTenant + "/adminconsent?client_id=daemon"},
+		{"Microsoft consented", "provider_b", "grace@corp.example.org", func() {
+			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All"}})
+		}, admin.DelegationActive, ""},
+		{"Microsoft, a mailbox the tenant does not have", "provider_b", "nobody@corp.example.org", nil,
+			admin.DelegationFailing, "Microsoft 365 has no mailbox nobody@corp.example.org in the tenant."},
+		{"Microsoft with an expired secret", "provider_b", "grace@corp.example.org", func() {
+			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "rotated", ApplicationPermissions: []string{"Calendars.ReadWrite"}})
+		}, admin.DelegationFailing, "Microsoft refused the client secret: it is wrong or has expired; add a new one to the application."},
+	}
+	for _, tc := range tests {
+		if tc.before != nil {
+			tc.before()
+		}
+		got := verify(tc.provider, tc.email)
+		if got.Status != tc.status || got.StatusReason != tc.reason {
+			t.Errorf("%s: status %q, reason %q; want %q, %q", tc.name, got.Status, got.StatusReason, tc.status, tc.reason)
+		}
+		// GET shows what the verification found.
+		var again admin.DelegationView
+		s.must(t, "GET", base+"/"+tc.provider, nil, &again)
+		if again.Status != tc.status || again.StatusReason != tc.reason {
+			t.Errorf("%s: GET shows %q, %q", tc.name, again.Status, again.StatusReason)
+		}
+	}
+
+	wantError(t, s.admin(t, "POST", base+"/provider_a/verify", map[string]string{"email": "ada@elsewhere.example"}), http.StatusBadRequest, "invalid_request", "email")
+	wantError(t, s.admin(t, "POST", base+"/provider_b/verify", map[string]string{"email": "not an address"}), http.StatusBadRequest, "invalid_request", "email")
+	s.must(t, "DELETE", base+"/provider_b", nil, nil)
+	wantError(t, s.admin(t, "POST", base+"/provider_b/verify", map[string]string{"email": "grace@corp.example.org"}), http.StatusNotFound, "not_found", "")
 }

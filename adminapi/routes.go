@@ -39,6 +39,7 @@ func (h *handler) routes() {
 	h.handle("GET /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationGet)
 	h.handle("PUT /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationSet)
 	h.handle("DELETE /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationRemove)
+	h.handle("POST /admin/v1/applications/{appId}/delegations/{provider}/verify", h.handleDelegationVerify)
 
 	h.handle("GET /admin/v1/applications/{appId}/webhook", h.handleWebhookGet)
 	h.handle("PUT /admin/v1/applications/{appId}/webhook", h.handleWebhookSet)
@@ -260,6 +261,23 @@ func (h *handler) handleDelegationSet(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	v, err := h.svc.SetDelegation(r.Context(), r.PathValue("appId"), t, &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleDelegationVerify handles POST /admin/v1/applications/{appId}/delegations/{provider}/verify.
+func (h *handler) handleDelegationVerify(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	var body admin.VerifyParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.VerifyDelegation(r.Context(), r.PathValue("appId"), t, &body)
 	if err != nil {
 		return err
 	}
