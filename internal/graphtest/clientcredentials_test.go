@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -67,5 +68,44 @@ func TestClientCredentials(t *testing.T) {
 	}
 	if _, err := token("daemon", "wrong", "https://graph.microsoft.com/.default"); !errors.As(err, &re) || re.ErrorCode != "invalid_client" {
 		t.Errorf("a wrong secret: %v, want invalid_client", err)
+	}
+}
+
+// TestPlaces_Rooms pages through the tenant's rooms with an app-only
+// token holding Place.Read.All, and refuses one without it.
+func TestPlaces_Rooms(t *testing.T) {
+	t.Parallel()
+	f := mustSetup(t, graphtest.Options{})
+	f.srv.AddRoom(graphtest.Room{Email: "hopper@contoso.test", Name: "Hopper", Capacity: 10, Building: "HQ", FloorNumber: 2, FloorLabel: "2nd"})
+	f.srv.AddRoom(graphtest.Room{Email: "turing@contoso.test", Name: "Turing", Capacity: 4, Building: "HQ", FloorNumber: 3, FloorLabel: "3rd"})
+	f.srv.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon", ApplicationPermissions: []string{"Calendars.ReadWrite", "Place.Read.All"}})
+	f.srv.AddClient(graphtest.Client{ID: "calendars-only", Secret: "x", ApplicationPermissions: []string{"Calendars.ReadWrite"}})
+	token := func(id, secret string) string {
+		t.Helper()
+		cfg := clientcredentials.Config{ClientID: id, ClientSecret: secret, TokenURL: f.srv.TokenURL(), Scopes: []string{"https://graph.microsoft.com/.default"}}
+		tok, err := cfg.Token(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.AccessToken
+	}
+	app := token("daemon", "d43mon")
+	var got []string
+	next := "/v1.0/places/microsoft.graph.room?$top=1"
+	for pages := 0; next != "" && pages < 5; pages++ {
+		r := doWith(t, f.srv, app, "GET", next, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s = %d %s", next, r.status, r.raw)
+		}
+		for _, v := range r.values() {
+			got = append(got, v["emailAddress"].(string)+" "+v["displayName"].(string)+" "+v["building"].(string)+" "+v["floorLabel"].(string))
+		}
+		next, _ = r.body["@odata.nextLink"].(string)
+	}
+	if d := cmp.Diff([]string{"hopper@contoso.test Hopper HQ 2nd", "turing@contoso.test Turing HQ 3rd"}, got); d != "" {
+		t.Errorf("rooms (-want +got):\n%s", d)
+	}
+	if r := doWith(t, f.srv, token("calendars-only", "x"), "GET", "/v1.0/places/microsoft.graph.room", nil); r.status != http.StatusForbidden {
+		t.Errorf("without Place.Read.All = %d, want 403", r.status)
 	}
 }

@@ -15,10 +15,11 @@ import (
 type scope int
 
 const (
-	scopeAny      scope = iota
-	scopeUserRead       // User.Read
-	scopeCalRead        // Calendars.Read or Calendars.ReadWrite
-	scopeCalWrite       // Calendars.ReadWrite
+	scopeAny       scope = iota
+	scopeUserRead        // User.Read
+	scopeCalRead         // Calendars.Read or Calendars.ReadWrite
+	scopeCalWrite        // Calendars.ReadWrite
+	scopePlaceRead       // Place.Read.All
 )
 
 // call is one authenticated Graph request, handled under s.mu.
@@ -66,6 +67,8 @@ func (s *Server) graphRoutes() {
 	r("GET /v1.0/me/calendar/calendarView/delta", scopeCalRead, (*call).delta)
 	r("GET /v1.0/me/calendars/{cid}/calendarView/delta", scopeCalRead, (*call).delta)
 	r("POST /v1.0/me/calendar/getSchedule", scopeCalRead, (*call).getSchedule)
+
+	r("GET /v1.0/places/microsoft.graph.room", scopePlaceRead, (*call).listRooms)
 
 	r("GET /v1.0/subscriptions", scopeAny, (*call).listSubscriptions)
 	r("GET /v1.0/subscriptions/{sid}", scopeAny, (*call).getSubscription)
@@ -119,7 +122,7 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 	} else {
 		_, usr, ok = s.authenticate(w, r)
 	}
-	if ok && usr == nil {
+	if ok && usr == nil && underUsers {
 		who, _, _ := strings.Cut(rest, "/")
 		who, _ = url.PathUnescape(who)
 		usr = s.userNamed(who)
@@ -181,6 +184,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*accessTo
 		// An app-only token: the user is the one handleGraph mapped
 		// /users/{id} to. The message is Graph's, widely quoted.
 		userID, _ = r.Context().Value(appUserKey{}).(string)
+		if userID == "" && strings.HasPrefix(r.URL.Path, "/v1.0/places/") {
+			// The tenant's places belong to no user.
+			return tok, nil, true
+		}
 		if userID == "" {
 			writeGraphError(w, r, s.now(), http.StatusBadRequest, "BadRequest", "/me request is only valid with delegated authentication flow.")
 			return nil, nil, false
@@ -227,6 +234,8 @@ func (c *call) allowed(sc scope) bool {
 		return hasScope(c.tok.scopes, "Calendars.Read") || hasScope(c.tok.scopes, "Calendars.ReadWrite")
 	case scopeCalWrite:
 		return hasScope(c.tok.scopes, "Calendars.ReadWrite")
+	case scopePlaceRead:
+		return hasScope(c.tok.scopes, "Place.Read.All") || hasScope(c.tok.scopes, "Place.ReadWrite.All")
 	}
 	return true
 }
