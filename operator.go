@@ -148,6 +148,21 @@ func (c *Client) SealClientSecret(app *Application, t ProviderType, secret strin
 	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), clientSecretAD(app.ID, t))
 }
 
+// SealDelegation seals the secret of app's delegation credential for
+// provider type t, bound to both.
+func (c *Client) SealDelegation(app *Application, t ProviderType, secret []byte) []byte {
+	return c.credentials.Seal(secret, delegationAD(app.ID, t))
+}
+
+// OpenDelegation opens what SealDelegation sealed for app and t.
+func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte) ([]byte, error) {
+	return c.credentials.Open(sealed, delegationAD(app.ID, t))
+}
+
+func delegationAD(appID string, t ProviderType) []byte {
+	return []byte("delegation/" + appID + "/" + string(t))
+}
+
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
 // secret, sealed into app.SealedWebhookSecret, and returns it to be shown
 // once.
