@@ -291,8 +291,10 @@ for i in 0 1; do
 			# Per run, PostgreSQL's req/s over bbolt's, and the same for the
 			# CPU-bound estimate (each store's full/bare CPU-bound ratio).
 			pr=$(awk '{rps[$1] = rps[$1] " " $4} END {n = split(rps[0], a, " "); split(rps[1], b, " "); for (j = 1; j <= n; j++) printf "%s%.2f", (j > 1 ? " " : ""), b[j] / a[j]}' "$tmp/runs-$i-$c")
-			pg_rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="${med_full[0]}" -v mp="${med_full[1]}" -v pr="$pr" \
-				'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s |", n, c, mb, mp, mp / mb, pr}')")
+			# CPU per request of wrk and unicald, bbolt's over PostgreSQL's.
+			cr=$(median $(awk '{cpu[$1] = cpu[$1] " " ($12 + $13) / $14} END {n = split(cpu[0], a, " "); split(cpu[1], b, " "); for (j = 1; j <= n; j++) printf "%.2f\n", a[j] / b[j]}' "$tmp/runs-$i-$c"))
+			pg_rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="${med_full[0]}" -v mp="${med_full[1]}" -v pr="$pr" -v cr="$cr" \
+				'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f |", n, c, mb, mp, mp / mb, pr, cr}')")
 		fi
 	done
 done
@@ -308,11 +310,12 @@ echo "full/bare is the ratio of the median req/s. CPU-bound ratio: (wrk + bare C
 echo "median of the runs: the throughput ratio on cores that do nothing else, steadier than req/s on a busy machine."
 if ((${#pg_rows[@]} > 0)); then
 	echo
-	echo "| route | connections | bbolt req/s | PostgreSQL req/s | PostgreSQL / bbolt | per-run ratios |"
-	echo "|---|---|---|---|---|---|"
+	echo "| route | connections | bbolt req/s | PostgreSQL req/s | PostgreSQL / bbolt | per-run ratios | CPU-bound ratio |"
+	echo "|---|---|---|---|---|---|---|"
 	printf '%s\n' "${pg_rows[@]}"
 	echo
-	echo "PostgreSQL's own CPU (the server runs on the same cores) is not in unicald's CPU per request above."
+	echo "CPU-bound ratio here: (wrk + unicald CPU per request on bbolt) / (the same on PostgreSQL), median of the runs;"
+	echo "PostgreSQL's own CPU (the server runs on the same cores) is not in it, nor in unicald's CPU per request above."
 fi
 echo
 for k in "${!stores[@]}"; do

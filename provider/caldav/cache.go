@@ -9,9 +9,9 @@ import (
 	"github.com/unical/unical"
 )
 
-// DefaultCacheBytes bounds the memory the provider's calendar cache holds
-// (see [calendarCache]).
-const DefaultCacheBytes = 64 << 20
+// cacheBytes bounds the memory a Provider's calendar cache holds (see
+// calendarCache).
+const cacheBytes = 64 << 20
 
 // calendarCache keeps, per account and calendar, what the provider read
 // of a calendar so that a page of events costs the page: the members'
@@ -107,16 +107,33 @@ func (c *calendarCache) calendar(key string) *cachedCalendar {
 		}
 		cal = &cachedCalendar{objects: map[string]cachedObject{}}
 		c.cals[key] = cal
+		c.add(cal, len(key)+entryOverhead)
+		c.shrink(cal)
 	}
 	cal.used = c.clock
 	return cal
 }
 
+// cacheView is the cache of one account's view of one calendar. The zero
+// value caches nothing.
+type cacheView struct {
+	c   *calendarCache
+	key string
+}
+
+// view returns the cache of the account of s for the calendar at calURL.
+func (c *calendarCache) view(s *unical.Session, calURL *url.URL) cacheView {
+	return cacheView{c: c, key: cacheKey(s, calURL)}
+}
+
 // listing returns the calendar's listing, or nil.
-func (c *calendarCache) listing(key string) *listing {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calendar(key).listing
+func (v cacheView) listing() *listing {
+	if v.c == nil {
+		return nil
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	return v.c.calendar(v.key).listing
 }
 
 // setListing makes l the calendar's listing if the one it was made from
@@ -124,10 +141,14 @@ func (c *calendarCache) listing(key string) *listing {
 // current one, and drops the data of every member whose ETag differs in
 // l or that l no longer holds. A listing made meanwhile by another call
 // wins; l is then only the caller's.
-func (c *calendarCache) setListing(key string, from, l *listing) {
+func (v cacheView) setListing(from, l *listing) {
+	if v.c == nil {
+		return
+	}
+	c := v.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cal := c.calendar(key)
+	cal := c.calendar(v.key)
 	if cal.listing != from {
 		return
 	}
@@ -146,10 +167,14 @@ func (c *calendarCache) setListing(key string, from, l *listing) {
 
 // forget drops the calendar's listing, after the server refused its
 // token.
-func (c *calendarCache) forget(key string) {
+func (v cacheView) forget() {
+	if v.c == nil {
+		return
+	}
+	c := v.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cal := c.calendar(key)
+	cal := c.calendar(v.key)
 	if cal.listing != nil {
 		c.add(cal, -cal.listing.size())
 		cal.listing = nil
@@ -157,10 +182,13 @@ func (c *calendarCache) forget(key string) {
 }
 
 // object returns the data of member name if the cache holds it at etag.
-func (c *calendarCache) object(key, name, etag string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	o, ok := c.calendar(key).objects[name]
+func (v cacheView) object(name, etag string) (string, bool) {
+	if v.c == nil {
+		return "", false
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	o, ok := v.c.calendar(v.key).objects[name]
 	if !ok || etag == "" || o.etag != etag {
 		return "", false
 	}
@@ -168,13 +196,14 @@ func (c *calendarCache) object(key, name, etag string) (string, bool) {
 }
 
 // putObject keeps a member's data at etag, replacing what was kept.
-func (c *calendarCache) putObject(key, name, etag, data string) {
-	if etag == "" {
-		return // nothing to check it against later
+func (v cacheView) putObject(name, etag, data string) {
+	if v.c == nil || etag == "" {
+		return // with no ETag, nothing to check it against later
 	}
+	c := v.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cal := c.calendar(key)
+	cal := c.calendar(v.key)
 	c.dropObject(cal, name)
 	size := len(name) + len(etag) + len(data) + entryOverhead
 	if cal.bytes+size > c.maxBytes {
@@ -187,10 +216,14 @@ func (c *calendarCache) putObject(key, name, etag, data string) {
 
 // dropObjects drops the data of the named members (a sync report named
 // them changed or gone).
-func (c *calendarCache) dropObjects(key string, names []string) {
+func (v cacheView) dropObjects(names []string) {
+	if v.c == nil || len(names) == 0 {
+		return
+	}
+	c := v.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cal := c.calendar(key)
+	cal := c.calendar(v.key)
 	for _, name := range names {
 		c.dropObject(cal, name)
 	}

@@ -121,14 +121,17 @@ type Config struct {
 	BaseBackoff time.Duration
 }
 
-// Provider is the CalDAV provider. It keeps no per-account state and is
-// safe for concurrent use.
+// Provider is the CalDAV provider. It is safe for concurrent use. Its only
+// per-account state is a bounded cache of what it read of calendars,
+// checked with the server on every use (see ListEvents).
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
 	retry  retry.Policy
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
+	// cache keeps what listings read, per account and calendar (cache.go).
+	cache *calendarCache
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -159,7 +162,7 @@ func New(cfg Config) (*Provider, error) {
 	if policy.Backoff.Base <= 0 {
 		policy.Backoff.Base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}, nil
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, cache: &calendarCache{maxBytes: cacheBytes}}, nil
 }
 
 // Type returns [ProviderType].
