@@ -2,13 +2,13 @@ package caldav
 
 import (
 	"bytes"
-	"maps"
 	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
