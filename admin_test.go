@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -20,7 +21,7 @@ func TestClient_DeleteApplication_OwnMessagesFail(t *testing.T) {
 	rcv := apitest.NewReceiver(t)
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
 	ctx := context.Background()
-	if _, err := env.Client.SetApplicationWebhook(ctx, env.App.ID(), rcv.URL+"/app"); err != nil {
+	if _, err := admin.Of(env.Client).SetApplicationWebhook(ctx, env.App.ID(), rcv.URL+"/app"); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
@@ -30,10 +31,10 @@ func TestClient_DeleteApplication_OwnMessagesFail(t *testing.T) {
 	if err := env.Store.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Client.DeleteApplication(ctx, env.App.ID(), false); unical.ErrorCode(err) != unical.CodeConflict {
+	if _, err := admin.Of(env.Client).DeleteApplication(ctx, env.App.ID(), false); unical.ErrorCode(err) != unical.CodeConflict {
 		t.Fatalf("DeleteApplication(with accounts, no cascade) = %v, want CodeConflict", err)
 	}
-	deleted, err := env.Client.DeleteApplication(ctx, env.App.ID(), true)
+	deleted, err := admin.Of(env.Client).DeleteApplication(ctx, env.App.ID(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +61,14 @@ func TestClient_APIKeyLastUsed(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.Now = now; cfg.CacheTTL = -1 })
 	ctx := context.Background()
-	id, key, err := env.Client.CreateAPIKey(ctx, env.App.ID())
+	created, err := admin.Of(env.Client).CreateAPIKey(ctx, env.App.ID(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id, key := created.Key.ID, created.APIKey
 	lastUsed := func() *time.Time {
 		t.Helper()
-		keys, err := env.Client.ListAPIKeyViews(ctx, env.App.ID())
+		keys, err := admin.Of(env.Client).ListAPIKeyViews(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,6 +40,7 @@ type API interface {
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
 	Availability(ctx context.Context, params *AvailabilityParams) (*Availability, error)
+	Capabilities(ctx context.Context) (*CapabilityList, error)
 
 	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)
 	CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error)

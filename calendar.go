@@ -194,8 +194,11 @@ func (a *App) CreateCalendar(ctx context.Context, accountID string, params *Cale
 	if err := params.validate(true); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.c.checkCalendar(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
 	cal, err := p.CreateCalendar(ctx, s, params)
@@ -220,8 +223,11 @@ func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, 
 	if err := params.validate(false); err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.c.checkCalendar(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
 	cal, err := p.UpdateCalendar(ctx, s, calendarID, params)

@@ -2,9 +2,6 @@ package unical
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
-	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/seal"
 )
 
@@ -40,7 +38,7 @@ type Config struct {
 	// endpoint answers 429. Default DefaultMaxPendingFlows; negative
 	// means no cap.
 	MaxPendingFlows int
-	// SweepInterval is how often [Client.Run] removes expired flows,
+	// SweepInterval is how often the engine (package engine) removes expired flows,
 	// blobs and delivery attempts and old messages (see [Client.Sweep]);
 	// default 5 minutes, negative never.
 	SweepInterval time.Duration
@@ -67,7 +65,7 @@ type Config struct {
 	// default none.
 	Observer Observer
 
-	// WebhookConfig configures the webhook engine ([Client.Run]). It is
+	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
 	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
 	WebhookConfig
@@ -80,11 +78,13 @@ type Config struct {
 type Client struct {
 	store     Store
 	providers map[ProviderType]Provider
-	publicURL string
-	flowTTL   time.Duration
-	sweep     sweepConfig
-	now       func() time.Time
-	log       *slog.Logger
+	// capabilities are the providers' tables (capability.go).
+	capabilities map[ProviderType]*Capabilities
+	publicURL    string
+	flowTTL      time.Duration
+	sweep        sweepConfig
+	now          func() time.Time
+	log          *slog.Logger
 
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
@@ -99,17 +99,22 @@ type Client struct {
 	// keysUsed throttles the recording of API key use (markKeyUsed).
 	keysUsed keyUsage
 
-	// endpoints resolves webhook endpoints and keeps their state, for the
-	// engine and for resending.
-	endpoints *endpoints
-	engine    *engine
+	// webhook is Config.WebhookConfig, for package engine.
+	webhook WebhookConfig
+	// wake signals a running engine that this Client queued messages.
+	wake chan struct{}
+	// changePoll and watchRenewBefore are Config.ChangePollInterval and
+	// Config.WatchRenewBefore with defaults: when a new subscription is
+	// first checked, and when a watch is renewed.
+	changePoll       time.Duration
+	watchRenewBefore time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 	obs          Observer // never nil: NopObserver when Config has none
-	// engineRunning is set while Run runs.
+	// engineRunning is set while an engine is attached.
 	engineRunning atomic.Bool
-	// done is closed by Close; a running engine stops then. runMu orders
-	// Run's registration in running against Close's Wait.
+	// done is closed by Close; an attached engine stops then. runMu
+	// orders Attach's registration in running against Close's Wait.
 	done    chan struct{}
 	runMu   sync.Mutex
 	running sync.WaitGroup
@@ -128,12 +133,13 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("unical: Config.MasterKey is required")
 	}
 	c := &Client{
-		store:     cfg.Store,
-		providers: make(map[ProviderType]Provider),
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"),
-		flowTTL:   cfg.FlowTTL,
-		now:       cfg.Now,
-		log:       cfg.Logger,
+		store:        cfg.Store,
+		providers:    make(map[ProviderType]Provider),
+		capabilities: make(map[ProviderType]*Capabilities),
+		publicURL:    strings.TrimRight(cfg.PublicURL, "/"),
+		flowTTL:      cfg.FlowTTL,
+		now:          cfg.Now,
+		log:          cfg.Logger,
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
@@ -149,6 +155,11 @@ func New(cfg Config) (*Client, error) {
 		if _, dup := c.providers[t]; dup {
 			return nil, errors.New("unical: two providers for " + string(t))
 		}
+		caps, err := CapabilitiesOf(p)
+		if err != nil {
+			return nil, err
+		}
+		c.capabilities[t] = caps
 		c.providers[t] = observe(p, cfg.Observer)
 	}
 	c.sweep = newSweepConfig(&cfg)
@@ -179,31 +190,25 @@ func New(cfg Config) (*Client, error) {
 	c.fingerprintKey = key.Derive("idempotency-fingerprint")
 	c.done = make(chan struct{})
 	c.allowPrivate = cfg.AllowPrivateTargets
-	c.endpoints = &endpoints{store: cfg.Store, credentials: c.credentials, apps: c.apps}
-	engineCfg, err := newEngineConfig(&cfg.WebhookConfig)
-	if err != nil {
-		return nil, err
+	c.webhook = cfg.WebhookConfig
+	c.wake = make(chan struct{}, 1)
+	c.changePoll = cfg.ChangePollInterval
+	if c.changePoll == 0 {
+		c.changePoll = time.Minute
 	}
-	c.engine = newEngine(engineCfg, engineDeps{
-		store:                 cfg.Store,
-		endpoints:             c.endpoints,
-		sender:                cfg.WebhookSender,
-		checkSubscription:     c.pollSubscription,
-		renewWatch:            c.renewWatch,
-		reconcileSubscription: c.reconcileSubscription,
-		now:                   c.now,
-		log:                   c.log,
-		obs:                   c.obs,
-	})
+	c.watchRenewBefore = cfg.WatchRenewBefore
+	if c.watchRenewBefore <= 0 {
+		c.watchRenewBefore = 12 * time.Hour
+	}
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// Close stops the Client's background work: a [Client.Run] in progress
-// returns, and Close waits for it, so that no delivery is left half
-// written. It does not close the Store.
+// Close stops the Client's background work: an engine attached to it
+// (package engine) stops, and Close waits for it, so that no delivery is
+// left half written. It does not close the Store.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.runMu.Lock()
@@ -214,33 +219,23 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// Run runs the webhook engine until ctx ends or [Client.Close] is called:
-// delivery workers that claim due outbox messages with a lease, sign them
-// and POST them, the change poller (see Config.ChangePollInterval) and the
-// store sweep (see [Client.Sweep]). It returns nil when stopped that way. Several Clients may run engines over
-// one Store: the leases keep them from sending a message twice at once,
-// and a crashed engine's claims pass to the others when they expire.
-//
-// Run is separate from [New] so that a Client that only serves requests or
-// runs admin commands starts nothing in the background.
-func (c *Client) Run(ctx context.Context) error {
-	if c.engine.sender == nil {
-		return errors.New("unical: Run needs Config.WebhookSender")
-	}
+// Attach registers a running engine (package engine) with the Client:
+// the returned context ends with ctx or when the Client is closed, and
+// detach, which the engine calls when it has stopped, ends what
+// [Client.Close] waits for. [Client.EngineRunning] reports true in
+// between. It fails after Close.
+func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
 	c.runMu.Lock()
 	select {
 	case <-c.done:
 		c.runMu.Unlock()
-		return errors.New("unical: Run after Close")
+		return nil, nil, errors.New("unical: engine started after Close")
 	default:
 	}
 	c.running.Add(1)
 	c.runMu.Unlock()
-	defer c.running.Done()
 	c.engineRunning.Store(true)
-	defer c.engineRunning.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	go func() {
 		select {
 		case <-c.done:
@@ -248,14 +243,36 @@ func (c *Client) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	var sweep sync.WaitGroup
-	if c.sweep.interval > 0 {
-		sweep.Go(func() { c.sweepLoop(ctx) })
-	}
-	c.engine.run(ctx)
-	sweep.Wait()
-	return nil
+	return ctx, func() {
+		cancel()
+		c.engineRunning.Store(false)
+		c.running.Done()
+	}, nil
 }
+
+// WebhookConfig returns Config.WebhookConfig, the settings of the engine.
+func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
+
+// Store returns Config.Store, for the parts that run beside the Client
+// over the same Store: the webhook engine and the operator side (package
+// admin).
+func (c *Client) Store() Store { return c.store }
+
+// SweepInterval is Config.SweepInterval with its default; 0 never sweeps.
+func (c *Client) SweepInterval() time.Duration { return c.sweep.interval }
+
+// Observer returns Config.Observer (NopObserver when it had none).
+func (c *Client) Observer() Observer { return c.obs }
+
+// Logger returns Config.Logger (one that discards when it had none).
+func (c *Client) Logger() *slog.Logger { return c.log }
+
+// Now returns the time by Config.Now.
+func (c *Client) Now() time.Time { return c.now() }
+
+// NewID returns a new id with prefix: unique, and ordered by creation
+// time to the millisecond.
+func NewID(prefix string) string { return newID(prefix) }
 
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].
@@ -311,182 +328,18 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	return &App{c: c, id: stored.ApplicationID}, nil
 }
 
-// ApplicationParams are the settings of an application for
-// [Client.CreateApplication] and [Client.UpdateApplication]. Absent fields
-// are left alone on update.
-type ApplicationParams struct {
-	Name         Optional[string]   `json:"name,omitzero"`
-	RedirectURLs Optional[[]string] `json:"redirectUrls,omitzero"`
-	// Providers replaces the settings of the provider types it names; a
-	// ClientSecret left empty keeps the stored one.
-	Providers  map[ProviderType]ProviderSettings `json:"providers,omitempty"`
-	WebhookURL Optional[string]                  `json:"webhookUrl,omitzero"`
-}
-
-// CreatedApplication is a new application with its first API key, which is
-// shown only here.
-type CreatedApplication struct {
-	ApplicationID string `json:"applicationId"`
-	APIKey        string `json:"apiKey"`
-	// WebhookSecret verifies the application's own webhook messages; shown
-	// only when the application has a webhook URL.
-	WebhookSecret string `json:"webhookSecret,omitempty"`
-}
-
-// CreateApplication creates an application and its first API key.
-func (c *Client) CreateApplication(ctx context.Context, params *ApplicationParams) (*CreatedApplication, error) {
-	name, _ := params.Name.Get()
-	if strings.TrimSpace(name) == "" {
-		return nil, invalidf("name", "name is required.")
-	}
-	now := c.now().UTC()
-	app := &Application{ID: newID("app"), Name: name, CreatedAt: now, UpdatedAt: now, RedirectURLs: []string{}}
-	secret, err := c.applyApplicationParams(app, params)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.store.CreateApplication(ctx, app); err != nil {
-		return nil, err
-	}
-	_, key, err := c.CreateAPIKey(ctx, app.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &CreatedApplication{ApplicationID: app.ID, APIKey: key, WebhookSecret: secret}, nil
-}
-
-// UpdateApplication changes an application's settings. It returns a new
-// webhook secret when the webhook URL was set for the first time.
-func (c *Client) UpdateApplication(ctx context.Context, id string, params *ApplicationParams) (*Application, string, error) {
-	app, err := c.store.GetApplication(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	secret, err := c.applyApplicationParams(app, params)
-	if err != nil {
-		return nil, "", err
-	}
-	app.UpdatedAt = c.now().UTC()
-	if err := c.store.UpdateApplication(ctx, app); err != nil {
-		return nil, "", err
-	}
-	c.apps.drop(id)
-	return app, secret, nil
-}
-
-// GetApplication returns an application with its secrets left out.
-func (c *Client) GetApplication(ctx context.Context, id string) (*Application, error) {
-	return c.store.GetApplication(ctx, id)
-}
-
-// ListApplications returns every application.
-func (c *Client) ListApplications(ctx context.Context) ([]*Application, error) {
-	return c.store.ListApplications(ctx)
-}
-
-func (c *Client) applyApplicationParams(app *Application, params *ApplicationParams) (webhookSecret string, err error) {
-	if name, ok := params.Name.Get(); ok {
-		if strings.TrimSpace(name) == "" {
-			return "", invalidf("name", "name cannot be empty.")
-		}
-		app.Name = name
-	}
-	if urls, ok := params.RedirectURLs.Get(); ok {
-		for i, raw := range urls {
-			u, err := url.Parse(raw)
-			if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
-				return "", invalidf("redirectUrls", "redirectUrls[%d] must be an absolute URL without a fragment.", i)
-			}
-		}
-		app.RedirectURLs = urls
-	} else if params.RedirectURLs.IsNull() {
-		app.RedirectURLs = []string{}
-	}
-	for t, s := range params.Providers {
-		if !t.Valid() {
-			return "", &Error{Code: CodeInvalid, Field: "providers", Allowed: providerTypeStrings(), Message: "providers keys must be provider types."}
-		}
-		for name, raw := range map[string]string{"authUrl": s.AuthURL, "tokenUrl": s.TokenURL, "userInfoUrl": s.UserInfoURL, "apiBaseUrl": s.APIBaseURL, "serverUrl": s.ServerURL} {
-			if raw == "" {
-				continue
-			}
-			if u, err := url.Parse(raw); err != nil || !u.IsAbs() || u.Host == "" {
-				return "", invalidf("providers."+string(t)+"."+name, "%s must be an absolute URL.", name)
-			}
-		}
-		if app.Providers == nil {
-			app.Providers = map[ProviderType]ProviderSettings{}
-		}
-		if app.SealedSecrets == nil {
-			app.SealedSecrets = map[ProviderType][]byte{}
-		}
-		if s.ClientSecret != "" {
-			app.SealedSecrets[t] = c.credentials.Seal([]byte(s.ClientSecret), []byte("client-secret/"+app.ID+"/"+string(t)))
-		}
-		s.ClientSecret = ""
-		app.Providers[t] = s
-	}
-	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := c.checkWebhookURL("webhookUrl", raw); err != nil {
-			return "", err
-		}
-		if app.SealedWebhookSecret == nil {
-			webhookSecret = newEndpointSecret()
-			app.SealedWebhookSecret = c.credentials.Seal([]byte(webhookSecret), []byte("webhook-secret/"+app.ID))
-		}
-		app.WebhookURL = raw
-	} else if params.WebhookURL.IsSet() {
-		app.WebhookURL = ""
-		app.SealedWebhookSecret = nil
-	}
-	return webhookSecret, nil
-}
-
 // providerSettings returns an application's settings for t with the client
 // secret unsealed.
 func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, []byte("client-secret/"+app.ID+"/"+string(t)))
+		secret, err := c.credentials.Open(sealed, clientSecretAD(app.ID, t))
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}
 		s.ClientSecret = string(secret)
 	}
 	return s, nil
-}
-
-// CreateAPIKey creates an API key for an application and returns its id and
-// the key, which is shown only here.
-func (c *Client) CreateAPIKey(ctx context.Context, appID string) (id, key string, err error) {
-	if _, err := c.store.GetApplication(ctx, appID); err != nil {
-		return "", "", err
-	}
-	short := newID("")[1:] // the random id without its prefix separator
-	secret := randomString(32)
-	stored := &APIKey{ID: "key_" + short, ApplicationID: appID, Hash: seal.HashSecret(secret), CreatedAt: c.now().UTC()}
-	if err := c.store.CreateAPIKey(ctx, stored); err != nil {
-		return "", "", err
-	}
-	return stored.ID, apiKeyPrefix + short + "_" + secret, nil
-}
-
-// ListAPIKeys lists an application's API keys (never their secrets).
-func (c *Client) ListAPIKeys(ctx context.Context, appID string) ([]*APIKey, error) {
-	return c.store.ListAPIKeys(ctx, appID)
-}
-
-// RevokeAPIKey deletes an API key: requests with it fail from then on
-// through this Client, and within Config.CacheTTL through the others.
-// Returns CodeNotFound when the application has no such key.
-func (c *Client) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
-	c.apiKeys.drop(keyID)
-	err := c.store.DeleteAPIKey(ctx, appID, keyID)
-	// Dropped again: a request that read the key while it was being
-	// deleted may have cached it.
-	c.apiKeys.drop(keyID)
-	c.keysUsed.forget(keyID)
-	return err
 }
 
 // getAPIKey reads an API key through the cache.
@@ -505,24 +358,8 @@ func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCac
 	return apps.load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
 
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// newID returns prefix_ + 26 characters: 48 bits of milliseconds and 80
-// random bits in a sortable base32, so ids list in creation order.
-func newID(prefix string) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return prefix + "_" + idEncoding.EncodeToString(b[:])
-}
+// newID returns prefix_ and a random id that sorts in creation order.
+func newID(prefix string) string { return ids.New(prefix) }
 
 // randomString returns n random bytes in URL-safe base32.
-func randomString(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return idEncoding.EncodeToString(b)
-}
+func randomString(n int) string { return ids.Random(n) }

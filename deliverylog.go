@@ -82,7 +82,7 @@ func (a *App) ResendMessage(ctx context.Context, accountID, subscriptionID, mess
 		// Resending is how a developer says the endpoint works again, so
 		// it is enabled before the message is queued; otherwise the
 		// engine could fail it again as disabled.
-		if err := a.c.endpoints.update(ctx, a.id, subscriptionID, enableEndpoint); err != nil {
+		if err := a.c.UpdateEndpointState(ctx, a.id, subscriptionID, enableEndpoint); err != nil {
 			return nil, err
 		}
 	}

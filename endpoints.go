@@ -4,83 +4,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/internal/webhook"
 )
 
-// endpoints resolves the webhook endpoint of a message (URL, signing
-// secret, rate limit) and keeps each endpoint's delivery state. It is the
-// engine's only way to the applications, and opens the sealed secrets
-// with the Client's credentials sealer.
-type endpoints struct {
-	store       endpointStore
-	credentials *seal.Sealer
-	// apps is the Client's application cache, read through and dropped
-	// when an application's endpoint state changes.
-	apps *ttlCache[*Application]
+// WebhookTarget is where and how one message goes: the endpoint's URL,
+// its signing secret, the subscription's rate limit (0: none) and the
+// endpoint's delivery state as read with it.
+type WebhookTarget struct {
+	URL       string
+	Secret    string
+	RateLimit int
+	State     EndpointState
 }
 
-// endpointStore is the part of the Store that endpoints read and write.
-type endpointStore interface {
-	ApplicationStore
-	SubscriptionStore
-}
-
-// target is where and how one message goes.
-type target struct {
-	url    string
-	signer *webhook.Signer
-	// rate is the subscription's rate limit; 0 means none.
-	rate int
-	// state is the endpoint's delivery state as read with the target.
-	state EndpointState
-}
-
-// errNoTarget marks a message that can never be delivered (the
+// ErrNoWebhookTarget marks a message that can never be delivered (the
 // application removed its webhook URL); it fails at once.
-var errNoTarget = errors.New("unical: message has no webhook target")
+var ErrNoWebhookTarget = errors.New("unical: message has no webhook target")
 
-// errSealedSecret marks a message whose endpoint's signing secret does not
+// ErrSealedSecret marks a message whose endpoint's signing secret does not
 // open with this Client's master key (sealed under another key, or
 // damaged). Retrying cannot help, so the message fails at once with the
 // reason in the delivery log.
-var errSealedSecret = errors.New("unical: the endpoint's signing secret cannot be unsealed with the master key")
+var ErrSealedSecret = errors.New("unical: the endpoint's signing secret cannot be unsealed with the master key")
 
-// target resolves the URL and secret of a message: a subscription's, or
-// the application's own endpoint for enduseraccount.* messages.
-func (ep *endpoints) target(ctx context.Context, msg *OutboxMessage) (*target, error) {
+// WebhookTarget resolves the URL and secret of a message for the webhook
+// engine: a subscription's, or the application's own endpoint for
+// enduseraccount.* messages.
+func (c *Client) WebhookTarget(ctx context.Context, msg *OutboxMessage) (*WebhookTarget, error) {
 	if msg.SubscriptionID != "" {
-		sub, err := ep.store.GetSubscription(ctx, msg.ApplicationID, msg.SubscriptionID)
+		sub, err := c.store.GetSubscription(ctx, msg.ApplicationID, msg.SubscriptionID)
 		if err != nil {
 			return nil, err
 		}
-		secret, err := ep.credentials.Open(sub.SealedSecret, []byte("subscription/"+sub.ID))
+		secret, err := c.credentials.Open(sub.SealedSecret, []byte("subscription/"+sub.ID))
 		if err != nil {
-			return nil, fmt.Errorf("%w: subscription %s: %w", errSealedSecret, sub.ID, err)
+			return nil, fmt.Errorf("%w: subscription %s: %w", ErrSealedSecret, sub.ID, err)
 		}
-		signer, err := webhook.NewSigner(string(secret))
-		if err != nil {
-			return nil, WrapError(CodeInternal, err, "Internal error.")
-		}
-		return &target{url: sub.URL, signer: signer, rate: sub.RateLimit, state: sub.EndpointState}, nil
+		return &WebhookTarget{URL: sub.URL, Secret: string(secret), RateLimit: sub.RateLimit, State: sub.EndpointState}, nil
 	}
-	app, err := cachedApplication(ctx, ep.store, ep.apps, msg.ApplicationID)
+	app, err := cachedApplication(ctx, c.store, c.apps, msg.ApplicationID)
 	if err != nil {
 		return nil, err
 	}
 	if app.WebhookURL == "" || app.SealedWebhookSecret == nil {
-		return nil, errNoTarget
+		return nil, ErrNoWebhookTarget
 	}
-	secret, err := ep.credentials.Open(app.SealedWebhookSecret, []byte("webhook-secret/"+app.ID))
+	secret, err := c.credentials.Open(app.SealedWebhookSecret, []byte("webhook-secret/"+app.ID))
 	if err != nil {
-		return nil, fmt.Errorf("%w: application %s: %w", errSealedSecret, app.ID, err)
+		return nil, fmt.Errorf("%w: application %s: %w", ErrSealedSecret, app.ID, err)
 	}
-	signer, err := webhook.NewSigner(string(secret))
-	if err != nil {
-		return nil, WrapError(CodeInternal, err, "Internal error.")
-	}
-	return &target{url: app.WebhookURL, signer: signer, state: app.webhookState()}, nil
+	return &WebhookTarget{URL: app.WebhookURL, Secret: string(secret), State: app.webhookState()}, nil
 }
 
 // webhookState is the state of the application's current webhook URL.
@@ -91,15 +63,15 @@ func (app *Application) webhookState() EndpointState {
 	return app.WebhookState
 }
 
-// updateEndpoint changes the state of an endpoint (subscriptionID "" for
+// UpdateEndpointState changes the state of an endpoint (subscriptionID "" for
 // the application's own) with fn, which reports whether it changed
 // anything. A subscription changes atomically. The application is read,
 // changed and replaced, so an application update racing with it may undo
 // the change; at worst that restarts the failure clock or enables the
 // endpoint again, both of which the next attempts put right.
-func (ep *endpoints) update(ctx context.Context, appID, subscriptionID string, fn func(*EndpointState) bool) error {
+func (c *Client) UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*EndpointState) bool) error {
 	if subscriptionID != "" {
-		_, err := ep.store.UpdateSubscription(ctx, appID, subscriptionID, func(r *SubscriptionRecord) error {
+		_, err := c.store.UpdateSubscription(ctx, appID, subscriptionID, func(r *SubscriptionRecord) error {
 			if !fn(&r.EndpointState) {
 				return errUnchanged
 			}
@@ -110,7 +82,7 @@ func (ep *endpoints) update(ctx context.Context, appID, subscriptionID string, f
 		}
 		return err
 	}
-	app, err := ep.store.GetApplication(ctx, appID)
+	app, err := c.store.GetApplication(ctx, appID)
 	if err != nil {
 		return err
 	}
@@ -119,10 +91,10 @@ func (ep *endpoints) update(ctx context.Context, appID, subscriptionID string, f
 		return nil
 	}
 	app.WebhookState, app.WebhookStateURL = st, app.WebhookURL
-	if err := ep.store.UpdateApplication(ctx, app); err != nil {
+	if err := c.store.UpdateApplication(ctx, app); err != nil {
 		return err
 	}
-	ep.apps.drop(appID)
+	c.apps.drop(appID)
 	return nil
 }
 

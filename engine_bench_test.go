@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
@@ -235,7 +237,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	}
 	b.Cleanup(func() { client.Close() })
 	ctx := context.Background()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("bench"),
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("bench"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientID: clientID, ClientSecret: secret,
 			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL()}}})
 	if err != nil {
@@ -261,7 +263,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	for total()-from < b.N {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -312,7 +314,7 @@ func benchmarkPolling(b *testing.B, store unical.Store) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- env.Client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, env.Client) }()
 	for total()-from < b.N {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -16,6 +16,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	memprovider "github.com/unical/unical/provider/memory"
@@ -71,7 +73,7 @@ func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unica
 	}
 	tb.Cleanup(func() { env.Client.Close() })
 	ctx := context.Background()
-	created, err := env.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("engine test")})
+	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("engine test")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func (env *engineEnv) run(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- env.Client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, env.Client) }()
 	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -284,7 +286,7 @@ func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
 	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
-	_, secret, err := env.Client.UpdateApplication(context.Background(), env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
+	_, secret, err := admin.Of(env.Client).UpdateApplication(context.Background(), env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +351,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Minute)
 		cancel()
 		if err := <-done; err != nil {
@@ -405,7 +407,7 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				env.mustEnqueue(t, subID, 1)
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
-				go func() { done <- env.Client.Run(ctx) }()
+				go func() { done <- engine.Run(ctx, env.Client) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
 				cancel()
 				if err := <-done; err != nil {
@@ -470,7 +472,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 		env.mustEnqueue(t, subID, 8)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(10 * time.Second)
 		cancel()
 		<-done
@@ -489,7 +491,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 func TestClient_Run_ErrNoSender(t *testing.T) {
 	t.Parallel()
 	env := mustNewEngineEnv(t, nil)
-	if err := env.Client.Run(t.Context()); err == nil {
+	if err := engine.Run(t.Context(), env.Client); err == nil {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
@@ -580,7 +582,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
 		cancel()
 		<-done
@@ -603,7 +605,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(2 * time.Minute)
 		cancel()
 		<-done
@@ -650,7 +652,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 2)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for _, id := range ids {
@@ -672,7 +674,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		// A restart sends both long before the hour-long lease would end.
 		sender.closed.Store(false)
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- env.Client.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, env.Client) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		cancel()
@@ -852,7 +854,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 			cfg.CacheTTL = -1
 		})
 		ctx := context.Background()
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
 			t.Fatal(err)
 		}
 		env.run(t)
@@ -861,7 +863,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Hour)
-		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		app, err := admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -872,7 +874,7 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 
 		// A new URL is a new endpoint: enabled, and its messages are sent.
 		sender.setStatus(http.StatusOK)
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/v2")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/v2")}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := env.App.DeleteAccount(ctx, env.AccountID); err != nil {
@@ -898,7 +900,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 			cfg.CacheTTL = -1
 		})
 		ctx := context.Background()
-		if _, _, err := env.Client.UpdateApplication(ctx, env.App.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
+		if _, _, err := admin.Of(env.Client).UpdateApplication(ctx, env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://app.example.com/hooks")}); err != nil {
 			t.Fatal(err)
 		}
 		env.run(t)
@@ -906,7 +908,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
-		app, err := env.Client.GetApplication(ctx, env.App.ID())
+		app, err := admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -926,7 +928,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), log.Data[0].MessageID); err != nil || msg.Status != unical.MessageDelivered {
 			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
 		}
-		app, err = env.Client.GetApplication(ctx, env.App.ID())
+		app, err = admin.Of(env.Client).GetApplication(ctx, env.App.ID())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -713,6 +713,9 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err != nil {
 		return nil, err
 	}
+	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
+		return nil, err
+	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
@@ -741,6 +744,9 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	}
 	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
 	needsCurrent := params.Start.IsSet() != params.End.IsSet() || params.IsAllDay.IsSet() ||

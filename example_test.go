@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -30,12 +31,12 @@ func Example() {
 	caldav := memory.New(unical.ProviderCalDAV)
 	calendarID := caldav.AddUser("alan@example.com", "", "abcd-efgh")
 
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: unical.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer client.Close()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("shop")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("shop")})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -35,7 +36,7 @@ func idemApp(t *testing.T) (*unical.App, *idemClock) {
 	t.Helper()
 	clock := &idemClock{now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
 	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock.Now })
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	app, err := st.Client.App(t.Context(), st.AppID)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/bolt"
@@ -37,7 +38,7 @@ func TestNew_WrongMasterKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New(first key) = %v", err)
 	}
-	if _, err := c.CreateApplication(t.Context(), &unical.ApplicationParams{
+	if _, err := admin.Of(c).CreateApplication(t.Context(), &admin.ApplicationParams{
 		Name: unical.Some("a"), WebhookURL: unical.Some("https://hooks.example.com/a"),
 	}); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestClient_Run_UnsealableSecret(t *testing.T) {
 func TestLoadOrCreateMasterKeyFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "master.key")
-	first, created, err := unical.LoadOrCreateMasterKeyFile(path)
+	first, created, err := admin.LoadOrCreateMasterKeyFile(path)
 	if err != nil || !created {
 		t.Fatalf("first LoadOrCreateMasterKeyFile() = created %v, %v; want a new key", created, err)
 	}
@@ -124,7 +125,7 @@ func TestLoadOrCreateMasterKeyFile(t *testing.T) {
 	if perm := info.Mode().Perm(); perm != 0o600 {
 		t.Errorf("key file mode = %v, want 0600", perm)
 	}
-	again, created, err := unical.LoadOrCreateMasterKeyFile(path)
+	again, created, err := admin.LoadOrCreateMasterKeyFile(path)
 	if err != nil || created || again != first {
 		t.Errorf("second LoadOrCreateMasterKeyFile() = created %v, %v, same key %v; want the first key read back", created, err, again == first)
 	}
@@ -132,19 +133,19 @@ func TestLoadOrCreateMasterKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if parsed, err := unical.ParseMasterKey(string(text)); err != nil || parsed != first {
+	if parsed, err := admin.ParseMasterKey(string(text)); err != nil || parsed != first {
 		t.Errorf("ParseMasterKey(file text) = same key %v, %v; want the file's key", parsed == first, err)
 	}
-	if _, err := unical.ParseMasterKey("too short"); err == nil {
+	if _, err := admin.ParseMasterKey("too short"); err == nil {
 		t.Error("ParseMasterKey(\"too short\") succeeded")
 	}
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := unical.LoadOrCreateMasterKeyFile(path); err == nil {
+	if _, _, err := admin.LoadOrCreateMasterKeyFile(path); err == nil {
 		t.Error("a key file readable by others was accepted")
 	}
-	if unical.NewMasterKey() == unical.NewMasterKey() {
+	if admin.NewMasterKey() == admin.NewMasterKey() {
 		t.Error("two NewMasterKey() calls returned the same key")
 	}
 }

@@ -35,7 +35,7 @@ type Observer interface {
 	// it checked with a sync cursor (watched ones included, when they were
 	// due to be reconciled), and lag, how long after its due time the most
 	// overdue subscription of the pass was taken up (0 for passes a
-	// program runs with [Client.PollChanges]). [Client.Run] makes a pass
+	// program runs with engine.PollChanges). A running engine makes a pass
 	// of each batch of subscriptions it claims as they come due.
 	PollCycle(polled int, lag, took time.Duration)
 	// PushNotification reports a push notification from a provider, and
@@ -163,6 +163,6 @@ func (c *Client) PingStore(ctx context.Context) error {
 	}
 }
 
-// EngineRunning reports whether [Client.Run] is running: started, and not
+// EngineRunning reports whether an engine (package engine) is attached: started, and not
 // yet stopped or failed.
 func (c *Client) EngineRunning() bool { return c.engineRunning.Load() }

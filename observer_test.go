@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
@@ -116,7 +118,7 @@ func TestObserver_ProviderCalls(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := t.Context()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("observed")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("observed")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := t.Context()
-	created, _ := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("deliveries")})
+	created, _ := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("deliveries")})
 	app, _ := client.App(ctx, created.ApplicationID)
 	acct, err := app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada")})
 	if err != nil {
@@ -225,7 +227,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	rcv.WaitFor(t, 2)
 	// The second answer's outcome is reported once it is written; wait
 	// for it, boundedly.

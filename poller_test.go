@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -61,7 +62,7 @@ func TestClient_PollChanges(t *testing.T) {
 	subID, _ := env.mustSubscribe2(t, env.DavAccountID, env.DavCalendarID)
 	poll := func(step string, want ...string) {
 		t.Helper()
-		if err := env.Client.PollChanges(ctx); err != nil {
+		if err := engine.PollChanges(ctx, env.Client); err != nil {
 			t.Fatalf("%s: PollChanges() = %v", step, err)
 		}
 		if want == nil {

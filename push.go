@@ -74,12 +74,12 @@ func (a *App) stopWatch(ctx context.Context, sub *SubscriptionRecord) {
 	}
 }
 
-// renewWatch renews sub's watch when it ends within Config.WatchRenewBefore.
+// RenewWatch renews sub's watch when it ends within Config.WatchRenewBefore.
 // A watch that has ended without renewal is dropped, and the subscription
 // is polled from then on.
-func (c *Client) renewWatch(ctx context.Context, sub *SubscriptionRecord) error {
+func (c *Client) RenewWatch(ctx context.Context, sub *SubscriptionRecord) error {
 	now := c.now()
-	if now.Add(c.engine.watchRenewBefore).Before(sub.Watch.Expiration) {
+	if now.Add(c.watchRenewBefore).Before(sub.Watch.Expiration) {
 		return nil
 	}
 	renewed, token, err := c.providerRenewWatch(ctx, sub)
@@ -170,7 +170,7 @@ func (c *Client) rewatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, fresh.Watch, fresh.Watch.Token); err != nil {
 		return err
 	}
-	_, err := c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 	return err
 }
 
@@ -181,7 +181,7 @@ func (c *Client) dropWatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, nil, ""); err != nil {
 		return err
 	}
-	_, err := c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 	return err
 }
 
@@ -240,9 +240,9 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 		ignored = false
 		switch ch.Kind {
 		case WatchChanged:
-			err = c.engine.enqueueCoalesced(ctx, sub)
+			err = c.enqueueCoalesced(ctx, sub)
 		case WatchMissed:
-			_, err = c.engine.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -55,7 +56,7 @@ func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv 
 	}
 	tb.Cleanup(func() { env.Client.Close() })
 	ctx := context.Background()
-	created, err := env.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push test")})
+	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push test")})
 	if err != nil {
 		tb.Fatal(err)
 	}

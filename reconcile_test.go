@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 )
 
 // typeSender records the event type and fake-clock time of each webhook
@@ -58,7 +59,7 @@ func runReconcileEnv(t *testing.T, poll, reconcile time.Duration) (*pushEnv, *ty
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- env.Client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, env.Client) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

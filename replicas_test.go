@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 )
 
 // checkCounter is a Provider that records when each calendar is checked
@@ -81,7 +82,7 @@ func (r *replicaEnv) runAll(tb testing.TB) {
 	for _, c := range r.replicas {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- c.Run(ctx) }()
+		go func() { done <- engine.Run(ctx, c) }()
 		stop := sync.OnceFunc(func() {
 			cancel()
 			if err := <-done; err != nil {

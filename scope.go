@@ -61,6 +61,9 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if err != nil {
 		return nil, err
 	}
+	if err := a.c.checkEvent(sp.p.Type(), params); err != nil {
+		return nil, err
+	}
 	if sp.first {
 		return a.UpdateEvent(ctx, accountID, calendarID, sp.master.ID, params)
 	}

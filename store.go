@@ -27,6 +27,7 @@ type Store interface {
 	RecordStore
 	IdempotencyStore
 	SweepStore
+	AuditStore
 	// Close releases the store's resources.
 	Close() error
 }
@@ -79,6 +80,8 @@ type APIKey struct {
 	ApplicationID string    `json:"applicationId"`
 	Hash          []byte    `json:"-"`
 	CreatedAt     time.Time `json:"createdAt"`
+	// Label is the operator's name for the key; "" when it has none.
+	Label string `json:"label,omitempty"`
 	// LastUsedAt is when a request last authenticated with the key, to
 	// within the Client's APIKeyUsedEvery; zero when never.
 	LastUsedAt time.Time `json:"lastUsedAt,omitzero"`
@@ -97,6 +100,9 @@ type APIKeyStore interface {
 	// MarkAPIKeyUsed sets a key's LastUsedAt to at, unless it already
 	// holds a later time; CodeNotFound if there is no such key.
 	MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) error
+	// SetAPIKeyLabel sets the label of one of an application's keys and
+	// returns the key; CodeNotFound if the application has no such key.
+	SetAPIKeyLabel(ctx context.Context, appID, id, label string) (*APIKey, error)
 }
 
 // AccountRecord is a stored end user account.
@@ -257,6 +263,14 @@ type OutboxStore interface {
 	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
 	// GetMessage returns a message of an application.
 	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
+	// EnqueueCoalesced stores pending msg unless its subscription already
+	// has a pending message of the same event type that is untouched (no
+	// attempt, no lease): that one will make the receiver sync, and the
+	// sync sees msg's change too. It reports whether msg was stored. The
+	// check and the write are one step for all processes sharing the
+	// Store, so that a burst of push notifications spread over replicas
+	// queues one message.
+	EnqueueCoalesced(ctx context.Context, msg *OutboxMessage) (queued bool, err error)
 }
 
 // OutboxNotifier is implemented by a Store that can tell every process
@@ -498,4 +512,35 @@ type SweepStore interface {
 	// outbox messages past their retention, at most req.Limit records in
 	// all. Pending messages and unexpired records are never removed.
 	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)
+}
+
+// AuditEntry is one change an operator made to an application through
+// the admin API, the dashboard or unicald's commands: who, what and when.
+// It names the records it changed by id and never holds a secret.
+type AuditEntry struct {
+	// ID sorts in the order the entries were made.
+	ID string    `json:"id"`
+	At time.Time `json:"at"`
+	// Actor is who made the change: admin-token, dashboard or cli.
+	Actor string `json:"actor"`
+	// Operation is what was done, as noun.verb: application.create,
+	// apiKey.revoke, provider.set, ...
+	Operation     string `json:"operation"`
+	ApplicationID string `json:"applicationId,omitempty"`
+	// TargetID is the id of the record changed within the application
+	// (API key, account, subscription, message, provider type); "" when
+	// the application itself changed.
+	TargetID string `json:"targetId,omitempty"`
+}
+
+// AuditStore keeps the audit log of operator changes.
+type AuditStore interface {
+	// AppendAudit stores an entry and, in the same write, removes up to
+	// 100 of the oldest entries made before removeBefore, so that the log
+	// keeps a bounded retention without a sweep of its own.
+	AppendAudit(ctx context.Context, e *AuditEntry, removeBefore time.Time) error
+	// ListAudit returns entries newest first, of one application (appID
+	// "" for every application's), with ids before the id before (""
+	// from the newest), at most limit of them.
+	ListAudit(ctx context.Context, appID, before string, limit int) ([]*AuditEntry, error)
 }

@@ -54,7 +54,7 @@ func newSweepConfig(cfg *Config) sweepConfig {
 // Sweep removes what the Store no longer needs: OAuth flows, sync cursor
 // blobs and delivery-log attempts that have expired, delivered messages
 // older than Config.DeliveredRetention and failed ones older than
-// Config.FailedRetention. Pending messages are never removed. [Client.Run]
+// Config.FailedRetention. Pending messages are never removed. The engine (package engine)
 // calls it every Config.SweepInterval; a Client that does not run the
 // engine may call it itself. It works in batches and returns what it
 // removed, also when ctx ends part way.
@@ -81,29 +81,6 @@ func (c *Client) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		if err := ctx.Err(); err != nil {
 			return total, err
-		}
-	}
-}
-
-// sweepLoop runs Sweep every Config.SweepInterval until ctx ends. Several
-// engines over one Store may sweep at once: the Store's transactions make
-// that safe, only wasteful.
-func (c *Client) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(c.sweep.interval)
-	defer t.Stop()
-	for {
-		res, err := c.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			c.log.ErrorContext(ctx, "sweep the store", "err", err)
-		case res.Total() > 0:
-			c.log.InfoContext(ctx, "swept the store", "flows", res.Flows, "blobs", res.Blobs, "attempts", res.Attempts,
-				"delivered", res.DeliveredMessages, "failed", res.FailedMessages, "idempotencyKeys", res.IdempotencyKeys)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
 		}
 	}
 }

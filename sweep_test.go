@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -41,7 +43,7 @@ func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*unica
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { c.Close() })
-	created, err := c.CreateApplication(tb.Context(), &unical.ApplicationParams{Name: unical.Some("sweep")})
+	created, err := admin.Of(c).CreateApplication(tb.Context(), &admin.ApplicationParams{Name: unical.Some("sweep")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestClient_Run_Sweeps(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, c) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -204,7 +206,7 @@ func TestApp_AccountMessagesQueuedWithChange(t *testing.T) {
 	store := mustOpenBolt(t)
 	c, app, clk := mustNewSweepClient(t, noEnqueueStore{store}, nil)
 	ctx := t.Context()
-	if _, _, err := c.UpdateApplication(ctx, app.ID(), &unical.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
+	if _, _, err := admin.Of(c).UpdateApplication(ctx, app.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
 		t.Fatal(err)
 	}
 	queued := func() []string {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/provider/virtual"
 )
 
@@ -46,7 +47,7 @@ func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 
 	ev := env.mustCreateEvent(t, acct.ID, virtual.PrimaryCalendarID, "Board meeting")
 	queued("create, before any poll", subPrimary, changed)
-	if err := env.Client.PollChanges(ctx); err != nil {
+	if err := engine.PollChanges(ctx, env.Client); err != nil {
 		t.Fatal(err)
 	}
 	queued("poll after the create", subPrimary)
@@ -76,7 +77,7 @@ func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	queued("write at the provider, before a poll", subPrimary)
-	if err := env.Client.PollChanges(ctx); err != nil {
+	if err := engine.PollChanges(ctx, env.Client); err != nil {
 		t.Fatal(err)
 	}
 	queued("poll after a write at the provider", subPrimary, changed)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	mrand "math/rand/v2"
 	"net/url"
 	"time"
 
@@ -165,12 +166,20 @@ func newEndpointSecret() string {
 // checkWebhookURL is checkURLShape plus the address policy: without
 // Config.AllowPrivateTargets a URL whose host is a loopback, private or
 // link-local IP literal, or localhost, is refused here; names that resolve
-// to such addresses are refused by the sender when it connects.
+// to such addresses are refused by the sender when it connects. With it,
+// plain http is accepted for loopback hosts too, so a receiver on the
+// developer's own machine needs no certificate; nothing leaves the machine
+// unencrypted.
 func (c *Client) checkWebhookURL(field, raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil && c.allowPrivate && u.Scheme == "http" && addrpolicy.LoopbackHost(u.Hostname()) {
+		u.Scheme = "https" // the rest of the shape rules still apply
+		raw = u.String()
+	}
 	if err := checkURLShape(field, raw); err != nil {
 		return err
 	}
-	u, _ := url.Parse(raw)
+	u, _ = url.Parse(raw)
 	if !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
 		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
 	}
@@ -219,7 +228,7 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 // provider has push ([Watcher]), a provider watch reports changes (see
 // [Client.HandleNotification]); otherwise, and when creating the watch
 // fails, changes are detected by polling with the provider's sync cursor
-// (see [Client.PollChanges]). Polling makes subscriptions available for
+// (see engine.PollChanges). Polling makes subscriptions available for
 // PROVIDER_C accounts too, an extension of the spec.
 //
 // HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}
@@ -273,7 +282,7 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 		RateLimit:     rate,
 		// The first check comes at a random point of the first interval,
 		// so that subscriptions made together are not checked together.
-		NextCheckAt: a.c.engine.firstCheck(now),
+		NextCheckAt: a.c.firstCheck(now),
 	}
 	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
 	// The baseline cursor, so that the first poll reports changes made
@@ -317,10 +326,28 @@ func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *
 	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
 		return nil, err
 	}
-	a.c.engine.forgetSubscription(sub.ID)
 	a.stopWatch(ctx, sub)
 	return &Success{Success: true}, nil
 }
 
 // notifyOutbox wakes a running engine after this Client queued messages.
-func (c *Client) notifyOutbox() { c.engine.notify() }
+func (c *Client) notifyOutbox() {
+	select {
+	case c.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// OutboxQueued signals, once for any number of messages, after this
+// Client queued messages, so that a running engine (package engine) sends
+// them without waiting for its next poll.
+func (c *Client) OutboxQueued() <-chan struct{} { return c.wake }
+
+// firstCheck is a new subscription's first NextCheckAt: a random time in
+// the first polling interval after now.
+func (c *Client) firstCheck(now time.Time) time.Time {
+	if c.changePoll <= 0 {
+		return time.Time{}
+	}
+	return now.Add(1 + mrand.N(c.changePoll))
+}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/seal"
@@ -53,7 +55,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	}
 	t.Cleanup(func() { client.Close() })
 	ctx := context.Background()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{
 		Name:      unical.Some("caldav webhooks"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderCalDAV: {ServerURL: dav.URL}},
 	})
@@ -72,7 +74,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	rcv.SetSecret(sub.EndpointSecret)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, client) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	expect := func(step string, n int) {

@@ -44,5 +44,43 @@ func TestApp_CreateSubscription_Invalid(t *testing.T) {
 	})
 }
 
+// TestApp_CreateSubscription_PlainHTTPOnLoopback: with AllowPrivateTargets
+// (unicald --allow-private-targets) a receiver on this machine may use
+// plain http; anywhere else, and without the setting, https stays required.
+func TestApp_CreateSubscription_PlainHTTPOnLoopback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		allowPrivate bool
+		url          string
+		wantOK       bool
+	}{
+		{true, "http://127.0.0.1:8081/hook", true},
+		{true, "http://127.9.9.9/hook", true},
+		{true, "http://[::1]:8081/hook", true},
+		{true, "http://localhost:8081/hook", true},
+		{true, "http://10.1.2.3/hook", false},
+		{true, "http://hooks.example.com/hook", false},
+		{true, "http://127.0.0.1.nip.io/hook", false},
+		{true, "http://user:pw@127.0.0.1/hook", false},
+		{false, "http://127.0.0.1:8081/hook", false},
+		{false, "http://localhost/hook", false},
+	}
+	envs := map[bool]*engineEnv{}
+	for _, allow := range []bool{true, false} {
+		envs[allow] = mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.AllowPrivateTargets = allow })
+	}
+	for _, tc := range tests {
+		env := envs[tc.allowPrivate]
+		_, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: tc.url})
+		var ue *unical.Error
+		switch {
+		case tc.wantOK && err != nil:
+			t.Errorf("allowPrivate=%v %s: CreateSubscription() = %v, want accepted", tc.allowPrivate, tc.url, err)
+		case !tc.wantOK && (!asError(err, &ue) || ue.Code != unical.CodeInvalid || ue.Field != "webhookUrl"):
+			t.Errorf("allowPrivate=%v %s: CreateSubscription() = %v, want CodeInvalid naming webhookUrl", tc.allowPrivate, tc.url, err)
+		}
+	}
+}
+
 // asError is errors.As for *unical.Error.
 func asError(err error, target **unical.Error) bool { return errors.As(err, target) }

@@ -4,8 +4,8 @@
 // route but the OpenAPI document needs the operator token in
 // "Authorization: Bearer <token>"; application API keys are refused.
 // Errors are written by httpapi, so they have the /v1 body and statuses.
-// Each handler makes one call on the *unical.Client's admin operations
-// (admin.go in the root package).
+// Each handler makes one call on the operator's [admin.Service], acting
+// as [admin.ActorAdminToken], so that the audit log names the admin API.
 package adminapi
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 )
 
@@ -43,6 +44,7 @@ type Options struct {
 
 // handler serves the admin API over a Client.
 type handler struct {
+	svc      *admin.Service
 	client   *unical.Client
 	log      *slog.Logger
 	mux      *http.ServeMux
@@ -50,9 +52,9 @@ type handler struct {
 	timeout  time.Duration
 }
 
-// NewHandler returns the admin API over client, to be mounted at Prefix.
-func NewHandler(client *unical.Client, opts Options) http.Handler {
-	return newHandler(client, opts)
+// NewHandler returns the admin API over svc, to be mounted at Prefix.
+func NewHandler(svc *admin.Service, opts Options) http.Handler {
+	return newHandler(svc, opts)
 }
 
 // MountedRoutes returns the patterns NewHandler mounts, for tests that
@@ -61,8 +63,11 @@ func MountedRoutes() []string {
 	return append([]string(nil), newHandler(nil, Options{}).patterns...)
 }
 
-func newHandler(client *unical.Client, opts Options) *handler {
-	h := &handler{client: client, log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout}
+func newHandler(svc *admin.Service, opts Options) *handler {
+	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout}
+	if svc != nil {
+		h.svc, h.client = svc.As(admin.ActorAdminToken), svc.Client()
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

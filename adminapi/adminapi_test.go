@@ -19,7 +19,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/openapitest"
@@ -98,9 +100,9 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.client.Close() })
-	go s.client.Run(t.Context())
+	go engine.Run(t.Context(), s.client)
 	root := http.NewServeMux()
-	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(s.client, adminapi.Options{Logger: logger})))
+	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Logger: logger})))
 	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger})))
 	h = root
 	s.token = unical.NewAdminToken()
@@ -214,8 +216,8 @@ func (s *server) v1(t *testing.T, key, method, path string, body any) *response 
 }
 
 type created struct {
-	Application unical.ApplicationView `json:"application"`
-	APIKey      string                 `json:"apiKey"`
+	Application admin.ApplicationView `json:"application"`
+	APIKey      string                `json:"apiKey"`
 }
 
 // createApp creates an application through the admin API.
@@ -242,7 +244,7 @@ func (s *server) connect(t *testing.T, key, email string) string {
 func (s *server) applications(t *testing.T) []string {
 	t.Helper()
 	var list struct {
-		Data []unical.ApplicationView `json:"data"`
+		Data []admin.ApplicationView `json:"data"`
 	}
 	s.must(t, "GET", "/admin/v1/applications", nil, &list)
 	var out []string
@@ -313,7 +315,7 @@ func TestApplications(t *testing.T) {
 		t.Fatalf("after refused creates: %v, want the one application", got)
 	}
 
-	var renamed unical.ApplicationView
+	var renamed admin.ApplicationView
 	s.must(t, "PUT", path, map[string]string{"name": "Renamed"}, &renamed)
 	if renamed.Name != "Renamed" {
 		t.Errorf("renamed to %q", renamed.Name)
@@ -321,7 +323,7 @@ func TestApplications(t *testing.T) {
 	wantError(t, s.admin(t, "PUT", path, map[string]string{"name": ""}), http.StatusBadRequest, "invalid_request", "name")
 	wantError(t, s.admin(t, "PUT", "/admin/v1/applications/app_unknown", map[string]string{"name": "x"}), http.StatusNotFound, "not_found", "")
 	wantError(t, s.admin(t, "GET", "/admin/v1/applications/app_unknown", nil), http.StatusNotFound, "not_found", "")
-	var got unical.ApplicationView
+	var got admin.ApplicationView
 	s.must(t, "GET", path, nil, &got)
 	if got.Name != "Renamed" || len(got.Providers) != 3 || got.Webhook == nil {
 		t.Errorf("GET = %+v", got)
@@ -334,9 +336,9 @@ func TestApplications(t *testing.T) {
 	if r := s.v1(t, app.APIKey, "GET", "/v1/endUserAccounts", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), "ada@example.com") {
 		t.Fatalf("after refused delete /v1 = %d\n%s", r.status, r.body)
 	}
-	var deleted unical.ApplicationDeleted
+	var deleted admin.ApplicationDeleted
 	s.must(t, "DELETE", path+"?cascade=true", nil, &deleted)
-	if d := cmp.Diff(unical.ApplicationDeleted{ApplicationID: id, AccountsDeleted: 1}, deleted); d != "" {
+	if d := cmp.Diff(admin.ApplicationDeleted{ApplicationID: id, AccountsDeleted: 1}, deleted); d != "" {
 		t.Errorf("delete answer (-want +got):\n%s", d)
 	}
 	wantError(t, s.admin(t, "GET", path, nil), http.StatusNotFound, "not_found", "")
@@ -355,8 +357,8 @@ func TestAPIKeys(t *testing.T) {
 	app := s.createApp(t, "keys")
 	keys := "/admin/v1/applications/" + app.Application.ID + "/keys"
 	var made struct {
-		Key    unical.APIKeyView `json:"key"`
-		APIKey string            `json:"apiKey"`
+		Key    admin.APIKeyView `json:"key"`
+		APIKey string           `json:"apiKey"`
 	}
 	s.must(t, "POST", keys, nil, &made)
 	if !strings.HasPrefix(made.APIKey, made.Key.Prefix) || made.Key.LastUsedAt != nil {
@@ -373,7 +375,7 @@ func TestAPIKeys(t *testing.T) {
 		t.Errorf("the key list holds a secret: %s", r.body)
 	}
 	var list struct {
-		Data []unical.APIKeyView `json:"data"`
+		Data []admin.APIKeyView `json:"data"`
 	}
 	r.into(t, &list)
 	if len(list.Data) != 2 || list.Data[1].ID != made.Key.ID || list.Data[1].LastUsedAt == nil {
@@ -392,7 +394,7 @@ func TestAPIKeys(t *testing.T) {
 	// Another application's key id is unknown here.
 	other := s.createApp(t, "other")
 	var otherKeys struct {
-		Data []unical.APIKeyView `json:"data"`
+		Data []admin.APIKeyView `json:"data"`
 	}
 	s.must(t, "GET", "/admin/v1/applications/"+other.Application.ID+"/keys", nil, &otherKeys)
 	wantError(t, s.admin(t, "DELETE", keys+"/"+otherKeys.Data[0].ID, nil), http.StatusNotFound, "not_found", "")
@@ -455,13 +457,13 @@ func TestProviderSettings(t *testing.T) {
 	if strings.Contains(string(r.body), secret) {
 		t.Fatalf("the answer holds the client secret: %s", r.body)
 	}
-	want := unical.ProviderSettingsView{
+	want := admin.ProviderSettingsView{
 		Provider: unical.ProviderMicrosoft, Configured: true, ClientID: "1234.apps.example", ClientSecretSet: true,
 		Scopes: []string{"openid", "email"}, AuthURL: "https://auth.example/authorize", TokenURL: "https://auth.example/token",
 		UserInfoURL: "https://auth.example/me", APIBaseURL: "https://api.example/", Tenant: "contoso.onmicrosoft.com",
 		CallbackURL: s.url + unical.OAuthCallbackPath,
 	}
-	var got unical.ProviderSettingsView
+	var got admin.ProviderSettingsView
 	r.into(t, &got)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("PUT answer (-want +got):\n%s", d)
@@ -473,7 +475,7 @@ func TestProviderSettings(t *testing.T) {
 		}
 	}
 	// The stored secret is the one the providers get.
-	if a, err := s.client.GetApplication(t.Context(), app.Application.ID); err != nil || a.Providers[unical.ProviderMicrosoft].ClientSecret != "" {
+	if a, err := admin.Of(s.client).GetApplication(t.Context(), app.Application.ID); err != nil || a.Providers[unical.ProviderMicrosoft].ClientSecret != "" {
 		t.Errorf("GetApplication: %v, client secret in the record", err)
 	}
 
@@ -492,7 +494,7 @@ func TestProviderSettings(t *testing.T) {
 
 	// Bad input names the field and changes nothing.
 	s.must(t, "PUT", base+"/provider_b", map[string]any{"clientId": "keep", "clientSecret": secret}, nil)
-	var before unical.ProviderSettingsView
+	var before admin.ProviderSettingsView
 	s.must(t, "GET", base+"/provider_b", nil, &before)
 	for _, tc := range []struct {
 		body  any
@@ -512,7 +514,7 @@ func TestProviderSettings(t *testing.T) {
 	} {
 		wantError(t, s.admin(t, "PUT", base+"/provider_b", tc.body), http.StatusBadRequest, "invalid_request", tc.field)
 	}
-	var after unical.ProviderSettingsView
+	var after admin.ProviderSettingsView
 	s.must(t, "GET", base+"/provider_b", nil, &after)
 	if d := cmp.Diff(before, after); d != "" {
 		t.Errorf("refused PUTs changed the settings (-before +after):\n%s", d)
@@ -533,7 +535,7 @@ func TestProviderSettings(t *testing.T) {
 func TestProviderCheckWithoutSettings(t *testing.T) {
 	s := startServer(t, nil)
 	app := s.createApp(t, "check")
-	var check unical.ProviderCheck
+	var check admin.ProviderCheck
 	s.must(t, "POST", "/admin/v1/applications/"+app.Application.ID+"/providers/provider_a/check", nil, &check)
 	var fields []string
 	for _, p := range check.Problems {
@@ -554,12 +556,12 @@ func TestWebhook(t *testing.T) {
 	for _, bad := range []string{"not a url", "http://plain.example/hook", "https://u:p@x.example/"} {
 		wantError(t, s.admin(t, "PUT", path, map[string]string{"url": bad}), http.StatusBadRequest, "invalid_request", "url")
 	}
-	var view unical.WebhookView
+	var view admin.WebhookView
 	s.must(t, "GET", path, nil, &view)
 	if view.URL != "" || view.SecretSet {
 		t.Fatalf("after refused PUTs: %+v", view)
 	}
-	var set unical.WebhookSet
+	var set admin.WebhookSet
 	s.must(t, "PUT", path, map[string]string{"url": s.receiver.URL + "/a"}, &set)
 	if !strings.HasPrefix(set.Secret, "whsec_") || set.Webhook.URL != s.receiver.URL+"/a" || !set.Webhook.SecretSet {
 		t.Fatalf("first PUT = %+v", set)
@@ -569,7 +571,7 @@ func TestWebhook(t *testing.T) {
 	if strings.Contains(string(r.body), first) {
 		t.Errorf("GET holds the secret: %s", r.body)
 	}
-	set = unical.WebhookSet{}
+	set = admin.WebhookSet{}
 	s.must(t, "PUT", path, map[string]string{"url": s.receiver.URL + "/b"}, &set)
 	if set.Secret != "" {
 		t.Errorf("a changed URL made a new secret")
@@ -589,7 +591,7 @@ func TestAccountsSubscriptionsAndDeliveries(t *testing.T) {
 	s := startServer(t, nil)
 	app := s.createApp(t, "accounts")
 	base := "/admin/v1/applications/" + app.Application.ID
-	var set unical.WebhookSet
+	var set admin.WebhookSet
 	s.must(t, "PUT", base+"/webhook", map[string]string{"url": s.receiver.URL + "/hook"}, &set)
 	s.receiver.SetSecret(set.Secret)
 	s.setAnswer(t, http.StatusInternalServerError)
@@ -699,7 +701,7 @@ func TestAccountsSubscriptionsAndDeliveries(t *testing.T) {
 	}
 	wantError(t, s.admin(t, "POST", base+"/messages/"+msgID+"/resend", nil), http.StatusConflict, "conflict", "")
 
-	var outbox unical.OutboxStatus
+	var outbox admin.OutboxStatus
 	s.must(t, "GET", "/admin/v1/outbox", nil, &outbox)
 	if outbox.Pending < 0 {
 		t.Errorf("outbox = %+v", outbox)
@@ -731,9 +733,9 @@ func TestSecretsNeverStoredOrLogged(t *testing.T) {
 	s.must(t, "POST", base+"/keys", nil, &key)
 	const clientSecret = "gocspx-client-secret-3e1a9f"
 	s.must(t, "PUT", base+"/providers/provider_a", map[string]any{"clientId": "id", "clientSecret": clientSecret}, nil)
-	var set unical.WebhookSet
+	var set admin.WebhookSet
 	s.must(t, "PUT", base+"/webhook", map[string]string{"url": s.receiver.URL + "/hook"}, &set)
-	var rotated unical.WebhookSet
+	var rotated admin.WebhookSet
 	s.must(t, "POST", base+"/webhook/rotate", nil, &rotated)
 	s.v1(t, key.APIKey, "GET", "/v1/endUserAccounts", nil)
 	// Failures are logged too.

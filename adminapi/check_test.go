@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
@@ -20,9 +21,9 @@ import (
 
 // checkFields runs the check action and returns the fields of its
 // problems (or "ok").
-func checkFields(t *testing.T, s *server, appID, provider string) ([]string, unical.ProviderCheck) {
+func checkFields(t *testing.T, s *server, appID, provider string) ([]string, admin.ProviderCheck) {
 	t.Helper()
-	var check unical.ProviderCheck
+	var check admin.ProviderCheck
 	s.must(t, "POST", "/admin/v1/applications/"+appID+"/providers/"+provider+"/check", nil, &check)
 	t.Logf("check: %+v", check)
 	fields := []string{}

@@ -5,304 +5,436 @@ import (
 	"strconv"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 )
 
 // routes mounts every admin route. Each handler decodes the request, makes
-// one Client call and encodes the answer.
+// one Service call and encodes the answer.
 func (h *handler) routes() {
 	h.patterns = append(h.patterns, "GET /admin/v1/openapi.json")
-	h.mux.HandleFunc("GET /admin/v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Length", strconv.Itoa(len(OpenAPIDocument)))
-		_, _ = w.Write(OpenAPIDocument)
-	})
+	h.mux.HandleFunc("GET /admin/v1/openapi.json", handleOpenAPI)
 
-	h.handle("GET /admin/v1/applications", func(w http.ResponseWriter, r *http.Request) error {
-		apps, err := h.client.ListApplicationViews(r.Context())
-		if err != nil {
-			return err
-		}
-		return ok(w, list[*unical.ApplicationView]{Data: apps})
-	})
-	h.handle("POST /admin/v1/applications", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Name string `json:"name"`
-		}
+	h.handle("GET /admin/v1/applications", h.handleApplicationList)
+	h.handle("POST /admin/v1/applications", h.handleApplicationCreate)
+	h.handle("GET /admin/v1/applications/{appId}", h.handleApplicationGet)
+	h.handle("PUT /admin/v1/applications/{appId}", h.handleApplicationRename)
+	h.handle("DELETE /admin/v1/applications/{appId}", h.handleApplicationDelete)
+
+	h.handle("GET /admin/v1/applications/{appId}/keys", h.handleKeyList)
+	h.handle("POST /admin/v1/applications/{appId}/keys", h.handleKeyCreate)
+	h.handle("PUT /admin/v1/applications/{appId}/keys/{keyId}", h.handleKeyLabel)
+	h.handle("DELETE /admin/v1/applications/{appId}/keys/{keyId}", h.handleKeyRevoke)
+
+	h.handle("GET /admin/v1/applications/{appId}/redirectUrls", h.handleRedirectList)
+	h.handle("POST /admin/v1/applications/{appId}/redirectUrls", h.handleRedirectAdd)
+	h.handle("DELETE /admin/v1/applications/{appId}/redirectUrls", h.handleRedirectRemove)
+
+	h.handle("GET /admin/v1/applications/{appId}/providers", h.handleProviderList)
+	h.handle("GET /admin/v1/applications/{appId}/providers/{provider}", h.handleProviderGet)
+	h.handle("PUT /admin/v1/applications/{appId}/providers/{provider}", h.handleProviderSet)
+	h.handle("DELETE /admin/v1/applications/{appId}/providers/{provider}", h.handleProviderRemove)
+	h.handle("POST /admin/v1/applications/{appId}/providers/{provider}/check", h.handleProviderCheck)
+
+	h.handle("GET /admin/v1/applications/{appId}/webhook", h.handleWebhookGet)
+	h.handle("PUT /admin/v1/applications/{appId}/webhook", h.handleWebhookSet)
+	h.handle("POST /admin/v1/applications/{appId}/webhook/rotate", h.handleWebhookRotate)
+	h.handle("GET /admin/v1/applications/{appId}/webhook/deliveries", h.handleWebhookDeliveries)
+
+	h.handle("GET /admin/v1/applications/{appId}/accounts", h.handleAccountList)
+	h.handle("GET /admin/v1/applications/{appId}/accounts/{accountId}", h.handleAccountGet)
+	h.handle("DELETE /admin/v1/applications/{appId}/accounts/{accountId}", h.handleAccountDelete)
+
+	h.handle("GET /admin/v1/applications/{appId}/subscriptions", h.handleSubscriptionList)
+	h.handle("GET /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries", h.handleSubscriptionDeliveries)
+	h.handle("POST /admin/v1/applications/{appId}/messages/{messageId}/resend", h.handleMessageResend)
+
+	h.handle("GET /admin/v1/outbox", h.handleOutbox)
+	h.handle("GET /admin/v1/audit", h.handleAuditList)
+	h.handle("GET /admin/v1/applications/{appId}/audit", h.handleApplicationAudit)
+}
+
+// handleOpenAPI handles GET /admin/v1/openapi.json, the one route without
+// the admin token.
+func handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(OpenAPIDocument)))
+	_, _ = w.Write(OpenAPIDocument)
+}
+
+// handleApplicationList handles GET /admin/v1/applications.
+func (h *handler) handleApplicationList(w http.ResponseWriter, r *http.Request) error {
+	apps, err := h.svc.ListApplicationViews(r.Context())
+	if err != nil {
+		return err
+	}
+	return ok(w, list[*admin.ApplicationView]{Data: apps})
+}
+
+// applicationCreated is the answer of POST /admin/v1/applications.
+type applicationCreated struct {
+	Application *admin.ApplicationView `json:"application"`
+	APIKey      string                 `json:"apiKey"`
+}
+
+// handleApplicationCreate handles POST /admin/v1/applications.
+func (h *handler) handleApplicationCreate(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	created, err := h.svc.CreateApplication(r.Context(), &admin.ApplicationParams{Name: unical.Some(body.Name)})
+	if err != nil {
+		return err
+	}
+	app, err := h.svc.GetApplicationView(r.Context(), created.ApplicationID)
+	if err != nil {
+		return err
+	}
+	return ok(w, applicationCreated{app, created.APIKey})
+}
+
+// handleApplicationGet handles GET /admin/v1/applications/{appId}.
+func (h *handler) handleApplicationGet(w http.ResponseWriter, r *http.Request) error {
+	app, err := h.svc.GetApplicationView(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, app)
+}
+
+// handleApplicationRename handles PUT /admin/v1/applications/{appId}.
+func (h *handler) handleApplicationRename(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	app, err := h.svc.RenameApplication(r.Context(), r.PathValue("appId"), body.Name)
+	if err != nil {
+		return err
+	}
+	return ok(w, app)
+}
+
+// handleApplicationDelete handles DELETE /admin/v1/applications/{appId}.
+func (h *handler) handleApplicationDelete(w http.ResponseWriter, r *http.Request) error {
+	cascade, err := boolParam(r, "cascade")
+	if err != nil {
+		return err
+	}
+	deleted, err := h.svc.DeleteApplication(r.Context(), r.PathValue("appId"), cascade)
+	if err != nil {
+		return err
+	}
+	return ok(w, deleted)
+}
+
+// handleKeyList handles GET /admin/v1/applications/{appId}/keys.
+func (h *handler) handleKeyList(w http.ResponseWriter, r *http.Request) error {
+	keys, err := h.svc.ListAPIKeyViews(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, list[*admin.APIKeyView]{Data: keys})
+}
+
+// keyLabelBody is the optional body of creating a key, and the body of
+// labelling one.
+type keyLabelBody struct {
+	Label string `json:"label"`
+}
+
+// handleKeyCreate handles POST /admin/v1/applications/{appId}/keys. The
+// body, with a label, is optional.
+func (h *handler) handleKeyCreate(w http.ResponseWriter, r *http.Request) error {
+	var body keyLabelBody
+	if r.ContentLength != 0 {
 		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
 			return err
 		}
-		created, err := h.client.CreateApplication(r.Context(), &unical.ApplicationParams{Name: unical.Some(body.Name)})
-		if err != nil {
-			return err
-		}
-		app, err := h.client.GetApplicationView(r.Context(), created.ApplicationID)
-		if err != nil {
-			return err
-		}
-		return ok(w, struct {
-			Application *unical.ApplicationView `json:"application"`
-			APIKey      string                  `json:"apiKey"`
-		}{app, created.APIKey})
-	})
-	h.handle("GET /admin/v1/applications/{appId}", func(w http.ResponseWriter, r *http.Request) error {
-		app, err := h.client.GetApplicationView(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, app)
-	})
-	h.handle("PUT /admin/v1/applications/{appId}", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			Name string `json:"name"`
-		}
-		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
-			return err
-		}
-		app, err := h.client.RenameApplication(r.Context(), r.PathValue("appId"), body.Name)
-		if err != nil {
-			return err
-		}
-		return ok(w, app)
-	})
-	h.handle("DELETE /admin/v1/applications/{appId}", func(w http.ResponseWriter, r *http.Request) error {
-		cascade, err := boolParam(r, "cascade")
-		if err != nil {
-			return err
-		}
-		deleted, err := h.client.DeleteApplication(r.Context(), r.PathValue("appId"), cascade)
-		if err != nil {
-			return err
-		}
-		return ok(w, deleted)
-	})
+	}
+	created, err := h.svc.CreateAPIKey(r.Context(), r.PathValue("appId"), body.Label)
+	if err != nil {
+		return err
+	}
+	return ok(w, created)
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/keys", func(w http.ResponseWriter, r *http.Request) error {
-		keys, err := h.client.ListAPIKeyViews(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, list[*unical.APIKeyView]{Data: keys})
-	})
-	h.handle("POST /admin/v1/applications/{appId}/keys", func(w http.ResponseWriter, r *http.Request) error {
-		appID := r.PathValue("appId")
-		id, key, err := h.client.CreateAPIKey(r.Context(), appID)
-		if err != nil {
-			return err
-		}
-		keys, err := h.client.ListAPIKeyViews(r.Context(), appID)
-		if err != nil {
-			return err
-		}
-		answer := struct {
-			Key    *unical.APIKeyView `json:"key"`
-			APIKey string             `json:"apiKey"`
-		}{APIKey: key}
-		for _, k := range keys {
-			if k.ID == id {
-				answer.Key = k
-			}
-		}
-		return ok(w, answer)
-	})
-	h.handle("DELETE /admin/v1/applications/{appId}/keys/{keyId}", func(w http.ResponseWriter, r *http.Request) error {
-		if err := h.client.RevokeAPIKey(r.Context(), r.PathValue("appId"), r.PathValue("keyId")); err != nil {
-			return err
-		}
-		return ok(w, unical.Success{Success: true})
-	})
+// handleKeyLabel handles PUT /admin/v1/applications/{appId}/keys/{keyId}.
+func (h *handler) handleKeyLabel(w http.ResponseWriter, r *http.Request) error {
+	var body keyLabelBody
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	key, err := h.svc.LabelAPIKey(r.Context(), r.PathValue("appId"), r.PathValue("keyId"), body.Label)
+	if err != nil {
+		return err
+	}
+	return ok(w, key)
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/redirectUrls", func(w http.ResponseWriter, r *http.Request) error {
-		urls, err := h.client.ListRedirectURLs(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, list[string]{Data: urls})
-	})
-	h.handle("POST /admin/v1/applications/{appId}/redirectUrls", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			URL string `json:"url"`
-		}
-		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
-			return err
-		}
-		urls, err := h.client.AddRedirectURL(r.Context(), r.PathValue("appId"), body.URL)
-		if err != nil {
-			return err
-		}
-		return ok(w, list[string]{Data: urls})
-	})
-	h.handle("DELETE /admin/v1/applications/{appId}/redirectUrls", func(w http.ResponseWriter, r *http.Request) error {
-		raw := r.URL.Query().Get("url")
-		if raw == "" {
-			return unical.FieldError("url", "url is required: the redirect URL to remove.")
-		}
-		urls, err := h.client.RemoveRedirectURL(r.Context(), r.PathValue("appId"), raw)
-		if err != nil {
-			return err
-		}
-		return ok(w, list[string]{Data: urls})
-	})
+// handleKeyRevoke handles DELETE /admin/v1/applications/{appId}/keys/{keyId}.
+func (h *handler) handleKeyRevoke(w http.ResponseWriter, r *http.Request) error {
+	if err := h.svc.RevokeAPIKey(r.Context(), r.PathValue("appId"), r.PathValue("keyId")); err != nil {
+		return err
+	}
+	return ok(w, unical.Success{Success: true})
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/providers", func(w http.ResponseWriter, r *http.Request) error {
-		app, err := h.client.GetApplicationView(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, list[*unical.ProviderSettingsView]{Data: app.Providers})
-	})
-	h.handle("GET /admin/v1/applications/{appId}/providers/{provider}", func(w http.ResponseWriter, r *http.Request) error {
-		t, err := provider(r)
-		if err != nil {
-			return err
-		}
-		v, err := h.client.GetProviderSettings(r.Context(), r.PathValue("appId"), t)
-		if err != nil {
-			return err
-		}
-		return ok(w, v)
-	})
-	h.handle("PUT /admin/v1/applications/{appId}/providers/{provider}", func(w http.ResponseWriter, r *http.Request) error {
-		t, err := provider(r)
-		if err != nil {
-			return err
-		}
-		var body unical.ProviderSettingsParams
-		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
-			return err
-		}
-		v, err := h.client.SetProviderSettings(r.Context(), r.PathValue("appId"), t, &body)
-		if err != nil {
-			return err
-		}
-		return ok(w, v)
-	})
-	h.handle("DELETE /admin/v1/applications/{appId}/providers/{provider}", func(w http.ResponseWriter, r *http.Request) error {
-		t, err := provider(r)
-		if err != nil {
-			return err
-		}
-		v, err := h.client.RemoveProviderSettings(r.Context(), r.PathValue("appId"), t)
-		if err != nil {
-			return err
-		}
-		return ok(w, v)
-	})
-	h.handle("POST /admin/v1/applications/{appId}/providers/{provider}/check", func(w http.ResponseWriter, r *http.Request) error {
-		t, err := provider(r)
-		if err != nil {
-			return err
-		}
-		check, err := h.client.CheckProviderSettings(r.Context(), r.PathValue("appId"), t)
-		if err != nil {
-			return err
-		}
-		return ok(w, check)
-	})
+// handleRedirectList handles GET /admin/v1/applications/{appId}/redirectUrls.
+func (h *handler) handleRedirectList(w http.ResponseWriter, r *http.Request) error {
+	urls, err := h.svc.ListRedirectURLs(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, list[string]{Data: urls})
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/webhook", func(w http.ResponseWriter, r *http.Request) error {
-		v, err := h.client.ApplicationWebhook(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, v)
-	})
-	h.handle("PUT /admin/v1/applications/{appId}/webhook", func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			URL string `json:"url"`
-		}
-		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
-			return err
-		}
-		set, err := h.client.SetApplicationWebhook(r.Context(), r.PathValue("appId"), body.URL)
-		if err != nil {
-			return err
-		}
-		return ok(w, set)
-	})
-	h.handle("POST /admin/v1/applications/{appId}/webhook/rotate", func(w http.ResponseWriter, r *http.Request) error {
-		set, err := h.client.RotateWebhookSecret(r.Context(), r.PathValue("appId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, set)
-	})
-	h.handle("GET /admin/v1/applications/{appId}/webhook/deliveries", func(w http.ResponseWriter, r *http.Request) error {
-		token, limit, err := pageParams(r)
-		if err != nil {
-			return err
-		}
-		page, err := h.client.AdminListDeliveries(r.Context(), r.PathValue("appId"), "", &unical.DeliveryListParams{PageToken: token, Limit: limit})
-		if err != nil {
-			return err
-		}
-		return ok(w, page)
-	})
+// handleRedirectAdd handles POST /admin/v1/applications/{appId}/redirectUrls.
+func (h *handler) handleRedirectAdd(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		URL string `json:"url"`
+	}
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	urls, err := h.svc.AddRedirectURL(r.Context(), r.PathValue("appId"), body.URL)
+	if err != nil {
+		return err
+	}
+	return ok(w, list[string]{Data: urls})
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/accounts", func(w http.ResponseWriter, r *http.Request) error {
-		token, limit, err := pageParams(r)
-		if err != nil {
-			return err
-		}
-		q := r.URL.Query()
-		page, err := h.client.AdminListAccounts(r.Context(), r.PathValue("appId"), &unical.AccountListParams{
-			Search: q.Get("search"), StatusFilter: q.Get("statusFilter"), PageToken: token, Limit: limit,
-		})
-		if err != nil {
-			return err
-		}
-		return ok(w, page)
-	})
-	h.handle("GET /admin/v1/applications/{appId}/accounts/{accountId}", func(w http.ResponseWriter, r *http.Request) error {
-		acct, err := h.client.AdminGetAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, acct)
-	})
-	h.handle("DELETE /admin/v1/applications/{appId}/accounts/{accountId}", func(w http.ResponseWriter, r *http.Request) error {
-		deleted, err := h.client.AdminDeleteAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, deleted)
-	})
+// handleRedirectRemove handles DELETE
+// /admin/v1/applications/{appId}/redirectUrls?url=...
+func (h *handler) handleRedirectRemove(w http.ResponseWriter, r *http.Request) error {
+	raw := r.URL.Query().Get("url")
+	if raw == "" {
+		return unical.FieldError("url", "url is required: the redirect URL to remove.")
+	}
+	urls, err := h.svc.RemoveRedirectURL(r.Context(), r.PathValue("appId"), raw)
+	if err != nil {
+		return err
+	}
+	return ok(w, list[string]{Data: urls})
+}
 
-	h.handle("GET /admin/v1/applications/{appId}/subscriptions", func(w http.ResponseWriter, r *http.Request) error {
-		token, limit, err := pageParams(r)
-		if err != nil {
-			return err
-		}
-		page, err := h.client.AdminListSubscriptions(r.Context(), r.PathValue("appId"), &unical.SubscriptionListParams{PageToken: token, Limit: limit})
-		if err != nil {
-			return err
-		}
-		return ok(w, page)
-	})
-	h.handle("GET /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries", func(w http.ResponseWriter, r *http.Request) error {
-		token, limit, err := pageParams(r)
-		if err != nil {
-			return err
-		}
-		page, err := h.client.AdminListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &unical.DeliveryListParams{PageToken: token, Limit: limit})
-		if err != nil {
-			return err
-		}
-		return ok(w, page)
-	})
-	h.handle("POST /admin/v1/applications/{appId}/messages/{messageId}/resend", func(w http.ResponseWriter, r *http.Request) error {
-		done, err := h.client.AdminResendMessage(r.Context(), r.PathValue("appId"), r.PathValue("messageId"))
-		if err != nil {
-			return err
-		}
-		return ok(w, done)
-	})
+// handleProviderList handles GET /admin/v1/applications/{appId}/providers.
+func (h *handler) handleProviderList(w http.ResponseWriter, r *http.Request) error {
+	app, err := h.svc.GetApplicationView(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, list[*admin.ProviderSettingsView]{Data: app.Providers})
+}
 
-	h.handle("GET /admin/v1/outbox", func(w http.ResponseWriter, r *http.Request) error {
-		st, err := h.client.Outbox(r.Context())
-		if err != nil {
-			return err
-		}
-		return ok(w, st)
+// handleProviderGet handles GET /admin/v1/applications/{appId}/providers/{provider}.
+func (h *handler) handleProviderGet(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	v, err := h.svc.GetProviderSettings(r.Context(), r.PathValue("appId"), t)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleProviderSet handles PUT /admin/v1/applications/{appId}/providers/{provider}.
+func (h *handler) handleProviderSet(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	var body admin.ProviderSettingsParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.SetProviderSettings(r.Context(), r.PathValue("appId"), t, &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleProviderRemove handles DELETE /admin/v1/applications/{appId}/providers/{provider}.
+func (h *handler) handleProviderRemove(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	v, err := h.svc.RemoveProviderSettings(r.Context(), r.PathValue("appId"), t)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleProviderCheck handles POST /admin/v1/applications/{appId}/providers/{provider}/check.
+func (h *handler) handleProviderCheck(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	check, err := h.svc.CheckProviderSettings(r.Context(), r.PathValue("appId"), t)
+	if err != nil {
+		return err
+	}
+	return ok(w, check)
+}
+
+// handleWebhookGet handles GET /admin/v1/applications/{appId}/webhook.
+func (h *handler) handleWebhookGet(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.svc.ApplicationWebhook(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleWebhookSet handles PUT /admin/v1/applications/{appId}/webhook.
+func (h *handler) handleWebhookSet(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		URL string `json:"url"`
+	}
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	set, err := h.svc.SetApplicationWebhook(r.Context(), r.PathValue("appId"), body.URL)
+	if err != nil {
+		return err
+	}
+	return ok(w, set)
+}
+
+// handleWebhookRotate handles POST /admin/v1/applications/{appId}/webhook/rotate.
+func (h *handler) handleWebhookRotate(w http.ResponseWriter, r *http.Request) error {
+	set, err := h.svc.RotateWebhookSecret(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, set)
+}
+
+// handleWebhookDeliveries handles GET /admin/v1/applications/{appId}/webhook/deliveries.
+func (h *handler) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
+	token, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.AdminListDeliveries(r.Context(), r.PathValue("appId"), "", &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleAccountList handles GET /admin/v1/applications/{appId}/accounts.
+func (h *handler) handleAccountList(w http.ResponseWriter, r *http.Request) error {
+	token, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	page, err := h.svc.AdminListAccounts(r.Context(), r.PathValue("appId"), &unical.AccountListParams{
+		Search: q.Get("search"), StatusFilter: q.Get("statusFilter"), PageToken: token, Limit: limit,
 	})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleAccountGet handles GET /admin/v1/applications/{appId}/accounts/{accountId}.
+func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request) error {
+	acct, err := h.svc.AdminGetAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, acct)
+}
+
+// handleAccountDelete handles DELETE /admin/v1/applications/{appId}/accounts/{accountId}.
+func (h *handler) handleAccountDelete(w http.ResponseWriter, r *http.Request) error {
+	deleted, err := h.svc.AdminDeleteAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, deleted)
+}
+
+// handleSubscriptionList handles GET /admin/v1/applications/{appId}/subscriptions.
+func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request) error {
+	token, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.AdminListSubscriptions(r.Context(), r.PathValue("appId"), &unical.SubscriptionListParams{PageToken: token, Limit: limit})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleSubscriptionDeliveries handles GET
+// /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries.
+func (h *handler) handleSubscriptionDeliveries(w http.ResponseWriter, r *http.Request) error {
+	token, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.AdminListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
+}
+
+// handleMessageResend handles POST /admin/v1/applications/{appId}/messages/{messageId}/resend.
+func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request) error {
+	done, err := h.svc.AdminResendMessage(r.Context(), r.PathValue("appId"), r.PathValue("messageId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, done)
+}
+
+// handleOutbox handles GET /admin/v1/outbox.
+func (h *handler) handleOutbox(w http.ResponseWriter, r *http.Request) error {
+	st, err := h.svc.Outbox(r.Context())
+	if err != nil {
+		return err
+	}
+	return ok(w, st)
+}
+
+// handleAuditList handles GET /admin/v1/audit.
+func (h *handler) handleAuditList(w http.ResponseWriter, r *http.Request) error {
+	return h.listAudit(w, r, "")
+}
+
+// handleApplicationAudit handles GET /admin/v1/applications/{appId}/audit.
+func (h *handler) handleApplicationAudit(w http.ResponseWriter, r *http.Request) error {
+	return h.listAudit(w, r, r.PathValue("appId"))
+}
+
+// listAudit answers one page of the audit log, of appID or ("") of all.
+func (h *handler) listAudit(w http.ResponseWriter, r *http.Request, appID string) error {
+	token, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	if r.URL.Query().Has("limit") && limit == 0 {
+		limit = -1 // refused by ListAudit, where 0 means the default
+	}
+	page, err := h.svc.ListAudit(r.Context(), &admin.AuditListParams{ApplicationID: appID, PageToken: token, Limit: limit})
+	if err != nil {
+		return err
+	}
+	return ok(w, page)
 }

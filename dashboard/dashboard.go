@@ -1,6 +1,7 @@
 // Package dashboard serves unicald's web dashboard at /dashboard/: the
 // operator's pages for applications, API keys, redirect URLs, provider
-// settings, accounts and webhooks, and a set-up checklist.
+// settings, accounts and webhooks, a set-up checklist, and the audit log of
+// operator changes.
 //
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
@@ -11,12 +12,12 @@
 // ends every session. Every form carries a CSRF token derived from the
 // session.
 //
-// The dashboard calls the same Client methods as the admin API and holds no
+// The dashboard calls the same admin.Service methods as the admin API (and
+// the same App methods as /v1 to read calendars and events) and holds no
 // business rules of its own.
 package dashboard
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io"
@@ -27,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -36,38 +37,11 @@ const Prefix = "/dashboard/"
 // DefaultSessionTTL is how long a login lasts when Options.SessionTTL is zero.
 const DefaultSessionTTL = 8 * time.Hour
 
-// Admin is what the dashboard needs of the server: the Client's operator
-// operations, the same ones the admin API calls (a *unical.Client
-// satisfies it). Keeping it narrow shows exactly which operations the
-// dashboard uses, and the dashboard adds no rules of its own to them.
-type Admin interface {
-	VerifyAdminToken(ctx context.Context, token string) error
-	ListApplicationViews(ctx context.Context) ([]*unical.ApplicationView, error)
-	GetApplicationView(ctx context.Context, id string) (*unical.ApplicationView, error)
-	CreateApplication(ctx context.Context, params *unical.ApplicationParams) (*unical.CreatedApplication, error)
-	RenameApplication(ctx context.Context, id, name string) (*unical.ApplicationView, error)
-	DeleteApplication(ctx context.Context, id string, cascade bool) (*unical.ApplicationDeleted, error)
-	CreateAPIKey(ctx context.Context, appID string) (id, key string, err error)
-	ListAPIKeyViews(ctx context.Context, appID string) ([]*unical.APIKeyView, error)
-	RevokeAPIKey(ctx context.Context, appID, keyID string) error
-	AddRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
-	RemoveRedirectURL(ctx context.Context, appID, raw string) ([]string, error)
-	SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *unical.ProviderSettingsParams) (*unical.ProviderSettingsView, error)
-	CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*unical.ProviderCheck, error)
-	SetApplicationWebhook(ctx context.Context, appID, raw string) (*unical.WebhookSet, error)
-	RotateWebhookSecret(ctx context.Context, appID string) (*unical.WebhookSet, error)
-	AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error)
-	AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error)
-	AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error)
-	AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
-	AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error)
-	Outbox(ctx context.Context) (*unical.OutboxStatus, error)
-}
-
 // Options configures New.
 type Options struct {
-	// Admin performs the operations; required.
-	Admin Admin
+	// Admin performs the operator's operations, the same ones the admin
+	// API calls; required. The dashboard acts as admin.ActorDashboard.
+	Admin *admin.Service
 	// SessionKey seals session cookies and MACs CSRF tokens; at least 32 bytes,
 	// the same on every replica (unicald derives it from the master key).
 	SessionKey []byte
@@ -81,6 +55,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
+	// DeliveryCounts returns the webhook delivery attempts since start by
+	// outcome, for the health panel; unicald passes its metrics' counts
+	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
+	// Nil leaves the error rate out.
+	DeliveryCounts func() map[string]float64
 }
 
 //go:embed templates/*.html
@@ -91,15 +70,17 @@ var staticFiles embed.FS
 
 // handler serves the dashboard.
 type handler struct {
-	admin      Admin
+	admin      *admin.Service
 	sessions   sessionKeys
 	publicURL  string
 	secure     bool // cookies carry Secure
 	sessionTTL time.Duration
 	log        *slog.Logger
 	now        func() time.Time
-	pages      map[string]*template.Template
-	mux        *http.ServeMux
+	// deliveryCounts is Options.DeliveryCounts.
+	deliveryCounts func() map[string]float64
+	pages          map[string]*template.Template
+	mux            *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
@@ -111,12 +92,14 @@ func New(opts Options) (http.Handler, error) {
 		panic("dashboard: Options.SessionKey must be at least 32 bytes")
 	}
 	h := &handler{
-		admin:      opts.Admin,
+		admin:      opts.Admin.As(admin.ActorDashboard),
 		sessions:   newSessionKeys(opts.SessionKey),
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
 		log:        opts.Logger,
 		now:        opts.Now,
+
+		deliveryCounts: opts.DeliveryCounts,
 	}
 	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
 		h.secure = true
@@ -162,6 +145,8 @@ func (h *handler) routes() {
 		http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
 	}))
 	m.HandleFunc("GET /dashboard/apps", h.page(h.appsPage))
+	m.HandleFunc("GET /dashboard/audit", h.page(h.auditPage))
+	m.HandleFunc("GET /dashboard/health", h.page(h.healthPage))
 	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
 	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
 	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))
@@ -169,6 +154,7 @@ func (h *handler) routes() {
 	m.HandleFunc("GET /dashboard/apps/{app}/keys", h.page(h.pageHandler(pageKeys)))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys", h.form(h.createKey))
 	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/revoke", h.form(h.revokeKey))
+	m.HandleFunc("POST /dashboard/apps/{app}/keys/{key}/label", h.form(h.labelKey))
 	m.HandleFunc("GET /dashboard/apps/{app}/redirects", h.page(h.pageHandler(pageRedirects)))
 	m.HandleFunc("POST /dashboard/apps/{app}/redirects", h.form(h.addRedirect))
 	m.HandleFunc("POST /dashboard/apps/{app}/redirects/remove", h.form(h.removeRedirect))
@@ -177,6 +163,13 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/providers/{provider}/check", h.form(h.checkProvider))
 	m.HandleFunc("GET /dashboard/apps/{app}/accounts", h.page(h.pageHandler(pageAccounts)))
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/{account}/delete", h.form(h.deleteAccount))
+	m.HandleFunc("POST /dashboard/apps/{app}/accounts/virtual", h.form(h.createVirtualAccount))
+	m.HandleFunc("POST /dashboard/apps/{app}/accounts/caldav", h.form(h.connectCalDAVAccount))
+	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}", h.page(h.pageHandler(pageAccount)))
+	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}/calendars/{calendar}", h.page(h.pageHandler(pageCalendar)))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/pause", h.form(h.pauseSubscription))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/resume", h.form(h.resumeSubscription))
+	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/delete", h.form(h.deleteSubscription))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))

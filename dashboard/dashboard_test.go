@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -91,7 +92,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handler {
 	t.Helper()
 	h, err := dashboard.New(dashboard.Options{
-		Admin: f.client, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
+		Admin: admin.Of(f.client), SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
 	if err != nil {
@@ -177,7 +178,7 @@ func (b *browser) mustLogin() string {
 
 func appNames(t *testing.T, c *unical.Client) []string {
 	t.Helper()
-	apps, err := c.ListApplicationViews(t.Context())
+	apps, err := admin.Of(c).ListApplicationViews(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestForms(t *testing.T) {
 		t.Errorf("applications after refused forms (-want +got):\n%s", diff)
 	}
 
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	for _, c := range []struct {
 		name, path string
@@ -386,7 +387,7 @@ func TestForms(t *testing.T) {
 			t.Errorf("%s: = %d, want %d with an error naming %q:\n%s", c.name, p.status, c.status, c.want, p.body)
 		}
 	}
-	view, err := f.client.GetApplicationView(t.Context(), apps[0].ID)
+	view, err := admin.Of(f.client).GetApplicationView(t.Context(), apps[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +408,7 @@ func TestSecretsShownOnce(t *testing.T) {
 	if apiKey == nil {
 		t.Fatalf("the created page shows no API key:\n%s", created.body)
 	}
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	newKey := regexp.MustCompile(`value="(uk_[^"]+)"`).FindStringSubmatch(b.post(app+"/keys", url.Values{"csrf": {token}}).body)
 	if newKey == nil {
@@ -462,7 +463,7 @@ func TestSetupChecklist(t *testing.T) {
 	b := f.browser(t)
 	token := b.mustLogin()
 	b.post("/dashboard/apps", url.Values{"csrf": {token}, "name": {"setup"}})
-	apps, _ := f.client.ListApplicationViews(t.Context())
+	apps, _ := admin.Of(f.client).ListApplicationViews(t.Context())
 	app := "/dashboard/apps/" + apps[0].ID
 	missing := regexp.MustCompile(`Missing: ([^<]+)</strong>`)
 	steps := func() []string {
@@ -494,7 +495,7 @@ func TestAccounts(t *testing.T) {
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	google.AddUser("bob@example.com", "refresh-bob", "")
 	f := newFixture(t, "", google)
-	created, err := f.client.CreateApplication(t.Context(), &unical.ApplicationParams{Name: unical.Some("accounts")})
+	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("accounts")})
 	if err != nil {
 		t.Fatal(err)
 	}

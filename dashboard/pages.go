@@ -6,29 +6,36 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // notices are the messages a page shows after a successful action, chosen
 // by the done query parameter of the redirect that follows the action (the
 // Post/Redirect/Get pattern, so that reloading repeats nothing).
 var notices = map[string]string{
-	"renamed":          "The application was renamed.",
-	"revoked":          "The API key was revoked: requests with it are refused from now on.",
-	"redirect-added":   "The redirect URL was registered.",
-	"redirect-removed": "The redirect URL was removed.",
-	"provider-saved":   "The provider settings were saved.",
-	"account-deleted":  "The account was deleted.",
-	"webhook-saved":    "The webhook URL was saved.",
-	"webhook-cleared":  "The webhook URL was removed.",
-	"app-deleted":      "The application was deleted.",
-	"resent":           "The message was queued for delivery again.",
+	"renamed":              "The application was renamed.",
+	"revoked":              "The API key was revoked: requests with it are refused from now on.",
+	"labelled":             "The API key's label was saved.",
+	"account-created":      "The VIRTUAL account was created.",
+	"account-connected":    "The CalDAV account was connected.",
+	"subscription-paused":  "The subscription was paused: nothing is delivered to it until it is resumed.",
+	"subscription-resumed": "The subscription was resumed.",
+	"subscription-deleted": "The subscription was deleted.",
+	"redirect-added":       "The redirect URL was registered.",
+	"redirect-removed":     "The redirect URL was removed.",
+	"provider-saved":       "The provider settings were saved.",
+	"account-deleted":      "The account was deleted.",
+	"webhook-saved":        "The webhook URL was saved.",
+	"webhook-cleared":      "The webhook URL was removed.",
+	"app-deleted":          "The application was deleted.",
+	"resent":               "The message was queued for delivery again.",
 }
 
 // appPage is one of an application's pages: its template, and load, which
 // reads the page's data.
 type appPage struct {
 	section, template, title string
-	load                     func(h *handler, r *http.Request, app *unical.ApplicationView) (any, error)
+	load                     func(h *handler, r *http.Request, app *admin.ApplicationView) (any, error)
 }
 
 var (
@@ -85,10 +92,10 @@ func (h *handler) failed(w http.ResponseWriter, r *http.Request, s *session, p a
 // Applications.
 
 type appsData struct {
-	Apps []*unical.ApplicationView
+	Apps []*admin.ApplicationView
 	// Outbox is the webhook messages waiting across every application;
 	// nil when the Store keeps no count.
-	Outbox *unical.OutboxStatus
+	Outbox *admin.OutboxStatus
 }
 
 func (h *handler) appsPage(w http.ResponseWriter, r *http.Request, s *session) {
@@ -111,7 +118,7 @@ func (h *handler) renderApps(w http.ResponseWriter, r *http.Request, s *session,
 }
 
 func (h *handler) createApp(w http.ResponseWriter, r *http.Request, s *session) {
-	created, err := h.admin.CreateApplication(r.Context(), &unical.ApplicationParams{Name: unical.Some(strings.TrimSpace(r.PostFormValue("name")))})
+	created, err := h.admin.CreateApplication(r.Context(), &admin.ApplicationParams{Name: unical.Some(strings.TrimSpace(r.PostFormValue("name")))})
 	if err != nil {
 		h.renderApps(w, r, s, statusOf(err), h.message(r, err))
 		return
@@ -175,7 +182,7 @@ type setupData struct {
 	AuthorizeURL string
 }
 
-func (h *handler) loadSetup(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadSetup(r *http.Request, app *admin.ApplicationView) (any, error) {
 	base := "/dashboard/apps/" + url.PathEscape(app.ID)
 	d := &setupData{PublicURL: h.publicURL}
 	if h.publicURL != "" {
@@ -220,27 +227,35 @@ func (h *handler) loadSetup(r *http.Request, app *unical.ApplicationView) (any, 
 // API keys.
 
 type keysData struct {
-	Keys []*unical.APIKeyView
+	Keys []*admin.APIKeyView
 	// NewKey and NewKeyID are the key just created, shown only in the
 	// answer to its creation.
 	NewKey, NewKeyID string
 }
 
-func (h *handler) loadKeys(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadKeys(r *http.Request, app *admin.ApplicationView) (any, error) {
 	keys, err := h.admin.ListAPIKeyViews(r.Context(), app.ID)
 	return &keysData{Keys: keys}, err
 }
 
 func (h *handler) createKey(w http.ResponseWriter, r *http.Request, s *session) {
-	id, key, err := h.admin.CreateAPIKey(r.Context(), r.PathValue("app"))
+	created, err := h.admin.CreateAPIKey(r.Context(), r.PathValue("app"), r.PostFormValue("label"))
 	if err != nil {
 		h.failed(w, r, s, pageKeys, err)
 		return
 	}
 	h.show(w, r, s, pageKeys, http.StatusOK, "", func(data any) {
 		d := data.(*keysData)
-		d.NewKey, d.NewKeyID = key, id
+		d.NewKey, d.NewKeyID = created.APIKey, created.Key.ID
 	})
+}
+
+func (h *handler) labelKey(w http.ResponseWriter, r *http.Request, s *session) {
+	if _, err := h.admin.LabelAPIKey(r.Context(), r.PathValue("app"), r.PathValue("key"), r.PostFormValue("label")); err != nil {
+		h.failed(w, r, s, pageKeys, err)
+		return
+	}
+	done(w, r, "/keys", "labelled", nil)
 }
 
 func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request, s *session) {
@@ -253,7 +268,7 @@ func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request, s *session) 
 
 // Redirect URLs.
 
-func (h *handler) loadRedirects(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadRedirects(r *http.Request, app *admin.ApplicationView) (any, error) {
 	return app.RedirectURLs, nil
 }
 
@@ -276,13 +291,13 @@ func (h *handler) removeRedirect(w http.ResponseWriter, r *http.Request, s *sess
 // Providers.
 
 type providersData struct {
-	Providers   []*unical.ProviderSettingsView
+	Providers   []*admin.ProviderSettingsView
 	CallbackURL string
 	// Check is the result of the check action, shown only in its answer.
-	Check *unical.ProviderCheck
+	Check *admin.ProviderCheck
 }
 
-func (h *handler) loadProviders(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadProviders(r *http.Request, app *admin.ApplicationView) (any, error) {
 	d := &providersData{Providers: app.Providers}
 	if h.publicURL != "" {
 		d.CallbackURL = h.publicURL + unical.OAuthCallbackPath
@@ -309,7 +324,7 @@ func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	f := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
-	params := &unical.ProviderSettingsParams{
+	params := &admin.ProviderSettingsParams{
 		ClientID: f("clientId"), AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"),
 		ServerURL: f("serverUrl"), Tenant: f("tenant"), Scopes: strings.Fields(r.PostFormValue("scopes")),
 	}
@@ -328,7 +343,7 @@ func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *sessio
 // checkProvider tries one provider's stored settings and shows the result.
 func (h *handler) checkProvider(w http.ResponseWriter, r *http.Request, s *session) {
 	t, err := providerOf(r)
-	var check *unical.ProviderCheck
+	var check *admin.ProviderCheck
 	if err == nil {
 		check, err = h.admin.CheckProviderSettings(r.Context(), r.PathValue("app"), t)
 	}
@@ -350,7 +365,7 @@ type accountsData struct {
 // accountsPageSize is how many accounts one page lists.
 const accountsPageSize = 50
 
-func (h *handler) loadAccounts(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadAccounts(r *http.Request, app *admin.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &accountsData{Search: q.Get("q"), Status: q.Get("status")}
 	page, err := h.admin.AdminListAccounts(r.Context(), app.ID, &unical.AccountListParams{Search: d.Search, StatusFilter: d.Status, PageToken: q.Get("page"), Limit: accountsPageSize})
@@ -375,7 +390,7 @@ func (h *handler) deleteAccount(w http.ResponseWriter, r *http.Request, s *sessi
 // Webhooks.
 
 type webhooksData struct {
-	Webhook *unical.WebhookView
+	Webhook *admin.WebhookView
 	// NewSecret is the webhook secret just made, shown only in the answer
 	// to setting the URL or rotating the secret.
 	NewSecret     string
@@ -392,7 +407,7 @@ type webhooksData struct {
 // webhooksPageSize is how many subscriptions one page lists.
 const webhooksPageSize = 50
 
-func (h *handler) loadWebhooks(r *http.Request, app *unical.ApplicationView) (any, error) {
+func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &webhooksData{Webhook: app.Webhook, LogSubscription: q.Get("sub")}
 	subs, err := h.admin.AdminListSubscriptions(r.Context(), app.ID, &unical.SubscriptionListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
@@ -435,7 +450,7 @@ func (h *handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, s 
 
 // webhookSet answers a change of the application's webhook: the page with
 // the new secret when one was made (never in a URL), else a redirect.
-func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session, set *unical.WebhookSet, cleared bool) {
+func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session, set *admin.WebhookSet, cleared bool) {
 	if set.Secret == "" {
 		notice := "webhook-saved"
 		if cleared {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 )
 
@@ -24,7 +25,7 @@ type view struct {
 	LoginCSRF string
 	// App is the application whose pages these are, nil outside one;
 	// Section names its current page for the navigation.
-	App     *unical.ApplicationView
+	App     *admin.ApplicationView
 	Section string
 	Data    any
 }
@@ -46,6 +47,7 @@ var funcs = template.FuncMap{
 	"providerName": providerName,
 	"path":         func(t unical.ProviderType) string { return t.PathName() },
 	"join":         strings.Join,
+	"paused":       admin.Paused,
 }
 
 // providerName is the provider's name as operators know it.
@@ -62,7 +64,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "health"}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // TestAccountReads_SeeEveryChange reads the same account URIs before and
@@ -92,14 +93,15 @@ func TestAccountReads_KeyCheckedEveryTime(t *testing.T) {
 		t.Errorf("another application lists %d accounts, want 0", len(listB.Data))
 	}
 
-	keyID, key, err := ts.Client.CreateAPIKey(t.Context(), ts.AppID)
+	created, err := admin.Of(ts.Client).CreateAPIKey(t.Context(), ts.AppID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	keyID, key := created.Key.ID, created.APIKey
 	if r := ts.doKey(t, key, "GET", acct, nil); r.Status != http.StatusOK {
 		t.Fatalf("GET with the new key = %d, want 200", r.Status)
 	}
-	if err := ts.Client.RevokeAPIKey(t.Context(), ts.AppID, keyID); err != nil {
+	if err := admin.Of(ts.Client).RevokeAPIKey(t.Context(), ts.AppID, keyID); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{acct, "/v1/endUserAccounts"} {

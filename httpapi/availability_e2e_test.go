@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/googletest"
@@ -43,7 +44,7 @@ func TestAvailabilityE2E(t *testing.T) {
 	st := apitest.Start(t, []unical.Provider{gp, mp, newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
 	graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name: unical.Some("scheduling"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
 			google.ProviderType: {

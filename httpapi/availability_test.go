@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
@@ -138,7 +139,7 @@ func TestAvailabilityNotice(t *testing.T) {
 	p := memory.New(unical.ProviderGoogle)
 	p.AddUser(googleUser, googleToken, "")
 	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) { cfg.Now = func() time.Time { return now } })
-	st.CreateApp(t, &unical.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
+	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
 		unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1"},
 	}})
 	var acct unical.Account

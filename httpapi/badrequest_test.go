@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 )
 
 // TestBadRequests sends malformed, unauthorized and foreign requests and
@@ -28,11 +29,12 @@ func TestBadRequests(t *testing.T) {
 	_, keyB := ts.mustCreateApp(t, "other", "")
 	var foreign unical.Account
 	ts.doKey(t, keyB, "POST", "/v1/endUserAccounts", map[string]any{"email": davUser, "providerType": "PROVIDER_C", "password": davPassword}).Into(t, &foreign)
-	revokedID, revokedKey, err := ts.Client.CreateAPIKey(t.Context(), ts.AppID)
+	created, err := admin.Of(ts.Client).CreateAPIKey(t.Context(), ts.AppID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Client.RevokeAPIKey(t.Context(), ts.AppID, revokedID); err != nil {
+	revokedID, revokedKey := created.Key.ID, created.APIKey
+	if err := admin.Of(ts.Client).RevokeAPIKey(t.Context(), ts.AppID, revokedID); err != nil {
 		t.Fatal(err)
 	}
 	huge := `{"email":"` + strings.Repeat("a", 1<<20) + `@example.com","providerType":"PROVIDER_C","password":"x"}`

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/provider/caldav"
@@ -26,7 +27,7 @@ type davStack struct {
 func mustNewDAVStack(t *testing.T, s *davtest.Server) *davStack {
 	t.Helper()
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name:      unical.Some("caldav e2e"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: s.URL}},
 	})
@@ -308,7 +309,7 @@ func TestCalDAVE2E_PrivateServerRefused(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	t.Cleanup(srv.Close)
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srv.URL}},
 	})
 	r := st.Do(t, "POST", "/v1/basicAuth/connect/"+st.AppID+"/provider_c",
@@ -336,7 +337,7 @@ func TestCalDAVE2E_IDsStayInTheHome(t *testing.T) {
 	t.Parallel()
 	srvURL, others := davtest.FakeHome(t)
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: srvURL}},
 	})
 	var acct struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/openapitest"
@@ -74,7 +75,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { fs.client.Close() })
-	created, err := fs.client.CreateApplication(tb.Context(), &unical.ApplicationParams{
+	created, err := admin.Of(fs.client).CreateApplication(tb.Context(), &admin.ApplicationParams{
 		Name:         unical.Some("flows"),
 		RedirectURLs: unical.Some([]string{fs.redirect}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{

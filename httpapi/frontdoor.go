@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/wirecode"
 )
 
 // codeTimeout exists only on the wire, like codeMethodNotAllowed: the
 // request deadline is the HTTP layer's, not a Client call's.
-const codeTimeout unical.Code = "timeout"
+const codeTimeout = wirecode.Timeout
 
 // frontDoor applies the per-address rate limit and the request deadline
 // to every request, before routing and before authentication.

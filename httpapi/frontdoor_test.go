@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/provider/memory"
 )
@@ -114,11 +115,11 @@ func TestRateLimitPerKey(t *testing.T) {
 // CreateAPIKeyOf creates a second API key of the server's application.
 func (ts *testServer) CreateAPIKeyOf(tb testing.TB) (id, key string) {
 	tb.Helper()
-	id, key, err := ts.Client.CreateAPIKey(tb.Context(), ts.AppID)
+	created, err := admin.Of(ts.Client).CreateAPIKey(tb.Context(), ts.AppID, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return id, key
+	return created.Key.ID, created.APIKey
 }
 
 // TestRateLimitPerIP checks the per-address limit: it counts requests

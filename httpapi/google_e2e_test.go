@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/provider/google"
@@ -48,7 +50,7 @@ func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure fu
 	}
 	st := apitest.Start(t, []unical.Provider{p}, configure)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name:         unical.Some("e2e"),
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
@@ -469,7 +471,7 @@ func TestGoogleE2E_Push(t *testing.T) {
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -562,13 +564,13 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
-		if err := st.Client.PollChanges(t.Context()); err != nil {
+		if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 			t.Fatal(err)
 		}
 		var live []googletest.ChannelInfo
@@ -598,7 +600,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
-		go func() { _ = st.Client.Run(t.Context()) }()
+		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
 		var sub unical.SubscriptionCreated
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -608,7 +610,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		}
 		poll := func() {
 			t.Helper()
-			if err := st.Client.PollChanges(t.Context()); err != nil {
+			if err := engine.PollChanges(t.Context(), st.Client); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -640,7 +642,7 @@ func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
 		cfg.OutboxPollInterval, cfg.RetryJitter = 20*time.Millisecond, -1
 		cfg.ChangePollInterval, cfg.ReconcileInterval = 50*time.Millisecond, 300*time.Millisecond
 	})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
 	var sub unical.SubscriptionCreated
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)

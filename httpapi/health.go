@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/unical/unical"
 )
 
 // ReadyTimeout is how long /readyz waits for the store to answer a read.
@@ -46,25 +48,50 @@ type readyChecks struct {
 // ReadyTimeout and the webhook engine runs, else 503 with the part that is
 // not ready, so that a load balancer sends requests elsewhere.
 func (h *handler) handleReadyz(w http.ResponseWriter, r *http.Request) {
-	checks := &readyChecks{Store: "ok", WebhookEngine: "ok"}
-	ready := true
-	ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
-	defer cancel()
-	if err := h.client.PingStore(ctx); err != nil {
-		ready = false
-		checks.Store = "error"
-		if errors.Is(err, context.DeadlineExceeded) {
-			checks.Store = "timeout"
-		}
+	ready, checks, err := checkReadiness(r.Context(), h.client)
+	if err != nil {
 		h.log.WarnContext(r.Context(), "readiness: store not ready", "err", err)
-	}
-	if !h.client.EngineRunning() {
-		ready = false
-		checks.WebhookEngine = "not_running"
 	}
 	if !ready {
 		writeJSON(w, http.StatusServiceUnavailable, readiness{Status: "not_ready", Checks: checks})
 		return
 	}
 	writeJSON(w, http.StatusOK, readiness{Status: "ready", Checks: checks})
+}
+
+// Readiness is what /readyz reports, for other pages that show it (the
+// dashboard's health panel): Store is "ok", "timeout" or "error",
+// WebhookEngine "ok" or "not_running".
+type Readiness struct {
+	Ready         bool
+	Store         string
+	WebhookEngine string
+}
+
+// CheckReadiness checks what /readyz checks, the same way.
+func CheckReadiness(ctx context.Context, client *unical.Client) Readiness {
+	ready, checks, _ := checkReadiness(ctx, client)
+	return Readiness{Ready: ready, Store: checks.Store, WebhookEngine: checks.WebhookEngine}
+}
+
+// checkReadiness pings the store within ReadyTimeout and asks whether the
+// engine runs; err is the store's failure, for the log.
+func checkReadiness(ctx context.Context, client *unical.Client) (bool, *readyChecks, error) {
+	checks := &readyChecks{Store: "ok", WebhookEngine: "ok"}
+	ready := true
+	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+	defer cancel()
+	err := client.PingStore(ctx)
+	if err != nil {
+		ready = false
+		checks.Store = "error"
+		if errors.Is(err, context.DeadlineExceeded) {
+			checks.Store = "timeout"
+		}
+	}
+	if !client.EngineRunning() {
+		ready = false
+		checks.WebhookEngine = "not_running"
+	}
+	return ready, checks, err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -69,7 +70,7 @@ func TestHealthAndReadiness(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- st.Client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, st.Client) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	if diff := cmp.Diff(probe{http.StatusOK, map[string]any{"status": "ready", "checks": checks("ok", "ok")}}, readyWhen(t, st.URL, http.StatusOK)); diff != "" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
@@ -78,7 +79,7 @@ func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provid
 
 func (ts *testServer) mustCreateApp(tb testing.TB, name, authURL string) (id, key string) {
 	tb.Helper()
-	return ts.CreateApp(tb, &unical.ApplicationParams{
+	return ts.CreateApp(tb, &admin.ApplicationParams{
 		Name:         unical.Some(name),
 		RedirectURLs: unical.Some([]string{ts.Redirect}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{

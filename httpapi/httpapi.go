@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/wirecode"
 )
 
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
@@ -97,6 +98,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerAvailabilityRoutes()
+	h.registerCapabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
@@ -137,44 +139,12 @@ func UnroutedError(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) e
 	return unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path)
 }
 
-// codeMethodNotAllowed exists only on the wire: no Client call can fail
-// with it, so it is not among the root's codes.
-const codeMethodNotAllowed unical.Code = "method_not_allowed"
+// codeMethodNotAllowed is sent for a path served under other methods.
+const codeMethodNotAllowed = wirecode.MethodNotAllowed
 
-// wireError pairs a Code with its HTTP status and wire string. This table
-// is the one place where they meet; the README documents it.
-type wireError struct {
-	status int
-	code   string
-}
-
-var codes = map[unical.Code]wireError{
-	unical.CodeInvalid:          {http.StatusBadRequest, "invalid_request"},
-	unical.CodeUnauthorized:     {http.StatusUnauthorized, "unauthorized"},
-	unical.CodeNotFound:         {http.StatusNotFound, "not_found"},
-	unical.CodeConflict:         {http.StatusConflict, "conflict"},
-	unical.CodeAccountExpired:   {http.StatusConflict, "account_expired"},
-	unical.CodeGone:             {http.StatusGone, "sync_token_expired"},
-	unical.CodePrecondition:     {http.StatusPreconditionFailed, "precondition_failed"},
-	unical.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "payload_too_large"},
-	unical.CodeKeyReused:        {http.StatusUnprocessableEntity, "idempotency_key_reused"},
-	unical.CodeRateLimited:      {http.StatusTooManyRequests, "rate_limited"},
-	unical.CodeNotImplemented:   {http.StatusNotImplemented, "not_implemented"},
-	unical.CodeUpstream:         {http.StatusBadGateway, "provider_error"},
-	unical.CodeUnavailable:      {http.StatusServiceUnavailable, "provider_unavailable"},
-	unical.CodeInternal:         {http.StatusInternalServerError, "internal"},
-	unical.CodeStoreUnavailable: {http.StatusServiceUnavailable, "store_unavailable"},
-	codeMethodNotAllowed:        {http.StatusMethodNotAllowed, "method_not_allowed"},
-	codeTimeout:                 {http.StatusGatewayTimeout, "timeout"},
-}
-
-// statusCode returns the HTTP status of code.
-func statusCode(code unical.Code) wireError {
-	if w, ok := codes[code]; ok {
-		return w
-	}
-	return codes[unical.CodeInternal]
-}
+// statusCode returns the HTTP status and wire string of code, from the one
+// table that pairs them.
+func statusCode(code unical.Code) wirecode.Wire { return wirecode.Of(code) }
 
 // errorBody is the one JSON error shape.
 type errorBody struct {
@@ -220,7 +190,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) unical.Code {
 	code := unical.ErrorCode(err)
 	wire := statusCode(code)
-	detail := errorDetail{Code: wire.code, Message: unical.ErrorMessage(err)}
+	detail := errorDetail{Code: wire.Code, Message: unical.ErrorMessage(err)}
 	var e *unical.Error
 	if errors.As(err, &e) {
 		detail.Field, detail.Allowed = e.Field, e.Allowed
@@ -235,7 +205,7 @@ func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, codeTimeout:
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
 	}
-	writeJSON(w, wire.status, errorBody{Error: detail})
+	writeJSON(w, wire.Status, errorBody{Error: detail})
 	return code
 }
 

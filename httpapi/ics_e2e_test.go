@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/ics"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
@@ -161,7 +162,7 @@ func mustNewICSStack(t *testing.T) *icsStack {
 	}
 	st := apitest.Start(t, []unical.Provider{gp, newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Name:         unical.Some("ics"),
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{

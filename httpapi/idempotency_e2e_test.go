@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/ics"
 	"github.com/unical/unical/internal/apitest"
@@ -267,7 +268,7 @@ func testIdempotency(t *testing.T, s *idemSetup) {
 
 	// Another application's same key is its own: no replay of this one's
 	// answer (the account is not that application's, so 404).
-	_, otherKey := st.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("other")})
+	_, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})
 	other := idemRequest(t, st.URL, otherKey, "key-standup", "POST", s.events, standup)
 	if other.Status != http.StatusNotFound || other.Header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("another application's request with the same key = %d, Idempotent-Replayed %q; want 404, none\n%s",
@@ -365,7 +366,7 @@ func TestIdempotencyCalDAV(t *testing.T) {
 		return r.Method == "PUT" && strings.HasSuffix(r.URL.Path, ".ics") && r.Header.Get("If-None-Match") == "*"
 	})
 	st := apitest.Start(t, []unical.Provider{newDAVProvider(t, caldav.Config{AllowPrivateTargets: true})}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		Providers: map[unical.ProviderType]unical.ProviderSettings{caldav.ProviderType: {ServerURL: gate.URL}},
 	})
 	var acct, cal struct {
@@ -399,7 +400,7 @@ func newIdemGoogleStack(t *testing.T, key seal.Key) (*googleStack, *writeGate, f
 	}
 	st := apitest.Start(t, []unical.Provider{newProvider()}, func(cfg *unical.Config) { cfg.MasterKey = key })
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
-	st.CreateApp(t, &unical.ApplicationParams{
+	st.CreateApp(t, &admin.ApplicationParams{
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
 			ClientID: e2eClientID, ClientSecret: e2eSecret,

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
@@ -93,7 +95,7 @@ func startGraphStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clo
 		cfg.Now = now
 	})
 	st.Graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
-	st.CreateApp(tb, &unical.ApplicationParams{
+	st.CreateApp(tb, &admin.ApplicationParams{
 		Name:         unical.Some("outlook app"),
 		RedirectURLs: unical.Some([]string{appRedirect}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
@@ -661,7 +663,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = st.Client.Run(ctx)
+		_ = engine.Run(ctx, st.Client)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -771,7 +773,7 @@ func TestExpiryReasonsThroughHTTPAPI(t *testing.T) {
 			// can reach AADSTS700082 quickly.
 			clock := graphtest.NewClock(time.Now().UTC())
 			st := startGraphStack(t, graphtest.Options{RefreshTokenLifetime: 24 * time.Hour}, clock)
-			if _, _, err := st.Client.UpdateApplication(t.Context(), st.AppID, &unical.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
+			if _, _, err := admin.Of(st.Client).UpdateApplication(t.Context(), st.AppID, &admin.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
 				t.Fatal(err)
 			}
 			acct := st.MustConnect(t)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
@@ -29,10 +31,10 @@ func TestPushVerifiedThroughHTTPAPI(t *testing.T) {
 		cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 	})
 	graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
-	st.CreateApp(t, &unical.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
+	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
 		unical.ProviderMicrosoft: {ClientID: "unical-app", ClientSecret: "s3cret", AuthURL: graph.AuthURL(), TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()},
 	}})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -34,7 +36,7 @@ func mustNewPushServer(tb testing.TB) *pushServer {
 	})
 	ps.URL, ps.Client, ps.Store = st.URL, st.Client, st.Store
 	ctx := context.Background()
-	created, err := ps.Client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("push")})
+	created, err := admin.Of(ps.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestNotifications(t *testing.T) {
 	// The watch runs an hour and is renewed within two hours of its end,
 	// so the next pass renews it.
 	ps.Client.Close() // no engine runs; PollChanges works without one
-	if err := ps.Client.PollChanges(ctx); err != nil {
+	if err := engine.PollChanges(ctx, ps.Client); err != nil {
 		t.Fatal(err)
 	}
 	renewed, err := ps.Store.GetSubscription(ctx, ps.App.ID(), subID)

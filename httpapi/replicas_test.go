@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
@@ -72,7 +73,8 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	_, storeB, srvB := replica()
 	ctx := t.Context()
 
-	created, err := clientA.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("replicated")})
+	adminA := admin.Of(clientA)
+	created, err := adminA.CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("replicated")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +86,11 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyID, key2, err := clientA.CreateAPIKey(ctx, created.ApplicationID)
+	second, err := adminA.CreateAPIKey(ctx, created.ApplicationID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	keyID, key2 := second.Key.ID, second.APIKey
 	get := func(srv *httptest.Server, method, path, apiKey string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(ctx, method, srv.URL+path, nil)
@@ -147,7 +150,7 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	t.Logf("B saw the deleted account after %v", took)
 
 	// A key revoked through A stops working on B; the other key works.
-	if err := clientA.RevokeAPIKey(ctx, created.ApplicationID, keyID); err != nil {
+	if err := adminA.RevokeAPIKey(ctx, created.ApplicationID, keyID); err != nil {
 		t.Fatal(err)
 	}
 	took = waitFor("the key revoked", func() bool {

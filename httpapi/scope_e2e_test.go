@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 )
@@ -28,7 +29,7 @@ func scopeBackends() []scopeBackend {
 	backends := []scopeBackend{
 		{"virtual", func(t *testing.T) (*apitest.Stack, string, string) {
 			st := apitest.Start(t, nil, nil)
-			st.CreateApp(t, &unical.ApplicationParams{})
+			st.CreateApp(t, &admin.ApplicationParams{})
 			var acct unical.Account
 			st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": "room@example.com", "providerType": "VIRTUAL"}).Into(t, &acct)
 			return st, acct.ID, scopeCalendar(t, st, acct.ID)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestEditScopesWithIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	st := apitest.Start(t, nil, nil)
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	app, err := st.Client.App(t.Context(), st.AppID)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -31,8 +33,8 @@ func TestVirtualE2E(t *testing.T) {
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	st.CreateApp(t, &unical.ApplicationParams{})
-	go func() { _ = st.Client.Run(t.Context()) }()
+	st.CreateApp(t, &admin.ApplicationParams{})
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
 
 	// Credentials are refused, naming the field: a VIRTUAL account has none.
 	for field, body := range map[string]map[string]any{
@@ -213,7 +215,7 @@ func TestVirtualE2E(t *testing.T) {
 func TestVirtualE2E_Instances(t *testing.T) {
 	t.Parallel()
 	st := apitest.Start(t, nil, nil)
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": roomEmail, "providerType": "VIRTUAL"}).Into(t, &acct)
 	base := "/v1/events/" + acct.ID + "/primary"

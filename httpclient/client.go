@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/wirecode"
 )
 
 // Options configures New. The zero value, and nil, are usable.
@@ -181,14 +181,14 @@ func answerError(resp *http.Response, data []byte) error {
 			Allowed []string `json:"allowed"`
 		} `json:"error"`
 	}
-	e := &unical.Error{Code: httpapi.CodeOfStatus(resp.StatusCode), RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
+	e := &unical.Error{Code: wirecode.CodeOfStatus(resp.StatusCode), RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	if resp.StatusCode < 400 {
 		// The API answers 200 or an error; a redirect (never followed) or
 		// another status is not its answer.
 		e.Code = unical.CodeUpstream
 	}
 	if json.Unmarshal(data, &body) == nil && body.Error != nil {
-		if code, ok := httpapi.CodeOfWire(body.Error.Code); ok {
+		if code, ok := wirecode.CodeOfWire(body.Error.Code); ok {
 			e.Code = code
 		}
 		e.Message, e.Field, e.Allowed = body.Error.Message, body.Error.Field, body.Error.Allowed

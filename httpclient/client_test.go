@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/apitest"
@@ -28,7 +29,7 @@ func stack(t *testing.T) (*apitest.Stack, *unical.App) {
 	p := memory.New(unical.ProviderGoogle)
 	p.AddUser("ada@example.com", "refresh-ada", "")
 	st := apitest.Start(t, []unical.Provider{p}, nil)
-	st.CreateApp(t, &unical.ApplicationParams{})
+	st.CreateApp(t, &admin.ApplicationParams{})
 	app, err := st.Client.App(t.Context(), st.AppID)
 	if err != nil {
 		t.Fatal(err)

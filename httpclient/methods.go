@@ -231,6 +231,12 @@ func (c *Client) Availability(ctx context.Context, params *unical.AvailabilityPa
 	return call[unical.Availability](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
 }
 
+// Capabilities lists what each provider type does with each writable
+// field: GET /v1/capabilities.
+func (c *Client) Capabilities(ctx context.Context) (*unical.CapabilityList, error) {
+	return call[unical.CapabilityList](ctx, c, "GET", nil, nil, "/v1/capabilities")
+}
+
 // ListSubscriptions lists an account's webhook subscriptions:
 // GET /v1/calendarSubscriptions/{endUserAccountId}.
 func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/unical/unical"
 )
 
@@ -159,6 +160,21 @@ func New() *Metrics {
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// DeliveryCounts returns the webhook delivery attempts since the process
+// started, by outcome (unical.DeliveryOutcomes): read from the counters
+// unical_webhook_deliveries_total exports, so that the dashboard's health
+// panel and /metrics show the same numbers.
+func (m *Metrics) DeliveryCounts() map[string]float64 {
+	out := make(map[string]float64, len(unical.DeliveryOutcomes))
+	for _, o := range unical.DeliveryOutcomes {
+		var c dto.Metric
+		if err := m.deliveries.WithLabelValues(o).Write(&c); err == nil {
+			out[o] = c.GetCounter().GetValue()
+		}
+	}
+	return out
 }
 
 // Registry is the registry the metrics are in, for a program that adds

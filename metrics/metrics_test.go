@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
@@ -85,13 +87,13 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	t.Cleanup(func() { client.Close() })
 	m.WatchStore(client.StoreStats)
 	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler()})
-	created, err := client.CreateApplication(t.Context(), &unical.ApplicationParams{Name: unical.Some("metrics")})
+	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("metrics")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- client.Run(ctx) }()
+	go func() { done <- engine.Run(ctx, client) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return &stack{URL: srv.URL, Client: client, Store: store, APIKey: created.APIKey, AppID: created.ApplicationID, Outlook: outlook}
 }

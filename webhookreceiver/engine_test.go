@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/webhookreceiver"
@@ -56,8 +58,8 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 		cfg.ChangePollInterval = 20 * time.Millisecond
 		cfg.RetryJitter = -1
 	})
-	appID, _ := st.CreateApp(t, &unical.ApplicationParams{})
-	_, appSecret, err := st.Client.UpdateApplication(ctx, appID, &unical.ApplicationParams{WebhookURL: unical.Some(srv.URL + "/unical/account")})
+	appID, _ := st.CreateApp(t, &admin.ApplicationParams{})
+	_, appSecret, err := admin.Of(st.Client).UpdateApplication(ctx, appID, &admin.ApplicationParams{WebhookURL: unical.Some(srv.URL + "/unical/account")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- st.Client.Run(runCtx) }()
+	go func() { done <- engine.Run(runCtx, st.Client) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -29,12 +30,20 @@ const offlineOpenTimeout = 300 * time.Millisecond
 
 // openOffline opens the data folder for an admin command. When a running
 // server holds it, the error says so in one line and names --server.
-func (m *Main) openOffline(ctx context.Context, sf storeFlags) (*unical.Client, unical.Store, error) {
+func (m *Main) openOffline(ctx context.Context, sf storeFlags) (*admin.Service, unical.Store, error) {
 	client, store, err := m.open(ctx, sf, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
 	if sf.storeURL == "" && unical.ErrorCode(err) == unical.CodeUnavailable {
 		return nil, nil, fmt.Errorf("the data folder %s is in use by a running unicald; run the command against it with --server URL (and UNICAL_ADMIN_TOKEN)", sf.dataDir)
 	}
-	return client, store, err
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := admin.New(admin.Config{Store: store, Client: client})
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return svc.As(admin.ActorCLI), store, nil
 }
 
 // adminClient calls the admin API of a running server.
@@ -134,13 +143,13 @@ type appsCommand struct {
 // appsRemote runs an apps command through the admin API. update makes one
 // call per setting it changes, in the order name, redirect URLs, webhook,
 // provider; a refused call stops it there, with the earlier ones made.
-func (m *Main) appsRemote(ctx context.Context, admin *adminClient, cmd *appsCommand) error {
+func (m *Main) appsRemote(ctx context.Context, remote *adminClient, cmd *appsCommand) error {
 	switch cmd.op {
 	case "list":
 		var list struct {
 			Data []json.RawMessage `json:"data"`
 		}
-		if err := admin.do(ctx, "GET", "/applications", nil, &list); err != nil {
+		if err := remote.do(ctx, "GET", "/applications", nil, &list); err != nil {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(list.Data)
@@ -150,7 +159,7 @@ func (m *Main) appsRemote(ctx context.Context, admin *adminClient, cmd *appsComm
 			q = "?cascade=true"
 		}
 		var deleted json.RawMessage
-		if err := admin.do(ctx, "DELETE", "/applications/"+url.PathEscape(cmd.id)+q, nil, &deleted); err != nil {
+		if err := remote.do(ctx, "DELETE", "/applications/"+url.PathEscape(cmd.id)+q, nil, &deleted); err != nil {
 			return err
 		}
 		_, err := fmt.Fprintf(m.Stdout, "%s\n", deleted)
@@ -165,18 +174,18 @@ func (m *Main) appsRemote(ctx context.Context, admin *adminClient, cmd *appsComm
 			} `json:"application"`
 			APIKey string `json:"apiKey"`
 		}
-		if err := admin.do(ctx, "POST", "/applications", map[string]string{"name": cmd.name}, &created); err != nil {
+		if err := remote.do(ctx, "POST", "/applications", map[string]string{"name": cmd.name}, &created); err != nil {
 			return err
 		}
 		cmd.id, cmd.name = created.Application.ID, ""
-		secret, err := m.updateRemote(ctx, admin, cmd)
-		out := &unical.CreatedApplication{ApplicationID: created.Application.ID, APIKey: created.APIKey, WebhookSecret: secret}
+		secret, err := m.updateRemote(ctx, remote, cmd)
+		out := &admin.CreatedApplication{ApplicationID: created.Application.ID, APIKey: created.APIKey, WebhookSecret: secret}
 		if perr := m.printCreated(out, cmd.asJSON); perr != nil {
 			return perr
 		}
 		return err
 	default: // update
-		secret, err := m.updateRemote(ctx, admin, cmd)
+		secret, err := m.updateRemote(ctx, remote, cmd)
 		if err != nil {
 			return err
 		}
@@ -184,7 +193,7 @@ func (m *Main) appsRemote(ctx context.Context, admin *adminClient, cmd *appsComm
 			fmt.Fprintf(m.Stderr, "webhookSecret (shown once): %s\n", secret)
 		}
 		var app json.RawMessage
-		if err := admin.do(ctx, "GET", "/applications/"+url.PathEscape(cmd.id), nil, &app); err != nil {
+		if err := remote.do(ctx, "GET", "/applications/"+url.PathEscape(cmd.id), nil, &app); err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(m.Stdout, "%s\n", app)
@@ -194,10 +203,10 @@ func (m *Main) appsRemote(ctx context.Context, admin *adminClient, cmd *appsComm
 
 // updateRemote applies the settings of an apps command to application
 // cmd.id and returns a new webhook secret, if one was made.
-func (m *Main) updateRemote(ctx context.Context, admin *adminClient, cmd *appsCommand) (webhookSecret string, err error) {
+func (m *Main) updateRemote(ctx context.Context, remote *adminClient, cmd *appsCommand) (webhookSecret string, err error) {
 	app := "/applications/" + url.PathEscape(cmd.id)
 	if cmd.name != "" {
-		if err := admin.do(ctx, "PUT", app, map[string]string{"name": cmd.name}, nil); err != nil {
+		if err := remote.do(ctx, "PUT", app, map[string]string{"name": cmd.name}, nil); err != nil {
 			return "", err
 		}
 	}
@@ -206,41 +215,41 @@ func (m *Main) updateRemote(ctx context.Context, admin *adminClient, cmd *appsCo
 		var current struct {
 			Data []string `json:"data"`
 		}
-		if err := admin.do(ctx, "GET", app+"/redirectUrls", nil, &current); err != nil {
+		if err := remote.do(ctx, "GET", app+"/redirectUrls", nil, &current); err != nil {
 			return "", err
 		}
 		for _, u := range cmd.redirects {
 			if !slices.Contains(current.Data, u) {
-				if err := admin.do(ctx, "POST", app+"/redirectUrls", map[string]string{"url": u}, nil); err != nil {
+				if err := remote.do(ctx, "POST", app+"/redirectUrls", map[string]string{"url": u}, nil); err != nil {
 					return "", err
 				}
 			}
 		}
 		for _, u := range current.Data {
 			if !slices.Contains(cmd.redirects, u) {
-				if err := admin.do(ctx, "DELETE", app+"/redirectUrls?url="+url.QueryEscape(u), nil, nil); err != nil {
+				if err := remote.do(ctx, "DELETE", app+"/redirectUrls?url="+url.QueryEscape(u), nil, nil); err != nil {
 					return "", err
 				}
 			}
 		}
 	}
 	if cmd.webhookURL != "" {
-		var set unical.WebhookSet
-		if err := admin.do(ctx, "PUT", app+"/webhook", map[string]string{"url": cmd.webhookURL}, &set); err != nil {
+		var set admin.WebhookSet
+		if err := remote.do(ctx, "PUT", app+"/webhook", map[string]string{"url": cmd.webhookURL}, &set); err != nil {
 			return "", err
 		}
 		webhookSecret = set.Secret
 	}
 	if cmd.provider != "" {
 		s := cmd.settings
-		params := unical.ProviderSettingsParams{
+		params := admin.ProviderSettingsParams{
 			ClientID: s.ClientID, Scopes: s.Scopes, AuthURL: s.AuthURL, TokenURL: s.TokenURL,
 			UserInfoURL: s.UserInfoURL, APIBaseURL: s.APIBaseURL, ServerURL: s.ServerURL, Tenant: s.Tenant,
 		}
 		if s.ClientSecret != "" {
 			params.ClientSecret = unical.Some(s.ClientSecret)
 		}
-		if err := admin.do(ctx, "PUT", app+"/providers/"+cmd.provider.PathName(), &params, nil); err != nil {
+		if err := remote.do(ctx, "PUT", app+"/providers/"+cmd.provider.PathName(), &params, nil); err != nil {
 			return webhookSecret, err
 		}
 	}
@@ -249,15 +258,15 @@ func (m *Main) updateRemote(ctx context.Context, admin *adminClient, cmd *appsCo
 
 // keysRemote runs a keys command through the admin API, printing what the
 // offline command prints.
-func (m *Main) keysRemote(ctx context.Context, admin *adminClient, op, appID, keyID string) error {
+func (m *Main) keysRemote(ctx context.Context, remote *adminClient, op, appID, keyID, label string) error {
 	keys := "/applications/" + url.PathEscape(appID) + "/keys"
 	switch op {
 	case "create":
 		var made struct {
-			Key    unical.APIKeyView `json:"key"`
-			APIKey string            `json:"apiKey"`
+			Key    admin.APIKeyView `json:"key"`
+			APIKey string           `json:"apiKey"`
 		}
-		if err := admin.do(ctx, "POST", keys, nil, &made); err != nil {
+		if err := remote.do(ctx, "POST", keys, map[string]string{"label": label}, &made); err != nil {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": made.Key.ID, "apiKey": made.APIKey})
@@ -265,11 +274,11 @@ func (m *Main) keysRemote(ctx context.Context, admin *adminClient, op, appID, ke
 		var list struct {
 			Data []json.RawMessage `json:"data"`
 		}
-		if err := admin.do(ctx, "GET", keys, nil, &list); err != nil {
+		if err := remote.do(ctx, "GET", keys, nil, &list); err != nil {
 			return err
 		}
 		return json.NewEncoder(m.Stdout).Encode(list.Data)
 	default: // revoke
-		return admin.do(ctx, "DELETE", keys+"/"+url.PathEscape(keyID), nil, nil)
+		return remote.do(ctx, "DELETE", keys+"/"+url.PathEscape(keyID), nil, nil)
 	}
 }

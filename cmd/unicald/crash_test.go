@@ -19,6 +19,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -162,7 +163,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 		tb.Fatal(err)
 	}
 	defer client.Close()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("crash")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("crash")})
 	if err != nil {
 		tb.Fatal(err)
 	}

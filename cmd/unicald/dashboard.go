@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/internal/seal"
 )
@@ -12,12 +12,14 @@ import (
 // newDashboard returns the web dashboard, to be served under
 // dashboard.Prefix. Its session key is derived from the master key, so
 // that every replica accepts the others' sessions.
-func newDashboard(client *unical.Client, key seal.Key, publicURL string, logger *slog.Logger) (http.Handler, error) {
+func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, deliveryCounts func() map[string]float64) (http.Handler, error) {
 	sessionKey := key.Derive("dashboard-session")
 	return dashboard.New(dashboard.Options{
-		Admin:      client,
+		Admin:      svc,
 		SessionKey: sessionKey[:],
 		PublicURL:  publicURL,
 		Logger:     logger,
+
+		DeliveryCounts: deliveryCounts,
 	})
 }

@@ -146,7 +146,10 @@ func TestReplicas(t *testing.T) {
 		}
 		return out.String()
 	}
-	var app unical.CreatedApplication
+	var app struct {
+		ApplicationID string `json:"applicationId"`
+		APIKey        string `json:"apiKey"`
+	}
 	if err := json.Unmarshal([]byte(admin("apps", "create", "--name", "replicas", "--json", "--redirect-url", back)), &app); err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,11 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
+	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -317,8 +320,16 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	defer client.Close()
+	webhooks, err := engine.New(client, store)
+	if err != nil {
+		return err
+	}
 	met.WatchStore(client.StoreStats)
-	if err := m.firstStart(ctx, client); err != nil {
+	svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger})
+	if err != nil {
+		return err
+	}
+	if err := m.firstStart(ctx, svc.As(admin.ActorCLI)); err != nil {
 		return err
 	}
 	if err := m.adminToken(ctx, client); err != nil {
@@ -356,15 +367,21 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	dash, err := newDashboard(client, key, *publicURL, logger)
+	dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	// /admin/v1/ and the dashboard beside /v1 on the same listener;
 	// everything else, unknown paths included, goes to the /v1 handler.
+	reference, err := apidocs.Handler(httpapi.OpenAPIDocument)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	root := http.NewServeMux()
-	root.Handle(adminapi.Prefix, adminapi.NewHandler(client, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle(apidocs.Prefix, reference)
+	root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
 	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{
@@ -384,7 +401,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	// The webhook engine resumes pending deliveries from the Store; the
 	// deferred client.Close stops it and waits for it.
 	go func() {
-		if err := client.Run(ctx); err != nil {
+		if err := webhooks.Run(ctx); err != nil {
 			logger.Error("webhook engine", "err", err)
 		}
 	}()
@@ -451,12 +468,12 @@ func (m *Main) envFloat(name string, def float64) (float64, error) {
 
 // firstStart creates a default application when there is none and prints
 // its id and API key once, so a newcomer can call the API right away.
-func (m *Main) firstStart(ctx context.Context, client *unical.Client) error {
-	apps, err := client.ListApplications(ctx)
+func (m *Main) firstStart(ctx context.Context, svc *admin.Service) error {
+	apps, err := svc.ListApplications(ctx)
 	if err != nil || len(apps) > 0 {
 		return err
 	}
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("default")})
+	created, err := svc.CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("default")})
 	if err != nil {
 		return err
 	}
@@ -543,18 +560,18 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 	cmd := appsCommand{op: args[0], id: *id, name: *name, asJSON: *asJSON, cascade: *cascade,
 		redirects: redirects, webhookURL: *webhookURL, provider: providerType, settings: ps}
 	if *server != "" {
-		admin, err := m.remoteAdmin(*server)
+		remote, err := m.remoteAdmin(*server)
 		if err != nil {
 			return err
 		}
-		return m.appsRemote(ctx, admin, &cmd)
+		return m.appsRemote(ctx, remote, &cmd)
 	}
 	client, store, err := m.openOffline(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	params := &unical.ApplicationParams{}
+	params := &admin.ApplicationParams{}
 	if *name != "" {
 		params.Name = unical.Some(*name)
 	}
@@ -599,7 +616,7 @@ func (m *Main) apps(ctx context.Context, args []string) error {
 }
 
 // printCreated prints a new application with its key, shown only now.
-func (m *Main) printCreated(created *unical.CreatedApplication, asJSON bool) error {
+func (m *Main) printCreated(created *admin.CreatedApplication, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(m.Stdout).Encode(created)
 	}
@@ -620,6 +637,7 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	server := fs.String("server", "", "call the admin API of the unicald at this URL (token from UNICAL_ADMIN_TOKEN) instead of opening the store")
 	appID := fs.String("app", "", "application id")
 	keyID := fs.String("key", "", "key id")
+	label := fs.String("label", "", "keys create: a label naming the key, shown in lists")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
 	}
@@ -636,11 +654,11 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 		return usageError{"unknown keys command " + args[0]}
 	}
 	if *server != "" {
-		admin, err := m.remoteAdmin(*server)
+		remote, err := m.remoteAdmin(*server)
 		if err != nil {
 			return err
 		}
-		return m.keysRemote(ctx, admin, args[0], *appID, *keyID)
+		return m.keysRemote(ctx, remote, args[0], *appID, *keyID, *label)
 	}
 	client, store, err := m.openOffline(ctx, sf)
 	if err != nil {
@@ -649,11 +667,11 @@ func (m *Main) keys(ctx context.Context, args []string) error {
 	defer store.Close()
 	switch args[0] {
 	case "create":
-		id, key, err := client.CreateAPIKey(ctx, *appID)
+		created, err := client.CreateAPIKey(ctx, *appID, *label)
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": id, "apiKey": key})
+		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": created.Key.ID, "apiKey": created.APIKey})
 	case "list":
 		keys, err := client.ListAPIKeyViews(ctx, *appID)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -36,7 +37,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	key, _, err := unical.LoadOrCreateMasterKeyFile(filepath.Join(dir, "master.key"))
+	key, _, err := admin.LoadOrCreateMasterKeyFile(filepath.Join(dir, "master.key"))
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer client.Close()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("example")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("example")})
 	if err != nil {
 		return err
 	}

@@ -111,3 +111,16 @@ func Dialer(timeout time.Duration, allowPrivate bool) *net.Dialer {
 	}
 	return d
 }
+
+// LoopbackHost reports whether a URL host (without port) names this
+// machine outright: "localhost" (RFC 6761) or a loopback IP literal.
+// Names that merely resolve to loopback do not count, so the answer cannot
+// change between the check and the connection.
+func LoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil && ip.Unmap().IsLoopback()
+}

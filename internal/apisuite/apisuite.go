@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
@@ -73,9 +74,9 @@ func newEnv(t *testing.T, target Target) *env {
 		providers = append(providers, p)
 	}
 	st := apitest.Start(t, providers, nil)
-	id, key := st.CreateApp(t, &unical.ApplicationParams{})
+	id, key := st.CreateApp(t, &admin.ApplicationParams{})
 	e.api = target(t, st, id, key)
-	otherID, otherKey := st.CreateApp(t, &unical.ApplicationParams{Name: unical.Some("other")})
+	otherID, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})
 	e.other = target(t, st, otherID, otherKey)
 	return e
 }
@@ -95,6 +96,7 @@ func Run(t *testing.T, target Target) {
 		{"RSVP", testRSVP},
 		{"FreeBusy", testFreeBusy},
 		{"Availability", testAvailability},
+		{"Capabilities", testCapabilities},
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
 		{"Idempotency", testIdempotency},

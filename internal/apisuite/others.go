@@ -203,3 +203,35 @@ func testForeignIDs(e *env) {
 		t.Errorf("%d subscriptions after the foreign delete", len(subs))
 	}
 }
+
+// testCapabilities: every provider type is listed with a row for every
+// writable field, and VIRTUAL (provider/virtual) as it declares itself.
+func testCapabilities(e *env) {
+	t := e.t
+	list := must(e.api.Capabilities(e.ctx))
+	type shape struct {
+		Type            unical.ProviderType
+		Calendar, Event []string
+	}
+	var want, got []shape
+	for _, typ := range unical.ProviderTypes {
+		want = append(want, shape{typ, unical.CalendarFields, unical.EventFields})
+	}
+	for _, c := range list.Data {
+		s := shape{Type: c.ProviderType}
+		for _, f := range unical.CalendarFields {
+			if _, ok := c.Calendar[f]; ok {
+				s.Calendar = append(s.Calendar, f)
+			}
+		}
+		for _, f := range unical.EventFields {
+			if _, ok := c.Event[f]; ok {
+				s.Event = append(s.Event, f)
+			}
+		}
+		got = append(got, s)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Capabilities() mismatch (-want +got):\n%s", diff)
+	}
+}

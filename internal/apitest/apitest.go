@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
@@ -28,6 +29,8 @@ type Stack struct {
 	URL string
 	// Client is the Client behind the server.
 	Client *unical.Client
+	// Admin is the operator side over Client and Store.
+	Admin *admin.Service
 	// Store is the bolt store, in DBPath.
 	Store  *bolt.Store
 	DBPath string
@@ -69,6 +72,10 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Client.Close() })
+	st.Admin, err = admin.New(admin.Config{Store: store, Client: st.Client})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
 	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, opts))
@@ -77,12 +84,12 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 
 // CreateApp creates an application and makes it the Stack's: Do sends its
 // API key from then on. A missing name is "test".
-func (st *Stack) CreateApp(tb testing.TB, params *unical.ApplicationParams) (id, key string) {
+func (st *Stack) CreateApp(tb testing.TB, params *admin.ApplicationParams) (id, key string) {
 	tb.Helper()
 	if !params.Name.IsSet() {
 		params.Name = unical.Some("test")
 	}
-	created, err := st.Client.CreateApplication(tb.Context(), params)
+	created, err := st.Admin.CreateApplication(tb.Context(), params)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func (f *Flow) Refresh(ctx context.Context, refreshToken string, rejected unical
 	if res.Err != nil {
 		var e *unical.Error
 		if errors.As(res.Err, &e) && res.Wait > 0 && e.RetryAfter == 0 && e.Code == unical.CodeUnavailable {
-			e.RetryAfter = roundUpSecond(res.Wait)
+			e.RetryAfter = retry.RoundUpSecond(res.Wait)
 		}
 		return unical.Token{}, res.Err
 	}
@@ -257,12 +257,4 @@ func (f *Flow) classify(ctx context.Context, err error, rejected unical.Code) cl
 		return classified{err: wrap(unical.CodeUnauthorized, "%s refused the credentials (%s).", f.Name, code)}
 	}
 	return classified{err: wrap(unical.CodeUpstream, "The %s token endpoint refused the request (%s).", f.Name, code)}
-}
-
-// roundUpSecond rounds a wait up to whole seconds, as Retry-After carries.
-func roundUpSecond(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return ((d + time.Second - 1) / time.Second) * time.Second
 }

@@ -3,8 +3,6 @@ package retry
 import (
 	"context"
 	"time"
-
-	"github.com/unical/unical"
 )
 
 // Policy is the one retry policy of the providers: which answers are
@@ -25,6 +23,10 @@ type Policy struct {
 	// Sleep waits d or until ctx ends; nil uses a timer. Tests inject a
 	// recorder here, so that no test waits for real.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry is told of each retry before its wait: the providers count
+	// them for the retries metric (unical.NoteRetry), here in the one
+	// retry loop so that the count cannot drift between them.
+	OnRetry func(ctx context.Context)
 }
 
 // Outcome is what one attempt reports to [Policy.Do].
@@ -79,9 +81,9 @@ func (p Policy) Do(ctx context.Context, try func(attempt int) Outcome) Result {
 		if n >= p.MaxRetries || o.RetryAfter > maxRA {
 			return Result{Err: o.Err, Wait: wait}
 		}
-		// Counted here, the one retry loop of the providers, so that the
-		// retries metric cannot drift between them.
-		unical.NoteRetry(ctx)
+		if p.OnRetry != nil {
+			p.OnRetry(ctx)
+		}
 		if err := p.sleep(ctx, wait); err != nil {
 			return Result{Err: err, Last: o.Err, Interrupted: true}
 		}
@@ -92,6 +94,11 @@ func (p Policy) sleep(ctx context.Context, d time.Duration) error {
 	if p.Sleep != nil {
 		return p.Sleep(ctx, d)
 	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d or until ctx ends, whichever comes first.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -100,4 +107,12 @@ func (p Policy) sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// RoundUpSecond rounds a wait up to whole seconds, as Retry-After carries.
+func RoundUpSecond(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return ((d + time.Second - 1) / time.Second) * time.Second
 }

@@ -152,7 +152,7 @@ func New(cfg Config) (*Provider, error) {
 	if now == nil {
 		now = time.Now
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait}
+	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait, OnRetry: unical.NoteRetry}
 	switch {
 	case cfg.MaxRetries == 0:
 		policy.MaxRetries = 2

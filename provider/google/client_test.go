@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/google"
@@ -35,7 +36,7 @@ func TestThroughClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{
 		Name: unical.Some("app"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
 			ClientID: "cid", ClientSecret: "secret",

@@ -158,6 +158,7 @@ func TestEvent_Invitation(t *testing.T) {
 	f := newFixture(t)
 	s := f.session(t, alice)
 	ctx := t.Context()
+	guestsCannotInvite := false
 	seeded := f.srv.AddEvent(alice, googletest.Event{
 		Summary:   "Bob's meeting",
 		Start:     &googletest.EventDateTime{DateTime: "2026-05-05T09:00:00Z"},
@@ -172,7 +173,7 @@ func TestEvent_Invitation(t *testing.T) {
 		// that would reset it get 403 forbiddenForNonOrganizer (errors
 		// guide), so the RSVP and the update below must be patches that
 		// leave it alone.
-		GuestsCanInviteOthers: new(false),
+		GuestsCanInviteOthers: &guestsCannotInvite,
 	})
 	got, err := f.p.GetEvent(ctx, s, alice, seeded.ID)
 	if err != nil {

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retry"
 )
 
 // ProviderType is the provider type this package serves.
@@ -118,7 +119,7 @@ func New(cfg Config) (*Provider, error) {
 		maxRetries:  cfg.MaxRetries,
 		baseBackoff: cfg.BaseBackoff,
 		maxBackoff:  cfg.MaxBackoff,
-		sleep:       sleepContext,
+		sleep:       retry.Sleep,
 		jitter: func(d time.Duration) time.Duration {
 			if d <= 0 {
 				return 0

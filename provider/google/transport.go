@@ -1,10 +1,8 @@
 package google
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/oauthflow"
+	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -97,79 +96,50 @@ func (c *conn) doWith(ctx context.Context, method, rawURL string, opts callOpts,
 		}
 		body = b
 	}
+	header := providerhttp.JSONHeader(body != nil)
+	if opts.ifMatch != "" {
+		header.Set("If-Match", opts.ifMatch)
+	}
 	idempotent := method != http.MethodPost || opts.safe
-	authRetried := false
-	return c.p.retry(ctx, func() outcome {
-		for {
-			tok, err := c.accessToken(ctx, authRetried)
-			if err != nil {
-				return outcome{err: asError(err)}
+	caller := providerhttp.Caller{
+		Client:     c.p.client,
+		Tokens:     c,
+		Refresh401: c.s != nil,
+		Policy:     c.p.policy(),
+		MaxBody:    maxResponse,
+		Classify: func(r *providerhttp.Response) retry.Outcome {
+			if r.StatusCode < 300 {
+				return retry.Outcome{}
 			}
-			resp, data, err := c.send(ctx, method, rawURL, body, tok, opts.ifMatch)
-			if err != nil {
-				return transportOutcome(ctx, err, idempotent)
-			}
-			if resp.StatusCode == http.StatusUnauthorized && !authRetried && c.s != nil {
-				authRetried = true
-				continue
-			}
-			if resp.StatusCode >= 300 {
-				return c.p.apiOutcome(resp, data, c.expiredCode)
-			}
-			if out != nil && resp.StatusCode != http.StatusNoContent && len(data) > 0 {
-				if err := json.Unmarshal(data, out); err != nil {
-					return outcome{err: unical.WrapError(unical.CodeUpstream, err, "Google answered with a body that is not the expected JSON.")}
-				}
-			}
-			return outcome{}
+			return c.p.apiOutcome(&http.Response{StatusCode: r.StatusCode, Header: r.Header}, r.Body, c.expiredCode).retryOutcome()
+		},
+		SendFailed: func(err error, _ bool) retry.Outcome {
+			return transportOutcome(ctx, err, idempotent).retryOutcome()
+		},
+		TokenFailed: func(err error) error { return asError(err) },
+		TimedOut:    "Google did not answer in time.",
+	}
+	resp, err := caller.Do(ctx, providerhttp.Request{Method: method, URL: rawURL, Header: header, Body: body})
+	if err != nil {
+		return err
+	}
+	if out != nil && resp.StatusCode != http.StatusNoContent && len(resp.Body) > 0 {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			return unical.WrapError(unical.CodeUpstream, err, "Google answered with a body that is not the expected JSON.")
 		}
-	})
+	}
+	return nil
 }
 
-func (c *conn) send(ctx context.Context, method, rawURL string, body []byte, token, ifMatch string) (*http.Response, []byte, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, rawURL, r)
-	if err != nil {
-		return nil, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if ifMatch != "" {
-		req.Header.Set("If-Match", ifMatch)
-	}
-	resp, err := c.p.client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		return nil, nil, err
-	}
-	return resp, data, nil
+// Token implements [providerhttp.TokenSource].
+func (c *conn) Token(ctx context.Context, force bool) (string, error) {
+	return c.accessToken(ctx, force)
 }
 
 // escapeID escapes a calendar or event id for a URL path: ids contain '@'
 // and '#' (holiday calendars), and may contain '/'.
 func escapeID(id string) string {
 	return strings.ReplaceAll(url.PathEscape(id), "+", "%2B")
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // outcome is the result of one attempt of a call: err is final unless
@@ -190,42 +160,20 @@ func (p *Provider) policy() retry.Policy {
 		Backoff:       retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter},
 		MaxRetryAfter: p.maxBackoff,
 		Sleep:         p.sleep,
+		OnRetry:       unical.NoteRetry,
 	}
 }
 
-// retry runs try under the provider's policy. A transient failure it gives
-// up on carries the wait it would have used as RetryAfter.
-func (p *Provider) retry(ctx context.Context, try func() outcome) error {
-	var last *unical.Error
-	res := p.policy().Do(ctx, func(int) retry.Outcome {
-		o := try()
-		if o.err == nil {
-			return retry.Outcome{}
-		}
-		last = o.err
-		return retry.Outcome{Err: o.err, Retry: o.retry, RetryAfter: o.retryAfter}
-	})
-	switch {
-	case res.Interrupted:
-		return unical.WrapError(unical.CodeUnavailable, res.Err, "Google did not answer in time.")
-	case res.Err == nil:
-		return nil
+// retryOutcome is o as the retry policy reads it.
+func (o outcome) retryOutcome() retry.Outcome {
+	if o.err == nil {
+		return retry.Outcome{}
 	}
-	if res.Wait > 0 && last.RetryAfter == 0 {
-		last.RetryAfter = roundUpSecond(res.Wait)
-	}
-	return last
+	return retry.Outcome{Err: o.err, Retry: o.retry, RetryAfter: o.retryAfter}
 }
 
 // backoff is the wait before retry n (0-based) when Google names none.
 func (p *Provider) backoff(n int) time.Duration { return p.policy().Backoff.Wait(n) }
-
-func roundUpSecond(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return ((d + time.Second - 1) / time.Second) * time.Second
-}
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
 func (p *Provider) retryAfter(h http.Header) time.Duration {

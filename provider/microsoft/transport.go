@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/oauthflow"
+	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -61,7 +61,8 @@ type request struct {
 
 // do sends r and decodes a 2xx answer into out (when not nil). It
 // refreshes the token once on 401 and retries 429, 503, 504 and lost
-// connections under the provider's policy (see Provider.policy).
+// connections under the provider's policy (see Provider.policy); a
+// failure given up on carries the next wait as its RetryAfter.
 func (c *client) do(ctx context.Context, r request, out any) error {
 	target := r.target
 	if !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "http://") {
@@ -85,61 +86,51 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 		}
 		payload = b
 	}
-	triedRefresh := false
-	res := c.p.policy().Do(ctx, func(int) retry.Outcome {
-		for {
-			tok, err := c.accessToken(ctx, false)
-			if err != nil {
-				return retry.Outcome{Err: err}
-			}
-			req, err := http.NewRequestWithContext(ctx, r.method, target, bytes.NewReader(payload))
-			if err != nil {
-				return retry.Outcome{Err: unical.WrapError(unical.CodeInternal, err, "Cannot build the Graph request.")}
-			}
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set("Accept", "application/json")
-			if payload != nil {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			for k, v := range r.header {
-				req.Header.Set(k, v)
-			}
-			resp, err := c.p.httpClient.Do(req)
-			if err != nil {
-				return retry.Outcome{Err: unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph cannot be reached."), Retry: ctx.Err() == nil}
-			}
-			data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-			resp.Body.Close()
-			if err != nil {
-				return retry.Outcome{Err: unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph's answer was cut off.")}
-			}
+	header := providerhttp.JSONHeader(payload != nil)
+	for k, v := range r.header {
+		header.Set(k, v)
+	}
+	caller := providerhttp.Caller{
+		Client:     c.p.httpClient,
+		Tokens:     c,
+		Refresh401: true,
+		Policy:     c.p.policy(),
+		MaxBody:    maxResponse,
+		Classify: func(resp *providerhttp.Response) retry.Outcome {
 			switch st := resp.StatusCode; {
 			case st >= 200 && st < 300:
-				if out != nil && len(bytes.TrimSpace(data)) > 0 {
-					if err := json.Unmarshal(data, out); err != nil {
-						return retry.Outcome{Err: unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")}
-					}
-				}
 				return retry.Outcome{}
-			case st == http.StatusUnauthorized && !triedRefresh:
-				triedRefresh = true
-				if _, err := c.accessToken(ctx, true); err != nil {
-					return retry.Outcome{Err: err}
-				}
-				continue
 			case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable || st == http.StatusGatewayTimeout:
 				ra, _ := retryAfter(resp.Header)
-				return retry.Outcome{Err: graphFailure(st, resp.Header, data), Retry: true, RetryAfter: ra}
+				return retry.Outcome{Err: graphFailure(st, resp.Header, resp.Body), Retry: true, RetryAfter: ra}
 			default:
-				return retry.Outcome{Err: graphFailure(st, resp.Header, data)}
+				return retry.Outcome{Err: graphFailure(st, resp.Header, resp.Body)}
 			}
-		}
-	})
-	if res.Interrupted {
-		return unical.WrapError(unical.CodeUnavailable, res.Err, "Microsoft Graph did not answer in time.")
+		},
+		SendFailed: func(err error, ctxDone bool) retry.Outcome {
+			return retry.Outcome{Err: unical.WrapError(unical.CodeUnavailable, err, "Microsoft Graph cannot be reached."), Retry: !ctxDone}
+		},
+		TimedOut: "Microsoft Graph did not answer in time.",
 	}
-	return res.Err
+	resp, err := caller.Do(ctx, providerhttp.Request{Method: r.method, URL: target, Header: header, Body: payload})
+	if err != nil {
+		return err
+	}
+	if out != nil && len(bytes.TrimSpace(resp.Body)) > 0 {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			return unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")
+		}
+	}
+	return nil
 }
+
+// Token implements [providerhttp.TokenSource].
+func (c *client) Token(ctx context.Context, force bool) (string, error) {
+	return c.accessToken(ctx, force)
+}
+
+// maxResponse bounds the bodies read from Graph.
+const maxResponse = 32 << 20
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date
 // (RFC 9110 §10.2.3), and fractional seconds, which Graph's own sample
@@ -176,5 +167,6 @@ func (p *Provider) policy() retry.Policy {
 		MaxRetries:    p.maxRetries,
 		Backoff:       retry.Backoff{Base: 250 * time.Millisecond, Max: p.maxRetryWait},
 		MaxRetryAfter: p.maxRetryWait,
+		OnRetry:       unical.NoteRetry,
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"syscall"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -107,7 +108,7 @@ func seed(args []string) error {
 	}
 	defer client.Close()
 	ctx := context.Background()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{Name: unical.Some("bench")})
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("bench")})
 	if err != nil {
 		return err
 	}

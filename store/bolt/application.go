@@ -91,10 +91,11 @@ type apiKey struct {
 	Hash          []byte    `json:"hash"`
 	CreatedAt     time.Time `json:"createdAt"`
 	LastUsedAt    time.Time `json:"lastUsedAt,omitzero"`
+	Label         string    `json:"label,omitempty"`
 }
 
 func (rec *apiKey) toAPIKey() *unical.APIKey {
-	return &unical.APIKey{ID: rec.ID, ApplicationID: rec.ApplicationID, Hash: rec.Hash, CreatedAt: rec.CreatedAt, LastUsedAt: rec.LastUsedAt}
+	return &unical.APIKey{ID: rec.ID, ApplicationID: rec.ApplicationID, Hash: rec.Hash, CreatedAt: rec.CreatedAt, LastUsedAt: rec.LastUsedAt, Label: rec.Label}
 }
 
 // CreateAPIKey stores a key; CodeConflict if the id is taken.
@@ -105,7 +106,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := storedoc.CheckID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	rec := &apiKey{ID: key.ID, ApplicationID: key.ApplicationID, Hash: key.Hash, CreatedAt: storedoc.UTC(key.CreatedAt), LastUsedAt: storedoc.UTC(key.LastUsedAt)}
+	rec := &apiKey{ID: key.ID, ApplicationID: key.ApplicationID, Hash: key.Hash, CreatedAt: storedoc.UTC(key.CreatedAt), LastUsedAt: storedoc.UTC(key.LastUsedAt), Label: key.Label}
 	return s.update(ctx, "create API key", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketAPIKeys)
 		if b.Get([]byte(rec.ID)) != nil {
@@ -198,6 +199,28 @@ func (s *Store) MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) err
 		rec.LastUsedAt = storedoc.UTC(at)
 		return putJSON(b, []byte(id), &rec)
 	})
+}
+
+// SetAPIKeyLabel sets the label of one of an application's keys;
+// CodeNotFound if the application has no such key.
+func (s *Store) SetAPIKeyLabel(ctx context.Context, appID, id, label string) (*unical.APIKey, error) {
+	var rec apiKey
+	err := s.update(ctx, "label API key", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAPIKeys)
+		ok, err := getJSON(b, []byte(id), &rec)
+		if err != nil {
+			return err
+		}
+		if !ok || rec.ApplicationID != appID {
+			return storedoc.NotFound("API key", id)
+		}
+		rec.Label = label
+		return putJSON(b, []byte(id), &rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec.toAPIKey(), nil
 }
 
 // DeleteApplication removes an application and its API keys in one

@@ -88,6 +88,8 @@ var (
 	// which is right: it has no records of their kind.
 	bucketIdempotency      = []byte("idempotency")
 	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
+	bucketAudit            = []byte("audit")
+	bucketAuditByApp       = []byte("audit.byApp")
 )
 
 var allBuckets = [][]byte{
@@ -97,7 +99,7 @@ var allBuckets = [][]byte{
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
-	bucketIdempotency, bucketIdempotencyByExp,
+	bucketIdempotency, bucketIdempotencyByExp, bucketAudit, bucketAuditByApp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills

@@ -38,6 +38,8 @@
 //	records                  app id ␀ account id ␀ collection ␀ key → version (uint64, big-endian) ‖ data
 //	idempotency              app id ␀ Idempotency-Key → claim or kept answer (body sealed)
 //	idempotency.byExpiry     expiry ‖ app id ␀ Idempotency-Key → ∅
+//	audit                    audit entry id (time-sorted) → JSON (pruned past retention by AppendAudit)
+//	audit.byApp              app id ␀ audit entry id → ∅
 //
 // ␀ is a NUL byte, which is why ids may not contain one, and ‖ is plain
 // concatenation after a 12-byte time (see timeKey) that sorts like the time.

@@ -120,6 +120,35 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 	})
 }
 
+// EnqueueCoalesced stores msg unless its subscription has a pending,
+// untouched message of the same event type; outbox.bySubscription holds
+// the subscription's pending messages, so the check reads only those. The
+// check and the write share one write transaction.
+func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage) (bool, error) {
+	recs, err := messageRecords([]*unical.OutboxMessage{msg})
+	if err != nil {
+		return false, err
+	}
+	queued := false
+	err = s.update(ctx, "enqueue a coalesced message", func(tx *bbolt.Tx) error {
+		prefix := keyOf(msg.SubscriptionID, "")
+		c := tx.Bucket(bucketOutboxBySub).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			var rec message
+			ok, err := getJSON(tx.Bucket(bucketOutbox), k[len(prefix):], &rec)
+			if err != nil {
+				return err
+			}
+			if ok && rec.Status == unical.MessagePending && rec.Attempts == 0 && rec.LeaseOwner == "" && rec.EventType == msg.EventType {
+				return nil
+			}
+		}
+		queued = true
+		return enqueue(tx, recs)
+	})
+	return queued && err == nil, err
+}
+
 // messageRecords checks messages to queue and returns their stored form.
 func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
 	recs := make([]*message, len(msgs))

@@ -111,18 +111,18 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := storedoc.CheckID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	_, err := s.execChanging(ctx, "create API key", "INSERT INTO api_keys ("+apiKeyColumns+") VALUES ($1, $2, $3, $4, $5)",
-		key.ID, key.ApplicationID, key.Hash, key.CreatedAt, key.LastUsedAt)
+	_, err := s.execChanging(ctx, "create API key", "INSERT INTO api_keys ("+apiKeyColumns+") VALUES ($1, $2, $3, $4, $5, $6)",
+		key.ID, key.ApplicationID, key.Hash, key.CreatedAt, key.LastUsedAt, key.Label)
 	return err
 }
 
 // apiKeyColumns are the columns scanAPIKey reads, in its order.
-const apiKeyColumns = "id, application_id, hash, created_at, last_used_at"
+const apiKeyColumns = "id, application_id, hash, created_at, last_used_at, label"
 
 // scanAPIKey reads the apiKeyColumns of a row.
 func scanAPIKey(row pgx.CollectableRow) (*unical.APIKey, error) {
 	var k unical.APIKey
-	if err := row.Scan(&k.ID, &k.ApplicationID, &k.Hash, &k.CreatedAt, &k.LastUsedAt); err != nil {
+	if err := row.Scan(&k.ID, &k.ApplicationID, &k.Hash, &k.CreatedAt, &k.LastUsedAt, &k.Label); err != nil {
 		return nil, err
 	}
 	k.CreatedAt, k.LastUsedAt = storedoc.UTC(k.CreatedAt), storedoc.UTC(k.LastUsedAt)
@@ -181,6 +181,20 @@ func (s *Store) MarkAPIKeyUsed(ctx context.Context, id string, at time.Time) err
 		}
 		return err
 	})
+}
+
+// SetAPIKeyLabel sets the label of one of an application's keys;
+// CodeNotFound if the application has no such key.
+func (s *Store) SetAPIKeyLabel(ctx context.Context, appID, id, label string) (*unical.APIKey, error) {
+	keys, err := queryAll(ctx, s, scanAPIKey,
+		"UPDATE api_keys SET label = $3 WHERE id = $1 AND application_id = $2 RETURNING "+apiKeyColumns, id, appID, label)
+	if err != nil {
+		return nil, translate("label API key", err)
+	}
+	if len(keys) == 0 {
+		return nil, storedoc.NotFound("API key", id)
+	}
+	return keys[0], nil
 }
 
 // DeleteApplication removes an application and its API keys in one

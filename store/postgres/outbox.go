@@ -85,6 +85,33 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 	})
 }
 
+// EnqueueCoalesced stores msg unless its subscription has a pending,
+// untouched message of the same event type. A transaction-scoped advisory
+// lock on the subscription makes the check and the insert one step for
+// all processes: two replicas coalescing at once take turns.
+func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage) (bool, error) {
+	checked, err := checkMessages([]*unical.OutboxMessage{msg})
+	if err != nil {
+		return false, err
+	}
+	queued := false
+	err = s.tx(ctx, "enqueue a coalesced message", func(tx pgx.Tx) error {
+		queued = false
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('outbox/' || $1, 0))`, msg.SubscriptionID); err != nil {
+			return err
+		}
+		var waiting bool
+		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM outbox WHERE subscription_id = $1 AND status = 'pending'
+			AND attempts = 0 AND lease_owner = '' AND event_type = $2)`, msg.SubscriptionID, msg.EventType).Scan(&waiting)
+		if err != nil || waiting {
+			return err
+		}
+		queued = true
+		return enqueue(ctx, tx, checked)
+	})
+	return queued && err == nil, err
+}
+
 // ClaimMessages leases up to max pending messages due at now whose lease
 // is free or expired (a lease that ends at now has expired), oldest due
 // first, to owner until now+lease. SELECT ... FOR UPDATE SKIP LOCKED

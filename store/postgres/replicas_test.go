@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
@@ -109,7 +110,7 @@ func TestStore_SecretsStaySealed(t *testing.T) {
 	}
 	defer client.Close()
 	ctx := t.Context()
-	created, err := client.CreateApplication(ctx, &unical.ApplicationParams{
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{
 		Name: unical.Some("sealed"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
 			unical.ProviderGoogle: {ClientID: "cid", ClientSecret: clientSecret},

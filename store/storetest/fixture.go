@@ -57,7 +57,7 @@ func mustCreateApplication(tb testing.TB, s unical.Store) *unical.Application {
 
 // fullAPIKey returns an API key with every field set.
 func fullAPIKey(id, appID string, created time.Time) *unical.APIKey {
-	return &unical.APIKey{ID: id, ApplicationID: appID, Hash: []byte("sha-256 of " + id + "\x00\xff"), CreatedAt: created, LastUsedAt: created.Add(time.Hour)}
+	return &unical.APIKey{ID: id, ApplicationID: appID, Hash: []byte("sha-256 of " + id + "\x00\xff"), CreatedAt: created, LastUsedAt: created.Add(time.Hour), Label: "deploy « prod » " + id}
 }
 
 // fullAccount returns an account with every field set.

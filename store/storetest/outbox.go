@@ -37,6 +37,37 @@ var outboxTests = []testCase{
 			t.Errorf("GetMessage() after conflict mismatch (-want +got):\n%s", d)
 		}
 	}},
+	{"EnqueueCoalesced", func(t *testing.T, s unical.Store) {
+		ctx := t.Context()
+		coalesce := func(msg *unical.OutboxMessage, want bool) {
+			t.Helper()
+			queued, err := s.EnqueueCoalesced(ctx, msg)
+			mustOK(t, "EnqueueCoalesced()", err)
+			if queued != want {
+				t.Errorf("EnqueueCoalesced(%s of %s) = %v, want %v", msg.EventType, msg.SubscriptionID, queued, want)
+			}
+			_, err = s.GetMessage(ctx, msg.ApplicationID, msg.ID)
+			if want {
+				mustOK(t, "GetMessage(queued)", err)
+			} else {
+				wantCode(t, "GetMessage(coalesced)", err, unical.CodeNotFound)
+			}
+		}
+		first := newMessage("app_A", "sub_1", base)
+		coalesce(first, true)
+		coalesce(newMessage("app_A", "sub_1", base), false)
+		coalesce(newMessage("app_A", "sub_2", base), true)
+		unknown := newMessage("app_A", "sub_1", base)
+		unknown.EventType = unical.EventTypeCalendarEventUnknown
+		coalesce(unknown, true)
+		// Once the first is claimed it no longer stands for new changes.
+		claimed, err := s.ClaimMessages(ctx, "worker", base, time.Hour, 100)
+		mustOK(t, "ClaimMessages()", err)
+		if len(claimed) != 3 {
+			t.Fatalf("ClaimMessages() claimed %d messages, want 3", len(claimed))
+		}
+		coalesce(newMessage("app_A", "sub_1", base), true)
+	}},
 	{"Get/ErrNotFound", func(t *testing.T, s unical.Store) {
 		_, err := s.GetMessage(t.Context(), "app_A", newID("msg"))
 		wantCode(t, "GetMessage(unknown)", err, unical.CodeNotFound)

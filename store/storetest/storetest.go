@@ -53,6 +53,8 @@
 //     and a same-fingerprint claim whose lease expired then; it never
 //     lets another fingerprint take a held key, completed or not. Sweep
 //     removes idempotency records expired at Now, completed or not.
+//   - ListAudit lists newest first by id; AppendAudit removes entries
+//     made strictly before its removeBefore (up to 100 per call).
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -99,6 +101,8 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 		{"Stats", statsTests},
+		{"Audit", auditTests},
+		{"APIKeyLabels", apiKeyLabelTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package unical
+package engine
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/webhook"
 )
 
 // This file is one delivery attempt: a claimed message is signed and sent
@@ -13,31 +16,31 @@ import (
 // retry, its failure and the endpoint's state.
 
 // deliver makes one attempt at a claimed message and writes the outcome.
-func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
+func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 	e := w.e
-	tgt, err := e.endpoints.target(ctx, msg)
+	tgt, err := e.target(ctx, msg)
 	switch {
-	case ErrorCode(err) == CodeNotFound && msg.SubscriptionID == "":
+	case unical.ErrorCode(err) == unical.CodeNotFound && msg.SubscriptionID == "":
 		// The application was deleted; its own messages stay in the
 		// Store, so this one fails for good rather than coming back.
-		msg.Status, msg.LastError = MessageFailed, "The application no longer exists."
-		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+		msg.Status, msg.LastError = unical.MessageFailed, "The application no longer exists."
+		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
 		return
-	case ErrorCode(err) == CodeNotFound:
+	case unical.ErrorCode(err) == unical.CodeNotFound:
 		// The subscription is gone; the Store deleted its pending
 		// messages with it, this one included.
 		return
-	case errors.Is(err, errNoTarget):
-		msg.Status, msg.LastError = MessageFailed, "The application has no webhook URL."
-		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+	case errors.Is(err, unical.ErrNoWebhookTarget):
+		msg.Status, msg.LastError = unical.MessageFailed, "The application has no webhook URL."
+		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
 		return
-	case errors.Is(err, errSealedSecret):
+	case errors.Is(err, unical.ErrSealedSecret):
 		e.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
-		msg.Status = MessageFailed
+		msg.Status = unical.MessageFailed
 		msg.LastError = "Not sent: the endpoint's signing secret cannot be unsealed with the server's master key (it was sealed with another key, or damaged). Recreate the subscription (for the application's own endpoint: remove its webhook URL and set it again) to get a new secret."
-		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
 		return
 	case err != nil && ctx.Err() != nil:
 		// Stopping: give the message back for the next engine.
@@ -49,15 +52,15 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 	case tgt.state.DisabledAt != nil:
 		// Logged as an attempt without a request, so that the delivery
 		// log shows why nothing arrives.
-		msg.Status, msg.LastError = MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
-		w.record(msg, &DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(DeliverySkipped, 0)
+		msg.Status, msg.LastError = unical.MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
+		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
 		return
 	}
 	if tgt.rate > 0 {
 		at, booked, err := w.bookSend(ctx, msg, tgt.rate)
 		switch {
-		case ErrorCode(err) == CodeNotFound:
+		case unical.ErrorCode(err) == unical.CodeNotFound:
 			return // deleted meanwhile, with its messages
 		case err != nil:
 			// The slot cannot be booked, so the send cannot be paced:
@@ -100,12 +103,12 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 		w.update(msg)
 		return
 	}
-	attempt := &DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
+	attempt := &unical.DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
 	msg.Attempts++
 	delivered := err == nil && status >= 200 && status < 300
 	switch {
 	case delivered:
-		msg.Status, msg.LastError = MessageDelivered, ""
+		msg.Status, msg.LastError = unical.MessageDelivered, ""
 		w.noteOutcome(ctx, msg, tgt, attempt)
 	default:
 		if err != nil {
@@ -124,28 +127,54 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 			// out): the message ends here, as the endpoint's others will,
 			// and the log shows when and why it happened.
 			attempt.Error += ". " + reason
-			msg.Status, msg.LastError = MessageFailed, attempt.Error
+			msg.Status, msg.LastError = unical.MessageFailed, attempt.Error
 		} else if status == 410 {
 			// Opting out even if its endpoint could not be disabled:
 			// retrying would only be refused again.
-			msg.Status = MessageFailed
+			msg.Status = unical.MessageFailed
 		} else if d, ok := e.backoff.Next(msg.Attempts); ok {
 			msg.NextAttemptAt = e.now().Add(max(d, e.slowDown(resp)))
 		} else {
-			msg.Status = MessageFailed
+			msg.Status = unical.MessageFailed
 		}
 	}
-	outcome := DeliveryDelivered
+	outcome := unical.DeliveryDelivered
 	switch {
 	case delivered:
-	case msg.Status == MessageFailed:
-		outcome = DeliveryFailed
+	case msg.Status == unical.MessageFailed:
+		outcome = unical.DeliveryFailed
 	default:
-		outcome = DeliveryRetrying
+		outcome = unical.DeliveryRetrying
 	}
 	e.obs.DeliveryAttempt(outcome, latency)
 	w.record(msg, attempt)
 }
+
+// target is where and how one message goes.
+type target struct {
+	url    string
+	signer *webhook.Signer
+	// rate is the subscription's rate limit; 0 means none.
+	rate int
+	// state is the endpoint's delivery state as read with the target.
+	state unical.EndpointState
+}
+
+// target resolves msg's endpoint through the Client and makes its signer.
+func (e *Engine) target(ctx context.Context, msg *unical.OutboxMessage) (*target, error) {
+	t, err := e.c.WebhookTarget(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := webhook.NewSigner(t.Secret)
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+	}
+	return &target{url: t.URL, signer: signer, rate: t.RateLimit, state: t.State}, nil
+}
+
+// errUnchanged leaves a record as it is in an update function.
+var errUnchanged = errors.New("engine: unchanged")
 
 // slowDown is the wait a receiver asked for with Retry-After on an answer
 // that means "slow down", capped at the longest delay of the retry
@@ -153,7 +182,7 @@ func (w *worker) deliver(ctx context.Context, msg *OutboxMessage) {
 // what the schedule would ever wait (a typo'd or hostile Retry-After of a
 // year would otherwise park it for good). The attempt still counts, so
 // the message keeps its limited number of attempts.
-func (e *engineConfig) slowDown(resp WebhookResponse) time.Duration {
+func (e *engineConfig) slowDown(resp unical.WebhookResponse) time.Duration {
 	switch resp.StatusCode {
 	case 429, 502, 503, 504:
 		return min(resp.RetryAfter, e.backoff.Longest())
@@ -169,7 +198,7 @@ func (e *engineConfig) slowDown(resp WebhookResponse) time.Duration {
 // Config.EndpointDisableAfter without one delivery in between; and, as
 // Standard Webhooks asks, one that answers 410 Gone. When the endpoint is
 // disabled it returns the reason, else "".
-func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *target, attempt *DeliveryAttempt) (disabled string) {
+func (w *worker) noteOutcome(ctx context.Context, msg *unical.OutboxMessage, tgt *target, attempt *unical.DeliveryAttempt) (disabled string) {
 	e := w.e
 	st, at := tgt.state, attempt.At.UTC()
 	how := "Resend a failed message to enable it again."
@@ -179,8 +208,8 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 	// disable disables the endpoint with reason; needFailing makes it
 	// give way to a delivery that another worker recorded meanwhile.
 	didDisable := false // by this attempt, not another worker
-	disable := func(reason string, needFailing bool) func(*EndpointState) bool {
-		return func(s *EndpointState) bool {
+	disable := func(reason string, needFailing bool) func(*unical.EndpointState) bool {
+		return func(s *unical.EndpointState) bool {
 			if s.DisabledAt != nil { // by another worker since tgt was read
 				disabled = s.DisabledReason
 				return false
@@ -196,12 +225,12 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 			return true
 		}
 	}
-	var fn func(*EndpointState) bool
+	var fn func(*unical.EndpointState) bool
 	switch {
 	case attempt.Error == "" && st.FailingSince == nil:
 		return ""
 	case attempt.Error == "":
-		fn = func(s *EndpointState) bool {
+		fn = func(s *unical.EndpointState) bool {
 			changed := s.FailingSince != nil
 			s.FailingSince = nil
 			return changed
@@ -209,7 +238,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 	case attempt.StatusCode == 410:
 		fn = disable("Disabled because the receiver answered 410 Gone, which asks for no more messages. "+how, false)
 	case st.FailingSince == nil:
-		fn = func(s *EndpointState) bool {
+		fn = func(s *unical.EndpointState) bool {
 			if s.FailingSince != nil {
 				return false // another worker saw the first failure
 			}
@@ -218,13 +247,13 @@ func (w *worker) noteOutcome(ctx context.Context, msg *OutboxMessage, tgt *targe
 		}
 	case e.disableAfter > 0 && at.Sub(*st.FailingSince) >= e.disableAfter:
 		fn = disable(fmt.Sprintf("Disabled after failing without a delivery since %s (%s); the last attempt: %s. %s",
-			FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), attempt.Error, how), true)
+			unical.FormatTimestamp(st.FailingSince.UTC()), formatSpan(e.disableAfter), attempt.Error, how), true)
 	default:
 		return ""
 	}
 	// The attempt has happened, so its outcome is written even while the
 	// engine stops.
-	if err := e.endpoints.update(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
+	if err := e.c.UpdateEndpointState(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
 		e.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
 		return ""
 	}
@@ -290,7 +319,7 @@ func (b *slotBlock) take(now time.Time, gap time.Duration) (time.Time, bool) {
 // sends from two blocks are a gap apart too. A slot further off than a
 // quarter of the lease is not booked (booked false): the caller puts the
 // message back, due then, instead of holding its lease idle.
-func (w *worker) bookSend(ctx context.Context, msg *OutboxMessage, rate int) (at time.Time, booked bool, err error) {
+func (w *worker) bookSend(ctx context.Context, msg *unical.OutboxMessage, rate int) (at time.Time, booked bool, err error) {
 	gap := time.Second / time.Duration(max(rate, 1))
 	sl := &w.slots
 	for {
@@ -330,9 +359,9 @@ func (w *worker) bookSend(ctx context.Context, msg *OutboxMessage, rate int) (at
 
 // bookBlock books the subscription's next block of slots in the Store and
 // returns it with its first slot, which is the caller's.
-func (w *worker) bookBlock(ctx context.Context, msg *OutboxMessage) (block *slotBlock, at time.Time, booked bool, err error) {
+func (w *worker) bookBlock(ctx context.Context, msg *unical.OutboxMessage) (block *slotBlock, at time.Time, booked bool, err error) {
 	e := w.e
-	_, err = e.store.UpdateSubscription(ctx, msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+	_, err = e.store.UpdateSubscription(ctx, msg.ApplicationID, msg.SubscriptionID, func(r *unical.SubscriptionRecord) error {
 		now := e.now().UTC()
 		gap := time.Second / time.Duration(max(r.RateLimit, 1))
 		at, booked = now, false
@@ -373,18 +402,18 @@ func (sl *sendSlots) keep(subID string, b *slotBlock, now time.Time) {
 // holdSends keeps the next send of msg's subscription, by any engine,
 // from starting before until: the receiver asked (Retry-After) to be left
 // alone that long.
-func (w *worker) holdSends(ctx context.Context, msg *OutboxMessage, until time.Time) {
+func (w *worker) holdSends(ctx context.Context, msg *unical.OutboxMessage, until time.Time) {
 	w.slots.mu.Lock()
 	delete(w.slots.blocks, msg.SubscriptionID) // its slots are before until
 	w.slots.mu.Unlock()
-	_, err := w.e.store.UpdateSubscription(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, func(r *SubscriptionRecord) error {
+	_, err := w.e.store.UpdateSubscription(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, func(r *unical.SubscriptionRecord) error {
 		if !r.NextSendAt.Before(until) {
 			return errUnchanged
 		}
 		r.NextSendAt = until.UTC()
 		return nil
 	})
-	if err != nil && !errors.Is(err, errUnchanged) && ErrorCode(err) != CodeNotFound {
+	if err != nil && !errors.Is(err, errUnchanged) && unical.ErrorCode(err) != unical.CodeNotFound {
 		w.e.log.ErrorContext(ctx, "hold webhook sends", "message", msg.ID, "err", err)
 	}
 }

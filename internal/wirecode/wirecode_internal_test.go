@@ -1,4 +1,4 @@
-package httpapi
+package wirecode
 
 import (
 	"net/http"
@@ -11,8 +11,8 @@ import (
 // back to its own code, which needs the strings to be distinct.
 func TestCodeOfWire(t *testing.T) {
 	for c, w := range codes {
-		if got, ok := CodeOfWire(w.code); !ok || got != c {
-			t.Errorf("CodeOfWire(%q) = %q, %v; want %q", w.code, got, ok, c)
+		if got, ok := CodeOfWire(w.Code); !ok || got != c {
+			t.Errorf("CodeOfWire(%q) = %q, %v; want %q", w.Code, got, ok, c)
 		}
 	}
 	if got, ok := CodeOfWire("no_such_code"); ok {
@@ -38,7 +38,7 @@ func TestCodeOfStatus(t *testing.T) {
 		http.StatusTooManyRequests:    unical.CodeRateLimited,
 		http.StatusBadGateway:         unical.CodeUpstream,
 		http.StatusServiceUnavailable: unical.CodeUnavailable,
-		http.StatusGatewayTimeout:     codeTimeout,
+		http.StatusGatewayTimeout:     Timeout,
 		http.StatusTeapot:             unical.CodeInvalid,
 		599:                           unical.CodeInternal,
 	} {

@@ -1,0 +1,240 @@
+package admin
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/unical/unical"
+)
+
+// AdminListAccounts lists an application's accounts, oldest first, with
+// their status and statusReason; params filter by search text and status
+// as GET /v1/endUserAccounts does.
+func (s *Service) AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	return a.ListAccounts(ctx, params)
+}
+
+// AdminGetAccount returns one account of an application, with its status
+// and statusReason.
+func (s *Service) AdminGetAccount(ctx context.Context, appID, accountID string) (*unical.Account, error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	return a.GetAccount(ctx, accountID)
+}
+
+// AdminDeleteAccount deletes an account of an application as DELETE
+// /v1/endUserAccounts/{id} does: its subscriptions go, their watches are
+// stopped, and enduseraccount.deleted is sent.
+func (s *Service) AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := a.DeleteAccount(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "account.delete", appID, accountID)
+	return deleted, nil
+}
+
+// AdminListSubscriptions lists the webhook subscriptions of every account
+// of an application, in id order.
+func (s *Service) AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	return a.ListApplicationSubscriptions(ctx, params)
+}
+
+// AdminListDeliveries lists the delivery log of one subscription of an
+// application, or with subscriptionID "" of the application's own
+// webhook endpoint, oldest first.
+func (s *Service) AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	return a.ListDeliveries(ctx, accountID, subscriptionID, params)
+}
+
+// AdminResendMessage queues a failed message of an application for
+// delivery again, as [unical.App.ResendMessage] does; the message names
+// its subscription. Returns CodeNotFound for an unknown message,
+// CodeConflict when it has not failed.
+func (s *Service) AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
+	msg, err := s.store.GetMessage(ctx, appID, messageID)
+	if err != nil {
+		return nil, err
+	}
+	a, accountID, err := s.subscriptionAccount(ctx, appID, msg.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	done, err := a.ResendMessage(ctx, accountID, msg.SubscriptionID, messageID)
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "message.resend", appID, messageID)
+	return done, nil
+}
+
+// subscriptionAccount returns the App and the account id of one of its
+// subscriptions ("" for "").
+func (s *Service) subscriptionAccount(ctx context.Context, appID, subscriptionID string) (*unical.App, string, error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, "", err
+	}
+	if subscriptionID == "" {
+		return a, "", nil
+	}
+	sub, err := s.store.GetSubscription(ctx, appID, subscriptionID)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, sub.EndUserAccountID, nil
+}
+
+// OutboxStatus counts the webhook messages waiting for delivery, across
+// every application.
+type OutboxStatus struct {
+	Pending int `json:"pending"`
+	// OldestPendingAt is when the oldest pending message was made; null
+	// when none is pending.
+	OldestPendingAt *time.Time `json:"oldestPendingAt"`
+}
+
+// Outbox returns the outbox's pending count. Returns CodeNotImplemented
+// when the Store keeps no statistics.
+func (s *Service) Outbox(ctx context.Context) (*OutboxStatus, error) {
+	st, err := s.client.StoreStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &OutboxStatus{Pending: st.PendingMessages}
+	if !st.OldestPending.IsZero() {
+		t := st.OldestPending.UTC()
+		out.OldestPendingAt = &t
+	}
+	return out, nil
+}
+
+// CreateVirtualAccount creates a VIRTUAL account (calendars kept in the
+// Store) for email, as POST /v1/endUserAccounts does. Returns CodeInvalid
+// naming email, CodeConflict when the application has that account.
+func (s *Service) CreateVirtualAccount(ctx context.Context, appID, email string) (*unical.Account, error) {
+	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderVirtual})
+}
+
+// ConnectCalDAVAccount connects a CalDAV account with its email and
+// (app-specific) password, as POST /v1/basicAuth/connect does, against
+// the CalDAV server of the application's provider settings. serverURL is
+// optional: accounts have no server of their own, so a serverURL other
+// than the application's is refused with CodeInvalid naming serverUrl
+// rather than ignored.
+func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID, email, password, serverURL string) (*unical.Account, error) {
+	if serverURL != "" {
+		app, err := s.store.GetApplication(ctx, appID)
+		if err != nil {
+			return nil, err
+		}
+		configured := app.Providers[unical.ProviderCalDAV].ServerURL
+		if strings.TrimRight(serverURL, "/") != strings.TrimRight(configured, "/") {
+			if configured == "" {
+				configured = "the provider's default server"
+			}
+			return nil, unical.FieldError("serverUrl", "This application connects CalDAV accounts to %s; change the server in its CalDAV provider settings, or leave the server URL empty.", configured)
+		}
+	}
+	if password == "" {
+		return nil, unical.FieldError("password", "password is required.")
+	}
+	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(password)})
+}
+
+// createAccount creates an account through the App and records it.
+func (s *Service) createAccount(ctx context.Context, appID string, params *unical.AccountCreateParams) (*unical.Account, error) {
+	a, err := s.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := a.CreateAccount(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "account.create", appID, acct.ID)
+	return acct, nil
+}
+
+// pausedReason is the DisabledReason of a subscription the operator
+// paused.
+const pausedReason = "Paused by the operator; resume it to deliver again. Messages made while paused fail and can be resent."
+
+// Paused reports whether a subscription's endpoint state is a pause by
+// the operator, as opposed to a disabling by the engine.
+func Paused(st unical.EndpointState) bool {
+	return st.DisabledAt != nil && st.DisabledReason == pausedReason
+}
+
+// PauseSubscription stops deliveries to a subscription's webhook URL: it
+// is disabled as the engine disables a failing endpoint, so messages made
+// meanwhile fail and can be resent. Pausing a paused or disabled
+// subscription changes nothing. Returns CodeNotFound for another
+// application's subscription.
+func (s *Service) PauseSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
+	at := s.now().UTC()
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.pause", func(st *unical.EndpointState) {
+		if st.DisabledAt == nil {
+			st.DisabledAt, st.DisabledReason = &at, pausedReason
+		}
+	})
+}
+
+// ResumeSubscription delivers to a paused or disabled subscription again,
+// with its failure clock reset. Returns CodeNotFound for another
+// application's subscription.
+func (s *Service) ResumeSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.resume", func(st *unical.EndpointState) {
+		*st = unical.EndpointState{}
+	})
+}
+
+// updateSubscription changes a subscription's endpoint state with fn and
+// records operation.
+func (s *Service) updateSubscription(ctx context.Context, appID, subscriptionID, operation string, fn func(*unical.EndpointState)) (*unical.Subscription, error) {
+	rec, err := s.store.UpdateSubscription(ctx, appID, subscriptionID, func(rec *unical.SubscriptionRecord) error {
+		fn(&rec.EndpointState)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, operation, appID, subscriptionID)
+	return &rec.Subscription, nil
+}
+
+// DeleteSubscription deletes a subscription as DELETE
+// /v1/calendarSubscriptions does: its provider watch is stopped and its
+// undelivered messages go. Returns CodeNotFound for another application's
+// subscription.
+func (s *Service) DeleteSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Success, error) {
+	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	done, err := a.DeleteSubscription(ctx, accountID, &unical.SubscriptionDeleteParams{SubscriptionID: subscriptionID})
+	if err != nil {
+		return nil, err
+	}
+	s.record(ctx, "subscription.delete", appID, subscriptionID)
+	return done, nil
+}

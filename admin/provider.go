@@ -1,0 +1,243 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/unical/unical"
+)
+
+// ProviderSettingsView is one provider type's settings of an application.
+// The client secret is write-only: only ClientSecretSet says whether
+// there is one.
+type ProviderSettingsView struct {
+	Provider unical.ProviderType `json:"provider"`
+	// Configured says whether the application has settings for it.
+	Configured      bool     `json:"configured"`
+	ClientID        string   `json:"clientId"`
+	ClientSecretSet bool     `json:"clientSecretSet"`
+	Scopes          []string `json:"scopes"`
+	AuthURL         string   `json:"authUrl"`
+	TokenURL        string   `json:"tokenUrl"`
+	UserInfoURL     string   `json:"userInfoUrl"`
+	APIBaseURL      string   `json:"apiBaseUrl"`
+	ServerURL       string   `json:"serverUrl"`
+	Tenant          string   `json:"tenant"`
+	// CallbackURL is the OAuth redirect URI to register at the provider
+	// (Google's and Microsoft's consoles), built from the server's public
+	// URL; "" for CalDAV, or when the server has no public URL.
+	CallbackURL string `json:"callbackUrl,omitempty"`
+}
+
+// providerView builds the view of app's settings for t.
+func (s *Service) providerView(app *unical.Application, t unical.ProviderType) *ProviderSettingsView {
+	set, ok := app.Providers[t]
+	v := &ProviderSettingsView{
+		Provider: t, Configured: ok, ClientID: set.ClientID, ClientSecretSet: app.SealedSecrets[t] != nil,
+		Scopes: slices.Clone(set.Scopes), AuthURL: set.AuthURL, TokenURL: set.TokenURL, UserInfoURL: set.UserInfoURL,
+		APIBaseURL: set.APIBaseURL, ServerURL: set.ServerURL, Tenant: set.Tenant,
+	}
+	if v.Scopes == nil {
+		v.Scopes = []string{}
+	}
+	if t.UsesOAuth() {
+		v.CallbackURL = s.client.OAuthCallbackURL()
+	}
+	return v
+}
+
+// ProviderSettingsParams replace one provider type's settings of an
+// application. ClientSecret is write-only: absent keeps the stored
+// secret, null removes it, a string replaces it.
+type ProviderSettingsParams struct {
+	ClientID     string                  `json:"clientId"`
+	ClientSecret unical.Optional[string] `json:"clientSecret,omitzero"`
+	Scopes       []string                `json:"scopes"`
+	AuthURL      string                  `json:"authUrl"`
+	TokenURL     string                  `json:"tokenUrl"`
+	UserInfoURL  string                  `json:"userInfoUrl"`
+	APIBaseURL   string                  `json:"apiBaseUrl"`
+	ServerURL    string                  `json:"serverUrl"`
+	Tenant       string                  `json:"tenant"`
+}
+
+// checkProviderParams validates settings for t, naming the field at fault.
+func checkProviderParams(t unical.ProviderType, p *ProviderSettingsParams) error {
+	if !slices.Contains(settingsProviderTypes, t) {
+		return &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	}
+	for _, f := range []struct{ name, value string }{
+		{"authUrl", p.AuthURL}, {"tokenUrl", p.TokenURL}, {"userInfoUrl", p.UserInfoURL},
+		{"apiBaseUrl", p.APIBaseURL}, {"serverUrl", p.ServerURL},
+	} {
+		if f.value == "" {
+			continue
+		}
+		u, err := url.Parse(f.value)
+		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
+			return unical.FieldError(f.name, "%s must be an absolute http or https URL without credentials or a fragment.", f.name)
+		}
+	}
+	if strings.IndexFunc(p.ClientID, unicode.IsSpace) >= 0 || strings.IndexFunc(p.ClientID, unicode.IsControl) >= 0 {
+		return unical.FieldError("clientId", "clientId must not hold spaces or control characters.")
+	}
+	if s, ok := p.ClientSecret.Get(); ok && (s == "" || strings.IndexFunc(s, unicode.IsControl) >= 0) {
+		return unical.FieldError("clientSecret", "clientSecret must not be empty or hold control characters; send null to remove it.")
+	}
+	for i, s := range p.Scopes {
+		if s == "" || strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			return unical.FieldError("scopes", "scopes[%d] must be a scope name without spaces.", i)
+		}
+	}
+	if p.Tenant != "" && strings.IndexFunc(p.Tenant, func(r rune) bool {
+		return !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.'))
+	}) >= 0 {
+		return unical.FieldError("tenant", "tenant must be common, organizations, consumers, a tenant id or a domain name.")
+	}
+	return nil
+}
+
+// settingsProviderTypes are the provider types an application configures:
+// VIRTUAL calendars live in the store and have no settings.
+var settingsProviderTypes = []unical.ProviderType{unical.ProviderGoogle, unical.ProviderMicrosoft, unical.ProviderCalDAV}
+
+// providerPaths lists the path names of the provider types with settings.
+func providerPaths() []string {
+	out := make([]string, len(settingsProviderTypes))
+	for i, t := range settingsProviderTypes {
+		out[i] = t.PathName()
+	}
+	return out
+}
+
+// GetProviderSettings returns an application's settings for one
+// provider type, the client secret as ClientSecretSet only.
+func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderSettingsView, error) {
+	if !slices.Contains(settingsProviderTypes, t) {
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	}
+	app, err := s.store.GetApplication(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	return s.providerView(app, t), nil
+}
+
+// SetProviderSettings replaces an application's settings for one
+// provider type (see [ProviderSettingsParams] for the client secret).
+// Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
+// unknown application; nothing changes on error.
+func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
+	if err := checkProviderParams(t, p); err != nil {
+		return nil, err
+	}
+	app, err := s.store.GetApplication(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if app.Providers == nil {
+		app.Providers = map[unical.ProviderType]unical.ProviderSettings{}
+	}
+	if app.SealedSecrets == nil {
+		app.SealedSecrets = map[unical.ProviderType][]byte{}
+	}
+	app.Providers[t] = unical.ProviderSettings{
+		ClientID: p.ClientID, Scopes: slices.Clone(p.Scopes), AuthURL: p.AuthURL, TokenURL: p.TokenURL,
+		UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant,
+	}
+	if secret, ok := p.ClientSecret.Get(); ok {
+		s.client.SealClientSecret(app, t, secret)
+	} else if p.ClientSecret.IsNull() {
+		delete(app.SealedSecrets, t)
+	}
+	if err := s.saveApplication(ctx, app); err != nil {
+		return nil, err
+	}
+	s.record(ctx, "provider.set", appID, t.PathName())
+	return s.providerView(app, t), nil
+}
+
+// RemoveProviderSettings removes an application's settings (and client
+// secret) for one provider type; removing absent settings changes nothing.
+func (s *Service) RemoveProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderSettingsView, error) {
+	if !slices.Contains(settingsProviderTypes, t) {
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	}
+	app, err := s.store.GetApplication(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	delete(app.Providers, t)
+	delete(app.SealedSecrets, t)
+	if err := s.saveApplication(ctx, app); err != nil {
+		return nil, err
+	}
+	s.record(ctx, "provider.remove", appID, t.PathName())
+	return s.providerView(app, t), nil
+}
+
+// ProviderCheck is the result of [Service.CheckProviderSettings].
+type ProviderCheck struct {
+	Provider unical.ProviderType `json:"provider"`
+	// OK is true when no problem was found.
+	OK bool `json:"ok"`
+	// Passed lists what was tried and worked.
+	Passed   []string                 `json:"passed"`
+	Problems []unical.SettingsProblem `json:"problems"`
+	// CallbackURL is the redirect URI to register at the provider.
+	CallbackURL string `json:"callbackUrl,omitempty"`
+}
+
+// CheckProviderSettings tries an application's settings for one provider
+// type and says precisely what is wrong: for Google and Microsoft, a
+// missing client id or secret, no public URL (so no callback URL), no
+// registered redirect URL, and what the token endpoint says of the client
+// id and secret; for CalDAV, whether the server is found. The network
+// part runs when the provider is a [unical.SettingsChecker]. A found problem is
+// part of a successful answer; the error is for an unknown application or
+// provider type.
+func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderCheck, error) {
+	if !slices.Contains(settingsProviderTypes, t) {
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	}
+	app, err := s.store.GetApplication(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	view := s.providerView(app, t)
+	check := &ProviderCheck{Provider: t, Passed: []string{}, Problems: []unical.SettingsProblem{}, CallbackURL: view.CallbackURL}
+	problem := func(field, format string, args ...any) {
+		check.Problems = append(check.Problems, unical.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	available, passed, problems, err := s.client.CheckProviderOnline(ctx, app, t)
+	if err != nil {
+		return nil, err
+	}
+	if !available {
+		problem("provider", "This server runs without a %s provider, so no account of that type can connect.", t)
+	}
+	if t.UsesOAuth() {
+		if view.ClientID == "" {
+			problem("clientId", "No OAuth client id is set; copy it from the provider's console.")
+		}
+		if !view.ClientSecretSet {
+			problem("clientSecret", "No OAuth client secret is set; copy it from the provider's console.")
+		}
+		if view.CallbackURL == "" {
+			problem("publicUrl", "The server has no public URL (--public-url, UNICAL_PUBLIC_URL), so it cannot receive OAuth callbacks.")
+		} else {
+			check.Passed = append(check.Passed, "Register this redirect URI at the provider: "+view.CallbackURL)
+		}
+		if len(app.RedirectURLs) == 0 {
+			problem("redirectUrls", "The application has no redirect URL registered, so the authorize endpoint refuses every sign-in; add the URL of your app's page that users return to.")
+		}
+	}
+	check.Passed = append(check.Passed, passed...)
+	check.Problems = append(check.Problems, problems...)
+	check.OK = len(check.Problems) == 0
+	return check, nil
+}

@@ -1,0 +1,410 @@
+// Package apidocs renders an OpenAPI 3.1 document as one HTML page: every
+// path with its operations, parameters, request bodies and answers. unicald
+// serves the /v1 reference at [Prefix], built from the same document as
+// /v1/openapi.json, so the page a newcomer reads is the contract the tests
+// check. The page is self-contained (no script, no font, no file from
+// elsewhere), so it works on a machine without network access.
+package apidocs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Prefix is where unicald mounts the reference.
+const Prefix = "/docs"
+
+// document is the part of an OpenAPI document the page shows.
+type document struct {
+	Info struct {
+		Title       string `json:"title"`
+		Version     string `json:"version"`
+		Description string `json:"description"`
+	} `json:"info"`
+	Tags       []struct{ Name, Description string }  `json:"tags"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		Schemas    map[string]*schema         `json:"schemas"`
+		Responses  map[string]*response       `json:"responses"`
+		Parameters map[string]*parameter      `json:"parameters"`
+		Headers    map[string]json.RawMessage `json:"headers"`
+	} `json:"components"`
+}
+
+type operation struct {
+	OperationID string       `json:"operationId"`
+	Summary     string       `json:"summary"`
+	Description string       `json:"description"`
+	Tags        []string     `json:"tags"`
+	Security    *[]any       `json:"security"`
+	Parameters  []*parameter `json:"parameters"`
+	RequestBody *struct {
+		Ref         string               `json:"$ref"`
+		Description string               `json:"description"`
+		Required    bool                 `json:"required"`
+		Content     map[string]mediaType `json:"content"`
+	} `json:"requestBody"`
+	Responses map[string]*response `json:"responses"`
+}
+
+type parameter struct {
+	Ref         string  `json:"$ref"`
+	Name        string  `json:"name"`
+	In          string  `json:"in"`
+	Required    bool    `json:"required"`
+	Description string  `json:"description"`
+	Schema      *schema `json:"schema"`
+}
+
+type response struct {
+	Ref         string               `json:"$ref"`
+	Description string               `json:"description"`
+	Content     map[string]mediaType `json:"content"`
+}
+
+type mediaType struct {
+	Schema *schema `json:"schema"`
+}
+
+type schema struct {
+	Ref                  string             `json:"$ref"`
+	Type                 json.RawMessage    `json:"type"`
+	Format               string             `json:"format"`
+	Description          string             `json:"description"`
+	Enum                 []any              `json:"enum"`
+	Const                any                `json:"const"`
+	Required             []string           `json:"required"`
+	Properties           map[string]*schema `json:"properties"`
+	Items                *schema            `json:"items"`
+	AdditionalProperties json.RawMessage    `json:"additionalProperties"`
+	OneOf                []*schema          `json:"oneOf"`
+	AnyOf                []*schema          `json:"anyOf"`
+	AllOf                []*schema          `json:"allOf"`
+	Minimum              *float64           `json:"minimum"`
+	Maximum              *float64           `json:"maximum"`
+	MaxLength            *int               `json:"maxLength"`
+	MaxItems             *int               `json:"maxItems"`
+}
+
+// The page's model: what the template walks.
+type (
+	page struct {
+		Title, Version, Description string
+		Groups                      []group
+	}
+	group struct {
+		Name       string
+		Operations []op
+	}
+	op struct {
+		Anchor, Method, Path, Summary, Description string
+		NoKey                                      bool
+		Parameters                                 []paramRow
+		Body                                       *bodyView
+		Answers                                    []answerRow
+	}
+	paramRow struct {
+		Name, In, Type, Description string
+		Required                    bool
+	}
+	bodyView struct {
+		ContentType, Schema, Description string
+		Fields                           []fieldRow
+	}
+	fieldRow struct {
+		Path, Type, Description string
+		Required                bool
+	}
+	answerRow struct {
+		Status, Description, Schema string
+	}
+)
+
+// methodOrder is the order operations of one path are shown in.
+var methodOrder = []string{"get", "put", "post", "patch", "delete", "head", "options"}
+
+// Render returns the HTML page for an OpenAPI 3.x document in JSON.
+func Render(openapi []byte) ([]byte, error) {
+	var doc document
+	if err := json.Unmarshal(openapi, &doc); err != nil {
+		return nil, fmt.Errorf("apidocs: reading the OpenAPI document: %w", err)
+	}
+	p := page{Title: doc.Info.Title, Version: doc.Info.Version, Description: doc.Info.Description}
+	byTag := map[string]*group{}
+	var order []string
+	for _, t := range doc.Tags {
+		byTag[t.Name] = &group{Name: t.Name}
+		order = append(order, t.Name)
+	}
+	paths := make([]string, 0, len(doc.Paths))
+	for path := range doc.Paths {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		item := doc.Paths[path]
+		for _, method := range methodOrder {
+			raw, ok := item[method]
+			if !ok {
+				continue
+			}
+			var o operation
+			if err := json.Unmarshal(raw, &o); err != nil {
+				return nil, fmt.Errorf("apidocs: %s %s: %w", strings.ToUpper(method), path, err)
+			}
+			view, err := doc.operationView(method, path, &o)
+			if err != nil {
+				return nil, err
+			}
+			tag := "Other"
+			if len(o.Tags) > 0 {
+				tag = o.Tags[0]
+			}
+			g, ok := byTag[tag]
+			if !ok {
+				g = &group{Name: tag}
+				byTag[tag] = g
+				order = append(order, tag)
+			}
+			g.Operations = append(g.Operations, view)
+		}
+	}
+	for _, name := range order {
+		if g := byTag[name]; len(g.Operations) > 0 {
+			p.Groups = append(p.Groups, *g)
+		}
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("apidocs: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Handler serves the page rendered from openapi at GET requests; it is
+// rendered once, here, so a broken document stops start-up instead of a
+// request.
+func Handler(openapi []byte) (http.Handler, error) {
+	body, err := Render(openapi)
+	if err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("Cache-Control", "public, max-age=300")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(body)
+		}
+	}), nil
+}
+
+func (d *document) operationView(method, path string, o *operation) (op, error) {
+	v := op{
+		Anchor:      o.OperationID,
+		Method:      strings.ToUpper(method),
+		Path:        path,
+		Summary:     o.Summary,
+		Description: o.Description,
+		NoKey:       o.Security != nil && len(*o.Security) == 0,
+	}
+	if v.Anchor == "" {
+		v.Anchor = strings.ToLower(v.Method) + strings.NewReplacer("/", "-", "{", "", "}", "").Replace(path)
+	}
+	for _, prm := range o.Parameters {
+		if prm.Ref != "" {
+			resolved, ok := d.Components.Parameters[refName(prm.Ref)]
+			if !ok {
+				return op{}, fmt.Errorf("apidocs: %s %s: unknown parameter %s", v.Method, path, prm.Ref)
+			}
+			prm = resolved
+		}
+		v.Parameters = append(v.Parameters, paramRow{
+			Name: prm.Name, In: prm.In, Required: prm.Required,
+			Type: d.typeOf(prm.Schema), Description: prm.Description,
+		})
+	}
+	if rb := o.RequestBody; rb != nil {
+		for ct, mt := range rb.Content {
+			b := &bodyView{ContentType: ct, Description: rb.Description}
+			if mt.Schema != nil {
+				b.Schema = d.typeOf(mt.Schema)
+				b.Fields = d.fields(mt.Schema, "", 0, map[string]bool{})
+			}
+			v.Body = b
+			break // every operation here has one body type
+		}
+	}
+	statuses := make([]string, 0, len(o.Responses))
+	for status := range o.Responses {
+		statuses = append(statuses, status)
+	}
+	sort.Strings(statuses)
+	for _, status := range statuses {
+		r := o.Responses[status]
+		if r.Ref != "" {
+			resolved, ok := d.Components.Responses[refName(r.Ref)]
+			if !ok {
+				return op{}, fmt.Errorf("apidocs: %s %s: unknown response %s", v.Method, path, r.Ref)
+			}
+			r = resolved
+		}
+		row := answerRow{Status: status, Description: r.Description}
+		for _, mt := range r.Content {
+			if mt.Schema != nil {
+				row.Schema = d.typeOf(mt.Schema)
+			}
+		}
+		v.Answers = append(v.Answers, row)
+	}
+	return v, nil
+}
+
+// maxDepth bounds how far nested objects are unfolded into field rows.
+const maxDepth = 4
+
+// fields lists s's properties as dotted paths (attendees[].email), unfolding
+// references and nested objects; seen stops a schema that refers to itself.
+func (d *document) fields(s *schema, prefix string, depth int, seen map[string]bool) []fieldRow {
+	if s == nil || depth > maxDepth {
+		return nil
+	}
+	if s.Ref != "" {
+		name := refName(s.Ref)
+		if seen[name] {
+			return nil
+		}
+		seen = with(seen, name)
+		return d.fields(d.Components.Schemas[name], prefix, depth, seen)
+	}
+	if s.Items != nil && len(s.Properties) == 0 {
+		return d.fields(s.Items, prefix+"[]", depth, seen)
+	}
+	var rows []fieldRow
+	for _, sub := range append(append(s.AllOf, s.OneOf...), s.AnyOf...) {
+		rows = append(rows, d.fields(sub, prefix, depth, seen)...)
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	for _, name := range names {
+		prop := s.Properties[name]
+		path := name
+		if prefix != "" {
+			path = prefix + "." + name
+		}
+		rows = append(rows, fieldRow{
+			Path: path, Type: d.typeOf(prop), Required: required[name],
+			Description: d.descriptionOf(prop),
+		})
+		rows = append(rows, d.fields(prop, path, depth+1, seen)...)
+	}
+	return rows
+}
+
+func with(seen map[string]bool, name string) map[string]bool {
+	next := make(map[string]bool, len(seen)+1)
+	for k := range seen {
+		next[k] = true
+	}
+	next[name] = true
+	return next
+}
+
+func (d *document) descriptionOf(s *schema) string {
+	if s.Description != "" || s.Ref == "" {
+		return s.Description
+	}
+	if target := d.Components.Schemas[refName(s.Ref)]; target != nil {
+		return target.Description
+	}
+	return ""
+}
+
+// typeOf says in a few words what a value of s looks like.
+func (d *document) typeOf(s *schema) string {
+	if s == nil {
+		return ""
+	}
+	if s.Ref != "" {
+		return refName(s.Ref)
+	}
+	var parts []string
+	switch {
+	case len(s.Enum) > 0:
+		vals := make([]string, len(s.Enum))
+		for i, e := range s.Enum {
+			vals[i] = fmt.Sprint(e)
+		}
+		parts = append(parts, "one of "+strings.Join(vals, ", "))
+	case s.Const != nil:
+		parts = append(parts, fmt.Sprintf("always %v", s.Const))
+	default:
+		t := typeNames(s.Type)
+		if t == "array" && s.Items != nil {
+			t = "array of " + d.typeOf(s.Items)
+		}
+		if t == "" && len(s.OneOf) > 0 {
+			alts := make([]string, len(s.OneOf))
+			for i, alt := range s.OneOf {
+				alts[i] = d.typeOf(alt)
+			}
+			t = strings.Join(alts, " or ")
+		}
+		parts = append(parts, t)
+	}
+	if s.Format != "" {
+		parts = append(parts, "("+s.Format+")")
+	}
+	if s.MaxLength != nil {
+		parts = append(parts, fmt.Sprintf("at most %d characters", *s.MaxLength))
+	}
+	if s.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("at most %d items", *s.MaxItems))
+	}
+	if s.Minimum != nil && s.Maximum != nil {
+		parts = append(parts, fmt.Sprintf("%g to %g", *s.Minimum, *s.Maximum))
+	}
+	return strings.TrimSpace(strings.Join(parts, " "))
+}
+
+// typeNames reads a schema's "type", a string or a list of strings in 3.1.
+func typeNames(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		return strings.Join(many, " or ")
+	}
+	return ""
+}
+
+func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"lower": strings.ToLower}).Parse(pageHTML))

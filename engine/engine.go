@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/webhook"
+)
+
+// engineConfig is the webhook engine's settings from Config, with
+// defaults applied.
+type engineConfig struct {
+	workers    int
+	backoff    webhook.Backoff
+	timeout    time.Duration
+	lease      time.Duration
+	outboxPoll time.Duration
+	changePoll time.Duration
+	logTTL     time.Duration
+	// disableAfter is Config.EndpointDisableAfter; 0 never disables.
+	disableAfter time.Duration
+	// watchRenewBefore is how long before its end a watch is renewed.
+	watchRenewBefore time.Duration
+	// reconcile is Config.ReconcileInterval; 0 never reconciles.
+	reconcile time.Duration
+}
+
+func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
+	e := engineConfig{
+		workers:      cfg.DeliveryWorkers,
+		backoff:      webhook.Backoff{Schedule: cfg.RetrySchedule, Jitter: cfg.RetryJitter},
+		timeout:      cfg.DeliveryTimeout,
+		lease:        cfg.DeliveryLease,
+		outboxPoll:   cfg.OutboxPollInterval,
+		changePoll:   cfg.ChangePollInterval,
+		logTTL:       cfg.DeliveryLogTTL,
+		disableAfter: cfg.EndpointDisableAfter,
+
+		watchRenewBefore: cfg.WatchRenewBefore,
+		reconcile:        cfg.ReconcileInterval,
+	}
+	switch {
+	case e.reconcile == 0:
+		e.reconcile = 15 * time.Minute
+	case e.reconcile < 0:
+		e.reconcile = 0
+	}
+	if e.watchRenewBefore <= 0 {
+		e.watchRenewBefore = 12 * time.Hour
+	}
+	if e.workers <= 0 {
+		e.workers = 16
+	}
+	switch {
+	case e.backoff.Jitter == 0:
+		e.backoff.Jitter = webhook.DefaultJitter
+	case e.backoff.Jitter < 0:
+		e.backoff.Jitter = 0
+	}
+	if e.timeout <= 0 {
+		e.timeout = 15 * time.Second
+	}
+	if e.lease <= 0 {
+		e.lease = 2 * time.Minute
+	}
+	if e.lease <= e.timeout {
+		return e, errors.New("engine: Config.DeliveryLease must exceed Config.DeliveryTimeout")
+	}
+	if e.outboxPoll <= 0 {
+		e.outboxPoll = time.Second
+	}
+	if e.changePoll == 0 {
+		e.changePoll = time.Minute
+	}
+	if e.logTTL <= 0 {
+		e.logTTL = 7 * 24 * time.Hour
+	}
+	switch {
+	case e.disableAfter == 0:
+		e.disableAfter = 5 * 24 * time.Hour
+	case e.disableAfter < 0:
+		e.disableAfter = 0
+	}
+	return e, nil
+}
+
+// Store is the part of the Store the engine uses: the outbox it claims
+// from, the delivery log it writes, and the subscriptions it polls and
+// updates.
+type Store interface {
+	unical.OutboxStore
+	unical.DeliveryLogStore
+	unical.SubscriptionStore
+}
+
+// Client is what the engine needs of the [unical.Client]: change
+// detection, which calls providers (CheckSubscription for a subscription
+// without a provider watch, RenewWatch and ReconcileSubscription for one
+// with a watch), the webhook endpoints with their signing secrets and
+// delivery state, the store sweep, and the Client's settings and
+// lifetime. *unical.Client implements it; tests use a fake.
+type Client interface {
+	WebhookConfig() unical.WebhookConfig
+	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
+	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
+	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
+	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
+	UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*unical.EndpointState) bool) error
+	Sweep(ctx context.Context) (unical.SweepResult, error)
+	SweepInterval() time.Duration
+	// OutboxQueued signals after the Client queued messages.
+	OutboxQueued() <-chan struct{}
+	// Attach registers a running engine: the returned context ends with
+	// ctx or when the Client is closed, and detach tells the Client the
+	// engine has stopped (its Close waits for that).
+	Attach(ctx context.Context) (run context.Context, detach func(), err error)
+	Observer() unical.Observer
+	Logger() *slog.Logger
+	Now() time.Time
+}
+
+var _ Client = (*unical.Client)(nil)
+
+// Engine delivers webhooks and schedules change detection: it claims due
+// outbox messages and delivers them (outbox.go, deliver.go), and polls
+// subscriptions without a provider watch, renews the watches of those
+// with one and reconciles them now and then (poll.go), calling back into
+// the Client for everything that talks to a provider.
+type Engine struct {
+	engineConfig
+	c     Client
+	store Store
+	// sender posts the signed requests.
+	sender unical.WebhookSender
+	log    *slog.Logger
+	obs    unical.Observer
+	// wake nudges a running engine when a message is queued.
+	wake chan struct{}
+	// checking holds the ids of the subscriptions this engine is
+	// checking, so that a check slower than the polling interval is not
+	// joined by a second one.
+	checking sync.Map
+	// started is when the engine was made; reconciling counts from it, so
+	// that a restart does not check every watched subscription at once.
+	started time.Time
+}
+
+// New returns an engine for c over st, with the settings of
+// c.WebhookConfig(); it starts nothing (see [Engine.Run]).
+func New(c Client, st Store) (*Engine, error) {
+	wc := c.WebhookConfig()
+	cfg, err := newEngineConfig(&wc)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{
+		engineConfig: cfg,
+		c:            c,
+		store:        st,
+		sender:       wc.WebhookSender,
+		log:          c.Logger(),
+		obs:          c.Observer(),
+		wake:         make(chan struct{}, 1),
+		started:      c.Now(),
+	}, nil
+}
+
+// Run runs the engine for c over its Store (see [New] and [Engine.Run]).
+func Run(ctx context.Context, c *unical.Client) error {
+	e, err := New(c, c.Store())
+	if err != nil {
+		return err
+	}
+	return e.Run(ctx)
+}
+
+// PollChanges checks c's subscriptions once (see [Engine.PollChanges]).
+func PollChanges(ctx context.Context, c *unical.Client) error {
+	e, err := New(c, c.Store())
+	if err != nil {
+		return err
+	}
+	return e.PollChanges(ctx)
+}
+
+// Run runs the engine until ctx ends or the Client is closed: delivery
+// workers that claim due outbox messages with a lease, sign them and POST
+// them, the change poller (see Config.ChangePollInterval) and the store
+// sweep (see [unical.Client.Sweep]). It returns nil when stopped that way.
+// Several engines may run over one Store: the leases keep them from
+// sending a message twice at once, and a crashed engine's claims pass to
+// the others when they expire.
+func (e *Engine) Run(ctx context.Context) error {
+	if e.sender == nil {
+		return errors.New("engine: Run needs Config.WebhookSender")
+	}
+	ctx, detach, err := e.c.Attach(ctx)
+	if err != nil {
+		return err
+	}
+	defer detach()
+	var sweep sync.WaitGroup
+	if iv := e.c.SweepInterval(); iv > 0 {
+		sweep.Go(func() { e.sweepLoop(ctx, iv) })
+	}
+	e.run(ctx)
+	sweep.Wait()
+	return nil
+}
+
+// now is the Client's clock.
+func (e *Engine) now() time.Time { return e.c.Now() }
+
+// notify wakes a running engine after a message was queued, so that it
+// goes out without waiting for the next poll.
+func (e *Engine) notify() {
+	select {
+	case e.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// run delivers and polls until ctx ends, then writes what the workers
+// left and returns.
+func (e *Engine) run(ctx context.Context) {
+	w := &worker{e: e, owner: unical.NewID("wrk"), results: make(chan unical.DeliveryResult, 4*e.workers)}
+	jobs := make(chan *unical.OutboxMessage)
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		w.recordLoop(context.WithoutCancel(ctx))
+	}()
+	var wg sync.WaitGroup
+	for range e.workers {
+		wg.Go(func() {
+			for msg := range jobs {
+				w.deliver(ctx, msg)
+			}
+		})
+	}
+	var poller sync.WaitGroup
+	// Messages queued by this Client wake the engine at once.
+	poller.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.c.OutboxQueued():
+				e.notify()
+			}
+		}
+	})
+	if e.changePoll > 0 {
+		poller.Go(func() { e.pollChanges(ctx) })
+	}
+	if n, ok := e.store.(unical.OutboxNotifier); ok {
+		// Messages queued by other replicas wake this engine too.
+		poller.Go(func() {
+			wakeups := n.OutboxWakeups(ctx)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-wakeups:
+					e.notify()
+				}
+			}
+		})
+	}
+	w.claimLoop(ctx, jobs)
+	close(jobs)
+	wg.Wait()
+	// Every worker is done: write what they left, then stop.
+	close(w.results)
+	<-recorded
+	poller.Wait()
+}

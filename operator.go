@@ -1,0 +1,282 @@
+package unical
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/unical/unical/internal/seal"
+)
+
+// This file holds what the operator side (package admin, which the
+// admin API, the dashboard and unicald's commands use) needs of the
+// Client: the operator token, the sealing of an application's secrets
+// with the Client's key, the dropping of cached applications and keys
+// after a change, and the provider part of a settings check. The
+// operator's operations themselves live in package admin.
+
+// The operator token is kept only as its SHA-256 hash, as a blob of the
+// reserved application id of the master key check, with an expiry no
+// sweep reaches.
+const (
+	adminTokenBlob = "admin-token-hash"
+	// adminTokenPrefix starts the tokens NewAdminToken makes, so that a
+	// leaked one is recognisable (and told apart from an API key, uk_).
+	adminTokenPrefix = "uat_"
+	// MinAdminTokenLength is the shortest operator token accepted from
+	// the operator (UNICAL_ADMIN_TOKEN): its hash is only as strong as
+	// the token is hard to guess.
+	MinAdminTokenLength = 32
+)
+
+// NewAdminToken returns a new random operator token: "uat_" and 32
+// random bytes in base32.
+func NewAdminToken() string { return adminTokenPrefix + randomString(32) }
+
+// SetAdminToken makes token the operator token, replacing any earlier
+// one. Only its SHA-256 hash is stored. Returns CodeInvalid naming
+// adminToken when it is shorter than MinAdminTokenLength or holds spaces
+// or control characters (it travels in an Authorization header).
+func (c *Client) SetAdminToken(ctx context.Context, token string) error {
+	if len(token) < MinAdminTokenLength {
+		return invalidf("adminToken", "The admin token must be at least %d characters long.", MinAdminTokenLength)
+	}
+	if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f || r > unicode.MaxASCII }) >= 0 {
+		return invalidf("adminToken", "The admin token must be printable ASCII without spaces.")
+	}
+	return c.store.PutBlob(ctx, keyCheckApp, adminTokenBlob, seal.HashSecret(token), keyCheckExpires)
+}
+
+// EnsureAdminToken creates the operator token when the Store has none and
+// returns it, to be shown once; it returns "" when one exists already.
+func (c *Client) EnsureAdminToken(ctx context.Context) (string, error) {
+	_, err := c.store.GetBlob(ctx, keyCheckApp, adminTokenBlob, c.now())
+	if err == nil {
+		return "", nil
+	}
+	if ErrorCode(err) != CodeNotFound {
+		return "", err
+	}
+	token := NewAdminToken()
+	if err := c.SetAdminToken(ctx, token); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// VerifyAdminToken checks an operator token against the stored hash in
+// constant time. A missing, wrong or unset token, and an application API
+// key, are CodeUnauthorized naming Authorization.
+func (c *Client) VerifyAdminToken(ctx context.Context, token string) error {
+	if token == "" {
+		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "Admin routes need the operator token: Authorization: Bearer <admin token>."}
+	}
+	if strings.HasPrefix(token, apiKeyPrefix) {
+		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "This is an application API key; admin routes take only the operator token."}
+	}
+	hash, err := c.store.GetBlob(ctx, keyCheckApp, adminTokenBlob, c.now())
+	if ErrorCode(err) == CodeNotFound {
+		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "No admin token is set on this server; start unicald serve once, or set UNICAL_ADMIN_TOKEN."}
+	}
+	if err != nil {
+		return err
+	}
+	if !seal.Equal(hash, seal.HashSecret(token)) {
+		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "The admin token is wrong."}
+	}
+	return nil
+}
+
+// APIKeyUsedEvery is how often, at most, a Client records that a key was
+// used: APIKey.LastUsedAt is exact to within it, and a busy key costs
+// one Store write per this period and Client.
+const APIKeyUsedEvery = time.Minute
+
+// keyUsage remembers when this Client last recorded each key's use. A
+// map under a mutex, not a sync.Map, so that the check on every request
+// allocates nothing.
+type keyUsage struct {
+	mu   sync.Mutex
+	last map[string]time.Time // key id -> last recorded use
+}
+
+// due reports whether a use of key id at now should be recorded, and if
+// so remembers now as its last recorded use.
+func (u *keyUsage) due(id string, now time.Time) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if last, ok := u.last[id]; ok && now.Sub(last) < APIKeyUsedEvery {
+		return false
+	}
+	if u.last == nil {
+		u.last = map[string]time.Time{}
+	}
+	u.last[id] = now
+	return true
+}
+
+// forget drops key id, once it is revoked.
+func (u *keyUsage) forget(id string) {
+	u.mu.Lock()
+	delete(u.last, id)
+	u.mu.Unlock()
+}
+
+// markKeyUsed records a use of key at now, at most once per
+// APIKeyUsedEvery per key and Client. A failure is only logged: a request
+// must not fail for its bookkeeping.
+func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
+	now := c.now()
+	if !c.keysUsed.due(key.ID, now) {
+		return
+	}
+	if err := c.store.MarkAPIKeyUsed(ctx, key.ID, now.UTC()); err != nil && ErrorCode(err) != CodeNotFound {
+		c.log.WarnContext(ctx, "record API key use", "key", key.ID, "err", err)
+	}
+}
+
+// SettingsChecker is a Provider that can try an application's settings
+// without an account: that its token endpoint answers and takes the
+// client id and secret, or that its CalDAV server is found. The admin
+// API's check action uses it.
+type SettingsChecker interface {
+	// CheckSettings tries settings (client secret included) and returns
+	// what is wrong, each problem naming the setting at fault, and what
+	// was found to work. redirectURI is the OAuth callback URL.
+	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
+}
+
+// settingsCheckerOf returns p as a SettingsChecker, seeing through the
+// Observer's wrapper (the check is not a call on an account, so it is
+// not measured).
+func settingsCheckerOf(p Provider) (SettingsChecker, bool) {
+	if o, ok := p.(*observedProvider); ok {
+		p = o.p
+	}
+	sc, ok := p.(SettingsChecker)
+	return sc, ok
+}
+
+// SettingsProblem is one thing wrong with an application's provider
+// settings or the server's set-up, with the field or setting at fault
+// (clientId, clientSecret, tokenUrl, serverUrl, tenant, redirectUrls,
+// publicUrl) and a sentence saying what to do.
+type SettingsProblem struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// APIKeyPrefix starts every API key: "uk_<key id>_<secret>".
+const APIKeyPrefix = apiKeyPrefix
+
+// Invalidate drops an application and API keys from this Client's caches
+// after the operator side changed or deleted them in the Store, so that
+// the change takes effect here at once (and on other replicas once the
+// Store's version moves, within Config.CacheTTL at most).
+func (c *Client) Invalidate(appID string, keyIDs ...string) {
+	if appID != "" {
+		c.apps.drop(appID)
+	}
+	for _, id := range keyIDs {
+		c.apiKeys.drop(id)
+		c.keysUsed.forget(id)
+	}
+}
+
+// SealClientSecret seals an OAuth client secret of app for provider type
+// t into app.SealedSecrets; an empty secret removes it.
+func (c *Client) SealClientSecret(app *Application, t ProviderType, secret string) {
+	if secret == "" {
+		delete(app.SealedSecrets, t)
+		return
+	}
+	if app.SealedSecrets == nil {
+		app.SealedSecrets = map[ProviderType][]byte{}
+	}
+	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), clientSecretAD(app.ID, t))
+}
+
+// NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
+// secret, sealed into app.SealedWebhookSecret, and returns it to be shown
+// once.
+func (c *Client) NewWebhookSecret(app *Application) string {
+	secret := newEndpointSecret()
+	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), []byte("webhook-secret/"+app.ID))
+	return secret
+}
+
+// clientSecretAD binds a sealed client secret to its application and
+// provider type.
+func clientSecretAD(appID string, t ProviderType) []byte {
+	return []byte("client-secret/" + appID + "/" + string(t))
+}
+
+// CheckWebhookURL checks a webhook URL as subscriptions' URLs are
+// checked: absolute https, and no private address unless
+// Config.AllowPrivateTargets. Returns CodeInvalid naming field.
+func (c *Client) CheckWebhookURL(field, raw string) error { return c.checkWebhookURL(field, raw) }
+
+// CurrentWebhookState is the delivery state of the application's current
+// webhook URL.
+func (app *Application) CurrentWebhookState() EndpointState { return app.webhookState() }
+
+// OAuthCallbackURL is the OAuth redirect URI to register at Google and
+// Microsoft, built from Config.PublicURL; "" when there is none.
+func (c *Client) OAuthCallbackURL() string {
+	if c.publicURL == "" {
+		return ""
+	}
+	return c.publicURL + OAuthCallbackPath
+}
+
+// CheckProviderOnline tries app's settings for provider type t at the
+// provider, when this Client has a provider of that type that is a
+// [SettingsChecker]; available says whether it has one of that type at
+// all. OAuth settings without a client id and secret are not tried.
+func (c *Client) CheckProviderOnline(ctx context.Context, app *Application, t ProviderType) (available bool, passed []string, problems []SettingsProblem, err error) {
+	p, ok := c.providers[t]
+	if !ok {
+		return false, nil, nil, nil
+	}
+	sc, isChecker := settingsCheckerOf(p)
+	if !isChecker || (t.UsesOAuth() && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
+		return true, nil, nil, nil
+	}
+	settings, err := c.providerSettings(app, t)
+	if err != nil {
+		return true, nil, nil, err
+	}
+	passed, problems = sc.CheckSettings(ctx, settings, c.OAuthCallbackURL())
+	return true, passed, problems, nil
+}
+
+// PurgeAccount deletes an account with its subscriptions, stopping their
+// provider watches, without sending enduseraccount.deleted: it is for an
+// application that is being deleted, so nobody would receive it.
+// Returns CodeNotFound when the account is already gone.
+func (a *App) PurgeAccount(ctx context.Context, accountID string) error {
+	subs, err := a.c.store.ListSubscriptions(ctx, a.id, accountID, "", 0)
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		a.stopWatch(ctx, sub)
+	}
+	return a.c.store.DeleteAccount(ctx, a.id, accountID)
+}
+
+// ListApplicationSubscriptions lists the webhook subscriptions of every
+// account of the application, in id order.
+func (a *App) ListApplicationSubscriptions(ctx context.Context, params *SubscriptionListParams) (*Page[*Subscription], error) {
+	if params == nil {
+		params = &SubscriptionListParams{}
+	}
+	return listPage(ctx, a, storeListing{kind: "adminSubscriptions", pageToken: params.PageToken, limit: params.Limit},
+		func(after string, limit int) ([]*SubscriptionRecord, error) {
+			return a.c.store.ListSubscriptions(ctx, a.id, "", after, limit)
+		},
+		func(rec *SubscriptionRecord) string { return rec.ID },
+		func(rec *SubscriptionRecord) *Subscription { return &rec.Subscription })
+}

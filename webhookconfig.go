@@ -1,0 +1,93 @@
+package unical
+
+import (
+	"context"
+	"time"
+)
+
+// WebhookSender posts one webhook request and returns the receiver's
+// answer. A failure to get one (refused address, timeout, TLS error) is an
+// error. It must not follow redirects: a 3xx is the receiver's answer.
+// Implementations must be safe for concurrent use.
+type WebhookSender interface {
+	Send(ctx context.Context, url string, header map[string][]string, body []byte) (WebhookResponse, error)
+}
+
+// WebhookResponse is the part of a receiver's answer the engine acts on.
+type WebhookResponse struct {
+	// StatusCode is the HTTP status code.
+	StatusCode int
+	// RetryAfter is the wait the receiver asked for in a Retry-After
+	// header (seconds or an HTTP date), 0 without one. The engine honours
+	// it on 429, 502, 503 and 504, the answers Standard Webhooks reads as
+	// "slow down".
+	RetryAfter time.Duration
+}
+
+// WebhookConfig is the webhook engine's part of [Config]. Its fields
+// matter only to the engine (package engine), except AllowPrivateTargets, which also
+// decides which webhook URLs are accepted. A Client that never runs the
+// engine (tests, admin commands) still queues messages; a running one, in
+// this or another process sharing the Store, delivers them.
+type WebhookConfig struct {
+	// WebhookSender posts the signed webhook requests. Run fails without
+	// one: the root package keeps free of net/http, so the HTTP client is
+	// wired in by the program (cmd/unicald uses package webhooksender,
+	// built with AllowPrivateTargets and DeliveryTimeout below).
+	WebhookSender WebhookSender
+	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
+	// link-local addresses, for development. Default false: such URLs are
+	// refused with a 400 when they are IP literals or localhost, and the
+	// sender refuses every such address when it connects.
+	AllowPrivateTargets bool
+	// DeliveryWorkers is how many deliveries run at once; default 16.
+	DeliveryWorkers int
+	// RetrySchedule is the delay before each attempt, from the failure of
+	// the one before (the first entry, for the first attempt, is not
+	// used); its length is the number of attempts. Default
+	// webhook.DefaultSchedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+	// 10 h.
+	RetrySchedule []time.Duration
+	// RetryJitter spreads each retry delay over ±RetryJitter of itself;
+	// default 0.2, negative for none.
+	RetryJitter float64
+	// DeliveryTimeout bounds one delivery attempt; default 15 seconds.
+	DeliveryTimeout time.Duration
+	// DeliveryLease is how long a worker holds a claimed message before
+	// another worker (or process, after a crash) may take it; default 2
+	// minutes. It must exceed DeliveryTimeout.
+	DeliveryLease time.Duration
+	// OutboxPollInterval is how often an idle engine looks for due
+	// messages; messages queued by this Client, or by another process when
+	// the Store implements [OutboxNotifier], wake it at once. Default 1
+	// second.
+	OutboxPollInterval time.Duration
+	// ChangePollInterval is how often subscriptions without a provider
+	// watch are checked for changes with the provider's sync cursor;
+	// default 1 minute, negative disables polling. Each subscription has
+	// its own due time within the interval, so the checks spread over it,
+	// and engines sharing the Store take due subscriptions from it (see
+	// SubscriptionStore.ClaimDueSubscriptions), so each subscription is
+	// checked once per interval in all, not once per engine.
+	ChangePollInterval time.Duration
+	// DeliveryLogTTL is how long delivery attempts stay in the delivery
+	// log; default 7 days.
+	DeliveryLogTTL time.Duration
+	// EndpointDisableAfter is how long a webhook endpoint may fail without
+	// a single delivery before it is disabled (see [EndpointState]);
+	// default 5 days, as Svix does; negative never disables.
+	EndpointDisableAfter time.Duration
+	// WatchRenewBefore is how long before it ends a provider watch (push
+	// channel) is renewed, checked on every change poll; default 12 hours.
+	// It must exceed ChangePollInterval, or watches lapse between checks.
+	WatchRenewBefore time.Duration
+	// ReconcileInterval is how often a subscription with a provider watch
+	// is still checked with its sync cursor, as subscriptions without one
+	// are, because a push channel can end without a word and its changes
+	// would be missed for good. Default 15 minutes, negative disables.
+	// Checks happen on the change polls (so not more often than
+	// ChangePollInterval, and not at all when polling is disabled) and are
+	// spread over the interval by subscription, so that watched
+	// subscriptions are not all checked at the same instant.
+	ReconcileInterval time.Duration
+}
