@@ -390,18 +390,6 @@ func membersOf(r *response, ms *multistatus, calURL *url.URL) (found []member, g
 	return found, gone
 }
 
-// objectsOf is membersOf with the members' data parsed; members whose
-// data is not iCalendar are left out.
-func objectsOf(r *response, ms *multistatus, calURL *url.URL) (objs []*object, gone []string) {
-	found, gone := membersOf(r, ms, calURL)
-	for i := range found {
-		if o, err := found[i].object(); err == nil {
-			objs = append(objs, o)
-		}
-	}
-	return objs, gone
-}
-
 // memberName returns the resource name of href if it is a direct member of
 // calURL.
 func memberName(base, calURL *url.URL, href string) (string, bool) {
