@@ -1,12 +1,13 @@
 package unical
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"net/url"
 	"slices"
+	"strings"
+
+	"github.com/unical/unical/internal/oauthstate"
 )
 
 // OAuthCallbackPath is where providers send the browser back after
@@ -39,8 +40,8 @@ type OAuthCallbackParams struct {
 var prompts = []string{"consent", "select_account", "none"}
 
 // Length limits of the authorize parameters, in bytes. The endpoint needs
-// no API key and each accepted call stores a flow, so every parameter that
-// reaches the store is bounded (see MaxPendingFlows for the count).
+// no API key and the state we send to the provider carries the caller's
+// state and login hint, so every parameter is bounded.
 const (
 	// maxStateLength bounds the caller's state, which travels in URLs.
 	maxStateLength = 2048
@@ -54,9 +55,6 @@ const (
 	// value must be one of prompts anyway.
 	maxPromptLength = 32
 )
-
-// DefaultMaxPendingFlows is Config.MaxPendingFlows when it is zero.
-const DefaultMaxPendingFlows = 1000
 
 // checkAuthorizeLengths refuses authorize parameters longer than their
 // limits, before anything is read or written.
@@ -79,9 +77,11 @@ func checkAuthorizeLengths(params *AuthorizeParams) error {
 }
 
 // AuthorizeURL starts an OAuth 2.0 flow for an application and returns the
-// provider URL to send the user's browser to. The flow uses PKCE (S256) and
-// a signed, single-use, expiring state of ours; the caller's state comes
-// back unchanged at the end.
+// provider URL to send the user's browser to. The flow uses PKCE (S256);
+// it is sealed into the state sent to the provider (internal/oauthstate),
+// so that starting one writes nothing and no number of callers can use up
+// anything another caller's sign-in needs. The caller's state comes back
+// unchanged at the end.
 //
 // HTTP: GET /v1/oauth/authorize/{app_id}/{provider_a|provider_b}
 //
@@ -89,10 +89,8 @@ func checkAuthorizeLengths(params *AuthorizeParams) error {
 // redirectUrl or state is longer than its limit (32, 320, 2,048 and 2,048
 // bytes), CodeNotFound for an unknown application, CodeInvalid naming
 // redirectUrl when it is missing or not registered for the application, or
-// prompt for a bad value, CodeRateLimited (with RetryAfter) when the
-// application already has Config.MaxPendingFlows flows in progress, and
-// CodeNotImplemented when the provider type has no OAuth provider or the
-// server has no public URL.
+// prompt for a bad value, and CodeNotImplemented when the provider type has
+// no OAuth provider or the server has no public URL.
 func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType, params *AuthorizeParams) (string, error) {
 	if err := checkAuthorizeLengths(params); err != nil {
 		return "", err
@@ -125,58 +123,67 @@ func (c *Client) AuthorizeURL(ctx context.Context, appID string, t ProviderType,
 	if err != nil {
 		return "", err
 	}
-	verifier := make([]byte, 32)
-	if _, err := rand.Read(verifier); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	verifierText := base64.RawURLEncoding.EncodeToString(verifier)
-	challenge := sha256.Sum256([]byte(verifierText))
-	now := c.now().UTC()
-	flow := &OAuthFlow{
-		ID: newID("flow"), ApplicationID: appID, ProviderType: t, RedirectURL: params.RedirectURL,
-		State: params.State, LoginHint: params.LoginHint, CreatedAt: now, ExpiresAt: now.Add(c.flowTTL),
-	}
-	flow.SealedVerifier = c.flows.Seal([]byte(verifierText), []byte("verifier/"+flow.ID))
-	if err := c.store.CreateFlow(ctx, flow, c.sweep.maxPendingFlows); err != nil {
-		return "", err
-	}
+	flow := oauthstate.New()
+	flow.ApplicationID, flow.ProviderType, flow.RedirectHash = appID, string(t), oauthstate.RedirectHash(params.RedirectURL)
+	flow.State, flow.LoginHint, flow.ExpiresAt = params.State, params.LoginHint, c.now().Add(c.flowTTL)
 	return op.AuthCodeURL(settings, &AuthCodeRequest{
 		RedirectURI:   c.publicURL + OAuthCallbackPath,
-		State:         c.flows.SealString([]byte(flow.ID), []byte("state")),
-		CodeChallenge: base64.RawURLEncoding.EncodeToString(challenge[:]),
+		State:         oauthstate.Seal(c.flows, flow),
+		CodeChallenge: flow.Challenge(),
 		Prompt:        params.Prompt,
 		LoginHint:     params.LoginHint,
 	})
 }
 
-// CompleteOAuth finishes a flow at the callback: it checks our state, takes
-// the flow (so it cannot be replayed), exchanges the code, creates or
+// CompleteOAuth finishes a flow at the callback: it opens our state,
+// records its id so that it works once, exchanges the code, creates or
 // updates the account, and returns the application URL to redirect the
-// browser to, with endUserAccountId and the caller's state. A denied consent
-// or a failed exchange also returns a redirect, with error and
-// error_description instead of endUserAccountId.
+// browser to, with endUserAccountId and the caller's state. A denied
+// consent, a failed exchange or an account other than the login hint
+// (error=login_hint_mismatch, nothing saved) also returns a redirect, with
+// error and error_description instead of endUserAccountId.
+//
+// The used ids are the only thing the flow writes (Store.CreateFlow, kept
+// until the state expires): one per callback that brings a state we made,
+// so nobody can fill a shared quota, and nobody can spend another user's
+// state without holding it.
 //
 // HTTP: GET /v1/oauth/callback
 //
 // Returns CodeInvalid naming state when the state is forged, replayed or
-// expired: then there is nowhere trustworthy to redirect to.
+// expired, or its redirectUrl is no longer registered: then there is
+// nowhere trustworthy to redirect to.
 func (c *Client) CompleteOAuth(ctx context.Context, params *OAuthCallbackParams) (string, error) {
 	if params.State == "" {
 		return "", invalidf("state", "state is required.")
 	}
-	id, err := c.flows.OpenString(params.State, []byte("state"))
+	flow, err := oauthstate.Open(c.flows, params.State)
 	if err != nil {
 		return "", invalidf("state", "state was not issued by this server.")
 	}
-	flow, err := c.store.ConsumeFlow(ctx, string(id), c.now())
-	if ErrorCode(err) == CodeNotFound {
-		return "", invalidf("state", "This sign-in link was already used or has expired; start again.")
+	now := c.now().UTC()
+	expired := invalidf("state", "This sign-in link was already used or has expired; start again.")
+	if !now.Before(flow.ExpiresAt) {
+		return "", expired
 	}
+	t := ProviderType(flow.ProviderType)
+	app, err := c.application(ctx, flow.ApplicationID)
 	if err != nil {
 		return "", err
 	}
+	i := slices.IndexFunc(app.RedirectURLs, func(u string) bool { return bytes.Equal(oauthstate.RedirectHash(u), flow.RedirectHash) })
+	if i < 0 {
+		return "", invalidf("state", "The redirectUrl of this sign-in is no longer registered for the application; start again.")
+	}
+	redirectURL := app.RedirectURLs[i]
+	used := &OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
+	if err := c.store.CreateFlow(ctx, used, 0); ErrorCode(err) == CodeConflict {
+		return "", expired
+	} else if err != nil {
+		return "", err
+	}
 	fail := func(code, description string) (string, error) {
-		return withQuery(flow.RedirectURL, url.Values{"error": {code}, "error_description": {description}, "state": {flow.State}}), nil
+		return withQuery(redirectURL, url.Values{"error": {code}, "error_description": {description}, "state": {flow.State}}), nil
 	}
 	if params.Error != "" {
 		if params.Error == "access_denied" {
@@ -187,40 +194,35 @@ func (c *Client) CompleteOAuth(ctx context.Context, params *OAuthCallbackParams)
 	if params.Code == "" {
 		return fail("invalid_request", "The provider sent no authorization code.")
 	}
-	app, err := c.application(ctx, flow.ApplicationID)
-	if err != nil {
-		return "", err
-	}
-	p, err := c.provider(flow.ProviderType)
+	p, err := c.provider(t)
 	if err != nil {
 		return "", err
 	}
 	op, ok := oauthOf(p)
 	if !ok {
-		return "", Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", flow.ProviderType)
+		return "", Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", t)
 	}
-	settings, err := c.providerSettings(app, flow.ProviderType)
+	settings, err := c.providerSettings(app, t)
 	if err != nil {
 		return "", err
 	}
-	verifier, err := c.flows.Open(flow.SealedVerifier, []byte("verifier/"+flow.ID))
+	conn, err := op.Exchange(ctx, settings, &CodeExchange{Code: params.Code, RedirectURI: c.publicURL + OAuthCallbackPath, CodeVerifier: flow.Verifier})
 	if err != nil {
-		return "", WrapError(CodeInternal, err, "Internal error.")
-	}
-	conn, err := op.Exchange(ctx, settings, &CodeExchange{Code: params.Code, RedirectURI: c.publicURL + OAuthCallbackPath, CodeVerifier: string(verifier)})
-	if err != nil {
-		c.log.WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", flow.ProviderType, "err", err)
+		c.log.WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
 		return fail("exchange_failed", "The authorization code could not be exchanged for tokens.")
 	}
 	if conn.Email == "" {
 		return fail("exchange_failed", "The provider did not tell the account's email address.")
 	}
+	if flow.LoginHint != "" && !strings.EqualFold(conn.Email, flow.LoginHint) {
+		return fail("login_hint_mismatch", "The user signed in with another account than loginHint; nothing was connected.")
+	}
 	a := &App{c: c, id: flow.ApplicationID}
-	acct, err := a.saveConnection(ctx, flow.ProviderType, conn.Email, Optional[string]{}, conn, "")
+	acct, err := a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "")
 	if err != nil {
 		return "", err
 	}
-	return withQuery(flow.RedirectURL, url.Values{"endUserAccountId": {acct.ID}, "state": {flow.State}}), nil
+	return withQuery(redirectURL, url.Values{"endUserAccountId": {acct.ID}, "state": {flow.State}}), nil
 }
 
 // withQuery adds values to a URL's query, keeping what it has.

@@ -3,6 +3,7 @@ package unical
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -194,7 +195,8 @@ func (a *App) Capabilities(ctx context.Context) (*CapabilityList, error) {
 	list := &CapabilityList{Data: []*Capabilities{}}
 	for _, t := range ProviderTypes {
 		if caps, ok := a.c.capabilities[t]; ok {
-			list.Data = append(list.Data, caps)
+			// A copy: the Client refuses writes from the original.
+			list.Data = append(list.Data, &Capabilities{ProviderType: t, Calendar: maps.Clone(caps.Calendar), Event: maps.Clone(caps.Event)})
 		}
 	}
 	return list, nil

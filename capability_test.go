@@ -1,6 +1,8 @@
 package unical_test
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +51,28 @@ func TestCapabilitiesOf(t *testing.T) {
 		if _, err := unical.CapabilitiesOf(declaring{p, bad}); err == nil {
 			t.Errorf("%s: CapabilitiesOf() = nil error", name)
 		}
+	}
+}
+
+// TestCapabilityFieldsAreTheParams: the fields a table covers are exactly
+// the JSON fields of EventParams and CalendarParams, so a writable field
+// added later cannot escape the table (and the round-trip test of
+// provider/providertest, which covers every one).
+func TestCapabilityFieldsAreTheParams(t *testing.T) {
+	t.Parallel()
+	names := func(v any) []string {
+		var out []string
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			out = append(out, name)
+		}
+		return out
+	}
+	if diff := cmp.Diff(names(unical.EventParams{}), unical.EventFields); diff != "" {
+		t.Errorf("EventFields mismatch (-EventParams +EventFields):\n%s", diff)
+	}
+	if diff := cmp.Diff(names(unical.CalendarParams{}), unical.CalendarFields); diff != "" {
+		t.Errorf("CalendarFields mismatch (-CalendarParams +CalendarFields):\n%s", diff)
 	}
 }

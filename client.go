@@ -33,11 +33,6 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// MaxPendingFlows caps the OAuth flows in progress (started, neither
-	// completed nor expired) per application; past it the authorize
-	// endpoint answers 429. Default DefaultMaxPendingFlows; negative
-	// means no cap.
-	MaxPendingFlows int
 	// SweepInterval is how often the engine (package engine) removes expired flows,
 	// blobs and delivery attempts and old messages (see [Client.Sweep]);
 	// default 5 minutes, negative never.
@@ -88,7 +83,7 @@ type Client struct {
 
 	credentials *seal.Sealer // account credentials and client secrets
 	tokens      *seal.Sealer // sync and page tokens
-	flows       *seal.Sealer // OAuth state and PKCE verifiers
+	flows       *seal.Sealer // OAuth states (internal/oauthstate)
 	idempotency *seal.Sealer // kept answers of Idempotency-Key requests
 	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
 	// hash request bodies that may hold a password.
@@ -326,6 +321,54 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	}
 	c.markKeyUsed(ctx, stored)
 	return &App{c: c, id: stored.ApplicationID}, nil
+}
+
+// APIKeyUsedEvery is how often, at most, a Client records that a key was
+// used: APIKey.LastUsedAt is exact to within it, and a busy key costs
+// one Store write per this period and Client.
+const APIKeyUsedEvery = time.Minute
+
+// keyUsage remembers when this Client last recorded each key's use. A
+// map under a mutex, not a sync.Map, so that the check on every request
+// allocates nothing.
+type keyUsage struct {
+	mu   sync.Mutex
+	last map[string]time.Time // key id -> last recorded use
+}
+
+// due reports whether a use of key id at now should be recorded, and if
+// so remembers now as its last recorded use.
+func (u *keyUsage) due(id string, now time.Time) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if last, ok := u.last[id]; ok && now.Sub(last) < APIKeyUsedEvery {
+		return false
+	}
+	if u.last == nil {
+		u.last = map[string]time.Time{}
+	}
+	u.last[id] = now
+	return true
+}
+
+// forget drops key id, once it is revoked.
+func (u *keyUsage) forget(id string) {
+	u.mu.Lock()
+	delete(u.last, id)
+	u.mu.Unlock()
+}
+
+// markKeyUsed records a use of key at now, at most once per
+// APIKeyUsedEvery per key and Client. A failure is only logged: a request
+// must not fail for its bookkeeping.
+func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
+	now := c.now()
+	if !c.keysUsed.due(key.ID, now) {
+		return
+	}
+	if err := c.store.MarkAPIKeyUsed(ctx, key.ID, now.UTC()); err != nil && ErrorCode(err) != CodeNotFound {
+		c.log.WarnContext(ctx, "record API key use", "key", key.ID, "err", err)
+	}
 }
 
 // providerSettings returns an application's settings for t with the client

@@ -21,6 +21,15 @@ import (
 // IdempotencyTTL is how long a kept answer, and the key with it, lasts.
 const IdempotencyTTL = 24 * time.Hour
 
+// MaxIdempotencyKeys bounds the Idempotency-Key records an application
+// holds at once (each lasts IdempotencyTTL): one keyed write every 0.9
+// seconds, day and night. Past it a write with a new key is refused with
+// 429 until the sweep removes expired ones; retries of held keys still
+// get their answers, and writes without a key are not affected. Refusing
+// is what a caller can act on, where dropping the oldest records would
+// silently turn a late retry into a second write.
+const MaxIdempotencyKeys = 100_000
+
 // MaxIdempotencyKeyLen is the longest Idempotency-Key accepted, in bytes.
 const MaxIdempotencyKeyLen = 255
 
@@ -134,7 +143,9 @@ func keepsIdempotentResult(code Code) bool {
 //     without an answer, its process is taken to have died and the retry
 //     runs.
 //   - A request with a key first used with another fingerprint is
-//     CodeKeyReused; a bad key is CodeInvalid. Both name Idempotency-Key.
+//     CodeKeyReused; a bad key is CodeInvalid; a new key of an
+//     application holding MaxIdempotencyKeys records is CodeRateLimited.
+//     All name Idempotency-Key.
 func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (res IdempotentResult, replayed bool, err error) {
 	if err := CheckIdempotencyKey(key); err != nil {
 		return IdempotentResult{}, false, err
@@ -165,7 +176,12 @@ func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run fu
 		LeaseExpiry:   now.Add(time.Until(deadline) + idempotentLeaseMargin),
 		ExpiresAt:     now.Add(IdempotencyTTL),
 	}
-	held, err := a.c.store.BeginIdempotent(ctx, claim)
+	held, err := a.c.store.BeginIdempotent(ctx, claim, MaxIdempotencyKeys)
+	if ErrorCode(err) == CodeRateLimited {
+		// Space comes back when the sweep removes expired records.
+		return IdempotentResult{}, false, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(a.c.sweep.interval, time.Minute),
+			Message: fmt.Sprintf("This application holds %d Idempotency-Keys of the last %s, the most kept; retry after the seconds in Retry-After, or send the write without a key.", MaxIdempotencyKeys, IdempotencyTTL)}
+	}
 	if err != nil {
 		return IdempotentResult{}, false, err
 	}

@@ -55,3 +55,19 @@ func TestExamplesImportNoInternal(t *testing.T) {
 func internalPath(path string) bool {
 	return strings.HasPrefix(path, "internal/") || strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal") || path == "internal"
 }
+
+// TestImportsNoOperatorSide keeps the operator side (package admin, the
+// admin API and the dashboard) out of the root: it is built on the root.
+func TestImportsNoOperatorSide(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "github.com/unical/unical/admin", "github.com/unical/unical/adminapi", "github.com/unical/unical/dashboard":
+			t.Errorf("the root package depends on %s", dep)
+		}
+	}
+}

@@ -340,7 +340,11 @@ type DeliveryLogStore interface {
 	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 
-// OAuthFlow is the server-side half of one OAuth authorization flow.
+// OAuthFlow is the record of one OAuth authorization flow. The Client
+// stores one when a flow's callback is used, with ID, ApplicationID,
+// ProviderType, CreatedAt and ExpiresAt only, so that the flow's state
+// (which carries the rest, sealed) works once; the other fields are read
+// only from flows stored by earlier versions.
 type OAuthFlow struct {
 	ID            string
 	ApplicationID string
@@ -354,7 +358,9 @@ type OAuthFlow struct {
 	ExpiresAt      time.Time
 }
 
-// FlowStore keeps OAuth flows until their callback.
+// FlowStore keeps OAuth flow records until they expire. The Client uses
+// CreateFlow with no cap, its CodeConflict telling a state used before;
+// ConsumeFlow and the cap serve stores' callers that keep whole flows.
 type FlowStore interface {
 	// CreateFlow stores a flow. When maxPending is positive and the flow's
 	// application already has maxPending flows unexpired at
@@ -460,8 +466,12 @@ type IdempotencyStore interface {
 	// and a lease expired at rec.CreatedAt (its attempt is taken over).
 	// Otherwise it stores nothing and returns the record that holds the
 	// key: one with a Response (completed), or one in flight, or one made
-	// for another fingerprint. CodeInvalid for an empty key.
-	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord) (*IdempotencyRecord, error)
+	// for another fingerprint. CodeInvalid for an empty key. When maxKeys
+	// is positive and the application already holds maxKeys records
+	// (expired ones count until Sweep removes them), a new key is refused
+	// with CodeRateLimited and nothing is stored; keys already held are
+	// answered as before.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, maxKeys int) (*IdempotencyRecord, error)
 	// CompleteIdempotent ends the attempt claim of the application's key:
 	// it stores resp as the key's answer, or, with a nil resp, removes the
 	// record so that the key is free again. CodeConflict if claim no

@@ -20,10 +20,9 @@ const sweepBatch = 1000
 // sweepConfig is the retention part of Config, with defaults applied; a
 // zero duration means "keep" (retention) or "never" (interval).
 type sweepConfig struct {
-	maxPendingFlows int // 0: no cap
-	interval        time.Duration
-	delivered       time.Duration
-	failed          time.Duration
+	interval  time.Duration
+	delivered time.Duration
+	failed    time.Duration
 }
 
 func newSweepConfig(cfg *Config) sweepConfig {
@@ -37,16 +36,9 @@ func newSweepConfig(cfg *Config) sweepConfig {
 		return v
 	}
 	s := sweepConfig{
-		maxPendingFlows: cfg.MaxPendingFlows,
-		interval:        orDefault(cfg.SweepInterval, DefaultSweepInterval),
-		delivered:       orDefault(cfg.DeliveredRetention, DefaultDeliveredRetention),
-		failed:          orDefault(cfg.FailedRetention, DefaultFailedRetention),
-	}
-	switch {
-	case s.maxPendingFlows == 0:
-		s.maxPendingFlows = DefaultMaxPendingFlows
-	case s.maxPendingFlows < 0:
-		s.maxPendingFlows = 0
+		interval:  orDefault(cfg.SweepInterval, DefaultSweepInterval),
+		delivered: orDefault(cfg.DeliveredRetention, DefaultDeliveredRetention),
+		failed:    orDefault(cfg.FailedRetention, DefaultFailedRetention),
 	}
 	return s
 }

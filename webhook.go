@@ -179,8 +179,16 @@ func (c *Client) checkWebhookURL(field, raw string) error {
 	if err := checkURLShape(field, raw); err != nil {
 		return err
 	}
-	u, _ = url.Parse(raw)
-	if !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
+	return c.checkTargetHost(field, raw)
+}
+
+// checkTargetHost refuses, without Config.AllowPrivateTargets, a URL
+// whose host is a loopback, private or link-local IP literal, or
+// localhost: a webhook URL, or a CalDAV server URL saved by the operator
+// (use is refused too, when the name resolves to such an address).
+func (c *Client) checkTargetHost(field, raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil && !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
 		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
 	}
 	return nil

@@ -8,10 +8,10 @@ import (
 	"github.com/unical/unical"
 )
 
-// AdminListAccounts lists an application's accounts, oldest first, with
+// ListAccounts lists an application's accounts, oldest first, with
 // their status and statusReason; params filter by search text and status
 // as GET /v1/endUserAccounts does.
-func (s *Service) AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error) {
+func (s *Service) ListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -19,9 +19,9 @@ func (s *Service) AdminListAccounts(ctx context.Context, appID string, params *u
 	return a.ListAccounts(ctx, params)
 }
 
-// AdminGetAccount returns one account of an application, with its status
+// GetAccount returns one account of an application, with its status
 // and statusReason.
-func (s *Service) AdminGetAccount(ctx context.Context, appID, accountID string) (*unical.Account, error) {
+func (s *Service) GetAccount(ctx context.Context, appID, accountID string) (*unical.Account, error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -29,10 +29,10 @@ func (s *Service) AdminGetAccount(ctx context.Context, appID, accountID string) 
 	return a.GetAccount(ctx, accountID)
 }
 
-// AdminDeleteAccount deletes an account of an application as DELETE
+// DeleteAccount deletes an account of an application as DELETE
 // /v1/endUserAccounts/{id} does: its subscriptions go, their watches are
 // stopped, and enduseraccount.deleted is sent.
-func (s *Service) AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error) {
+func (s *Service) DeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -45,9 +45,9 @@ func (s *Service) AdminDeleteAccount(ctx context.Context, appID, accountID strin
 	return deleted, nil
 }
 
-// AdminListSubscriptions lists the webhook subscriptions of every account
+// ListSubscriptions lists the webhook subscriptions of every account
 // of an application, in id order.
-func (s *Service) AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
+func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -55,10 +55,10 @@ func (s *Service) AdminListSubscriptions(ctx context.Context, appID string, para
 	return a.ListApplicationSubscriptions(ctx, params)
 }
 
-// AdminListDeliveries lists the delivery log of one subscription of an
+// ListDeliveries lists the delivery log of one subscription of an
 // application, or with subscriptionID "" of the application's own
 // webhook endpoint, oldest first.
-func (s *Service) AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
 	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
 	if err != nil {
 		return nil, err
@@ -66,11 +66,11 @@ func (s *Service) AdminListDeliveries(ctx context.Context, appID, subscriptionID
 	return a.ListDeliveries(ctx, accountID, subscriptionID, params)
 }
 
-// AdminResendMessage queues a failed message of an application for
+// ResendMessage queues a failed message of an application for
 // delivery again, as [unical.App.ResendMessage] does; the message names
 // its subscription. Returns CodeNotFound for an unknown message,
 // CodeConflict when it has not failed.
-func (s *Service) AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
+func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
 	msg, err := s.store.GetMessage(ctx, appID, messageID)
 	if err != nil {
 		return nil, err

@@ -129,10 +129,15 @@ func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unica
 
 // SetProviderSettings replaces an application's settings for one
 // provider type (see [ProviderSettingsParams] for the client secret).
+// Without Config.AllowPrivateTargets a serverUrl on a loopback, private
+// or link-local address, or localhost, is refused as a webhook URL is.
 // Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
 func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
 	if err := checkProviderParams(t, p); err != nil {
+		return nil, err
+	}
+	if err := s.client.CheckTargetHost("serverUrl", p.ServerURL); err != nil {
 		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)

@@ -40,6 +40,10 @@ type Options struct {
 	// RequestTimeout bounds each request (the provider check goes out to
 	// the network); zero is none.
 	RequestTimeout time.Duration
+	// Failures counts refused tokens per client address: an address past
+	// its limit is answered 429 with Retry-After, its token unchecked.
+	// Nil is no limit; unicald shares one with the dashboard's login.
+	Failures *httpapi.FailureLimiter
 }
 
 // handler serves the admin API over a Client.
@@ -50,6 +54,7 @@ type handler struct {
 	mux      *http.ServeMux
 	patterns []string
 	timeout  time.Duration
+	failures *httpapi.FailureLimiter
 }
 
 // NewHandler returns the admin API over svc, to be mounted at Prefix.
@@ -64,7 +69,7 @@ func MountedRoutes() []string {
 }
 
 func newHandler(svc *admin.Service, opts Options) *handler {
-	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout}
+	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout, failures: opts.Failures}
 	if svc != nil {
 		h.svc, h.client = svc.As(admin.ActorAdminToken), svc.Client()
 	}
@@ -87,7 +92,8 @@ func (h *handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.
 }
 
 // authenticated checks the operator token before fn runs, from the
-// headers alone: a refused request's body is never read.
+// headers alone: a refused request's body is never read. An address with
+// too many refused tokens is answered 429 without a check.
 func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if h.timeout > 0 {
@@ -95,8 +101,13 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
+		if wait := h.failures.Wait(r); wait > 0 {
+			httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
+			return
+		}
 		if err := h.client.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
 			if unical.ErrorCode(err) == unical.CodeUnauthorized {
+				h.failures.Fail(r)
 				if bearerToken(r) == "" && r.Header.Get("x-api-key") != "" {
 					err = &unical.Error{Code: unical.CodeUnauthorized, Field: "Authorization", Message: "Application API keys (x-api-key) do not work on admin routes; send the operator token as Authorization: Bearer <admin token>."}
 				}

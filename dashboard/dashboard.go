@@ -6,11 +6,12 @@
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
 // works without JavaScript. The operator logs in with the admin token. The
-// session lives only in a cookie sealed with a key derived from the master
+// session lives in a cookie sealed with a key derived from the master
 // key, so that every replica accepts it without a session table; it holds
 // the admin token, checked on every request, so that changing the token
-// ends every session. Every form carries a CSRF token derived from the
-// session.
+// ends every session. Logging out records the session in the Store until
+// its expiry, so that every replica refuses its cookie from then on.
+// Every form carries a CSRF token derived from the session.
 //
 // The dashboard calls the same admin.Service methods as the admin API (and
 // the same App methods as /v1 to read calendars and events) and holds no
@@ -28,7 +29,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/httpapi"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -51,6 +54,10 @@ type Options struct {
 	PublicURL string
 	// SessionTTL is how long a login lasts; default DefaultSessionTTL.
 	SessionTTL time.Duration
+	// Failures counts failed logins per client address; past its limit
+	// the login form answers 429 with Retry-After without checking the
+	// token. Nil is no limit; unicald shares one with the admin API.
+	Failures *httpapi.FailureLimiter
 	// Logger receives errors (never secrets); default discards them.
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
@@ -75,8 +82,12 @@ type handler struct {
 	publicURL  string
 	secure     bool // cookies carry Secure
 	sessionTTL time.Duration
-	log        *slog.Logger
-	now        func() time.Time
+	// revoked keeps the sessions logged out before their expiry: the
+	// Client's Store, so that every replica sees them.
+	revoked  unical.BlobStore
+	failures *httpapi.FailureLimiter
+	log      *slog.Logger
+	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
 	deliveryCounts func() map[string]float64
 	pages          map[string]*template.Template
@@ -96,6 +107,8 @@ func New(opts Options) (http.Handler, error) {
 		sessions:   newSessionKeys(opts.SessionKey),
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
+		revoked:    opts.Admin.Client().Store(),
+		failures:   opts.Failures,
 		log:        opts.Logger,
 		now:        opts.Now,
 

@@ -20,6 +20,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -321,11 +322,47 @@ func TestSession(t *testing.T) {
 	if csrf2 == csrfToken {
 		t.Error("two sessions have the same CSRF token")
 	}
+	kept := b2.c.Jar.Cookies(u)[0].Value
 	if p := b2.post("/dashboard/logout", url.Values{"csrf": {csrf2}}); p.status != http.StatusSeeOther || p.location != "/dashboard/login" {
 		t.Errorf("logout = %d to %q", p.status, p.location)
 	}
 	if p := b2.get("/dashboard/apps"); p.status != http.StatusSeeOther {
 		t.Errorf("apps after logout = %d, want 303 to login", p.status)
+	}
+	// A copy of the cookie kept from before the logout is refused too, on
+	// every replica: the logout is recorded in the Store.
+	if got := map[string]int{"this replica": status(f.srv.Config.Handler, kept), "another replica": status(replica, kept)}; !cmp.Equal(got, map[string]int{"this replica": 303, "another replica": 303}) {
+		t.Errorf("apps with a copy of the logged-out cookie = %v, want 303 to login on both", got)
+	}
+}
+
+// TestLogin_FailureLimit fails the login twice with a limit of two
+// failures per address: the next login, even with the right token, is
+// answered 429 with Retry-After and sets no session.
+func TestLogin_FailureLimit(t *testing.T) {
+	f := newFixture(t, "")
+	h, err := dashboard.New(dashboard.Options{
+		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
+		Failures: httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 2}, false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	b := f.browser(t)
+	b.base = srv.URL
+	var got [][]any
+	for _, token := range []string{"wrong-1", "wrong-2", adminToken} {
+		p := b.login(token)
+		got = append(got, []any{p.status, p.header.Get("Retry-After"), p.location})
+	}
+	want := [][]any{{http.StatusUnauthorized, "", ""}, {http.StatusUnauthorized, "", ""}, {http.StatusTooManyRequests, "60", ""}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("logins (-want +got):\n%s", d)
+	}
+	if p := b.get("/dashboard/apps"); p.status != http.StatusSeeOther {
+		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
 	}
 }
 

@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,14 +29,16 @@ const loginFormTTL = 30 * time.Minute
 
 // session is a logged-in operator, as read from a valid cookie.
 type session struct {
-	nonce []byte
+	nonce   []byte
+	expires time.Time
 	// CSRF is the token every form of this session carries.
 	CSRF string
 }
 
 // sessionKeys MACs the login form's cookie and CSRF tokens, and seals
-// session cookies. Nothing is kept on the server, so any replica with the
-// same key accepts them.
+// session cookies. Any replica with the same key accepts them; the only
+// thing kept on the server is the list of sessions logged out before
+// their expiry (see revokedKey).
 //
 // A login form cookie is base64url(expiry ‖ nonce) "." base64url(HMAC).
 // A session cookie is base64url(AES-GCM(expiry ‖ nonce ‖ admin token)):
@@ -105,15 +110,28 @@ func (k sessionKeys) issueSession(adminToken string, expires time.Time) string {
 	return k.sealer.SealString(append(newPayload(expires), adminToken...), sessionAD)
 }
 
-// openSession opens a session cookie value and returns its nonce and the
-// admin token it was made with; ok is false for a forged, malformed or
-// expired cookie.
-func (k sessionKeys) openSession(value string, now time.Time) (nonce []byte, adminToken string, ok bool) {
+// openSession opens a session cookie value and returns the session and
+// the admin token it was made with; ok is false for a forged, malformed
+// or expired cookie.
+func (k sessionKeys) openSession(value string, now time.Time) (s *session, adminToken string, ok bool) {
 	plain, err := k.sealer.OpenString(value, sessionAD)
 	if err != nil || len(plain) <= 24 || payloadExpired(plain, now) {
 		return nil, "", false
 	}
-	return plain[8:24], string(plain[24:]), true
+	nonce := plain[8:24]
+	expires := time.Unix(int64(binary.BigEndian.Uint64(plain)), 0)
+	return &session{nonce: nonce, expires: expires, CSRF: k.csrf("session", nonce)}, string(plain[24:]), true
+}
+
+// revokedApp is the application id the Store keeps logged-out sessions
+// under: application ids are "app_…", so it is no application's.
+const revokedApp = "dashboard"
+
+// revokedKey names a logged-out session in the Store: a hash of its
+// nonce, so that the Store holds nothing a cookie could be made from.
+func revokedKey(nonce []byte) string {
+	sum := sha256.Sum256(append([]byte("unical/dashboard-revoked/"), nonce...))
+	return "revoked-session/" + hex.EncodeToString(sum[:16])
 }
 
 // csrf is the CSRF token of a session (or login form) nonce.
@@ -125,14 +143,16 @@ func (k sessionKeys) checkCSRF(s *session, token string) bool {
 	return token != "" && hmac.Equal([]byte(token), []byte(s.CSRF))
 }
 
-// sessionOf returns the request's session, if its cookie is valid and the
-// admin token it holds is still the admin token.
+// sessionOf returns the request's session, if its cookie is valid, the
+// admin token it holds is still the admin token, and it was not logged
+// out. A Store that cannot say is taken as a no: the operator logs in
+// again rather than a revoked cookie being let in.
 func (h *handler) sessionOf(r *http.Request) (*session, bool) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return nil, false
 	}
-	nonce, token, ok := h.sessions.openSession(c.Value, h.now())
+	s, token, ok := h.sessions.openSession(c.Value, h.now())
 	if !ok {
 		return nil, false
 	}
@@ -142,7 +162,14 @@ func (h *handler) sessionOf(r *http.Request) (*session, bool) {
 		}
 		return nil, false
 	}
-	return &session{nonce: nonce, CSRF: h.sessions.csrf("session", nonce)}, true
+	_, err = h.revoked.GetBlob(r.Context(), revokedApp, revokedKey(s.nonce), h.now())
+	if unical.ErrorCode(err) != unical.CodeNotFound {
+		if err != nil {
+			h.message(r, err)
+		}
+		return nil, false
+	}
+	return s, true
 }
 
 // setCookie sets (or, with maxAge < 0, deletes) one of the dashboard's
@@ -175,7 +202,8 @@ func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 // login checks the login form's CSRF token and the admin token, and on
 // success sets the session cookie. A wrong token answers 401 with what is
 // wrong (no token set, an API key instead) and logs nothing of what was
-// typed.
+// typed; an address with too many of them is answered 429 with
+// Retry-After, its token unchecked.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -192,12 +220,19 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusForbidden, "The login form expired or its security token is missing. Try again.")
 		return
 	}
+	if wait := h.failures.Wait(r); wait > 0 {
+		seconds := int((wait + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(seconds))
+		h.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins from this address; try again in %d seconds.", seconds))
+		return
+	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	if err := h.admin.VerifyAdminToken(r.Context(), token); err != nil {
 		if unical.ErrorCode(err) != unical.CodeUnauthorized {
 			h.renderLogin(w, r, statusOf(err), h.message(r, err))
 			return
 		}
+		h.failures.Fail(r)
 		h.log.WarnContext(r.Context(), "dashboard: failed login", "remote", r.RemoteAddr)
 		h.renderLogin(w, r, http.StatusUnauthorized, unical.ErrorMessage(err))
 		return
@@ -210,10 +245,14 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
 }
 
-// logout deletes the session cookie. The session is stored nowhere else,
-// so a copy of the cookie kept elsewhere would stay valid until it expires
-// or the admin token changes.
-func (h *handler) logout(w http.ResponseWriter, r *http.Request, _ *session) {
+// logout ends the session on the server, by recording it in the Store
+// until it would have expired (every replica then refuses its cookie,
+// copies included), and deletes the cookie.
+func (h *handler) logout(w http.ResponseWriter, r *http.Request, s *session) {
+	if err := h.revoked.PutBlob(r.Context(), revokedApp, revokedKey(s.nonce), []byte{1}, s.expires); err != nil {
+		h.render(w, r, statusOf(err), "error", &view{Session: s, Title: "Not logged out", Error: h.message(r, err)})
+		return
+	}
 	h.setCookie(w, r, sessionCookie, "", time.Unix(0, 0), -1)
 	http.Redirect(w, r, "/dashboard/login", http.StatusSeeOther)
 }

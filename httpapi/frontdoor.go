@@ -69,7 +69,12 @@ func (h *handler) timedOut(r *http.Request, err error) error {
 // the smallest block a host is usually given, so that rotating through it
 // does not buy more requests.
 func (h *handler) clientAddr(r *http.Request) netip.Addr {
-	if h.trustForwardedFor {
+	return clientAddr(r, h.trustForwardedFor)
+}
+
+// clientAddr is handler.clientAddr for any handler that limits by address.
+func clientAddr(r *http.Request, trustForwardedFor bool) netip.Addr {
+	if trustForwardedFor {
 		if values := r.Header["X-Forwarded-For"]; len(values) > 0 {
 			last := values[len(values)-1]
 			if i := strings.LastIndexByte(last, ','); i >= 0 {

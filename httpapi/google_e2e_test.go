@@ -771,3 +771,41 @@ func TestGoogleE2E_PagingRepeatsQuery(t *testing.T) {
 	st.must(t, "POST", "/v1/calendars/"+acct, map[string]any{"name": "Paging"}, &cal)
 	st.CheckExpandedPagingRule(t, acct, cal.ID)
 }
+
+// TestGoogleE2E_Fidelity: what Google cannot keep is a 400 naming the
+// field (from the capability table or Google's documented limits) instead
+// of a 200 that drops it or Google's own text, and PUT {"isCancelled":
+// true} deletes the event, as Google documents a cancelled event.
+func TestGoogleE2E_Fidelity(t *testing.T) {
+	t.Parallel()
+	st := mustNewGoogleStack(t)
+	accountID := st.connect(t)
+	events := "/v1/events/" + accountID + "/" + url.PathEscape(e2eUser)
+	var ev e2eEvent
+	st.must(t, "POST", events, map[string]any{"title": "Review", "start": map[string]any{"dateTime": "2026-05-04T10:00:00+02:00", "timeZone": "Europe/Berlin"},
+		"end": map[string]any{"dateTime": "2026-05-04T11:00:00+02:00", "timeZone": "Europe/Berlin"}}, &ev)
+	six := []map[string]any{}
+	for i := range 6 {
+		six = append(six, map[string]any{"method": "popup", "minutes": i})
+	}
+	for _, tc := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"customColor": "#ff0000"}, "customColor"},
+		{map[string]any{"colorId": "12"}, "colorId"},
+		{map[string]any{"reminders": map[string]any{"useDefault": false, "overrides": six}}, "reminders.overrides"},
+		{map[string]any{"organizer": map[string]any{"email": "mallory@example.com"}}, "organizer"},
+		{map[string]any{"eventType": "focusTime"}, "eventType"},
+	} {
+		wantError(t, "PUT "+tc.field, st.do(t, "PUT", events+"/"+url.PathEscape(ev.ID), tc.body), 400, "invalid_request", tc.field)
+	}
+	var cancelled e2eEvent
+	st.must(t, "PUT", events+"/"+url.PathEscape(ev.ID), map[string]any{"isCancelled": true}, &cancelled)
+	if !cancelled.IsCancelled {
+		t.Error("PUT isCancelled answered an event that is not cancelled")
+	}
+	if r := st.do(t, "GET", events+"/"+url.PathEscape(ev.ID), nil); r.Status != http.StatusNotFound {
+		t.Errorf("GET after cancel = %d, want 404", r.Status)
+	}
+}

@@ -128,6 +128,26 @@ func (l *limiter[K]) allowAt(k K, now int64) (bool, time.Duration) {
 	return ok, wait
 }
 
+// waitAt is how long until caller k has a token, at now nanoseconds after
+// the limiter's epoch, without taking one; zero when it has one.
+func (l *limiter[K]) waitAt(k K, now int64) time.Duration {
+	s := &l.shards[l.hash(k)&l.shardMask]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buckets[k]
+	if b == nil {
+		if len(s.buckets) < l.shardCap {
+			return 0 // a new caller gets a full bucket
+		}
+		b = &s.overflow
+	}
+	tokens := math.Min(l.burst, b.tokens+float64(max(now-b.last, 0))*l.perNano)
+	if tokens >= 1 {
+		return 0
+	}
+	return time.Duration(math.Min(math.Ceil((1-tokens)/l.perNano), float64(24*time.Hour)))
+}
+
 // add puts a full bucket for k in the shard, or returns the overflow
 // bucket when the shard is full of active callers. s.mu is held.
 func (s *limiterShard[K]) add(l *limiter[K], k K, now int64) *bucket {

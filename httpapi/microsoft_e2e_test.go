@@ -471,6 +471,13 @@ func TestBadInputThroughHTTPAPI(t *testing.T) {
 		{"UnknownZone", ok(map[string]any{
 			"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Mars/Olympus"},
 		}), "start.timeZone"},
+		// Refused by the capability table (GET /v1/capabilities) and by
+		// the provider's value rules, before anything is sent.
+		{"ColorID", ok(map[string]any{"colorId": "3"}), "colorId"},
+		{"CustomColor", ok(map[string]any{"customColor": "#ff0000"}), "customColor"},
+		{"ForeignConference", ok(map[string]any{"conferenceData": map[string]any{"joinUrl": "https://meet.example.com/x"}}), "conferenceData"},
+		{"AnotherOrganizer", ok(map[string]any{"organizer": map[string]any{"email": "grace@fabrikam.test"}}), "organizer"},
+		{"CreatedCancelled", ok(map[string]any{"isCancelled": true}), "isCancelled"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -824,4 +831,32 @@ func expiredMessageReason(t *testing.T, st *graphStack, now time.Time) unical.St
 	}
 	t.Fatalf("no enduseraccount.updated message with EXPIRED among %d queued messages", len(msgs))
 	return ""
+}
+
+// TestCancelThroughHTTPAPI: PUT {"isCancelled": true} cancels the event at
+// Graph through its cancel action (it then reads as not found), instead
+// of answering 200 and leaving it as it was; a calendar timeZone, which
+// Graph has no place for, is a 400 naming it.
+func TestCancelThroughHTTPAPI(t *testing.T) {
+	t.Parallel()
+	st := MustStartGraphStack(t)
+	acct := st.MustConnect(t)
+	var list unical.SyncPage[unical.Calendar]
+	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
+	events := "/v1/events/" + acct + "/" + esc(list.Data[0].ID)
+	var ev unical.Event
+	st.must(t, "POST", events, map[string]any{
+		"title": "Standup",
+		"start": map[string]any{"dateTime": "2026-01-15T09:30:00", "timeZone": "Europe/Berlin"},
+		"end":   map[string]any{"dateTime": "2026-01-15T10:00:00", "timeZone": "Europe/Berlin"},
+	}).Into(t, &ev)
+	var cancelled unical.Event
+	st.must(t, "PUT", events+"/"+esc(ev.ID), map[string]any{"isCancelled": true}).Into(t, &cancelled)
+	if !cancelled.IsCancelled {
+		t.Error("PUT isCancelled answered an event that is not cancelled")
+	}
+	if r := st.do(t, "GET", events+"/"+esc(ev.ID), nil); r.Status != http.StatusNotFound {
+		t.Errorf("GET after cancel = %d, want 404", r.Status)
+	}
+	wantError(t, "PUT calendar timeZone", st.do(t, "PUT", "/v1/calendars/"+acct+"/"+esc(list.Data[0].ID), map[string]any{"timeZone": "Europe/Paris"}), 400, "invalid_request", "timeZone")
 }

@@ -109,3 +109,51 @@ func TestOAuthFlow_Errors(t *testing.T) {
 		t.Errorf("accounts after failed flows = %d, want 0", n)
 	}
 }
+
+// TestOAuthFlow_LoginHint signs in as ada@example.com with several login
+// hints: the hint is compared without regard to case, and any other
+// account comes back as error=login_hint_mismatch with nothing created or
+// changed.
+func TestOAuthFlow_LoginHint(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	signIn := func(hint, state string) url.Values {
+		t.Helper()
+		path := ts.URL + "/v1/oauth/authorize/" + ts.AppID + "/provider_a?" + url.Values{
+			"redirectUrl": {ts.Redirect}, "state": {state}, "loginHint": {hint},
+		}.Encode()
+		callback := apitest.Follow(t, apitest.Follow(t, path).String())
+		back := apitest.Follow(t, callback.String())
+		if got := back.Scheme + "://" + back.Host + back.Path; got != ts.Redirect {
+			t.Fatalf("redirected to %s, want %s", got, ts.Redirect)
+		}
+		q := back.Query()
+		q.Del("error_description")
+		if id := q.Get("endUserAccountId"); id != "" {
+			q.Set("endUserAccountId", "set")
+		}
+		return q
+	}
+	accounts := func() []unical.Account {
+		var list struct{ Data []unical.Account }
+		ts.must(t, "GET", "/v1/endUserAccounts", nil).Into(t, &list)
+		return list.Data
+	}
+	mismatch := url.Values{"error": {"login_hint_mismatch"}, "state": {"s1"}}
+	if d := cmp.Diff(mismatch, signIn("someone-else@example.com", "s1")); d != "" {
+		t.Errorf("sign-in with another account's hint (-want +got):\n%s", d)
+	}
+	if got := accounts(); len(got) != 0 {
+		t.Errorf("accounts after a mismatch = %+v, want none", got)
+	}
+	if d := cmp.Diff(url.Values{"endUserAccountId": {"set"}, "state": {"s2"}}, signIn(strings.ToUpper(googleUser), "s2")); d != "" {
+		t.Errorf("sign-in with the hint in capitals (-want +got):\n%s", d)
+	}
+	connected := accounts()
+	if d := cmp.Diff(mismatch, signIn("someone-else@example.com", "s1")); d != "" {
+		t.Errorf("second sign-in with another account's hint (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(connected, accounts()); d != "" {
+		t.Errorf("accounts changed by a mismatched sign-in (-before +after):\n%s", d)
+	}
+}

@@ -59,7 +59,7 @@ const usage = `usage:
                 [--poll-interval 1m] [--retry-schedule 5s,5m,30m,2h,5h,10h,10h] [--retry-jitter 0.2]
                 [--allow-private-targets] [--delivery-timeout 15s] [--delivery-lease 2m]
                 [--endpoint-disable-after 120h] [--rate-limit-key 100] [--rate-limit-ip 200]
-                [--trust-forwarded-for] [--request-timeout 30s] [--max-pending-flows 1000]
+                [--trust-forwarded-for] [--request-timeout 30s]
                 [--sweep-interval 5m] [--delivered-retention 168h] [--failed-retention 720h]
                 [--delivery-log-ttl 168h] [--reconcile-interval 15m]
   unicald apps create --name NAME [--json] [--redirect-url URL]...

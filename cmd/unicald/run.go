@@ -102,11 +102,10 @@ type engineSettings struct {
 
 // retentionSettings are the serve flags that bound what the store keeps.
 type retentionSettings struct {
-	maxPendingFlows int
-	sweepInterval   time.Duration
-	delivered       time.Duration
-	failed          time.Duration
-	deliveryLog     time.Duration
+	sweepInterval time.Duration
+	delivered     time.Duration
+	failed        time.Duration
+	deliveryLog   time.Duration
 }
 
 // storeFlags are the flags that choose the store: bbolt in a data folder
@@ -217,7 +216,6 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	providers = virtual.Add(providers, store)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		MaxPendingFlows:    eng.retention.maxPendingFlows,
 		SweepInterval:      eng.retention.sweepInterval,
 		DeliveredRetention: eng.retention.delivered,
 		FailedRetention:    eng.retention.failed,
@@ -283,7 +281,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	ret := &eng.retention
-	fs.IntVar(&ret.maxPendingFlows, "max-pending-flows", unical.DefaultMaxPendingFlows, "most OAuth sign-ins in progress per application; past it the authorize endpoint answers 429 (negative: no cap)")
+	// Sign-ins in progress are no longer stored (their flow travels in the
+	// OAuth state), so there is nothing to cap; the flag is still
+	// accepted so that existing command lines keep starting.
+	fs.Int("max-pending-flows", 0, "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
 	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
 	fs.DurationVar(&ret.delivered, "delivered-retention", unical.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
 	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
@@ -367,7 +368,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts)
+	// One count of refused admin tokens per address, wherever they are
+	// tried: the dashboard's login and the admin API.
+	failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
+	dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures)
 	if err != nil {
 		ln.Close()
 		return err
@@ -381,7 +385,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	root := http.NewServeMux()
 	root.Handle(apidocs.Prefix, reference)
-	root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout}))
+	root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 	root.Handle(dashboard.Prefix, dash)
 	root.Handle("/", httpapi.NewHandler(client, apiOpts))
 	srv := &http.Server{

@@ -27,7 +27,11 @@ import (
 var ErrForbidden = errors.New("address not allowed: loopback, private, link-local or reserved")
 
 // forbiddenPrefixes are the ranges that are neither public unicast nor
-// covered by the netip.Addr predicates used in Forbidden. The IPv6 ranges
+// covered by the netip.Addr predicates used in Forbidden: the IANA IPv4
+// and IPv6 Special-Purpose Address Registries (RFC 6890) checked entry by
+// entry. Left out are the registries' anycast services that are globally
+// reachable and serve no internal network (AS112 in 192.31.196.0/24,
+// 192.175.48.0/24 and 2620:4f:8000::/48; AMT in 192.52.193.0/24). The IPv6 ranges
 // that carry an IPv4 address inside (IPv4-compatible, IPv4-translated,
 // NAT64, 6to4, Teredo) are refused whole: each can reach an internal IPv4
 // address through a translator or tunnel that this check cannot see.
@@ -36,6 +40,7 @@ var forbiddenPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("100.64.0.0/10"),   // RFC 6598 carrier-grade NAT
 	netip.MustParsePrefix("192.0.0.0/24"),    // RFC 6890 IETF protocol assignments
 	netip.MustParsePrefix("192.0.2.0/24"),    // RFC 5737 documentation
+	netip.MustParsePrefix("192.88.99.0/24"),  // RFC 7526 deprecated 6to4 relay anycast: a relay leads into IPv6 tunnels
 	netip.MustParsePrefix("198.18.0.0/15"),   // RFC 2544 benchmarking
 	netip.MustParsePrefix("198.51.100.0/24"), // RFC 5737 documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // RFC 5737 documentation
@@ -45,10 +50,18 @@ var forbiddenPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 well-known prefix (RFC 6052)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // NAT64 local-use prefix (RFC 8215)
 	netip.MustParsePrefix("100::/64"),        // discard-only (RFC 6666)
-	netip.MustParsePrefix("2001::/32"),       // Teredo (RFC 4380)
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation (RFC 3849)
-	netip.MustParsePrefix("2002::/16"),       // 6to4 (RFC 3056)
-	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
+	netip.MustParsePrefix("100:0:0:1::/64"),  // dummy prefix (RFC 9780)
+	// IETF protocol assignments (RFC 2928), whole: Teredo 2001::/32 (RFC
+	// 4380), benchmarking 2001:2::/48 (RFC 5180), ORCHID 2001:10::/28
+	// (RFC 4843), ORCHIDv2 2001:20::/28 (RFC 7343), drone remote ID
+	// 2001:30::/28 (RFC 9374) and the anycast services: none is a web
+	// server's address.
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"), // documentation (RFC 3849)
+	netip.MustParsePrefix("2002::/16"),     // 6to4 (RFC 3056)
+	netip.MustParsePrefix("3fff::/20"),     // documentation (RFC 9637)
+	netip.MustParsePrefix("5f00::/16"),     // segment routing SIDs (RFC 9602)
+	netip.MustParsePrefix("fec0::/10"),     // deprecated site-local
 }
 
 // Forbidden reports whether unical must not connect to ip unless private

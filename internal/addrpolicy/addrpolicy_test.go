@@ -68,6 +68,21 @@ func TestForbidden(t *testing.T) {
 		{"192.0.2.1", true},
 		{"198.51.100.7", true},
 		{"203.0.113.9", true},
+		{"192.88.99.1", true}, // 6to4 relay anycast (RFC 7526)
+		{"192.88.98.255", false},
+		{"192.88.100.0", false},
+		// IPv6 special-purpose ranges.
+		{"2001:10::1", true},                 // ORCHID (RFC 4843)
+		{"2001:1f:ffff:ffff::1", true},       // the end of ORCHID's /28
+		{"2001:2::1", true},                  // benchmarking (RFC 5180)
+		{"2001:20::1", true},                 // ORCHIDv2 (RFC 7343)
+		{"2001:1ff:ffff:ffff:ffff::1", true}, // the end of 2001::/23 (RFC 2928)
+		{"2001:200::1", false},               // just past it: a public allocation
+		{"3fff::1", true},                    // documentation (RFC 9637)
+		{"3fff:fff:ffff::1", true},           // the end of 3fff::/20
+		{"3fff:1000::1", false},
+		{"5f00::1", true},      // segment routing SIDs (RFC 9602)
+		{"100:0:0:1::1", true}, // dummy prefix (RFC 9780)
 		// Public addresses pass, also next to the refused ranges.
 		{"93.184.216.34", false},
 		{"8.8.8.8", false},

@@ -179,6 +179,9 @@ func (b *Book) Update(id string, version int64, params *unical.EventParams, self
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckWrite(params, &st.Event, self); err != nil {
+		return nil, err
+	}
 	Apply(&st.Event, params, self)
 	st.Event.UpdatedAt = unical.FormatTimestamp(now)
 	st.Event.ETag = etag(version)
@@ -312,6 +315,9 @@ func (b *Book) UpdateInstance(id string, version int64, params *unical.EventPara
 	if !ok || err != nil {
 		return nil, ok, err
 	}
+	if err := CheckWrite(params, ev, self); err != nil {
+		return nil, true, err
+	}
 	p := *params
 	p.Recurrence = unical.Optional[[]string]{}
 	Apply(ev, &p, self)
@@ -355,6 +361,36 @@ func (b *Book) putOverride(ev *unical.Event, version int64, now time.Time) {
 
 func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
 
+// Capabilities is what a Book does with the writable fields, declared by
+// the providers built on it (see [unical.CapabilityReporter]): everything
+// round-trips except what needs a service behind it.
+func Capabilities() unical.Capabilities {
+	return unical.Capabilities{Event: map[string]unical.FieldSupport{
+		"generateMeetingUrlProvider": {Support: unical.Refused, Note: "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
+		"myResponseStatus":           {Support: unical.Supported, Note: "Sets the account's own attendee entry; refused when the account is not among the attendees."},
+	}}
+}
+
+// CheckWrite refuses what Apply cannot keep: a myResponseStatus when self
+// is not among the attendees the write leaves. cur is the event written
+// to, nil for a create.
+func CheckWrite(params *unical.EventParams, cur *unical.Event, self string) error {
+	my, ok := params.MyResponseStatus.Get()
+	if !ok || my == "" {
+		return nil
+	}
+	attendees := params.Attendees.Value()
+	if !params.Attendees.IsSet() && cur != nil {
+		attendees = cur.Attendees
+	}
+	for _, a := range attendees {
+		if strings.EqualFold(a.Email, self) {
+			return nil
+		}
+	}
+	return &unical.Error{Code: unical.CodeInvalid, Field: "myResponseStatus", Message: "myResponseStatus is the account's own answer: the account must be among the attendees."}
+}
+
 // Apply copies the fields params sets into ev; self is the account's
 // email, the organizer and creator of a new event.
 func Apply(ev *unical.Event, params *unical.EventParams, self string) {
@@ -384,6 +420,14 @@ func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 		} else {
 			ev.Reminders = nil
 		}
+	}
+	if v, ok := params.ConferenceData.Get(); ok {
+		ev.ConferenceData = &v
+	} else if params.ConferenceData.IsNull() {
+		ev.ConferenceData = nil
+	}
+	if v, ok := params.MyResponseStatus.Get(); ok && v != "" {
+		respond(ev, self, v) // CheckWrite made sure self is an attendee
 	}
 	if v, ok := params.Organizer.Get(); ok {
 		v.IsSelf = v.Email == self

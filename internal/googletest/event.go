@@ -150,6 +150,32 @@ func validateEvent(ev *Event) error {
 	if ev.Visibility != "" && !slices.Contains(validVisibility, ev.Visibility) {
 		return errInvalid("Invalid visibility value.")
 	}
+	if ev.ColorID != "" {
+		// Event.colorId: "The color of the event. This is an ID referring
+		// to an entry in the event section of the colors definition (see
+		// the colors endpoint)"; the event palette has ids 1 to 11.
+		// UNVERIFIED: the wording of the 400.
+		if n, err := strconv.Atoi(ev.ColorID); err != nil || n < 1 || n > len(eventPalette) || strconv.Itoa(n) != ev.ColorID {
+			return errInvalid("Invalid color value.")
+		}
+	}
+	if r := ev.Reminders; r != nil {
+		// Event.reminders.overrides: "The maximum number of override
+		// reminders is 5"; minutes: "Valid values are between 0 and
+		// 40320 (4 weeks in minutes)"; overrides only "if the event
+		// doesn't use the default reminders". UNVERIFIED: the wording.
+		if len(r.Overrides) > 5 {
+			return errInvalid("Too many reminders.")
+		}
+		if r.UseDefault && len(r.Overrides) > 0 {
+			return errInvalid("Cannot specify both default reminders and overrides at the same time.")
+		}
+		for _, o := range r.Overrides {
+			if o.Minutes < 0 || o.Minutes > 40320 {
+				return errInvalid("Invalid reminder minutes value.")
+			}
+		}
+	}
 	for i := range ev.Attendees {
 		a := &ev.Attendees[i]
 		if a.Email == "" {
@@ -279,7 +305,10 @@ func (s *Server) insertEventLocked(cal *calendar, actor *user, body Event, confV
 	}
 	ev.Kind, ev.Etag, ev.HTMLLink, ev.HangoutLink = "", "", "", ""
 	if !seed {
-		ev.Organizer, ev.Creator, ev.ICalUID = nil, nil, ""
+		// Event.iCalUID is writable on insert ("only one of them should
+		// be supplied at event creation time"); organizer and creator
+		// are the server's.
+		ev.Organizer, ev.Creator = nil, nil
 		ev.RecurringEventID, ev.OriginalStartTime = "", nil
 	}
 	if ev.Organizer == nil {

@@ -640,3 +640,43 @@ func TestEvents_SendUpdates(t *testing.T) {
 		t.Errorf("delete: %d %s", r.status, r.raw)
 	}
 }
+
+// TestInsertEventFieldLimits: the fake refuses what the Event reference
+// limits (colorId outside the event palette, more than 5 reminder
+// overrides, minutes beyond 40320, overrides with useDefault) with 400
+// invalid, and keeps a client's iCalUID on insert.
+func TestInsertEventFieldLimits(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	with := func(k string, v any) map[string]any {
+		b := timed("Limits", "2025-02-03T10:00:00Z", "2025-02-03T11:00:00Z")
+		b[k] = v
+		return b
+	}
+	popups := func(minutes ...int) []map[string]any {
+		var out []map[string]any
+		for _, m := range minutes {
+			out = append(out, map[string]any{"method": "popup", "minutes": m})
+		}
+		return out
+	}
+	for name, body := range map[string]map[string]any{
+		"colorId 12":        with("colorId", "12"),
+		"colorId 0":         with("colorId", "0"),
+		"six overrides":     with("reminders", map[string]any{"useDefault": false, "overrides": popups(1, 2, 3, 4, 5, 6)}),
+		"minutes too large": with("reminders", map[string]any{"useDefault": false, "overrides": popups(40321)}),
+		"default and more":  with("reminders", map[string]any{"useDefault": true, "overrides": popups(10)}),
+	} {
+		r := call(t, "POST", eventsURL(f, "primary", nil), f.token, body)
+		if code, reason := errorReason(t, r); code != 400 || reason != "invalid" {
+			t.Errorf("%s: %d %s, want 400 invalid", name, code, reason)
+		}
+	}
+	for _, body := range []map[string]any{with("colorId", "11"), with("reminders", map[string]any{"useDefault": false, "overrides": popups(0, 1, 2, 3, 40320)})} {
+		MustInsertEvent(t, f, "primary", body)
+	}
+	got := MustInsertEvent(t, f, "primary", with("iCalUID", "client-uid-1@example.com"))
+	if diff := cmp.Diff("client-uid-1@example.com", str(got, "iCalUID")); diff != "" {
+		t.Errorf("iCalUID mismatch (-want +got):\n%s", diff)
+	}
+}

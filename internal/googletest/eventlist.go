@@ -265,7 +265,12 @@ func (s *Server) eventsList(c *call) (int, any, error) {
 		}
 		return s.renderFull(cal, ev, loc, lq.maxAtten), true
 	}
-	pg, err := s.paginate(c, collection, lq.maxResults, true, compute, render)
+	// iCalUID cannot be combined with syncToken (events.list reference,
+	// syncToken), and a token's other parameters must be those of the
+	// listing that issued it, so a token from an iCalUID listing has no
+	// use: the fake issues none, and a client that would sync the whole
+	// calendar from one finds out. UNVERIFIED: whether Google omits it.
+	pg, err := s.paginate(c, collection, lq.maxResults, lq.iCalUID == "", compute, render)
 	if err != nil {
 		return 0, nil, err
 	}

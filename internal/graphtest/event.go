@@ -724,6 +724,13 @@ func (c *call) deleteEvent() {
 	if !ok || !c.writable(cal) || !c.ifMatch(in.ev) {
 		return
 	}
+	c.remove(in)
+	c.noContent(http.StatusNoContent)
+}
+
+// remove deletes an event, a series or one instance of a series, as
+// deleteEvent and the cancel action do.
+func (c *call) remove(in instance) {
 	switch in.typ {
 	case "occurrence", "exception":
 		master := c.user.events[in.masterID]
@@ -743,7 +750,6 @@ func (c *call) deleteEvent() {
 		delete(c.user.events, in.ev.id)
 		c.notifyDeleted(in.ev.id, in.ev.calendarID)
 	}
-	c.noContent(http.StatusNoContent)
 }
 
 // removeEvent records the deletion of a single event or series for delta
@@ -758,9 +764,13 @@ func (c *call) removeEvent(ev *event) {
 
 // eventAction handles POST .../events/{eid}/accept, tentativelyAccept and
 // decline (https://learn.microsoft.com/graph/api/event-tentativelyaccept):
-// 202 Accepted with no body.
+// 202 Accepted with no body; and cancel.
 func (c *call) eventAction() {
 	action := c.r.PathValue("action")
+	if action == "cancel" {
+		c.cancelEvent()
+		return
+	}
 	responses := map[string]string{"accept": "accepted", "tentativelyAccept": "tentativelyAccepted", "decline": "declined"}
 	resp, known := responses[action]
 	if !known {
@@ -822,6 +832,36 @@ func (c *call) eventAction() {
 	ev.response = responseStatus{resp, formatUTC(c.now)}
 	c.touch(ev)
 	c.notify(ev, "updated")
+	c.noContent(http.StatusAccepted)
+}
+
+// cancelEvent handles POST .../events/{eid}/cancel
+// (https://learn.microsoft.com/graph/api/event-cancel): only the organizer
+// may cancel ("An attendee calling this action gets an error (HTTP 400 Bad
+// Request)" with the message below); the event, or the one occurrence
+// named, moves to Deleted Items, which for the calendar is a deletion.
+// The optional parameter is Comment. 202 Accepted with no body.
+func (c *call) cancelEvent() {
+	in, cal, ok := c.lookup()
+	if !ok || !c.writable(cal) {
+		return
+	}
+	body, ok := c.decodeBody()
+	if !ok {
+		return
+	}
+	for k, raw := range body {
+		var comment string
+		if !strings.EqualFold(k, "comment") || json.Unmarshal(raw, &comment) != nil {
+			c.fail(http.StatusBadRequest, "RequestBodyRead", "The parameter '%s' is not defined for action 'cancel'.", k)
+			return
+		}
+	}
+	if !strings.EqualFold(in.ev.organizer.EmailAddress.Address, c.user.Mail) {
+		c.fail(http.StatusBadRequest, "ErrorInvalidRequest", "Your request can't be completed. You need to be an organizer to cancel a meeting.")
+		return
+	}
+	c.remove(in)
 	c.noContent(http.StatusAccepted)
 }
 

@@ -240,3 +240,50 @@ func TestEvents_RSVP(t *testing.T) {
 		})
 	}
 }
+
+// TestEvents_Cancel: the cancel action is the organizer's (an attendee
+// gets 400 and the event stays), answers 202 without a body, and moves the
+// event out of the calendar (GET is 404).
+func TestEvents_Cancel(t *testing.T) {
+	t.Parallel()
+	f := mustSetup(t, graphtest.Options{})
+	invite, err := f.srv.AddEvent(f.user, "", `{
+		"subject": "Theirs",
+		"start": {"dateTime": "2025-03-11T14:00:00", "timeZone": "UTC"},
+		"end": {"dateTime": "2025-03-11T15:00:00", "timeZone": "UTC"},
+		"organizer": {"emailAddress": {"name": "Bob", "address": "bob@contoso.test"}},
+		"responseStatus": {"response": "notResponded", "time": "0001-01-01T00:00:00Z"}
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := f.do(t, http.MethodPost, "/v1.0/me/events", map[string]any{
+		"subject": "Mine",
+		"start":   map[string]any{"dateTime": "2025-03-11T09:00:00", "timeZone": "UTC"},
+		"end":     map[string]any{"dateTime": "2025-03-11T10:00:00", "timeZone": "UTC"},
+	}).str("id")
+	type outcome struct {
+		Status, After int
+		Body          string
+	}
+	tests := []struct {
+		name string
+		id   string
+		body map[string]any
+		want outcome
+	}{
+		{"ErrAttendee", invite, map[string]any{}, outcome{http.StatusBadRequest, http.StatusOK, ""}},
+		{"ErrUnknownParameter", own, map[string]any{"reason": "x"}, outcome{http.StatusBadRequest, http.StatusOK, ""}},
+		{"Organizer", own, map[string]any{"Comment": "Cancelled, sorry."}, outcome{http.StatusAccepted, http.StatusNotFound, ""}},
+	}
+	for _, tc := range tests {
+		r := f.do(t, http.MethodPost, "/v1.0/me/events/"+tc.id+"/cancel", tc.body)
+		got := outcome{Status: r.status, After: f.do(t, http.MethodGet, "/v1.0/me/events/"+tc.id, nil).status}
+		if r.status == http.StatusAccepted {
+			got.Body = string(r.raw)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: cancel mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -65,10 +65,10 @@ type Options struct {
 	ExpiredDeltaTokenStatus int
 
 	// SubscriptionMaxLifetime is the longest a subscription may live.
-	// Default 10,080 minutes, the maximum for Outlook message, event and
-	// contact subscriptions without resource data in
+	// Default 4,230 minutes, the maximum for Outlook message, event and
+	// contact subscriptions in
 	// concepts/includes/change-notifications-subscription-lifetime.md
-	// (revision ms.date 11/07/2024; earlier revisions said 4,230).
+	// (one revision says 10,080; see subscription.go).
 	SubscriptionMaxLifetime time.Duration
 	// DocumentedSubscriptionResourcesOnly makes POST /subscriptions accept
 	// only the event resources Microsoft documents, me/events and
@@ -156,7 +156,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		opts.ExpiredDeltaTokenStatus = http.StatusGone
 	}
 	if opts.SubscriptionMaxLifetime <= 0 {
-		opts.SubscriptionMaxLifetime = 10080 * time.Minute
+		opts.SubscriptionMaxLifetime = 4230 * time.Minute
 	}
 	if opts.ValidationTimeout <= 0 {
 		opts.ValidationTimeout = 10 * time.Second

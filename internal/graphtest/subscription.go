@@ -33,11 +33,11 @@ import (
 //     endpoint validation fails, Microsoft Graph doesn't create the
 //     subscription"); the answer to the creator (400 InvalidRequest
 //     "Subscription validation request failed...") is the fake's choice.
-//   - Outlook events may live at most 10,080 minutes, under seven days
-//     (concepts/includes/change-notifications-subscription-lifetime.md,
-//     revision ms.date 11/07/2024: "10,080 minutes (under seven days)",
-//     1,440 minutes for rich notifications with resource data; revisions
-//     up to 2022 said 4,230). A longer expirationDateTime answers 400
+//   - Outlook events may live at most 4,230 minutes, under three days
+//     (concepts/includes/change-notifications-subscription-lifetime.md as
+//     stored for the search tool: "4,230 minutes (under three days)"; one
+//     revision says 10,080, and the fake keeps to the shorter, as the
+//     provider does). A longer expirationDateTime answers 400
 //     ExtensionError (the status and code are the fake's choice: the
 //     include only says such requests "will fail"). PATCH renews; DELETE
 //     answers 204.

@@ -12,8 +12,11 @@ const solutionMeet = "hangoutsMeet"
 
 // toEvent maps a Google event. zone names the zone Google rendered
 // dateTime values in (the list's timeZone); it fills in timed values that
-// carry no zone of their own, and may be empty.
-func toEvent(g *event, zone string) *unical.Event {
+// carry no zone of their own, and may be empty. self is the account's
+// email: myResponseStatus is the response of Google's self attendee, or
+// of the account's own entry where Google marks none (a secondary
+// calendar's self is the calendar).
+func toEvent(g *event, zone, self string) *unical.Event {
 	e := &unical.Event{
 		ID:               g.ID,
 		Title:            g.Summary,
@@ -65,6 +68,9 @@ func toEvent(g *event, zone string) *unical.Event {
 		if a.Self {
 			e.MyResponseStatus = unical.ResponseStatus(a.ResponseStatus)
 		}
+	}
+	if a := ownAttendee(g, self); e.MyResponseStatus == "" && a != nil {
+		e.MyResponseStatus = unical.ResponseStatus(a.ResponseStatus)
 	}
 	if r := g.Reminders; r != nil {
 		e.Reminders = &unical.Reminders{UseDefault: r.UseDefault}
@@ -199,13 +205,10 @@ func eventBody(params *unical.EventParams, cur *event, self string) (map[string]
 			b["eventType"] = string(v)
 		}
 	}
-	if v, ok := params.IsCancelled.Get(); ok {
-		switch {
-		case v:
-			b["status"] = "cancelled"
-		case cur != nil && cur.Status == "cancelled":
-			b["status"] = "confirmed"
-		}
+	// isCancelled true is a delete (UpdateEvent); false restores a
+	// cancelled one.
+	if v, ok := params.IsCancelled.Get(); ok && !v && cur != nil && cur.Status == "cancelled" {
+		b["status"] = "confirmed"
 	}
 	if err := timesBody(b, params, cur); err != nil {
 		return nil, err
@@ -434,14 +437,7 @@ func defaultEnd(start map[string]any) map[string]any {
 func attendeesBody(b map[string]any, params *unical.EventParams, cur *event, self string) {
 	my, setMine := params.MyResponseStatus.Get()
 	setMine = setMine && my != ""
-	isMe := func(email string) bool {
-		if cur != nil {
-			if a := cur.selfAttendee(); a != nil {
-				return strings.EqualFold(a.Email, email)
-			}
-		}
-		return strings.EqualFold(email, self)
-	}
+	isMe := func(email string) bool { return isSelf(email, cur, self) }
 	if params.Attendees.IsSet() {
 		list, ok := params.Attendees.Get()
 		if !ok {
@@ -479,7 +475,11 @@ func attendeesBody(b map[string]any, params *unical.EventParams, cur *event, sel
 		return
 	}
 	if setMine && cur != nil {
-		if a := cur.selfAttendee(); a != nil {
+		a := cur.selfAttendee()
+		if a == nil {
+			a = ownAttendee(cur, self)
+		}
+		if a != nil {
 			// events reference, attendeesOmitted: the body may carry just
 			// the caller's own entry to change its response.
 			b["attendeesOmitted"] = true

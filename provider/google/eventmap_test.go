@@ -63,7 +63,7 @@ func TestToEvent(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.json), &g); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, toEvent(&g, tc.zone)); diff != "" {
+			if diff := cmp.Diff(tc.want, toEvent(&g, tc.zone, "")); diff != "" {
 				t.Errorf("toEvent() mismatch (-want +got):\n%s", diff)
 			}
 		})

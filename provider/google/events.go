@@ -54,7 +54,7 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 	if err != nil {
 		return nil, err
 	}
-	return toEvent(g, ""), nil
+	return toEvent(g, "", s.Email), nil
 }
 
 // CreateEvent implements [unical.Provider]. The event gets an id chosen
@@ -63,6 +63,9 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
 	if calendarID == "" {
 		return nil, unical.Errorf(unical.CodeNotFound, "Google has no such calendar.")
+	}
+	if err := checkEventParams(params, nil, calendarID, s.Email); err != nil {
+		return nil, err
 	}
 	body, err := eventBody(params, nil, s.Email)
 	if err != nil {
@@ -82,7 +85,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	return c.settleConference(ctx, calendarID, &g)
+	return c.settleConference(ctx, calendarID, s.Email, &g)
 }
 
 func isDuplicate(err error) bool {
@@ -97,7 +100,7 @@ func isDuplicate(err error) bool {
 // settleConference waits briefly for a pending Meet creation: Google
 // creates conferences asynchronously and reports createRequest.status
 // "pending" until it is done (ConferenceData reference).
-func (c *conn) settleConference(ctx context.Context, calendarID string, g *event) (*unical.Event, error) {
+func (c *conn) settleConference(ctx context.Context, calendarID, self string, g *event) (*unical.Event, error) {
 	for n := 0; n < 3 && pendingConference(g); n++ {
 		if err := c.p.sleep(ctx, c.p.backoff(n)); err != nil {
 			break
@@ -108,7 +111,7 @@ func (c *conn) settleConference(ctx context.Context, calendarID string, g *event
 		}
 		g = next
 	}
-	return toEvent(g, ""), nil
+	return toEvent(g, "", self), nil
 }
 
 func pendingConference(g *event) bool {
@@ -127,18 +130,36 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEventParams(params, cur, calendarID, s.Email); err != nil {
+		return nil, err
+	}
 	body, err := eventBody(params, cur, s.Email)
 	if err != nil {
 		return nil, err
 	}
+	g := cur
+	if len(body) > 0 {
+		g = &event{}
+		if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery()), callOpts{ifMatch: cur.Etag}, body, g); err != nil {
+			return nil, err
+		}
+	}
+	if params.IsCancelled.Value() {
+		// Event.status reference: a cancelled event is a deleted one
+		// (an instance's is a cancelled exception), and events.delete is
+		// how a client makes one. Conditional on the version just read or
+		// written, like the patch.
+		if err := c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), nil), callOpts{ifMatch: g.Etag}, nil, nil); err != nil {
+			return nil, err
+		}
+		e := toEvent(g, "", s.Email)
+		e.IsCancelled = true
+		return e, nil
+	}
 	if len(body) == 0 {
-		return toEvent(cur, ""), nil
+		return toEvent(cur, "", s.Email), nil
 	}
-	var g event
-	if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery()), callOpts{ifMatch: cur.Etag}, body, &g); err != nil {
-		return nil, err
-	}
-	return c.settleConference(ctx, calendarID, &g)
+	return c.settleConference(ctx, calendarID, s.Email, g)
 }
 
 // DeleteEvent implements [unical.Provider]. Deleting a series deletes its

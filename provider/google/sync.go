@@ -111,7 +111,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if lc.Series != "" && g.ID != lc.Series && g.RecurringEventID != lc.Series {
 			continue
 		}
-		batch.Events = append(batch.Events, toEvent(&g, zone))
+		batch.Events = append(batch.Events, toEvent(&g, zone, s.Email))
 	}
 	switch {
 	case page.NextPageToken != "":
@@ -154,7 +154,7 @@ func (c *conn) firstPage(ctx context.Context, calendarID string, q *unical.Event
 		lc.Expanded = true
 		setWindow(query, q)
 		if q.WantSync {
-			tok, err := c.seriesSyncToken(ctx, calendarID, q.SeriesID)
+			tok, err := c.seriesSyncToken(ctx, calendarID)
 			if err != nil {
 				return nil, err
 			}
@@ -208,24 +208,28 @@ func setWindow(query url.Values, q *unical.EventQuery) {
 }
 
 // seriesSyncToken returns a sync token taken before an occurrence listing
-// is read, so that later changes to the series are not missed. events.list
-// by the series' iCalUID without expansion is short (the master and its
-// exceptions) and ends with a nextSyncToken for the whole calendar.
-func (c *conn) seriesSyncToken(ctx context.Context, calendarID, seriesID string) (string, error) {
-	master, err := c.getEvent(ctx, calendarID, seriesID)
-	if err != nil {
-		return "", err
-	}
-	query := url.Values{"iCalUID": {master.ICalUID}, "maxResults": {"2500"}, "showDeleted": {"true"}}
+// is read, so that later changes to the series are not missed. The token
+// comes from a plain listing of the calendar without expansion, the same
+// parameters the incremental sync later sends with it: the sync guide
+// requires "all other query parameters" to be those of the initial
+// synchronization, and the events.list reference forbids iCalUID with
+// syncToken, so a token of a listing narrowed to the series' iCalUID
+// would not be one for the calendar. Paging is bounded (100 pages of
+// 2500).
+func (c *conn) seriesSyncToken(ctx context.Context, calendarID string) (string, error) {
+	query := url.Values{"maxResults": {"2500"}}
 	for range 100 {
 		var page events
 		if err := c.do(ctx, http.MethodGet, c.api(eventsPath(calendarID), query), nil, &page); err != nil {
 			return "", err
 		}
 		if page.NextPageToken == "" {
+			if page.NextSyncToken == "" {
+				return "", unical.Errorf(unical.CodeUpstream, "Google ended a calendar listing without a sync token.")
+			}
 			return page.NextSyncToken, nil
 		}
 		query.Set("pageToken", page.NextPageToken)
 	}
-	return "", unical.Errorf(unical.CodeUpstream, "Google did not finish listing a series.")
+	return "", unical.Errorf(unical.CodeUpstream, "Google did not finish listing the calendar.")
 }

@@ -68,6 +68,12 @@ type calendar struct {
 
 var _ unical.OAuthProvider = (*Provider)(nil)
 
+var _ unical.CapabilityReporter = (*Provider)(nil)
+
+// Capabilities implements [unical.CapabilityReporter] with the table of
+// internal/eventbook, whatever provider type p poses as.
+func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
+
 // New returns a provider of type t with no users.
 func New(t unical.ProviderType) *Provider {
 	return &Provider{
@@ -373,6 +379,9 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	defer p.mu.Unlock()
 	_, c, err := p.calendar(s, calendarID)
 	if err != nil {
+		return nil, err
+	}
+	if err := eventbook.CheckWrite(params, nil, s.Email); err != nil {
 		return nil, err
 	}
 	p.nextID++

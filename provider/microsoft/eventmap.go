@@ -285,10 +285,11 @@ func conferenceFromGraph(g *event) *unical.ConferenceData {
 // Graph cannot express, a meeting provider other than Teams), so nothing is
 // written at Graph.
 //
-// Not mapped, because Graph has no such field or sets it itself: colorId
-// and customColor (Graph colours events by category), myResponseStatus
-// (use RespondToEvent), isCancelled (organizers cancel through the cancel
-// action), organizer, creator, webLink and the derived fields.
+// Not in the body: colorId, customColor and conferenceData (refused by
+// the capability table), myResponseStatus and isCancelled (event actions,
+// sent by UpdateEvent after the PATCH), organizer (Graph's own; another
+// one is refused by checkEventParams), creator, webLink and the derived
+// fields.
 func graphEventBody(p *unical.EventParams, current *unical.Event) (map[string]any, error) {
 	body := map[string]any{}
 	if v, ok := p.Title.Get(); ok || p.Title.IsNull() {

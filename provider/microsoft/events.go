@@ -38,6 +38,9 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 // CreateEvent creates an event. Fields Graph cannot express are refused
 // with CodeInvalid before anything is written (see graphEventBody).
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	if err := checkEventParams(params, nil, s.Email); err != nil {
+		return nil, err
+	}
 	body, err := graphEventBody(params, nil)
 	if err != nil {
 		return nil, err
@@ -62,27 +65,63 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEventParams(params, cur, s.Email); err != nil {
+		return nil, err
+	}
 	body, err := graphEventBody(params, current)
 	if err != nil {
 		return nil, err
 	}
-	if len(body) == 0 {
-		return current, nil
+	out := current
+	if len(body) > 0 {
+		// An event written with the legacy blob: this write converts it to
+		// per-key properties, so that Graph can filter on them.
+		if err := migrateLegacy(body, cur, current); err != nil {
+			return nil, err
+		}
+		req := request{method: "PATCH", target: eventPath(calendarID, eventID), body: body}
+		if cur.ChangeKey != "" {
+			req.header = map[string]string{"If-Match": `W/"` + cur.ChangeKey + `"`}
+		}
+		var g event
+		if err := c.do(ctx, req, &g); err != nil {
+			return nil, err
+		}
+		if out, err = written(&g, body, current, s); err != nil {
+			return nil, err
+		}
 	}
-	// An event written with the legacy blob: this write converts it to
-	// per-key properties, so that Graph can filter on them.
-	if err := migrateLegacy(body, cur, current); err != nil {
-		return nil, err
+	return c.act(ctx, s, calendarID, eventID, params, cur.IsOrganizer, out)
+}
+
+// act sends what Graph takes as event actions rather than properties,
+// after the PATCH: myResponseStatus as accept, tentativelyAccept or
+// decline (event-accept, event-tentativelyaccept, event-decline: 202, no
+// body), and isCancelled true as cancel (event-cancel: 202, no body, the
+// event moves to Deleted Items). checkEventParams has refused what the
+// account may not do. out is the event as written so far.
+func (c *client) act(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams, organizes bool, out *unical.Event) (*unical.Event, error) {
+	if my, ok := params.MyResponseStatus.Get(); ok && my != "" && !organizes && my != out.MyResponseStatus {
+		if err := c.do(ctx, request{method: "POST", target: eventPath(calendarID, eventID) + "/" + rsvpActions[my], body: map[string]any{"sendResponse": true}}, nil); err != nil {
+			return nil, err
+		}
+		g, err := c.getEvent(ctx, calendarID, eventID)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = eventFromGraph(g, readOptions{SelfEmail: s.Email}); err != nil {
+			return nil, err
+		}
 	}
-	req := request{method: "PATCH", target: eventPath(calendarID, eventID), body: body}
-	if cur.ChangeKey != "" {
-		req.header = map[string]string{"If-Match": `W/"` + cur.ChangeKey + `"`}
+	if params.IsCancelled.Value() {
+		if err := c.do(ctx, request{method: "POST", target: eventPath(calendarID, eventID) + "/cancel", body: map[string]any{}}, nil); err != nil {
+			return nil, err
+		}
+		cancelled := *out
+		cancelled.IsCancelled = true
+		out = &cancelled
 	}
-	var g event
-	if err := c.do(ctx, req, &g); err != nil {
-		return nil, err
-	}
-	return written(&g, body, current, s)
+	return out, nil
 }
 
 // written maps the answer to a create or PATCH. Graph returns extended

@@ -17,14 +17,16 @@ var _ unical.Watcher = (*Provider)(nil)
 // (https://learn.microsoft.com/graph/change-notifications-lifecycle-events).
 
 // DefaultMaxWatchLifetime is the longest lifetime asked for an events
-// subscription: 10,080 minutes (under seven days), the maximum for Outlook
-// message, event and contact subscriptions without resource data in
-// microsoft-graph-docs-contrib
-// concepts/includes/change-notifications-subscription-lifetime.md
-// (revision ms.date 11/07/2024; revisions up to 2022 said 4,230 minutes).
-// Rich notifications would be capped at 1,440 minutes; the provider does
-// not ask for resource data. Config.MaxWatchLifetime can lower it.
-const DefaultMaxWatchLifetime = 10080 * time.Minute
+// subscription: 4,230 minutes (under three days), the maximum for Outlook
+// message, event and contact subscriptions in the table "Maximum length of
+// subscription per resource type" (microsoft-graph-docs-contrib
+// concepts/includes/change-notifications-subscription-lifetime.md, as
+// stored for the search tool). One revision of that page gives 10,080
+// minutes; the page warns that requests "beyond the maximum value will
+// fail", so we keep to the shorter value until the two agree. Rich
+// notifications would be capped at 1,440 minutes; the provider does not
+// ask for resource data. Config.MaxWatchLifetime can lower it.
+const DefaultMaxWatchLifetime = 4230 * time.Minute
 
 // watchSkew is taken off the maximum lifetime so that a clock running a
 // little ahead of Graph's does not ask for more than Graph allows.

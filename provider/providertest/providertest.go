@@ -39,6 +39,11 @@
 //     new series just ends the series;
 //   - answer CodeInvalid to RespondToEvent when the account is not among
 //     the event's attendees;
+//   - for every writable event and calendar field, do what its
+//     [unical.CapabilityReporter] declares (what GET /v1/capabilities
+//     serves): a supported field reads back as written, a field mapped
+//     with loss is accepted, a refused one is CodeInvalid naming it and
+//     leaves the event or calendar unchanged;
 //   - for OAuth providers (a [Harness.OAuth] is given), implement
 //     [unical.TokenRefresher]: refresh on demand and hand every new token to
 //     Session.OnTokenRefresh before returning it, keep or rotate the refresh
@@ -128,6 +133,8 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/Sync", testSync},
 		{"Events/SyncCursorExpired", testSyncExpired},
 		{"RSVP/ErrNotAttendee", testRSVPNotAttendee},
+		{"Fields/Event", testFieldRoundTrip},
+		{"Fields/Calendar", testCalendarFieldRoundTrip},
 		{"OAuth/TokenEndpoint", testTokenEndpoint},
 	}
 	for _, tc := range tests {

@@ -76,6 +76,12 @@ type Provider struct {
 
 var _ unical.Provider = (*Provider)(nil)
 
+var _ unical.CapabilityReporter = (*Provider)(nil)
+
+// Capabilities implements [unical.CapabilityReporter]: the table of
+// internal/eventbook, which keeps the events.
+func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
+
 // New returns the VIRTUAL provider keeping its calendars in store, which
 // should be the Store the Client is configured with (so that deleting an
 // account deletes its calendars).
@@ -349,6 +355,9 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 // CreateEvent implements unical.Provider.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
 	// No underscore: instance ids are "<series id>_<original start>".
+	if err := eventbook.CheckWrite(params, nil, s.Email); err != nil {
+		return nil, err
+	}
 	id := newID("evt", time.Time{})
 	var out *unical.Event
 	err := p.update(ctx, s, calendarID, func(st *state) error {

@@ -90,6 +90,8 @@ var (
 	bucketIdempotencyByExp = []byte("idempotency.byExpiry")
 	bucketAudit            = []byte("audit")
 	bucketAuditByApp       = []byte("audit.byApp")
+	// Filled from idempotency by Open in a file older than indexVersion "4".
+	bucketIdempotencyCounts = []byte("idempotency.countByApp")
 )
 
 var allBuckets = [][]byte{
@@ -99,13 +101,14 @@ var allBuckets = [][]byte{
 	bucketOutbox, bucketOutboxPending, bucketOutboxBySub, bucketOutboxFinished,
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
-	bucketIdempotency, bucketIdempotencyByExp, bucketAudit, bucketAuditByApp,
+	bucketIdempotency, bucketIdempotencyByExp, bucketAudit, bucketAuditByApp, bucketIdempotencyCounts,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills
 // the ones an older file lacks: "2" added outbox.finished, flows.byApp and
-// flows.countByApp, "3" subscriptions.byNextCheck.
-const indexVersion = "3"
+// flows.countByApp, "3" subscriptions.byNextCheck, "4"
+// idempotency.countByApp.
+const indexVersion = "4"
 
 // Open opens the bolt file at path, creating it with mode 0600 when it does
 // not exist. It returns CodeUnavailable when another process holds the file
@@ -144,13 +147,20 @@ func Open(path string, opts *Options) (*Store, error) {
 		switch string(meta.Get([]byte("indexes"))) {
 		case indexVersion:
 			return nil
+		case "3":
 		case "2":
+			if err := backfillNextCheck(tx); err != nil {
+				return err
+			}
 		default:
 			if err := backfillIndexes(tx); err != nil {
 				return err
 			}
+			if err := backfillNextCheck(tx); err != nil {
+				return err
+			}
 		}
-		if err := backfillNextCheck(tx); err != nil {
+		if err := backfillIdempotencyCounts(tx); err != nil {
 			return err
 		}
 		return meta.Put([]byte("indexes"), []byte(indexVersion))

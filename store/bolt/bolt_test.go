@@ -381,3 +381,47 @@ func TestOpen_BackfillsNextCheck(t *testing.T) {
 		t.Errorf("CreateFlow(cap 2, one old flow) = %v, want it stored: the old flow was counted twice", err)
 	}
 }
+
+// TestOpen_BackfillsIdempotencyCounts opens a file of index version 3,
+// written before idempotency.countByApp existed: Open counts its
+// idempotency records, so the bound holds for them.
+func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "unical.db")
+	s := mustOpen(t, path)
+	claim := func(key string) *unical.IdempotencyRecord {
+		return &unical.IdempotencyRecord{ApplicationID: "app_1", Key: key, Fingerprint: "f", Claim: "c_" + key,
+			CreatedAt: t0, LeaseExpiry: t0.Add(time.Minute), ExpiresAt: t0.Add(24 * time.Hour)}
+	}
+	for _, key := range []string{"k1", "k2"} {
+		if _, err := s.BeginIdempotent(ctx, claim(key), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("idempotency.countByApp")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("indexes"), []byte("3"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s = mustOpen(t, path)
+	if _, err := s.BeginIdempotent(ctx, claim("k3"), 2); unical.ErrorCode(err) != unical.CodeRateLimited {
+		t.Errorf("BeginIdempotent(bound 2, two old records) = %v, want CodeRateLimited", err)
+	}
+	if _, err := s.BeginIdempotent(ctx, claim("k3"), 3); err != nil {
+		t.Errorf("BeginIdempotent(bound 3, two old records) = %v, want it stored", err)
+	}
+}

@@ -38,6 +38,7 @@
 //	records                  app id ␀ account id ␀ collection ␀ key → version (uint64, big-endian) ‖ data
 //	idempotency              app id ␀ Idempotency-Key → claim or kept answer (body sealed)
 //	idempotency.byExpiry     expiry ‖ app id ␀ Idempotency-Key → ∅
+//	idempotency.countByApp   app id ␀ → number of stored records (uint64, big-endian)
 //	audit                    audit entry id (time-sorted) → JSON (pruned past retention by AppendAudit)
 //	audit.byApp              app id ␀ audit entry id → ∅
 //

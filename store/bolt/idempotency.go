@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"time"
 
 	"github.com/unical/unical"
@@ -41,8 +43,9 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 }
 
 // BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
-// writer makes the read, the check and the write one atomic step.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
+// writer makes the read, the check and the write one atomic step. The
+// bound reads the application's count in idempotency.countByApp.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int) (*unical.IdempotencyRecord, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -73,6 +76,13 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 				return nil
 			}
 			if err := byExpiry.Delete(idempotencyExpiryKey(old.ExpiresAt, k)); err != nil {
+				return err
+			}
+		} else {
+			if maxKeys > 0 && idempotencyCount(tx, rec.ApplicationID) >= maxKeys {
+				return storedoc.IdempotencyBound(maxKeys)
+			}
+			if err := addIdempotencyCount(tx, rec.ApplicationID, 1); err != nil {
 				return err
 			}
 		}
@@ -110,6 +120,9 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 			if err := b.Delete(k); err != nil {
 				return err
 			}
+			if err := addIdempotencyCount(tx, appID, -1); err != nil {
+				return err
+			}
 			return byExpiry.Delete(idempotencyExpiryKey(rec.ExpiresAt, k))
 		}
 		kept := *resp
@@ -127,9 +140,53 @@ func sweepIdempotency(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
 		if err := tx.Bucket(bucketIdempotency).Delete(k[timeKeyLen:]); err != nil {
 			return 0, err
 		}
+		appID, _, _ := bytes.Cut(k[timeKeyLen:], []byte{0})
+		if err := addIdempotencyCount(tx, string(appID), -1); err != nil {
+			return 0, err
+		}
 		if err := index.Delete(k); err != nil {
 			return 0, err
 		}
 	}
 	return len(keys), nil
+}
+
+// idempotencyCount is the number of stored idempotency records of an
+// application, expired or not, from idempotency.countByApp.
+func idempotencyCount(tx *bbolt.Tx, appID string) int {
+	v := tx.Bucket(bucketIdempotencyCounts).Get(keyOf(appID, ""))
+	if len(v) != 8 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(v))
+}
+
+// addIdempotencyCount changes an application's count by delta.
+func addIdempotencyCount(tx *bbolt.Tx, appID string, delta int) error {
+	n := max(idempotencyCount(tx, appID)+delta, 0)
+	k := keyOf(appID, "")
+	if n == 0 {
+		return tx.Bucket(bucketIdempotencyCounts).Delete(k)
+	}
+	return tx.Bucket(bucketIdempotencyCounts).Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// backfillIdempotencyCounts fills idempotency.countByApp from the records
+// of a file written before it existed.
+func backfillIdempotencyCounts(tx *bbolt.Tx) error {
+	counts := map[string]int{}
+	err := tx.Bucket(bucketIdempotency).ForEach(func(k, _ []byte) error {
+		appID, _, _ := bytes.Cut(k, []byte{0})
+		counts[string(appID)]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for appID, n := range counts {
+		if err := tx.Bucket(bucketIdempotencyCounts).Put(keyOf(appID, ""), binary.BigEndian.AppendUint64(nil, uint64(n))); err != nil {
+			return err
+		}
+	}
+	return nil
 }

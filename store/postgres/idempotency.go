@@ -45,8 +45,11 @@ func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string,
 
 // BeginIdempotent implements [unical.IdempotencyStore]: the record's row
 // lock makes the read, the check and the write one atomic step across
-// processes.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord) (*unical.IdempotencyRecord, error) {
+// processes. The bound counts the application's rows after a new key's
+// insert, in the primary key's index and at most maxKeys+1 of them;
+// first uses of new keys committing at the same moment do not see each
+// other, so they may pass the bound by as many.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int) (*unical.IdempotencyRecord, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -59,7 +62,19 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 		// commit or roll back, and then finds its row.
 		tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (`+idempotencyColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`, args...)
-		if err != nil || tag.RowsAffected() == 1 {
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if maxKeys <= 0 {
+				return nil
+			}
+			var n int
+			err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE application_id = $1 LIMIT $2) AS held",
+				rec.ApplicationID, maxKeys+1).Scan(&n)
+			if err == nil && n > maxKeys {
+				err = storedoc.IdempotencyBound(maxKeys) // rolls the insert back
+			}
 			return err
 		}
 		rows, err := tx.Query(ctx, "SELECT "+idempotencyColumns+" FROM idempotency_keys WHERE application_id = $1 AND key = $2 FOR UPDATE",

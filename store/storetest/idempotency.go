@@ -31,7 +31,7 @@ func fullResponse() *unical.IdempotentResponse {
 // mustBegin claims rec and fails tb unless the key was free.
 func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec)
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0)
 	mustOK(tb, "BeginIdempotent()", err)
 	if held != nil {
 		tb.Fatalf("BeginIdempotent(%s) = held by %+v, want a fresh claim", rec.Key, held)
@@ -42,7 +42,7 @@ func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 // want.
 func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec)
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0)
 	mustOK(tb, call, err)
 	if d := diff(want, held); d != "" {
 		tb.Errorf("%s mismatch (-want +got):\n%s", call, d)
@@ -50,6 +50,54 @@ func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.Idem
 }
 
 var idempotencyTests = []testCase{
+	{"Begin/BoundPerApplication", func(t *testing.T, s unical.Store) {
+		const bound = 3
+		ctx := t.Context()
+		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
+			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound)
+		}
+		keys := []string{newID("idem"), newID("idem"), newID("idem")}
+		for _, key := range keys {
+			held, err := begin("app_A", key, base)
+			mustOK(t, "BeginIdempotent(under the bound)", err)
+			if held != nil {
+				t.Fatalf("BeginIdempotent(under the bound) = held by %+v", held)
+			}
+		}
+		refused := newID("idem")
+		_, err := begin("app_A", refused, base)
+		wantCode(t, "BeginIdempotent(at the bound)", err, unical.CodeRateLimited)
+		// A key already held is answered as before; other applications
+		// have bounds of their own.
+		held, err := begin("app_A", keys[0], base.Add(time.Second))
+		mustOK(t, "BeginIdempotent(held key at the bound)", err)
+		if held == nil || held.Key != keys[0] {
+			t.Errorf("BeginIdempotent(held key at the bound) = %+v, want the first claim", held)
+		}
+		held, err = begin("app_B", refused, base)
+		if err != nil || held != nil {
+			t.Errorf("BeginIdempotent(other application) = %+v, %v; want a fresh claim", held, err)
+		}
+		// A freed key makes room; the refused key was not stored, so it
+		// takes that room as a fresh claim.
+		mustOK(t, "CompleteIdempotent(free)", s.CompleteIdempotent(ctx, "app_A", keys[1], claimOf(t, s, "app_A", keys[1]), nil))
+		held, err = begin("app_A", refused, base.Add(time.Second))
+		if err != nil || held != nil {
+			t.Errorf("BeginIdempotent(after a key was freed) = %+v, %v; want a fresh claim", held, err)
+		}
+		_, err = begin("app_A", newID("idem"), base.Add(time.Second))
+		wantCode(t, "BeginIdempotent(at the bound again)", err, unical.CodeRateLimited)
+		// Expired records count until the sweep removes them.
+		later := base.Add(25 * time.Hour)
+		_, err = begin("app_A", newID("idem"), later)
+		wantCode(t, "BeginIdempotent(expired, not swept)", err, unical.CodeRateLimited)
+		_, err = s.Sweep(ctx, unical.SweepRequest{Now: later})
+		mustOK(t, "Sweep()", err)
+		held, err = begin("app_A", newID("idem"), later)
+		if err != nil || held != nil {
+			t.Errorf("BeginIdempotent(after the sweep) = %+v, %v; want a fresh claim", held, err)
+		}
+	}},
 	{"Begin/ThenCompleteThenReplay", func(t *testing.T, s unical.Store) {
 		key := newID("idem")
 		first := newClaim("app_A", key, "POST /v1/x sha256:1", base)
@@ -121,7 +169,7 @@ var idempotencyTests = []testCase{
 		)
 		for range 8 {
 			wg.Go(func() {
-				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base))
+				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0)
 				if err != nil {
 					t.Errorf("BeginIdempotent(): %v", err)
 				} else if held == nil {
@@ -135,7 +183,7 @@ var idempotencyTests = []testCase{
 		}
 	}},
 	{"Begin/ErrInvalid", func(t *testing.T, s unical.Store) {
-		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base))
+		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base), 0)
 		wantCode(t, "BeginIdempotent(empty key)", err, unical.CodeInvalid)
 	}},
 	{"Complete/ReleaseFreesKey", func(t *testing.T, s unical.Store) {
@@ -170,7 +218,7 @@ var idempotencyTests = []testCase{
 		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, want.Claim, resp))
 		resp.SealedBody[1] = 'X'
 		want.Response = fullResponse()
-		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base))
+		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0)
 		mustOK(t, "BeginIdempotent()", err)
 		held.Response.SealedBody[2] = 'X'
 		wantHeld(t, s, "BeginIdempotent(again)", newClaim("app_A", key, "fp", base), &want)
@@ -193,4 +241,16 @@ var idempotencyTests = []testCase{
 		want := *live
 		wantHeld(t, s, "BeginIdempotent(kept)", newClaim("app_A", kept, "other", early), &want)
 	}},
+}
+
+// claimOf returns the claim that holds the application's key, as a retry
+// with the same fingerprint sees it.
+func claimOf(tb testing.TB, s unical.Store, appID, key string) string {
+	tb.Helper()
+	held, err := s.BeginIdempotent(tb.Context(), newClaim(appID, key, "POST /v1/x sha256:1", base), 0)
+	mustOK(tb, "BeginIdempotent(read the claim)", err)
+	if held == nil {
+		tb.Fatalf("BeginIdempotent(%s) took the key, want it held", key)
+	}
+	return held.Claim
 }

@@ -52,7 +52,10 @@
 //   - BeginIdempotent takes a key that expired at the claim's CreatedAt,
 //     and a same-fingerprint claim whose lease expired then; it never
 //     lets another fingerprint take a held key, completed or not. Sweep
-//     removes idempotency records expired at Now, completed or not.
+//     removes idempotency records expired at Now, completed or not. With
+//     a positive maxKeys a new key of an application holding that many
+//     records (expired ones until swept) is CodeRateLimited and stored
+//     nowhere.
 //   - ListAudit lists newest first by id; AppendAudit removes entries
 //     made strictly before its removeBefore (up to 100 per call).
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged

@@ -73,6 +73,12 @@ func CheckIdempotencyKey(appID, key string) error {
 	return CheckID("Idempotency key", key)
 }
 
+// IdempotencyBound is BeginIdempotent's refusal of a new key of an
+// application that holds maxKeys records.
+func IdempotencyBound(maxKeys int) *unical.Error {
+	return unical.Errorf(unical.CodeRateLimited, "This application holds %d Idempotency-Key records, the most kept at once.", maxKeys)
+}
+
 // CheckStatus refuses a message status UpdateMessage does not know.
 func CheckStatus(status unical.MessageStatus) error {
 	switch status {
