@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"encoding/json"
 	"net/mail"
 	"strings"
 	"time"
@@ -122,6 +123,18 @@ type Account struct {
 	ProviderType ProviderType `json:"providerType"`
 }
 
+// MarshalJSON writes the times as every timestamp of the API is written
+// (FormatTimestamp: UTC, milliseconds), in the fields' order.
+func (a Account) MarshalJSON() ([]byte, error) {
+	type plain Account // without this method
+	return json.Marshal(struct {
+		ID        string `json:"id"`
+		CreatedAt string `json:"createdAt"`
+		UpdatedAt string `json:"updatedAt"`
+		plain
+	}{a.ID, FormatTimestamp(a.CreatedAt), FormatTimestamp(a.UpdatedAt), plain(a)})
+}
+
 // Credentials are an account's stored provider credentials, as returned by
 // the credentials endpoint so that the application can call the provider
 // itself. CalDAV accounts have no tokens: their app-specific password is
@@ -135,6 +148,26 @@ type Credentials struct {
 	Status           string    `json:"status"`
 	CreatedAt        time.Time `json:"createdAt"`
 	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// MarshalJSON writes the times as Account.MarshalJSON does, and expiresAt
+// as null where there is no expiring token (CalDAV, VIRTUAL).
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	var expires *string
+	if !c.ExpiresAt.IsZero() {
+		s := FormatTimestamp(c.ExpiresAt)
+		expires = &s
+	}
+	return json.Marshal(struct {
+		ID               string  `json:"id"`
+		EndUserAccountID string  `json:"endUserAccountId"`
+		AccessToken      string  `json:"accessToken"`
+		RefreshToken     string  `json:"refreshToken"`
+		ExpiresAt        *string `json:"expiresAt"`
+		Status           string  `json:"status"`
+		CreatedAt        string  `json:"createdAt"`
+		UpdatedAt        string  `json:"updatedAt"`
+	}{c.ID, c.EndUserAccountID, c.AccessToken, c.RefreshToken, expires, c.Status, FormatTimestamp(c.CreatedAt), FormatTimestamp(c.UpdatedAt)})
 }
 
 // AccountCreateParams is the body of POST /v1/endUserAccounts: it creates an

@@ -31,4 +31,6 @@ FuzzObjectEvents ./internal/icalmap/
 FuzzOpenToken .
 FuzzEventBody ./httpapi/
 FuzzMultistatus ./provider/caldav/
+FuzzList ./internal/eventbook/
+FuzzImport ./ics/
 TARGETS

@@ -90,22 +90,11 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 
 // createSplit writes the new half of a split as a resource of its own.
 func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, self string, req *unical.SeriesSplit, floating *time.Location) (*unical.Event, error) {
-	uid, err := newUID()
+	obj, e, err := p.newObject(req.New, self)
 	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
-	}
-	e := &unical.Event{ICalUID: uid}
-	if err := merge(e, req.New, self, true); err != nil {
 		return nil, err
 	}
-	comp := ical.NewComponent(ical.CompEvent)
-	if err := write(comp, e, p.now()); err != nil {
-		return nil, err
-	}
-	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
-	obj.Cal.Props.SetText(ical.PropProductID, prodID)
-	obj.Cal.Props.SetText(ical.PropVersion, "2.0")
-	obj.Cal.Children = append(obj.Cal.Children, comp)
+	uid, comp := e.ICalUID, obj.Cal.Children[0]
 	if len(req.Exceptions) > 0 && e.IsRecurring {
 		events, err := objectEvents(obj, self, floating)
 		if err != nil {

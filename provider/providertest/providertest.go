@@ -37,6 +37,11 @@
 //     before the split without its later overrides, the new one carries
 //     the overrides and cancellations it is given, and a split without a
 //     new series just ends the series;
+//   - hold a FREQ=SECONDLY series over a year (or refuse it with
+//     CodeInvalid) such that a Client over the provider lists it expanded
+//     page by page, lists a few of its occurrences, and answers free/busy
+//     and availability for it (or a 400 naming endDateTime), with the heap
+//     growing by less than 64 MB: expansion costs the page, not the window;
 //   - answer CodeInvalid to RespondToEvent when the account is not among
 //     the event's attendees;
 //   - for every writable event and calendar field, do what its
@@ -132,6 +137,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/Paging", testPaging},
 		{"Events/Sync", testSync},
 		{"Events/SyncCursorExpired", testSyncExpired},
+		{"Events/SecondlyBounded", testSecondlyBounded},
 		{"RSVP/ErrNotAttendee", testRSVPNotAttendee},
 		{"Fields/Event", testFieldRoundTrip},
 		{"Fields/Calendar", testCalendarFieldRoundTrip},
