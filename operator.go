@@ -123,8 +123,8 @@ const APIKeyPrefix = apiKeyPrefix
 
 // Invalidate drops an application and API keys from this Client's caches
 // after the operator side changed or deleted them in the Store, so that
-// the change takes effect here at once (and on other replicas within
-// Config.CacheTTL).
+// the change takes effect here at once (and on other replicas once the
+// Store's version moves, within Config.CacheTTL at most).
 func (c *Client) Invalidate(appID string, keyIDs ...string) {
 	if appID != "" {
 		c.apps.drop(appID)
