@@ -50,8 +50,10 @@ type Config struct {
 	Logger *slog.Logger
 	// CacheTTL is how long applications and API keys read from the Store
 	// are reused: a revocation or settings change made through another
-	// replica takes effect after at most this long. Default 5 seconds;
-	// negative disables the cache.
+	// replica takes effect after at most this long, and as soon as the
+	// Store's version moves with a [VersionedStore] that learns of other
+	// replicas' changes (the PostgreSQL store, within a moment). Default 5
+	// seconds; negative disables the cache.
 	CacheTTL time.Duration
 	// Observer receives measurements of provider calls, webhook
 	// deliveries, change polling and push notifications, for metrics;
@@ -173,8 +175,8 @@ func New(cfg Config) (*Client, error) {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	c.apps = newTTLCache[*Application](ttl, c.now)
-	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
+	c.apps = newTTLCache[*Application](ttl, c.now, c.StoreVersion)
+	c.apiKeys = newTTLCache[*APIKey](ttl, c.now, c.StoreVersion)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
@@ -385,15 +387,7 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 
 // getAPIKey reads an API key through the cache.
 func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	if k, ok := c.apiKeys.get(id); ok {
-		return k, nil
-	}
-	k, err := c.store.GetAPIKey(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	c.apiKeys.put(id, k)
-	return k, nil
+	return c.apiKeys.load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
 // application reads an application through the cache. Callers must not
@@ -404,15 +398,7 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 
 // cachedApplication reads application id through the cache apps.
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCache[*Application], id string) (*Application, error) {
-	if app, ok := apps.get(id); ok {
-		return app, nil
-	}
-	app, err := store.GetApplication(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	apps.put(id, app)
-	return app, nil
+	return apps.load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
 
 // newID returns prefix_ and a random id that sorts in creation order.

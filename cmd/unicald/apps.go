@@ -33,7 +33,7 @@ const adminNotes = `Without --server the command opens the store itself, so the 
 func appsCommands() *command {
 	return &command{
 		path: "apps", synopsis: "COMMAND [flags]",
-		summary: "Create, change, list and delete applications (tenants of /v1).",
+		summary: "Create, change, list and delete applications (tenants of /v1) and their delegation credentials.",
 		notes:   adminNotes,
 		subs: []*command{
 			{path: "apps create", synopsis: "--name NAME [--json] [--redirect-url URL]... [--webhook-url URL] [provider flags]",
@@ -56,6 +56,7 @@ func appsCommands() *command {
 				setup: func(m *Main, fs *flag.FlagSet) (func(context.Context) error, error) {
 					return m.appsSetup(fs, "delete")
 				}},
+			delegationCommands(),
 		},
 	}
 }

@@ -6,6 +6,7 @@
 //	unicald apps update --id ID [flags]
 //	unicald apps list [--json]
 //	unicald apps delete --id ID [--cascade]
+//	unicald apps delegation set|get|remove --id ID --provider P [flags]
 //	unicald keys create --app ID [--label L]
 //	unicald keys list --app ID [--json]
 //	unicald keys revoke --app ID --key KEY_ID

@@ -129,8 +129,9 @@ type Config struct {
 	Resolver Resolver
 }
 
-// Provider is the CalDAV provider. It keeps no per-account state and is
-// safe for concurrent use.
+// Provider is the CalDAV provider. It is safe for concurrent use. Its only
+// per-account state is a bounded cache of what it read of calendars,
+// checked with the server on every use (see ListEvents).
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
@@ -138,6 +139,8 @@ type Provider struct {
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 	resolver     Resolver
+	// cache keeps what listings read, per account and calendar (cache.go).
+	cache *calendarCache
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -172,7 +175,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Resolver != nil {
 		resolver = cfg.Resolver
 	}
-	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, resolver: resolver}, nil
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, resolver: resolver,
+		cache: &calendarCache{maxBytes: cacheBytes}}, nil
 }
 
 // Type returns [ProviderType].
