@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -105,6 +106,19 @@ func (q *query) boolean(name string) bool {
 		q.err = &unical.Error{Code: unical.CodeInvalid, Field: name, Allowed: []string{"true", "false"}, Message: name + " must be true or false."}
 	}
 	return b
+}
+
+// withBoolOption returns ctx with set(ctx, value) applied when the
+// boolean parameter name is present, for the per-call options the Go API
+// carries in the context (notifyAttendees, revokeGrant).
+func (q *query) withBoolOption(ctx context.Context, name string, set func(context.Context, bool) context.Context) context.Context {
+	if q.str(name) == "" {
+		return ctx
+	}
+	if b := q.boolean(name); q.err == nil {
+		return set(ctx, b)
+	}
+	return ctx
 }
 
 func (q *query) integer(name string) int {

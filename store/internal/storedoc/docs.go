@@ -34,6 +34,7 @@ type ProviderConfig struct {
 	TokenURL    string   `json:"tokenUrl"`
 	UserInfoURL string   `json:"userInfoUrl"`
 	APIBaseURL  string   `json:"apiBaseUrl"`
+	RevokeURL   string   `json:"revokeUrl,omitempty"`
 	ServerURL   string   `json:"serverUrl"`
 	Tenant      string   `json:"tenant"`
 	Scopes      []string `json:"scopes"`
@@ -78,7 +79,7 @@ func FromApplication(app *unical.Application) (*Application, error) {
 			}
 			rec.Providers[t] = ProviderConfig{
 				ClientID: p.ClientID, AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL,
-				APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
+				APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
 			}
 		}
 	}
@@ -98,7 +99,7 @@ func (rec *Application) ToApplication() *unical.Application {
 		for t, p := range rec.Providers {
 			app.Providers[t] = unical.ProviderSettings{
 				ClientID: p.ClientID, AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL,
-				APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
+				APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
 			}
 		}
 	}
