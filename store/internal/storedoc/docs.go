@@ -187,6 +187,8 @@ type Subscription struct {
 	SealedSecret     []byte              `json:"sealedSecret"`
 	Watch            *Watch              `json:"watch"`
 	Cursor           string              `json:"cursor"`
+	CursorAt         time.Time           `json:"cursorAt,omitzero"`
+	IncludeEvents    bool                `json:"includeEvents,omitempty"`
 	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
 	Endpoint         EndpointState       `json:"endpoint"`
 	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
@@ -217,8 +219,8 @@ func FromSubscription(sub *unical.SubscriptionRecord) (*Subscription, error) {
 		Provider: sub.Provider, URL: sub.URL, CalendarID: sub.CalendarID, Expiration: UTCPtr(sub.Expiration),
 		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
 		CreatedAt: UTC(sub.CreatedAt), UpdatedAt: UTC(sub.UpdatedAt),
-		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
-		ReconciledAt: UTC(sub.ReconciledAt), Endpoint: FromEndpointState(sub.EndpointState),
+		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor, CursorAt: UTC(sub.CursorAt),
+		IncludeEvents: sub.IncludeEvents, ReconciledAt: UTC(sub.ReconciledAt), Endpoint: FromEndpointState(sub.EndpointState),
 		NextCheckAt: UTC(sub.NextCheckAt), NextSendAt: UTC(sub.NextSendAt),
 	}
 	if w := sub.Watch; w != nil {
@@ -234,10 +236,10 @@ func (rec *Subscription) ToSubscriptionRecord() *unical.SubscriptionRecord {
 			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
 			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
 			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
-			EndpointState: rec.Endpoint.ToEndpointState(),
+			EndpointState: rec.Endpoint.ToEndpointState(), IncludeEvents: rec.IncludeEvents,
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
-		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
+		Cursor: rec.Cursor, CursorAt: rec.CursorAt, ReconciledAt: rec.ReconciledAt,
 		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
 	}
 	if w := rec.Watch; w != nil {
