@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"encoding/json"
 	"net/mail"
 	"strings"
 	"time"
@@ -120,6 +121,21 @@ type Account struct {
 	// out of the JSON) while the account is ACTIVE. Our extension.
 	StatusReason StatusReason `json:"statusReason,omitempty"`
 	ProviderType ProviderType `json:"providerType"`
+	// ServerURL is the CalDAV server the account connected at (our
+	// extension; PROVIDER_C only). Every later call goes there.
+	ServerURL string `json:"serverUrl,omitempty"`
+}
+
+// MarshalJSON writes the times as every timestamp of the API is written
+// (FormatTimestamp: UTC, milliseconds), in the fields' order.
+func (a Account) MarshalJSON() ([]byte, error) {
+	type plain Account // without this method
+	return json.Marshal(struct {
+		ID        string `json:"id"`
+		CreatedAt string `json:"createdAt"`
+		UpdatedAt string `json:"updatedAt"`
+		plain
+	}{a.ID, FormatTimestamp(a.CreatedAt), FormatTimestamp(a.UpdatedAt), plain(a)})
 }
 
 // Credentials are an account's stored provider credentials, as returned by
@@ -137,6 +153,26 @@ type Credentials struct {
 	UpdatedAt        time.Time `json:"updatedAt"`
 }
 
+// MarshalJSON writes the times as Account.MarshalJSON does, and expiresAt
+// as null where there is no expiring token (CalDAV, VIRTUAL).
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	var expires *string
+	if !c.ExpiresAt.IsZero() {
+		s := FormatTimestamp(c.ExpiresAt)
+		expires = &s
+	}
+	return json.Marshal(struct {
+		ID               string  `json:"id"`
+		EndUserAccountID string  `json:"endUserAccountId"`
+		AccessToken      string  `json:"accessToken"`
+		RefreshToken     string  `json:"refreshToken"`
+		ExpiresAt        *string `json:"expiresAt"`
+		Status           string  `json:"status"`
+		CreatedAt        string  `json:"createdAt"`
+		UpdatedAt        string  `json:"updatedAt"`
+	}{c.ID, c.EndUserAccountID, c.AccessToken, c.RefreshToken, expires, c.Status, FormatTimestamp(c.CreatedAt), FormatTimestamp(c.UpdatedAt)})
+}
+
 // AccountCreateParams is the body of POST /v1/endUserAccounts: it creates an
 // account or updates the credentials of the one with the same email and
 // provider type.
@@ -146,6 +182,12 @@ type AccountCreateParams struct {
 	ProviderType ProviderType     `json:"providerType"`
 	RefreshToken Optional[string] `json:"refreshToken,omitzero"`
 	Password     Optional[string] `json:"password,omitzero"`
+	// ServerURL and Username are our PROVIDER_C extensions: the CalDAV
+	// server (default: the application's setting, then discovery from
+	// the email's domain, then iCloud) and the login (default: the
+	// email).
+	ServerURL Optional[string] `json:"serverUrl,omitzero"`
+	Username  Optional[string] `json:"username,omitzero"`
 }
 
 // BasicAuthConnectParams is the body of
@@ -154,6 +196,9 @@ type BasicAuthConnectParams struct {
 	Email      string           `json:"email"`
 	Password   string           `json:"password"`
 	ExternalID Optional[string] `json:"externalId,omitzero"`
+	// ServerURL and Username are as in [AccountCreateParams].
+	ServerURL Optional[string] `json:"serverUrl,omitzero"`
+	Username  Optional[string] `json:"username,omitzero"`
 }
 
 // AccountListParams filters GET /v1/endUserAccounts.
@@ -267,7 +312,8 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
-	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value()})
+	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value(),
+		Username: params.Username.Value(), ServerURL: params.ServerURL.Value()})
 	if ErrorCode(err) == CodeUnauthorized {
 		// The API key was fine; the credentials in the body were not. A 400
 		// naming the field keeps 401 for our own authentication.
@@ -301,6 +347,8 @@ func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectPara
 		ExternalID:   params.ExternalID,
 		ProviderType: ProviderCalDAV,
 		Password:     Some(params.Password),
+		ServerURL:    params.ServerURL,
+		Username:     params.Username,
 	})
 }
 
@@ -342,6 +390,18 @@ func (p *AccountCreateParams) validate() error {
 			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
 		}
 	}
+	if p.ProviderType != ProviderCalDAV {
+		if p.ServerURL.IsSet() && !p.ServerURL.IsNull() {
+			return invalidf("serverUrl", "serverUrl is only for PROVIDER_C accounts.")
+		}
+		if p.Username.IsSet() && !p.Username.IsNull() {
+			return invalidf("username", "username is only for PROVIDER_C accounts.")
+		}
+	}
+	if v, ok := p.Username.Get(); ok && (len(v) > 255 || strings.ContainsAny(v, ":\r\n")) {
+		// HTTP Basic ends the user name at the first colon (RFC 7617 §2).
+		return invalidf("username", "username may be at most 255 characters long and hold no colon or line break.")
+	}
 	if v, ok := p.ExternalID.Get(); ok && len(v) > 255 {
 		return invalidf("externalId", "externalId may be at most 255 characters long.")
 	}
@@ -380,6 +440,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
+					ServerURL: conn.ServerURL,
 				},
 				TokenExpiry:          conn.Token.Expiry,
 				CredentialsID:        newID("cred"),
@@ -423,6 +484,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			}
 			if conn.State != nil {
 				rec.ProviderState = conn.State
+			}
+			if conn.ServerURL != "" {
+				rec.ServerURL = conn.ServerURL // reconnecting may move the account
 			}
 			if v, ok := externalID.Get(); ok {
 				rec.ExternalID = v

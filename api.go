@@ -39,7 +39,6 @@ type API interface {
 	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error)
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
-	Availability(ctx context.Context, params *AvailabilityParams) (*Availability, error)
 	Capabilities(ctx context.Context) (*CapabilityList, error)
 
 	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)

@@ -3,6 +3,8 @@ package unical
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 )
 
 // Calendar is one calendar of an end user account.
@@ -17,11 +19,21 @@ type Calendar struct {
 	InviteEmail                   string   `json:"inviteEmail"`
 	AllowedOnlineMeetingProviders []string `json:"allowedOnlineMeetingProviders"`
 	DefaultOnlineMeetingProvider  string   `json:"defaultOnlineMeetingProvider"`
+	// IsDeleted marks a calendar deleted since the sync token of a
+	// calendar listing; only ID is set then. Our extension.
+	IsDeleted bool `json:"isDeleted,omitempty"`
 }
 
-// MarshalJSON writes allowedOnlineMeetingProviders as [] rather than null.
+// MarshalJSON writes allowedOnlineMeetingProviders as [] rather than null,
+// and a deleted calendar as its id alone: {"id": "...", "isDeleted": true}.
 func (c Calendar) MarshalJSON() ([]byte, error) {
 	type plain Calendar
+	if c.IsDeleted {
+		return json.Marshal(struct {
+			ID        string `json:"id"`
+			IsDeleted bool   `json:"isDeleted"`
+		}{c.ID, true})
+	}
 	if c.AllowedOnlineMeetingProviders == nil {
 		c.AllowedOnlineMeetingProviders = []string{}
 	}
@@ -36,6 +48,14 @@ type CalendarParams struct {
 	Name     Optional[string] `json:"name,omitzero"`
 	HexColor Optional[string] `json:"hexColor,omitzero"`
 	TimeZone Optional[string] `json:"timeZone,omitzero"`
+}
+
+// UnmarshalJSON decodes p strictly, as EventParams.UnmarshalJSON does; the
+// read-only fields of a calendar (CalendarReadOnlyFields) are taken and
+// ignored, so that a fetched calendar decodes.
+func (p *CalendarParams) UnmarshalJSON(b []byte) error {
+	type plain CalendarParams // without this method
+	return unmarshalStrict(b, (*plain)(p), CalendarReadOnlyFields)
 }
 
 // CalendarListParams filters GET /v1/calendars/{endUserAccountId}.
@@ -86,9 +106,10 @@ func validHexColor(s string) bool {
 }
 
 // ListCalendars lists an account's calendars. With a sync token it returns
-// only the calendars added or changed since the listing that issued the
-// token (the providers have no calendar deletion feed, so a deleted calendar
-// shows only as missing from a full listing).
+// the calendars added or changed since the listing that issued the token,
+// then those deleted since, marked IsDeleted (ordered by id). The
+// providers have no calendar feed: the Client compares the listing with
+// the one the token remembers, on every provider alike.
 //
 // HTTP: GET /v1/calendars/{endUserAccountId}
 //
@@ -144,6 +165,11 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 		snapshot[cal.ID] = h
 		if previous == nil || previous[cal.ID] != h {
 			changed = append(changed, cal)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(previous)) {
+		if _, ok := snapshot[id]; !ok {
+			changed = append(changed, &Calendar{ID: id, IsDeleted: true})
 		}
 	}
 	offset = min(offset, len(changed))

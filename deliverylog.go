@@ -6,13 +6,14 @@ import (
 )
 
 // MarshalJSON adds latencyMs, the attempt's latency in whole milliseconds,
-// to the attempt's fields.
+// to the attempt's fields, and writes its timestamp as FormatTimestamp does.
 func (d DeliveryAttempt) MarshalJSON() ([]byte, error) {
 	type plain DeliveryAttempt // without this method
 	return json.Marshal(struct {
 		plain
-		LatencyMS int64 `json:"latencyMs"`
-	}{plain(d), d.Latency.Milliseconds()})
+		At        string `json:"timestamp"`
+		LatencyMS int64  `json:"latencyMs"`
+	}{plain(d), FormatTimestamp(d.At), d.Latency.Milliseconds()})
 }
 
 // DeliveryListParams pages the delivery log.

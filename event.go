@@ -329,6 +329,16 @@ type EventParams struct {
 	GenerateMeetingURLProvider Optional[string]            `json:"generateMeetingUrlProvider,omitzero"`
 }
 
+// UnmarshalJSON decodes p strictly, as the HTTP API reads it: a key that is
+// misspelt, unknown at any depth or given twice is CodeInvalid naming its
+// path (start.tz, attendees[0].mail). The read-only fields of an event
+// (EventReadOnlyFields) are taken and ignored, so that a fetched event
+// decodes; the HTTP API refuses them on a create.
+func (p *EventParams) UnmarshalJSON(b []byte) error {
+	type plain EventParams // without this method
+	return unmarshalStrict(b, (*plain)(p), EventReadOnlyFields)
+}
+
 // ApplyCommon writes onto e the parameters that every provider that keeps
 // whole events (CalDAV, the in-memory provider) stores one to one: title,
 // description, location, start, end (null clears it), cancellation,
@@ -375,10 +385,13 @@ func (p *EventParams) ApplyCommon(e *Event) {
 	}
 }
 
-// EventReadOnlyFields are the event fields a write body may not carry.
+// EventReadOnlyFields are the event fields set by the provider: a create
+// body may not carry them; an update body may (a fetched event sent back),
+// and they are ignored: the path names the event.
 var EventReadOnlyFields = []string{"id", "etag", "createdAt", "updatedAt", "iCalUid"}
 
-// CalendarReadOnlyFields are the calendar fields a write body may not carry.
+// CalendarReadOnlyFields are the calendar fields set by the provider,
+// refused in a create body and ignored in an update, as for events.
 var CalendarReadOnlyFields = []string{"id", "readOnly", "isPrimary", "isShared", "inviteEmail", "allowedOnlineMeetingProviders", "defaultOnlineMeetingProvider"}
 
 // validate checks an event write. For an update, current is the event as

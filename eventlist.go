@@ -233,26 +233,39 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	end := min(offset+r.limit, len(events))
 	page.Data = append(page.Data, events[offset:end]...)
 	saved, _ := json.Marshal(q)
-	switch {
-	case end < len(events) || batch.NextPageCursor != "":
-		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin}
+	var next *tokenPayload
+	if end < len(events) || batch.NextPageCursor != "" {
+		next = &tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin}
 		if end < len(events) {
 			next.After, next.Offset = pageCursor, end
 		} else {
 			next.After = batch.NextPageCursor
 		}
-		if err := a.storeCursor(ctx, &next, syncCursor); err != nil {
-			return nil, err
-		}
-		page.NextPageToken = a.sealToken(next)
-	case batch.NextSyncCursor != "":
-		next := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
-		if err := a.storeCursor(ctx, &next, batch.NextSyncCursor); err != nil {
-			return nil, err
-		}
-		page.NextSyncToken = a.sealToken(next)
+	}
+	if err := a.issueTokens(ctx, page, r, saved, next, syncCursor, batch.NextSyncCursor); err != nil {
+		return nil, err
 	}
 	return page, nil
+}
+
+// issueTokens gives page its next page token when next is set (with the
+// provider's sync cursor syncCursor kept for the later pages), else its
+// next sync token when the provider returned one (nextSync).
+func (a *App) issueTokens(ctx context.Context, page *SyncPage[*Event], r *listRequest, saved []byte, next *tokenPayload, syncCursor, nextSync string) error {
+	switch {
+	case next != nil:
+		if err := a.storeCursor(ctx, next, syncCursor); err != nil {
+			return err
+		}
+		page.NextPageToken = a.sealToken(*next)
+	case nextSync != "":
+		tok := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
+		if err := a.storeCursor(ctx, &tok, nextSync); err != nil {
+			return err
+		}
+		page.NextSyncToken = a.sealToken(tok)
+	}
+	return nil
 }
 
 // tokenQuery returns the query a page or sync token carries. The request
@@ -310,21 +323,14 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 		page.Data = append(page.Data, ke.e)
 	}
 	saved, _ := json.Marshal(q)
-	switch {
-	case len(found) > r.limit:
+	var next *tokenPayload
+	if len(found) > r.limit {
 		last := found[r.limit-1]
-		next := tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
+		next = &tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
 			Pos: &listPosition{Key: last.key, ID: last.e.ID}}
-		if err := a.storeCursor(ctx, &next, syncCursor); err != nil {
-			return nil, err
-		}
-		page.NextPageToken = a.sealToken(next)
-	case batch.NextSyncCursor != "":
-		next := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
-		if err := a.storeCursor(ctx, &next, batch.NextSyncCursor); err != nil {
-			return nil, err
-		}
-		page.NextSyncToken = a.sealToken(next)
+	}
+	if err := a.issueTokens(ctx, page, r, saved, next, syncCursor, batch.NextSyncCursor); err != nil {
+		return nil, err
 	}
 	for _, e := range page.Data {
 		if q.SeriesID != "" {

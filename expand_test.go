@@ -34,7 +34,6 @@ func allocatedBy(f func()) uint64 {
 // to the Client.
 func (env *engineEnv) mustCreateSecondly(tb testing.TB) *unical.Event {
 	tb.Helper()
-	env.Dav.SetClientExpands(true)
 	ev, err := env.App.CreateEvent(context.Background(), env.DavAccountID, env.DavCalendarID, &unical.EventParams{
 		Title:      unical.Some("tick"),
 		Start:      unical.Some(unical.EventDateTime{DateTime: "2026-01-01T00:00:00Z"}),

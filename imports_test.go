@@ -15,13 +15,53 @@ func TestImports(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"/httpapi", "/store/", "/provider/", "golang.org/x/oauth2"} {
+		for _, banned := range []string{"/httpapi", "/store/", "/provider/", "golang.org/x/oauth2", "/engine", "/availability", "/adminapi", "/dashboard"} {
 			if strings.Contains(dep, banned) {
 				t.Errorf("the root package depends on %s", dep)
 			}
 		}
 		if dep == "net/http" {
 			t.Errorf("the root package depends on net/http")
+		}
+	}
+}
+
+// TestImportRules keeps the parts apart: the engine is built on the root
+// and the root never reaches it; the Go client of the API reads the error
+// table without linking the server; the providers' retry loop stays free
+// of the domain.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/unical/unical"
+	tests := []struct {
+		pkg    string
+		need   []string // depended on
+		banned []string // never depended on
+	}{
+		{pkg: "./engine", need: []string{mod}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability"}},
+		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
+		{pkg: "./internal/retry", banned: []string{mod}},
+		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
+	}
+	for _, tt := range tests {
+		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", tt.pkg, err)
+		}
+		deps := map[string]bool{}
+		for _, dep := range strings.Fields(string(out)) {
+			deps[dep] = true
+		}
+		for _, want := range tt.need {
+			if !deps[want] {
+				t.Errorf("%s does not depend on %s", tt.pkg, want)
+			}
+		}
+		for _, banned := range tt.banned {
+			if deps[banned] {
+				t.Errorf("%s depends on %s", tt.pkg, banned)
+			}
 		}
 	}
 }
@@ -54,4 +94,20 @@ func TestExamplesImportNoInternal(t *testing.T) {
 // which only code inside the same tree may import.
 func internalPath(path string) bool {
 	return strings.HasPrefix(path, "internal/") || strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal") || path == "internal"
+}
+
+// TestImportsNoOperatorSide keeps the operator side (package admin, the
+// admin API and the dashboard) out of the root: it is built on the root.
+func TestImportsNoOperatorSide(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "github.com/unical/unical/admin", "github.com/unical/unical/adminapi", "github.com/unical/unical/dashboard":
+			t.Errorf("the root package depends on %s", dep)
+		}
+	}
 }

@@ -3,6 +3,10 @@ package unical
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
+
+	"github.com/unical/unical/internal/strictjson"
 )
 
 // Optional is a field of an update that can be absent, explicitly null, or
@@ -54,4 +58,21 @@ func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	}
 	o.null = false
 	return json.Unmarshal(b, &o.value)
+}
+
+// WrappedType returns T's type, so that package internal/strictjson checks
+// the JSON of an Optional field as strictly as that of a plain one.
+func (o Optional[T]) WrappedType() reflect.Type { return reflect.TypeFor[T]() }
+
+// unmarshalStrict decodes b into v as the HTTP API reads request bodies
+// (see internal/strictjson): keys spelled exactly, none unknown at any
+// depth, none twice. The keys in ignore are taken at the top level and
+// not decoded. A refused key is CodeInvalid naming its path.
+func unmarshalStrict(b []byte, v any, ignore []string) error {
+	err := strictjson.Unmarshal(b, v, ignore...)
+	var e *strictjson.Error
+	if errors.As(err, &e) {
+		return invalidf(e.Path, "%s", e.Error())
+	}
+	return err
 }

@@ -61,6 +61,29 @@ type Subscription struct {
 	EndpointState
 }
 
+// MarshalJSON writes the times as Account.MarshalJSON does.
+func (s Subscription) MarshalJSON() ([]byte, error) {
+	type plain Subscription // without this method
+	return json.Marshal(struct {
+		plain
+		Expiration   *string `json:"expiration"`
+		CreatedAt    string  `json:"createdAt"`
+		UpdatedAt    string  `json:"updatedAt"`
+		FailingSince *string `json:"failingSince,omitempty"`
+		DisabledAt   *string `json:"disabledAt,omitempty"`
+	}{plain(s), formatTimestampPtr(s.Expiration), FormatTimestamp(s.CreatedAt), FormatTimestamp(s.UpdatedAt),
+		formatTimestampPtr(s.FailingSince), formatTimestampPtr(s.DisabledAt)})
+}
+
+// formatTimestampPtr is FormatTimestamp of an optional time: nil for nil.
+func formatTimestampPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := FormatTimestamp(*t)
+	return &s
+}
+
 // SubscriptionCreateParams is the body of
 // POST /v1/calendarSubscriptions/{endUserAccountId}.
 type SubscriptionCreateParams struct {

@@ -2,16 +2,15 @@ package admin
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/unical/unical"
 )
 
-// AdminListAccounts lists an application's accounts, oldest first, with
+// ListAccounts lists an application's accounts, oldest first, with
 // their status and statusReason; params filter by search text and status
 // as GET /v1/endUserAccounts does.
-func (s *Service) AdminListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error) {
+func (s *Service) ListAccounts(ctx context.Context, appID string, params *unical.AccountListParams) (*unical.Page[*unical.Account], error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -19,9 +18,9 @@ func (s *Service) AdminListAccounts(ctx context.Context, appID string, params *u
 	return a.ListAccounts(ctx, params)
 }
 
-// AdminGetAccount returns one account of an application, with its status
+// GetAccount returns one account of an application, with its status
 // and statusReason.
-func (s *Service) AdminGetAccount(ctx context.Context, appID, accountID string) (*unical.Account, error) {
+func (s *Service) GetAccount(ctx context.Context, appID, accountID string) (*unical.Account, error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -29,10 +28,10 @@ func (s *Service) AdminGetAccount(ctx context.Context, appID, accountID string) 
 	return a.GetAccount(ctx, accountID)
 }
 
-// AdminDeleteAccount deletes an account of an application as DELETE
+// DeleteAccount deletes an account of an application as DELETE
 // /v1/endUserAccounts/{id} does: its subscriptions go, their watches are
 // stopped, and enduseraccount.deleted is sent.
-func (s *Service) AdminDeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error) {
+func (s *Service) DeleteAccount(ctx context.Context, appID, accountID string) (*unical.AccountDeleted, error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -45,9 +44,9 @@ func (s *Service) AdminDeleteAccount(ctx context.Context, appID, accountID strin
 	return deleted, nil
 }
 
-// AdminListSubscriptions lists the webhook subscriptions of every account
+// ListSubscriptions lists the webhook subscriptions of every account
 // of an application, in id order.
-func (s *Service) AdminListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
+func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -55,10 +54,10 @@ func (s *Service) AdminListSubscriptions(ctx context.Context, appID string, para
 	return a.ListApplicationSubscriptions(ctx, params)
 }
 
-// AdminListDeliveries lists the delivery log of one subscription of an
+// ListDeliveries lists the delivery log of one subscription of an
 // application, or with subscriptionID "" of the application's own
 // webhook endpoint, oldest first.
-func (s *Service) AdminListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
 	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
 	if err != nil {
 		return nil, err
@@ -66,11 +65,11 @@ func (s *Service) AdminListDeliveries(ctx context.Context, appID, subscriptionID
 	return a.ListDeliveries(ctx, accountID, subscriptionID, params)
 }
 
-// AdminResendMessage queues a failed message of an application for
+// ResendMessage queues a failed message of an application for
 // delivery again, as [unical.App.ResendMessage] does; the message names
 // its subscription. Returns CodeNotFound for an unknown message,
 // CodeConflict when it has not failed.
-func (s *Service) AdminResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
+func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
 	msg, err := s.store.GetMessage(ctx, appID, messageID)
 	if err != nil {
 		return nil, err
@@ -135,30 +134,28 @@ func (s *Service) CreateVirtualAccount(ctx context.Context, appID, email string)
 	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderVirtual})
 }
 
-// ConnectCalDAVAccount connects a CalDAV account with its email and
-// (app-specific) password, as POST /v1/basicAuth/connect does, against
-// the CalDAV server of the application's provider settings. serverURL is
-// optional: accounts have no server of their own, so a serverURL other
-// than the application's is refused with CodeInvalid naming serverUrl
-// rather than ignored.
-func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID, email, password, serverURL string) (*unical.Account, error) {
-	if serverURL != "" {
-		app, err := s.store.GetApplication(ctx, appID)
-		if err != nil {
-			return nil, err
-		}
-		configured := app.Providers[unical.ProviderCalDAV].ServerURL
-		if strings.TrimRight(serverURL, "/") != strings.TrimRight(configured, "/") {
-			if configured == "" {
-				configured = "the provider's default server"
-			}
-			return nil, unical.FieldError("serverUrl", "This application connects CalDAV accounts to %s; change the server in its CalDAV provider settings, or leave the server URL empty.", configured)
-		}
-	}
-	if password == "" {
+// CalDAVConnection is what the dashboard's form sends to connect a CalDAV
+// account: the login (username, the email when empty), its password, and
+// the server (empty: the application's setting, then discovery from the
+// email's domain, then iCloud), as POST /v1/endUserAccounts takes them.
+type CalDAVConnection struct {
+	Email, Username, Password, ServerURL string
+}
+
+// ConnectCalDAVAccount connects a CalDAV account of an application, as
+// POST /v1/endUserAccounts does, and records it in the audit log.
+func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID string, c CalDAVConnection) (*unical.Account, error) {
+	if c.Password == "" {
 		return nil, unical.FieldError("password", "password is required.")
 	}
-	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(password)})
+	params := &unical.AccountCreateParams{Email: c.Email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(c.Password)}
+	if c.Username != "" {
+		params.Username = unical.Some(c.Username)
+	}
+	if c.ServerURL != "" {
+		params.ServerURL = unical.Some(c.ServerURL)
+	}
+	return s.createAccount(ctx, appID, params)
 }
 
 // createAccount creates an account through the App and records it.

@@ -116,10 +116,29 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 			httpapi.WriteError(w, r, h.log, err)
 			return
 		}
+		if err := httpapi.CheckQuery(r, queryParams[r.Pattern]); err != nil {
+			httpapi.WriteError(w, r, h.log, err)
+			return
+		}
 		if err := fn(w, r); err != nil {
 			httpapi.WriteError(w, r, h.log, err)
 		}
 	}
+}
+
+// queryParams lists the query parameters each admin route takes, by its
+// pattern; a route not listed takes none, and any other parameter is a
+// 400 naming it, as on /v1. TestOpenAPIQueryParameters holds
+// adminapi/openapi.json to this table.
+var queryParams = map[string][]string{
+	"DELETE /admin/v1/applications/{appId}":                                        {"cascade"},
+	"DELETE /admin/v1/applications/{appId}/redirectUrls":                           {"url"},
+	"GET /admin/v1/applications/{appId}/webhook/deliveries":                        {"pageToken", "limit"},
+	"GET /admin/v1/applications/{appId}/accounts":                                  {"search", "statusFilter", "pageToken", "limit"},
+	"GET /admin/v1/applications/{appId}/subscriptions":                             {"pageToken", "limit"},
+	"GET /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries": {"pageToken", "limit"},
+	"GET /admin/v1/audit":                                                          {"pageToken", "limit"},
+	"GET /admin/v1/applications/{appId}/audit":                                     {"pageToken", "limit"},
 }
 
 // bearerToken returns the token of "Authorization: Bearer <token>", or "".

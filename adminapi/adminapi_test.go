@@ -428,6 +428,11 @@ func TestRedirectURLs(t *testing.T) {
 	wantError(t, s.admin(t, "POST", path, map[string]any{"url": 5}), http.StatusBadRequest, "invalid_request", "url")
 	wantError(t, s.admin(t, "DELETE", path+"?url="+url.QueryEscape("https://other.example/"), nil), http.StatusNotFound, "not_found", "url")
 	wantError(t, s.admin(t, "DELETE", path, nil), http.StatusBadRequest, "invalid_request", "url")
+	// Strict input, as on /v1: a misspelt parameter or key is refused.
+	wantError(t, s.admin(t, "DELETE", path+"?URL="+url.QueryEscape("https://app.example/done"), nil), http.StatusBadRequest, "invalid_request", "URL")
+	wantError(t, s.admin(t, "GET", path+"?limit=1", nil), http.StatusBadRequest, "invalid_request", "limit")
+	wantError(t, s.admin(t, "POST", path, `{"URL":"https://app.example/other"}`), http.StatusBadRequest, "invalid_request", "URL")
+	wantError(t, s.admin(t, "POST", path, `{"url":"https://app.example/a","url":"https://app.example/b"}`), http.StatusBadRequest, "invalid_request", "url")
 	s.must(t, "GET", path, nil, &got)
 	if d := cmp.Diff(want, got.Data); d != "" {
 		t.Errorf("after refused changes (-want +got):\n%s", d)

@@ -5,7 +5,9 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/internal/openapitest"
@@ -42,5 +44,35 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	if d := cmp.Diff(mounted, documented); d != "" {
 		t.Errorf("mounted routes (-) and documented operations (+) differ:\n%s", d)
+	}
+}
+
+// TestOpenAPIQueryParameters holds the admin document to the query
+// parameters each route takes, both ways.
+func TestOpenAPIQueryParameters(t *testing.T) {
+	t.Parallel()
+	doc, err := openapitest.LoadDocument(adminapi.OpenAPIDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string][]string{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			var names []string
+			for _, p := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
+				if p.Value.In == "query" {
+					names = append(names, p.Value.Name)
+				}
+			}
+			sort.Strings(names)
+			documented[method+" "+parameterName.ReplaceAllString(path, "{}")] = names
+		}
+	}
+	for _, pattern := range adminapi.MountedRoutes() {
+		got := append([]string(nil), adminapi.QueryParameters(pattern)...)
+		sort.Strings(got)
+		if d := cmp.Diff(documented[parameterName.ReplaceAllString(pattern, "{}")], got, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: documented (-) and accepted (+) query parameters differ:\n%s", pattern, d)
+		}
 	}
 }

@@ -327,7 +327,7 @@ func (h *handler) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.AdminListDeliveries(r.Context(), r.PathValue("appId"), "", &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), "", &unical.DeliveryListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (h *handler) handleAccountList(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	q := r.URL.Query()
-	page, err := h.svc.AdminListAccounts(r.Context(), r.PathValue("appId"), &unical.AccountListParams{
+	page, err := h.svc.ListAccounts(r.Context(), r.PathValue("appId"), &unical.AccountListParams{
 		Search: q.Get("search"), StatusFilter: q.Get("statusFilter"), PageToken: token, Limit: limit,
 	})
 	if err != nil {
@@ -352,7 +352,7 @@ func (h *handler) handleAccountList(w http.ResponseWriter, r *http.Request) erro
 
 // handleAccountGet handles GET /admin/v1/applications/{appId}/accounts/{accountId}.
 func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request) error {
-	acct, err := h.svc.AdminGetAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
+	acct, err := h.svc.GetAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
 	if err != nil {
 		return err
 	}
@@ -361,7 +361,7 @@ func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request) error
 
 // handleAccountDelete handles DELETE /admin/v1/applications/{appId}/accounts/{accountId}.
 func (h *handler) handleAccountDelete(w http.ResponseWriter, r *http.Request) error {
-	deleted, err := h.svc.AdminDeleteAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
+	deleted, err := h.svc.DeleteAccount(r.Context(), r.PathValue("appId"), r.PathValue("accountId"))
 	if err != nil {
 		return err
 	}
@@ -374,7 +374,7 @@ func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.AdminListSubscriptions(r.Context(), r.PathValue("appId"), &unical.SubscriptionListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListSubscriptions(r.Context(), r.PathValue("appId"), &unical.SubscriptionListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -388,7 +388,7 @@ func (h *handler) handleSubscriptionDeliveries(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.AdminListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &unical.DeliveryListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -397,7 +397,7 @@ func (h *handler) handleSubscriptionDeliveries(w http.ResponseWriter, r *http.Re
 
 // handleMessageResend handles POST /admin/v1/applications/{appId}/messages/{messageId}/resend.
 func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request) error {
-	done, err := h.svc.AdminResendMessage(r.Context(), r.PathValue("appId"), r.PathValue("messageId"))
+	done, err := h.svc.ResendMessage(r.Context(), r.PathValue("appId"), r.PathValue("messageId"))
 	if err != nil {
 		return err
 	}

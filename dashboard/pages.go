@@ -368,7 +368,7 @@ const accountsPageSize = 50
 func (h *handler) loadAccounts(r *http.Request, app *admin.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &accountsData{Search: q.Get("q"), Status: q.Get("status")}
-	page, err := h.admin.AdminListAccounts(r.Context(), app.ID, &unical.AccountListParams{Search: d.Search, StatusFilter: d.Status, PageToken: q.Get("page"), Limit: accountsPageSize})
+	page, err := h.admin.ListAccounts(r.Context(), app.ID, &unical.AccountListParams{Search: d.Search, StatusFilter: d.Status, PageToken: q.Get("page"), Limit: accountsPageSize})
 	if err != nil {
 		return d, err
 	}
@@ -380,7 +380,7 @@ func (h *handler) loadAccounts(r *http.Request, app *admin.ApplicationView) (any
 }
 
 func (h *handler) deleteAccount(w http.ResponseWriter, r *http.Request, s *session) {
-	if _, err := h.admin.AdminDeleteAccount(r.Context(), r.PathValue("app"), r.PathValue("account")); err != nil {
+	if _, err := h.admin.DeleteAccount(r.Context(), r.PathValue("app"), r.PathValue("account")); err != nil {
 		h.failed(w, r, s, pageAccounts, err)
 		return
 	}
@@ -410,7 +410,7 @@ const webhooksPageSize = 50
 func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &webhooksData{Webhook: app.Webhook, LogSubscription: q.Get("sub")}
-	subs, err := h.admin.AdminListSubscriptions(r.Context(), app.ID, &unical.SubscriptionListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
+	subs, err := h.admin.ListSubscriptions(r.Context(), app.ID, &unical.SubscriptionListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
 	if err != nil {
 		return d, err
 	}
@@ -418,7 +418,7 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 	if subs.NextPageToken != nil {
 		d.NextSubscriptions = "?" + url.Values{"sub": {d.LogSubscription}, "subs": {*subs.NextPageToken}}.Encode()
 	}
-	log, err := h.admin.AdminListDeliveries(r.Context(), app.ID, d.LogSubscription, &unical.DeliveryListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
+	log, err := h.admin.ListDeliveries(r.Context(), app.ID, d.LogSubscription, &unical.DeliveryListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
 	if err != nil {
 		return d, err
 	}
@@ -463,7 +463,7 @@ func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session,
 }
 
 func (h *handler) resend(w http.ResponseWriter, r *http.Request, s *session) {
-	if _, err := h.admin.AdminResendMessage(r.Context(), r.PathValue("app"), r.PostFormValue("message")); err != nil {
+	if _, err := h.admin.ResendMessage(r.Context(), r.PathValue("app"), r.PostFormValue("message")); err != nil {
 		h.failed(w, r, s, pageWebhooks, err)
 		return
 	}

@@ -1,3 +1,12 @@
+// Package engine is unical's webhook engine, run beside a
+// [unical.Client]: it claims due outbox messages with a lease, signs them
+// (Standard Webhooks) and posts them through Config.WebhookSender, keeps
+// each endpoint's delivery state, and schedules the change polls, watch
+// renewals, reconciliations and store sweeps. Everything that talks to a
+// provider stays with the Client and is called through [Client]. Several
+// engines may share one Store; cmd/unicald runs one per process:
+//
+//	go engine.Run(ctx, client) // until ctx ends or client.Close()
 package engine
 
 import (

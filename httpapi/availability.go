@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/availability"
 )
 
 func (h *handler) registerAvailabilityRoutes() {
@@ -16,7 +17,7 @@ func (h *handler) handleAvailability(w http.ResponseWriter, r *http.Request, app
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
-	res, err := app.Availability(r.Context(), &params)
+	res, err := availability.Find(r.Context(), app, h.client.Now(), &params)
 	if err != nil {
 		return err
 	}

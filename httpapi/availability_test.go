@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/availability"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
@@ -104,12 +105,12 @@ func TestAvailability(t *testing.T) {
 		t.Errorf("availability (-want +got):\n%s", d)
 	}
 
-	// The Go client of package unical gives the same answer.
+	// Package availability over the Go API gives the same answer.
 	app, err := ts.Client.App(t.Context(), ts.AppID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := app.Availability(t.Context(), &unical.AvailabilityParams{
+	res, err := availability.Find(t.Context(), app, ts.Client.Now(), &unical.AvailabilityParams{
 		Participants: []unical.AvailabilityParticipant{
 			{EndUserAccountID: ada, WorkingHours: &unical.WorkingHours{TimeZone: "Europe/Berlin", Intervals: []unical.WorkingInterval{{Day: "monday", Start: "09:00", End: "17:00"}}}},
 			{EndUserAccountID: alan, Required: unical.Some(false)},
@@ -127,7 +128,7 @@ func TestAvailability(t *testing.T) {
 		Participants: []string{ada, alan},
 	}}}
 	if d := cmp.Diff(wantGo, res); d != "" {
-		t.Errorf("App.Availability (-want +got):\n%s", d)
+		t.Errorf("availability.Find (-want +got):\n%s", d)
 	}
 }
 

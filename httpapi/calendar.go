@@ -53,7 +53,7 @@ func (h *handler) handleCalendarGet(w http.ResponseWriter, r *http.Request, app 
 // handleCalendarUpdate handles PUT /v1/calendars/{endUserAccountId}/{calendarId}.
 func (h *handler) handleCalendarUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	var params unical.CalendarParams
-	if err := decodeBody(w, r, &params, unical.CalendarReadOnlyFields); err != nil {
+	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
 	cal, err := app.UpdateCalendar(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), &params)

@@ -58,9 +58,9 @@ func appendAccountPage(b []byte, p *unical.Page[*unical.Account]) ([]byte, bool)
 	return append(b, '}'), true
 }
 
-// appendAccount appends a's JSON, with its fields in declaration order as
-// encoding/json writes them; false for a time encoding/json would write
-// otherwise (outside UTC or years 0-9999), which it then encodes.
+// appendAccount appends a's JSON as unical.Account.MarshalJSON writes it;
+// false for a time outside the years 0-9999, which encoding/json then
+// encodes.
 func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 	if a == nil {
 		return append(b, "null"...), true
@@ -105,19 +105,26 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 	}
 	b = append(b, `,"providerType":`...)
 	b = appendString(b, string(a.ProviderType))
+	if a.ServerURL != "" { // omitempty, as on the struct tag
+		b = append(b, `,"serverUrl":`...)
+		b = appendString(b, a.ServerURL)
+	}
 	return append(b, '}'), true
 }
 
-// plainTime reports whether t is a UTC time with a four-digit year, which
-// time.Time's MarshalJSON writes as RFC 3339 with a Z; the store keeps
-// every time in UTC.
+// plainTime reports whether t has a four-digit year in UTC, which
+// appendTime writes as unical.FormatTimestamp does.
 func plainTime(t time.Time) bool {
-	return t.Location() == time.UTC && t.Year() >= 0 && t.Year() <= 9999
+	y := t.UTC().Year()
+	return y >= 0 && y <= 9999
 }
 
+// appendTime appends t quoted as unical.FormatTimestamp writes it.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
+	if !t.IsZero() {
+		b = t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	}
 	return append(b, '"')
 }
 

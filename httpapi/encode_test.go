@@ -87,10 +87,11 @@ func TestAppendJSON(t *testing.T) {
 		{"page with nil data", &unical.Page[*unical.Account]{}},
 		{"page with a nil account", &unical.Page[*unical.Account]{Data: []*unical.Account{nil, full}}},
 		{"page with a time outside UTC", &unical.Page[*unical.Account]{Data: []*unical.Account{full, withTimes(time.Date(2026, 5, 6, 7, 8, 9, 0, time.FixedZone("", -3600)), full.UpdatedAt)}}},
+		{"year 10000", withTimes(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), full.UpdatedAt)},
 		{"other value", map[string]any{"ok": true, "message": "<b>"}},
 	}
 	// slow names the values appendJSON leaves to encoding/json.
-	slow := map[string]bool{"time outside UTC": true, "local time": true, "page with a time outside UTC": true, "other value": true}
+	slow := map[string]bool{"year 10000": true, "other value": true}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := encodingJSON(t, tc.v)
@@ -126,9 +127,7 @@ func TestAppendJSON(t *testing.T) {
 // TestAppendJSON_Error: a value encoding/json refuses is an error, as it
 // was before (writeJSON answers 500 then).
 func TestAppendJSON_Error(t *testing.T) {
-	a := everyField(t)
-	a.CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, v := range []any{a, &unical.Page[*unical.Account]{Data: []*unical.Account{a}}, map[string]any{"f": func() {}}} {
+	for _, v := range []any{map[string]any{"f": func() {}}} {
 		if _, err := appendJSON(nil, v); err == nil {
 			t.Errorf("appendJSON(%T) succeeded, want the error encoding/json gives", v)
 		}

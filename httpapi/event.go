@@ -85,7 +85,7 @@ func (h *handler) handleEventCreate(w http.ResponseWriter, r *http.Request, app 
 // handleEventUpdate handles PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
 func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	var params unical.EventParams
-	if err := decodeBody(w, r, &params, unical.EventReadOnlyFields); err != nil {
+	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
 	q := &query{r: r}

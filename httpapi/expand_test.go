@@ -18,7 +18,6 @@ import (
 func newExpandServer(t *testing.T) (ts *testServer, acct, base string) {
 	ts = MustNewServer(t)
 	acct = ts.mustConnect(t)[unical.ProviderCalDAV]
-	ts.Providers[unical.ProviderCalDAV].SetClientExpands(true)
 	return ts, acct, "/v1/events/" + acct + "/" + esc("primary/"+davUser)
 }
 

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/strictjson"
 	"github.com/unical/unical/internal/wirecode"
 )
 
@@ -180,7 +181,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
 
 // DecodeJSON reads a JSON request body into v as the /v1 API does: at
-// most MaxBodyBytes, no unknown fields, nothing after the object; each
+// most MaxBodyBytes, keys spelled exactly, no unknown field at any depth,
+// no key twice, nothing after the object; each
 // failure is an *unical.Error naming the field where there is one.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return decodeBody(w, r, v, nil)
@@ -273,6 +275,15 @@ type appHandler func(w http.ResponseWriter, r *http.Request, app *unical.App) er
 // limit taken, from the headers alone: a refused request's body is never
 // read (see refuse).
 func (h *handler) api(fn appHandler) http.HandlerFunc {
+	handle := fn
+	// The query is checked as part of the request, so that an
+	// Idempotency-Key reused with another query is the 422 it always is.
+	fn = func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+		if err := checkQuery(r); err != nil {
+			return err
+		}
+		return handle(w, r, app)
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := apiKey(r)
 		app, err := h.client.AppByAPIKey(r.Context(), key)
@@ -312,9 +323,12 @@ func ok(w http.ResponseWriter, v any) error {
 	return nil
 }
 
-// decodeBody reads a JSON object into v: at most MaxBodyBytes, no unknown
-// fields, none of readOnly, nothing after the object. Each failure is a 400
-// (413 for size) naming the field where there is one.
+// decodeBody reads a JSON object into v: at most MaxBodyBytes, keys spelled
+// exactly, no unknown field at any depth, no key twice, none of readOnly,
+// nothing after the object. Each failure is a 400 (413 for size) naming
+// the field where there is one. An update passes no readOnly: the
+// resource's read-only fields are then taken, so that a fetched resource
+// can be sent back, and ignored by v's UnmarshalJSON.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return unical.FieldError("Content-Type", "Send the body as application/json.")
@@ -334,6 +348,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string
 	if !utf8.Valid(body) {
 		return invalidUTF8(body)
 	}
+	// One object and nothing after it: encoding/json refuses the rest.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return syntaxError(err)
@@ -343,13 +358,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string
 			return unical.FieldError(name, "%s is read-only.", name)
 		}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Unmarshal(body, v); err != nil {
 		return decodeError(err)
-	}
-	if dec.More() {
-		return unical.Errorf(unical.CodeInvalid, "The request body must hold one JSON object.")
 	}
 	return nil
 }
@@ -380,10 +390,9 @@ func decodeError(err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		return unical.FieldError(name, "%s is not a field of this request.", name)
+	var key *strictjson.Error
+	if errors.As(err, &key) {
+		return unical.FieldError(key.Path, "%s", key.Error())
 	}
 	return syntaxError(err)
 }

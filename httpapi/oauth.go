@@ -23,6 +23,10 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No OAuth flow for provider %q; use provider_a or provider_b.", r.PathValue("provider")))
 		return
 	}
+	if err := checkQuery(r); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	q, err := parseQuery(r.URL.RawQuery)
 	if err != nil {
 		h.writeError(w, r, err)

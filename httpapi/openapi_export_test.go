@@ -16,3 +16,10 @@ func MountedRoutes(opts Options) []string {
 }
 
 var _ http.Handler = (*routeMux)(nil)
+
+// QueryParameters returns the query parameters the route of pattern takes.
+func QueryParameters(pattern string) []string { return queryParams[pattern] }
+
+// UncheckedQueryRoutes are the routes whose query is not checked, because
+// providers add parameters of their own there.
+var UncheckedQueryRoutes = []string{"GET /v1/oauth/callback", "POST /v1/notifications/{provider}/{appID}/{subscriptionID}"}

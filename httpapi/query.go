@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +33,52 @@ func (q *query) str(name string) string {
 		}
 	}
 	return q.values.Get(name)
+}
+
+// queryParams lists the query parameters each route takes, by its
+// pattern; a route not listed takes none. Any other parameter is a 400
+// naming it: a misspelt filter (?serch=, ?expandrecurrences=) would
+// otherwise be no filter. TestOpenAPIQueryParameters holds the OpenAPI
+// document to this table.
+var queryParams = map[string][]string{
+	"GET /v1/endUserAccounts":                                               {"search", "statusFilter", "pageToken", "limit"},
+	"GET /v1/calendars/{accountID}":                                         {"syncToken", "pageToken", "limit"},
+	"GET /v1/events/{accountID}/{calendarID}":                               {"syncToken", "startDateTime", "endDateTime", "timeZone", "metadataFilters", "expandRecurrences", "search", "orderBy", "pageToken", "limit"},
+	"GET /v1/events/{accountID}/{calendarID}/{eventID}/occurrences":         {"syncToken", "startDateTime", "endDateTime", "timeZone", "metadataFilters", "search", "orderBy", "pageToken", "limit"},
+	"PUT /v1/events/{accountID}/{calendarID}/{eventID}":                     {"scope"},
+	"DELETE /v1/events/{accountID}/{calendarID}/{eventID}":                  {"scope"},
+	"GET /v1/events/{accountID}/{calendarID}/ics":                           {"startDateTime", "endDateTime"},
+	"GET /v1/calendarSubscriptions/{accountID}":                             {"pageToken", "limit"},
+	"GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries": {"pageToken", "limit"},
+	"GET /v1/applicationWebhook/deliveries":                                 {"pageToken", "limit"},
+	"GET /v1/oauth/authorize/{appID}/{provider}":                            {"redirectUrl", "prompt", "loginHint", "state"},
+}
+
+// checkQuery refuses a query parameter r's route does not take (see
+// queryParams). The OAuth callback and the provider notification routes
+// are not checked: providers add parameters of their own there.
+func checkQuery(r *http.Request) error { return CheckQuery(r, queryParams[r.Pattern]) }
+
+// CheckQuery refuses a query parameter of r that is not in allowed, and
+// one given twice (only the first would be read), with a 400 naming it, as
+// the /v1 API does; for other handlers of the same server (the admin API).
+func CheckQuery(r *http.Request, allowed []string) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	values, err := parseQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if !slices.Contains(allowed, name) {
+			return unical.FieldError(name, "%s is not a query parameter of this request.", name)
+		}
+		if len(values[name]) > 1 {
+			return unical.FieldError(name, "%s is given more than once.", name)
+		}
+	}
+	return nil
 }
 
 // parseQuery decodes a query string. r.URL.Query drops the pairs it

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/emersion/go-ical"
 
@@ -33,9 +34,15 @@ const (
 const ImportUIDKey = "unical.icsUid"
 
 // occurrenceWindow is how far from an override's original start the
-// occurrences of its series are searched for it: wide enough for an
-// occurrence moved by months, and within the expansion limit.
+// occurrences of its series are searched for it, when it is not where it
+// started or where the file moves it: wide enough for an occurrence moved
+// by months, and within the expansion limit.
 const occurrenceWindow = 180 * 24 * time.Hour
+
+// maxOccurrenceLookup bounds the occurrences read to find the one an
+// override names: a FREQ=SECONDLY series holds 31 million in the search
+// window. Past it, the override is refused (and its series with it).
+const maxOccurrenceLookup = 2_000
 
 // ImportResult counts what an import did, one count per VEVENT component
 // (a series, a single event, or an override of one occurrence), and lists
@@ -70,6 +77,9 @@ type series struct {
 	uid       string
 	master    *parsed
 	overrides []*parsed
+	// invalid, when set, refuses the whole UID: one of its components
+	// holds text that is not UTF-8.
+	invalid *ImportError
 }
 
 // Import writes the VEVENTs of an iCalendar object into a calendar of api.
@@ -81,12 +91,18 @@ type series struct {
 //
 // A body that is not iCalendar, or a VEVENT that cannot be mapped, fails
 // the whole import before anything is written: a CodeInvalid error
-// naming the property, with the UID in its message. A component the
-// provider refuses is listed in ImportResult.Errors with nothing of it
-// written (a series created for it is deleted again), and the import goes
-// on. A failure that is not the component's (the provider is down, the
-// account expired) stops the import with that error; the events written
-// before stay, and running the import again completes it.
+// naming the property, with the UID in its message.
+//
+// Otherwise each UID (a series or single event with the overrides of its
+// occurrences) is applied whole or not at all: a UID that the provider
+// refuses, whose RECURRENCE-ID names no occurrence or cannot be found
+// among the first [maxOccurrenceLookup] occurrences around it, or whose
+// text is not UTF-8, is listed in ImportResult.Errors, what the import
+// wrote for it is undone (a series it created is deleted again, fields it
+// changed are written back), and the import goes on with the next UID. A
+// failure that is not the UID's (the provider is down, the account
+// expired) stops the import with that error after the same undo; the
+// UIDs applied before stay, and running the import again completes it.
 //
 // Attendees and organizers are not imported, so that an import never
 // sends invitations; components other than VEVENT (VTODO, VJOURNAL) are
@@ -157,15 +173,24 @@ func parse(data []byte) ([]*series, []ImportError, error) {
 		if strings.TrimSpace(uid) == "" {
 			return nil, nil, unical.FieldError(ical.PropUID, "VEVENT number %d has no UID.", n)
 		}
-		ev, err := icalmap.ToEvent(comp, &icalmap.Options{Zones: zones})
-		if err != nil {
-			return nil, nil, componentError(uid, err)
-		}
 		g := byUID[uid]
 		if g == nil {
 			g = &series{uid: uid}
 			byUID[uid] = g
 			order = append(order, g)
+		}
+		if prop := notUTF8(comp); prop != "" {
+			// Refused for its UID alone, before it is mapped: stored, the
+			// bytes would come back as U+FFFD.
+			if g.invalid == nil {
+				g.invalid = &ImportError{UID: strings.ToValidUTF8(uid, "\uFFFD"), Property: prop,
+					Message: fmt.Sprintf("The %s of VEVENT number %d is not valid UTF-8.", prop, n)}
+			}
+			continue
+		}
+		ev, err := icalmap.ToEvent(comp, &icalmap.Options{Zones: zones})
+		if err != nil {
+			return nil, nil, componentError(uid, err)
 		}
 		switch {
 		case ev.OriginalStart != nil:
@@ -178,6 +203,7 @@ func parse(data []byte) ([]*series, []ImportError, error) {
 	}
 	for _, g := range order {
 		switch {
+		case g.invalid != nil:
 		case g.master == nil:
 			return nil, nil, unical.FieldError(ical.PropRecurrenceID, "The event with UID %q changes occurrences (RECURRENCE-ID) of a series the file does not hold.", g.uid)
 		case len(g.overrides) > 0 && !g.master.ev.IsRecurring:
@@ -185,6 +211,32 @@ func parse(data []byte) ([]*series, []ImportError, error) {
 		}
 	}
 	return order, skipped, nil
+}
+
+// notUTF8 returns the name of the first property of comp, or of a
+// component inside it, whose value or parameters are not valid UTF-8, or
+// "" when all are.
+func notUTF8(comp *ical.Component) string {
+	for _, name := range slices.Sorted(maps.Keys(comp.Props)) {
+		for _, p := range comp.Props[name] {
+			if !utf8.ValidString(p.Value) {
+				return name
+			}
+			for _, values := range p.Params {
+				for _, v := range values {
+					if !utf8.ValidString(v) {
+						return name
+					}
+				}
+			}
+		}
+	}
+	for _, child := range comp.Children {
+		if name := notUTF8(child); name != "" {
+			return name
+		}
+	}
+	return ""
 }
 
 // propertyInError finds the property icalmap names in an error
@@ -245,10 +297,38 @@ type importer struct {
 // counts are what one series' components did.
 type counts struct{ created, updated, unchanged int }
 
-// series imports one UID's components. It returns an error only for a
-// failure that stops the import; a refused component is recorded.
+// series imports one UID's components, whole or not at all. It returns an
+// error only for a failure that stops the import; a refused UID is
+// recorded. Either way, what it wrote for a UID that failed is undone.
 func (im *importer) series(g *series, have *unical.Event) error {
-	var c counts
+	if g.invalid != nil {
+		im.res.Errors = append(im.res.Errors, *g.invalid)
+		return nil
+	}
+	var undo []undoFunc
+	c, prop, err := im.apply(g, have, &undo)
+	if err != nil {
+		// Undone last write first, with a context of its own: the
+		// request's may be what ended.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(im.ctx), undoTimeout)
+		defer cancel()
+		for i := len(undo) - 1; i >= 0; i-- {
+			if uerr := undo[i](ctx); uerr != nil {
+				return uerr // what is left is partial: the import stops
+			}
+		}
+		return im.refused(g.uid, err, prop)
+	}
+	im.res.Created += c.created
+	im.res.Updated += c.updated
+	im.res.Unchanged += c.unchanged
+	return nil
+}
+
+// apply writes one UID's components, appending to undo what puts back
+// each write. On error, prop is the property to name when the error does
+// not name one.
+func (im *importer) apply(g *series, have *unical.Event, undo *[]undoFunc) (c counts, prop string, err error) {
 	ev := g.master.ev
 	created := false
 	var id string
@@ -256,59 +336,92 @@ func (im *importer) series(g *series, have *unical.Event) error {
 	case ev.IsCancelled && have == nil:
 		c.unchanged++
 	case ev.IsCancelled:
+		// A deletion cannot be undone, so it is the UID's only write.
 		if _, err := im.api.DeleteEvent(im.ctx, im.accountID, im.calendarID, have.ID); err != nil {
-			return im.refused(g.uid, err, "")
+			return c, "", err
 		}
 		c.updated++
 	case have == nil:
 		e, err := im.api.CreateEvent(im.ctx, im.accountID, im.calendarID, seriesParams(ev, g.uid))
 		if err != nil {
-			return im.refused(g.uid, err, "")
+			return c, "", err
 		}
 		id, created = e.ID, true
+		*undo = append(*undo, im.deleteAgain(id))
 		c.created++
 	case sameSeries(have, ev, g.uid):
 		id = have.ID
 		c.unchanged++
 	default:
 		if _, err := im.api.UpdateEvent(im.ctx, im.accountID, im.calendarID, have.ID, seriesParams(ev, g.uid)); err != nil {
-			return im.refused(g.uid, err, "")
+			return c, "", err
 		}
+		*undo = append(*undo, im.writeBack(have.ID, restoreSeries(have)))
 		id = have.ID
 		c.updated++
 	}
-	if id != "" && len(g.overrides) > 0 {
-		occ := &occurrences{im: im, seriesID: id, allDay: ev.IsAllDay, seen: map[string]*unical.Event{}}
-		for _, o := range g.overrides {
-			what, err := im.override(occ, o.ev)
-			if err != nil {
-				if created {
-					// Nothing of a refused component is written: the series
-					// created for it goes again.
-					if _, derr := im.api.DeleteEvent(im.ctx, im.accountID, im.calendarID, id); derr != nil {
-						return derr
-					}
-					c = counts{}
-				}
-				im.res.Created += c.created
-				im.res.Updated += c.updated
-				im.res.Unchanged += c.unchanged
-				return im.refused(g.uid, err, ical.PropRecurrenceID)
-			}
-			switch {
-			case what == unchanged:
-				c.unchanged++
-			case created:
-				c.created++
-			default:
-				c.updated++
-			}
+	if id == "" || len(g.overrides) == 0 {
+		return c, "", nil
+	}
+	occ := &occurrences{im: im, seriesID: id, allDay: ev.IsAllDay, seen: map[string]*unical.Event{}}
+	// Cancellations go last: a deleted occurrence cannot be written back,
+	// so they wait until every change that can fail has been made.
+	ordered := slices.Clone(g.overrides)
+	slices.SortStableFunc(ordered, func(a, b *parsed) int {
+		switch {
+		case a.ev.IsCancelled == b.ev.IsCancelled:
+			return 0
+		case b.ev.IsCancelled:
+			return -1
+		}
+		return 1
+	})
+	for _, o := range ordered {
+		what, err := im.override(occ, o.ev, undo)
+		if err != nil {
+			return c, ical.PropRecurrenceID, err
+		}
+		switch {
+		case what == unchanged:
+			c.unchanged++
+		case created:
+			c.created++
+		default:
+			c.updated++
 		}
 	}
-	im.res.Created += c.created
-	im.res.Updated += c.updated
-	im.res.Unchanged += c.unchanged
-	return nil
+	return c, "", nil
+}
+
+// undoFunc puts back one write of a UID that failed.
+type undoFunc func(ctx context.Context) error
+
+// undoTimeout bounds the undoing of one UID.
+const undoTimeout = time.Minute
+
+// deleteAgain undoes the creation of a series.
+func (im *importer) deleteAgain(id string) undoFunc {
+	return func(ctx context.Context) error {
+		_, err := im.api.DeleteEvent(ctx, im.accountID, im.calendarID, id)
+		return err
+	}
+}
+
+// writeBack undoes an update of an event by writing its former fields.
+func (im *importer) writeBack(id string, params *unical.EventParams) undoFunc {
+	return func(ctx context.Context) error {
+		_, err := im.api.UpdateEvent(ctx, im.accountID, im.calendarID, id, params)
+		return err
+	}
+}
+
+// restoreSeries are the fields seriesParams writes, as have holds them.
+func restoreSeries(have *unical.Event) *unical.EventParams {
+	p := commonParams(have)
+	p.Recurrence = unical.Some(nonNil(have.Recurrence))
+	p.PublicExtendedProperties = unical.Some(nonNilMap(have.PublicExtendedProperties))
+	p.PrivateExtendedProperties = unical.Some(nonNilMap(have.PrivateExtendedProperties))
+	return p
 }
 
 type outcome int
@@ -318,9 +431,10 @@ const (
 	written
 )
 
-// override applies one RECURRENCE-ID component to its occurrence.
-func (im *importer) override(occ *occurrences, ev *unical.Event) (outcome, error) {
-	have, err := occ.find(ev.OriginalStart)
+// override applies one RECURRENCE-ID component to its occurrence,
+// appending to undo what puts a change back.
+func (im *importer) override(occ *occurrences, ev *unical.Event, undo *[]undoFunc) (outcome, error) {
+	have, err := occ.find(ev.OriginalStart, ev.Start)
 	if err != nil {
 		return 0, err
 	}
@@ -342,6 +456,7 @@ func (im *importer) override(occ *occurrences, ev *unical.Event) (outcome, error
 	if _, err := im.api.UpdateEvent(im.ctx, im.accountID, im.calendarID, have.ID, commonParams(ev)); err != nil {
 		return 0, err
 	}
+	*undo = append(*undo, im.writeBack(have.ID, commonParams(have)))
 	return written, nil
 }
 
@@ -398,17 +513,25 @@ func propertyOfField(field string) string {
 	return ""
 }
 
-// occurrences finds the occurrences of one series by original start,
-// listing a window around each one asked for once.
+// occurrences finds the occurrences of one series by original start.
+// It reads few of them: an occurrence is looked for where it started and
+// where the file moves it (a second import of the same file finds it
+// there), and only then in a wide window around its original start; at
+// most maxOccurrenceLookup occurrences per lookup, so that a
+// FREQ=SECONDLY series costs no more than a weekly one.
 type occurrences struct {
 	im       *importer
 	seriesID string
 	allDay   bool
 	seen     map[string]*unical.Event
-	listed   [][2]time.Time
+	listed   [][2]time.Time // wide windows read to their end
 }
 
-func (o *occurrences) find(orig *unical.EventDateTime) (*unical.Event, error) {
+// find returns the occurrence whose original start is orig, nil when the
+// series has none, or a CodeInvalid error naming RECURRENCE-ID when it
+// cannot be found within the lookup bound. moved is where the file puts
+// the occurrence (nil for a cancellation).
+func (o *occurrences) find(orig, moved *unical.EventDateTime) (*unical.Event, error) {
 	key, at, err := originalKey(orig, o.allDay)
 	if err != nil {
 		return nil, err
@@ -421,21 +544,58 @@ func (o *occurrences) find(orig *unical.EventDateTime) (*unical.Event, error) {
 			return nil, nil // listed well around it: no such occurrence
 		}
 	}
-	w := [2]time.Time{at.Add(-occurrenceWindow), at.Add(occurrenceWindow)}
-	o.listed = append(o.listed, w)
+	step := time.Second
+	if o.allDay {
+		step = 24 * time.Hour
+	}
+	windows := [][2]time.Time{{at, at.Add(step)}}
+	if moved != nil {
+		if _, to, err := originalKey(moved, o.allDay); err == nil && !to.Equal(at) {
+			windows = append(windows, [2]time.Time{to, to.Add(step)})
+		}
+	}
+	wide := [2]time.Time{at.Add(-occurrenceWindow), at.Add(occurrenceWindow)}
+	windows = append(windows, wide)
+	budget := maxOccurrenceLookup
+	for _, w := range windows {
+		found, err := o.list(w, key, &budget)
+		if err != nil {
+			return nil, err
+		}
+		if found != nil {
+			return found, nil
+		}
+	}
+	o.listed = append(o.listed, wide)
+	return nil, nil
+}
+
+// list reads the occurrences of window w until the one with key, taking
+// each from budget; CodeInvalid naming RECURRENCE-ID when the budget runs
+// out first.
+func (o *occurrences) list(w [2]time.Time, key string, budget *int) (*unical.Event, error) {
 	params := &unical.OccurrenceListParams{Start: w[0], End: w[1], Limit: unical.MaxPageSize}
 	for e, err := range unical.AllOccurrences(o.im.ctx, o.im.api, o.im.accountID, o.im.calendarID, o.seriesID, params, nil) {
 		if err != nil {
 			return nil, err
 		}
+		if *budget == 0 {
+			return nil, unical.FieldError(ical.PropRecurrenceID, "The series has too many occurrences to find the one at %s among them (more than %d around it).", key, maxOccurrenceLookup)
+		}
+		*budget--
 		if e.OriginalStart == nil {
 			continue
 		}
-		if k, _, err := originalKey(e.OriginalStart, o.allDay); err == nil {
-			o.seen[k] = e
+		k, _, err := originalKey(e.OriginalStart, o.allDay)
+		if err != nil {
+			continue
+		}
+		o.seen[k] = e
+		if k == key {
+			return e, nil
 		}
 	}
-	return o.seen[key], nil
+	return nil, nil
 }
 
 // originalKey identifies an original start: the day of an all-day series,

@@ -175,6 +175,8 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 		cmpopts.IgnoreFields(webhookreceiver.Message{}, "ID", "Timestamp", "Body"),
 		cmpopts.IgnoreFields(webhookreceiver.AccountEvent{}, "Timestamp"),
 		cmpopts.IgnoreFields(webhookreceiver.CalendarEvent{}, "Timestamp"),
+		// A message carries times with milliseconds, the API's precision.
+		cmpopts.EquateApproxTime(time.Millisecond),
 	}
 	if d := cmp.Diff(want, got, opts); d != "" {
 		t.Errorf("delivered messages mismatch (-want +got):\n%s", d)

@@ -1,9 +1,12 @@
 package apisuite
 
 import (
+	"time"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/availability"
 )
 
 func testFreeBusy(e *env) {
@@ -61,7 +64,7 @@ func testAvailability(e *env) {
 			DurationMinutes: 30, IntervalMinutes: 30,
 		}
 	}
-	got := must(e.api.Availability(e.ctx, params()))
+	got := must(availability.Find(e.ctx, e.api, time.Now(), params()))
 	slot := func(start, end string) *unical.AvailabilitySlot {
 		return &unical.AvailabilitySlot{
 			Start:        unical.EventDateTime{DateTime: start, TimeZone: "Europe/Berlin"},
@@ -79,13 +82,13 @@ func testAvailability(e *env) {
 	}
 	short := params()
 	short.DurationMinutes = 4
-	_, err := e.api.Availability(e.ctx, short)
+	_, err := availability.Find(e.ctx, e.api, time.Now(), short)
 	wantError(t, "availability of 4 minutes", err, &unical.Error{Code: unical.CodeInvalid, Field: "durationMinutes"})
 	unknown := params()
 	unknown.Participants[1].EndUserAccountID = "acc_unknown"
-	_, err = e.api.Availability(e.ctx, unknown)
+	_, err = availability.Find(e.ctx, e.api, time.Now(), unknown)
 	wantError(t, "availability of an unknown account", err, &unical.Error{Code: unical.CodeNotFound, Field: "participants[1].endUserAccountId"})
-	_, err = e.other.Availability(e.ctx, params())
+	_, err = availability.Find(e.ctx, e.other, time.Now(), params())
 	wantError(t, "availability of another application's account", err, &unical.Error{Code: unical.CodeNotFound, Field: "participants[0].endUserAccountId"})
 }
 

@@ -36,32 +36,24 @@ func New() *Book { return &Book{Events: map[string]*Entry{}} }
 
 // List returns the events q asks for, before paging, in id order: with
 // since >= 0 the changes after that version (deleted events as
-// isCancelled), else the live events overlapping q's window. Recurring
-// series are expanded when q.SingleEvents and not clientExpands, with
-// their overrides (see UpdateInstance); unexpanded, a series comes with
-// its overrides that overlap the window, and cancelled ones are left out
-// (sync listings show them, as isCancelled instances).
-func (b *Book) List(q *unical.EventQuery, since int64, clientExpands bool) ([]*unical.Event, error) {
+// isCancelled), else the live events overlapping q's window.
+//
+// Recurring series are never expanded here: a series is one event, listed
+// whatever the window, and with q.SingleEvents it comes with every one of
+// its overrides (cancelled ones and ones moved out of the window included),
+// which is what the Client needs to expand the series page by page from
+// the position a page token carries, as it does for CalDAV. So a listing
+// holds the calendar's events, never the window's instances: a
+// FREQ=SECONDLY series over a year costs one event. Unexpanded, a series
+// comes with its overrides that overlap the window, and cancelled ones are
+// left out (sync listings show them, as isCancelled instances).
+func (b *Book) List(q *unical.EventQuery, since int64) ([]*unical.Event, error) {
 	ids := make([]string, 0, len(b.Events))
-	overrides := map[string][]*unical.Event{}
-	for id, st := range b.Events {
+	for id := range b.Events {
 		ids = append(ids, id)
-		if b.isOverride(st) {
-			ev := st.Event
-			overrides[ev.RecurringEventID] = append(overrides[ev.RecurringEventID], &ev)
-		}
 	}
 	sort.Strings(ids)
 	var all []*unical.Event
-	seen := map[string]bool{}
-	add := func(evs ...*unical.Event) {
-		for _, ev := range evs {
-			if !seen[ev.ID] {
-				seen[ev.ID] = true
-				all = append(all, ev)
-			}
-		}
-	}
 	for _, id := range ids {
 		st := b.Events[id]
 		if since >= 0 {
@@ -79,25 +71,18 @@ func (b *Book) List(q *unical.EventQuery, since int64, clientExpands bool) ([]*u
 			ev = unical.Event{ID: id, IsCancelled: true, Recurrence: nil}
 		}
 		if since < 0 && b.isOverride(st) {
-			// Listed with its series: expanded below, or shown beside it
-			// when it overlaps the window and is not cancelled.
-			if (!q.SingleEvents || clientExpands) && !ev.IsCancelled && InWindow(&ev, q.TimeMin, q.TimeMax) {
-				add(&ev)
+			// Listed with its series: all of them for the Client to
+			// expand, else beside it when it overlaps the window and is
+			// not cancelled.
+			if q.SingleEvents || (!ev.IsCancelled && InWindow(&ev, q.TimeMin, q.TimeMax)) {
+				all = append(all, &ev)
 			}
-			continue
-		}
-		if q.SingleEvents && ev.IsRecurring && !st.Deleted && !clientExpands {
-			inst, err := unical.ExpandEvents(append([]*unical.Event{&ev}, overrides[id]...), q.TimeMin, q.TimeMax)
-			if err != nil {
-				return nil, err
-			}
-			add(inst...)
 			continue
 		}
 		if !st.Deleted && !ev.IsRecurring && !InWindow(&ev, q.TimeMin, q.TimeMax) {
 			continue
 		}
-		add(&ev)
+		all = append(all, &ev)
 	}
 	if q.SeriesID != "" && len(all) == 0 && since < 0 {
 		if _, ok := b.Events[q.SeriesID]; !ok {
@@ -183,9 +168,7 @@ func (b *Book) Update(id string, version int64, params *unical.EventParams, self
 		return nil, err
 	}
 	Apply(&st.Event, params, self)
-	st.Event.UpdatedAt = unical.FormatTimestamp(now)
-	st.Event.ETag = etag(version)
-	st.Version = version
+	st.changed(version, now)
 	out := st.Event
 	return &out, nil
 }
@@ -206,9 +189,10 @@ func (b *Book) Delete(id string, version int64) error {
 	return nil
 }
 
-// Respond sets self's response on a live event at version; CodeInvalid
-// when self is not an attendee.
-func (b *Book) Respond(id string, version int64, self string, status unical.ResponseStatus) error {
+// Respond sets self's response on a live event at version, made at now;
+// CodeInvalid when self is not an attendee. Like any change it moves the
+// event's ETag and updatedAt.
+func (b *Book) Respond(id string, version int64, self string, status unical.ResponseStatus, now time.Time) error {
 	st, err := b.live(id)
 	if err != nil {
 		return err
@@ -216,15 +200,29 @@ func (b *Book) Respond(id string, version int64, self string, status unical.Resp
 	if !respond(&st.Event, self, status) {
 		return notAttendee()
 	}
-	st.Version = version
+	st.changed(version, now)
 	// An answer to a series answers its overridden instances too, as
 	// they carry attendee lists of their own.
 	for _, o := range b.Events {
 		if !o.Deleted && o.Event.RecurringEventID == id && respond(&o.Event, self, status) {
-			o.Version = version
+			o.changed(version, now)
 		}
 	}
 	return nil
+}
+
+// Restamp gives the entry's last change another version, keeping what
+// changed and when: for a store that must number a change again.
+func (st *Entry) Restamp(version int64) {
+	st.Version = version
+	st.Event.ETag = etag(version)
+}
+
+// changed records a change of the entry at version, made at now.
+func (st *Entry) changed(version int64, now time.Time) {
+	st.Version = version
+	st.Event.UpdatedAt = unical.FormatTimestamp(now)
+	st.Event.ETag = etag(version)
 }
 
 // respond sets self's response in ev and reports whether self is an
@@ -283,14 +281,27 @@ func (b *Book) Instance(id string) (ev *unical.Event, ok bool, err error) {
 		return nil, false, nil
 	}
 	_, orig, _, _ := recur.ParseInstanceID(id)
-	events := []*unical.Event{&m.Event}
+	// The instance is computed in a one-second window where it starts.
+	// Timed series are expanded there as if their instances took no time,
+	// else every instance overlapping that second would be built: 86,400
+	// for a FREQ=SECONDLY series of day-long events. The end is put back
+	// below.
+	master := m.Event
+	dur := time.Duration(0)
+	if start, end, err := master.Interval(); err == nil && !master.IsAllDay && master.End != nil {
+		dur = end.Sub(start)
+		master.End = master.Start
+	}
+	events := []*unical.Event{&master}
 	from := orig
+	overridden := false
 	if o, stored := b.Events[id]; stored && !o.Deleted {
 		if o.Event.IsCancelled {
 			return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
 		}
 		ov := o.Event
 		events = append(events, &ov)
+		overridden = true
 		if start, _, err := ov.Interval(); err == nil {
 			from = start // a moved instance is found where it went
 		}
@@ -300,11 +311,33 @@ func (b *Book) Instance(id string) (ev *unical.Event, ok bool, err error) {
 		return nil, true, err
 	}
 	for _, inst := range insts {
-		if inst.ID == id {
-			return inst, true, nil
+		if inst.ID != id {
+			continue
 		}
+		// An instance that took no time in the expansion takes the
+		// series' length; overrides and RDATE periods with an end of
+		// their own kept it.
+		if dur > 0 && !overridden && inst.Start != nil && (inst.End == nil || *inst.End == *inst.Start) {
+			inst.End = endAfter(inst.Start, dur)
+		}
+		return inst, true, nil
 	}
 	return nil, true, unical.Errorf(unical.CodeNotFound, "No event %q.", id)
+}
+
+// endAfter is the end of a timed instance starting at start that lasts
+// dur, in start's zone, as the expansion writes it.
+func endAfter(start *unical.EventDateTime, dur time.Duration) *unical.EventDateTime {
+	t, err := start.Time("start")
+	if err != nil {
+		return start
+	}
+	if loc, err := unical.LoadLocation(start.TimeZone); err == nil && start.TimeZone != "" {
+		t = t.In(loc)
+	} else {
+		t = t.UTC()
+	}
+	return unical.TimedAt(t.Add(dur))
 }
 
 // UpdateInstance changes the fields params sets of one instance at

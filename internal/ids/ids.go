@@ -8,20 +8,54 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/binary"
+	"sync"
 	"time"
 )
 
 var encoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
+// last is the most recent id's time and random part. Ids made in the same
+// millisecond by one process continue from it (the random part plus one),
+// so a list sorted by id is in creation order even for records made
+// together; with a fresh random part each, two records of one
+// millisecond came back in either order.
+var last struct {
+	sync.Mutex
+	ms  uint64
+	rnd [10]byte
+}
+
 // New returns prefix_ + 26 characters: 48 bits of milliseconds and 80
-// random bits in a sortable base32, so ids list in creation order.
+// random bits in a sortable base32, so ids list in creation order, also
+// within one millisecond of one process (and when the clock steps back).
 func New(prefix string) string {
 	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("unical: no randomness: " + err.Error())
+	ms := uint64(time.Now().UnixMilli())
+	last.Lock()
+	if ms > last.ms {
+		last.ms = ms
+		if _, err := rand.Read(last.rnd[:]); err != nil {
+			panic("unical: no randomness: " + err.Error())
+		}
+	} else if increment(last.rnd[:]) {
+		last.ms++ // the random part wrapped: move to the next millisecond
 	}
+	binary.BigEndian.PutUint64(b[:8], last.ms<<16)
+	copy(b[6:], last.rnd[:])
+	last.Unlock()
 	return prefix + "_" + encoding.EncodeToString(b[:])
+}
+
+// increment adds one to the big-endian number in b and reports whether it
+// wrapped around to zero.
+func increment(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i]++
+		if b[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Random returns n random bytes in URL-safe base32.

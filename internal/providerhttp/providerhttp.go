@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/retry"
@@ -133,6 +134,27 @@ func (c Caller) send(ctx context.Context, req Request, token string) (*Response,
 		return nil, err
 	}
 	return &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: data}, nil
+}
+
+// DefaultClient returns c, or when it is nil the client a provider uses
+// by default: one whose requests time out after 30 seconds.
+func DefaultClient(c *http.Client) *http.Client {
+	if c == nil {
+		return &http.Client{Timeout: 30 * time.Second}
+	}
+	return c
+}
+
+// Retries reads a provider Config's MaxRetries: 0 means def, a negative
+// value none.
+func Retries(n, def int) int {
+	switch {
+	case n == 0:
+		return def
+	case n < 0:
+		return 0
+	}
+	return n
 }
 
 // JSONHeader is the header of a JSON request: Accept, and Content-Type

@@ -46,23 +46,33 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	obj, e, err := p.newObject(params, s.Email)
+	if err != nil {
+		return nil, err
+	}
+	return c.save(ctx, calURL, obj, e.ICalUID, s.Email, true)
+}
+
+// newObject makes the .ics resource of a new event from params, with a
+// fresh UID, and returns it with the event it holds.
+func (p *Provider) newObject(params *unical.EventParams, self string) (*object, *unical.Event, error) {
 	uid, err := newUID()
 	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+		return nil, nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
 	e := &unical.Event{ICalUID: uid}
-	if err := merge(e, params, s.Email, true); err != nil {
-		return nil, err
+	if err := merge(e, params, self, true); err != nil {
+		return nil, nil, err
 	}
 	comp := ical.NewComponent(ical.CompEvent)
-	if err := write(comp, e, p.now()); err != nil {
-		return nil, err
+	if err := write(comp, e, self, p.now()); err != nil {
+		return nil, nil, err
 	}
 	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
 	obj.Cal.Props.SetText(ical.PropProductID, prodID)
 	obj.Cal.Props.SetText(ical.PropVersion, "2.0")
 	obj.Cal.Children = append(obj.Cal.Children, comp)
-	return c.save(ctx, calURL, obj, uid, s.Email, true)
+	return obj, e, nil
 }
 
 // UpdateEvent reads the event's resource, merges params into the VEVENT
@@ -104,7 +114,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if params.Start.IsSet() || params.End.IsSet() || params.IsAllDay.IsSet() || params.Recurrence.IsSet() {
 		bumpSequence(t.comp)
 	}
-	if err := write(t.comp, e, p.now()); err != nil {
+	if err := write(t.comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
 	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
@@ -184,7 +194,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 		// A new override starts as a copy of the instance.
 		e := t.cur
 		e.Recurrence, e.IsRecurring = nil, false
-		if err := write(t.comp, e, p.now()); err != nil {
+		if err := write(t.comp, e, s.Email, p.now()); err != nil {
 			return err
 		}
 	}

@@ -79,7 +79,7 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
 	bumpSequence(master)
-	if err := write(master, old, p.now()); err != nil {
+	if err := write(master, old, s.Email, p.now()); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
 	if _, err := c.save(ctx, calURL, obj, req.SeriesID, s.Email, false); err != nil {
@@ -90,22 +90,11 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 
 // createSplit writes the new half of a split as a resource of its own.
 func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, self string, req *unical.SeriesSplit, floating *time.Location) (*unical.Event, error) {
-	uid, err := newUID()
+	obj, e, err := p.newObject(req.New, self)
 	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
-	}
-	e := &unical.Event{ICalUID: uid}
-	if err := merge(e, req.New, self, true); err != nil {
 		return nil, err
 	}
-	comp := ical.NewComponent(ical.CompEvent)
-	if err := write(comp, e, p.now()); err != nil {
-		return nil, err
-	}
-	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
-	obj.Cal.Props.SetText(ical.PropProductID, prodID)
-	obj.Cal.Props.SetText(ical.PropVersion, "2.0")
-	obj.Cal.Children = append(obj.Cal.Children, comp)
+	uid, comp := e.ICalUID, obj.Cal.Children[0]
 	if len(req.Exceptions) > 0 && e.IsRecurring {
 		events, err := objectEvents(obj, self, floating)
 		if err != nil {
@@ -141,7 +130,7 @@ func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, se
 				return nil, err
 			}
 			inst.Recurrence, inst.IsRecurring = nil, false
-			if err := write(ov, inst, p.now()); err != nil {
+			if err := write(ov, inst, self, p.now()); err != nil {
 				return nil, err
 			}
 			obj.Cal.Children = append(obj.Cal.Children, ov)

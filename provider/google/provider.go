@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 
@@ -116,9 +117,9 @@ var _ unical.GrantRevoker = (*Provider)(nil)
 // today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
-		client:      cfg.HTTPClient,
+		client:      providerhttp.DefaultClient(cfg.HTTPClient),
 		now:         cfg.Now,
-		maxRetries:  cfg.MaxRetries,
+		maxRetries:  providerhttp.Retries(cfg.MaxRetries, 4),
 		baseBackoff: cfg.BaseBackoff,
 		maxBackoff:  cfg.MaxBackoff,
 		sleep:       retry.Sleep,
@@ -129,17 +130,8 @@ func New(cfg Config) (*Provider, error) {
 			return rand.N(d)
 		},
 	}
-	if p.client == nil {
-		p.client = &http.Client{Timeout: 30 * time.Second}
-	}
 	if p.now == nil {
 		p.now = time.Now
-	}
-	switch {
-	case p.maxRetries == 0:
-		p.maxRetries = 4
-	case p.maxRetries < 0:
-		p.maxRetries = 0
 	}
 	if p.baseBackoff <= 0 {
 		p.baseBackoff = 500 * time.Millisecond

@@ -38,10 +38,6 @@ import (
 type Provider struct {
 	typ unical.ProviderType
 
-	// clientExpands makes ListEvents return recurring series unexpanded
-	// (see SetClientExpands).
-	clientExpands bool
-
 	mu        sync.Mutex
 	users     map[string]*user  // by email
 	refresh   map[string]string // refresh token -> email
@@ -125,15 +121,6 @@ func (p *Provider) ExpireSyncCursors() {
 	p.minSync = p.version
 }
 
-// SetClientExpands makes ListEvents return recurring series unexpanded,
-// as CalDAV does, so that the Client expands them (on), or expand them
-// itself (off, the default).
-func (p *Provider) SetClientExpands(on bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clientExpands = on
-}
-
 // Calls returns how many provider calls were made.
 func (p *Provider) Calls() int {
 	p.mu.Lock()
@@ -152,7 +139,13 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		if pw, ok := p.passwords[params.Email]; !ok || pw != params.Password || p.revoked[params.Email] {
 			return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "password", Message: "The server refused the email and password."}
 		}
-		return &unical.Connection{Email: params.Email, State: []byte("home:" + params.Email)}, nil
+		// The server is the one named, else the settings', as the CalDAV
+		// provider chooses (it would discover one where neither is set).
+		server := params.ServerURL
+		if server == "" {
+			server = settings.ServerURL
+		}
+		return &unical.Connection{Email: params.Email, State: []byte("home:" + params.Email), ServerURL: server}, nil
 	}
 	email, ok := p.refresh[params.RefreshToken]
 	if !ok || p.revoked[email] {
@@ -333,8 +326,9 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, id str
 	return nil
 }
 
-// ListEvents implements unical.Provider. It expands series itself (unless
-// SetClientExpands), pages by offset, and issues version cursors.
+// ListEvents implements unical.Provider. It returns recurring series
+// unexpanded, as CalDAV does, for the Client to expand page by page (see
+// eventbook.Book.List), pages by offset, and issues version cursors.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -350,11 +344,11 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	all, err := c.book.List(q, since, p.clientExpands)
+	all, err := c.book.List(q, since)
 	if err != nil {
 		return nil, err
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents && !p.clientExpands}
+	batch := &unical.EventBatch{}
 	batch.Events, batch.NextPageCursor = eventbook.Page(all, q.PageCursor, q.PageSize)
 	if batch.NextPageCursor == "" {
 		batch.NextSyncCursor = "v:" + strconv.FormatInt(p.version, 10)
@@ -362,13 +356,17 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 	return batch, nil
 }
 
-// GetEvent implements unical.Provider, for series and instance ids.
+// GetEvent implements unical.Provider, for series and instance ids (the
+// instance methods edit single occurrences as the VIRTUAL provider does).
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, c, err := p.calendar(s, calendarID)
 	if err != nil {
 		return nil, err
+	}
+	if ev, ok, err := c.book.Instance(eventID); ok {
+		return ev, err
 	}
 	return c.book.Get(eventID)
 }
@@ -397,7 +395,10 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	ev, err := c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
+	ev, ok, err := c.book.UpdateInstance(eventID, p.version+1, params, s.Email, time.Now())
+	if !ok {
+		ev, err = c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +414,11 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if err := c.book.Delete(eventID, p.version+1); err != nil {
+	ok, err := c.book.DeleteInstance(eventID, p.version+1, time.Now())
+	if !ok {
+		err = c.book.Delete(eventID, p.version+1)
+	}
+	if err != nil {
 		return err
 	}
 	p.version++
@@ -428,7 +433,11 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 	if err != nil {
 		return err
 	}
-	if err := c.book.Respond(eventID, p.version+1, s.Email, status); err != nil {
+	ok, err := c.book.RespondInstance(eventID, p.version+1, s.Email, status, time.Now())
+	if !ok {
+		err = c.book.Respond(eventID, p.version+1, s.Email, status, time.Now())
+	}
+	if err != nil {
 		return err
 	}
 	p.version++

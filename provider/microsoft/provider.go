@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/providerhttp"
 )
 
 // ProviderType is the provider type this package serves.
@@ -86,24 +87,15 @@ type Provider struct {
 // today because every field has a default.
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
-		httpClient:   cfg.HTTPClient,
+		httpClient:   providerhttp.DefaultClient(cfg.HTTPClient),
 		now:          cfg.Now,
-		maxRetries:   cfg.MaxRetries,
+		maxRetries:   providerhttp.Retries(cfg.MaxRetries, 3),
 		maxRetryWait: cfg.MaxRetryWait,
 
 		maxWatchLifetime: cfg.MaxWatchLifetime,
 	}
-	if p.httpClient == nil {
-		p.httpClient = &http.Client{Timeout: 30 * time.Second}
-	}
 	if p.now == nil {
 		p.now = time.Now
-	}
-	switch {
-	case p.maxRetries == 0:
-		p.maxRetries = 3
-	case p.maxRetries < 0:
-		p.maxRetries = 0
 	}
 	if p.maxRetryWait <= 0 {
 		p.maxRetryWait = 10 * time.Second

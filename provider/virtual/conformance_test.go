@@ -12,7 +12,7 @@ import (
 
 // newTestAccount opens a bolt Store with one VIRTUAL account and returns
 // the provider on it and the account's session.
-func newTestAccount(t *testing.T) (*Provider, *bolt.Store, *unical.Session) {
+func newTestAccount(t testing.TB) (*Provider, *bolt.Store, *unical.Session) {
 	t.Helper()
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
 	if err != nil {

@@ -7,31 +7,31 @@
 // which names the resource (the organizer and attendee address of its
 // events). It starts with a primary calendar and may create more.
 //
-// Each calendar, with all its events and the tombstones of deleted ones, is
-// one record of the Store's [unical.RecordStore], written with
+// Each calendar is one small record of the Store's [unical.RecordStore]
+// (its name, zone and version counter), and each event, or tombstone of a
+// deleted one, is a record of its own; every record is written with
 // compare-and-set, so that replicas sharing a Store never lose each
-// other's writes and every Store that passes store/storetest works. The
-// event semantics (windows, recurrence, RSVP, paging, sync cursors) are
+// other's writes and every Store that passes store/storetest works, and a
+// write costs the same in a calendar of 10 events or 100,000 (see
+// Provider.write). The event semantics (windows, recurrence, RSVP, paging, sync cursors) are
 // internal/eventbook's, the same as the in-memory provider's, so the
 // provider passes provider/providertest. Single occurrences of a series
 // are read, edited, answered and cancelled by their instance ids
 // ("<series id>_<original start>"); an edited one is kept as an override.
 //
-// Limits that follow from one record per calendar: every write rewrites
-// the calendar's record, so a calendar holds at most [MaxEvents] live
-// events, and only the newest [MaxTombstones] deletions are remembered: a
-// sync cursor older than a forgotten deletion answers CodeGone (the
-// Client's sync token then reports sync_token_expired).
+// A calendar holds any number of events; only the newest
+// [MaxTombstones] deletions are remembered: a sync cursor older than a
+// forgotten deletion answers CodeGone (the Client's sync token then
+// reports sync_token_expired). Calendars stored before events had records
+// of their own are moved to them on their first read or write.
 package virtual
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,15 +41,9 @@ import (
 	"github.com/unical/unical/internal/eventbook"
 )
 
-// Limits of one calendar; see the package comment.
-const (
-	// MaxEvents is the most live events (series count once) a calendar
-	// holds; creating one more is CodeConflict.
-	MaxEvents = 2500
-	// MaxTombstones is how many deleted events a calendar remembers for
-	// sync cursors; past it the oldest half is forgotten.
-	MaxTombstones = 1000
-)
+// MaxTombstones is how many deleted events a calendar remembers for sync
+// cursors; past it the oldest half is forgotten.
+const MaxTombstones = 1000
 
 // collection is the RecordStore collection of the calendars; the record
 // key is the calendar id.
@@ -69,9 +63,8 @@ const writeAttempts = 16
 type Provider struct {
 	store unical.RecordStore
 	now   func() time.Time
-	// maxEvents and maxTombstones are MaxEvents and MaxTombstones, lower
-	// in tests.
-	maxEvents, maxTombstones int
+	// maxTombstones is MaxTombstones, lower in tests.
+	maxTombstones int
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -86,19 +79,7 @@ func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabil
 // should be the Store the Client is configured with (so that deleting an
 // account deletes its calendars).
 func New(store unical.RecordStore) *Provider {
-	return &Provider{store: store, now: time.Now, maxEvents: MaxEvents, maxTombstones: MaxTombstones}
-}
-
-// state is the stored form of one calendar: the record's data.
-type state struct {
-	Calendar unical.Calendar `json:"calendar"`
-	Book     *eventbook.Book `json:"book"`
-	// Version is the version of the calendar's last event change; a sync
-	// cursor is the Version it was issued at.
-	Version int64 `json:"version"`
-	// MinSync is the oldest cursor still answered: older ones may have
-	// missed a forgotten deletion.
-	MinSync int64 `json:"minSync,omitempty"`
+	return &Provider{store: store, now: time.Now, maxTombstones: MaxTombstones}
 }
 
 // Type implements unical.Provider.
@@ -110,96 +91,19 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	return &unical.Connection{Email: params.Email}, nil
 }
 
-// primary is the primary calendar of an account that has not written it
-// yet: it exists from the start without a write.
-func primary(s *unical.Session) *state {
-	return &state{
-		Calendar: unical.Calendar{
-			ID: PrimaryCalendarID, Name: s.Email, IsPrimary: true, TimeZone: "UTC", InviteEmail: s.Email,
-			AllowedOnlineMeetingProviders: []string{}, // as it reads back from the Store
-		},
-		Book: eventbook.New(),
+// primaryCalendar is the primary calendar of an account that has not
+// written it yet: it exists from the start without a write.
+func primaryCalendar(s *unical.Session) unical.Calendar {
+	return unical.Calendar{
+		ID: PrimaryCalendarID, Name: s.Email, IsPrimary: true, TimeZone: "UTC", InviteEmail: s.Email,
+		AllowedOnlineMeetingProviders: []string{}, // as it reads back from the Store
 	}
-}
-
-// load reads a calendar and the version of its record (0 for a primary
-// calendar not written yet).
-func (p *Provider) load(ctx context.Context, s *unical.Session, calendarID string) (*state, uint64, error) {
-	if !validCalendarID(calendarID) {
-		return nil, 0, unical.Errorf(unical.CodeNotFound, "No calendar %q.", calendarID)
-	}
-	rec, err := p.store.GetRecord(ctx, s.ApplicationID, s.AccountID, collection, calendarID)
-	if unical.ErrorCode(err) == unical.CodeNotFound {
-		if calendarID == PrimaryCalendarID {
-			return primary(s), 0, nil
-		}
-		return nil, 0, unical.Errorf(unical.CodeNotFound, "No calendar %q.", calendarID)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	st, err := decode(rec.Data)
-	if err != nil {
-		return nil, 0, err
-	}
-	return st, rec.Version, nil
 }
 
 // validCalendarID reports whether id can name a calendar: record keys are
 // non-empty and hold no NUL byte, so any other id names none.
 func validCalendarID(id string) bool {
 	return id != "" && !strings.ContainsRune(id, 0)
-}
-
-func decode(data []byte) (*state, error) {
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode calendar: %w", err), "Internal error.")
-	}
-	if st.Book == nil {
-		st.Book = eventbook.New()
-	}
-	if st.Book.Events == nil {
-		st.Book.Events = map[string]*eventbook.Entry{}
-	}
-	return &st, nil
-}
-
-// update reads a calendar, lets fn change it and writes it back if no one
-// else wrote it meanwhile, else tries again from a fresh read. An error
-// from fn writes nothing.
-func (p *Provider) update(ctx context.Context, s *unical.Session, calendarID string, fn func(*state) error) error {
-	for attempt := range writeAttempts {
-		if attempt > 0 {
-			// A random pause spreads writers that keep colliding.
-			select {
-			case <-time.After(time.Duration(mrand.Int64N(int64(attempt) * int64(time.Millisecond)))):
-			case <-ctx.Done():
-				return unical.WrapError(unical.CodeUnavailable, ctx.Err(), "The request ended before the calendar could be written.")
-			}
-		}
-		st, version, err := p.load(ctx, s, calendarID)
-		if err != nil {
-			return err
-		}
-		if err := fn(st); err != nil {
-			return err
-		}
-		data, err := json.Marshal(st)
-		if err != nil {
-			return unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: encode calendar: %w", err), "Internal error.")
-		}
-		_, err = p.store.PutRecord(ctx, s.ApplicationID, s.AccountID, collection, calendarID, data, version)
-		switch unical.ErrorCode(err) {
-		case unical.CodeConflict:
-			continue // another writer won; read its result and redo fn
-		case unical.CodeNotFound:
-			// The account itself is gone (deleted meanwhile).
-			return unical.Errorf(unical.CodeNotFound, "No calendar %q.", calendarID)
-		}
-		return err
-	}
-	return unical.Errorf(unical.CodeConflict, "Calendar %q is changing too fast; try again.", calendarID)
 }
 
 // newID returns a random id with prefix; ids of calendars start with the
@@ -221,7 +125,8 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	if err != nil {
 		return nil, err
 	}
-	out := []*unical.Calendar{&primary(s).Calendar}
+	first := primaryCalendar(s)
+	out := []*unical.Calendar{&first}
 	for _, rec := range recs {
 		// Only the calendar is decoded, not its events.
 		var head struct {
@@ -241,54 +146,47 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 
 // GetCalendar implements unical.Provider.
 func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarID string) (*unical.Calendar, error) {
-	st, _, err := p.load(ctx, s, calendarID)
+	h, _, err := p.loadHead(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
-	return &st.Calendar, nil
+	return &h.Calendar, nil
 }
 
 // CreateCalendar implements unical.Provider. A calendar without a time
 // zone gets UTC.
 func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
 	id := newID("cal", p.now())
-	st := &state{
-		Calendar: unical.Calendar{
-			ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value(),
-			InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{},
-		},
-		Book: eventbook.New(),
+	h := &head{Calendar: unical.Calendar{
+		ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value(),
+		InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{},
+	}}
+	if h.Calendar.TimeZone == "" {
+		h.Calendar.TimeZone = "UTC"
 	}
-	if st.Calendar.TimeZone == "" {
-		st.Calendar.TimeZone = "UTC"
-	}
-	data, err := json.Marshal(st)
-	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: encode calendar: %w", err), "Internal error.")
-	}
-	if _, err := p.store.PutRecord(ctx, s.ApplicationID, s.AccountID, collection, id, data, 0); err != nil {
+	if _, err := p.putHead(ctx, s, id, h, 0); err != nil {
 		return nil, err
 	}
-	return &st.Calendar, nil
+	return &h.Calendar, nil
 }
 
 // UpdateCalendar implements unical.Provider.
 func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
 	var out unical.Calendar
-	err := p.update(ctx, s, calendarID, func(st *state) error {
+	err := p.changeHead(ctx, s, calendarID, func(h *head) error {
 		if v, ok := params.Name.Get(); ok {
-			st.Calendar.Name = v
+			h.Calendar.Name = v
 		}
 		if params.HexColor.IsSet() {
-			st.Calendar.HexColor = params.HexColor.Value()
+			h.Calendar.HexColor = params.HexColor.Value()
 		}
 		if params.TimeZone.IsSet() {
-			st.Calendar.TimeZone = params.TimeZone.Value()
-			if st.Calendar.TimeZone == "" {
-				st.Calendar.TimeZone = "UTC"
+			h.Calendar.TimeZone = params.TimeZone.Value()
+			if h.Calendar.TimeZone == "" {
+				h.Calendar.TimeZone = "UTC"
 			}
 		}
-		out = st.Calendar
+		out = h.Calendar
 		return nil
 	})
 	if err != nil {
@@ -298,7 +196,9 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 }
 
 // DeleteCalendar implements unical.Provider; the primary calendar cannot
-// be deleted.
+// be deleted. The calendar goes first, then its events, so that a
+// deletion cut short leaves events no one can reach (calendar ids are
+// never used again), never a calendar with half its events.
 func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calendarID string) error {
 	if calendarID == PrimaryCalendarID {
 		return unical.Errorf(unical.CodeConflict, "The primary calendar cannot be deleted.")
@@ -310,46 +210,76 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calend
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return unical.Errorf(unical.CodeNotFound, "No calendar %q.", calendarID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	recs, err := p.store.ListRecords(ctx, s.ApplicationID, s.AccountID, eventCollection, calendarID+"/", "", 0)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if err := p.store.DeleteRecord(ctx, s.ApplicationID, s.AccountID, eventCollection, rec.Key, 0); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+			return err
+		}
+	}
+	return nil
 }
 
-// ListEvents implements unical.Provider. It expands series itself, pages
-// by offset, and issues cursors "v:<version>".
+// ListEvents implements unical.Provider. It returns recurring series
+// unexpanded, as CalDAV does, for the Client to expand page by page (see
+// eventbook.Book.List), pages by offset, and issues cursors
+// "v:<version>".
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
-	st, _, err := p.load(ctx, s, calendarID)
+	h, _, err := p.loadHead(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
 	var since int64 = -1
 	if q.SyncCursor != "" {
 		v, err := strconv.ParseInt(strings.TrimPrefix(q.SyncCursor, "v:"), 10, 64)
-		if err != nil || !strings.HasPrefix(q.SyncCursor, "v:") || v < st.MinSync || v > st.Version {
+		if err != nil || !strings.HasPrefix(q.SyncCursor, "v:") || v < h.MinSync || v > h.Version {
 			return nil, unical.Errorf(unical.CodeGone, "The sync cursor expired.")
 		}
 		since = v
 	}
-	all, err := st.Book.List(q, since, false)
+	book, err := p.loadAll(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
-	batch := &unical.EventBatch{Expanded: q.SingleEvents}
+	all, err := book.List(q, since)
+	if err != nil {
+		return nil, err
+	}
+	batch := &unical.EventBatch{}
 	batch.Events, batch.NextPageCursor = eventbook.Page(all, q.PageCursor, q.PageSize)
 	if batch.NextPageCursor == "" {
-		batch.NextSyncCursor = "v:" + strconv.FormatInt(st.Version, 10)
+		batch.NextSyncCursor = "v:" + strconv.FormatInt(h.stable(p.now()), 10)
 	}
 	return batch, nil
 }
 
+// withSeries returns the event ids a write of eventID reads: the event,
+// and the series of an instance id.
+func withSeries(eventID string) []string {
+	if i := strings.LastIndexByte(eventID, '_'); i > 0 {
+		return []string{eventID, eventID[:i]}
+	}
+	return []string{eventID}
+}
+
 // GetEvent implements unical.Provider.
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
-	st, _, err := p.load(ctx, s, calendarID)
+	if _, _, err := p.loadHead(ctx, s, calendarID); err != nil {
+		return nil, err
+	}
+	l, err := p.load(ctx, s, calendarID, withSeries(eventID), "")
 	if err != nil {
 		return nil, err
 	}
-	if ev, ok, err := st.Book.Instance(eventID); ok {
+	if ev, ok, err := l.book.Instance(eventID); ok {
 		return ev, err
 	}
-	return st.Book.Get(eventID)
+	return l.book.Get(eventID)
 }
 
 // CreateEvent implements unical.Provider.
@@ -360,18 +290,8 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	id := newID("evt", time.Time{})
 	var out *unical.Event
-	err := p.update(ctx, s, calendarID, func(st *state) error {
-		live := 0
-		for _, e := range st.Book.Events {
-			if !e.Deleted {
-				live++
-			}
-		}
-		if live >= p.maxEvents {
-			return unical.Errorf(unical.CodeConflict, "A VIRTUAL calendar holds at most %d events; delete some first.", p.maxEvents)
-		}
-		st.Version++
-		out = st.Book.Create(id, st.Version, params, s.Email, p.now())
+	err := p.write(ctx, s, calendarID, nil, "", func(b *eventbook.Book, version int64) error {
+		out = b.Create(id, version, params, s.Email, p.now())
 		return nil
 	})
 	if err != nil {
@@ -383,13 +303,12 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 // UpdateEvent implements unical.Provider.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
 	var out *unical.Event
-	err := p.update(ctx, s, calendarID, func(st *state) (err error) {
-		st.Version++
+	err := p.write(ctx, s, calendarID, withSeries(eventID), "", func(b *eventbook.Book, version int64) (err error) {
 		var ok bool
-		if out, ok, err = st.Book.UpdateInstance(eventID, st.Version, params, s.Email, p.now()); ok {
+		if out, ok, err = b.UpdateInstance(eventID, version, params, s.Email, p.now()); ok {
 			return err
 		}
-		out, err = st.Book.Update(eventID, st.Version, params, s.Email, p.now())
+		out, err = b.Update(eventID, version, params, s.Email, p.now())
 		return err
 	})
 	if err != nil {
@@ -398,64 +317,34 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	return roundTrip(out)
 }
 
-// DeleteEvent implements unical.Provider.
+// DeleteEvent implements unical.Provider. Deleting a series deletes its
+// edited and cancelled occurrences too.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
-	return p.update(ctx, s, calendarID, func(st *state) error {
-		st.Version++
-		if ok, err := st.Book.DeleteInstance(eventID, st.Version, p.now()); ok {
+	return p.write(ctx, s, calendarID, withSeries(eventID), eventID, func(b *eventbook.Book, version int64) error {
+		if ok, err := b.DeleteInstance(eventID, version, p.now()); ok {
 			return err
 		}
-		if err := st.Book.Delete(eventID, st.Version); err != nil {
-			return err
-		}
-		forgetTombstones(st, p.maxTombstones)
-		return nil
+		return b.Delete(eventID, version)
 	})
 }
 
-// RespondToEvent implements unical.Provider.
+// RespondToEvent implements unical.Provider. An answer to a series
+// answers its edited occurrences too.
 func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
-	return p.update(ctx, s, calendarID, func(st *state) error {
-		st.Version++
-		if ok, err := st.Book.RespondInstance(eventID, st.Version, s.Email, status, p.now()); ok {
+	return p.write(ctx, s, calendarID, withSeries(eventID), eventID, func(b *eventbook.Book, version int64) error {
+		if ok, err := b.RespondInstance(eventID, version, s.Email, status, p.now()); ok {
 			return err
 		}
-		return st.Book.Respond(eventID, st.Version, s.Email, status)
+		return b.Respond(eventID, version, s.Email, status, p.now())
 	})
-}
-
-// forgetTombstones keeps the record bounded: past limit deleted events,
-// all but the newest limit/2 are forgotten and cursors from before the
-// newest forgotten deletion answer CodeGone, since they would miss it.
-func forgetTombstones(st *state, limit int) {
-	var dead []*eventbook.Entry
-	var ids []string
-	for id, e := range st.Book.Events {
-		if e.Deleted {
-			dead = append(dead, e)
-			ids = append(ids, id)
-		}
-	}
-	if len(dead) <= limit {
-		return
-	}
-	order := make([]int, len(dead))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(dead[a].Version, dead[b].Version) })
-	for _, i := range order[:len(dead)-limit/2] {
-		delete(st.Book.Events, ids[i])
-		st.MinSync = max(st.MinSync, dead[i].Version)
-	}
 }
 
 // expireSyncCursors makes every cursor of a calendar issued so far answer
 // CodeGone, for the conformance suite.
 func (p *Provider) expireSyncCursors(ctx context.Context, s *unical.Session, calendarID string) error {
-	return p.update(ctx, s, calendarID, func(st *state) error {
-		st.Version++
-		st.MinSync = st.Version
+	return p.changeHead(ctx, s, calendarID, func(h *head) error {
+		h.Version++
+		h.MinSync = h.Version
 		return nil
 	})
 }

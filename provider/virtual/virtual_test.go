@@ -1,8 +1,10 @@
 package virtual
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/eventbook"
 )
 
 func eventParams(title string) *unical.EventParams {
@@ -111,28 +114,41 @@ func TestCalendars(t *testing.T) {
 	}
 }
 
-// TestMaxEvents checks that a full calendar refuses one more event with
-// CodeConflict, and takes it again once an event is deleted.
-func TestMaxEvents(t *testing.T) {
+// TestManyEvents writes 5,000 events to one calendar, twice the old
+// limit of one record per calendar, and lists them all.
+func TestManyEvents(t *testing.T) {
 	t.Parallel()
 	p, _, s := newTestAccount(t)
-	p.maxEvents = 3
-	var ids []string
-	for i := range 3 {
-		e, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams(fmt.Sprint("event ", i)))
+	ctx := t.Context()
+	const n = 5000
+	want := make([]string, 0, n)
+	for i := range n {
+		title := fmt.Sprintf("event %04d", i)
+		if _, err := p.CreateEvent(ctx, s, PrimaryCalendarID, eventParams(title)); err != nil {
+			t.Fatalf("CreateEvent() number %d: %v", i+1, err)
+		}
+		want = append(want, title)
+	}
+	var got []string
+	cursor := ""
+	for page := 0; ; page++ {
+		if page > n/unical.MaxPageSize+1 {
+			t.Fatal("too many pages")
+		}
+		batch, err := p.ListEvents(ctx, s, PrimaryCalendarID, &unical.EventQuery{PageCursor: cursor, PageSize: unical.MaxPageSize})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, e.ID)
+		for _, e := range batch.Events {
+			got = append(got, e.Title)
+		}
+		if cursor = batch.NextPageCursor; cursor == "" {
+			break
+		}
 	}
-	if _, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams("one too many")); unical.ErrorCode(err) != unical.CodeConflict {
-		t.Fatalf("CreateEvent() in a full calendar = %v, want CodeConflict", err)
-	}
-	if err := p.DeleteEvent(t.Context(), s, PrimaryCalendarID, ids[0]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams("after a delete")); err != nil {
-		t.Errorf("CreateEvent() after a delete = %v, want it stored", err)
+	sort.Strings(got)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ListEvents() of %d events mismatch (-want +got):\n%s", n, d)
 	}
 }
 
@@ -269,5 +285,83 @@ func TestInstanceSync(t *testing.T) {
 	}
 	if !cmp.Equal(live, []string{"Daily (moved)"}) || !cmp.Equal(gone, []string{cancelled}) {
 		t.Errorf("sync after instance edits = live %v, cancelled %v; want the moved instance and %s cancelled", live, gone, cancelled)
+	}
+}
+
+// TestRespondToEvent_MovesETag shows that an answer is a change like any
+// other (issue 21): the event's ETag and updatedAt move.
+func TestRespondToEvent_MovesETag(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	ctx := t.Context()
+	clock := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return clock }
+	params := eventParams("Review")
+	params.Attendees = unical.Some([]unical.Attendee{{Email: s.Email}})
+	created, err := p.CreateEvent(ctx, s, PrimaryCalendarID, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(time.Hour)
+	if err := p.RespondToEvent(ctx, s, PrimaryCalendarID, created.ID, unical.ResponseAccepted); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.GetEvent(ctx, s, PrimaryCalendarID, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ETag == created.ETag {
+		t.Errorf("the ETag stayed %s after the answer", got.ETag)
+	}
+	if want := unical.FormatTimestamp(clock); got.UpdatedAt != want {
+		t.Errorf("updatedAt = %s after the answer, want %s", got.UpdatedAt, want)
+	}
+}
+
+// TestMigration reads a calendar stored the old way, with its events in
+// its own record: the events are moved to records of their own, and
+// listing, sync cursors and writes go on as before.
+func TestMigration(t *testing.T) {
+	t.Parallel()
+	p, store, s := newTestAccount(t)
+	ctx := t.Context()
+	b := eventbook.New()
+	b.Create("evtold1", 1, eventParams("kept"), s.Email, time.Now())
+	b.Create("evtold2", 2, eventParams("deleted"), s.Email, time.Now())
+	if err := b.Delete("evtold2", 3); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]any{"calendar": primaryCalendar(s), "book": b, "version": 3}
+	data, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PutRecord(ctx, s.ApplicationID, s.AccountID, collection, PrimaryCalendarID, data, 0); err != nil {
+		t.Fatal(err)
+	}
+	live, _, _, err := syncAll(t, p, s, PrimaryCalendarID, "")
+	if err != nil || !cmp.Equal(live, []string{"kept"}) {
+		t.Fatalf("listing after the upgrade = %v, %v; want the kept event", live, err)
+	}
+	_, cancelled, _, err := syncAll(t, p, s, PrimaryCalendarID, "v:2")
+	if err != nil || !cmp.Equal(cancelled, []string{"evtold2"}) {
+		t.Errorf("sync from a cursor issued before the upgrade = cancelled %v, %v; want evtold2", cancelled, err)
+	}
+	rec, err := store.GetRecord(ctx, s.ApplicationID, s.AccountID, collection, PrimaryCalendarID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rec.Data), `"book"`) {
+		t.Errorf("the calendar record still holds its events: %s", rec.Data)
+	}
+	recs, err := store.ListRecords(ctx, s.ApplicationID, s.AccountID, eventCollection, PrimaryCalendarID+"/", "", 0)
+	if err != nil || len(recs) != 2 {
+		t.Errorf("event records after the upgrade = %d, %v; want 2", len(recs), err)
+	}
+	if _, err := p.CreateEvent(ctx, s, PrimaryCalendarID, eventParams("new")); err != nil {
+		t.Fatal(err)
+	}
+	if live, _, _, err := syncAll(t, p, s, PrimaryCalendarID, ""); err != nil || !cmp.Equal(live, []string{"kept", "new"}) {
+		t.Errorf("listing after a write = %v, %v; want kept and new", live, err)
 	}
 }

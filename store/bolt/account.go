@@ -196,7 +196,7 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 		a := old.ToAccountRecord()
 		msgs, err := fn(a)
 		if err != nil {
-			return fnError{err}
+			return storedoc.FnError{Err: err}
 		}
 		queued, err := messageRecords(msgs)
 		if err != nil {

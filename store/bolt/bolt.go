@@ -241,12 +241,6 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// fnError carries an error returned by a caller's update function through
-// the transaction, so that it reaches the caller unchanged.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
 // view runs fn in a read transaction; see update.
 func (s *Store) view(ctx context.Context, op string, fn func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
@@ -275,13 +269,8 @@ func translate(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var fe fnError
-	if errors.As(err, &fe) {
-		return fe.err
-	}
-	var ue *unical.Error
-	if errors.As(err, &ue) {
-		return err
+	if passed, ok := storedoc.Passed(err); ok {
+		return passed
 	}
 	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		return storedoc.Internal(fmt.Errorf("bolt: %s: the store is closed: %w", op, err))

@@ -81,7 +81,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 		}
 		sub := old.ToSubscriptionRecord()
 		if err := fn(sub); err != nil {
-			return fnError{err}
+			return storedoc.FnError{Err: err}
 		}
 		if sub.ID != old.ID || sub.ApplicationID != old.ApplicationID || sub.EndUserAccountID != old.EndUserAccountID {
 			return unical.Errorf(unical.CodeInvalid, "A subscription update may not change its id, application or account.")

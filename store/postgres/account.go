@@ -138,7 +138,7 @@ func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, f
 		}
 		msgs, err := fn(a)
 		if err != nil {
-			return fnError{err}
+			return storedoc.FnError{Err: err}
 		}
 		queued, err := checkMessages(msgs)
 		if err != nil {

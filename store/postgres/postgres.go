@@ -199,12 +199,6 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// fnError carries an error returned by a caller's update function through
-// the transaction, so that it reaches the caller unchanged.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
 // maxRetries bounds how often a call starts over after its connection
 // turned out dead before the call did anything: after the database
 // restarts, the pool still holds connections the old server closed, and
@@ -290,13 +284,8 @@ func translate(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var fe fnError
-	if errors.As(err, &fe) {
-		return fe.err
-	}
-	var ue *unical.Error
-	if errors.As(err, &ue) {
-		return err
+	if passed, ok := storedoc.Passed(err); ok {
+		return passed
 	}
 	cause := fmt.Errorf("postgres: %s: %w", op, err)
 	var pe *pgconn.PgError

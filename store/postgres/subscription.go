@@ -89,7 +89,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, appID, id string, fn fun
 		}
 		accountID := sub.EndUserAccountID
 		if err := fn(sub); err != nil {
-			return fnError{err}
+			return storedoc.FnError{Err: err}
 		}
 		if sub.ID != id || sub.ApplicationID != appID || sub.EndUserAccountID != accountID {
 			return unical.Errorf(unical.CodeInvalid, "A subscription update may not change its id, application or account.")

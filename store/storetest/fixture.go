@@ -79,6 +79,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			// keeps fields, not rules: the round trip must cover it.
 			StatusReason: unical.StatusReasonRefreshTokenRevoked,
 			ProviderType: t,
+			ServerURL:    "https://dav.example/",
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},
 		TokenExpiry:          base.Add(time.Hour),

@@ -126,6 +126,7 @@ type Account struct {
 	CredentialsCreatedAt time.Time            `json:"credentialsCreatedAt"`
 	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
 	ProviderState        []byte               `json:"providerState"`
+	ServerURL            string               `json:"serverUrl,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -142,7 +143,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status, StatusReason: a.StatusReason,
 		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: UTC(a.TokenExpiry),
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
-		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
+		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
 	}, nil
 }
 
@@ -161,6 +162,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
+			ServerURL: rec.ServerURL,
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,

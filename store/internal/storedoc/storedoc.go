@@ -13,6 +13,7 @@
 package storedoc
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -119,4 +120,25 @@ func UTCPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// FnError carries an error returned by a caller's update function through
+// a store's transaction, so that it reaches the caller unchanged.
+type FnError struct{ Err error }
+
+func (e FnError) Error() string { return e.Err.Error() }
+
+// Passed returns the error a store hands on as it is: the caller's own
+// (an FnError's) or one that is already an *unical.Error. ok is false for
+// any other error, which the store translates.
+func Passed(err error) (passed error, ok bool) {
+	var fe FnError
+	if errors.As(err, &fe) {
+		return fe.Err, true
+	}
+	var ue *unical.Error
+	if errors.As(err, &ue) {
+		return err, true
+	}
+	return nil, false
 }

@@ -1,0 +1,404 @@
+// Package availability finds meeting slots (POST /v1/availability) over
+// any [unical.API]: each participant's busy time comes from the API's
+// free/busy, and package internal/slots finds the slots. It works the same
+// over the in-process App and over an HTTP client of a unicald server,
+// like package ics.
+package availability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/slots"
+)
+
+// weekdays maps the wire names of days.
+var weekdays = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+}
+
+var weekdayNames = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+
+// availabilityQuery is a validated AvailabilityParams.
+type availabilityQuery struct {
+	req   slots.Request
+	loc   *time.Location
+	parts []participantQuery
+}
+
+type participantQuery struct {
+	accountID   string
+	calendarIDs []string
+	working     *slots.WorkingHours
+	required    bool
+	// loc is the zone all-day events are read in: the participant's
+	// working hours zone, else the answer's.
+	loc *time.Location
+}
+
+func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, error) {
+	q := &availabilityQuery{loc: time.UTC}
+	if p.TimeZone != "" {
+		loc, err := unical.LoadLocation(p.TimeZone)
+		if err != nil {
+			return nil, unical.FieldError("timeZone", "timeZone %q is not an IANA time zone name.", p.TimeZone)
+		}
+		q.loc = loc
+	}
+	if p.StartDateTime == "" {
+		return nil, unical.FieldError("startDateTime", "startDateTime is required.")
+	}
+	if p.EndDateTime == "" {
+		return nil, unical.FieldError("endDateTime", "endDateTime is required.")
+	}
+	start, err := unical.ParseDateTime("startDateTime", p.StartDateTime, q.loc)
+	if err != nil {
+		return nil, err
+	}
+	end, err := unical.ParseDateTime("endDateTime", p.EndDateTime, q.loc)
+	if err != nil {
+		return nil, err
+	}
+	// The search counts in Unix nanoseconds, which span 1678 to 2262.
+	if start.Year() < 1900 {
+		return nil, unical.FieldError("startDateTime", "startDateTime must be in 1900 or later.")
+	}
+	if end.Year() > 2200 {
+		return nil, unical.FieldError("endDateTime", "endDateTime must be in 2200 or earlier.")
+	}
+	if !end.After(start) {
+		return nil, unical.FieldError("endDateTime", "endDateTime must be after startDateTime.")
+	}
+	if end.Sub(start) > unical.MaxAvailabilityWindow {
+		return nil, unical.FieldError("endDateTime", "The availability window may span at most 62 days.")
+	}
+	if p.DurationMinutes < unical.MinAvailabilityDuration {
+		return nil, unical.FieldError("durationMinutes", "durationMinutes must be at least %d.", unical.MinAvailabilityDuration)
+	}
+	duration := time.Duration(p.DurationMinutes) * time.Minute
+	if duration > end.Sub(start) {
+		return nil, unical.FieldError("durationMinutes", "durationMinutes is longer than the window from startDateTime to endDateTime.")
+	}
+	interval := p.IntervalMinutes
+	if interval == 0 {
+		interval = unical.DefaultAvailabilityInterval
+	}
+	if interval < 5 || interval > 24*60 {
+		return nil, unical.FieldError("intervalMinutes", "intervalMinutes must be between 5 and 1440.")
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+		max   int
+	}{
+		{"bufferBeforeMinutes", p.BufferBeforeMinutes, 24 * 60},
+		{"bufferAfterMinutes", p.BufferAfterMinutes, 24 * 60},
+		{"minimumNoticeMinutes", p.MinimumNoticeMinutes, 365 * 24 * 60},
+	} {
+		if f.value < 0 || f.value > f.max {
+			return nil, unical.FieldError(f.name, "%s must be between 0 and %d.", f.name, f.max)
+		}
+	}
+	maxResults := p.MaxResults
+	if maxResults == 0 {
+		maxResults = unical.DefaultAvailabilityResults
+	}
+	if maxResults < 1 || maxResults > unical.MaxAvailabilityResults {
+		return nil, unical.FieldError("maxResults", "maxResults must be between 1 and %d.", unical.MaxAvailabilityResults)
+	}
+	if len(p.Participants) == 0 {
+		return nil, unical.FieldError("participants", "participants must name at least one account.")
+	}
+	if len(p.Participants) > unical.MaxAvailabilityParticipants {
+		return nil, unical.FieldError("participants", "participants may name at most %d accounts.", unical.MaxAvailabilityParticipants)
+	}
+	seen := map[string]bool{}
+	for i := range p.Participants {
+		pq, err := validateParticipant(&p.Participants[i], fmt.Sprintf("participants[%d]", i), q.loc)
+		if err != nil {
+			return nil, err
+		}
+		if seen[pq.accountID] {
+			return nil, unical.FieldError(fmt.Sprintf("participants[%d].endUserAccountId", i), "participants names %q twice.", pq.accountID)
+		}
+		seen[pq.accountID] = true
+		q.parts = append(q.parts, pq)
+	}
+	q.req = slots.Request{
+		Start: start, End: end, Duration: duration,
+		Interval:     time.Duration(interval) * time.Minute,
+		Location:     q.loc,
+		BufferBefore: time.Duration(p.BufferBeforeMinutes) * time.Minute,
+		BufferAfter:  time.Duration(p.BufferAfterMinutes) * time.Minute,
+		Earliest:     now.Add(time.Duration(p.MinimumNoticeMinutes) * time.Minute),
+		MaxResults:   maxResults,
+	}
+	return q, nil
+}
+
+func validateParticipant(p *unical.AvailabilityParticipant, field string, answerLoc *time.Location) (participantQuery, error) {
+	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, loc: answerLoc}
+	if p.EndUserAccountID == "" {
+		return q, unical.FieldError(field+".endUserAccountId", "%s.endUserAccountId is required.", field)
+	}
+	if p.Required.IsNull() {
+		return q, unical.FieldError(field+".required", "%s.required cannot be null.", field)
+	}
+	if v, ok := p.Required.Get(); ok {
+		q.required = v
+	}
+	if p.CalendarIDs != nil {
+		f := field + ".calendarIds"
+		if len(p.CalendarIDs) == 0 {
+			return q, unical.FieldError(f, "%s must name at least one calendar, or be left out for the default.", f)
+		}
+		if len(p.CalendarIDs) > unical.MaxFreeBusyCalendars {
+			return q, unical.FieldError(f, "%s may name at most %d calendars.", f, unical.MaxFreeBusyCalendars)
+		}
+		seen := map[string]bool{}
+		for _, id := range p.CalendarIDs {
+			if id == "" || seen[id] {
+				return q, unical.FieldError(f, "%s must name distinct, non-empty calendar ids.", f)
+			}
+			seen[id] = true
+		}
+	}
+	if wh := p.WorkingHours; wh != nil {
+		f := field + ".workingHours"
+		loc, err := unical.LoadLocation(wh.TimeZone)
+		if err != nil {
+			return q, unical.FieldError(f+".timeZone", "%s.timeZone %q is not an IANA time zone name.", f, wh.TimeZone)
+		}
+		if len(wh.Intervals) == 0 {
+			return q, unical.FieldError(f+".intervals", "%s.intervals must hold at least one interval.", f)
+		}
+		if len(wh.Intervals) > unical.MaxWorkingIntervals {
+			return q, unical.FieldError(f+".intervals", "%s.intervals may hold at most %d intervals.", f, unical.MaxWorkingIntervals)
+		}
+		q.working, q.loc = &slots.WorkingHours{Location: loc}, loc
+		for j, iv := range wh.Intervals {
+			fi := fmt.Sprintf("%s.intervals[%d]", f, j)
+			day, ok := weekdays[iv.Day]
+			if !ok {
+				return q, &unical.Error{Code: unical.CodeInvalid, Field: fi + ".day", Allowed: weekdayNames, Message: fmt.Sprintf("%s.day must be a day of the week in lower case, such as monday.", fi)}
+			}
+			s, ok := clockMinutes(iv.Start, false)
+			if !ok {
+				return q, unical.FieldError(fi+".start", "%s.start must be a time of day HH:MM from 00:00 to 23:59.", fi)
+			}
+			e, ok := clockMinutes(iv.End, true)
+			if !ok {
+				return q, unical.FieldError(fi+".end", "%s.end must be a time of day HH:MM from 00:01 to 24:00.", fi)
+			}
+			if e <= s {
+				return q, unical.FieldError(fi+".end", "%s.end must be after its start.", fi)
+			}
+			q.working.Intervals = append(q.working.Intervals, slots.WeeklyInterval{Day: day, Start: s, End: e})
+		}
+		if i, j := slots.Overlaps(q.working.Intervals); i >= 0 {
+			return q, unical.FieldError(fmt.Sprintf("%s.intervals[%d]", f, j), "%s.intervals[%d] overlaps %s.intervals[%d].", f, j, f, i)
+		}
+	}
+	return q, nil
+}
+
+// clockMinutes reads HH:MM as minutes since midnight; 24:00 only when
+// end is set.
+func clockMinutes(s string, end bool) (int, bool) {
+	if len(s) != 5 || s[2] != ':' {
+		return 0, false
+	}
+	h, m := 0, 0
+	for _, c := range s[:2] + s[3:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	h = int(s[0]-'0')*10 + int(s[1]-'0')
+	m = int(s[3]-'0')*10 + int(s[4]-'0')
+	if m > 59 || h > 24 || (h == 24 && (m != 0 || !end)) {
+		return 0, false
+	}
+	return h*60 + m, true
+}
+
+// Find finds the slots of params.DurationMinutes that the participants can
+// attend, with minimumNoticeMinutes counted from now. Each participant's
+// busy time comes from api.QueryFreeBusy, with its free/busy policy
+// (all-day events block their days in the participant's working hours
+// zone, else in timeZone), fetched for up to unical.AvailabilityFanOut
+// participants at once. A slot is offered when every required participant
+// is free during it and its buffers and inside their working hours, and,
+// when some participants are not required, at least one of those is too.
+//
+// HTTP: POST /v1/availability
+//
+// Returns CodeInvalid naming the field for bad input; for a participant
+// that is unknown (CodeNotFound), EXPIRED (CodeAccountExpired) or whose
+// provider failed (CodeUpstream, CodeUnavailable, ...), the error names
+// that participant in Field and Message, and no slots are returned.
+func Find(ctx context.Context, api unical.API, now time.Time, params *unical.AvailabilityParams) (*unical.Availability, error) {
+	if params == nil {
+		params = &unical.AvailabilityParams{}
+	}
+	q, err := validate(params, now)
+	if err != nil {
+		return nil, err
+	}
+	// Accounts are read one after the other, so that an unknown or EXPIRED
+	// account is reported the same way every time and before any provider
+	// is called.
+	for i, pq := range q.parts {
+		acct, err := api.GetAccount(ctx, pq.accountID)
+		if err == nil && acct.Status == unical.AccountStatusExpired {
+			err = &unical.Error{Code: unical.CodeAccountExpired, Message: "The account's credentials no longer work; reconnect it with POST /v1/endUserAccounts or the OAuth flow."}
+		}
+		if err != nil {
+			return nil, participantFailed(i, pq.accountID, "endUserAccountId", err)
+		}
+	}
+	// Busy time just outside the window still keeps the buffers of the
+	// first and last slots from being free.
+	from, to := q.req.Start.Add(-q.req.BufferBefore), q.req.End.Add(q.req.BufferAfter)
+	busy := make([][]slots.Interval, len(q.parts))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		sem   = make(chan struct{}, unical.AvailabilityFanOut)
+	)
+	for i := range q.parts {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			pq := q.parts[i]
+			b, err := participantBusy(ctx, api, &pq, from, to)
+			if err != nil {
+				field := "endUserAccountId"
+				if pq.calendarIDs != nil && unical.ErrorCode(err) == unical.CodeNotFound {
+					// The account was found above: a calendar it named was not.
+					field = "calendarIds"
+				}
+				err = participantFailed(i, pq.accountID, field, err)
+				mu.Lock()
+				if first == nil {
+					// The first failure is the answer; the others were
+					// probably cancelled by it.
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+				return
+			}
+			busy[i] = b
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	req := q.req
+	req.Participants = make([]slots.Participant, len(q.parts))
+	for i, pq := range q.parts {
+		req.Participants[i] = slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Busy: busy[i]}
+	}
+	out := &unical.Availability{Data: []*unical.AvailabilitySlot{}}
+	zone := q.loc.String()
+	for _, s := range slots.Find(&req) {
+		out.Data = append(out.Data, &unical.AvailabilitySlot{
+			Start:        unical.EventDateTime{DateTime: s.Start.In(q.loc).Format(time.RFC3339), TimeZone: zone},
+			End:          unical.EventDateTime{DateTime: s.End.In(q.loc).Format(time.RFC3339), TimeZone: zone},
+			Participants: s.Participants,
+		})
+	}
+	return out, nil
+}
+
+// participantBusy returns the busy intervals of one participant's
+// calendars in [from, to).
+func participantBusy(ctx context.Context, api unical.API, pq *participantQuery, from, to time.Time) ([]slots.Interval, error) {
+	ids := pq.calendarIDs
+	if ids == nil {
+		var cals []*unical.Calendar
+		for c, err := range unical.AllCalendars(ctx, api, pq.accountID, nil, nil) {
+			if err != nil {
+				return nil, err
+			}
+			cals = append(cals, c)
+		}
+		ids = defaultCalendars(cals)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	res, err := api.QueryFreeBusy(ctx, pq.accountID, &unical.FreeBusyParams{
+		StartDateTime: from.Format(time.RFC3339Nano), EndDateTime: to.Format(time.RFC3339Nano),
+		TimeZone: pq.loc.String(), CalendarIDs: ids,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []slots.Interval
+	for _, cal := range res {
+		for _, b := range cal.BusySlots {
+			start, err1 := time.Parse(time.RFC3339Nano, b.Start.DateTime)
+			end, err2 := time.Parse(time.RFC3339Nano, b.End.DateTime)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+			}
+			out = append(out, slots.Interval{Start: start, End: end})
+		}
+	}
+	return out, nil
+}
+
+// defaultCalendars picks the calendars of a participant that named none:
+// the primary one, or, where the provider has no primary calendar
+// (CalDAV), every calendar that is not shared with the account.
+func defaultCalendars(cals []*unical.Calendar) []string {
+	var own []string
+	for _, c := range cals {
+		if c.IsPrimary {
+			return []string{c.ID}
+		}
+		if !c.IsShared {
+			own = append(own, c.ID)
+		}
+	}
+	if len(own) > unical.MaxFreeBusyCalendars {
+		own = own[:unical.MaxFreeBusyCalendars]
+	}
+	return own
+}
+
+// participantFailed names participant i in err, keeping its code, so that
+// the caller knows whose account to look at: Field becomes
+// participants[i].field unless err already names a field of the request.
+func participantFailed(i int, accountID, field string, err error) error {
+	var e *unical.Error
+	if !errors.As(err, &e) || e.Code == unical.CodeInternal {
+		return err
+	}
+	named := *e
+	if named.Field == "" {
+		named.Field = fmt.Sprintf("participants[%d].%s", i, field)
+	}
+	named.Message = fmt.Sprintf("Participant %s: %s", accountID, strings.TrimSpace(e.Message))
+	named.Err = err
+	return &named
+}

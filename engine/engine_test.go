@@ -1,0 +1,276 @@
+package engine_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
+)
+
+// These tests run the engine over a fake Client and a fake Store, so that
+// what it does on its own (claim, sign, send, write back; schedule change
+// checks; wake on a queued message) is seen without a unical.Client.
+
+// fakeClient is the Client side of the engine: it records the change
+// checks the engine asks for and resolves every message to one endpoint.
+type fakeClient struct {
+	cfg    unical.WebhookConfig
+	queued chan struct{}
+
+	mu      sync.Mutex
+	checked []string // "check sub_1", "renew sub_2"
+}
+
+func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
+	c := &fakeClient{queued: make(chan struct{}, 1), cfg: unical.WebhookConfig{
+		WebhookSender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1,
+	}}
+	if configure != nil {
+		configure(&c.cfg)
+	}
+	return c
+}
+
+func (c *fakeClient) note(what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checked = append(c.checked, what)
+}
+
+func (c *fakeClient) checks() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(slices.Values(c.checked))
+}
+
+func (c *fakeClient) WebhookConfig() unical.WebhookConfig { return c.cfg }
+func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.SubscriptionRecord) error {
+	c.note("check " + sub.ID)
+	return nil
+}
+func (c *fakeClient) RenewWatch(_ context.Context, sub *unical.SubscriptionRecord) error {
+	c.note("renew " + sub.ID)
+	return nil
+}
+func (c *fakeClient) ReconcileSubscription(_ context.Context, sub *unical.SubscriptionRecord) error {
+	c.note("reconcile " + sub.ID)
+	return nil
+}
+func (c *fakeClient) WebhookTarget(_ context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error) {
+	return &unical.WebhookTarget{URL: "https://receiver.example/hook", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, nil
+}
+func (c *fakeClient) UpdateEndpointState(context.Context, string, string, func(*unical.EndpointState) bool) error {
+	return nil
+}
+func (c *fakeClient) Sweep(context.Context) (unical.SweepResult, error) {
+	return unical.SweepResult{}, nil
+}
+func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
+func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
+func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
+	ctx, cancel := context.WithCancel(ctx)
+	return ctx, cancel, nil
+}
+func (c *fakeClient) Observer() unical.Observer { return unical.NopObserver{} }
+func (c *fakeClient) Logger() *slog.Logger      { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func (c *fakeClient) Now() time.Time            { return time.Now() }
+
+// fakeStore keeps messages and subscriptions in memory. It implements what
+// the engine calls; anything else panics through the nil interface.
+type fakeStore struct {
+	engine.Store
+
+	mu       sync.Mutex
+	pending  []*unical.OutboxMessage
+	recorded []unical.DeliveryResult
+	subs     []*unical.SubscriptionRecord
+	written  chan struct{}
+	// claims signals each ClaimMessages call.
+	claims chan struct{}
+}
+
+func newFakeStore() *fakeStore {
+	return &fakeStore{written: make(chan struct{}, 100), claims: make(chan struct{}, 100)}
+}
+
+func (s *fakeStore) add(msg *unical.OutboxMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = append(s.pending, msg)
+}
+
+func (s *fakeStore) ClaimMessages(_ context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*unical.OutboxMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() { s.claims <- struct{}{} }()
+	var out []*unical.OutboxMessage
+	for _, m := range s.pending {
+		if len(out) < max && m.LeaseOwner == "" && !m.NextAttemptAt.After(now) {
+			m.LeaseOwner, m.LeaseExpiry = owner, now.Add(lease)
+			c := *m
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}
+
+func (s *fakeStore) RecordDeliveries(_ context.Context, results []unical.DeliveryResult) ([]error, error) {
+	s.mu.Lock()
+	s.recorded = append(s.recorded, results...)
+	s.mu.Unlock()
+	s.written <- struct{}{}
+	return make([]error, len(results)), nil
+}
+
+func (s *fakeStore) ClaimDueSubscriptions(_ context.Context, now time.Time, interval time.Duration, max int) ([]*unical.SubscriptionRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*unical.SubscriptionRecord
+	for _, sub := range s.subs {
+		if len(out) < max && !sub.NextCheckAt.After(now) {
+			sub.NextCheckAt = now.Add(interval)
+			c := *sub
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}
+
+// waitRecorded waits, at most ten seconds, until the engine has written
+// back n results, and returns them.
+func (s *fakeStore) waitRecorded(tb testing.TB, n int) []unical.DeliveryResult {
+	tb.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		s.mu.Lock()
+		got := slices.Clone(s.recorded)
+		s.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-s.written:
+		case <-deadline:
+			tb.Fatalf("the engine wrote back %d results, want %d", len(got), n)
+		}
+	}
+}
+
+// recordingSender answers 200 and records each request's URL and
+// webhook-id.
+type recordingSender struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *recordingSender) Send(_ context.Context, url string, header map[string][]string, _ []byte) (unical.WebhookResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, url+" "+header["webhook-id"][0])
+	return unical.WebhookResponse{StatusCode: 200}, nil
+}
+
+func (r *recordingSender) requests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.sent)
+}
+
+// start runs the engine until the test ends.
+func start(tb testing.TB, c engine.Client, st engine.Store) {
+	tb.Helper()
+	e, err := engine.New(c, st)
+	if err != nil {
+		tb.Fatalf("New() = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("Run() = %v", err)
+		}
+	})
+}
+
+func pendingMessage(id string) *unical.OutboxMessage {
+	return &unical.OutboxMessage{
+		ID: id, ApplicationID: "app_1", SubscriptionID: "sub_1", EventType: unical.EventTypeCalendarEventChanged,
+		Payload: []byte(`{}`), Status: unical.MessagePending, NextAttemptAt: time.Now().Add(-time.Second),
+	}
+}
+
+// A due message is sent, signed, to the endpoint the Client names, and
+// written back as delivered with its attempt.
+func TestEngine_DeliversDueMessage(t *testing.T) {
+	sender := &recordingSender{}
+	st := newFakeStore()
+	st.add(pendingMessage("msg_1"))
+	start(t, newFakeClient(sender, nil), st)
+
+	got := st.waitRecorded(t, 1)
+	if diff := cmp.Diff([]string{"https://receiver.example/hook msg_1"}, sender.requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	res := got[0]
+	if res.Message.Status != unical.MessageDelivered || res.Message.Attempts != 1 || res.Attempt == nil || res.Attempt.StatusCode != 200 {
+		t.Errorf("written back %+v with attempt %+v, want delivered after one attempt answered 200", res.Message, res.Attempt)
+	}
+}
+
+// A message the Client queued goes out when the Client signals it, not at
+// the next outbox poll (an hour away here).
+func TestEngine_WakesWhenClientQueues(t *testing.T) {
+	sender := &recordingSender{}
+	st := newFakeStore()
+	c := newFakeClient(sender, nil)
+	start(t, c, st)
+	// The engine's first claim, at start, finds nothing; the next is an
+	// hour away unless the Client wakes it.
+	select {
+	case <-st.claims:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the engine did not claim at start")
+	}
+
+	st.add(pendingMessage("msg_2"))
+	c.queued <- struct{}{}
+	st.waitRecorded(t, 1)
+	if diff := cmp.Diff([]string{"https://receiver.example/hook msg_2"}, sender.requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// Due subscriptions are handed to the Client's change detection: one
+// without a provider watch is checked with its cursor, one with a watch
+// has the watch renewed (and is not polled).
+func TestEngine_SchedulesChangeChecks(t *testing.T) {
+	st := newFakeStore()
+	st.subs = []*unical.SubscriptionRecord{
+		{Subscription: unical.Subscription{ID: "sub_polled"}},
+		{Subscription: unical.Subscription{ID: "sub_watched"}, Watch: &unical.Watch{ID: "w1", Expiration: time.Now().Add(time.Hour)}},
+	}
+	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+		cfg.ChangePollInterval = time.Hour
+		cfg.ReconcileInterval = -1
+	})
+	start(t, c, st)
+
+	want := []string{"check sub_polled", "renew sub_watched"}
+	deadline := time.Now().Add(10 * time.Second)
+	for !cmp.Equal(want, c.checks()) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if diff := cmp.Diff(want, c.checks()); diff != "" {
+		t.Errorf("change checks (-want +got):\n%s", diff)
+	}
+}
