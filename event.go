@@ -729,6 +729,9 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+		return nil, err
+	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
@@ -762,6 +765,9 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+		return nil, err
+	}
 	needsCurrent := params.Start.IsSet() != params.End.IsSet() || params.IsAllDay.IsSet() ||
 		(params.IsRecurring.IsSet() && !params.Recurrence.IsSet())
 	if needsCurrent {
@@ -792,6 +798,9 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 	}
 	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {

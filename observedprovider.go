@@ -162,6 +162,30 @@ func (o observedRefresher) RefreshToken(ctx context.Context, s *Session) (Token,
 	return observed1(o.observedProvider, ctx, "RefreshToken", func(ctx context.Context) (Token, error) { return o.r.RefreshToken(ctx, s) })
 }
 
+// revokerOf returns p as a GrantRevoker, if it is one; the call is
+// reported as RevokeGrant.
+func revokerOf(p Provider) (GrantRevoker, bool) {
+	if o, ok := p.(*observedProvider); ok {
+		inner, ok := o.p.(GrantRevoker)
+		if !ok {
+			return nil, false
+		}
+		return observedRevoker{o, inner}, true
+	}
+	r, ok := p.(GrantRevoker)
+	return r, ok
+}
+
+// observedRevoker is the GrantRevoker face of an observedProvider.
+type observedRevoker struct {
+	*observedProvider
+	r GrantRevoker
+}
+
+func (o observedRevoker) RevokeGrant(ctx context.Context, s *Session) error {
+	return o.call(ctx, "RevokeGrant", func(ctx context.Context) error { return o.r.RevokeGrant(ctx, s) })
+}
+
 // oauthOf returns p as an OAuthProvider, if it is one.
 func oauthOf(p Provider) (OAuthProvider, bool) {
 	if o, ok := p.(*observedProvider); ok {
