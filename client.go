@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/ttlcache"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -87,8 +88,8 @@ type Client struct {
 	// hash request bodies that may hold a password.
 	fingerprintKey seal.Key
 
-	apps    *ttlCache[*Application]
-	apiKeys *ttlCache[*APIKey]
+	apps    *ttlcache.Cache[*Application]
+	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
 	keysUsed keyUsage
 
@@ -173,8 +174,8 @@ func New(cfg Config) (*Client, error) {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	c.apps = newTTLCache[*Application](ttl, c.now)
-	c.apiKeys = newTTLCache[*APIKey](ttl, c.now)
+	c.apps = ttlcache.New[*Application](ttl, c.now)
+	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
@@ -385,14 +386,14 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 
 // getAPIKey reads an API key through the cache.
 func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	if k, ok := c.apiKeys.get(id); ok {
+	if k, ok := c.apiKeys.Get(id); ok {
 		return k, nil
 	}
 	k, err := c.store.GetAPIKey(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c.apiKeys.put(id, k)
+	c.apiKeys.Put(id, k)
 	return k, nil
 }
 
@@ -403,15 +404,15 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 }
 
 // cachedApplication reads application id through the cache apps.
-func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCache[*Application], id string) (*Application, error) {
-	if app, ok := apps.get(id); ok {
+func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
+	if app, ok := apps.Get(id); ok {
 		return app, nil
 	}
 	app, err := store.GetApplication(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	apps.put(id, app)
+	apps.Put(id, app)
 	return app, nil
 }
 
