@@ -121,6 +121,9 @@ type Account struct {
 	// out of the JSON) while the account is ACTIVE. Our extension.
 	StatusReason StatusReason `json:"statusReason,omitempty"`
 	ProviderType ProviderType `json:"providerType"`
+	// ServerURL is the CalDAV server the account connected at (our
+	// extension; PROVIDER_C only). Every later call goes there.
+	ServerURL string `json:"serverUrl,omitempty"`
 }
 
 // MarshalJSON writes the times as every timestamp of the API is written
@@ -179,6 +182,12 @@ type AccountCreateParams struct {
 	ProviderType ProviderType     `json:"providerType"`
 	RefreshToken Optional[string] `json:"refreshToken,omitzero"`
 	Password     Optional[string] `json:"password,omitzero"`
+	// ServerURL and Username are our PROVIDER_C extensions: the CalDAV
+	// server (default: the application's setting, then discovery from
+	// the email's domain, then iCloud) and the login (default: the
+	// email).
+	ServerURL Optional[string] `json:"serverUrl,omitzero"`
+	Username  Optional[string] `json:"username,omitzero"`
 }
 
 // BasicAuthConnectParams is the body of
@@ -187,6 +196,9 @@ type BasicAuthConnectParams struct {
 	Email      string           `json:"email"`
 	Password   string           `json:"password"`
 	ExternalID Optional[string] `json:"externalId,omitzero"`
+	// ServerURL and Username are as in [AccountCreateParams].
+	ServerURL Optional[string] `json:"serverUrl,omitzero"`
+	Username  Optional[string] `json:"username,omitzero"`
 }
 
 // AccountListParams filters GET /v1/endUserAccounts.
@@ -301,7 +313,8 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
-	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value()})
+	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value(),
+		Username: params.Username.Value(), ServerURL: params.ServerURL.Value()})
 	if ErrorCode(err) == CodeUnauthorized {
 		// The API key was fine; the credentials in the body were not. A 400
 		// naming the field keeps 401 for our own authentication.
@@ -336,6 +349,8 @@ func (a *App) connectBasicAuth(ctx context.Context, params *BasicAuthConnectPara
 		ExternalID:   params.ExternalID,
 		ProviderType: ProviderCalDAV,
 		Password:     Some(params.Password),
+		ServerURL:    params.ServerURL,
+		Username:     params.Username,
 	})
 }
 
@@ -377,6 +392,18 @@ func (p *AccountCreateParams) validate() error {
 			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
 		}
 	}
+	if p.ProviderType != ProviderCalDAV {
+		if p.ServerURL.IsSet() && !p.ServerURL.IsNull() {
+			return invalidf("serverUrl", "serverUrl is only for PROVIDER_C accounts.")
+		}
+		if p.Username.IsSet() && !p.Username.IsNull() {
+			return invalidf("username", "username is only for PROVIDER_C accounts.")
+		}
+	}
+	if v, ok := p.Username.Get(); ok && (len(v) > 255 || strings.ContainsAny(v, ":\r\n")) {
+		// HTTP Basic ends the user name at the first colon (RFC 7617 §2).
+		return invalidf("username", "username may be at most 255 characters long and hold no colon or line break.")
+	}
 	if v, ok := p.ExternalID.Get(); ok && len(v) > 255 {
 		return invalidf("externalId", "externalId may be at most 255 characters long.")
 	}
@@ -415,6 +442,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
+					ServerURL: conn.ServerURL,
 				},
 				TokenExpiry:          conn.Token.Expiry,
 				CredentialsID:        newID("cred"),
@@ -458,6 +486,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			}
 			if conn.State != nil {
 				rec.ProviderState = conn.State
+			}
+			if conn.ServerURL != "" {
+				rec.ServerURL = conn.ServerURL // reconnecting may move the account
 			}
 			if v, ok := externalID.Get(); ok {
 				rec.ExternalID = v

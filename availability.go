@@ -35,6 +35,17 @@ type AvailabilityParams struct {
 	// MaxResults bounds the slots returned: default
 	// DefaultAvailabilityResults, at most MaxAvailabilityResults.
 	MaxResults int `json:"maxResults,omitempty"`
+	// Groups are the groups participants name, each with at least one
+	// member.
+	Groups []AvailabilityGroup `json:"groups,omitempty"`
+}
+
+// AvailabilityGroup asks that at least Required (1 to the group's size)
+// of the participants naming it be free in a slot, such as one of
+// several rooms.
+type AvailabilityGroup struct {
+	Name     string `json:"name"`
+	Required int    `json:"required"`
 }
 
 // AvailabilityParticipant is one participant of an availability query.
@@ -49,7 +60,10 @@ type AvailabilityParticipant struct {
 	WorkingHours *WorkingHours `json:"workingHours,omitempty"`
 	// Required participants must be free in every slot (the default).
 	// Of the participants that are not required, at least one must be.
+	// A group member leaves it out: its group's rule applies instead.
 	Required Optional[bool] `json:"required,omitzero"`
+	// Group names an entry of AvailabilityParams.Groups.
+	Group string `json:"group,omitempty"`
 }
 
 // WorkingHours are weekly ranges of wall-clock time in TimeZone, so that
@@ -59,6 +73,17 @@ type WorkingHours struct {
 	TimeZone string `json:"timeZone"`
 	// Intervals are the ranges; on one day they may touch but not
 	// overlap. At most MaxWorkingIntervals.
+	Intervals []WorkingInterval `json:"intervals"`
+	// Overrides replace the weekly intervals on their dates, read in
+	// TimeZone: at most MaxWorkingOverrides, one per date.
+	Overrides []WorkingHoursOverride `json:"overrides,omitempty"`
+}
+
+// WorkingHoursOverride gives the hours of one date (YYYY-MM-DD); an empty
+// Intervals means not available that day. Day is left out of its
+// intervals.
+type WorkingHoursOverride struct {
+	Date      string            `json:"date"`
 	Intervals []WorkingInterval `json:"intervals"`
 }
 
@@ -93,6 +118,7 @@ const (
 	DefaultAvailabilityResults  = 100
 	MaxAvailabilityResults      = 1000
 	MaxWorkingIntervals         = 50
+	MaxWorkingOverrides         = 100
 	// AvailabilityFanOut is how many participants' busy time is fetched at
 	// once. It covers the usual meeting in one round trip and keeps a
 	// 20-participant query from opening 20 provider calls at the same time.

@@ -51,8 +51,10 @@ type Config struct {
 	Logger *slog.Logger
 	// CacheTTL is how long applications and API keys read from the Store
 	// are reused: a revocation or settings change made through another
-	// replica takes effect after at most this long. Default 5 seconds;
-	// negative disables the cache.
+	// replica takes effect after at most this long, and as soon as the
+	// Store's version moves with a [VersionedStore] that learns of other
+	// replicas' changes (the PostgreSQL store, within a moment). Default 5
+	// seconds; negative disables the cache.
 	CacheTTL time.Duration
 	// Observer receives measurements of provider calls, webhook
 	// deliveries, change polling and push notifications, for metrics;
@@ -174,8 +176,8 @@ func New(cfg Config) (*Client, error) {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	c.apps = ttlcache.New[*Application](ttl, c.now)
-	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now)
+	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
+	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
@@ -386,15 +388,7 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 
 // getAPIKey reads an API key through the cache.
 func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	if k, ok := c.apiKeys.Get(id); ok {
-		return k, nil
-	}
-	k, err := c.store.GetAPIKey(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	c.apiKeys.Put(id, k)
-	return k, nil
+	return c.apiKeys.Load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
 // application reads an application through the cache. Callers must not
@@ -405,15 +399,7 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 
 // cachedApplication reads application id through the cache apps.
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
-	if app, ok := apps.Get(id); ok {
-		return app, nil
-	}
-	app, err := store.GetApplication(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	apps.Put(id, app)
-	return app, nil
+	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
 
 // newID returns prefix_ and a random id that sorts in creation order.

@@ -123,8 +123,8 @@ const APIKeyPrefix = apiKeyPrefix
 
 // Invalidate drops an application and API keys from this Client's caches
 // after the operator side changed or deleted them in the Store, so that
-// the change takes effect here at once (and on other replicas within
-// Config.CacheTTL).
+// the change takes effect here at once (and on other replicas once the
+// Store's version moves, within Config.CacheTTL at most).
 func (c *Client) Invalidate(appID string, keyIDs ...string) {
 	if appID != "" {
 		c.apps.Drop(appID)
@@ -146,6 +146,21 @@ func (c *Client) SealClientSecret(app *Application, t ProviderType, secret strin
 		app.SealedSecrets = map[ProviderType][]byte{}
 	}
 	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), clientSecretAD(app.ID, t))
+}
+
+// SealDelegation seals the secret of app's delegation credential for
+// provider type t, bound to both.
+func (c *Client) SealDelegation(app *Application, t ProviderType, secret []byte) []byte {
+	return c.credentials.Seal(secret, delegationAD(app.ID, t))
+}
+
+// OpenDelegation opens what SealDelegation sealed for app and t.
+func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte) ([]byte, error) {
+	return c.credentials.Open(sealed, delegationAD(app.ID, t))
+}
+
+func delegationAD(appID string, t ProviderType) []byte {
+	return []byte("delegation/" + appID + "/" + string(t))
 }
 
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing

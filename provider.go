@@ -131,6 +131,12 @@ type ConnectParams struct {
 	Email        string
 	RefreshToken string
 	Password     string
+	// Username is the CalDAV login when it is not the email ("" means
+	// the email).
+	Username string
+	// ServerURL is the CalDAV server the user named; it wins over
+	// [ProviderSettings.ServerURL] and discovery.
+	ServerURL string
 }
 
 // Connection is what a successful connect or code exchange learned.
@@ -146,6 +152,9 @@ type Connection struct {
 	// State is provider data kept with the account and handed back in every
 	// Session (for example a CalDAV calendar-home URL found by discovery).
 	State []byte
+	// ServerURL is the server the account was connected at (CalDAV),
+	// shown as [Account.ServerURL].
+	ServerURL string
 }
 
 // Token is an OAuth 2.0 token set. It mirrors oauth2.Token without

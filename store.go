@@ -55,6 +55,32 @@ type Application struct {
 	// starts afresh without every URL change having to reset it.
 	WebhookState    EndpointState `json:"webhookState,omitzero"`
 	WebhookStateURL string        `json:"-"`
+	// Delegations are the application's delegation credentials (our
+	// extension), at most one per provider type.
+	Delegations map[ProviderType]Delegation `json:"-"`
+}
+
+// Delegation is a credential that acts for every user of a Google
+// Workspace domain or Microsoft 365 tenant, set by the operator: its
+// secret (Google's service account key, Microsoft's client secret) is only
+// stored sealed, in Sealed.
+type Delegation struct {
+	// ClientID is Google's service account (client_email) or Microsoft's
+	// application (client) id.
+	ClientID string
+	// TenantID is Microsoft's directory (tenant) id; "" for Google.
+	TenantID string
+	// Domains are the email domains whose users it acts for.
+	Domains []string
+	// TokenURL, APIBaseURL and DirectoryURL override the provider's
+	// endpoints; "" is the provider's own.
+	TokenURL, APIBaseURL, DirectoryURL string
+	// Status is pending until verified, then active or failing with
+	// StatusReason saying what is missing.
+	Status       string
+	StatusReason string
+	UpdatedAt    time.Time
+	Sealed       []byte
 }
 
 // ApplicationStore keeps applications.

@@ -1,13 +1,17 @@
 package unical
 
 // VersionedStore is a Store that can tell whether its data has changed:
-// Version returns a number that differs from every earlier one once any
-// write has been committed, by this process or any other. A Store that
-// cannot see the writes of other processes (a database shared by
-// replicas, without change notifications) must not implement it.
+// Version returns a number that differs from every earlier one once a
+// write to an application, an API key or an account has been committed
+// by this process, and, for a Store shared by processes, as soon as it
+// learns of such a write committed by another (the PostgreSQL store: by
+// a notification from the database, within a moment). A Store may move
+// it more often (bbolt moves it with every write). A Store that cannot
+// learn of the writes of other processes must not implement it.
 //
 // Callers read the version before they read data, and may reuse what they
-// derived from that data for as long as the version stays the same.
+// derived from applications, API keys and accounts for as long as the
+// version stays the same.
 type VersionedStore interface {
 	Store
 	Version() uint64

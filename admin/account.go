@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -135,30 +134,28 @@ func (s *Service) CreateVirtualAccount(ctx context.Context, appID, email string)
 	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderVirtual})
 }
 
-// ConnectCalDAVAccount connects a CalDAV account with its email and
-// (app-specific) password, as POST /v1/basicAuth/connect does, against
-// the CalDAV server of the application's provider settings. serverURL is
-// optional: accounts have no server of their own, so a serverURL other
-// than the application's is refused with CodeInvalid naming serverUrl
-// rather than ignored.
-func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID, email, password, serverURL string) (*unical.Account, error) {
-	if serverURL != "" {
-		app, err := s.store.GetApplication(ctx, appID)
-		if err != nil {
-			return nil, err
-		}
-		configured := app.Providers[unical.ProviderCalDAV].ServerURL
-		if strings.TrimRight(serverURL, "/") != strings.TrimRight(configured, "/") {
-			if configured == "" {
-				configured = "the provider's default server"
-			}
-			return nil, unical.FieldError("serverUrl", "This application connects CalDAV accounts to %s; change the server in its CalDAV provider settings, or leave the server URL empty.", configured)
-		}
-	}
-	if password == "" {
+// CalDAVConnection is what the dashboard's form sends to connect a CalDAV
+// account: the login (username, the email when empty), its password, and
+// the server (empty: the application's setting, then discovery from the
+// email's domain, then iCloud), as POST /v1/endUserAccounts takes them.
+type CalDAVConnection struct {
+	Email, Username, Password, ServerURL string
+}
+
+// ConnectCalDAVAccount connects a CalDAV account of an application, as
+// POST /v1/endUserAccounts does, and records it in the audit log.
+func (s *Service) ConnectCalDAVAccount(ctx context.Context, appID string, c CalDAVConnection) (*unical.Account, error) {
+	if c.Password == "" {
 		return nil, unical.FieldError("password", "password is required.")
 	}
-	return s.createAccount(ctx, appID, &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(password)})
+	params := &unical.AccountCreateParams{Email: c.Email, ProviderType: unical.ProviderCalDAV, Password: unical.Some(c.Password)}
+	if c.Username != "" {
+		params.Username = unical.Some(c.Username)
+	}
+	if c.ServerURL != "" {
+		params.ServerURL = unical.Some(c.ServerURL)
+	}
+	return s.createAccount(ctx, appID, params)
 }
 
 // createAccount creates an account through the App and records it.

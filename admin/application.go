@@ -239,8 +239,9 @@ type ApplicationDeleted struct {
 // messages, since the application that would receive them is going too.
 // Returns CodeNotFound for an unknown application.
 //
-// A key of the application stops working at once on this Client, and
-// within Config.CacheTTL on the others.
+// A key of the application stops working at once on this Client, and on
+// the others once the Store's version moves (the PostgreSQL store's
+// notification), within Config.CacheTTL at most.
 func (s *Service) DeleteApplication(ctx context.Context, id string, cascade bool) (*ApplicationDeleted, error) {
 	a, err := s.app(ctx, id)
 	if err != nil {

@@ -126,7 +126,8 @@ func (s *Service) LabelAPIKey(ctx context.Context, appID, keyID, label string) (
 }
 
 // RevokeAPIKey deletes an API key: requests with it fail from then on
-// through this Client, and within Config.CacheTTL through the others.
+// through this Client, and on the others once the Store's version moves
+// (the PostgreSQL store's notification), within Config.CacheTTL at most.
 // Returns CodeNotFound when the application has no such key.
 func (s *Service) RevokeAPIKey(ctx context.Context, appID, keyID string) error {
 	s.client.Invalidate("", keyID)

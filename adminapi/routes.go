@@ -36,6 +36,11 @@ func (h *handler) routes() {
 	h.handle("DELETE /admin/v1/applications/{appId}/providers/{provider}", h.handleProviderRemove)
 	h.handle("POST /admin/v1/applications/{appId}/providers/{provider}/check", h.handleProviderCheck)
 
+	h.handle("GET /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationGet)
+	h.handle("PUT /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationSet)
+	h.handle("DELETE /admin/v1/applications/{appId}/delegations/{provider}", h.handleDelegationRemove)
+	h.handle("POST /admin/v1/applications/{appId}/delegations/{provider}/verify", h.handleDelegationVerify)
+
 	h.handle("GET /admin/v1/applications/{appId}/webhook", h.handleWebhookGet)
 	h.handle("PUT /admin/v1/applications/{appId}/webhook", h.handleWebhookSet)
 	h.handle("POST /admin/v1/applications/{appId}/webhook/rotate", h.handleWebhookRotate)
@@ -230,6 +235,65 @@ func (h *handler) handleProviderList(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	return ok(w, list[*admin.ProviderSettingsView]{Data: app.Providers})
+}
+
+// handleDelegationGet handles GET /admin/v1/applications/{appId}/delegations/{provider}.
+func (h *handler) handleDelegationGet(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	v, err := h.svc.GetDelegation(r.Context(), r.PathValue("appId"), t)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleDelegationSet handles PUT /admin/v1/applications/{appId}/delegations/{provider}.
+func (h *handler) handleDelegationSet(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	var body admin.DelegationParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.SetDelegation(r.Context(), r.PathValue("appId"), t, &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleDelegationVerify handles POST /admin/v1/applications/{appId}/delegations/{provider}/verify.
+func (h *handler) handleDelegationVerify(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	var body admin.VerifyParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.VerifyDelegation(r.Context(), r.PathValue("appId"), t, &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleDelegationRemove handles DELETE /admin/v1/applications/{appId}/delegations/{provider}.
+func (h *handler) handleDelegationRemove(w http.ResponseWriter, r *http.Request) error {
+	t, err := provider(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.RemoveDelegation(r.Context(), r.PathValue("appId"), t); err != nil {
+		return err
+	}
+	return ok(w, unical.Success{Success: true})
 }
 
 // handleProviderGet handles GET /admin/v1/applications/{appId}/providers/{provider}.

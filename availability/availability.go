@@ -37,6 +37,7 @@ type participantQuery struct {
 	calendarIDs []string
 	working     *slots.WorkingHours
 	required    bool
+	group       string
 	// loc is the zone all-day events are read in: the participant's
 	// working hours zone, else the answer's.
 	loc *time.Location
@@ -130,6 +131,10 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 		seen[pq.accountID] = true
 		q.parts = append(q.parts, pq)
 	}
+	groups, err := validateGroups(p)
+	if err != nil {
+		return nil, err
+	}
 	q.req = slots.Request{
 		Start: start, End: end, Duration: duration,
 		Interval:     time.Duration(interval) * time.Minute,
@@ -138,12 +143,55 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 		BufferAfter:  time.Duration(p.BufferAfterMinutes) * time.Minute,
 		Earliest:     now.Add(time.Duration(p.MinimumNoticeMinutes) * time.Minute),
 		MaxResults:   maxResults,
+		Groups:       groups,
 	}
 	return q, nil
 }
 
+// validateGroups checks that groups have distinct names, that every group
+// a participant names is listed, and that each group's required count is
+// between 1 and its size.
+func validateGroups(p *unical.AvailabilityParams) ([]slots.Group, error) {
+	members := map[string]int{}
+	for i, pp := range p.Participants {
+		if pp.Group != "" {
+			members[pp.Group]++
+			if pp.Required.IsSet() {
+				f := fmt.Sprintf("participants[%d].required", i)
+				return nil, unical.FieldError(f, "%s cannot be set on a member of a group: the group's required count applies.", f)
+			}
+		}
+	}
+	index := map[string]int{}
+	var out []slots.Group
+	for i, g := range p.Groups {
+		f := fmt.Sprintf("groups[%d]", i)
+		if g.Name == "" {
+			return nil, unical.FieldError(f+".name", "%s.name is required.", f)
+		}
+		if _, dup := index[g.Name]; dup {
+			return nil, unical.FieldError(f+".name", "groups names %q twice.", g.Name)
+		}
+		index[g.Name] = i
+		if members[g.Name] == 0 {
+			return nil, unical.FieldError(f+".name", "No participant names group %q.", g.Name)
+		}
+		if g.Required < 1 || g.Required > members[g.Name] {
+			return nil, unical.FieldError(f+".required", "%s.required must be between 1 and the %d participants of group %q.", f, members[g.Name], g.Name)
+		}
+		out = append(out, slots.Group{Name: g.Name, Required: g.Required})
+	}
+	for i, pp := range p.Participants {
+		if _, ok := index[pp.Group]; pp.Group != "" && !ok {
+			f := fmt.Sprintf("participants[%d].group", i)
+			return nil, unical.FieldError(f, "%s names group %q, which groups does not list.", f, pp.Group)
+		}
+	}
+	return out, nil
+}
+
 func validateParticipant(p *unical.AvailabilityParticipant, field string, answerLoc *time.Location) (participantQuery, error) {
-	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, loc: answerLoc}
+	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, group: p.Group, loc: answerLoc}
 	if p.EndUserAccountID == "" {
 		return q, unical.FieldError(field+".endUserAccountId", "%s.endUserAccountId is required.", field)
 	}
@@ -178,34 +226,76 @@ func validateParticipant(p *unical.AvailabilityParticipant, field string, answer
 		if len(wh.Intervals) == 0 {
 			return q, unical.FieldError(f+".intervals", "%s.intervals must hold at least one interval.", f)
 		}
-		if len(wh.Intervals) > unical.MaxWorkingIntervals {
-			return q, unical.FieldError(f+".intervals", "%s.intervals may hold at most %d intervals.", f, unical.MaxWorkingIntervals)
-		}
 		q.working, q.loc = &slots.WorkingHours{Location: loc}, loc
-		for j, iv := range wh.Intervals {
-			fi := fmt.Sprintf("%s.intervals[%d]", f, j)
-			day, ok := weekdays[iv.Day]
-			if !ok {
-				return q, &unical.Error{Code: unical.CodeInvalid, Field: fi + ".day", Allowed: weekdayNames, Message: fmt.Sprintf("%s.day must be a day of the week in lower case, such as monday.", fi)}
-			}
-			s, ok := clockMinutes(iv.Start, false)
-			if !ok {
-				return q, unical.FieldError(fi+".start", "%s.start must be a time of day HH:MM from 00:00 to 23:59.", fi)
-			}
-			e, ok := clockMinutes(iv.End, true)
-			if !ok {
-				return q, unical.FieldError(fi+".end", "%s.end must be a time of day HH:MM from 00:01 to 24:00.", fi)
-			}
-			if e <= s {
-				return q, unical.FieldError(fi+".end", "%s.end must be after its start.", fi)
-			}
-			q.working.Intervals = append(q.working.Intervals, slots.WeeklyInterval{Day: day, Start: s, End: e})
+		ivs, err := workingIntervals(f, wh.Intervals, true)
+		if err != nil {
+			return q, err
 		}
-		if i, j := slots.Overlaps(q.working.Intervals); i >= 0 {
-			return q, unical.FieldError(fmt.Sprintf("%s.intervals[%d]", f, j), "%s.intervals[%d] overlaps %s.intervals[%d].", f, j, f, i)
+		q.working.Intervals = ivs
+		if len(wh.Overrides) > unical.MaxWorkingOverrides {
+			return q, unical.FieldError(f+".overrides", "%s.overrides may hold at most %d dates.", f, unical.MaxWorkingOverrides)
+		}
+		dates := map[string]bool{}
+		for j, o := range wh.Overrides {
+			fo := fmt.Sprintf("%s.overrides[%d]", f, j)
+			d, err := time.Parse(time.DateOnly, o.Date)
+			if err != nil {
+				return q, unical.FieldError(fo+".date", "%s.date must be a date YYYY-MM-DD.", fo)
+			}
+			if dates[o.Date] {
+				return q, unical.FieldError(fo+".date", "%s.overrides names %s twice.", f, o.Date)
+			}
+			dates[o.Date] = true
+			if o.Intervals == nil {
+				return q, unical.FieldError(fo+".intervals", "%s.intervals is required: an empty list closes the day.", fo)
+			}
+			ivs, err := workingIntervals(fo, o.Intervals, false)
+			if err != nil {
+				return q, err
+			}
+			do := slots.DateOverride{Year: d.Year(), Month: d.Month(), Day: d.Day(), Intervals: []slots.DayInterval{}}
+			for _, iv := range ivs {
+				do.Intervals = append(do.Intervals, slots.DayInterval{Start: iv.Start, End: iv.End})
+			}
+			q.working.Overrides = append(q.working.Overrides, do)
 		}
 	}
 	return q, nil
+}
+
+// workingIntervals reads the intervals of workingHours (weekly, each with
+// its day) or of an override (one date, no day), refusing overlaps.
+func workingIntervals(f string, in []unical.WorkingInterval, weekly bool) ([]slots.WeeklyInterval, error) {
+	if len(in) > unical.MaxWorkingIntervals {
+		return nil, unical.FieldError(f+".intervals", "%s.intervals may hold at most %d intervals.", f, unical.MaxWorkingIntervals)
+	}
+	var out []slots.WeeklyInterval
+	for j, iv := range in {
+		fi := fmt.Sprintf("%s.intervals[%d]", f, j)
+		day, ok := weekdays[iv.Day]
+		switch {
+		case weekly && !ok:
+			return nil, &unical.Error{Code: unical.CodeInvalid, Field: fi + ".day", Allowed: weekdayNames, Message: fmt.Sprintf("%s.day must be a day of the week in lower case, such as monday.", fi)}
+		case !weekly && iv.Day != "":
+			return nil, unical.FieldError(fi+".day", "%s.day cannot be set: an override's intervals are on its date.", fi)
+		}
+		s, ok := clockMinutes(iv.Start, false)
+		if !ok {
+			return nil, unical.FieldError(fi+".start", "%s.start must be a time of day HH:MM from 00:00 to 23:59.", fi)
+		}
+		e, ok := clockMinutes(iv.End, true)
+		if !ok {
+			return nil, unical.FieldError(fi+".end", "%s.end must be a time of day HH:MM from 00:01 to 24:00.", fi)
+		}
+		if e <= s {
+			return nil, unical.FieldError(fi+".end", "%s.end must be after its start.", fi)
+		}
+		out = append(out, slots.WeeklyInterval{Day: day, Start: s, End: e})
+	}
+	if i, j := slots.Overlaps(out); i >= 0 {
+		return nil, unical.FieldError(fmt.Sprintf("%s.intervals[%d]", f, j), "%s.intervals[%d] overlaps %s.intervals[%d].", f, j, f, i)
+	}
+	return out, nil
 }
 
 // clockMinutes reads HH:MM as minutes since midnight; 24:00 only when
@@ -235,7 +325,9 @@ func clockMinutes(s string, end bool) (int, bool) {
 // zone, else in timeZone), fetched for up to unical.AvailabilityFanOut
 // participants at once. A slot is offered when every required participant
 // is free during it and its buffers and inside their working hours, and,
-// when some participants are not required, at least one of those is too.
+// when some participants are not required, at least one of those is too;
+// each group needs its required count of free members, and the slot names
+// the free ones.
 //
 // HTTP: POST /v1/availability
 //
@@ -315,7 +407,7 @@ func Find(ctx context.Context, api unical.API, now time.Time, params *unical.Ava
 	req := q.req
 	req.Participants = make([]slots.Participant, len(q.parts))
 	for i, pq := range q.parts {
-		req.Participants[i] = slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Busy: busy[i]}
+		req.Participants[i] = slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Group: pq.group, Busy: busy[i]}
 	}
 	out := &unical.Availability{Data: []*unical.AvailabilitySlot{}}
 	zone := q.loc.String()

@@ -122,7 +122,10 @@ func (h *handler) createVirtualAccount(w http.ResponseWriter, r *http.Request, s
 
 // connectCalDAVAccount handles POST /dashboard/apps/{app}/accounts/caldav.
 func (h *handler) connectCalDAVAccount(w http.ResponseWriter, r *http.Request, s *session) {
-	acct, err := h.admin.ConnectCalDAVAccount(r.Context(), r.PathValue("app"), r.PostFormValue("email"), r.PostFormValue("password"), r.PostFormValue("serverUrl"))
+	acct, err := h.admin.ConnectCalDAVAccount(r.Context(), r.PathValue("app"), admin.CalDAVConnection{
+		Email: r.PostFormValue("email"), Username: r.PostFormValue("username"),
+		Password: r.PostFormValue("password"), ServerURL: r.PostFormValue("serverUrl"),
+	})
 	if err != nil {
 		h.failed(w, r, s, pageAccounts, err)
 		return

@@ -531,7 +531,9 @@ func TestAccounts(t *testing.T) {
 	google := memory.New(unical.ProviderGoogle)
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	google.AddUser("bob@example.com", "refresh-bob", "")
-	f := newFixture(t, "", google)
+	dav := memory.New(unical.ProviderCalDAV)
+	dav.AddUser("cy@example.com", "", "app-password")
+	f := newFixture(t, "", google, dav)
 	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("accounts")})
 	if err != nil {
 		t.Fatal(err)
@@ -548,6 +550,11 @@ func TestAccounts(t *testing.T) {
 		}
 		ids[who] = acct.ID
 	}
+	// A CalDAV account shows its server.
+	if _, err := app.CreateAccount(t.Context(), &unical.AccountCreateParams{Email: "cy@example.com", ProviderType: unical.ProviderCalDAV,
+		Password: unical.Some("app-password"), ServerURL: unical.Some("https://dav.example.org/")}); err != nil {
+		t.Fatal(err)
+	}
 	// Bob withdraws access; the next call for him finds out. (The memory
 	// provider gives no reason, so the reason is "unknown".)
 	google.Revoke("bob@example.com")
@@ -557,7 +564,7 @@ func TestAccounts(t *testing.T) {
 
 	b := f.browser(t)
 	token := b.mustLogin()
-	row := regexp.MustCompile(`<tr><td>([^<]+)</td><td>[^<]+</td><td><span class="status [A-Z]+">([A-Z]+)</span></td><td>([^<]*)</td>`)
+	row := regexp.MustCompile(`<tr><td>([^<]+)</td><td>[^<]+</td><td>([^<]*)</td><td><span class="status [A-Z]+">([A-Z]+)</span></td><td>([^<]*)</td>`)
 	rows := func(query string) []string {
 		t.Helper()
 		p := b.get("/dashboard/apps/" + created.ApplicationID + "/accounts" + query)
@@ -574,9 +581,9 @@ func TestAccounts(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"", []string{"ada@example.com ACTIVE ", "bob@example.com EXPIRED unknown"}},
-		{"?status=expired", []string{"bob@example.com EXPIRED unknown"}},
-		{"?q=ADA", []string{"ada@example.com ACTIVE "}},
+		{"", []string{"ada@example.com  ACTIVE ", "bob@example.com  EXPIRED unknown", "cy@example.com https://dav.example.org/ ACTIVE "}},
+		{"?status=expired", []string{"bob@example.com  EXPIRED unknown"}},
+		{"?q=ADA", []string{"ada@example.com  ACTIVE "}},
 		{"?q=nobody", nil},
 	} {
 		if diff := cmp.Diff(c.want, rows(c.query)); diff != "" {
@@ -591,7 +598,7 @@ func TestAccounts(t *testing.T) {
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("delete account = %d:\n%s", p.status, p.body)
 	}
-	if diff := cmp.Diff([]string{"ada@example.com ACTIVE "}, rows("")); diff != "" {
+	if diff := cmp.Diff([]string{"ada@example.com  ACTIVE ", "cy@example.com https://dav.example.org/ ACTIVE "}, rows("")); diff != "" {
 		t.Errorf("accounts after deleting bob (-want +got):\n%s", diff)
 	}
 	if _, err := app.GetAccount(t.Context(), ids["bob"]); unical.ErrorCode(err) != unical.CodeNotFound {

@@ -24,6 +24,9 @@ var notices = map[string]string{
 	"redirect-added":       "The redirect URL was registered.",
 	"redirect-removed":     "The redirect URL was removed.",
 	"provider-saved":       "The provider settings were saved.",
+	"delegation-saved":     "The delegation credential was saved; verify it with a mailbox of its domains.",
+	"delegation-verified":  "The delegation credential was tried; its status is below.",
+	"delegation-removed":   "The delegation credential was removed.",
 	"account-deleted":      "The account was deleted.",
 	"webhook-saved":        "The webhook URL was saved.",
 	"webhook-cleared":      "The webhook URL was removed.",
@@ -295,10 +298,16 @@ type providersData struct {
 	CallbackURL string
 	// Check is the result of the check action, shown only in its answer.
 	Check *admin.ProviderCheck
+	// Delegations are the Google and Microsoft delegation credentials.
+	Delegations []delegationForm
 }
 
 func (h *handler) loadProviders(r *http.Request, app *admin.ApplicationView) (any, error) {
 	d := &providersData{Providers: app.Providers}
+	var err error
+	if d.Delegations, err = h.loadDelegations(r, app.ID); err != nil {
+		return nil, err
+	}
 	if h.publicURL != "" {
 		d.CallbackURL = h.publicURL + unical.OAuthCallbackPath
 	}

@@ -11,8 +11,10 @@ import (
 // frequent calls, by application and request URI, together with the
 // Store version they were read at (unical.VersionedStore). An answer is
 // reused only while the version has not moved, so it is byte for byte what
-// reading and encoding again would give: any write, to anything, makes
-// every entry miss once. The API key is still checked on every request,
+// reading and encoding again would give: a write to an account (with
+// bbolt, any write) makes every entry miss once, and so does, with the
+// PostgreSQL store, one made by another replica once the database's
+// notification of it arrives. The API key is still checked on every request,
 // and the application id in the key keeps each application's answers its
 // own. Credentials are never cached (they are only unsealed on request).
 type answerCache struct {

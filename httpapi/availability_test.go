@@ -132,6 +132,76 @@ func TestAvailability(t *testing.T) {
 	}
 }
 
+// TestAvailabilityGroups: three rooms of which one is needed beside a
+// person, and the person's working hours with a date closed and a date
+// shortened; the slots name the free room.
+func TestAvailabilityGroups(t *testing.T) {
+	t.Parallel()
+	ts := MustNewServer(t)
+	ids := ts.mustConnect(t)
+	ts.Providers[unical.ProviderGoogle].AddUser("room3@example.com", "refresh-room3", "")
+	var room3Acct unical.Account
+	ts.must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": "room3@example.com", "providerType": "PROVIDER_A", "refreshToken": "refresh-room3"}).Into(t, &room3Acct)
+	ada, room1, room2, room3 := ids[unical.ProviderGoogle], ids[unical.ProviderMicrosoft], ids[unical.ProviderCalDAV], room3Acct.ID
+
+	busy := func(account, email, from, to string) {
+		t.Helper()
+		ts.must(t, "POST", "/v1/events/"+account+"/"+url.PathEscape("primary/"+email), map[string]any{
+			"title": "Booked",
+			"start": map[string]string{"dateTime": "2031-03-" + from + ":00", "timeZone": "Europe/Berlin"},
+			"end":   map[string]string{"dateTime": "2031-03-" + to + ":00", "timeZone": "Europe/Berlin"},
+		})
+	}
+	// Monday 3 March: room1 busy 10-12, room2 10-11 and 12-13, room3 all
+	// day, so 10:00 has no room, 11:00 room2 and 12:00 room1.
+	busy(room1, outlookUser, "03T10:00", "03T12:00")
+	busy(room2, davUser, "03T10:00", "03T11:00")
+	busy(room2, davUser, "03T12:00", "03T13:00")
+	busy(room3, "room3@example.com", "03T00:00", "06T00:00")
+
+	var got availabilityAnswer
+	hours := weekdayHours("Europe/Berlin")
+	hours["intervals"] = []map[string]string{
+		{"day": "monday", "start": "10:00", "end": "13:00"},
+		{"day": "tuesday", "start": "10:00", "end": "13:00"},
+		{"day": "wednesday", "start": "10:00", "end": "13:00"},
+	}
+	hours["overrides"] = []map[string]any{
+		{"date": "2031-03-04", "intervals": []map[string]string{}},
+		{"date": "2031-03-05", "intervals": []map[string]string{{"start": "12:00", "end": "13:00"}}},
+	}
+	ts.must(t, "POST", "/v1/availability", map[string]any{
+		"participants": []map[string]any{
+			{"endUserAccountId": ada, "workingHours": hours},
+			{"endUserAccountId": room1, "group": "rooms"},
+			{"endUserAccountId": room2, "group": "rooms"},
+			{"endUserAccountId": room3, "group": "rooms"},
+		},
+		"groups":          []map[string]any{{"name": "rooms", "required": 1}},
+		"startDateTime":   "2031-03-03T00:00:00",
+		"endDateTime":     "2031-03-06T00:00:00",
+		"timeZone":        "Europe/Berlin",
+		"durationMinutes": 60,
+		"intervalMinutes": 60,
+	}).Into(t, &got)
+	slot := func(day, hour, next string, ids ...string) availabilitySlot {
+		return availabilitySlot{
+			Start:        unical.EventDateTime{DateTime: "2031-03-" + day + "T" + hour + ":00:00+01:00", TimeZone: "Europe/Berlin"},
+			End:          unical.EventDateTime{DateTime: "2031-03-" + day + "T" + next + ":00:00+01:00", TimeZone: "Europe/Berlin"},
+			Participants: ids,
+		}
+	}
+	want := availabilityAnswer{Data: []availabilitySlot{
+		slot("03", "11", "12", ada, room2),
+		slot("03", "12", "13", ada, room1),
+		// Tuesday is closed; Wednesday has only its last hour.
+		slot("05", "12", "13", ada, room1, room2),
+	}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("availability (-want +got):\n%s", d)
+	}
+}
+
 // TestAvailabilityNotice: minimumNoticeMinutes counts from the Client's
 // clock (Config.Now), and slots start on the next step after it.
 func TestAvailabilityNotice(t *testing.T) {
@@ -242,6 +312,24 @@ func TestAvailabilityRefusals(t *testing.T) {
 			400, "invalid_request", "participants[0].workingHours.intervals[2]"},
 		{"bad day", hours(map[string]string{"day": "Monday", "start": "09:00", "end": "17:00"}), 400, "invalid_request", "participants[0].workingHours.intervals[0].day"},
 		{"bad clock", hours(map[string]string{"day": "monday", "start": "9:00", "end": "17:00"}), 400, "invalid_request", "participants[0].workingHours.intervals[0].start"},
+		{"override date", participant(map[string]any{"workingHours": map[string]any{"timeZone": "Europe/Berlin", "intervals": []map[string]string{{"day": "monday", "start": "09:00", "end": "17:00"}},
+			"overrides": []map[string]any{{"date": "2027-03-32", "intervals": []map[string]string{}}}}}), 400, "invalid_request", "participants[0].workingHours.overrides[0].date"},
+		{"override interval with a day", participant(map[string]any{"workingHours": map[string]any{"timeZone": "Europe/Berlin", "intervals": []map[string]string{{"day": "monday", "start": "09:00", "end": "17:00"}},
+			"overrides": []map[string]any{{"date": "2027-03-02", "intervals": []map[string]string{{"day": "tuesday", "start": "09:00", "end": "12:00"}}}}}}), 400, "invalid_request", "participants[0].workingHours.overrides[0].intervals[0].day"},
+		{"override without intervals", participant(map[string]any{"workingHours": map[string]any{"timeZone": "Europe/Berlin", "intervals": []map[string]string{{"day": "monday", "start": "09:00", "end": "17:00"}},
+			"overrides": []map[string]any{{"date": "2027-03-02"}}}}), 400, "invalid_request", "participants[0].workingHours.overrides[0].intervals"},
+		{"group not listed", participant(map[string]any{"group": "rooms"}), 400, "invalid_request", "participants[0].group"},
+		{"group required over its size", func() map[string]any {
+			b := participant(map[string]any{"group": "rooms"})
+			b["groups"] = []map[string]any{{"name": "rooms", "required": 2}}
+			return b
+		}(), 400, "invalid_request", "groups[0].required"},
+		{"group without members", with("groups", []map[string]any{{"name": "rooms", "required": 1}}), 400, "invalid_request", "groups[0].name"},
+		{"required on a group member", func() map[string]any {
+			b := participant(map[string]any{"group": "rooms", "required": true})
+			b["groups"] = []map[string]any{{"name": "rooms", "required": 1}}
+			return b
+		}(), 400, "invalid_request", "participants[0].required"},
 		{"empty calendarIds", participant(map[string]any{"calendarIds": []string{}}), 400, "invalid_request", "participants[0].calendarIds"},
 		{"a participant twice", with("participants", []map[string]any{{"endUserAccountId": ada}, {"endUserAccountId": ada}}), 400, "invalid_request", "participants[1].endUserAccountId"},
 		{"unknown field", with("duration", 30), 400, "invalid_request", "duration"},

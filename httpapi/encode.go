@@ -105,6 +105,10 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 	}
 	b = append(b, `,"providerType":`...)
 	b = appendString(b, string(a.ProviderType))
+	if a.ServerURL != "" { // omitempty, as on the struct tag
+		b = append(b, `,"serverUrl":`...)
+		b = appendString(b, a.ServerURL)
+	}
 	return append(b, '}'), true
 }
 

@@ -59,7 +59,9 @@ func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreate
 
 // ConnectBasicAuth connects a CalDAV account with an app-specific password:
 // POST /v1/basicAuth/connect/{app_id}/provider_c. It needs
-// Options.ApplicationID.
+// Options.ApplicationID. params.ServerURL and params.Username (our
+// extensions) name the account's server and login when they are not the
+// defaults.
 func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthConnectParams) (*unical.Account, error) {
 	if c.appID == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Options.ApplicationID.")

@@ -160,7 +160,7 @@ func component(e *unical.Event, uid string, now time.Time) (*ical.Component, err
 	comp := ical.NewComponent(ical.CompEvent)
 	c := *e
 	c.ICalUID = uid
-	if err := icalmap.Apply(comp, &c, now); err != nil {
+	if err := icalmap.Apply(comp, &c, now, ""); err != nil {
 		return nil, &unical.Error{Code: unical.CodeInternal, Message: fmt.Sprintf("Event %q could not be exported.", e.ID), Err: err}
 	}
 	// Apply stamps the export's time; the provider's times are the true

@@ -23,15 +23,17 @@
 #                      raised to 1e6/s, so that the limiters run on every
 #                      request but a load from one address and key is not
 #                      answered 429)
-#   BENCH_STORE        "postgres": serve from a PostgreSQL store (--store) in a
-#                      throwaway cluster this script starts on loopback with
-#                      initdb and pg_ctl (Debian's postgresql; default
-#                      durability), instead of bbolt in a data folder. Run the
-#                      script once with and once without it: full/bare of each
-#                      against the same bare baseline gives their ratio.
+#   BENCH_STORE        "bolt" (default): bbolt in a data folder. "postgres": a
+#                      PostgreSQL store (--store) in a throwaway cluster this
+#                      script starts on loopback with initdb and pg_ctl
+#                      (Debian's postgresql; default durability). "both": one
+#                      unicald on each, measured in turn in the same run, each
+#                      against a bare server repeating its own answers, and a
+#                      second table of PostgreSQL / bbolt per route.
 #   BENCH_PPROF        a folder: build unicald with -tags pprof (cmd/unicald/pprof.go)
 #                      and save a CPU profile of its first run of each route at
-#                      64 connections there, for `go tool pprof DIR/unicald DIR/*.pprof`
+#                      64 connections there (routeN-STORE.pprof), for
+#                      `go tool pprof DIR/unicald DIR/*.pprof`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,12 @@ runs=${BENCH_RUNS:-3}
 threads=${BENCH_THREADS:-2}
 conns=(16 64)
 accounts=50
+case "${BENCH_STORE:-bolt}" in
+bolt) stores=(bolt) ;;
+postgres) stores=(postgres) ;;
+both) stores=(bolt postgres) ;;
+*) echo "bench-http: BENCH_STORE must be bolt, postgres or both" >&2; exit 2 ;;
+esac
 
 if ! command -v wrk >/dev/null; then
 	sudo=()
@@ -77,18 +85,16 @@ if [[ -n "${BENCH_PPROF:-}" ]]; then
 	mkdir -p "$BENCH_PPROF"
 	go build -tags pprof -o "$BENCH_PPROF/unicald" ./cmd/unicald
 	cp "$BENCH_PPROF/unicald" "$tmp/unicald"
-	pprof_port=$((20000 + RANDOM % 20000))
-	export UNICALD_PPROF_ADDR=127.0.0.1:$pprof_port
 else
 	go build -o "$tmp/unicald" ./cmd/unicald
 fi
 go build -o "$tmp/benchhttp" ./scripts/benchhttp
 
-store_args=(--data "$tmp/data")
-if [[ "${BENCH_STORE:-}" == postgres ]]; then
-	# A throwaway cluster, as internal/pgtest starts one: initdb and
-	# postgres refuse to run as root, so as root they run as the postgres
-	# user, in a folder it owns.
+# start_postgres starts a throwaway cluster, as internal/pgtest starts one,
+# and sets pg_url: initdb and postgres refuse to run as root, so as root
+# they run as the postgres user, in a folder it owns.
+start_postgres() {
+	local pgbin pgport
 	pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n1)")")
 	as_pg=()
 	if ((EUID == 0)); then
@@ -104,18 +110,9 @@ if [[ "${BENCH_STORE:-}" == postgres ]]; then
 	"${as_pg[@]}" "$pgbin/pg_ctl" start -w -D "$tmp/pg/data" -l "$tmp/pg/server.log" >/dev/null
 	pg_stop=("${as_pg[@]}" "$pgbin/pg_ctl" stop -m immediate -D "$tmp/pg/data")
 	"${as_pg[@]}" "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U unical -d postgres -qc "CREATE DATABASE bench" >/dev/null
-	UNICAL_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
-	export UNICAL_MASTER_KEY
-	store_args=(--store "postgres://unical@127.0.0.1:$pgport/bench?sslmode=disable")
+	pg_url="postgres://unical@127.0.0.1:$pgport/bench?sslmode=disable"
 	echo "store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pgport" >&2
-fi
-seed_args=(-data "$tmp/data")
-if [[ "${store_args[0]}" == --store ]]; then
-	seed_args=(-store "${store_args[1]}")
-fi
-
-read -r apikey account < <("$tmp/benchhttp" seed "${seed_args[@]}" -accounts "$accounts")
-[[ -n "$account" ]] || { echo "bench-http: seeding failed" >&2; exit 1; }
+}
 
 # read_addr waits up to 10 s for a line of file to name 127.0.0.1:PORT.
 read_addr() {
@@ -130,48 +127,78 @@ read_addr() {
 	exit 1
 }
 
-# shellcheck disable=SC2086 # BENCH_SERVE_ARGS is a list of flags
-"$tmp/unicald" serve --addr 127.0.0.1:0 "${store_args[@]}" ${BENCH_SERVE_ARGS---rate-limit-key 1e6 --rate-limit-ip 1e6} >"$tmp/unicald.out" 2>"$tmp/unicald.log" &
-upid=$!
-pids+=("$upid")
-full=$(read_addr "$tmp/unicald.log")
-
-paths=("/v1/endUserAccounts/$account" "/v1/endUserAccounts")
-queries=("" "?limit=$accounts")
+# Per store (index k of stores): its API key, the unicald and bare
+# servers' addresses and process ids, and the paths of its two routes.
 names=("GET /v1/endUserAccounts/{id}" "GET /v1/endUserAccounts?limit=$accounts")
+apikeys=() fulls=() upids=() bares=() bpids=() idle_rss=() routes0=() routes1=()
+rss() { awk '/^VmRSS:/ {printf "%.1f MB", $2/1024}' "/proc/$1/status"; }
 
-bare_args=()
-for i in "${!paths[@]}"; do
-	"$tmp/benchhttp" fetch -key "$apikey" -out "$tmp/body$i" "http://$full${paths[$i]}${queries[$i]}"
-	bare_args+=(-route "${paths[$i]}=$tmp/body$i")
-done
-listed=$(grep -o '"id":"acc_' "$tmp/body1" | wc -l)
-if ((listed != accounts)); then
-	echo "bench-http: the list holds $listed accounts, want $accounts" >&2
-	exit 1
-fi
+for k in "${!stores[@]}"; do
+	st=${stores[$k]}
+	dir="$tmp/$st"
+	mkdir -p "$dir"
+	if [[ $st == postgres ]]; then
+		start_postgres
+		if [[ -z "${UNICAL_MASTER_KEY:-}" ]]; then
+			UNICAL_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+			export UNICAL_MASTER_KEY
+		fi
+		store_args=(--store "$pg_url")
+		seed_args=(-store "$pg_url")
+	else
+		store_args=(--data "$dir/data")
+		seed_args=(-data "$dir/data")
+	fi
+	read -r apikey account < <("$tmp/benchhttp" seed "${seed_args[@]}" -accounts "$accounts")
+	[[ -n "$account" ]] || { echo "bench-http: seeding $st failed" >&2; exit 1; }
 
-"$tmp/benchhttp" bare "${bare_args[@]}" >"$tmp/bare.out" 2>&1 &
-bpid=$!
-pids+=("$bpid")
-bare=$(read_addr "$tmp/bare.out")
+	env_pprof=()
+	if [[ -n "${BENCH_PPROF:-}" ]]; then
+		env_pprof=(env "UNICALD_PPROF_ADDR=127.0.0.1:$((20000 + RANDOM % 20000))")
+	fi
+	# shellcheck disable=SC2086 # BENCH_SERVE_ARGS is a list of flags
+	"${env_pprof[@]}" "$tmp/unicald" serve --addr 127.0.0.1:0 "${store_args[@]}" ${BENCH_SERVE_ARGS---rate-limit-key 1e6 --rate-limit-ip 1e6} >"$dir/unicald.out" 2>"$dir/unicald.log" &
+	upid=$!
+	pids+=("$upid")
+	full=$(read_addr "$dir/unicald.log")
 
-rss() { awk '/^VmRSS:/ {printf "%.1f MB", $2/1024}' "/proc/$upid/status"; }
-
-# A few requests, then the idle footprint.
-for _ in $(seq 5); do
+	paths=("/v1/endUserAccounts/$account" "/v1/endUserAccounts?limit=$accounts")
+	bare_args=()
 	for i in "${!paths[@]}"; do
-		"$tmp/benchhttp" fetch -key "$apikey" -out "$tmp/scratch" "http://$full${paths[$i]}${queries[$i]}"
+		"$tmp/benchhttp" fetch -key "$apikey" -out "$dir/body$i" "http://$full${paths[$i]}"
+		bare_args+=(-route "${paths[$i]%%\?*}=$dir/body$i")
 	done
+	listed=$(grep -o '"id":"acc_' "$dir/body1" | wc -l)
+	if ((listed != accounts)); then
+		echo "bench-http: the list of $st holds $listed accounts, want $accounts" >&2
+		exit 1
+	fi
+	"$tmp/benchhttp" bare "${bare_args[@]}" >"$dir/bare.out" 2>&1 &
+	bpid=$!
+	pids+=("$bpid")
+	bare=$(read_addr "$dir/bare.out")
+
+	# A few requests, then the idle footprint.
+	for _ in $(seq 5); do
+		for i in "${!paths[@]}"; do
+			"$tmp/benchhttp" fetch -key "$apikey" -out "$dir/scratch" "http://$full${paths[$i]}"
+		done
+	done
+	sleep 1
+	apikeys+=("$apikey") fulls+=("$full") upids+=("$upid") bares+=("$bare") bpids+=("$bpid")
+	idle_rss+=("$(rss "$upid")") routes0+=("${paths[0]}") routes1+=("${paths[1]}")
 done
-sleep 1
-idle_rss=$(rss)
+
+# route K I prints route I of store K.
+route() {
+	if (($2 == 0)); then echo "${routes0[$1]}"; else echo "${routes1[$1]}"; fi
+}
 
 # ticks prints the CPU time (user + system, in clock ticks) process $1 has
 # used so far.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-# run_wrk URL CONNS PID prints "req/s p99-ms failures requests
+# run_wrk URL CONNS PID KEY prints "req/s p99-ms failures requests
 # server-ticks wrk-ticks": wrk's numbers, the answers that were not 2xx or
 # failed, and the CPU time the server (PID) and wrk used meanwhile.
 run_wrk() {
@@ -179,7 +206,7 @@ run_wrk() {
 	before=$(ticks "$3")
 	# The subshell's children time is wrk's, once wrk has ended.
 	out=$(
-		wrk -t"$threads" -c"$2" -d"$duration" --timeout 10s --latency -H "x-api-key: $apikey" "$1"
+		wrk -t"$threads" -c"$2" -d"$duration" --timeout 10s --latency -H "x-api-key: $4" "$1"
 		awk '{print "wrk-cpu", $16 + $17}' "/proc/$BASHPID/stat"
 	)
 	after=$(ticks "$3")
@@ -204,62 +231,96 @@ run_wrk() {
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 echo "warming up..." >&2
-for i in "${!paths[@]}"; do
-	run_wrk "http://$bare${paths[$i]}${queries[$i]}" 16 "$bpid" >/dev/null
-	run_wrk "http://$full${paths[$i]}${queries[$i]}" 16 "$upid" >/dev/null
+for k in "${!stores[@]}"; do
+	for i in 0 1; do
+		run_wrk "http://${bares[$k]}$(route "$k" "$i")" 16 "${bpids[$k]}" "${apikeys[$k]}" >/dev/null
+		run_wrk "http://${fulls[$k]}$(route "$k" "$i")" 16 "${upids[$k]}" "${apikeys[$k]}" >/dev/null
+	done
 done
 
 # cpu_us TICKS REQUESTS prints CPU microseconds per request.
 hz=$(getconf CLK_TCK)
 cpu_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN {printf "%.1f", t / hz * 1e6 / n}'; }
 
+# col N prints column N of the runs of store k at route i and c
+# connections, from the file the runs append to, whose columns are: store,
+# bare req/s, bare p99, full req/s, full p99, bare CPU µs/req, full CPU
+# µs/req, wrk CPU µs/req, then the ticks of bare, its wrk, its requests,
+# and of full, its wrk, its requests.
+col() { awk -v k="$k" -v n="$1" '$1 == k {print $n}' "$tmp/runs-$i-$c"; }
+
 bad_total=0
-rows=()
-for i in "${!paths[@]}"; do
+rows=()     # per store and route, the full/bare table
+pg_rows=()  # with both stores, PostgreSQL against bbolt
+for i in 0 1; do
 	for c in "${conns[@]}"; do
-		bare_rps=() bare_p99=() full_rps=() full_p99=() ratios=()
-		bare_cpu=() full_cpu=() wrk_cpu=() cpu_ratios=()
+		med_full=()
 		for r in $(seq "$runs"); do
-			read -r brps bp99 bbad bn bsrv bwrk < <(run_wrk "http://$bare${paths[$i]}${queries[$i]}" "$c" "$bpid")
-			if [[ -n "${BENCH_PPROF:-}" && $r == 1 && $c == 64 ]]; then
-				seconds=$(awk -v d="${duration%s}" 'BEGIN {s = int(d) - 1; print (s < 1 ? 1 : s)}')
-				"$tmp/benchhttp" fetch -out "$BENCH_PPROF/route$i.pprof" "http://$UNICALD_PPROF_ADDR/debug/pprof/profile?seconds=$seconds" &
-				pids+=("$!")
-			fi
-			read -r frps fp99 fbad fn fsrv fwrk < <(run_wrk "http://$full${paths[$i]}${queries[$i]}" "$c" "$upid")
-			bad_total=$((bad_total + bbad + fbad))
-			bare_rps+=("$brps") bare_p99+=("$bp99") full_rps+=("$frps") full_p99+=("$fp99")
-			ratios+=("$(awk -v f="$frps" -v b="$brps" 'BEGIN {printf "%.2f", f / b}')")
-			bare_cpu+=("$(cpu_us "$bsrv" "$bn")") full_cpu+=("$(cpu_us "$fsrv" "$fn")")
-			wrk_cpu+=("$(cpu_us "$((bwrk + fwrk))" "$((bn + fn))")")
-			# The throughput ratio if the cores did nothing but serve and
-			# load: CPU per request of wrk plus bare over wrk plus full.
-			cpu_ratios+=("$(awk -v bs="$bsrv" -v bw="$bwrk" -v bn="$bn" -v fs="$fsrv" -v fw="$fwrk" -v fn="$fn" \
-				'BEGIN {printf "%.2f", ((bs + bw) / bn) / ((fs + fw) / fn)}')")
-			echo "  ${names[$i]} c=$c run $r: bare $brps req/s p99 ${bp99} ms ${bare_cpu[-1]} µs/req," \
-				"full $frps req/s p99 ${fp99} ms ${full_cpu[-1]} µs/req, wrk ${wrk_cpu[-1]} µs/req" >&2
+			# The stores take turns within each run, so that a change in
+			# the machine's load falls on both.
+			for k in "${!stores[@]}"; do
+				st=${stores[$k]}
+				url_path=$(route "$k" "$i")
+				read -r brps bp99 bbad bn bsrv bwrk < <(run_wrk "http://${bares[$k]}$url_path" "$c" "${bpids[$k]}" "${apikeys[$k]}")
+				if [[ -n "${BENCH_PPROF:-}" && $r == 1 && $c == 64 ]]; then
+					seconds=$(awk -v d="${duration%s}" 'BEGIN {s = int(d) - 1; print (s < 1 ? 1 : s)}')
+					pprof_addr=$(tr '\0' '\n' <"/proc/${upids[$k]}/environ" | sed -n 's/^UNICALD_PPROF_ADDR=//p')
+					"$tmp/benchhttp" fetch -out "$BENCH_PPROF/route$i-$st.pprof" "http://$pprof_addr/debug/pprof/profile?seconds=$seconds" &
+					pids+=("$!")
+				fi
+				read -r frps fp99 fbad fn fsrv fwrk < <(run_wrk "http://${fulls[$k]}$url_path" "$c" "${upids[$k]}" "${apikeys[$k]}")
+				bad_total=$((bad_total + bbad + fbad))
+				echo "$k $brps $bp99 $frps $fp99 $(cpu_us "$bsrv" "$bn") $(cpu_us "$fsrv" "$fn") $(cpu_us "$((bwrk + fwrk))" "$((bn + fn))") $bsrv $bwrk $bn $fsrv $fwrk $fn" >>"$tmp/runs-$i-$c"
+				echo "  ${names[$i]} c=$c run $r $st: bare $brps req/s p99 ${bp99} ms, full $frps req/s p99 ${fp99} ms" >&2
+			done
 		done
-		mb=$(median "${bare_rps[@]}") mf=$(median "${full_rps[@]}")
-		rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="$mb" -v mf="$mf" \
-			-v bp="$(median "${bare_p99[@]}")" -v fp="$(median "${full_p99[@]}")" -v rs="${ratios[*]}" \
-			-v bc="$(median "${bare_cpu[@]}")" -v fc="$(median "${full_cpu[@]}")" -v wc="$(median "${wrk_cpu[@]}")" \
-			-v cr="$(median "${cpu_ratios[@]}")" \
-			'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f | %.2f | %s | %s | %s | %.2f |", n, c, mb, mf, mf / mb, rs, bp, fp, bc, fc, wc, cr}')")
+		for k in "${!stores[@]}"; do
+			st=${stores[$k]}
+			mapfile -t b < <(col 2)
+			mapfile -t f < <(col 4)
+			rs=$(awk -v k="$k" '$1 == k {printf "%s%.2f", sep, $4 / $2; sep = " "}' "$tmp/runs-$i-$c")
+			cr=$(median $(awk -v k="$k" '$1 == k {printf "%.2f\n", (($9 + $10) / $11) / (($12 + $13) / $14)}' "$tmp/runs-$i-$c"))
+			mb=$(median "${b[@]}") mf=$(median "${f[@]}")
+			med_full[$k]=$mf
+			rows+=("$(awk -v n="${names[$i]}" -v st="$st" -v c="$c" -v mb="$mb" -v mf="$mf" \
+				-v bp="$(median $(col 3))" -v fp="$(median $(col 5))" -v rs="$rs" \
+				-v bc="$(median $(col 6))" -v fc="$(median $(col 7))" -v wc="$(median $(col 8))" -v cr="$cr" \
+				'BEGIN {printf "| %s | %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f | %.2f | %s | %s | %s | %.2f |", n, st, c, mb, mf, mf / mb, rs, bp, fp, bc, fc, wc, cr}')")
+		done
+		if ((${#stores[@]} == 2)); then
+			# Per run, PostgreSQL's req/s over bbolt's, and the same for the
+			# CPU-bound estimate (each store's full/bare CPU-bound ratio).
+			pr=$(awk '{rps[$1] = rps[$1] " " $4} END {n = split(rps[0], a, " "); split(rps[1], b, " "); for (j = 1; j <= n; j++) printf "%s%.2f", (j > 1 ? " " : ""), b[j] / a[j]}' "$tmp/runs-$i-$c")
+			# CPU per request of wrk and unicald, bbolt's over PostgreSQL's.
+			cr=$(median $(awk '{cpu[$1] = cpu[$1] " " ($12 + $13) / $14} END {n = split(cpu[0], a, " "); split(cpu[1], b, " "); for (j = 1; j <= n; j++) printf "%.2f\n", a[j] / b[j]}' "$tmp/runs-$i-$c"))
+			pg_rows+=("$(awk -v n="${names[$i]}" -v c="$c" -v mb="${med_full[0]}" -v mp="${med_full[1]}" -v pr="$pr" -v cr="$cr" \
+				'BEGIN {printf "| %s | %d | %.0f | %.0f | **%.2f** | %s | %.2f |", n, c, mb, mp, mp / mb, pr, cr}')")
+		fi
 	done
 done
-load_rss=$(rss)
 
 echo
-echo "unicald serve (store: ${BENCH_STORE:-bolt}) vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
+echo "unicald serve vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "| route | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms | bare CPU µs/req | full CPU µs/req | wrk CPU µs/req | CPU-bound ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| route | store | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms | bare CPU µs/req | full CPU µs/req | wrk CPU µs/req | CPU-bound ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "full/bare is the ratio of the median req/s. CPU-bound ratio: (wrk + bare CPU per request) / (wrk + full CPU per request),"
 echo "median of the runs: the throughput ratio on cores that do nothing else, steadier than req/s on a busy machine."
+if ((${#pg_rows[@]} > 0)); then
+	echo
+	echo "| route | connections | bbolt req/s | PostgreSQL req/s | PostgreSQL / bbolt | per-run ratios | CPU-bound ratio |"
+	echo "|---|---|---|---|---|---|---|"
+	printf '%s\n' "${pg_rows[@]}"
+	echo
+	echo "CPU-bound ratio here: (wrk + unicald CPU per request on bbolt) / (the same on PostgreSQL), median of the runs;"
+	echo "PostgreSQL's own CPU (the server runs on the same cores) is not in it, nor in unicald's CPU per request above."
+fi
 echo
-echo "unicald VmRSS: idle after start and 10 requests $idle_rss; after the load $load_rss"
+for k in "${!stores[@]}"; do
+	echo "unicald VmRSS (${stores[$k]}): idle after start and 10 requests ${idle_rss[$k]}; after the load $(rss "${upids[$k]}")"
+done
 if ((bad_total > 0)); then
 	echo
 	echo "bench-http: $bad_total answers were not 2xx or failed: the numbers above are not valid." >&2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what the tests start on loopback: the
-# CalDAV servers Radicale and Xandikos (internal/davtest), PostgreSQL
+# CalDAV servers Radicale, Xandikos and Cyrus IMAP's CalDAV with its SASL
+# user tool (internal/davtest), PostgreSQL
 # (internal/pgtest, which runs Debian's initdb and pg_ctl from
 # /usr/lib/postgresql/N/bin) and Chromium for the dashboard's headless
 # browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
@@ -9,8 +10,10 @@
 set -euo pipefail
 
 # Each package with the program that shows it is usable.
-packages=(radicale xandikos postgresql chromium)
-declare -A program=([radicale]=radicale [xandikos]=xandikos [postgresql]=initdb [chromium]=chromium)
+# Cyrus's programs live in /usr/lib/cyrus/bin, off PATH.
+packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin postgresql chromium)
+declare -A program=([radicale]=radicale [xandikos]=xandikos [cyrus-imapd]=/usr/lib/cyrus/bin/master
+	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2 [postgresql]=initdb [chromium]=chromium)
 
 # has reports whether a program is on PATH or, for PostgreSQL's, in
 # Debian's versioned folder, which is not on PATH.

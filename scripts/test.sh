@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the real servers the tests start on
-# loopback (Radicale, Xandikos and PostgreSQL, from Debian's packages) when
+# loopback (Radicale, Xandikos, Cyrus and PostgreSQL, from Debian's packages) when
 # they are missing, then vets and tests every package with the race
 # detector, and fuzzes each parser of outside input for a short time. With
 # CI=true a missing server fails the run instead of skipping.

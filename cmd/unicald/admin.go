@@ -58,11 +58,11 @@ type adminClient struct {
 func (m *Main) remoteAdmin(server string) (*adminClient, error) {
 	u, err := url.Parse(server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageError{"--server must be the server's base URL, such as http://127.0.0.1:8080"}
+		return nil, usageError{msg: "--server must be the server's base URL, such as http://127.0.0.1:8080"}
 	}
 	token := m.Getenv("UNICAL_ADMIN_TOKEN")
 	if token == "" {
-		return nil, usageError{"--server needs the admin token in UNICAL_ADMIN_TOKEN"}
+		return nil, usageError{msg: "--server needs the admin token in UNICAL_ADMIN_TOKEN"}
 	}
 	return &adminClient{base: strings.TrimRight(server, "/"), token: token, http: &http.Client{Timeout: time.Minute}}, nil
 }
@@ -147,12 +147,12 @@ func (m *Main) appsRemote(ctx context.Context, remote *adminClient, cmd *appsCom
 	switch cmd.op {
 	case "list":
 		var list struct {
-			Data []json.RawMessage `json:"data"`
+			Data []*admin.ApplicationView `json:"data"`
 		}
 		if err := remote.do(ctx, "GET", "/applications", nil, &list); err != nil {
 			return err
 		}
-		return json.NewEncoder(m.Stdout).Encode(list.Data)
+		return writeApps(m, list.Data, cmd.asJSON)
 	case "delete":
 		q := ""
 		if cmd.cascade {
@@ -166,7 +166,7 @@ func (m *Main) appsRemote(ctx context.Context, remote *adminClient, cmd *appsCom
 		return err
 	case "create":
 		if strings.TrimSpace(cmd.name) == "" {
-			return usageError{"apps create needs --name"}
+			return usageError{msg: "apps create needs --name"}
 		}
 		var created struct {
 			Application struct {
@@ -258,7 +258,7 @@ func (m *Main) updateRemote(ctx context.Context, remote *adminClient, cmd *appsC
 
 // keysRemote runs a keys command through the admin API, printing what the
 // offline command prints.
-func (m *Main) keysRemote(ctx context.Context, remote *adminClient, op, appID, keyID, label string) error {
+func (m *Main) keysRemote(ctx context.Context, remote *adminClient, op, appID, keyID, label string, asJSON bool) error {
 	keys := "/applications/" + url.PathEscape(appID) + "/keys"
 	switch op {
 	case "create":
@@ -272,12 +272,12 @@ func (m *Main) keysRemote(ctx context.Context, remote *adminClient, op, appID, k
 		return json.NewEncoder(m.Stdout).Encode(map[string]string{"keyId": made.Key.ID, "apiKey": made.APIKey})
 	case "list":
 		var list struct {
-			Data []json.RawMessage `json:"data"`
+			Data []*admin.APIKeyView `json:"data"`
 		}
 		if err := remote.do(ctx, "GET", keys, nil, &list); err != nil {
 			return err
 		}
-		return json.NewEncoder(m.Stdout).Encode(list.Data)
+		return writeKeys(m, list.Data, asJSON)
 	default: // revoke
 		return remote.do(ctx, "DELETE", keys+"/"+url.PathEscape(keyID), nil, nil)
 	}

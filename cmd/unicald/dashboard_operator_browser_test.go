@@ -57,8 +57,8 @@ func jsString(s string) string {
 // TestDashboard_OperatorPages_Browser drives the operator's pages in
 // headless Chromium: create a VIRTUAL account (by keyboard) and see its
 // calendar's events of a week with a recurring event expanded, connect a
-// CalDAV account (a throwaway Radicale; a different server URL is
-// refused), pause, resume and delete a subscription, label an API key,
+// CalDAV account (a throwaway Radicale; a server URL that is not CalDAV
+// is refused naming the field), pause, resume and delete a subscription, label an API key,
 // read the health panel, and find each change in the audit log, the
 // admin API's change under admin-token and the dashboard's under
 // dashboard. Every page fits a 390 px screen and labels its fields.
@@ -138,15 +138,16 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 		t.Errorf("week of 2026-06-08 has %d events, want 7: %q", len(events), events)
 	}
 
-	// CalDAV: a server URL other than the application's is refused,
-	// naming the field; without one the account connects.
+	// CalDAV: a server URL that answers but is not CalDAV (this unicald's
+	// own reference page) is refused, naming the field; without one the
+	// account connects to the application's server.
 	b.open(appURL + "/accounts")
 	b.do("fill caldav",
 		chromedp.SendKeys(chromedp.ID("caldav-email"), email),
 		chromedp.SendKeys(chromedp.ID("caldav-password"), dav.Password),
-		chromedp.SendKeys(chromedp.ID("caldav-server"), "https://elsewhere.example.test/"))
+		chromedp.SendKeys(chromedp.ID("caldav-server"), base+"/docs"))
 	if status := b.submit("connect caldav elsewhere", chromedp.Submit(chromedp.ID("caldav-email"))); status != http.StatusBadRequest {
-		t.Errorf("connect with another server URL = %d, want 400", status)
+		t.Errorf("connect with a server URL that is not CalDAV = %d, want 400", status)
 	}
 	b.mustSee("refused caldav", "serverUrl")
 	b.do("fill caldav",

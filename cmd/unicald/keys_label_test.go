@@ -42,7 +42,7 @@ func TestKeysCreateLabel(t *testing.T) {
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": token}
 	json.Unmarshal([]byte(run(env, "keys", "create", "--app", created.ApplicationID, "--label", "web app", "--server", srv.URL)), &remote)
 	var keys []admin.APIKeyView
-	if err := json.Unmarshal([]byte(run(env, "keys", "list", "--app", created.ApplicationID, "--server", srv.URL)), &keys); err != nil {
+	if err := json.Unmarshal([]byte(run(env, "keys", "list", "--app", created.ApplicationID, "--json", "--server", srv.URL)), &keys); err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]string{}

@@ -24,6 +24,8 @@ type retrySchedule []time.Duration
 // defaultRetrySchedule is webhook.DefaultSchedule without its first entry.
 func defaultRetrySchedule() retrySchedule { return retrySchedule(webhook.DefaultSchedule[1:]) }
 
+func (s *retrySchedule) argName() string { return "delays" }
+
 func (s *retrySchedule) String() string {
 	parts := make([]string, len(*s))
 	for i, d := range *s {
@@ -64,6 +66,8 @@ func (s retrySchedule) config() []time.Duration {
 // jitterFlag is --retry-jitter: a fraction in [0, 1].
 type jitterFlag float64
 
+func (j *jitterFlag) argName() string { return "fraction" }
+
 func (j *jitterFlag) String() string { return strconv.FormatFloat(float64(*j), 'g', -1, 64) }
 
 func (j *jitterFlag) Set(v string) error {
@@ -88,6 +92,8 @@ func (j jitterFlag) config() float64 {
 // duration, or a negative one to turn change polling (or reconciling) off.
 type pollInterval time.Duration
 
+func (p *pollInterval) argName() string { return "duration" }
+
 func (p *pollInterval) String() string { return time.Duration(*p).String() }
 
 func (p *pollInterval) Set(v string) error {
@@ -106,10 +112,10 @@ func (p *pollInterval) Set(v string) error {
 // when that is set. A bad value there is an error naming both, returned
 // by the caller before parsing the command line.
 func (m *Main) envFlag(fs *flag.FlagSet, v flag.Value, name, env, usage string) error {
-	fs.Var(v, name, usage+" (env "+env+")")
+	fs.Var(v, name, withEnv(usage, env))
 	if raw := m.Getenv(env); raw != "" {
 		if err := v.Set(raw); err != nil {
-			return usageError{fmt.Sprintf("%s (--%s): %v", env, name, err)}
+			return usageError{msg: fmt.Sprintf("%s (--%s): %v", env, name, err)}
 		}
 	}
 	return nil

@@ -77,6 +77,12 @@ func testAccountErrors(e *env) {
 			&unical.Error{Code: unical.CodeInvalid, Field: "refreshToken"}},
 		{"refused password", &unical.AccountCreateParams{Email: davUser, ProviderType: unical.ProviderCalDAV, Password: unical.Some("wrong")},
 			&unical.Error{Code: unical.CodeInvalid, Field: "password"}},
+		{"serverUrl on an OAuth account", &unical.AccountCreateParams{Email: googleUser, ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some(googleToken),
+			ServerURL: unical.Some("https://dav.example/")}, &unical.Error{Code: unical.CodeInvalid, Field: "serverUrl"}},
+		{"username on a VIRTUAL account", &unical.AccountCreateParams{Email: googleUser, ProviderType: unical.ProviderVirtual, Username: unical.Some("ann")},
+			&unical.Error{Code: unical.CodeInvalid, Field: "username"}},
+		{"username with a colon", &unical.AccountCreateParams{Email: davUser, ProviderType: unical.ProviderCalDAV, Password: unical.Some(davPassword),
+			Username: unical.Some("ann:x")}, &unical.Error{Code: unical.CodeInvalid, Field: "username"}},
 	} {
 		_, err := e.api.CreateAccount(e.ctx, tc.params)
 		wantError(t, "CreateAccount "+tc.name, err, tc.want)

@@ -21,14 +21,22 @@ import (
 const (
 	Radicale = "radicale"
 	Xandikos = "xandikos"
+	// Cyrus is Cyrus IMAP's CalDAV (Debian's cyrus-imapd and
+	// cyrus-caldav), the server Fastmail runs. Its binary is master.
+	Cyrus = "cyrus"
 )
 
-// Kinds returns every server kind, in a fixed order, for tests that run the
-// same cases against each server.
+// Kinds returns Radicale and Xandikos, in a fixed order, for tests that
+// run the same cases against each server: the kinds whose behaviour this
+// package records (see the package documentation).
 func Kinds() []string { return []string{Radicale, Xandikos} }
 
+// AllKinds is [Kinds] and [Cyrus], for suites every server must pass
+// (provider/providertest).
+func AllKinds() []string { return []string{Radicale, Xandikos, Cyrus} }
+
 // installHint is the command printed when a server binary is missing.
-const installHint = "scripts/install-test-deps.sh (apt-get install radicale xandikos)"
+const installHint = "scripts/install-test-deps.sh (apt-get install radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin)"
 
 const (
 	// startTimeout bounds how long a server may take to answer its first
@@ -55,7 +63,7 @@ var errNotInstalled = errors.New("server binary not found")
 // (from [Start]) or of a test binary (from [Shared]). Its methods are safe
 // for concurrent use.
 type Server struct {
-	// Kind is [Radicale] or [Xandikos].
+	// Kind is [Radicale], [Xandikos] or [Cyrus].
 	Kind string
 	// URL is the server's root, "http://127.0.0.1:PORT", without a trailing
 	// slash, so that URL+path is the absolute URL of a server path.
@@ -155,10 +163,16 @@ func startAs(kind, dir, username string) (*Server, error) {
 		launch = (*Server).startRadicale
 	case Xandikos:
 		launch = (*Server).startXandikos
+	case Cyrus:
+		launch = (*Server).startCyrus
 	default:
-		return nil, fmt.Errorf("unknown server kind %q (want %q or %q)", kind, Radicale, Xandikos)
+		return nil, fmt.Errorf("unknown server kind %q (want one of %q)", kind, AllKinds())
 	}
-	bin, err := findBinary(kind)
+	binary := kind
+	if kind == Cyrus {
+		binary = cyrusBin + "/master"
+	}
+	bin, err := findBinary(binary)
 	if err != nil {
 		return nil, err
 	}

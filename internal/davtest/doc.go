@@ -1,5 +1,6 @@
-// Package davtest starts real Radicale and Xandikos servers on loopback for
-// tests of the CalDAV provider, and records how each of them behaves.
+// Package davtest starts real Radicale, Xandikos and Cyrus IMAP CalDAV
+// servers on loopback for tests of the CalDAV provider, and records how
+// Radicale and Xandikos behave.
 //
 // # Use
 //
@@ -44,6 +45,17 @@
 // proxy on 127.0.0.1 in front of it that demands the test user's Basic
 // credentials on every request and answers 401 otherwise; [Server.URL] is
 // the proxy's. The proxy passes the Host header through.
+//
+// Cyrus IMAP 3.6 (the server Fastmail runs): /usr/lib/cyrus/bin/master
+// -C imapd.conf -M cyrus.conf with the httpd (CalDAV) and imapd services
+// on two free loopback ports, everything it keeps in a folder of its own;
+// the user is added with saslpasswd2 and logs in with its plain user name
+// (HTTP Basic over SASL PLAIN). One IMAP login at start creates the user's
+// INBOX, without which CalDAV will not provision the calendar home
+// (principal /dav/principals/user/USER/, home /dav/calendars/user/USER/).
+// As root (CI), master runs its services as the cyrus user, which owns the
+// folder. Cyrus logs only to syslog. It is in [AllKinds], run by the
+// provider's conformance suite, not in the table below.
 //
 // # Verified behaviour
 //

@@ -454,6 +454,18 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.PostForm.Get("grant_type") == jwtBearerGrant {
+		// The signed assertion authenticates the service account: there
+		// is no client secret.
+		resp, oe := s.jwtBearerLocked(r.PostForm)
+		if oe != nil {
+			writeOAuthError(w, oe)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
 	cl, oe := s.clientAuthLocked(r)
 	if oe != nil {
 		writeOAuthError(w, oe)

@@ -123,6 +123,13 @@ type state struct {
 
 	faults   []*Fault
 	requests []requestRecord
+
+	// serviceAccounts are by client_email; see [Server.AddServiceAccount].
+	serviceAccounts map[string]*ServiceAccount
+	// rooms are the directory's calendar resources, admins the subs of
+	// the Workspace administrators ([Server.AddRoom], [Server.SetAdmin]).
+	rooms  []Room
+	admins map[string]bool
 }
 
 type requestRecord struct {
@@ -250,6 +257,8 @@ func (s *Server) routes() http.Handler {
 	api("GET /colors", scopesAnyCalendar, s.colorsGet)
 	api("POST /freeBusy", scopesFreeBusy, s.freeBusyQuery)
 	api("POST /channels/stop", scopesAnyCalendar, s.channelsStop)
+
+	mux.Handle("GET /admin/directory/v1/customer/{customer}/resources/calendars", s.api(scopesDirectoryResources, s.resourcesCalendarsList))
 
 	// Anything else under the API root gets Google's JSON 404 rather than
 	// the mux's plain-text one.

@@ -44,6 +44,11 @@ type Client struct {
 	RedirectURIs []string
 	// RequirePKCE refuses authorization requests without code_challenge.
 	RequirePKCE bool
+	// ApplicationPermissions are the Graph application permissions (app
+	// roles, such as Calendars.ReadWrite) a tenant administrator has
+	// consented to; the client credentials grant's tokens carry them.
+	// Empty: no consent, so those tokens are refused by every call.
+	ApplicationPermissions []string
 }
 
 type authorizeError struct{ code, description string }
@@ -437,6 +442,8 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		userID, scopes, e = s.redeemCode(clientID, f)
 	case "refresh_token":
 		userID, scopes, e = s.redeemRefreshToken(clientID, f)
+	case "client_credentials":
+		scopes, e = clientCredentials(client, f)
 	default:
 		e = &tokenError{http.StatusBadRequest, "unsupported_grant_type", 70003, fmt.Sprintf("The app requested an unsupported grant type '%s'.", grant)}
 	}
@@ -464,6 +471,11 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	// delete the old refresh token after acquiring a new one." Old tokens
 	// therefore keep working unless Options.RevokeRotatedRefreshTokens is
 	// set, which tests use to prove a client kept the rotated one.
+	if userID == "" {
+		// An app-only token: its permissions are in the token's roles,
+		// and the answer names no scope.
+		delete(resp, "scope")
+	}
 	if hasScope(scopes, "offline_access") {
 		resp["refresh_token"] = s.newRefreshToken(userID, clientID, scopes)
 	}
@@ -473,6 +485,24 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store, no-cache")
 	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// clientCredentials answers the client credentials grant ("Microsoft
+// identity platform and the OAuth 2.0 client credentials flow",
+// https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow,
+// "First case: Access token request with a shared secret"): a
+// confidential client asks for scope {resource}/.default and gets an
+// app-only token with the application permissions consented to, and no
+// refresh token ("Successful response" lists token_type, expires_in and
+// access_token). UNVERIFIED: the AADSTS1002012 text for another scope.
+func clientCredentials(client *Client, f url.Values) ([]string, *tokenError) {
+	if client.Secret == "" {
+		return nil, &tokenError{http.StatusUnauthorized, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'."}
+	}
+	if f.Get("scope") != "https://graph.microsoft.com/.default" {
+		return nil, &tokenError{http.StatusBadRequest, "invalid_scope", 1002012, fmt.Sprintf("The provided value for scope %s is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).", f.Get("scope"))}
+	}
+	return slices.Clone(client.ApplicationPermissions), nil
 }
 
 func (s *Server) redeemCode(clientID string, f url.Values) (string, []string, *tokenError) {

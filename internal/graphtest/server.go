@@ -132,6 +132,8 @@ type Server struct {
 	counts       map[string]int
 	deliveries   []Delivery
 	outboundUsed int
+	// rooms are the tenant's room mailboxes; see [Server.AddRoom].
+	rooms []Room
 }
 
 // NewServer starts a Server and closes it when tb's test ends.

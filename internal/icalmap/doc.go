@@ -24,6 +24,18 @@
 //	updatedAt                  LAST-MODIFIED (else DTSTAMP)
 //	publicExtendedProperties   X-UNICAL-PUBLIC;X-UNICAL-KEY="<key>":<text value>
 //	privateExtendedProperties  X-UNICAL-PRIVATE;X-UNICAL-KEY="<key>":<text value>
+//	customColor                COLOR (RFC 7986 §5.9), #RRGGBB
+//	colorId                    X-UNICAL-COLOR-ID
+//	eventType                  X-UNICAL-EVENT-TYPE: outOfOffice or focusTime (absent = default)
+//	reminders.overrides        VALARM: TRIGGER -PT<minutes>M before the start;
+//	                           ACTION DISPLAY (popup) or EMAIL (email, to the account)
+//	reminders without overrides X-UNICAL-REMINDERS: DEFAULT (useDefault) or NONE
+//
+// A COLOR that is not #RRGGBB (RFC 7986 names CSS3 colours) is not read,
+// and an alarm at a fixed time or relative to the end is not a reminder
+// override (AUDIO reads as popup); both are kept when the event is
+// updated, as the reminders and customColor fields are rewritten only
+// when their value changes.
 //
 // Reading resolves a TZID as an IANA name first, then as a Windows zone
 // name (Outlook exports), then with a "/mozilla.org/..."-style prefix

@@ -132,7 +132,7 @@ func FuzzObjectEvents(f *testing.F) {
 				comp.Props.SetText(ical.PropUID, "uid")
 			}
 			now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-			if err := icalmap.Apply(comp, e, now); err != nil {
+			if err := icalmap.Apply(comp, e, now, ""); err != nil {
 				continue // what a server stores is not always what we write
 			}
 			out.Children = append(out.Children, comp)

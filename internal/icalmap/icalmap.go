@@ -179,6 +179,9 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := readFields(comp, e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -191,8 +194,9 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 // OriginalStart becomes RECURRENCE-ID; a nil one leaves RECURRENCE-ID as it
 // is. ID, ETag,
 // RecurringEventID, CreatedAt and UpdatedAt of e are ignored, as are the
-// fields iCalendar has no place for (colors, conference data, reminders).
-func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
+// fields iCalendar has no place for (conference data, webLink). self is
+// the address an email reminder mails ("" for the organizer's).
+func Apply(comp *ical.Component, e *unical.Event, now time.Time, self string) error {
 	if comp == nil || comp.Name != ical.CompEvent {
 		return errors.New("icalmap: not a VEVENT")
 	}
@@ -307,6 +311,9 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time) error {
 		return err
 	}
 	if err := writeExtended(comp, PropPrivate, e.PrivateExtendedProperties); err != nil {
+		return err
+	}
+	if err := writeFields(comp, e, self); err != nil {
 		return err
 	}
 

@@ -219,7 +219,7 @@ func TestToEvent(t *testing.T) {
 			out.Props.SetText(ical.PropVersion, "2.0")
 			out.Props.SetText(ical.PropProductID, "-//unical//test//EN")
 			comp := ical.NewComponent(ical.CompEvent)
-			if err := icalmap.Apply(comp, got, now); err != nil {
+			if err := icalmap.Apply(comp, got, now, ""); err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
 			out.Children = append(out.Children, comp)
@@ -281,7 +281,7 @@ func TestApply_KeepsForeignData(t *testing.T) {
 	}
 	e.Title = "New"
 	e.Attendees[0].ResponseStatus = unical.ResponseAccepted
-	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ""); err != nil {
 		t.Fatal(err)
 	}
 	_, text := reencode(t, cal)
@@ -315,7 +315,7 @@ func TestApply_SplitsMultiValueDates(t *testing.T) {
 		},
 	}
 	comp := ical.NewComponent(ical.CompEvent)
-	if err := icalmap.Apply(comp, e, time.Now()); err != nil {
+	if err := icalmap.Apply(comp, e, time.Now(), ""); err != nil {
 		t.Fatal(err)
 	}
 	set, err := comp.RecurrenceSet(nil)
@@ -348,10 +348,58 @@ func TestApply_Errors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := icalmap.Apply(ical.NewComponent(ical.CompEvent), tt.e, time.Now())
+			err := icalmap.Apply(ical.NewComponent(ical.CompEvent), tt.e, time.Now(), "")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Apply error = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestFields_OtherClients: alarms and colours another client wrote are
+// read where reminders and customColor can hold them and kept as they are
+// when another field changes; a changed reminders field replaces the
+// alarms.
+func TestFields_OtherClients(t *testing.T) {
+	cal := calendar(t, vevent(
+		"UID:other-1", stamp, "SUMMARY:Old", "DTSTART:20260107T090000Z", "DTEND:20260107T100000Z",
+		"COLOR:turquoise",
+		"BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM",
+		"BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:20260107T080000Z", "DESCRIPTION:x", "END:VALARM",
+		"BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;RELATED=END:PT0S", "DESCRIPTION:x", "END:VALARM",
+	)...)
+	comp := cal.Children[0]
+	e, err := icalmap.ToEvent(comp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &unical.Reminders{Overrides: []unical.ReminderOverride{{Method: "popup", Minutes: 5}}}
+	if diff := cmp.Diff(want, e.Reminders); diff != "" || e.CustomColor != "" {
+		t.Errorf("read reminders (-want +got):\n%s\ncustomColor %q, want none (COLOR is a CSS name)", diff, e.CustomColor)
+	}
+	e.Title = "New"
+	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), "me@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	_, text := reencode(t, cal)
+	for _, kept := range []string{"COLOR:turquoise\r\n", "ACTION:AUDIO\r\n", "TRIGGER;VALUE=DATE-TIME:20260107T080000Z\r\n", "TRIGGER;RELATED=END:PT0S\r\n"} {
+		if !strings.Contains(text, kept) {
+			t.Errorf("an update of the title lost %q:\n%s", kept, text)
+		}
+	}
+
+	e.Reminders = &unical.Reminders{Overrides: []unical.ReminderOverride{{Method: "email", Minutes: 30}}}
+	e.CustomColor = "#00AA00"
+	if err := icalmap.Apply(comp, e, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), "me@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	_, text = reencode(t, cal)
+	if n := strings.Count(text, "BEGIN:VALARM"); n != 1 {
+		t.Errorf("VALARMs after setting reminders = %d, want 1:\n%s", n, text)
+	}
+	for _, want := range []string{"COLOR:#00AA00\r\n", "ACTION:EMAIL\r\n", "TRIGGER:-PT30M\r\n", "ATTENDEE:mailto:me@example.com\r\n", "SUMMARY:New\r\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("encoded event lacks %q:\n%s", want, text)
+		}
 	}
 }

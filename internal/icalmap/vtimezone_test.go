@@ -215,7 +215,7 @@ func TestToEvent_WindowsRecurrenceZone(t *testing.T) {
 		t.Errorf("recurrence (-want +got):\n%s", diff)
 	}
 	// Writing the event back unchanged keeps the Windows form.
-	if err := icalmap.Apply(cal.Children[0], e, time.Now()); err != nil {
+	if err := icalmap.Apply(cal.Children[0], e, time.Now(), ""); err != nil {
 		t.Fatal(err)
 	}
 	_, text := reencode(t, cal)

@@ -29,6 +29,25 @@ type WeeklyInterval struct {
 type WorkingHours struct {
 	Location  *time.Location
 	Intervals []WeeklyInterval
+	// Overrides replace the weekly ranges on their dates, at most one per
+	// date.
+	Overrides []DateOverride
+}
+
+// DateOverride gives the ranges of one calendar date in the working
+// hours' Location, in minutes since midnight like WeeklyInterval; no
+// ranges means not available that day.
+type DateOverride struct {
+	Year      int
+	Month     time.Month
+	Day       int
+	Intervals []DayInterval
+}
+
+// DayInterval is a range of one day in minutes since midnight, End after
+// Start and at most 24*60.
+type DayInterval struct {
+	Start, End int
 }
 
 // Participant is one person or resource whose time is asked about.
@@ -40,8 +59,18 @@ type Participant struct {
 	// WorkingHours limits when a slot may be; nil is any time.
 	WorkingHours *WorkingHours
 	// Required participants must be free in every slot; of the others at
-	// least one must be.
+	// least one must be. Members of a group count for their group instead.
 	Required bool
+	// Group names the Request.Groups entry the participant belongs to;
+	// empty is none.
+	Group string
+}
+
+// Group asks that at least Required of the participants naming it be
+// free in a slot, such as one room of several.
+type Group struct {
+	Name     string
+	Required int
 }
 
 // Request is the question: which slots of Duration, inside [Start, End),
@@ -63,6 +92,9 @@ type Request struct {
 	// MaxResults bounds the answer; zero or less is no bound.
 	MaxResults   int
 	Participants []Participant
+	// Groups are the groups participants name; a participant naming a
+	// group missing here is never free.
+	Groups []Group
 }
 
 // Slot is one answer: its range and the ids of the participants free then,
@@ -73,8 +105,9 @@ type Slot struct {
 }
 
 // Find returns the slots in start order. A slot is offered when every
-// required participant is free, and, if there are participants that are
-// not required, at least one of them is.
+// required participant outside groups is free, if there are participants
+// outside groups that are not required, at least one of them is, and in
+// each group at least its Required members are.
 func Find(r *Request) []Slot {
 	if r.Duration <= 0 || r.Interval <= 0 || !r.End.After(r.Start) {
 		return nil
@@ -91,13 +124,26 @@ func Find(r *Request) []Slot {
 	// since candidate starts only grow: the whole search is linear in
 	// candidates times participants plus the intervals.
 	walkers := make([]walker, len(r.Participants))
+	groupIndex := map[string]int{}
+	for g, grp := range r.Groups {
+		groupIndex[grp.Name] = g
+	}
 	optional := 0
 	for i := range r.Participants {
 		p := &r.Participants[i]
-		walkers[i] = walker{busy: merge(nanos(p.Busy)), required: p.Required}
+		walkers[i] = walker{busy: merge(nanos(p.Busy)), required: p.Required, group: -1}
 		if p.WorkingHours != nil {
 			walkers[i].working = expand(p.WorkingHours, r.Start, r.End)
 			walkers[i].limited = true
+		}
+		if p.Group != "" {
+			g, ok := groupIndex[p.Group]
+			if !ok {
+				// Never free: an unknown group counts for nothing.
+				walkers[i].limited, walkers[i].working, g = true, nil, len(r.Groups)
+			}
+			walkers[i].group = g
+			continue
 		}
 		if !p.Required {
 			optional++
@@ -105,6 +151,9 @@ func Find(r *Request) []Slot {
 	}
 	var out []Slot
 	free := make([]bool, len(walkers))
+	// freeIn counts the free members of each group, plus one slot for
+	// members of unknown groups.
+	freeIn := make([]int, len(r.Groups)+1)
 	dur, end := int64(r.Duration), r.End.UnixNano()
 	for sn := range starts(loc, from, r.End, r.Interval) {
 		en := sn + dur
@@ -113,9 +162,14 @@ func Find(r *Request) []Slot {
 		}
 		bs, be := sn-int64(r.BufferBefore), en+int64(r.BufferAfter)
 		ok, anyOptional := true, false
+		clear(freeIn)
 		for i := range walkers {
 			free[i] = walkers[i].free(sn, en, bs, be)
 			switch {
+			case walkers[i].group >= 0:
+				if free[i] {
+					freeIn[walkers[i].group]++
+				}
 			case walkers[i].required && !free[i]:
 				ok = false
 			case !walkers[i].required && free[i]:
@@ -123,6 +177,11 @@ func Find(r *Request) []Slot {
 			}
 			if !ok {
 				break
+			}
+		}
+		for g, grp := range r.Groups {
+			if freeIn[g] < grp.Required {
+				ok = false
 			}
 		}
 		if !ok || (optional > 0 && !anyOptional) {
@@ -159,6 +218,7 @@ type walker struct {
 	busy, working []span
 	limited       bool // working hours apply
 	required      bool
+	group         int // index into Request.Groups, -1 for none
 	b, w          int // cursors into busy and working
 }
 
@@ -208,23 +268,42 @@ func starts(loc *time.Location, from, to time.Time, step time.Duration) func(fun
 
 // expand returns the working hours as sorted, merged instants covering
 // [from, to), one day of margin on each side, so that hours running to
-// midnight join the next day's hours from midnight.
+// midnight join the next day's hours from midnight. A date with an
+// override takes the override's ranges instead of its weekday's.
 func expand(wh *WorkingHours, from, to time.Time) []span {
 	loc := wh.Location
+	type date struct {
+		y int
+		m time.Month
+		d int
+	}
+	overrides := make(map[date][]DayInterval, len(wh.Overrides))
+	for _, o := range wh.Overrides {
+		overrides[date{o.Year, o.Month, o.Day}] = o.Intervals
+	}
+	add := func(out []span, day time.Time, start, end int) []span {
+		// time.Date reads the wall clock in loc on that very date, so
+		// the offset of each day applies.
+		s := time.Date(day.Year(), day.Month(), day.Day(), 0, start, 0, 0, loc)
+		e := time.Date(day.Year(), day.Month(), day.Day(), 0, end, 0, 0, loc)
+		if e.After(s) {
+			out = append(out, span{s.UnixNano(), e.UnixNano()})
+		}
+		return out
+	}
 	f := from.In(loc)
 	day := time.Date(f.Year(), f.Month(), f.Day()-1, 0, 0, 0, 0, loc)
 	var out []span
 	for !day.After(to) {
-		for _, iv := range wh.Intervals {
-			if iv.Day != day.Weekday() {
-				continue
+		if ivs, ok := overrides[date{day.Year(), day.Month(), day.Day()}]; ok {
+			for _, iv := range ivs {
+				out = add(out, day, iv.Start, iv.End)
 			}
-			// time.Date reads the wall clock in loc on that very date, so
-			// the offset of each day applies.
-			s := time.Date(day.Year(), day.Month(), day.Day(), 0, iv.Start, 0, 0, loc)
-			e := time.Date(day.Year(), day.Month(), day.Day(), 0, iv.End, 0, 0, loc)
-			if e.After(s) {
-				out = append(out, span{s.UnixNano(), e.UnixNano()})
+		} else {
+			for _, iv := range wh.Intervals {
+				if iv.Day == day.Weekday() {
+					out = add(out, day, iv.Start, iv.End)
+				}
 			}
 		}
 		day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)

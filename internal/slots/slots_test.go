@@ -242,6 +242,82 @@ func TestFind(t *testing.T) {
 			slot("2026-06-03 12:00", "2026-06-03 13:00", "a", "b"),
 		},
 	}, {
+		// Three rooms of which one is needed: a slot is offered while any
+		// room is free, and names the free ones beside the person.
+		name: "a group of three rooms with one required",
+		req: slots.Request{
+			Start: u("2026-05-04 09:00"), End: u("2026-05-04 13:00"),
+			Duration: time.Hour, Interval: time.Hour, Location: utc,
+			Groups: []slots.Group{{Name: "rooms", Required: 1}},
+			Participants: []slots.Participant{
+				{ID: "ada", Required: true, Busy: busy("2026-05-04 12:00", "2026-05-04 13:00")},
+				{ID: "room1", Group: "rooms", Busy: busy("2026-05-04 09:00", "2026-05-04 11:00")},
+				{ID: "room2", Group: "rooms", Busy: busy("2026-05-04 09:00", "2026-05-04 10:00", "2026-05-04 11:00", "2026-05-04 12:00")},
+				// Required is ignored inside a group: room3 busy all day
+				// does not close the search.
+				{ID: "room3", Group: "rooms", Required: true, Busy: busy("2026-05-04 00:00", "2026-05-05 00:00")},
+			},
+		},
+		want: []slots.Slot{
+			slot("2026-05-04 10:00", "2026-05-04 11:00", "ada", "room2"),
+			slot("2026-05-04 11:00", "2026-05-04 12:00", "ada", "room1"),
+		},
+	}, {
+		name: "a group needing two of three, beside an optional participant",
+		req: slots.Request{
+			Start: u("2026-05-04 09:00"), End: u("2026-05-04 12:00"),
+			Duration: time.Hour, Interval: time.Hour, Location: utc,
+			Groups: []slots.Group{{Name: "reviewers", Required: 2}},
+			Participants: []slots.Participant{
+				{ID: "r1", Group: "reviewers", Busy: busy("2026-05-04 09:00", "2026-05-04 10:00")},
+				{ID: "r2", Group: "reviewers", Busy: busy("2026-05-04 10:00", "2026-05-04 11:00")},
+				{ID: "r3", Group: "reviewers", Busy: busy("2026-05-04 09:00", "2026-05-04 12:00")},
+				{ID: "guest", Required: false, Busy: busy("2026-05-04 09:00", "2026-05-04 10:00")},
+			},
+		},
+		// 09:00 has r2 only and 10:00 r1 only.
+		want: []slots.Slot{slot("2026-05-04 11:00", "2026-05-04 12:00", "r1", "r2", "guest")},
+	}, {
+		name: "a complete group still needs one optional participant",
+		req: slots.Request{
+			Start: u("2026-05-04 09:00"), End: u("2026-05-04 10:00"),
+			Duration: time.Hour, Interval: time.Hour, Location: utc,
+			Groups: []slots.Group{{Name: "rooms", Required: 1}},
+			Participants: []slots.Participant{
+				{ID: "room", Group: "rooms"},
+				{ID: "guest", Required: false, Busy: busy("2026-05-04 09:00", "2026-05-04 10:00")},
+			},
+		},
+		want: nil,
+	}, {
+		// New York leaves standard time on Sunday 14 March 2027. Working
+		// hours 08:00-16:00 on weekdays; Monday 15 is closed by an
+		// override and Tuesday 16 shortened to 12:00-16:00, both in New
+		// York's clock after the change, Friday 12 before it.
+		name: "date overrides close one day and shorten another across DST",
+		req: slots.Request{
+			Start: at(t, newYork, "2027-03-12 00:00"), End: at(t, newYork, "2027-03-18 00:00"),
+			Duration: 4 * time.Hour, Interval: 4 * time.Hour, Location: newYork,
+			Participants: []slots.Participant{{ID: "ny", Required: true, WorkingHours: &slots.WorkingHours{
+				Location: newYork,
+				Intervals: []slots.WeeklyInterval{
+					{Day: time.Monday, Start: 8 * 60, End: 16 * 60}, {Day: time.Tuesday, Start: 8 * 60, End: 16 * 60},
+					{Day: time.Wednesday, Start: 8 * 60, End: 16 * 60}, {Day: time.Friday, Start: 8 * 60, End: 16 * 60},
+				},
+				Overrides: []slots.DateOverride{
+					{Year: 2027, Month: time.March, Day: 15},
+					{Year: 2027, Month: time.March, Day: 16, Intervals: []slots.DayInterval{{Start: 12 * 60, End: 16 * 60}}},
+				},
+			}}},
+		},
+		want: []slots.Slot{
+			slot("2027-03-12 13:00", "2027-03-12 17:00", "ny"), // 08:00 EST
+			slot("2027-03-12 17:00", "2027-03-12 21:00", "ny"),
+			slot("2027-03-16 16:00", "2027-03-16 20:00", "ny"), // 12:00 EDT
+			slot("2027-03-17 12:00", "2027-03-17 16:00", "ny"), // 08:00 EDT
+			slot("2027-03-17 16:00", "2027-03-17 20:00", "ny"),
+		},
+	}, {
 		name: "no slot when a required participant is busy throughout",
 		req: slots.Request{
 			Start: u("2026-05-04 09:00"), End: u("2026-05-04 12:00"),

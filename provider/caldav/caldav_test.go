@@ -3,6 +3,7 @@ package caldav_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,7 +25,13 @@ func TestMain(m *testing.M) { davtest.Main(m) }
 // forEachKind runs fn as a parallel subtest against each shared server.
 func forEachKind(t *testing.T, fn func(t *testing.T, s *davtest.Server)) {
 	t.Helper()
-	for _, kind := range davtest.Kinds() {
+	forEachKindOf(t, davtest.Kinds(), fn)
+}
+
+// forEachKindOf is forEachKind for the given kinds.
+func forEachKindOf(t *testing.T, kinds []string, fn func(t *testing.T, s *davtest.Server)) {
+	t.Helper()
+	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			fn(t, davtest.Shared(t, kind))
@@ -76,8 +83,8 @@ func TestConnect(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("state (-want +got):\n%s", diff)
 				}
-				if c.Email != s.Username || c.ProviderAccountID != "" || c.Token.AccessToken != "" {
-					t.Errorf("Connection = %+v, want only Email %q and State", c, s.Username)
+				if c.Email != s.Username || c.ServerURL != tt.serverURL || c.ProviderAccountID != "" || c.Token.AccessToken != "" {
+					t.Errorf("Connection = %+v, want only Email %q, ServerURL %q and State", c, s.Username, tt.serverURL)
 				}
 			})
 		}
@@ -103,21 +110,23 @@ func TestConnect_Errors(t *testing.T) {
 			serverURL string
 			params    unical.ConnectParams
 			want      unical.Code
+			wantField string
 		}{
-			{"wrong password", s.URL, unical.ConnectParams{Email: s.Username, Password: s.Password + "x"}, unical.CodeUnauthorized},
-			{"unknown user", s.URL, unical.ConnectParams{Email: "nobody", Password: s.Password}, unical.CodeUnauthorized},
-			{"no password", s.URL, unical.ConnectParams{Email: s.Username}, unical.CodeInvalid},
-			{"unreachable server", closed, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeUnavailable},
-			{"not a CalDAV server", plain.URL, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeUpstream},
-			{"not a URL", "ftp://example.com", unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid},
+			{"wrong password", s.URL, unical.ConnectParams{Email: s.Username, Password: s.Password + "x"}, unical.CodeUnauthorized, ""},
+			{"unknown user", s.URL, unical.ConnectParams{Email: "nobody", Password: s.Password}, unical.CodeUnauthorized, ""},
+			{"no password", s.URL, unical.ConnectParams{Email: s.Username}, unical.CodeInvalid, ""},
+			{"unreachable server", closed, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeUnavailable, ""},
+			{"not a CalDAV server", plain.URL, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl"},
+			{"not a URL", "ftp://example.com", unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
 				p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
 				c, err := p.Connect(t.Context(), unical.ProviderSettings{ServerURL: tt.serverURL}, tt.params)
-				if got := unical.ErrorCode(err); got != tt.want {
-					t.Errorf("Connect = %+v, %v; want code %q", c, err, tt.want)
+				var ue *unical.Error
+				if got := unical.ErrorCode(err); got != tt.want || (tt.wantField != "" && (!errors.As(err, &ue) || ue.Field != tt.wantField)) {
+					t.Errorf("Connect = %+v, %v; want code %q naming %q", c, err, tt.want, tt.wantField)
 				}
 			})
 		}

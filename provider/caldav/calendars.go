@@ -3,6 +3,7 @@ package caldav
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"net/url"
 	"path"
@@ -157,7 +158,8 @@ func toCalendar(id string, r *msResponse, email string) (*unical.Calendar, bool)
 }
 
 // hexColor turns an Apple calendar-color ("#RRGGBB" or "#RRGGBBAA") into
-// "#RRGGBB"; anything else gives "".
+// "#RRGGBB", in the case it was written so that a colour reads back as it
+// was set; anything else gives "".
 func hexColor(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) != 7 && len(s) != 9 || s[0] != '#' {
@@ -168,7 +170,7 @@ func hexColor(s string) string {
 			return ""
 		}
 	}
-	return strings.ToUpper(s[:7])
+	return s[:7]
 }
 
 // timeZoneName reads the TZID of the VTIMEZONE in a calendar-timezone
@@ -252,10 +254,31 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	}
 	if params.HexColor.Value() != "" {
 		if err := c.proppatch(ctx, u, `<D:set><D:prop>`+props.color+`</D:prop></D:set>`); err != nil {
+			p.discard(ctx, c, u)
 			return nil, err
 		}
 	}
-	return p.GetCalendar(ctx, s, id)
+	cal, err := p.GetCalendar(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	// A server may answer MKCALENDAR 201 and leave a property out
+	// (Xandikos drops calendar-timezone): a calendar that does not hold
+	// what was asked is removed and the write refused, never kept short.
+	if tz := params.TimeZone.Value(); tz != "" && cal.TimeZone != tz {
+		p.discard(ctx, c, u)
+		return nil, &unical.Error{Code: unical.CodeNotImplemented, Field: "timeZone",
+			Message: "This CalDAV server does not keep a calendar's time zone (calendar-timezone); create the calendar without timeZone."}
+	}
+	return cal, nil
+}
+
+// discard deletes a calendar CreateCalendar made but cannot hand out. The
+// write already failed, so a failed delete is not reported over it.
+func (p *Provider) discard(ctx context.Context, c *conn, u *url.URL) {
+	if r, err := c.do(ctx, http.MethodDelete, u, nil, ""); err == nil {
+		_ = c.classify(r, "delete calendar")
+	}
 }
 
 // UpdateCalendar changes the name, colour and time zone params sets with
@@ -290,6 +313,10 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 	c := p.conn(s)
 	for _, step := range steps {
 		if err := c.proppatch(ctx, u, step); err != nil {
+			var ue *unical.Error
+			if step == props.tz && errors.As(err, &ue) && ue.Code == unical.CodeNotImplemented {
+				ue.Field = "timeZone" // the step sends calendar-timezone alone
+			}
 			return nil, err
 		}
 	}
@@ -345,7 +372,7 @@ func calendarProps(params *unical.CalendarParams) (calProps, error) {
 	}
 	switch v, ok := params.HexColor.Get(); {
 	case ok && v != "":
-		p.color = `<I:calendar-color>` + esc(strings.ToUpper(v)) + `</I:calendar-color>`
+		p.color = `<I:calendar-color>` + esc(v) + `</I:calendar-color>`
 	case params.HexColor.IsSet():
 		p.remove += `<I:calendar-color/>`
 	}

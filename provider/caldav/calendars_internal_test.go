@@ -38,7 +38,7 @@ func TestToCalendar(t *testing.T) {
 			`<C:calendar-timezone>` + berlinTZ + `</C:calendar-timezone>` +
 			`<D:current-user-privilege-set><D:privilege><D:read/></D:privilege></D:current-user-privilege-set>` +
 			`<C:supported-calendar-component-set><C:comp name="VEVENT"/><C:comp name="VTODO"/></C:supported-calendar-component-set>`,
-		want: &unical.Calendar{ID: "team", Name: "Team", HexColor: "#1A2B3C", ReadOnly: true,
+		want: &unical.Calendar{ID: "team", Name: "Team", HexColor: "#1a2b3c", ReadOnly: true,
 			TimeZone: "Europe/Berlin", InviteEmail: "me@example.com", AllowedOnlineMeetingProviders: []string{}},
 	}, {
 		name: "owner, no name, bad colour",

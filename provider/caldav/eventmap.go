@@ -67,7 +67,7 @@ func finish(cal *ical.Calendar) ([]byte, error) {
 // write checks e and writes it into comp. Every check that can refuse the
 // event runs here, before any request: an end before the start and a
 // recurrence the engine cannot read are CodeInvalid with nothing written.
-func write(comp *ical.Component, e *unical.Event, now time.Time) error {
+func write(comp *ical.Component, e *unical.Event, self string, now time.Time) error {
 	if err := check(e); err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func write(comp *ical.Component, e *unical.Event, now time.Time) error {
 	// RECURRENCE-ID is kept as the resource has it (or as target wrote it
 	// in the series' form), never rewritten from the unical value.
 	e.OriginalStart = nil
-	err := icalmap.Apply(comp, e, now)
+	err := icalmap.Apply(comp, e, now, self)
 	e.OriginalStart = orig
 	if err != nil {
 		var ue *unical.Error
@@ -151,17 +151,40 @@ func merge(e *unical.Event, params *unical.EventParams, self string, create bool
 		e.Recurrence = params.Recurrence.Value()
 		e.IsRecurring = len(e.Recurrence) > 0
 	}
+	if params.ColorID.IsSet() {
+		e.ColorID = params.ColorID.Value()
+	}
+	if params.CustomColor.IsSet() {
+		e.CustomColor = params.CustomColor.Value()
+	}
+	if params.EventType.IsSet() {
+		e.EventType = params.EventType.Value()
+	}
+	if params.Reminders.IsSet() {
+		// null asks for the defaults, as on Google.
+		e.Reminders = &unical.Reminders{UseDefault: true}
+		if v, ok := params.Reminders.Get(); ok {
+			e.Reminders = &v
+		}
+	}
 	if params.Organizer.IsSet() {
 		e.Organizer = nil
 		if v, ok := params.Organizer.Get(); ok {
 			e.Organizer = &v
 		}
 	}
-	if v, ok := params.MyResponseStatus.Get(); ok {
+	if v, ok := params.MyResponseStatus.Get(); ok && v != "" {
+		found := false
 		for i := range e.Attendees {
 			if strings.EqualFold(e.Attendees[i].Email, self) {
 				e.Attendees[i].ResponseStatus = v
+				found = true
 			}
+		}
+		// The status is the PARTSTAT of the account's ATTENDEE line:
+		// without one there is nowhere to keep it.
+		if !found {
+			return unical.FieldError("myResponseStatus", "myResponseStatus needs the account (%s) among the event's attendees on CalDAV.", self)
 		}
 	}
 	if create && e.Organizer == nil && len(e.Attendees) > 0 && self != "" {

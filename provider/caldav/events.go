@@ -65,7 +65,7 @@ func (p *Provider) newObject(params *unical.EventParams, self string) (*object, 
 		return nil, nil, err
 	}
 	comp := ical.NewComponent(ical.CompEvent)
-	if err := write(comp, e, p.now()); err != nil {
+	if err := write(comp, e, self, p.now()); err != nil {
 		return nil, nil, err
 	}
 	obj := &object{Name: uid + icsSuffix, Cal: ical.NewCalendar()}
@@ -114,7 +114,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if params.Start.IsSet() || params.End.IsSet() || params.IsAllDay.IsSet() || params.Recurrence.IsSet() {
 		bumpSequence(t.comp)
 	}
-	if err := write(t.comp, e, p.now()); err != nil {
+	if err := write(t.comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
 	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
@@ -194,7 +194,7 @@ func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calend
 		// A new override starts as a copy of the instance.
 		e := t.cur
 		e.Recurrence, e.IsRecurring = nil, false
-		if err := write(t.comp, e, p.now()); err != nil {
+		if err := write(t.comp, e, s.Email, p.now()); err != nil {
 			return err
 		}
 	}

@@ -116,6 +116,8 @@ func TestFixture_Apple(t *testing.T) {
 			ICalUID:  "5A1C7E2B-93D4-4F0A-B7C2-1E8F6D3A9B40", Transparency: unical.TransparencyOpaque,
 			Visibility: unical.VisibilityDefault, EventType: unical.EventTypeDefault,
 			CreatedAt: "2026-04-01T08:13:17.000Z", UpdatedAt: "2026-04-01T08:15:09.000Z",
+			// The fixture's VALARM, 15 minutes before.
+			Reminders: &unical.Reminders{Overrides: []unical.ReminderOverride{{Method: "popup", Minutes: 15}}},
 		}
 		e.ETag = ""
 		if diff := cmp.Diff(&want, e); diff != "" {

@@ -69,12 +69,12 @@ func FuzzMultistatus(f *testing.F) {
 			return
 		}
 		r := &response{URL: calURL}
-		objs, gone := objectsOf(r, &ms, calURL)
-		for _, o := range objs {
-			if o.Cal == nil {
+		found, gone := membersOf(r, &ms, calURL)
+		for _, m := range found {
+			if o, err := m.object(); err == nil && o.Cal == nil {
 				t.Fatalf("object %q without calendar data", o.Name)
 			}
-			checkMember(t, calURL, o.Name)
+			checkMember(t, calURL, m.name)
 		}
 		for _, name := range gone {
 			checkMember(t, calURL, name)

@@ -1,9 +1,13 @@
 // Package caldav is the CalDAV provider (PROVIDER_C): iCloud by default and
-// any standards CalDAV server (Fastmail, Nextcloud, Radicale, Xandikos)
-// through the application's [unical.ProviderSettings.ServerURL].
+// any standards CalDAV server (Fastmail, Nextcloud, Radicale, Xandikos,
+// Cyrus), per account: the server named when the account connects, else
+// the application's [unical.ProviderSettings.ServerURL], else the one
+// discovered from the email's domain (RFC 6764 SRV and TXT records through
+// [Config.Resolver], then https://DOMAIN/.well-known/caldav), else iCloud.
 //
-// Accounts connect with an email and an app-specific password, sent as
-// HTTP Basic credentials on every request. [Provider.Connect] discovers the
+// Accounts connect with an email (or a user name where the login is not
+// the email) and an app-specific password, sent as HTTP Basic credentials
+// on every request. [Provider.Connect] discovers the
 // calendar home the way a real client does (RFC 6764 /.well-known/caldav,
 // then DAV:current-user-principal, then CALDAV:calendar-home-set) and keeps
 // the absolute home URL in [unical.Connection.State]: iCloud answers the
@@ -81,6 +85,7 @@
 package caldav
 
 import (
+	"net"
 	"net/http"
 	"time"
 
@@ -119,16 +124,23 @@ type Config struct {
 	// no Retry-After; it doubles with each retry. A Retry-After over 10 s
 	// is not waited for: the error carries it. Default: 250 ms.
 	BaseBackoff time.Duration
+	// Resolver answers the DNS questions of discovery from an email's
+	// domain (RFC 6764 SRV and TXT records). Default: net.DefaultResolver.
+	Resolver Resolver
 }
 
-// Provider is the CalDAV provider. It keeps no per-account state and is
-// safe for concurrent use.
+// Provider is the CalDAV provider. It is safe for concurrent use. Its only
+// per-account state is a bounded cache of what it read of calendars,
+// checked with the server on every use (see ListEvents).
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
 	retry  retry.Policy
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
+	resolver     Resolver
+	// cache keeps what listings read, per account and calendar (cache.go).
+	cache *calendarCache
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -159,7 +171,12 @@ func New(cfg Config) (*Provider, error) {
 	if policy.Backoff.Base <= 0 {
 		policy.Backoff.Base = 250 * time.Millisecond
 	}
-	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets}, nil
+	var resolver Resolver = net.DefaultResolver
+	if cfg.Resolver != nil {
+		resolver = cfg.Resolver
+	}
+	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, resolver: resolver,
+		cache: &calendarCache{maxBytes: cacheBytes}}, nil
 }
 
 // Type returns [ProviderType].

@@ -79,7 +79,7 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
 	bumpSequence(master)
-	if err := write(master, old, p.now()); err != nil {
+	if err := write(master, old, s.Email, p.now()); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
 	if _, err := c.save(ctx, calURL, obj, req.SeriesID, s.Email, false); err != nil {
@@ -130,7 +130,7 @@ func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, se
 				return nil, err
 			}
 			inst.Recurrence, inst.IsRecurring = nil, false
-			if err := write(ov, inst, p.now()); err != nil {
+			if err := write(ov, inst, self, p.now()); err != nil {
 				return nil, err
 			}
 			obj.Cal.Children = append(obj.Cal.Children, ov)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
@@ -21,24 +22,42 @@ import (
 // ListEvents lists a calendar's events unexpanded: series masters with
 // their recurrence, and overridden or cancelled instances with
 // RecurringEventID and OriginalStart; the Client expands them
-// ([unical.ExpandEvents]). Everything comes in one batch.
+// ([unical.ExpandEvents]).
+//
+// A listing without a window comes in pages of q.PageSize resources (all
+// in one batch when it is zero), in resource-name order, and costs the
+// page, not the calendar: the members and their ETags come from the
+// calendar's listing in the Provider's cache, brought up to date with one
+// RFC 6578 sync-collection REPORT from its token (a first sync-collection
+// when there is none), and only the page's members that the cache does not
+// hold at their present ETag are read, with one calendar-multiget (RFC
+// 4791 §7.9). So a change made at the server is seen by the next request,
+// and a page read again reads no calendar data. A server without
+// sync-collection is listed with a Depth 1 PROPFIND of ETags at every
+// request, in one batch. The NextSyncCursor of the last page is the token
+// of the first page's listing, so that a change made while the pages are
+// read is seen again rather than missed.
 //
 // A window becomes a CALDAV:calendar-query time-range (RFC 4791 §7.8,
-// §9.9). Xandikos tests a time-range against a series' first instance
-// only (davtest records it), so every series (a prop-filter on RRULE) is
-// fetched too; the Client drops what falls outside the window after
-// expanding. SeriesID reads that one resource. A SyncCursor returns what
-// changed since it (see the sync cursors below); with WantSync, the cursor of the
-// listing is taken before the listing is read, so that a change made
-// while it is read is seen again rather than missed.
+// §9.9) asking for ETags only, the data read as for a page. Xandikos tests
+// a time-range against a series' first instance only (davtest records
+// it), so every series (a prop-filter on RRULE) is listed too; the Client
+// drops what falls outside the window after expanding. SeriesID reads
+// that one resource. A SyncCursor returns what changed since it (see the
+// sync cursors below); with WantSync, the cursor of a windowed or series
+// listing is taken before the listing is read.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	c := p.conn(s)
 	calURL, err := calendarURL(s, calendarID)
 	if err != nil {
 		return nil, err
 	}
+	held := p.cache.view(s, calURL)
 	if q.SyncCursor != "" {
-		return c.syncEvents(ctx, calURL, q.SyncCursor, s.Email)
+		return c.syncEvents(ctx, calURL, q.SyncCursor, s.Email, held)
+	}
+	if q.SeriesID == "" && q.TimeMin.IsZero() && q.TimeMax.IsZero() {
+		return c.listPage(ctx, calURL, q, s.Email, held)
 	}
 	batch := &unical.EventBatch{Events: []*unical.Event{}}
 	if q.WantSync {
@@ -47,50 +66,215 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 	}
 	var objs []*object
-	switch {
-	case q.SeriesID != "":
+	if q.SeriesID != "" {
 		obj, err := c.getObject(ctx, calURL, q.SeriesID)
 		if err != nil {
 			return nil, err
 		}
 		objs = []*object{obj}
-	case !q.TimeMin.IsZero() || !q.TimeMax.IsZero():
-		inRange, err := c.query(ctx, calURL, timeRangeFilter(q.TimeMin, q.TimeMax))
+	} else {
+		inRange, err := c.queryETags(ctx, calURL, timeRangeFilter(q.TimeMin, q.TimeMax))
 		if err != nil {
 			return nil, err
 		}
-		series, err := c.query(ctx, calURL, `<C:comp-filter name="VEVENT"><C:prop-filter name="RRULE"/></C:comp-filter>`)
+		series, err := c.queryETags(ctx, calURL, `<C:comp-filter name="VEVENT"><C:prop-filter name="RRULE"/></C:comp-filter>`)
 		if unical.ErrorCode(err) == unical.CodeUpstream {
 			// A server that cannot filter on a property (RFC 4791 §9.7.2
 			// is not optional, but support varies) lists every event.
-			series, err = c.query(ctx, calURL, `<C:comp-filter name="VEVENT"/>`)
+			series, err = c.queryETags(ctx, calURL, `<C:comp-filter name="VEVENT"/>`)
 		}
 		if err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
-		for _, o := range append(inRange, series...) {
-			if !seen[o.Name] {
-				seen[o.Name] = true
-				objs = append(objs, o)
+		for name, etag := range series {
+			inRange[name] = etag
+		}
+		names := make([]string, 0, len(inRange))
+		for name := range inRange {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		if objs, _, err = c.fetch(ctx, calURL, names, inRange, held); err != nil {
+			return nil, err
+		}
+	}
+	batch.Events = c.eventsOf(ctx, calURL, objs, s.Email)
+	return batch, nil
+}
+
+// pageCursor is where the next page of a listing starts: after the
+// member Last, in a listing that began at the sync token Token.
+type pageCursor struct {
+	Token string `json:"t"`
+	Last  string `json:"a"`
+}
+
+// listPage answers a listing without a window: one page of members (see
+// ListEvents).
+func (c *conn) listPage(ctx context.Context, calURL *url.URL, q *unical.EventQuery, self string, held cacheView) (*unical.EventBatch, error) {
+	var from pageCursor
+	if q.PageCursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(q.PageCursor)
+		if err != nil || json.Unmarshal(raw, &from) != nil || from.Token == "" {
+			return nil, unical.Errorf(unical.CodeInvalid, "The page cursor is not one this listing issued.")
+		}
+	}
+	l, snap, err := c.members(ctx, calURL, held)
+	if err != nil {
+		return nil, err
+	}
+	batch := &unical.EventBatch{Events: []*unical.Event{}}
+	names := l.names
+	if q.PageCursor != "" {
+		names = l.after(from.Last)
+	}
+	switch {
+	case l.token == "":
+		// No sync-collection: no token for pages to carry, so the rest of
+		// the calendar comes in one batch, with an ETag snapshot as its
+		// cursor.
+		if q.WantSync {
+			if batch.NextSyncCursor, err = encodeSnapshot(snap); err != nil {
+				return nil, err
 			}
 		}
-	default:
-		if objs, err = c.query(ctx, calURL, `<C:comp-filter name="VEVENT"/>`); err != nil {
-			return nil, err
+	case q.PageSize > 0 && len(names) > q.PageSize:
+		names = names[:q.PageSize]
+		if from.Token == "" {
+			from.Token = l.token
 		}
-	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
-	for _, o := range objs {
-		events, err := objectEvents(o, s.Email, c.floatingZone(ctx, calURL, o))
+		next, err := json.Marshal(pageCursor{Token: from.Token, Last: names[len(names)-1]})
 		if err != nil {
-			// One object another client wrote badly must not make the
-			// whole calendar unlistable; it is left out.
+			return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+		}
+		batch.NextPageCursor = base64.RawURLEncoding.EncodeToString(next)
+	case q.WantSync && from.Token != "":
+		batch.NextSyncCursor = cursorSync + from.Token
+	case q.WantSync:
+		batch.NextSyncCursor = cursorSync + l.token
+	}
+	objs, _, err := c.fetch(ctx, calURL, names, l.etags, held)
+	if err != nil {
+		return nil, err
+	}
+	batch.Events = c.eventsOf(ctx, calURL, objs, self)
+	return batch, nil
+}
+
+// eventsOf returns the events of objs, in their order. One object another
+// client wrote badly (or a VTODO, which Xandikos lists too) must not make
+// the whole calendar unlistable; it is left out.
+func (c *conn) eventsOf(ctx context.Context, calURL *url.URL, objs []*object, self string) []*unical.Event {
+	events := []*unical.Event{}
+	for _, o := range objs {
+		evs, err := objectEvents(o, self, c.floatingZone(ctx, calURL, o))
+		if err != nil {
 			continue
 		}
-		batch.Events = append(batch.Events, events...)
+		events = append(events, evs...)
 	}
-	return batch, nil
+	return events
+}
+
+// members returns every member of the calendar with its ETag: the cached
+// listing brought up to date with a sync-collection REPORT from its token,
+// or a first sync-collection's, which the cache keeps. A server that
+// refuses sync-collection is listed with a Depth 1 PROPFIND: a listing
+// without token, with the snapshot of ETags as the server sent them (the
+// ETag cursor's form).
+func (c *conn) members(ctx context.Context, calURL *url.URL, held cacheView) (l *listing, snap map[string]string, err error) {
+	if old := held.listing(); old != nil {
+		changed, gone, next, err := c.syncCollection(ctx, calURL, old.token)
+		switch {
+		case err == nil:
+			if len(changed) == 0 && len(gone) == 0 {
+				if next != old.token {
+					l = &listing{token: next, etags: old.etags, names: old.names}
+					held.setListing(old, l)
+					return l, nil, nil
+				}
+				return old, nil, nil
+			}
+			etags := maps.Clone(old.etags)
+			maps.Copy(etags, changed)
+			for _, name := range gone {
+				delete(etags, name)
+			}
+			l = newListing(next, etags)
+			held.setListing(old, l)
+			return l, nil, nil
+		case unical.ErrorCode(err) == unical.CodeGone:
+			held.forget()
+		default:
+			return nil, nil, err
+		}
+	}
+	changed, _, next, err := c.syncCollection(ctx, calURL, "")
+	switch code := unical.ErrorCode(err); {
+	case err == nil:
+		l = newListing(next, changed)
+		held.setListing(nil, l)
+		return l, nil, nil
+	case code != unical.CodeUpstream && code != unical.CodeInvalid && code != unical.CodeNotFound && code != unical.CodeGone:
+		// Not a refusal of the report: the server is unreachable, or the
+		// account's password no longer works.
+		return nil, nil, err
+	}
+	if snap, err = c.snapshot(ctx, calURL); err != nil {
+		return nil, nil, err
+	}
+	etags := make(map[string]string, len(snap))
+	for name, etag := range snap {
+		etags[name] = normalizeETag(etag)
+	}
+	return newListing("", etags), snap, nil
+}
+
+// maxMultiget bounds the members one calendar-multiget asks for.
+const maxMultiget = 1000
+
+// fetch returns the objects of the named members, in that order: from the
+// cache where it holds a member at the ETag that etags gives, and the rest
+// with calendar-multiget REPORTs, whose answers it keeps. A member gone
+// meanwhile is returned as gone, one whose data is not iCalendar is left
+// out.
+func (c *conn) fetch(ctx context.Context, calURL *url.URL, names []string, etags map[string]string, held cacheView) (objs []*object, gone []string, err error) {
+	found := make(map[string]*object, len(names))
+	var missing []string
+	for _, name := range names {
+		if data, ok := held.object(name, etags[name]); ok {
+			if cal, err := icalmap.Decode(strings.NewReader(data)); err == nil {
+				found[name] = &object{Name: name, ETag: etags[name], Cal: cal}
+				continue
+			}
+		}
+		missing = append(missing, name)
+	}
+	for len(missing) > 0 {
+		chunk := missing[:min(len(missing), maxMultiget)]
+		missing = missing[len(chunk):]
+		members, vanished, err := c.multiget(ctx, calURL, chunk)
+		if err != nil {
+			return nil, nil, err
+		}
+		held.dropObjects(vanished)
+		gone = append(gone, vanished...)
+		for _, m := range members {
+			o, err := m.object()
+			if err != nil {
+				continue
+			}
+			held.putObject(m.name, m.etag, m.data)
+			found[m.name] = o
+		}
+	}
+	objs = make([]*object, 0, len(found))
+	for _, name := range names {
+		if o, ok := found[name]; ok {
+			objs = append(objs, o)
+		}
+	}
+	return objs, gone, nil
 }
 
 // timeRangeFilter is a VEVENT comp-filter with a time-range of the given
@@ -108,27 +292,41 @@ func timeRangeFilter(from, to time.Time) string {
 	return b.String()
 }
 
-// query sends a calendar-query REPORT (RFC 4791 §7.8) with the given
-// VEVENT filter inside the VCALENDAR comp-filter and returns the objects
-// with their data.
-func (c *conn) query(ctx context.Context, calURL *url.URL, eventFilter string) ([]*object, error) {
+// queryETags sends a calendar-query REPORT (RFC 4791 §7.8) with the given
+// VEVENT filter inside the VCALENDAR comp-filter, asking for ETags only,
+// and returns the matching members with their ETags.
+func (c *conn) queryETags(ctx context.Context, calURL *url.URL, eventFilter string) (map[string]string, error) {
 	body := `<?xml version="1.0" encoding="utf-8"?>` +
 		`<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">` +
-		`<D:prop><D:getetag/><C:calendar-data/></D:prop>` +
+		`<D:prop><D:getetag/></D:prop>` +
 		`<C:filter><C:comp-filter name="VCALENDAR">` + eventFilter + `</C:comp-filter></C:filter>` +
 		`</C:calendar-query>`
 	r, ms, err := c.report(ctx, calURL, "1", body, "list events")
 	if err != nil {
 		return nil, err
 	}
-	objs, _ := objectsOf(r, ms, calURL)
-	return objs, nil
+	etags := map[string]string{}
+	for i := range ms.Responses {
+		resp := &ms.Responses[i]
+		name, ok := memberName(r.URL, calURL, resp.Href)
+		if !ok {
+			continue
+		}
+		if f := strings.Fields(resp.Status); len(f) >= 2 && (f[1] == "404" || f[1] == "410") {
+			continue
+		}
+		etags[name] = ""
+		if e, ok := resp.prop(nsDAV, "getetag"); ok {
+			etags[name] = normalizeETag(e.Text)
+		}
+	}
+	return etags, nil
 }
 
 // multiget reads the named resources with one calendar-multiget REPORT
 // (RFC 4791 §7.9). Members gone meanwhile come back as 404 responses and
 // are returned as deleted names.
-func (c *conn) multiget(ctx context.Context, calURL *url.URL, names []string) (objs []*object, gone []string, err error) {
+func (c *conn) multiget(ctx context.Context, calURL *url.URL, names []string) (found []member, gone []string, err error) {
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
@@ -147,14 +345,28 @@ func (c *conn) multiget(ctx context.Context, calURL *url.URL, names []string) (o
 	if err != nil {
 		return nil, nil, err
 	}
-	objs, gone = objectsOf(r, ms, calURL)
-	return objs, gone, nil
+	found, gone = membersOf(r, ms, calURL)
+	return found, gone, nil
 }
 
-// objectsOf reads the members of calURL in a multistatus: those with
-// calendar data as objects, those answered 404 as gone names. The
+// member is a calendar member's data as a multistatus carried it.
+type member struct {
+	name, etag, data string
+}
+
+// object parses the member's data.
+func (m *member) object() (*object, error) {
+	cal, err := icalmap.Decode(strings.NewReader(m.data))
+	if err != nil {
+		return nil, err
+	}
+	return &object{Name: m.name, ETag: m.etag, Cal: cal}, nil
+}
+
+// membersOf reads the members of calURL in a multistatus: those with
+// calendar data as found, those answered 404 as gone names. The
 // collection itself and anything outside it are skipped.
-func objectsOf(r *response, ms *multistatus, calURL *url.URL) (objs []*object, gone []string) {
+func membersOf(r *response, ms *multistatus, calURL *url.URL) (found []member, gone []string) {
 	for i := range ms.Responses {
 		resp := &ms.Responses[i]
 		name, ok := memberName(r.URL, calURL, resp.Href)
@@ -169,17 +381,13 @@ func objectsOf(r *response, ms *multistatus, calURL *url.URL) (objs []*object, g
 		if !ok {
 			continue
 		}
-		cal, err := icalmap.Decode(strings.NewReader(data.Text))
-		if err != nil {
-			continue
-		}
-		o := &object{Name: name, Cal: cal}
+		m := member{name: name, data: data.Text}
 		if e, ok := resp.prop(nsDAV, "getetag"); ok {
-			o.ETag = normalizeETag(e.Text)
+			m.etag = normalizeETag(e.Text)
 		}
-		objs = append(objs, o)
+		found = append(found, m)
 	}
-	return objs, gone
+	return found, gone
 }
 
 // memberName returns the resource name of href if it is a direct member of
@@ -251,8 +459,11 @@ func (c *conn) currentCursor(ctx context.Context, calURL *url.URL) (string, erro
 
 // syncEvents returns what changed since cursor: changed members' events,
 // and each deleted member as an event with only its id and isCancelled.
-func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self string) (*unical.EventBatch, error) {
-	var changed, gone []string
+// The changed members are read with calendar-multiget unless the cache
+// holds them at their new ETag; what it holds of the others is dropped.
+func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self string, held cacheView) (*unical.EventBatch, error) {
+	var changed map[string]string
+	var gone []string
 	var next string
 	switch {
 	case strings.HasPrefix(cursor, cursorSync):
@@ -261,6 +472,7 @@ func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self str
 		if err != nil {
 			return nil, err
 		}
+		next = cursorSync + next
 	case strings.HasPrefix(cursor, cursorETag):
 		old, err := decodeSnapshot(strings.TrimPrefix(cursor, cursorETag))
 		if err != nil {
@@ -270,9 +482,10 @@ func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self str
 		if err != nil {
 			return nil, err
 		}
+		changed = map[string]string{}
 		for name, etag := range now {
 			if old[name] != etag {
-				changed = append(changed, name)
+				changed[name] = normalizeETag(etag)
 			}
 		}
 		for name := range old {
@@ -286,19 +499,17 @@ func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self str
 	default:
 		return nil, unical.Errorf(unical.CodeGone, "The sync token is no longer valid; list the calendar again.")
 	}
-	sort.Strings(changed)
-	objs, vanished, err := c.multiget(ctx, calURL, changed)
+	held.dropObjects(gone)
+	names := make([]string, 0, len(changed))
+	for name := range changed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	objs, vanished, err := c.fetch(ctx, calURL, names, changed, held)
 	if err != nil {
 		return nil, err
 	}
-	batch := &unical.EventBatch{Events: []*unical.Event{}, NextSyncCursor: next}
-	for _, o := range objs {
-		events, err := objectEvents(o, self, c.floatingZone(ctx, calURL, o))
-		if err != nil {
-			continue // not an event (a VTODO on Xandikos) or unreadable
-		}
-		batch.Events = append(batch.Events, events...)
-	}
+	batch := &unical.EventBatch{Events: c.eventsOf(ctx, calURL, objs, self), NextSyncCursor: next}
 	gone = append(gone, vanished...)
 	sort.Strings(gone)
 	for _, name := range gone {
@@ -307,15 +518,19 @@ func (c *conn) syncEvents(ctx context.Context, calURL *url.URL, cursor, self str
 	return batch, nil
 }
 
-// syncCollection sends RFC 6578 sync-collection REPORTs from token on and
-// returns the changed and deleted member names and the new token. A token
-// the server refuses is CodeGone: RFC 6578 §3.2 says it names the
-// DAV:valid-sync-token precondition, with 403 (Radicale, sabre/dav) or 412
-// (reference §3.5); Xandikos 0.2.8 answers 500 instead (davtest), so a
-// 5xx to a request with a token is taken as a refusal too, at the cost of
-// a full resync after a real server error.
-func (c *conn) syncCollection(ctx context.Context, calURL *url.URL, token string) (changed, gone []string, next string, err error) {
-	seen := map[string]bool{}
+// syncCollection sends RFC 6578 sync-collection REPORTs from token on
+// (from the collection's beginning when token is empty) and returns the
+// changed members with their ETags ("" when the server sent none), the
+// deleted ones, and the new token. A token the server refuses is
+// CodeGone: RFC 6578 §3.2 says it names the DAV:valid-sync-token
+// precondition, with 403 (Radicale, sabre/dav) or 412 (reference §3.5);
+// Xandikos 0.2.8 answers 500 instead (davtest), so a 5xx to a request
+// with a token is taken as a refusal too, at the cost of a full resync
+// after a real server error.
+func (c *conn) syncCollection(ctx context.Context, calURL *url.URL, token string) (changed map[string]string, gone []string, next string, err error) {
+	// Each member's last state: an ETag, or deleted. A later round of a
+	// truncated answer is newer.
+	state := map[string]*string{}
 	for range maxSyncRounds {
 		var b strings.Builder
 		b.WriteString(`<?xml version="1.0" encoding="utf-8"?><D:sync-collection xmlns:D="DAV:"><D:sync-token>`)
@@ -354,22 +569,31 @@ func (c *conn) syncCollection(ctx context.Context, calURL *url.URL, token string
 				}
 				continue
 			}
-			if seen[name] {
+			if f := strings.Fields(resp.Status); len(f) >= 2 && (f[1] == "404" || f[1] == "410") {
+				state[name] = nil
 				continue
 			}
-			seen[name] = true
-			if f := strings.Fields(resp.Status); len(f) >= 2 && (f[1] == "404" || f[1] == "410") {
-				gone = append(gone, name)
-			} else {
-				changed = append(changed, name)
+			etag := ""
+			if e, ok := resp.prop(nsDAV, "getetag"); ok {
+				etag = normalizeETag(e.Text)
 			}
+			state[name] = &etag
 		}
 		next = strings.TrimSpace(ms.SyncToken)
 		if next == "" {
 			return nil, nil, "", unical.Errorf(unical.CodeUpstream, "The CalDAV server's sync-collection answer has no sync token.")
 		}
 		if !truncated || next == token {
-			return changed, gone, cursorSync + next, nil
+			changed = map[string]string{}
+			for name, etag := range state {
+				if etag == nil {
+					gone = append(gone, name)
+				} else {
+					changed[name] = *etag
+				}
+			}
+			sort.Strings(gone)
+			return changed, gone, next, nil
 		}
 		token = next
 	}

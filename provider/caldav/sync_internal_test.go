@@ -79,7 +79,7 @@ END:VCALENDAR&#13;
 	calURL, _ := url.Parse(srv.URL + "/cal/")
 	c := &conn{client: srv.Client(), allowPrivate: true}
 
-	batch, err := c.syncEvents(t.Context(), calURL, cursorSync+"t1", "me")
+	batch, err := c.syncEvents(t.Context(), calURL, cursorSync+"t1", "me", cacheView{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ END:VCALENDAR&#13;
 		if cursor == cursorSync+"bogus" {
 			cursor = "bogus"
 		}
-		if _, err := c.syncEvents(t.Context(), calURL, cursor, "me"); unical.ErrorCode(err) != unical.CodeGone {
+		if _, err := c.syncEvents(t.Context(), calURL, cursor, "me", cacheView{}); unical.ErrorCode(err) != unical.CodeGone {
 			t.Errorf("cursor %q: %v, want CodeGone", cursor, err)
 		}
 	}

@@ -48,7 +48,11 @@ type conn struct {
 const maxRetryWait = 10 * time.Second
 
 func (p *Provider) conn(s *unical.Session) *conn {
-	return &conn{client: p.client, username: s.Email, password: s.Password, retry: p.retry, allowPrivate: p.allowPrivate}
+	username := s.Email
+	if st, err := readState(s); err == nil && st.Username != "" {
+		username = st.Username
+	}
+	return &conn{client: p.client, username: username, password: s.Password, retry: p.retry, allowPrivate: p.allowPrivate}
 }
 
 // response is a server answer read in full, with the URL that gave it

@@ -139,7 +139,13 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		if pw, ok := p.passwords[params.Email]; !ok || pw != params.Password || p.revoked[params.Email] {
 			return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "password", Message: "The server refused the email and password."}
 		}
-		return &unical.Connection{Email: params.Email, State: []byte("home:" + params.Email)}, nil
+		// The server is the one named, else the settings', as the CalDAV
+		// provider chooses (it would discover one where neither is set).
+		server := params.ServerURL
+		if server == "" {
+			server = settings.ServerURL
+		}
+		return &unical.Connection{Email: params.Email, State: []byte("home:" + params.Email), ServerURL: server}, nil
 	}
 	email, ok := p.refresh[params.RefreshToken]
 	if !ok || p.revoked[email] {

@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -225,10 +226,13 @@ func testCalendarFieldRoundTrip(t *testing.T, h *Harness) {
 		params *unical.CalendarParams
 		want   string
 		view   func(c *unical.Calendar) string
+		// lacks is the Harness.Lacks feature of a server (not a provider
+		// type) without the field: there the write is refused naming it.
+		lacks string
 	}{
-		{"name", &unical.CalendarParams{Name: unical.Some("Renamed calendar")}, "Renamed calendar", func(c *unical.Calendar) string { return c.Name }},
-		{"hexColor", &unical.CalendarParams{HexColor: unical.Some("#0b8043")}, "#0b8043", func(c *unical.Calendar) string { return strings.ToLower(c.HexColor) }},
-		{"timeZone", &unical.CalendarParams{TimeZone: unical.Some("Asia/Tokyo")}, "Asia/Tokyo", func(c *unical.Calendar) string { return c.TimeZone }},
+		{"name", &unical.CalendarParams{Name: unical.Some("Renamed calendar")}, "Renamed calendar", func(c *unical.Calendar) string { return c.Name }, ""},
+		{"hexColor", &unical.CalendarParams{HexColor: unical.Some("#0b8043")}, "#0b8043", func(c *unical.Calendar) string { return strings.ToLower(c.HexColor) }, ""},
+		{"timeZone", &unical.CalendarParams{TimeZone: unical.Some("Asia/Tokyo")}, "Asia/Tokyo", func(c *unical.Calendar) string { return c.TimeZone }, "calendarTimeZone"},
 	}
 	var covered []string
 	for _, tc := range cases {
@@ -246,6 +250,17 @@ func testCalendarFieldRoundTrip(t *testing.T, h *Harness) {
 			err := caps.CheckCalendar(tc.params)
 			if err == nil {
 				written, err = h.Provider.UpdateCalendar(ctxOf(t), h.Session, cal, tc.params)
+			}
+			if tc.lacks != "" && h.lacks(t, tc.lacks) {
+				var ue *unical.Error
+				if !errors.As(err, &ue) || ue.Field != tc.field {
+					t.Errorf("writing %s on a server without it = %v, want a refusal naming %s", tc.field, err, tc.field)
+				}
+				after := must[*unical.Calendar](t, "GetCalendar")(h.Provider.GetCalendar(ctxOf(t), h.Session, cal))
+				if diff := cmp.Diff(before, after); diff != "" {
+					t.Errorf("a refused write changed the calendar (-before +after):\n%s", diff)
+				}
+				return
 			}
 			switch support.Support {
 			case unical.Refused:

@@ -58,7 +58,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, "create account", func(tx pgx.Tx) error {
+	return s.changing(ctx, "create account", func(tx pgx.Tx) error {
 		if err := enqueue(ctx, tx, queued); err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*un
 // CodeConflict) aborts the update too.
 func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) ([]*unical.OutboxMessage, error)) (*unical.AccountRecord, error) {
 	var out *unical.AccountRecord
-	err := s.tx(ctx, "update account", func(tx pgx.Tx) error {
+	err := s.changing(ctx, "update account", func(tx pgx.Tx) error {
 		a, err := getAccount(ctx, tx, appID, id, true)
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*un
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, "delete account", func(tx pgx.Tx) error {
+	return s.changing(ctx, "delete account", func(tx pgx.Tx) error {
 		if _, err := getAccount(ctx, tx, appID, id, true); err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func (s *Store) CreateApplication(ctx context.Context, app *unical.Application) 
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, "create application", "INSERT INTO applications (id, created_at, data) VALUES ($1, $2, $3)", app.ID, app.CreatedAt, data)
+	_, err = s.execChanging(ctx, "create application", "INSERT INTO applications (id, created_at, data) VALUES ($1, $2, $3)", app.ID, app.CreatedAt, data)
 	return err
 }
 
@@ -77,7 +77,7 @@ func (s *Store) UpdateApplication(ctx context.Context, app *unical.Application) 
 	if err != nil {
 		return err
 	}
-	n, err := s.exec(ctx, "update application", "UPDATE applications SET created_at = $2, data = $3 WHERE id = $1", app.ID, app.CreatedAt, data)
+	n, err := s.execChanging(ctx, "update application", "UPDATE applications SET created_at = $2, data = $3 WHERE id = $1", app.ID, app.CreatedAt, data)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, key *unical.APIKey) error {
 	if err := storedoc.CheckID("Application id", key.ApplicationID); err != nil {
 		return err
 	}
-	_, err := s.exec(ctx, "create API key", "INSERT INTO api_keys ("+apiKeyColumns+") VALUES ($1, $2, $3, $4, $5, $6)",
+	_, err := s.execChanging(ctx, "create API key", "INSERT INTO api_keys ("+apiKeyColumns+") VALUES ($1, $2, $3, $4, $5, $6)",
 		key.ID, key.ApplicationID, key.Hash, key.CreatedAt, key.LastUsedAt, key.Label)
 	return err
 }
@@ -156,7 +156,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, appID string) ([]*unical.APIKey
 // DeleteAPIKey removes one of an application's keys; CodeNotFound if the
 // application has no such key.
 func (s *Store) DeleteAPIKey(ctx context.Context, appID, id string) error {
-	n, err := s.exec(ctx, "delete API key", "DELETE FROM api_keys WHERE id = $1 AND application_id = $2", id, appID)
+	n, err := s.execChanging(ctx, "delete API key", "DELETE FROM api_keys WHERE id = $1 AND application_id = $2", id, appID)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (s *Store) SetAPIKeyLabel(ctx context.Context, appID, id, label string) (*u
 // transaction; CodeNotFound if there is none, CodeConflict while it has
 // accounts.
 func (s *Store) DeleteApplication(ctx context.Context, id string) error {
-	return s.tx(ctx, "delete application", func(tx pgx.Tx) error {
+	return s.changing(ctx, "delete application", func(tx pgx.Tx) error {
 		var one int
 		err := tx.QueryRow(ctx, "SELECT 1 FROM applications WHERE id = $1 FOR UPDATE", id).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -33,7 +33,11 @@
 // pool_max_conns parameter, or [MaxConns], default 4 or the number of CPUs
 // when there are more.
 //
-// Store does not implement [unical.VersionedStore]: other processes write
-// to the same database, so no process can tell from its own writes
-// whether the data changed.
+// Store implements [unical.VersionedStore] for the reads that callers
+// cache (applications, API keys, accounts): every transaction that
+// changes one sends a NOTIFY on the channel unical_changes, and each
+// Store listens on it, on a connection of its own, so that a change
+// committed by any process moves the version of every other once its
+// notification arrives. While that connection is down, every read goes
+// to the database.
 package postgres

@@ -166,16 +166,6 @@ func TestOpen_BadURL(t *testing.T) {
 	}
 }
 
-// TestStore_NotVersioned: several processes write to one database, so the
-// Store must not offer the single-process answer cache.
-func TestStore_NotVersioned(t *testing.T) {
-	t.Parallel()
-	var s unical.Store = mustOpen(t)
-	if _, ok := s.(unical.VersionedStore); ok {
-		t.Error("the PostgreSQL Store implements unical.VersionedStore; other processes' writes would go unseen")
-	}
-}
-
 // TestStore_DatabaseRestart stops the database under a running Store:
 // calls fail with CodeStoreUnavailable and write nothing; once the
 // database is back, the same Store works again without being reopened.

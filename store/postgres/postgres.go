@@ -29,6 +29,9 @@ type Store struct {
 	pool *pgxpool.Pool
 	// accounts caches decoded accounts (cache.go).
 	accounts accountCache
+	// changes follows changes to what callers cache, for Version
+	// (changes.go).
+	changes changeFeed
 }
 
 // Option tunes [Open].
@@ -78,6 +81,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 // Close closes every connection. Methods called afterwards fail with
 // CodeInternal.
 func (s *Store) Close() error {
+	s.stopListening()
 	s.pool.Close()
 	return nil
 }

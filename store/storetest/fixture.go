@@ -37,6 +37,13 @@ func fullApplication(id string, created time.Time) *unical.Application {
 		SealedWebhookSecret: []byte{0xde, 0xad, 0x00, 0xbe, 0xef},
 		WebhookState:        fullEndpointState(created),
 		WebhookStateURL:     "https://app.example/webhooks",
+		Delegations: map[unical.ProviderType]unical.Delegation{
+			unical.ProviderMicrosoft: {
+				ClientID: "ms-app", TenantID: "tenant-1", Domains: []string{"corp.example", "corp.example.org"},
+				TokenURL: "https://login.example/t", APIBaseURL: "https://graph.example/v1.0", DirectoryURL: "https://graph.example/places",
+				Status: "failing", StatusReason: "consent not granted", UpdatedAt: created.Add(time.Minute), Sealed: []byte{0x00, 's', 0xff},
+			},
+		},
 	}
 }
 
@@ -79,6 +86,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			// keeps fields, not rules: the round trip must cover it.
 			StatusReason: unical.StatusReasonRefreshTokenRevoked,
 			ProviderType: t,
+			ServerURL:    "https://dav.example/",
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},
 		TokenExpiry:          base.Add(time.Hour),

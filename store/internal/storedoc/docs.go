@@ -24,6 +24,21 @@ type Application struct {
 	SealedWebhookSecret []byte                                 `json:"sealedWebhookSecret"`
 	WebhookState        EndpointState                          `json:"webhookState"`
 	WebhookStateURL     string                                 `json:"webhookStateUrl"`
+	Delegations         map[unical.ProviderType]Delegation     `json:"delegations,omitempty"`
+}
+
+// Delegation is the stored form of [unical.Delegation].
+type Delegation struct {
+	ClientID     string    `json:"clientId"`
+	TenantID     string    `json:"tenantId"`
+	Domains      []string  `json:"domains"`
+	TokenURL     string    `json:"tokenUrl"`
+	APIBaseURL   string    `json:"apiBaseUrl"`
+	DirectoryURL string    `json:"directoryUrl"`
+	Status       string    `json:"status"`
+	StatusReason string    `json:"statusReason"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	Sealed       []byte    `json:"sealed"`
 }
 
 // ProviderConfig is the stored form of [unical.ProviderSettings], without
@@ -68,6 +83,15 @@ func FromApplication(app *unical.Application) (*Application, error) {
 		WebhookURL: app.WebhookURL, SealedWebhookSecret: app.SealedWebhookSecret,
 		WebhookState: FromEndpointState(app.WebhookState), WebhookStateURL: app.WebhookStateURL,
 	}
+	if app.Delegations != nil {
+		rec.Delegations = make(map[unical.ProviderType]Delegation, len(app.Delegations))
+		for t, d := range app.Delegations {
+			rec.Delegations[t] = Delegation{
+				ClientID: d.ClientID, TenantID: d.TenantID, Domains: d.Domains, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
+				DirectoryURL: d.DirectoryURL, Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: UTC(d.UpdatedAt), Sealed: d.Sealed,
+			}
+		}
+	}
 	if app.Providers != nil {
 		rec.Providers = make(map[unical.ProviderType]ProviderConfig, len(app.Providers))
 		for t, p := range app.Providers {
@@ -92,6 +116,15 @@ func (rec *Application) ToApplication() *unical.Application {
 		RedirectURLs: rec.RedirectURLs, SealedSecrets: rec.SealedSecrets,
 		WebhookURL: rec.WebhookURL, SealedWebhookSecret: rec.SealedWebhookSecret,
 		WebhookState: rec.WebhookState.ToEndpointState(), WebhookStateURL: rec.WebhookStateURL,
+	}
+	if rec.Delegations != nil {
+		app.Delegations = make(map[unical.ProviderType]unical.Delegation, len(rec.Delegations))
+		for t, d := range rec.Delegations {
+			app.Delegations[t] = unical.Delegation{
+				ClientID: d.ClientID, TenantID: d.TenantID, Domains: d.Domains, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
+				DirectoryURL: d.DirectoryURL, Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: d.UpdatedAt, Sealed: d.Sealed,
+			}
+		}
 	}
 	if rec.Providers != nil {
 		app.Providers = make(map[unical.ProviderType]unical.ProviderSettings, len(rec.Providers))
@@ -125,6 +158,7 @@ type Account struct {
 	CredentialsCreatedAt time.Time            `json:"credentialsCreatedAt"`
 	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
 	ProviderState        []byte               `json:"providerState"`
+	ServerURL            string               `json:"serverUrl,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -141,7 +175,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		ProviderAccountID: a.ProviderAccountID, ProviderID: a.ProviderID, Status: a.Status, StatusReason: a.StatusReason,
 		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: UTC(a.TokenExpiry),
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
-		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState,
+		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
 	}, nil
 }
 
@@ -160,6 +194,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
+			ServerURL: rec.ServerURL,
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,

@@ -1,0 +1,26 @@
+package caldav
+
+import "github.com/unical/unical"
+
+var _ unical.CapabilityReporter = (*Provider)(nil)
+
+// Capabilities implements [unical.CapabilityReporter]: CalDAV keeps every
+// writable field (internal/icalmap maps each to iCalendar) except
+// conferencing, which CalDAV events do not have (the spec).
+func (p *Provider) Capabilities() unical.Capabilities {
+	return unical.Capabilities{
+		ProviderType: ProviderType,
+		Calendar: map[string]unical.FieldSupport{
+			"hexColor": {Support: unical.Supported, Note: "Kept in Apple's calendar-color property, which CalDAV clients share (the CalDAV form of X-APPLE-CALENDAR-COLOR)."},
+			"timeZone": {Support: unical.Supported, Note: "Kept in calendar-timezone; a server that does not keep it (Xandikos) refuses it with 501."},
+		},
+		Event: map[string]unical.FieldSupport{
+			"conferenceData":             {Support: unical.Refused, Note: "CalDAV events have no conferencing."},
+			"generateMeetingUrlProvider": {Support: unical.Refused, Note: "CalDAV events have no conferencing, so no meeting link can be made."},
+			"customColor":                {Support: unical.Supported, Note: "Kept as RFC 7986 COLOR (in #RRGGBB form)."},
+			"colorId":                    {Support: unical.Supported, Note: "Kept in X-UNICAL-COLOR-ID; other CalDAV clients do not show it."},
+			"eventType":                  {Support: unical.Supported, Note: "outOfOffice and focusTime are kept in X-UNICAL-EVENT-TYPE; other CalDAV clients show a plain event."},
+			"reminders":                  {Support: unical.Supported, Note: "Overrides are VALARMs (popup DISPLAY, email EMAIL to the account); useDefault and no reminders at all are kept in X-UNICAL-REMINDERS. useDefault together with overrides is refused."},
+		},
+	}
+}
