@@ -536,10 +536,63 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	if err != nil {
 		return nil, err
 	}
+	revoke := a.grantRevocation(ctx, rec)
 	msgs := events.messages(&rec.Account, EventTypeAccountDeleted)
 	if err := a.c.store.DeleteAccount(ctx, a.id, id, msgs...); err != nil {
 		return nil, err
 	}
 	a.c.queued(msgs)
+	revoke()
 	return &AccountDeleted{Message: "Account " + id + " deleted.", OK: true}, nil
+}
+
+type keepGrantCtx struct{}
+
+// WithRevokeGrant returns ctx telling DeleteAccount whether to revoke the
+// account's grant at the provider (the default, true) or leave it alive
+// (false, the behaviour before revocation existed, for an application
+// that keeps using the grant elsewhere). httpclient sends false as the
+// revokeGrant=false parameter.
+func WithRevokeGrant(ctx context.Context, revoke bool) context.Context {
+	return context.WithValue(ctx, keepGrantCtx{}, !revoke)
+}
+
+// RevokeGrantFrom returns the choice WithRevokeGrant set on ctx, true
+// when none.
+func RevokeGrantFrom(ctx context.Context) bool {
+	keep, _ := ctx.Value(keepGrantCtx{}).(bool)
+	return !keep
+}
+
+// grantRevocation returns what revokes rec's grant once the account is
+// deleted: its credentials are read now, while they are still stored.
+// Revocation is best effort: the account is deleted whatever the
+// provider answers, and a failure is only logged (the user can still
+// remove the access in the provider's account settings).
+func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
+	none := func() {}
+	if !RevokeGrantFrom(ctx) {
+		return none
+	}
+	p, err := a.c.provider(rec.ProviderType)
+	if err != nil {
+		return none
+	}
+	r, ok := revokerOf(p)
+	if !ok {
+		return none
+	}
+	_, _, s, err := a.session(ctx, rec.ID)
+	if err != nil {
+		// An EXPIRED account's grant is already gone.
+		if ErrorCode(err) != CodeAccountExpired {
+			a.c.log.WarnContext(ctx, "read credentials to revoke the grant", "account", rec.ID, "err", err)
+		}
+		return none
+	}
+	return func() {
+		if err := r.RevokeGrant(ctx, s); err != nil {
+			a.c.log.WarnContext(ctx, "revoke grant of deleted account", "account", rec.ID, "provider", rec.ProviderType, "err", err)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // Support says what a provider does with one writable field.
@@ -44,6 +45,45 @@ type Capabilities struct {
 	ProviderType ProviderType            `json:"providerType"`
 	Calendar     map[string]FieldSupport `json:"calendar"`
 	Event        map[string]FieldSupport `json:"event"`
+	// Parameters says, per query parameter of [Parameters], which of its
+	// values the provider honours.
+	Parameters map[string]ParameterSupport `json:"parameters"`
+}
+
+// ParameterSupport is what a provider does with each value of one query
+// parameter, keyed by the value as sent; a Refused value is CodeInvalid
+// naming the parameter, before anything is written.
+type ParameterSupport struct {
+	// Default is what the provider does when the parameter is absent.
+	Default string                  `json:"default"`
+	Values  map[string]FieldSupport `json:"values"`
+}
+
+// NotifyAttendeesParameter is the query parameter of event writes
+// (create, update, delete, split) that asks for invitation and update
+// emails to attendees (true) or none (false); our extension of the spec.
+const NotifyAttendeesParameter = "notifyAttendees"
+
+// Parameters are the parameters a provider declares, with their values.
+var Parameters = map[string][]string{NotifyAttendeesParameter: {"true", "false"}}
+
+type notifyAttendeesCtx struct{}
+
+// WithNotifyAttendees returns ctx asking the event write it is passed to
+// (CreateEvent, UpdateEvent(WithScope), DeleteEvent(WithScope)) to email
+// the attendees (true) or not (false); without it each provider does what
+// it does by default (see GET /v1/capabilities). A value the account's
+// provider cannot honour is refused with CodeInvalid naming
+// notifyAttendees. httpclient sends it as the notifyAttendees parameter.
+func WithNotifyAttendees(ctx context.Context, notify bool) context.Context {
+	return context.WithValue(ctx, notifyAttendeesCtx{}, notify)
+}
+
+// NotifyAttendeesFrom returns the choice WithNotifyAttendees set on ctx;
+// ok is false when there is none. Providers read it on event writes.
+func NotifyAttendeesFrom(ctx context.Context) (notify, ok bool) {
+	notify, ok = ctx.Value(notifyAttendeesCtx{}).(bool)
+	return notify, ok
 }
 
 // CapabilityList is the answer of GET /v1/capabilities: one entry per
@@ -87,7 +127,14 @@ var derivedEventFields = []string{"isException", "originalStart", "recurringEven
 // CapabilitiesOf returns p's complete table: its declarations over the
 // defaults. A declaration of a field that is not writable is an error.
 func CapabilitiesOf(p Provider) (*Capabilities, error) {
-	caps := &Capabilities{ProviderType: p.Type(), Calendar: map[string]FieldSupport{}, Event: map[string]FieldSupport{}}
+	caps := &Capabilities{ProviderType: p.Type(), Calendar: map[string]FieldSupport{}, Event: map[string]FieldSupport{}, Parameters: map[string]ParameterSupport{}}
+	for name, values := range Parameters {
+		ps := ParameterSupport{Default: "Not declared by the provider.", Values: map[string]FieldSupport{}}
+		for _, v := range values {
+			ps.Values[v] = FieldSupport{Support: Refused, Note: "Not declared by the provider."}
+		}
+		caps.Parameters[name] = ps
+	}
 	for _, f := range CalendarFields {
 		caps.Calendar[f] = FieldSupport{Support: Supported}
 	}
@@ -118,7 +165,43 @@ func CapabilitiesOf(p Provider) (*Capabilities, error) {
 			table.into[f] = s
 		}
 	}
+	for name, ps := range declared.Parameters {
+		values, ok := Parameters[name]
+		if !ok {
+			return nil, fmt.Errorf("unical: %s declares a capability for parameter %q, which does not exist", p.Type(), name)
+		}
+		for v, s := range ps.Values {
+			if !slices.Contains(values, v) || (s.Support != Supported && s.Support != Refused) {
+				return nil, fmt.Errorf("unical: %s declares %q for value %q of parameter %q", p.Type(), s.Support, v, name)
+			}
+		}
+		into := ParameterSupport{Default: ps.Default, Values: maps.Clone(caps.Parameters[name].Values)}
+		maps.Copy(into.Values, ps.Values)
+		caps.Parameters[name] = into
+	}
 	return caps, nil
+}
+
+// checkParameter refuses value of parameter name when c refuses it.
+func (c *Capabilities) checkParameter(name, value string) error {
+	if s := c.Parameters[name].Values[value]; s.Support == Refused {
+		return &Error{Code: CodeInvalid, Field: name,
+			Message: fmt.Sprintf("%s accounts cannot honour %s=%s: %s See GET /v1/capabilities.", c.ProviderType, name, value, s.Note)}
+	}
+	return nil
+}
+
+// checkNotifyAttendees refuses a notifyAttendees value on ctx that the
+// provider type cannot honour.
+func (c *Client) checkNotifyAttendees(ctx context.Context, t ProviderType) error {
+	notify, ok := NotifyAttendeesFrom(ctx)
+	if !ok {
+		return nil
+	}
+	if caps, ok := c.capabilities[t]; ok {
+		return caps.checkParameter(NotifyAttendeesParameter, strconv.FormatBool(notify))
+	}
+	return nil
 }
 
 // CheckCalendar refuses params when it gives a value to a calendar field
@@ -196,7 +279,11 @@ func (a *App) Capabilities(ctx context.Context) (*CapabilityList, error) {
 	for _, t := range ProviderTypes {
 		if caps, ok := a.c.capabilities[t]; ok {
 			// A copy: the Client refuses writes from the original.
-			list.Data = append(list.Data, &Capabilities{ProviderType: t, Calendar: maps.Clone(caps.Calendar), Event: maps.Clone(caps.Event)})
+			params := make(map[string]ParameterSupport, len(caps.Parameters))
+			for name, ps := range caps.Parameters {
+				params[name] = ParameterSupport{Default: ps.Default, Values: maps.Clone(ps.Values)}
+			}
+			list.Data = append(list.Data, &Capabilities{ProviderType: t, Calendar: maps.Clone(caps.Calendar), Event: maps.Clone(caps.Event), Parameters: params})
 		}
 	}
 	return list, nil

@@ -730,6 +730,9 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
 		return nil, err
 	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+		return nil, err
+	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)
@@ -760,6 +763,9 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 		return nil, err
 	}
 	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
+		return nil, err
+	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
 		return nil, err
 	}
 	needsCurrent := params.Start.IsSet() != params.End.IsSet() || params.IsAllDay.IsSet() ||
@@ -793,6 +799,9 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
 	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {

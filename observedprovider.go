@@ -177,6 +177,22 @@ func faceOf[T any](p Provider, observed func(*observedProvider, T) T) (T, bool) 
 	return t, ok
 }
 
+// revokerOf returns p as a GrantRevoker, if it is one; the call is
+// reported as RevokeGrant.
+func revokerOf(p Provider) (GrantRevoker, bool) {
+	return faceOf(p, func(o *observedProvider, f GrantRevoker) GrantRevoker { return observedRevoker{o, f} })
+}
+
+// observedRevoker is the GrantRevoker face of an observedProvider.
+type observedRevoker struct {
+	*observedProvider
+	r GrantRevoker
+}
+
+func (o observedRevoker) RevokeGrant(ctx context.Context, s *Session) error {
+	return o.call(ctx, "RevokeGrant", func(ctx context.Context) error { return o.r.RevokeGrant(ctx, s) })
+}
+
 // oauthOf returns p as an OAuthProvider, if it is one.
 func oauthOf(p Provider) (OAuthProvider, bool) {
 	return faceOf(p, func(o *observedProvider, f OAuthProvider) OAuthProvider { return observedOAuth{o, f} })

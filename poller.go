@@ -38,12 +38,12 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 		return err
 	}
 	eventType := ""
-	cursor, changed, err := syncCursor(ctx, p, s, sub.CalendarID, sub.Cursor)
+	cursor, listed, err := syncCursor(ctx, p, s, sub.CalendarID, sub.Cursor, sub.IncludeEvents)
 	switch {
 	case ErrorCode(err) == CodeGone:
-		cursor, _, err = syncCursor(ctx, p, s, sub.CalendarID, "")
+		cursor, _, err = syncCursor(ctx, p, s, sub.CalendarID, "", false)
 		eventType = EventTypeCalendarEventUnknown
-	case err == nil && sub.Cursor != "" && changed:
+	case err == nil && sub.Cursor != "" && listed.n > 0:
 		eventType = EventTypeCalendarEventChanged
 	}
 	if err != nil {
@@ -52,10 +52,14 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.
 	switch {
+	case eventType == EventTypeCalendarEventChanged && sub.IncludeEvents:
+		// The step's own listing is the message's content, so it is not
+		// coalesced with a waiting message (which carries other changes).
+		_, err = c.enqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
 	case eventType == EventTypeCalendarEventChanged && reconcile:
 		err = c.enqueueCoalesced(ctx, sub)
 	case eventType != "":
-		_, err = c.enqueueSubscriptionMessage(ctx, sub, eventType)
+		_, err = c.enqueueSubscriptionMessage(ctx, sub, eventType, nil)
 	}
 	if err != nil {
 		return err
@@ -64,7 +68,7 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 		return nil
 	}
 	_, err = c.store.UpdateSubscription(ctx, sub.ApplicationID, sub.ID, func(r *SubscriptionRecord) error {
-		r.Cursor = cursor
+		r.Cursor, r.CursorAt = cursor, now
 		if reconcile {
 			r.ReconciledAt = now
 		}
@@ -76,20 +80,31 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 	return err
 }
 
+// syncListing is what syncCursor listed: how many changed events, and the
+// first MaxChangesListed+1 of them when asked to keep them.
+type syncListing struct {
+	n      int
+	events []*Event
+}
+
 // syncCursor walks a calendar's event changes since cursor ("" for all
-// events) to the end and returns the provider's next sync cursor and
-// whether anything was listed.
-func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor string) (string, bool, error) {
-	changed := false
+// events) to the end and returns the provider's next sync cursor and what
+// was listed; keep keeps the events for an includeEvents message.
+func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor string, keep bool) (string, syncListing, error) {
+	var listed syncListing
 	page := ""
 	for {
 		batch, err := p.ListEvents(ctx, s, calendarID, &EventQuery{SyncCursor: cursor, WantSync: true, PageCursor: page, PageSize: 250})
 		if err != nil {
-			return "", false, err
+			return "", syncListing{}, err
 		}
-		changed = changed || len(batch.Events) > 0
+		listed.n += len(batch.Events)
+		if keep {
+			room := max(MaxChangesListed+1-len(listed.events), 0)
+			listed.events = append(listed.events, batch.Events[:min(room, len(batch.Events))]...)
+		}
 		if batch.NextPageCursor == "" {
-			return batch.NextSyncCursor, changed, nil
+			return batch.NextSyncCursor, listed, nil
 		}
 		page = batch.NextPageCursor
 	}

@@ -77,6 +77,14 @@ type TokenRefresher interface {
 	RefreshToken(ctx context.Context, s *Session) (Token, error)
 }
 
+// GrantRevoker is a Provider with a revocation endpoint: deleting an
+// account revokes its grant there, so that the application's access ends
+// (see App.DeleteAccount).
+type GrantRevoker interface {
+	// RevokeGrant revokes the grant behind s's refresh token.
+	RevokeGrant(ctx context.Context, s *Session) error
+}
+
 // FreeBusyQuerier is a Provider with native free/busy. Without it the
 // Client computes busy time from expanded events.
 type FreeBusyQuerier interface {
@@ -118,6 +126,8 @@ type ProviderSettings struct {
 	UserInfoURL string `json:"userInfoUrl,omitempty"`
 	// APIBaseURL overrides the calendar API base URL.
 	APIBaseURL string `json:"apiBaseUrl,omitempty"`
+	// RevokeURL overrides the token revocation endpoint (Google).
+	RevokeURL string `json:"revokeUrl,omitempty"`
 	// ServerURL is the CalDAV server (default https://caldav.icloud.com).
 	ServerURL string `json:"serverUrl,omitempty"`
 	// Tenant is the Microsoft tenant (default "common").

@@ -170,7 +170,7 @@ func (c *Client) rewatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, fresh.Watch, fresh.Watch.Token); err != nil {
 		return err
 	}
-	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -181,7 +181,7 @@ func (c *Client) dropWatch(ctx context.Context, sub *SubscriptionRecord) error {
 	if err := c.replaceWatch(ctx, sub, nil, ""); err != nil {
 		return err
 	}
-	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+	_, err := c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -238,18 +238,27 @@ func (c *Client) HandleNotification(ctx context.Context, providerPath, appID, su
 			continue
 		}
 		ignored = false
-		switch ch.Kind {
-		case WatchChanged:
+		switch {
+		case ch.Kind == WatchChanged && sub.IncludeEvents:
+			// The changes are listed now, by the sync step a poll would
+			// make, and the cursor moves past them: each notification's
+			// message carries what changed since the previous one, a
+			// burst's later notifications find nothing left and queue
+			// nothing, and neither a reconcile nor a poll lists them again.
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
+			err = c.syncSubscription(lctx, sub, false)
+			cancel()
+		case ch.Kind == WatchChanged:
 			err = c.enqueueCoalesced(ctx, sub)
-		case WatchMissed:
-			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown)
+		case ch.Kind == WatchMissed:
+			_, err = c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventUnknown, nil)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the
 		// watch it names is then renewed once more, or no longer ours.
 		// Graph hanging up must not cut the work short, though, or a
 		// half-made watch would send us to polling for nothing.
-		case WatchReauthorize, WatchRemoved:
+		case ch.Kind == WatchReauthorize || ch.Kind == WatchRemoved:
 			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
 			if ch.Kind == WatchReauthorize {
 				err = c.reauthorizeWatch(lctx, sub)

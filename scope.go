@@ -196,6 +196,9 @@ func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID stri
 	if err != nil {
 		return nil, err
 	}
+	if err := a.c.checkNotifyAttendees(ctx, p.Type()); err != nil {
+		return nil, err
+	}
 	occ, err := p.GetEvent(ctx, s, calendarID, eventID)
 	if err != nil {
 		return nil, a.providerFailed(ctx, accountID, err)

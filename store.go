@@ -198,6 +198,9 @@ type SubscriptionRecord struct {
 	Watch *Watch
 	// Cursor is the sync cursor the engine polls or syncs from.
 	Cursor string
+	// CursorAt is when Cursor was taken: an event created since is
+	// reported as created, not updated, to includeEvents subscriptions.
+	CursorAt time.Time
 	// ReconciledAt is when the engine last checked a watched subscription
 	// with its sync cursor as a safety net under push (see
 	// WebhookConfig.ReconcileInterval); zero when never.

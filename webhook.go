@@ -54,6 +54,10 @@ type Subscription struct {
 	EndUserAccountID string       `json:"endUserAccountId"`
 	CreatedAt        time.Time    `json:"createdAt"`
 	UpdatedAt        time.Time    `json:"updatedAt"`
+	// IncludeEvents (our extension) is whether calendar.event.changed
+	// messages carry the changed events (MessagePayload.Data); left out
+	// of the JSON when false, so the spec's record is unchanged.
+	IncludeEvents bool `json:"includeEvents,omitempty"`
 	EndpointState
 }
 
@@ -88,6 +92,9 @@ type SubscriptionCreateParams struct {
 	// RateLimit is the most messages per second; absent means
 	// DefaultRateLimit.
 	RateLimit Optional[int] `json:"rateLimit,omitzero"`
+	// IncludeEvents (our extension) asks for the changed events in each
+	// calendar.event.changed message, under data.events.
+	IncludeEvents bool `json:"includeEvents,omitempty"`
 }
 
 // DefaultRateLimit is the rateLimit of a subscription created without one.
@@ -123,7 +130,39 @@ type MessagePayload struct {
 	EndUserAccountID string   `json:"endUserAccountId,omitempty"`
 	CalendarID       string   `json:"calendarId,omitempty"`
 	EndUserAccount   *Account `json:"endUserAccount,omitempty"`
+	// Data carries the changes of a calendar.event.changed message to a
+	// subscription created with includeEvents.
+	Data *ChangeData `json:"data,omitempty"`
 }
+
+// ChangeData is what a calendar.event.changed message of an includeEvents
+// subscription carries: the changes one sync step found, in the order the
+// provider listed them (our extension).
+type ChangeData struct {
+	Events []EventChange `json:"events"`
+	// Truncated is set when more events changed than Events lists
+	// (MaxChangesListed): sync with the calendar's sync token to see them.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// EventChange is one changed event. Event is the event as GET returns it
+// ({"id", "isCancelled": true} for a deleted one); it is left out, and
+// Truncated set, once the message holds MaxChangeBodies bodies or
+// MaxChangeBytes of them: then get the event, or sync.
+type EventChange struct {
+	// ChangeType is created, updated or deleted.
+	ChangeType string          `json:"changeType"`
+	EventID    string          `json:"eventId"`
+	Event      json.RawMessage `json:"event,omitempty"`
+	Truncated  bool            `json:"truncated,omitempty"`
+}
+
+// Limits of a calendar.event.changed message with includeEvents.
+const (
+	MaxChangeBodies  = 100
+	MaxChangeBytes   = 256 << 10
+	MaxChangesListed = 1000
+)
 
 // accountEvents builds the enduseraccount.* messages of an application's
 // own webhook endpoint. The messages go to the Store with the account
@@ -306,7 +345,7 @@ func (a *App) createSubscription(ctx context.Context, accountID string, params *
 	sub := &SubscriptionRecord{
 		Subscription: Subscription{
 			ID: newID("sub"), Provider: rec.ProviderType, URL: params.WebhookURL, CalendarID: params.CalendarID,
-			EndUserAccountID: accountID, CreatedAt: now, UpdatedAt: now,
+			EndUserAccountID: accountID, CreatedAt: now, UpdatedAt: now, IncludeEvents: params.IncludeEvents,
 		},
 		ApplicationID: a.id,
 		RateLimit:     rate,
@@ -317,8 +356,8 @@ func (a *App) createSubscription(ctx context.Context, accountID string, params *
 	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
-	if cursor, _, err := syncCursor(ctx, p, s, params.CalendarID, ""); err == nil {
-		sub.Cursor = cursor
+	if cursor, _, err := syncCursor(ctx, p, s, params.CalendarID, "", false); err == nil {
+		sub.Cursor, sub.CursorAt = cursor, now
 	} else {
 		a.c.log.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
 	}

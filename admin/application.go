@@ -175,7 +175,7 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			}
 			return "", &unical.Error{Code: unical.CodeInvalid, Field: "providers", Allowed: allowed, Message: "providers keys must be provider types."}
 		}
-		for name, raw := range map[string]string{"authUrl": set.AuthURL, "tokenUrl": set.TokenURL, "userInfoUrl": set.UserInfoURL, "apiBaseUrl": set.APIBaseURL, "serverUrl": set.ServerURL} {
+		for name, raw := range map[string]string{"authUrl": set.AuthURL, "tokenUrl": set.TokenURL, "userInfoUrl": set.UserInfoURL, "apiBaseUrl": set.APIBaseURL, "revokeUrl": set.RevokeURL, "serverUrl": set.ServerURL} {
 			if raw == "" {
 				continue
 			}

@@ -25,6 +25,7 @@ type ProviderSettingsView struct {
 	TokenURL        string   `json:"tokenUrl"`
 	UserInfoURL     string   `json:"userInfoUrl"`
 	APIBaseURL      string   `json:"apiBaseUrl"`
+	RevokeURL       string   `json:"revokeUrl"`
 	ServerURL       string   `json:"serverUrl"`
 	Tenant          string   `json:"tenant"`
 	// CallbackURL is the OAuth redirect URI to register at the provider
@@ -39,7 +40,7 @@ func (s *Service) providerView(app *unical.Application, t unical.ProviderType) *
 	v := &ProviderSettingsView{
 		Provider: t, Configured: ok, ClientID: set.ClientID, ClientSecretSet: app.SealedSecrets[t] != nil,
 		Scopes: slices.Clone(set.Scopes), AuthURL: set.AuthURL, TokenURL: set.TokenURL, UserInfoURL: set.UserInfoURL,
-		APIBaseURL: set.APIBaseURL, ServerURL: set.ServerURL, Tenant: set.Tenant,
+		APIBaseURL: set.APIBaseURL, RevokeURL: set.RevokeURL, ServerURL: set.ServerURL, Tenant: set.Tenant,
 	}
 	if v.Scopes == nil {
 		v.Scopes = []string{}
@@ -61,6 +62,7 @@ type ProviderSettingsParams struct {
 	TokenURL     string                  `json:"tokenUrl"`
 	UserInfoURL  string                  `json:"userInfoUrl"`
 	APIBaseURL   string                  `json:"apiBaseUrl"`
+	RevokeURL    string                  `json:"revokeUrl"`
 	ServerURL    string                  `json:"serverUrl"`
 	Tenant       string                  `json:"tenant"`
 }
@@ -72,7 +74,7 @@ func checkProviderParams(t unical.ProviderType, p *ProviderSettingsParams) error
 	}
 	for _, f := range []struct{ name, value string }{
 		{"authUrl", p.AuthURL}, {"tokenUrl", p.TokenURL}, {"userInfoUrl", p.UserInfoURL},
-		{"apiBaseUrl", p.APIBaseURL}, {"serverUrl", p.ServerURL},
+		{"apiBaseUrl", p.APIBaseURL}, {"revokeUrl", p.RevokeURL}, {"serverUrl", p.ServerURL},
 	} {
 		if f.value == "" {
 			continue
@@ -152,7 +154,7 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	}
 	app.Providers[t] = unical.ProviderSettings{
 		ClientID: p.ClientID, Scopes: slices.Clone(p.Scopes), AuthURL: p.AuthURL, TokenURL: p.TokenURL,
-		UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant,
+		UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant,
 	}
 	if secret, ok := p.ClientSecret.Get(); ok {
 		s.client.SealClientSecret(app, t, secret)

@@ -334,7 +334,7 @@ func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	f := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	params := &admin.ProviderSettingsParams{
-		ClientID: f("clientId"), AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"),
+		ClientID: f("clientId"), AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"), RevokeURL: f("revokeUrl"),
 		ServerURL: f("serverUrl"), Tenant: f("tenant"), Scopes: strings.Fields(r.PostFormValue("scopes")),
 	}
 	if secret := f("clientSecret"); secret != "" {

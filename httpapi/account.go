@@ -44,7 +44,12 @@ func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request, app *
 
 // handleAccountDelete handles DELETE /v1/endUserAccounts/{id}.
 func (h *handler) handleAccountDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := app.DeleteAccount(r.Context(), r.PathValue("id"))
+	q := &query{r: r}
+	ctx := q.withBoolOption(r.Context(), "revokeGrant", unical.WithRevokeGrant)
+	if q.err != nil {
+		return q.err
+	}
+	res, err := app.DeleteAccount(ctx, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

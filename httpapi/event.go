@@ -70,7 +70,12 @@ func (h *handler) handleEventCreate(w http.ResponseWriter, r *http.Request, app 
 	if err := decodeBody(w, r, &params, unical.EventReadOnlyFields); err != nil {
 		return err
 	}
-	e, err := app.CreateEvent(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), &params)
+	q := &query{r: r}
+	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
+	if q.err != nil {
+		return q.err
+	}
+	e, err := app.CreateEvent(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), &params)
 	if err != nil {
 		return err
 	}
@@ -85,10 +90,11 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 	}
 	q := &query{r: r}
 	scope := unical.EditScope(q.str("scope"))
+	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
 	if q.err != nil {
 		return q.err
 	}
-	e, err := app.UpdateEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params)
+	e, err := app.UpdateEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params)
 	if err != nil {
 		return err
 	}
@@ -99,10 +105,11 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 func (h *handler) handleEventDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
 	scope := unical.EditScope(q.str("scope"))
+	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
 	if q.err != nil {
 		return q.err
 	}
-	res, err := app.DeleteEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope)
+	res, err := app.DeleteEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure fu
 		RedirectURLs: unical.Some([]string{e2eBack}),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{google.ProviderType: {
 			ClientID: e2eClientID, ClientSecret: e2eSecret,
-			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL(),
+			AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL(), RevokeURL: g.RevokeURL(),
 		}},
 	})
 	return &googleStack{Stack: st, google: g}

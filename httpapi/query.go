@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -44,8 +45,10 @@ var queryParams = map[string][]string{
 	"GET /v1/calendars/{accountID}":                                         {"syncToken", "pageToken", "limit"},
 	"GET /v1/events/{accountID}/{calendarID}":                               {"syncToken", "startDateTime", "endDateTime", "timeZone", "metadataFilters", "expandRecurrences", "search", "orderBy", "pageToken", "limit"},
 	"GET /v1/events/{accountID}/{calendarID}/{eventID}/occurrences":         {"syncToken", "startDateTime", "endDateTime", "timeZone", "metadataFilters", "search", "orderBy", "pageToken", "limit"},
-	"PUT /v1/events/{accountID}/{calendarID}/{eventID}":                     {"scope"},
-	"DELETE /v1/events/{accountID}/{calendarID}/{eventID}":                  {"scope"},
+	"DELETE /v1/endUserAccounts/{id}":                                       {"revokeGrant"},
+	"POST /v1/events/{accountID}/{calendarID}":                              {unical.NotifyAttendeesParameter},
+	"PUT /v1/events/{accountID}/{calendarID}/{eventID}":                     {"scope", unical.NotifyAttendeesParameter},
+	"DELETE /v1/events/{accountID}/{calendarID}/{eventID}":                  {"scope", unical.NotifyAttendeesParameter},
 	"GET /v1/events/{accountID}/{calendarID}/ics":                           {"startDateTime", "endDateTime"},
 	"GET /v1/calendarSubscriptions/{accountID}":                             {"pageToken", "limit"},
 	"GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries": {"pageToken", "limit"},
@@ -153,6 +156,19 @@ func (q *query) boolean(name string) bool {
 		q.err = &unical.Error{Code: unical.CodeInvalid, Field: name, Allowed: []string{"true", "false"}, Message: name + " must be true or false."}
 	}
 	return b
+}
+
+// withBoolOption returns ctx with set(ctx, value) applied when the
+// boolean parameter name is present, for the per-call options the Go API
+// carries in the context (notifyAttendees, revokeGrant).
+func (q *query) withBoolOption(ctx context.Context, name string, set func(context.Context, bool) context.Context) context.Context {
+	if q.str(name) == "" {
+		return ctx
+	}
+	if b := q.boolean(name); q.err == nil {
+		return set(ctx, b)
+	}
+	return ctx
 }
 
 func (q *query) integer(name string) int {

@@ -295,3 +295,35 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
+
+// TestPerCallOptions checks that the per-call options carried in the
+// context travel as the query parameters the server reads:
+// WithNotifyAttendees on event writes, WithRevokeGrant(false) on an
+// account delete. The calls fail (no such account); what matters is what
+// was sent.
+func TestPerCallOptions(t *testing.T) {
+	t.Parallel()
+	st, _ := stack(t)
+	rec := &recorder{}
+	c := newClient(t, st.URL+"/", st.APIKey, &httpclient.Options{HTTPClient: &http.Client{Transport: rec}})
+	quiet := unical.WithNotifyAttendees(t.Context(), false)
+	loud := unical.WithNotifyAttendees(t.Context(), true)
+	_, _ = c.CreateEvent(quiet, "acc_1", "cal_1", &unical.EventParams{})
+	_, _ = c.UpdateEvent(loud, "acc_1", "cal_1", "ev_1", &unical.EventParams{})
+	_, _ = c.UpdateEventWithScope(quiet, "acc_1", "cal_1", "ev_1", unical.ScopeThisAndFollowing, &unical.EventParams{})
+	_, _ = c.DeleteEvent(quiet, "acc_1", "cal_1", "ev_1")
+	_, _ = c.DeleteEvent(t.Context(), "acc_1", "cal_1", "ev_1")
+	_, _ = c.DeleteAccount(unical.WithRevokeGrant(t.Context(), false), "acc_1")
+	_, _ = c.DeleteAccount(t.Context(), "acc_1")
+	var got []string
+	for _, r := range rec.requests() {
+		got = append(got, r.Method+" "+r.URL.RawQuery)
+	}
+	want := []string{
+		"POST notifyAttendees=false", "PUT notifyAttendees=true", "PUT notifyAttendees=false&scope=thisAndFollowing",
+		"DELETE notifyAttendees=false", "DELETE ", "DELETE revokeGrant=false", "DELETE ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}

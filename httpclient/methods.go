@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/unical/unical"
@@ -71,7 +72,11 @@ func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthC
 
 // DeleteAccount deletes an account: DELETE /v1/endUserAccounts/{id}.
 func (c *Client) DeleteAccount(ctx context.Context, id string) (*unical.AccountDeleted, error) {
-	return call[unical.AccountDeleted](ctx, c, "DELETE", nil, nil, "/v1/endUserAccounts/", id)
+	var q url.Values
+	if !unical.RevokeGrantFrom(ctx) {
+		q = url.Values{"revokeGrant": {"false"}}
+	}
+	return call[unical.AccountDeleted](ctx, c, "DELETE", q, nil, "/v1/endUserAccounts/", id)
 }
 
 // GetCredentials returns an account's provider credentials:
@@ -178,31 +183,45 @@ func (c *Client) GetEvent(ctx context.Context, accountID, calendarID, eventID st
 
 // CreateEvent creates an event: POST /v1/events/{endUserAccountId}/{calendarId}.
 func (c *Client) CreateEvent(ctx context.Context, accountID, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "POST", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID)
+	return call[unical.Event](ctx, c, "POST", notifyQuery(ctx, nil), orEmpty(params), "/v1/events/", accountID, "/", calendarID)
 }
 
 // UpdateEvent changes an event:
 // PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
 func (c *Client) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "PUT", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
+	return call[unical.Event](ctx, c, "PUT", notifyQuery(ctx, nil), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // DeleteEvent deletes an event:
 // DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
 func (c *Client) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", nil, nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
+	return call[unical.Success](ctx, c, "DELETE", notifyQuery(ctx, nil), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // UpdateEventWithScope changes an occurrence, or it and the following ones:
 // PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
 func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "PUT", scopeQuery(scope), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
+	return call[unical.Event](ctx, c, "PUT", notifyQuery(ctx, scopeQuery(scope)), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // DeleteEventWithScope deletes an occurrence, or it and the following ones:
 // DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
 func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", scopeQuery(scope), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
+	return call[unical.Success](ctx, c, "DELETE", notifyQuery(ctx, scopeQuery(scope)), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
+}
+
+// notifyQuery adds the notifyAttendees choice of ctx
+// (unical.WithNotifyAttendees), if any, to q.
+func notifyQuery(ctx context.Context, q url.Values) url.Values {
+	notify, ok := unical.NotifyAttendeesFrom(ctx)
+	if !ok {
+		return q
+	}
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set(unical.NotifyAttendeesParameter, strconv.FormatBool(notify))
+	return q
 }
 
 // scopeQuery is the query of a scoped write; the default scope is left out.

@@ -2,6 +2,7 @@ package webhookreceiver
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/unical/unical"
@@ -43,6 +44,26 @@ type CalendarEvent struct {
 	SubscriptionID   string
 	EndUserAccountID string
 	CalendarID       string
+	// Changes are the changed events of a calendar.event.changed message
+	// to a subscription created with includeEvents, in order; nil
+	// otherwise.
+	Changes []Change
+	// ChangesTruncated is set when more events changed than Changes
+	// lists: sync to see them all.
+	ChangesTruncated bool
+}
+
+// Change is one changed event of an includeEvents message.
+type Change struct {
+	// Type is created, updated or deleted.
+	Type    string
+	EventID string
+	// Event is the event as GET returns it (only ID and IsCancelled for a
+	// deleted one); nil when Truncated.
+	Event *unical.Event
+	// Truncated is set when the message had no room for the event's
+	// body: get the event, or sync.
+	Truncated bool
 }
 
 // AccountEvent is an enduseraccount.* message, sent to the application's
@@ -103,7 +124,15 @@ func Decode(body []byte) (Event, error) {
 				return nil, badPayload(f.name, "%s is required in a %s message.", f.name, p.EventType)
 			}
 		}
-		return &CalendarEvent{Type: p.EventType, Timestamp: ts, SubscriptionID: p.SubscriptionID, EndUserAccountID: p.EndUserAccountID, CalendarID: p.CalendarID}, nil
+		ev := &CalendarEvent{Type: p.EventType, Timestamp: ts, SubscriptionID: p.SubscriptionID, EndUserAccountID: p.EndUserAccountID, CalendarID: p.CalendarID}
+		if p.Data != nil {
+			changes, err := decodeChanges(p.Data)
+			if err != nil {
+				return nil, err
+			}
+			ev.Changes, ev.ChangesTruncated = changes, p.Data.Truncated
+		}
+		return ev, nil
 	case unical.EventTypeAccountCreated, unical.EventTypeAccountUpdated, unical.EventTypeAccountDeleted, unical.EventTypeAccountCredentialUpdated:
 		if p.EndUserAccount == nil {
 			return nil, badPayload("endUserAccount", "endUserAccount is required in a %s message.", p.EventType)
@@ -114,6 +143,31 @@ func Decode(body []byte) (Event, error) {
 		return &AccountEvent{Type: p.EventType, Timestamp: ts, EndUserAccountID: p.EndUserAccountID, Account: *p.EndUserAccount}, nil
 	}
 	return &UnknownEvent{Type: p.EventType, Timestamp: ts, Payload: json.RawMessage(body)}, nil
+}
+
+// decodeChanges decodes data.events, naming the entry at fault.
+func decodeChanges(d *unical.ChangeData) ([]Change, error) {
+	changes := make([]Change, len(d.Events))
+	for i, c := range d.Events {
+		field := fmt.Sprintf("data.events[%d]", i)
+		switch c.ChangeType {
+		case "created", "updated", "deleted":
+		default:
+			return nil, badPayload(field+".changeType", "changeType must be created, updated or deleted.")
+		}
+		if c.EventID == "" {
+			return nil, badPayload(field+".eventId", "eventId is required.")
+		}
+		changes[i] = Change{Type: c.ChangeType, EventID: c.EventID, Truncated: c.Truncated}
+		if len(c.Event) > 0 {
+			var e unical.Event
+			if err := json.Unmarshal(c.Event, &e); err != nil {
+				return nil, badPayload(field+".event", "event is not an event.")
+			}
+			changes[i].Event = &e
+		}
+	}
+	return changes, nil
 }
 
 func badPayload(field, format string, args ...any) error {

@@ -45,6 +45,21 @@ func TestDecode(t *testing.T) {
 			want: &webhookreceiver.CalendarEvent{Type: unical.EventTypeCalendarEventUnknown, Timestamp: at, SubscriptionID: "sub_1", EndUserAccountID: "acc_1", CalendarID: "cal_1"},
 		},
 		{
+			name: "calendar.event.changed with includeEvents data",
+			body: `{"eventType":"calendar.event.changed","timestamp":"2026-11-25T15:04:05.123Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1","calendarId":"cal_1",` +
+				`"data":{"events":[{"changeType":"created","eventId":"ev_1","event":{"id":"ev_1","title":"Standup","isCancelled":false}},` +
+				`{"changeType":"deleted","eventId":"ev_2","event":{"id":"ev_2","isCancelled":true}},{"changeType":"updated","eventId":"ev_3","truncated":true}],"truncated":true}}`,
+			want: &webhookreceiver.CalendarEvent{Type: unical.EventTypeCalendarEventChanged, Timestamp: at, SubscriptionID: "sub_1", EndUserAccountID: "acc_1", CalendarID: "cal_1",
+				Changes: []webhookreceiver.Change{
+					{Type: "created", EventID: "ev_1", Event: &unical.Event{ID: "ev_1", Title: "Standup"}},
+					{Type: "deleted", EventID: "ev_2", Event: &unical.Event{ID: "ev_2", IsCancelled: true}},
+					{Type: "updated", EventID: "ev_3", Truncated: true},
+				},
+				ChangesTruncated: true},
+		},
+		{name: "a change of an unknown type", body: `{"eventType":"calendar.event.changed","timestamp":"2026-11-25T15:04:05.123Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1","calendarId":"cal_1","data":{"events":[{"changeType":"moved","eventId":"ev_1"}]}}`, wantField: "data.events[0].changeType"},
+		{name: "a change without its event id", body: `{"eventType":"calendar.event.changed","timestamp":"2026-11-25T15:04:05.123Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1","calendarId":"cal_1","data":{"events":[{"changeType":"created"}]}}`, wantField: "data.events[0].eventId"},
+		{
 			name: "enduseraccount.created", body: accountBody(unical.EventTypeAccountCreated),
 			want: &webhookreceiver.AccountEvent{Type: unical.EventTypeAccountCreated, Timestamp: at, EndUserAccountID: "acc_1", Account: account},
 		},

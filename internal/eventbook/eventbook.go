@@ -401,6 +401,14 @@ func Capabilities() unical.Capabilities {
 	return unical.Capabilities{Event: map[string]unical.FieldSupport{
 		"generateMeetingUrlProvider": {Support: unical.Refused, Note: "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
 		"myResponseStatus":           {Support: unical.Supported, Note: "Sets the account's own attendee entry; refused when the account is not among the attendees."},
+	}, Parameters: map[string]unical.ParameterSupport{
+		unical.NotifyAttendeesParameter: {
+			Default: "No email is sent: these calendars have no mail service.",
+			Values: map[string]unical.FieldSupport{
+				"false": {Support: unical.Supported, Note: "Nothing is emailed, as always."},
+				"true":  {Support: unical.Refused, Note: "These calendars have no mail service, so attendees cannot be emailed."},
+			},
+		},
 	}}
 }
 

@@ -3,6 +3,7 @@ package googletest
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -456,6 +457,21 @@ func (s *Server) RequestCount(method, pathPrefix string) int {
 		}
 	}
 	return n
+}
+
+// RequestQueries returns the query parameters of the requests
+// RequestCount counts, in the order they came, so that a test can check
+// what a write asked for (sendUpdates, for example).
+func (s *Server) RequestQueries(method, pathPrefix string) []url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []url.Values
+	for _, r := range s.st.requests {
+		if (method == "" || r.method == method) && strings.HasPrefix(r.path, pathPrefix) {
+			out = append(out, r.query)
+		}
+	}
+	return out
 }
 
 // SetConferencePending makes later Meet creations asynchronous, as Google

@@ -134,6 +134,7 @@ type state struct {
 
 type requestRecord struct {
 	method, path string
+	query        url.Values
 }
 
 // NewServer starts a fake on 127.0.0.1 and registers its shutdown with
@@ -274,7 +275,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.st.requests = append(s.st.requests, requestRecord{method: r.Method, path: r.URL.Path})
+		s.st.requests = append(s.st.requests, requestRecord{method: r.Method, path: r.URL.Path, query: r.URL.Query()})
 		f := s.takeFaultLocked(r)
 		s.mu.Unlock()
 

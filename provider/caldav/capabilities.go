@@ -22,5 +22,14 @@ func (p *Provider) Capabilities() unical.Capabilities {
 			"eventType":                  {Support: unical.Supported, Note: "outOfOffice and focusTime are kept in X-UNICAL-EVENT-TYPE; other CalDAV clients show a plain event."},
 			"reminders":                  {Support: unical.Supported, Note: "Overrides are VALARMs (popup DISPLAY, email EMAIL to the account); useDefault and no reminders at all are kept in X-UNICAL-REMINDERS. useDefault together with overrides is refused."},
 		},
+		Parameters: map[string]unical.ParameterSupport{
+			unical.NotifyAttendeesParameter: {
+				Default: "Events are written as they are (ATTENDEE without SCHEDULE-AGENT): a server with scheduling (RFC 6638) sends or delivers invitations itself; one without sends nothing.",
+				Values: map[string]unical.FieldSupport{
+					"true":  {Support: unical.Refused, Note: "Whether the server schedules is the server's choice (RFC 6638); it cannot be asked to."},
+					"false": {Support: unical.Refused, Note: "Not yet: SCHEDULE-AGENT=CLIENT on each ATTENDEE (RFC 6638 §7.1) would stop a scheduling server, but the CalDAV provider does not write it yet."},
+				},
+			},
+		},
 	}
 }

@@ -23,6 +23,14 @@ func (p *Provider) Capabilities() unical.Capabilities {
 		"reminders":                  {Support: unical.Supported, Note: "At most 5 overrides of 0 to 40320 minutes, and none with useDefault true (Event.reminders); others are refused."},
 		"myResponseStatus":           {Support: unical.Supported, Note: "The response of the calendar's own attendee entry (the account's address); refused when the event has none."},
 		"generateMeetingUrlProvider": {Support: unical.MappedWithLoss, Note: "googleMeet only (another provider is refused): Google creates a Meet conference, read back as conferenceData; the field itself is not read back."},
+	}, Parameters: map[string]unical.ParameterSupport{
+		unical.NotifyAttendeesParameter: {
+			Default: "No sendUpdates is sent, so Google's default applies: it emails no guest about the write.",
+			Values: map[string]unical.FieldSupport{
+				"true":  {Support: unical.Supported, Note: "Sent as sendUpdates=all: every guest is emailed."},
+				"false": {Support: unical.Supported, Note: "Sent as sendUpdates=none: no guest is emailed."},
+			},
+		},
 	}}
 }
 

@@ -30,7 +30,22 @@ func eventPath(calendarID, eventID string) string {
 
 // writeQuery is the query of every event write: conference data
 // support (conferenceDataVersion, events.insert/patch reference).
-func writeQuery() url.Values { return url.Values{"conferenceDataVersion": {"1"}} }
+func writeQuery(ctx context.Context) url.Values {
+	q := url.Values{"conferenceDataVersion": {"1"}}
+	addSendUpdates(ctx, q)
+	return q
+}
+
+// addSendUpdates adds sendUpdates to an insert, patch or delete when the
+// caller chose notifyAttendees: all emails every guest, none nobody (the
+// values events.insert, patch and delete enumerate in the discovery
+// document). Without a choice Google's default applies, as before.
+func addSendUpdates(ctx context.Context, q url.Values) url.Values {
+	if notify, ok := unical.NotifyAttendeesFrom(ctx); ok {
+		q.Set("sendUpdates", map[bool]string{true: "all", false: "none"}[notify])
+	}
+	return q
+}
 
 // getEvent reads one event. Google's events.get also returns cancelled
 // events (Event.status reference); for us they are deleted.
@@ -75,7 +90,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	body["id"] = id
 	c := p.conn(s)
 	var g event
-	err = c.doWith(ctx, http.MethodPost, c.api(eventsPath(calendarID), writeQuery()), callOpts{safe: true}, body, &g)
+	err = c.doWith(ctx, http.MethodPost, c.api(eventsPath(calendarID), writeQuery(ctx)), callOpts{safe: true}, body, &g)
 	if isDuplicate(err) {
 		var got *event
 		if got, err = c.getEvent(ctx, calendarID, id); err == nil {
@@ -140,7 +155,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	g := cur
 	if len(body) > 0 {
 		g = &event{}
-		if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery()), callOpts{ifMatch: cur.Etag}, body, g); err != nil {
+		if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery(ctx)), callOpts{ifMatch: cur.Etag}, body, g); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +164,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 		// (an instance's is a cancelled exception), and events.delete is
 		// how a client makes one. Conditional on the version just read or
 		// written, like the patch.
-		if err := c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), nil), callOpts{ifMatch: g.Etag}, nil, nil); err != nil {
+		if err := c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), callOpts{ifMatch: g.Etag}, nil, nil); err != nil {
 			return nil, err
 		}
 		e := toEvent(g, "", s.Email)
@@ -170,7 +185,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		return unical.Errorf(unical.CodeNotFound, "Google has no such event.")
 	}
 	c := p.conn(s)
-	return c.do(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), nil), nil, nil)
+	return c.do(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), nil, nil)
 }
 
 // RespondToEvent implements [unical.Provider] the way the events reference

@@ -48,6 +48,7 @@ const (
 	DefaultTokenURL    = "https://oauth2.googleapis.com/token"
 	DefaultUserInfoURL = "https://openidconnect.googleapis.com/v1/userinfo"
 	DefaultAPIBaseURL  = "https://www.googleapis.com/calendar/v3"
+	DefaultRevokeURL   = "https://oauth2.googleapis.com/revoke"
 )
 
 // Scopes requested when the application's settings name none: full
@@ -109,6 +110,7 @@ type Provider struct {
 
 var _ unical.OAuthProvider = (*Provider)(nil)
 var _ unical.TokenRefresher = (*Provider)(nil)
+var _ unical.GrantRevoker = (*Provider)(nil)
 
 // New returns a Provider configured by cfg. Every provider's New has this
 // shape; the error is for a Config the provider cannot use, and is nil

@@ -32,6 +32,15 @@ func (p *Provider) Capabilities() unical.Capabilities {
 			"visibility":                 {Support: unical.MappedWithLoss, Note: "Graph has no public sensitivity: public is stored as normal and read back as default."},
 			"eventType":                  {Support: unical.Supported, Note: "outOfOffice is Graph's showAs oof (transparency then reads opaque); focusTime is refused: Graph has no such event."},
 		},
+		Parameters: map[string]unical.ParameterSupport{
+			unical.NotifyAttendeesParameter: {
+				Default: "Graph emails the attendees itself: a meeting request when the organizer creates an event with attendees or adds some, an update when the organizer changes the meeting, a cancellation when the organizer deletes it or ends the series.",
+				Values: map[string]unical.FieldSupport{
+					"true":  {Support: unical.Supported, Note: "What Graph does anyway."},
+					"false": {Support: unical.Refused, Note: "Graph has no parameter that suppresses the meeting requests, updates and cancellations it sends when the organizer creates, changes or deletes an event with attendees."},
+				},
+			},
+		},
 	}
 }
 

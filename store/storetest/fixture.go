@@ -20,12 +20,12 @@ func fullApplication(id string, created time.Time) *unical.Application {
 		Providers: map[unical.ProviderType]unical.ProviderSettings{
 			unical.ProviderGoogle: {
 				ClientID: "google-client", AuthURL: "https://auth.example/a", TokenURL: "https://auth.example/t",
-				UserInfoURL: "https://auth.example/u", APIBaseURL: "https://api.example/", ServerURL: "https://dav.example/",
+				UserInfoURL: "https://auth.example/u", APIBaseURL: "https://api.example/", RevokeURL: "https://auth.example/revoke", ServerURL: "https://dav.example/",
 				Tenant: "common", Scopes: []string{"calendar", "email"},
 			},
 			unical.ProviderMicrosoft: {
 				ClientID: "ms-client", AuthURL: "https://login.example/a", TokenURL: "https://login.example/t",
-				UserInfoURL: "https://graph.example/me", APIBaseURL: "https://graph.example/v1.0", ServerURL: "https://none.example/",
+				UserInfoURL: "https://graph.example/me", APIBaseURL: "https://graph.example/v1.0", RevokeURL: "https://none.example/revoke", ServerURL: "https://none.example/",
 				Tenant: "organizations", Scopes: []string{"Calendars.ReadWrite", "offline_access"},
 			},
 		},
@@ -120,6 +120,7 @@ func fullSubscription(id, appID, accountID string) *unical.SubscriptionRecord {
 			EndUserAccountID: accountID,
 			CreatedAt:        base,
 			UpdatedAt:        base.Add(time.Second),
+			IncludeEvents:    true,
 			EndpointState:    fullEndpointState(base),
 		},
 		ApplicationID: appID,
@@ -129,6 +130,7 @@ func fullSubscription(id, appID, accountID string) *unical.SubscriptionRecord {
 			ID: "channel-" + id, ResourceID: "resource-" + id, Expiration: expiration, Token: "token-" + id,
 		},
 		Cursor:       "sync-cursor-1",
+		CursorAt:     base.Add(4 * time.Second),
 		ReconciledAt: base.Add(2 * time.Second),
 		NextCheckAt:  base.Add(3 * time.Second),
 		NextSendAt:   base.Add(4 * time.Second),

@@ -49,6 +49,7 @@ type ProviderConfig struct {
 	TokenURL    string   `json:"tokenUrl"`
 	UserInfoURL string   `json:"userInfoUrl"`
 	APIBaseURL  string   `json:"apiBaseUrl"`
+	RevokeURL   string   `json:"revokeUrl,omitempty"`
 	ServerURL   string   `json:"serverUrl"`
 	Tenant      string   `json:"tenant"`
 	Scopes      []string `json:"scopes"`
@@ -102,7 +103,7 @@ func FromApplication(app *unical.Application) (*Application, error) {
 			}
 			rec.Providers[t] = ProviderConfig{
 				ClientID: p.ClientID, AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL,
-				APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
+				APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
 			}
 		}
 	}
@@ -131,7 +132,7 @@ func (rec *Application) ToApplication() *unical.Application {
 		for t, p := range rec.Providers {
 			app.Providers[t] = unical.ProviderSettings{
 				ClientID: p.ClientID, AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL,
-				APIBaseURL: p.APIBaseURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
+				APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant, Scopes: p.Scopes,
 			}
 		}
 	}
@@ -221,6 +222,8 @@ type Subscription struct {
 	SealedSecret     []byte              `json:"sealedSecret"`
 	Watch            *Watch              `json:"watch"`
 	Cursor           string              `json:"cursor"`
+	CursorAt         time.Time           `json:"cursorAt,omitzero"`
+	IncludeEvents    bool                `json:"includeEvents,omitempty"`
 	ReconciledAt     time.Time           `json:"reconciledAt,omitzero"`
 	Endpoint         EndpointState       `json:"endpoint"`
 	NextCheckAt      time.Time           `json:"nextCheckAt,omitzero"`
@@ -251,8 +254,8 @@ func FromSubscription(sub *unical.SubscriptionRecord) (*Subscription, error) {
 		Provider: sub.Provider, URL: sub.URL, CalendarID: sub.CalendarID, Expiration: UTCPtr(sub.Expiration),
 		SubscriptionID: sub.SubscriptionID, ResourceID: sub.ResourceID,
 		CreatedAt: UTC(sub.CreatedAt), UpdatedAt: UTC(sub.UpdatedAt),
-		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor,
-		ReconciledAt: UTC(sub.ReconciledAt), Endpoint: FromEndpointState(sub.EndpointState),
+		RateLimit: sub.RateLimit, SealedSecret: sub.SealedSecret, Cursor: sub.Cursor, CursorAt: UTC(sub.CursorAt),
+		IncludeEvents: sub.IncludeEvents, ReconciledAt: UTC(sub.ReconciledAt), Endpoint: FromEndpointState(sub.EndpointState),
 		NextCheckAt: UTC(sub.NextCheckAt), NextSendAt: UTC(sub.NextSendAt),
 	}
 	if w := sub.Watch; w != nil {
@@ -268,10 +271,10 @@ func (rec *Subscription) ToSubscriptionRecord() *unical.SubscriptionRecord {
 			ID: rec.ID, Provider: rec.Provider, URL: rec.URL, CalendarID: rec.CalendarID,
 			Expiration: rec.Expiration, SubscriptionID: rec.SubscriptionID, ResourceID: rec.ResourceID,
 			EndUserAccountID: rec.EndUserAccountID, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
-			EndpointState: rec.Endpoint.ToEndpointState(),
+			EndpointState: rec.Endpoint.ToEndpointState(), IncludeEvents: rec.IncludeEvents,
 		},
 		ApplicationID: rec.ApplicationID, RateLimit: rec.RateLimit, SealedSecret: rec.SealedSecret,
-		Cursor: rec.Cursor, ReconciledAt: rec.ReconciledAt,
+		Cursor: rec.Cursor, CursorAt: rec.CursorAt, ReconciledAt: rec.ReconciledAt,
 		NextCheckAt: rec.NextCheckAt, NextSendAt: rec.NextSendAt,
 	}
 	if w := rec.Watch; w != nil {
