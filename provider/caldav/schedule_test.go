@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -30,7 +31,6 @@ func schedulingLines(t *testing.T, s *davtest.Server, path string) map[string]bo
 	}
 	return out
 }
-
 
 func invitation(title string, attendees ...string) *unical.EventParams {
 	var as []unical.Attendee
@@ -230,4 +230,42 @@ func TestCapabilities_NotifyAttendees(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notifyAttendees support (-want +got):\n%s", diff)
 	}
+}
+
+// TestNotifyAttendees_FalseSplit: a thisAndFollowing split with
+// notifyAttendees=false writes both halves with SCHEDULE-AGENT=CLIENT.
+func TestNotifyAttendees_FalseSplit(t *testing.T) {
+	t.Parallel()
+	forEachKindOf(t, davtest.AllKinds(), func(t *testing.T, s *davtest.Server) {
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
+		sess := connect(t, p, s)
+		dir := s.NewCalendar(t, "quietsplit")
+		cal := segment(dir)
+		start := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+		params := invitation("Weekly", "ann@example.com")
+		params.Start, params.End = unical.Some(*unical.TimedAt(start)), unical.Some(*unical.TimedAt(start.Add(time.Hour)))
+		params.Recurrence = unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=4"})
+		series, err := p.CreateEvent(t.Context(), sess, cal, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := start.AddDate(0, 0, 14)
+		before, after, err := unical.SplitRecurrence(series.Recurrence, start, false, at, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := invitation("Weekly v2", "ann@example.com")
+		next.Start, next.End = unical.Some(*unical.TimedAt(at)), unical.Some(*unical.TimedAt(at.Add(time.Hour)))
+		next.Recurrence = unical.Some(after)
+		created, err := p.SplitSeries(unical.WithNotifyAttendees(t.Context(), false), sess, cal, &unical.SeriesSplit{SeriesID: series.ID, At: at, Before: before, New: next})
+		if err != nil {
+			t.Fatalf("SplitSeries with false: %v", err)
+		}
+		want := map[string]bool{"ATTENDEE mailto:ann@example.com": true, "ORGANIZER mailto:" + strings.ToLower(sess.Email): true}
+		for _, id := range []string{series.ID, created.ID} {
+			if diff := cmp.Diff(want, schedulingLines(t, s, dir+id+".ics")); diff != "" {
+				t.Errorf("%s after the split, SCHEDULE-AGENT=CLIENT per line (-want +got):\n%s", id, diff)
+			}
+		}
+	})
 }
