@@ -292,7 +292,7 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 			return
 		}
 		if h.keyLimit != nil {
-			if ok, wait := h.keyLimit.allow(apiKeyID(key)); !ok {
+			if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(r)); !ok {
 				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
 				return
 			}
