@@ -294,9 +294,10 @@ func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
 // Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
 // the provider refuses the credentials.
 func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Account, error) { return a.CreateAccount(ctx, params) }, "CreateAccount", params)
-	}
+	return write1(ctx, a, "CreateAccount", a.createAccount, params)
+}
+
+func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
@@ -339,9 +340,10 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 //
 // HTTP: POST /v1/basicAuth/connect/{app_id}/provider_c
 func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Account, error) { return a.ConnectBasicAuth(ctx, params) }, "ConnectBasicAuth", params)
-	}
+	return write1(ctx, a, "ConnectBasicAuth", a.connectBasicAuth, params)
+}
+
+func (a *App) connectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
 	return a.CreateAccount(ctx, &AccountCreateParams{
 		Email:        params.Email,
 		ExternalID:   params.ExternalID,
@@ -513,9 +515,10 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 //
 // Returns CodeNotFound if the account is not the application's.
 func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*AccountDeleted, error) { return a.DeleteAccount(ctx, id) }, "DeleteAccount", id)
-	}
+	return write1(ctx, a, "DeleteAccount", a.deleteAccount, id)
+}
+
+func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
 	rec, err := a.c.store.GetAccount(ctx, a.id, id)
 	if err != nil {
 		return nil, err

@@ -214,9 +214,10 @@ func (a *App) GetCalendar(ctx context.Context, accountID, calendarID string) (*C
 // Returns CodeInvalid naming the field for a missing name, a bad hexColor or
 // timeZone.
 func (a *App) CreateCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Calendar, error) { return a.CreateCalendar(ctx, accountID, params) }, "CreateCalendar", accountID, params)
-	}
+	return write2(ctx, a, "CreateCalendar", a.createCalendar, accountID, params)
+}
+
+func (a *App) createCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
 	if err := params.validate(true); err != nil {
 		return nil, err
 	}
@@ -241,11 +242,10 @@ func (a *App) CreateCalendar(ctx context.Context, accountID string, params *Cale
 // Returns CodeInvalid naming the field for bad values, CodeNotFound for an
 // unknown calendar.
 func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Calendar, error) {
-			return a.UpdateCalendar(ctx, accountID, calendarID, params)
-		}, "UpdateCalendar", accountID, calendarID, params)
-	}
+	return write3(ctx, a, "UpdateCalendar", a.updateCalendar, accountID, calendarID, params)
+}
+
+func (a *App) updateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
 	if err := params.validate(false); err != nil {
 		return nil, err
 	}
@@ -269,9 +269,10 @@ func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, 
 //
 // Returns CodeNotFound for an unknown calendar.
 func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteCalendar(ctx, accountID, calendarID) }, "DeleteCalendar", accountID, calendarID)
-	}
+	return write2(ctx, a, "DeleteCalendar", a.deleteCalendar, accountID, calendarID)
+}
+
+func (a *App) deleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
 	_, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/ttlcache"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -89,8 +90,8 @@ type Client struct {
 	// hash request bodies that may hold a password.
 	fingerprintKey seal.Key
 
-	apps    *ttlCache[*Application]
-	apiKeys *ttlCache[*APIKey]
+	apps    *ttlcache.Cache[*Application]
+	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
 	keysUsed keyUsage
 
@@ -175,8 +176,8 @@ func New(cfg Config) (*Client, error) {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	c.apps = newTTLCache[*Application](ttl, c.now, c.StoreVersion)
-	c.apiKeys = newTTLCache[*APIKey](ttl, c.now, c.StoreVersion)
+	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
+	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.tokens = seal.New(key.Derive("tokens"))
@@ -387,7 +388,7 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 
 // getAPIKey reads an API key through the cache.
 func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	return c.apiKeys.load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
+	return c.apiKeys.Load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
 // application reads an application through the cache. Callers must not
@@ -397,8 +398,8 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 }
 
 // cachedApplication reads application id through the cache apps.
-func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlCache[*Application], id string) (*Application, error) {
-	return apps.load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
+func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
+	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
 
 // newID returns prefix_ and a random id that sorts in creation order.

@@ -62,11 +62,10 @@ func (a *App) ListDeliveries(ctx context.Context, accountID, subscriptionID stri
 // Returns CodeNotFound if the message is not the subscription's (or the
 // subscription not the account's), CodeConflict if it has not failed.
 func (a *App) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) {
-			return a.ResendMessage(ctx, accountID, subscriptionID, messageID)
-		}, "ResendMessage", accountID, subscriptionID, messageID)
-	}
+	return write3(ctx, a, "ResendMessage", a.resendMessage, accountID, subscriptionID, messageID)
+}
+
+func (a *App) resendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error) {
 	if accountID != "" || subscriptionID != "" {
 		if _, err := a.accountSubscription(ctx, accountID, subscriptionID); err != nil {
 			return nil, err

@@ -94,7 +94,7 @@ func (c *Client) UpdateEndpointState(ctx context.Context, appID, subscriptionID 
 	if err := c.store.UpdateApplication(ctx, app); err != nil {
 		return err
 	}
-	c.apps.drop(appID)
+	c.apps.Drop(appID)
 	return nil
 }
 

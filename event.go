@@ -716,9 +716,10 @@ func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID strin
 // before the start, a malformed recurrence line, a bad enum value); nothing
 // is written at the provider then.
 func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Event, error) { return a.CreateEvent(ctx, accountID, calendarID, params) }, "CreateEvent", accountID, calendarID, params)
-	}
+	return write3(ctx, a, "CreateEvent", a.createEvent, accountID, calendarID, params)
+}
+
+func (a *App) createEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
@@ -750,11 +751,10 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 // unknown event, CodePrecondition when the event changed at the provider
 // meanwhile.
 func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Event, error) {
-			return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
-		}, "UpdateEvent", accountID, calendarID, eventID, params)
-	}
+	return write4(ctx, a, "UpdateEvent", a.updateEvent, accountID, calendarID, eventID, params)
+}
+
+func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
@@ -793,9 +793,10 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 //
 // Returns CodeNotFound for an unknown event.
 func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteEvent(ctx, accountID, calendarID, eventID) }, "DeleteEvent", accountID, calendarID, eventID)
-	}
+	return write3(ctx, a, "DeleteEvent", a.deleteEvent, accountID, calendarID, eventID)
+}
+
+func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
 	rec, p, s, err := a.session(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -817,11 +818,10 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 // Returns CodeInvalid for a missing or bad responseStatus, or when the
 // account is not among the event's attendees.
 func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) {
-			return a.RSVP(ctx, accountID, calendarID, eventID, params)
-		}, "RSVP", accountID, calendarID, eventID, params)
-	}
+	return write4(ctx, a, "RSVP", a.rsvp, accountID, calendarID, eventID, params)
+}
+
+func (a *App) rsvp(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error) {
 	if params.ResponseStatus == "" {
 		return nil, invalidf("responseStatus", "responseStatus is required.")
 	}

@@ -118,9 +118,10 @@ const MaxFreeBusyInstances = 100_000
 // Returns CodeInvalid naming the field for missing or bad values,
 // CodeNotFound for an unknown calendar.
 func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) ([]*FreeBusyResult, error) { return a.QueryFreeBusy(ctx, accountID, params) }, "QueryFreeBusy", accountID, params)
-	}
+	return write2(ctx, a, "QueryFreeBusy", a.queryFreeBusy, accountID, params)
+}
+
+func (a *App) queryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error) {
 	q, err := params.validate()
 	if err != nil {
 		return nil, err

@@ -232,15 +232,39 @@ func (a *App) idempotencyAD(key string) []byte {
 	return []byte("idempotency/" + a.id + "/" + key)
 }
 
-// idempotencyKey returns the key of an idempotent Go call, and ctx without
-// it, so that the write's own calls of other App methods do not claim it
-// again. ok is false when ctx carries no key.
-func idempotencyKey(ctx context.Context) (inner context.Context, key string, ok bool) {
-	key, ok = IdempotencyKeyFrom(ctx)
+// Every App write goes through one of writeN (N its argument count), the
+// one place that gives Go calls their Idempotency-Key: the exported method
+// is a single call of writeN, and the write itself, an unexported method,
+// never sees the key. op and the arguments make the request's fingerprint.
+func write1[A, R any](ctx context.Context, a *App, op string, f func(context.Context, A) (R, error), x A) (R, error) {
+	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x) }, x)
+}
+
+func write2[A, B, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B) (R, error), x A, y B) (R, error) {
+	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y) }, x, y)
+}
+
+func write3[A, B, C, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C) (R, error), x A, y B, z C) (R, error) {
+	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z) }, x, y, z)
+}
+
+func write4[A, B, C, D, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C, D) (R, error), x A, y B, z C, w D) (R, error) {
+	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z, w) }, x, y, z, w)
+}
+
+func write5[A, B, C, D, E, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C, D, E) (R, error), x A, y B, z C, w D, v E) (R, error) {
+	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z, w, v) }, x, y, z, w, v)
+}
+
+// once runs call directly when ctx carries no Idempotency-Key, and else
+// once per key through idempotent, with the key taken off ctx so that the
+// write's own calls of other App methods do not claim it again.
+func once[T any](ctx context.Context, a *App, op string, call func(context.Context) (T, error), args ...any) (T, error) {
+	key, ok := IdempotencyKeyFrom(ctx)
 	if !ok {
-		return ctx, "", false
+		return call(ctx)
 	}
-	return WithIdempotencyKey(ctx, ""), key, true
+	return idempotent(WithIdempotencyKey(ctx, ""), a, key, call, op, args...)
 }
 
 // goErrorBody is how a Go call's kept error is encoded.

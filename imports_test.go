@@ -42,6 +42,9 @@ func TestImportRules(t *testing.T) {
 		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
+		// Helpers the root imports: they must not import it back.
+		{pkg: "./internal/ttlcache", banned: []string{mod}},
+		{pkg: "./internal/recur", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 	}
 	for _, tt := range tests {

@@ -162,18 +162,25 @@ func (o observedRefresher) RefreshToken(ctx context.Context, s *Session) (Token,
 	return observed1(o.observedProvider, ctx, "RefreshToken", func(ctx context.Context) (Token, error) { return o.r.RefreshToken(ctx, s) })
 }
 
+// faceOf returns p as the optional interface T, if the provider has it:
+// through the Observer's wrapper, as observed's wrapper of that face.
+func faceOf[T any](p Provider, observed func(*observedProvider, T) T) (T, bool) {
+	if o, ok := p.(*observedProvider); ok {
+		inner, ok := o.p.(T)
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		return observed(o, inner), true
+	}
+	t, ok := p.(T)
+	return t, ok
+}
+
 // revokerOf returns p as a GrantRevoker, if it is one; the call is
 // reported as RevokeGrant.
 func revokerOf(p Provider) (GrantRevoker, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(GrantRevoker)
-		if !ok {
-			return nil, false
-		}
-		return observedRevoker{o, inner}, true
-	}
-	r, ok := p.(GrantRevoker)
-	return r, ok
+	return faceOf(p, func(o *observedProvider, f GrantRevoker) GrantRevoker { return observedRevoker{o, f} })
 }
 
 // observedRevoker is the GrantRevoker face of an observedProvider.
@@ -188,54 +195,22 @@ func (o observedRevoker) RevokeGrant(ctx context.Context, s *Session) error {
 
 // oauthOf returns p as an OAuthProvider, if it is one.
 func oauthOf(p Provider) (OAuthProvider, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(OAuthProvider)
-		if !ok {
-			return nil, false
-		}
-		return observedOAuth{o, inner}, true
-	}
-	op, ok := p.(OAuthProvider)
-	return op, ok
+	return faceOf(p, func(o *observedProvider, f OAuthProvider) OAuthProvider { return observedOAuth{o, f} })
 }
 
 // freeBusyOf returns p as a FreeBusyQuerier, if it is one.
 func freeBusyOf(p Provider) (FreeBusyQuerier, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(FreeBusyQuerier)
-		if !ok {
-			return nil, false
-		}
-		return observedFreeBusy{o, inner}, true
-	}
-	fb, ok := p.(FreeBusyQuerier)
-	return fb, ok
+	return faceOf(p, func(o *observedProvider, f FreeBusyQuerier) FreeBusyQuerier { return observedFreeBusy{o, f} })
 }
 
 // watcherOf returns p as a Watcher, if it is one.
 func watcherOf(p Provider) (Watcher, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(Watcher)
-		if !ok {
-			return nil, false
-		}
-		return observedWatcher{o, inner}, true
-	}
-	w, ok := p.(Watcher)
-	return w, ok
+	return faceOf(p, func(o *observedProvider, f Watcher) Watcher { return observedWatcher{o, f} })
 }
 
 // refresherOf returns p as a TokenRefresher, if it is one.
 func refresherOf(p Provider) (TokenRefresher, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(TokenRefresher)
-		if !ok {
-			return nil, false
-		}
-		return observedRefresher{o, inner}, true
-	}
-	r, ok := p.(TokenRefresher)
-	return r, ok
+	return faceOf(p, func(o *observedProvider, f TokenRefresher) TokenRefresher { return observedRefresher{o, f} })
 }
 
 // observedSplitter is the SeriesSplitter face of an observedProvider.
@@ -252,13 +227,5 @@ func (o observedSplitter) SplitSeries(ctx context.Context, s *Session, calendarI
 
 // splitterOf returns p as a SeriesSplitter, if it is one.
 func splitterOf(p Provider) (SeriesSplitter, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		inner, ok := o.p.(SeriesSplitter)
-		if !ok {
-			return nil, false
-		}
-		return observedSplitter{o, inner}, true
-	}
-	sp, ok := p.(SeriesSplitter)
-	return sp, ok
+	return faceOf(p, func(o *observedProvider, f SeriesSplitter) SeriesSplitter { return observedSplitter{o, f} })
 }

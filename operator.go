@@ -127,10 +127,10 @@ const APIKeyPrefix = apiKeyPrefix
 // Store's version moves, within Config.CacheTTL at most).
 func (c *Client) Invalidate(appID string, keyIDs ...string) {
 	if appID != "" {
-		c.apps.drop(appID)
+		c.apps.Drop(appID)
 	}
 	for _, id := range keyIDs {
-		c.apiKeys.drop(id)
+		c.apiKeys.Drop(id)
 		c.keysUsed.forget(id)
 	}
 }

@@ -43,11 +43,10 @@ var EditScopes = []string{string(ScopeThis), string(ScopeThisAndFollowing)}
 func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error) {
 	// A split makes several writes: the key covers the whole call, and
 	// the writes inside run without it.
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Event, error) {
-			return a.UpdateEventWithScope(ctx, accountID, calendarID, eventID, scope, params)
-		}, "UpdateEventWithScope", accountID, calendarID, eventID, scope, params)
-	}
+	return write5(ctx, a, "UpdateEventWithScope", a.updateEventWithScope, accountID, calendarID, eventID, scope, params)
+}
+
+func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error) {
 	if err := checkEnum("scope", string(scope), EditScopes); err != nil {
 		return nil, err
 	}
@@ -121,11 +120,10 @@ func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, e
 // thisAndFollowing on an id that is not an occurrence; nothing is written
 // then.
 func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) {
-			return a.DeleteEventWithScope(ctx, accountID, calendarID, eventID, scope)
-		}, "DeleteEventWithScope", accountID, calendarID, eventID, scope)
-	}
+	return write4(ctx, a, "DeleteEventWithScope", a.deleteEventWithScope, accountID, calendarID, eventID, scope)
+}
+
+func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error) {
 	if err := checkEnum("scope", string(scope), EditScopes); err != nil {
 		return nil, err
 	}

@@ -307,11 +307,10 @@ func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *S
 // an absolute https URL) or rateLimit (below 1); CodeNotFound if the account
 // is not the application's.
 func (a *App) CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*SubscriptionCreated, error) {
-			return a.CreateSubscription(ctx, accountID, params)
-		}, "CreateSubscription", accountID, params)
-	}
+	return write2(ctx, a, "CreateSubscription", a.createSubscription, accountID, params)
+}
+
+func (a *App) createSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
 	if params.CalendarID == "" {
 		return nil, invalidf("calendarId", "calendarId is required.")
 	}
@@ -377,9 +376,10 @@ func (a *App) CreateSubscription(ctx context.Context, accountID string, params *
 // Returns CodeInvalid without subscriptionId and CodeNotFound if the
 // subscription is not the account's.
 func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
-	if ctx, key, ok := idempotencyKey(ctx); ok {
-		return idempotent(ctx, a, key, func(ctx context.Context) (*Success, error) { return a.DeleteSubscription(ctx, accountID, params) }, "DeleteSubscription", accountID, params)
-	}
+	return write2(ctx, a, "DeleteSubscription", a.deleteSubscription, accountID, params)
+}
+
+func (a *App) deleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
 	if params.SubscriptionID == "" {
 		return nil, invalidf("subscriptionId", "subscriptionId is required.")
 	}

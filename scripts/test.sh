@@ -33,4 +33,6 @@ FuzzEventBody ./httpapi/
 FuzzMultistatus ./provider/caldav/
 FuzzList ./internal/eventbook/
 FuzzImport ./ics/
+FuzzUnmarshal ./internal/strictjson/
+FuzzOpen ./internal/oauthstate/
 TARGETS

@@ -190,7 +190,8 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 // sub-component. It stamps DTSTAMP and LAST-MODIFIED with now, and CREATED
 // when comp has none. The UID is e.ICalUID when set; otherwise comp must
 // already have one. Attendees that comp already lists (matched by address)
-// keep their other parameters (RSVP, CUTYPE, SCHEDULE-STATUS). A set
+// keep their other parameters (RSVP, CUTYPE, SCHEDULE-STATUS), as does an
+// unchanged organizer (SCHEDULE-AGENT, SENT-BY). A set
 // OriginalStart becomes RECURRENCE-ID; a nil one leaves RECURRENCE-ID as it
 // is. ID, ETag,
 // RecurringEventID, CreatedAt and UpdatedAt of e are ignored, as are the
@@ -275,9 +276,18 @@ func Apply(comp *ical.Component, e *unical.Event, now time.Time, self string) er
 		}
 		comp.Props.Add(p)
 	}
+	// The organizer, when unchanged, keeps its other parameters
+	// (SCHEDULE-AGENT, SENT-BY), as attendees do.
+	var organizer ical.Params
+	if p := comp.Props.Get(ical.PropOrganizer); p != nil && e.Organizer != nil && strings.EqualFold(address(p.Value), e.Organizer.Email) {
+		organizer = p.Params
+	}
 	comp.Props.Del(ical.PropOrganizer)
 	if o := e.Organizer; o != nil && o.Email != "" {
 		p := ical.NewProp(ical.PropOrganizer)
+		if organizer != nil {
+			p.Params = maps.Clone(organizer)
+		}
 		p.Value = "mailto:" + o.Email
 		setParam(p.Params, ical.ParamCommonName, o.Name)
 		comp.Props.Add(p)

@@ -26,8 +26,8 @@ func (p *Provider) Capabilities() unical.Capabilities {
 			unical.NotifyAttendeesParameter: {
 				Default: "Events are written as they are (ATTENDEE without SCHEDULE-AGENT): a server with scheduling (RFC 6638) sends or delivers invitations itself; one without sends nothing.",
 				Values: map[string]unical.FieldSupport{
-					"true":  {Support: unical.Refused, Note: "Whether the server schedules is the server's choice (RFC 6638); it cannot be asked to."},
-					"false": {Support: unical.Refused, Note: "Not yet: SCHEDULE-AGENT=CLIENT on each ATTENDEE (RFC 6638 §7.1) would stop a scheduling server, but the CalDAV provider does not write it yet."},
+					"true":  {Support: unical.Supported, Note: "Only where the server schedules (RFC 6638: calendar-auto-schedule in its DAV header, as Cyrus, iCloud and Fastmail): SCHEDULE-AGENT is left out (SERVER), so the server sends the invitations, updates and cancellations. A server without scheduling (Radicale, Xandikos) refuses it with 400."},
+					"false": {Support: unical.Supported, Note: "Every ATTENDEE and the ORGANIZER are written with SCHEDULE-AGENT=CLIENT (RFC 6638 §7.1), so a scheduling server sends nothing; a delete first writes the event back so. Later writes without the parameter keep it."},
 				},
 			},
 		},

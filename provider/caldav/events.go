@@ -46,10 +46,14 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
+		return nil, err
+	}
 	obj, e, err := p.newObject(params, s.Email)
 	if err != nil {
 		return nil, err
 	}
+	markScheduleAgent(ctx, obj.Cal)
 	return c.save(ctx, calURL, obj, e.ICalUID, s.Email, true)
 }
 
@@ -87,6 +91,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
+		return nil, err
+	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)
 	if err != nil {
 		return nil, err
@@ -117,6 +124,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err := write(t.comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
+	markScheduleAgent(ctx, t.obj.Cal)
 	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
 }
 
@@ -134,7 +142,19 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err := checkSegment("eventId", eventID); err != nil {
 		return err
 	}
+	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
+		return err
+	}
+	notify, notifySet := unical.NotifyAttendeesFrom(ctx)
+	unscheduled := notifySet && !notify
 	if _, _, _, err := recur.ParseInstanceID(eventID); err != nil {
+		if unscheduled {
+			obj, err := c.getObject(ctx, calURL, eventID)
+			if err != nil {
+				return err
+			}
+			return c.deleteUnscheduled(ctx, calURL, obj)
+		}
 		err := c.deleteObject(ctx, calURL, eventID+icsSuffix, "")
 		if unical.ErrorCode(err) == unical.CodeNotFound {
 			if c.deleteObject(ctx, calURL, eventID, "") == nil {
@@ -148,6 +168,9 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		return err
 	}
 	if !t.instance {
+		if unscheduled {
+			return c.deleteUnscheduled(ctx, calURL, t.obj)
+		}
 		return c.deleteObject(ctx, calURL, t.obj.Name, t.obj.ETag)
 	}
 	removeComponent(t.obj.Cal, t.comp)
@@ -165,12 +188,34 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		bumpSequence(master)
 		master.Props.SetDateTime(ical.PropDateTimeStamp, p.now().UTC().Truncate(time.Second))
 	}
+	markScheduleAgent(ctx, t.obj.Cal)
 	data, err := finish(t.obj.Cal)
 	if err != nil {
 		return err
 	}
 	_, err = c.putObject(ctx, calURL, t.obj.Name, data, t.obj.ETag)
 	return err
+}
+
+// deleteUnscheduled deletes obj so that a scheduling server sends no
+// cancellation: RFC 6638 §3.2.1.3 has it cancel on the DELETE of an
+// organizer's object for every attendee without SCHEDULE-AGENT=CLIENT,
+// so an object with attendees is first written back with CLIENT on them
+// (If-Match on the version read), and the delete is conditioned on the
+// version that wrote.
+func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *object) error {
+	if !markScheduleAgent(ctx, obj.Cal) {
+		return c.deleteObject(ctx, calURL, obj.Name, "")
+	}
+	data, err := finish(obj.Cal)
+	if err != nil {
+		return err
+	}
+	etag, err := c.putObject(ctx, calURL, obj.Name, data, obj.ETag)
+	if err != nil {
+		return err
+	}
+	return c.deleteObject(ctx, calURL, obj.Name, etag)
 }
 
 // RespondToEvent sets PARTSTAT on the ATTENDEE whose address is the

@@ -129,9 +129,10 @@ type Config struct {
 	Resolver Resolver
 }
 
-// Provider is the CalDAV provider. It is safe for concurrent use. Its only
+// Provider is the CalDAV provider. It is safe for concurrent use. Its
 // per-account state is a bounded cache of what it read of calendars,
-// checked with the server on every use (see ListEvents).
+// checked with the server on every use (see ListEvents), and whether the
+// account's server schedules (schedule.go).
 type Provider struct {
 	client *http.Client
 	now    func() time.Time
@@ -141,6 +142,9 @@ type Provider struct {
 	resolver     Resolver
 	// cache keeps what listings read, per account and calendar (cache.go).
 	cache *calendarCache
+	// scheduling keeps whether each account's server schedules
+	// (schedule.go).
+	scheduling *schedulingCache
 }
 
 var _ unical.Provider = (*Provider)(nil)
@@ -176,7 +180,7 @@ func New(cfg Config) (*Provider, error) {
 		resolver = cfg.Resolver
 	}
 	return &Provider{client: &c, now: now, retry: policy, allowPrivate: cfg.AllowPrivateTargets, resolver: resolver,
-		cache: &calendarCache{maxBytes: cacheBytes}}, nil
+		cache: &calendarCache{maxBytes: cacheBytes}, scheduling: &schedulingCache{}}, nil
 }
 
 // Type returns [ProviderType].

@@ -28,6 +28,9 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
+		return nil, err
+	}
 	obj, err := c.getObject(ctx, calURL, req.SeriesID)
 	if err != nil {
 		return nil, err
@@ -82,6 +85,7 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 	if err := write(master, old, s.Email, p.now()); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
+	markScheduleAgent(ctx, obj.Cal)
 	if _, err := c.save(ctx, calURL, obj, req.SeriesID, s.Email, false); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
@@ -136,6 +140,7 @@ func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, se
 			obj.Cal.Children = append(obj.Cal.Children, ov)
 		}
 	}
+	markScheduleAgent(ctx, obj.Cal)
 	return c.save(ctx, calURL, obj, uid, self, true)
 }
 
