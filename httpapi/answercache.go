@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/unical/unical"
@@ -30,6 +31,9 @@ type answerKey struct {
 type cachedAnswer struct {
 	version uint64
 	body    []byte // shared by every writer of the answer; never changed
+	// length is body's Content-Length value, shared and never changed
+	// like body.
+	length []string
 }
 
 // Bounds of the cache: answers larger than maxCachedAnswer are not kept,
@@ -39,14 +43,14 @@ const (
 	maxCachedBytes  = 4 << 20
 )
 
-func (c *answerCache) get(key answerKey, version uint64) ([]byte, bool) {
+func (c *answerCache) get(key answerKey, version uint64) (cachedAnswer, bool) {
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if !ok || e.version != version {
-		return nil, false
+		return cachedAnswer{}, false
 	}
-	return e.body, true
+	return e, true
 }
 
 func (c *answerCache) put(key answerKey, version uint64, body []byte) {
@@ -61,7 +65,7 @@ func (c *answerCache) put(key answerKey, version uint64, body []byte) {
 	if c.entries == nil || c.bytes+len(body) > maxCachedBytes {
 		c.entries, c.bytes = map[answerKey]cachedAnswer{}, 0
 	}
-	c.entries[key] = cachedAnswer{version: version, body: body}
+	c.entries[key] = cachedAnswer{version: version, body: body, length: []string{strconv.Itoa(len(body))}}
 	c.bytes += len(body)
 }
 
@@ -80,8 +84,8 @@ func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical
 		return ok(w, v)
 	}
 	key := answerKey{app.ID(), r.URL.RequestURI()}
-	if body, hit := h.answers.get(key, version); hit {
-		writeBody(w, http.StatusOK, body)
+	if kept, hit := h.answers.get(key, version); hit {
+		writeBodyLength(w, http.StatusOK, kept.body, kept.length)
 		return nil
 	}
 	v, err := read()

@@ -131,4 +131,33 @@ func BenchmarkAccounts(b *testing.B) {
 		b.Run("Get"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts/"+first) })
 		b.Run("List50"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts?limit=50") })
 	}
+	// Bare repeats the served answers' headers and bytes, as the bare
+	// server of scripts/bench-http.sh does: GetServed/GetBare is the
+	// in-process share of the full stack's cost over net/http's own.
+	for _, route := range []struct{ name, target string }{
+		{"Get", "/v1/endUserAccounts/" + first}, {"List50", "/v1/endUserAccounts?limit=50"},
+	} {
+		h = bareHandler(b, httpapi.NewHandler(ts.Client, served), route.target, ts.APIKey)
+		b.Run(route.name+"Bare", func(b *testing.B) { run(b, route.target) })
+	}
+}
+
+// bareHandler captures full's answer to a GET of target and returns a
+// handler that writes the same headers and body, as benchhttp bare does.
+func bareHandler(b *testing.B, full http.Handler, target, key string) http.Handler {
+	req := httptest.NewRequest("GET", target, nil)
+	req.Header.Set("x-api-key", key)
+	rec := httptest.NewRecorder()
+	full.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		b.Fatalf("GET %s: status %d", target, rec.Code)
+	}
+	header, body := rec.Header().Clone(), rec.Body.Bytes()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for name, values := range header {
+			w.Header()[name] = values
+		}
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+	})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,9 @@ import (
 type lazyDeadline struct {
 	parent   context.Context
 	deadline time.Time
+	// start is when the request arrived, read once by the front door for
+	// the limiters, the deadline and the request metrics (requestStart).
+	start time.Time
 
 	once   sync.Once
 	armed  atomic.Bool // ctx and cancel are set
@@ -24,7 +28,23 @@ type lazyDeadline struct {
 }
 
 func newLazyDeadline(parent context.Context, timeout time.Duration) *lazyDeadline {
-	return &lazyDeadline{parent: parent, deadline: time.Now().Add(timeout)}
+	return newLazyDeadlineFrom(parent, time.Now(), timeout)
+}
+
+// newLazyDeadlineFrom is newLazyDeadline for a request that arrived at start.
+func newLazyDeadlineFrom(parent context.Context, start time.Time, timeout time.Duration) *lazyDeadline {
+	return &lazyDeadline{parent: parent, deadline: start.Add(timeout), start: start}
+}
+
+// requestStart is when r arrived: the front door's reading of the clock
+// when it set the deadline, so that a request reads the clock once on
+// its way in (each reading costs about 50 ns, a tenth of a cached read's
+// handling); otherwise now.
+func requestStart(r *http.Request) time.Time {
+	if d, ok := r.Context().(*lazyDeadline); ok {
+		return d.start
+	}
+	return time.Now()
 }
 
 func (d *lazyDeadline) arm() context.Context {

@@ -27,8 +27,9 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 		// Health checks are not limited: a load balancer that also
 		// forwards the traffic shares its address with every client, and a
 		// 429 there would take a busy replica out of rotation.
+		start := time.Now()
 		if h.ipLimit != nil && !isHealthPath(r.URL.Path) {
-			if ok, wait := h.ipLimit.allow(h.clientAddr(r)); !ok {
+			if ok, wait := h.ipLimit.allowTime(h.clientAddr(r), start); !ok {
 				h.refuse(w, r, rateLimited(wait, "Too many requests from this address."))
 				return
 			}
@@ -37,7 +38,7 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 			// Provider and store calls take this context, so a hung
 			// provider call ends at the deadline and writeError answers
 			// 504.
-			d := newLazyDeadline(r.Context(), h.timeout)
+			d := newLazyDeadlineFrom(r.Context(), start, h.timeout)
 			defer d.release()
 			r = r.WithContext(d)
 		}

@@ -115,6 +115,12 @@ func (l *limiter[K]) allow(k K) (bool, time.Duration) {
 	return l.allowAt(k, int64(time.Since(l.epoch)))
 }
 
+// allowTime is allow at now, a reading of the clock the caller has made
+// anyway.
+func (l *limiter[K]) allowTime(k K, now time.Time) (bool, time.Duration) {
+	return l.allowAt(k, int64(now.Sub(l.epoch)))
+}
+
 // allowAt is allow at now nanoseconds after the limiter's epoch.
 func (l *limiter[K]) allowAt(k K, now int64) (bool, time.Duration) {
 	s := &l.shards[l.hash(k)&l.shardMask]

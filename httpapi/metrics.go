@@ -64,7 +64,7 @@ func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duratio
 // given, which is how the route is known without matching twice.
 func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := requestStart(r)
 		sw := &statusWriter{ResponseWriter: w}
 		served := false
 		defer func() {
