@@ -204,21 +204,38 @@ func PollChanges(ctx context.Context, c *unical.Client) error {
 // sending a message twice at once, and a crashed engine's claims pass to
 // the others when they expire.
 func (e *Engine) Run(ctx context.Context) error {
-	if e.sender == nil {
-		return errors.New("engine: Run needs Config.WebhookSender")
-	}
-	ctx, detach, err := e.c.Attach(ctx)
+	wait, err := e.Start(ctx)
 	if err != nil {
 		return err
 	}
-	defer detach()
-	var sweep sync.WaitGroup
-	if iv := e.c.SweepInterval(); iv > 0 {
-		sweep.Go(func() { e.sweepLoop(ctx, iv) })
-	}
-	e.run(ctx)
-	sweep.Wait()
+	wait()
 	return nil
+}
+
+// Start is Run in the background: it attaches the engine to its Client
+// before it returns, so that readiness (/readyz) reports the engine
+// running from then on rather than from whenever a goroutine gets to it,
+// and wait blocks until the engine has stopped.
+func (e *Engine) Start(ctx context.Context) (wait func(), err error) {
+	if e.sender == nil {
+		return nil, errors.New("engine: Run needs Config.WebhookSender")
+	}
+	ctx, detach, err := e.c.Attach(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer detach()
+		var sweep sync.WaitGroup
+		if iv := e.c.SweepInterval(); iv > 0 {
+			sweep.Go(func() { e.sweepLoop(ctx, iv) })
+		}
+		e.run(ctx)
+		sweep.Wait()
+	}()
+	return func() { <-stopped }, nil
 }
 
 // now is the Client's clock.

@@ -384,6 +384,13 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 			IdleTimeout:       120 * time.Second,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		}
+		// The webhook engine resumes pending deliveries from the Store; it
+		// is attached before the first request, so /readyz never sees it
+		// missing, and the deferred client.Close stops it and waits for it.
+		if _, err := webhooks.Start(ctx); err != nil {
+			ln.Close()
+			return fmt.Errorf("webhook engine: %w", err)
+		}
 		logger.Info("listening", "addr", ln.Addr().String(), "store", sf.where())
 		m.printStart(ln.Addr(), *publicURL, created, token)
 		if m.Ready != nil {
@@ -391,13 +398,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		errc := make(chan error, 1)
 		go func() { errc <- srv.Serve(ln) }()
-		// The webhook engine resumes pending deliveries from the Store; the
-		// deferred client.Close stops it and waits for it.
-		go func() {
-			if err := webhooks.Run(ctx); err != nil {
-				logger.Error("webhook engine", "err", err)
-			}
-		}()
 		select {
 		case err := <-errc:
 			return err
