@@ -39,7 +39,9 @@ func TestImportRules(t *testing.T) {
 		banned []string // never depended on
 	}{
 		{pkg: "./engine", need: []string{mod}},
-		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability"}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth"}},
+		// The browser OAuth flow is built on the Client and serves no routes itself.
+		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
 		// Helpers the root imports: they must not import it back.
