@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/availability"
 )
 
 // Each method calls the route its namesake on *unical.App names in its doc
@@ -248,8 +249,8 @@ func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *un
 }
 
 // Availability finds meeting slots across accounts: POST /v1/availability.
-func (c *Client) Availability(ctx context.Context, params *unical.AvailabilityParams) (*unical.Availability, error) {
-	return call[unical.Availability](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
+func (c *Client) Availability(ctx context.Context, params *availability.Params) (*availability.Result, error) {
+	return call[availability.Result](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
 }
 
 // Capabilities lists what each provider type does with each writable
