@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
 )
@@ -82,10 +83,10 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer // account credentials and client secrets
-	tokens      *seal.Sealer // sync and page tokens
-	flows       *seal.Sealer // OAuth states (internal/oauthstate)
-	idempotency *seal.Sealer // kept answers of Idempotency-Key requests
+	credentials *seal.Sealer      // account credentials and client secrets
+	pages       *pagetoken.Tokens // sync and page tokens
+	flows       *seal.Sealer      // OAuth states (internal/oauthstate)
+	idempotency *seal.Sealer      // kept answers of Idempotency-Key requests
 	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
 	// hash request bodies that may hold a password.
 	fingerprintKey seal.Key
@@ -180,7 +181,7 @@ func New(cfg Config) (*Client, error) {
 	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
-	c.tokens = seal.New(key.Derive("tokens"))
+	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
 	c.idempotency = seal.New(key.Derive("idempotency"))
 	c.fingerprintKey = key.Derive("idempotency-fingerprint")

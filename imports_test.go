@@ -47,6 +47,7 @@ func TestImportRules(t *testing.T) {
 		// Helpers the root imports: they must not import it back.
 		{pkg: "./internal/ttlcache", banned: []string{mod}},
 		{pkg: "./internal/recur", banned: []string{mod}},
+		{pkg: "./internal/pagetoken", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 	}
 	for _, tt := range tests {
