@@ -48,6 +48,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./internal/ttlcache", banned: []string{mod}},
 		{pkg: "./internal/recur", banned: []string{mod}},
 		{pkg: "./internal/pagetoken", banned: []string{mod}},
+		{pkg: "./internal/reserved", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 	}
 	for _, tt := range tests {
