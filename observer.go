@@ -141,28 +141,6 @@ func (c *Client) StoreStats(ctx context.Context) (*StoreStats, error) {
 	return s.Stats(ctx)
 }
 
-// PingStore reads from the Store and reports whether it answered before
-// ctx ended. Stores need not honour ctx during a read (bbolt does not),
-// so the read runs on its own and is left behind when ctx ends first.
-func (c *Client) PingStore(ctx context.Context) error {
-	answer := make(chan error, 1)
-	go func() {
-		// An application that cannot exist (ids have a random part): any
-		// answer, found or not, shows that the Store reads.
-		_, err := c.store.GetApplication(ctx, "app_readiness-probe")
-		if ErrorCode(err) == CodeNotFound {
-			err = nil
-		}
-		answer <- err
-	}()
-	select {
-	case err := <-answer:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // EngineRunning reports whether an engine (package engine) is attached: started, and not
 // yet stopped or failed.
 func (c *Client) EngineRunning() bool { return c.engineRunning.Load() }
