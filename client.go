@@ -94,7 +94,7 @@ type Client struct {
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
-	keysUsed keyUsage
+	keysUsed *ttlcache.Every
 
 	// webhook is Config.WebhookConfig, for package engine.
 	webhook WebhookConfig
@@ -179,6 +179,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
 	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
+	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
@@ -330,42 +331,12 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 // one Store write per this period and Client.
 const APIKeyUsedEvery = time.Minute
 
-// keyUsage remembers when this Client last recorded each key's use. A
-// map under a mutex, not a sync.Map, so that the check on every request
-// allocates nothing.
-type keyUsage struct {
-	mu   sync.Mutex
-	last map[string]time.Time // key id -> last recorded use
-}
-
-// due reports whether a use of key id at now should be recorded, and if
-// so remembers now as its last recorded use.
-func (u *keyUsage) due(id string, now time.Time) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if last, ok := u.last[id]; ok && now.Sub(last) < APIKeyUsedEvery {
-		return false
-	}
-	if u.last == nil {
-		u.last = map[string]time.Time{}
-	}
-	u.last[id] = now
-	return true
-}
-
-// forget drops key id, once it is revoked.
-func (u *keyUsage) forget(id string) {
-	u.mu.Lock()
-	delete(u.last, id)
-	u.mu.Unlock()
-}
-
 // markKeyUsed records a use of key at now, at most once per
 // APIKeyUsedEvery per key and Client. A failure is only logged: a request
 // must not fail for its bookkeeping.
 func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
 	now := c.now()
-	if !c.keysUsed.due(key.ID, now) {
+	if !c.keysUsed.Due(key.ID, now) {
 		return
 	}
 	if err := c.store.MarkAPIKeyUsed(ctx, key.ID, now.UTC()); err != nil && ErrorCode(err) != CodeNotFound {

@@ -53,7 +53,7 @@ func (c *Client) Invalidate(appID string, keyIDs ...string) {
 	}
 	for _, id := range keyIDs {
 		c.apiKeys.Drop(id)
-		c.keysUsed.forget(id)
+		c.keysUsed.Forget(id)
 	}
 }
 
