@@ -207,6 +207,15 @@ func TestDelegatedAccounts(t *testing.T) {
 		}
 	}
 
+	// One token per Workspace user and one for the whole tenant serve
+	// every call so far: minted tokens are kept until they expire.
+	if n := o.google.RequestCount("POST", "/token"); n != 2 {
+		t.Errorf("Google minted %d tokens; want 2, one per user", n)
+	}
+	if n := o.graph.RequestCount("/" + graphtest.DefaultTenant + "/oauth2/v2.0/token"); n != 1 {
+		t.Errorf("Microsoft minted %d tokens; want 1 for the tenant", n)
+	}
+
 	// A slot across the four: each is busy one hour of the morning.
 	var avail struct {
 		Data []struct {
@@ -305,4 +314,42 @@ func TestDelegatedAccounts_Refused(t *testing.T) {
 			t.Errorf("refused connections stored %+v", list.Data)
 		}
 	}
+}
+
+// TestDelegatedAccounts_WithdrawnAtProvider: when the provider stops
+// honouring the credential (the Workspace administrator withdrew the
+// domain-wide delegation, the tenant's client secret was replaced), the
+// access token in hand ends and the next one is refused: the account
+// expires with delegation_revoked, as an OAuth account expires when its
+// grant is revoked.
+func TestDelegatedAccounts_WithdrawnAtProvider(t *testing.T) {
+	o := startDelegatedOrg(t)
+	alice := o.connect(t, "PROVIDER_A", "alice@"+workspaceDomain)
+	grace := o.connect(t, "PROVIDER_B", "grace@"+tenantDomain)
+	o.primary(t, alice.ID)
+	o.primary(t, grace.ID)
+
+	key := o.credentials["provider_a"]["serviceAccountKey"].(map[string]any)
+	block, _ := pem.Decode([]byte(key["private_key"].(string)))
+	priv, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.google.AddServiceAccount(googletest.ServiceAccount{Email: key["client_email"].(string), ClientID: key["client_id"].(string),
+		PublicKey: &priv.(*rsa.PrivateKey).PublicKey, Scopes: []string{"https://www.googleapis.com/auth/admin.directory.resource.calendar.readonly"}})
+	o.google.InjectFault(googletest.Fault{PathPrefix: "/calendar/v3/", Status: http.StatusUnauthorized, Times: 1})
+	o.graph.AddClient(graphtest.Client{ID: "daemon", Secret: "rotated", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All"}})
+	o.graph.InjectFault(graphtest.Fault{PathPrefix: "/v1.0/users/", Status: http.StatusUnauthorized})
+
+	for _, acct := range []unical.Account{alice, grace} {
+		wantError(t, o.v1(t, o.app.APIKey, "GET", "/v1/calendars/"+acct.ID, nil), http.StatusConflict, "account_expired", "")
+		var got unical.Account
+		o.mustV1(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil, &got)
+		if got.Status != unical.AccountStatusExpired || got.StatusReason != unical.StatusReasonDelegationRevoked {
+			t.Errorf("%s = %s/%q; want EXPIRED/delegation_revoked", acct.Email, got.Status, got.StatusReason)
+		}
+	}
+	// Connecting another user now names the credential as the problem.
+	r := o.v1(t, o.app.APIKey, "POST", "/v1/endUserAccounts", map[string]any{"providerType": "PROVIDER_A", "email": "bob@" + workspaceDomain})
+	wantError(t, r, http.StatusBadRequest, "invalid_request", "providerType")
 }

@@ -72,7 +72,7 @@ func (m *Minter) GoogleToken(ctx context.Context, g *unical.DelegationGrant, use
 		return unical.Token{}, err
 	}
 	// The key hashes the whole key file: a replaced credential mints anew.
-	key := fingerprint("google", string(cred.ServiceAccountKey), cred.TokenURL, user)
+	key := fingerprint("google", string(cred.ServiceAccountKey), cred.TokenURL, strings.ToLower(user))
 	return m.token(ctx, key, force, func(ctx context.Context) (*oauth2.Token, error) {
 		ts, err := cred.TokenSource(ctx, user)
 		if err != nil {
