@@ -329,6 +329,17 @@ func TestDelegatedAccounts_WithdrawnAtProvider(t *testing.T) {
 	o.primary(t, alice.ID)
 	o.primary(t, grace.ID)
 
+	// A token endpoint that fails says nothing about the credential: the
+	// call answers 503 and the account stays ACTIVE.
+	o.google.InjectFault(googletest.Fault{PathPrefix: "/calendar/v3/", Status: http.StatusUnauthorized, Times: 1})
+	o.google.InjectFault(googletest.Fault{PathPrefix: "/token", Status: http.StatusServiceUnavailable, Times: 1})
+	wantError(t, o.v1(t, o.app.APIKey, "GET", "/v1/calendars/"+alice.ID, nil), http.StatusServiceUnavailable, "provider_unavailable", "")
+	var still unical.Account
+	o.mustV1(t, "GET", "/v1/endUserAccounts/"+alice.ID, nil, &still)
+	if still.Status != unical.AccountStatusActive {
+		t.Errorf("after a failing token endpoint alice is %s; want ACTIVE", still.Status)
+	}
+
 	key := o.credentials["provider_a"]["serviceAccountKey"].(map[string]any)
 	block, _ := pem.Decode([]byte(key["private_key"].(string)))
 	priv, err := x509.ParsePKCS8PrivateKey(block.Bytes)
