@@ -6,16 +6,9 @@ import (
 	"strings"
 )
 
-// Accounts through delegation (our extension): an application with a
-// delegation credential for Google or Microsoft connects any user of the
-// credential's domains by email alone. The account keeps no token; every
-// session hands the provider the opened credential, and the provider
-// mints the user's tokens from it (see [DelegationGrant]).
-
-// delegationFor returns app's opened delegation credential for t, when
-// it acts for email: CodeInvalid naming refreshToken when app has none
-// (a refresh token is then the only way in), naming email when email is
-// outside its domains.
+// delegationFor returns app's opened delegation credential for t when it
+// acts for email: CodeInvalid naming refreshToken when app has none,
+// naming email when email is outside its domains.
 func (c *Client) delegationFor(app *Application, t ProviderType, email string) (*DelegationGrant, error) {
 	d, ok := app.Delegations[t]
 	if !ok {

@@ -148,10 +148,8 @@ type ConnectParams struct {
 	// [ProviderSettings.ServerURL] and discovery.
 	ServerURL string
 	// Delegation, when set, connects Email through the application's
-	// delegation credential instead of a refresh token (Google and
-	// Microsoft). A user the credential cannot act for is CodeInvalid
-	// naming email; a credential the provider refuses, CodeInvalid
-	// naming providerType.
+	// delegation credential: an unknown user is CodeInvalid naming email,
+	// a refused credential CodeInvalid naming providerType.
 	Delegation *DelegationGrant
 }
 
@@ -203,9 +201,8 @@ type Session struct {
 	OnTokenRefresh func(ctx context.Context, tok Token) error
 	// Delegation is set for an account connected through the
 	// application's delegation credential: Token is empty, and the
-	// provider mints the user's tokens from it rather than refreshing.
-	// A refused credential is CodeAccountExpired with
-	// StatusReasonDelegationRevoked.
+	// provider mints the user's tokens from it (a refusal is
+	// CodeAccountExpired with StatusReasonDelegationRevoked).
 	Delegation *DelegationGrant
 }
 
