@@ -169,12 +169,6 @@ func TestDelegatedAccounts(t *testing.T) {
 	if again := o.connect(t, "PROVIDER_A", "Alice@Corp.Example.com"); again.ID != accounts["alice"].ID {
 		t.Errorf("reconnecting alice made account %s; want %s", again.ID, accounts["alice"].ID)
 	}
-	// No token of the user is kept or handed out.
-	var cred unical.Credentials
-	o.mustV1(t, "GET", "/v1/endUserAccounts/"+accounts["grace"].ID+"/credentials", nil, &cred)
-	if cred.AccessToken != "" || cred.RefreshToken != "" || !cred.ExpiresAt.IsZero() {
-		t.Errorf("credentials of a delegated account = %+v; want no tokens", cred)
-	}
 
 	// Each user's event lands in that user's calendar only.
 	type slotEvent struct{ user, start, end string }
@@ -243,12 +237,27 @@ func TestDelegatedAccounts(t *testing.T) {
 		t.Errorf("slots across the four (-want +got):\n%s", d)
 	}
 
+	// After all these calls, no token of the users is kept or handed out.
+	for _, u := range []string{"alice", "grace"} {
+		var cred unical.Credentials
+		o.mustV1(t, "GET", "/v1/endUserAccounts/"+accounts[u].ID+"/credentials", nil, &cred)
+		if cred.AccessToken != "" || cred.RefreshToken != "" || !cred.ExpiresAt.IsZero() {
+			t.Errorf("credentials of %s's delegated account = %+v; want no tokens", u, cred)
+		}
+	}
+
 	// Push at Graph works with the app-only token, on the user's path.
 	graceCal := o.primary(t, accounts["grace"].ID)
 	o.mustV1(t, "POST", "/v1/calendarSubscriptions/"+accounts["grace"].ID, map[string]any{"calendarId": graceCal, "webhookUrl": o.receiver.URL + "/events"}, nil)
 	subs := o.graph.Subscriptions()
 	if len(subs) != 1 || subs[0].UserID != o.graphIDs["grace"] || !strings.HasPrefix(subs[0].Resource, "users/"+o.graphIDs["grace"]+"/") {
 		t.Errorf("Graph subscriptions = %+v; want one on users/%s/...", subs, o.graphIDs["grace"])
+	}
+
+	aliceCal := o.primary(t, accounts["alice"].ID)
+	o.mustV1(t, "POST", "/v1/calendarSubscriptions/"+accounts["alice"].ID, map[string]any{"calendarId": aliceCal, "webhookUrl": o.receiver.URL + "/events"}, nil)
+	if chans := o.google.Channels(); len(chans) != 1 || chans[0].CalendarID != aliceCal {
+		t.Errorf("Google channels = %+v; want one on alice's calendar", chans)
 	}
 
 	// Setting a credential again leaves its accounts alone.
