@@ -291,6 +291,14 @@ func TestDelegatedAccounts(t *testing.T) {
 	if d := cmp.Diff(want, expired); d != "" {
 		t.Errorf("enduseraccount.updated with delegation_revoked (-want +got):\n%s", d)
 	}
+
+	// Once the credential is set again, reconnecting makes the account
+	// ACTIVE again.
+	o.must(t, "PUT", base+"provider_a", o.credentials["provider_a"], nil)
+	if again := o.connect(t, "PROVIDER_A", "bob@"+workspaceDomain); again.ID != accounts["bob"].ID || again.Status != unical.AccountStatusActive || again.StatusReason != "" {
+		t.Errorf("bob reconnected = %+v; want his account ACTIVE again", again)
+	}
+	o.primary(t, accounts["bob"].ID)
 }
 
 // TestDelegatedAccounts_Refused: an address outside the credential's
