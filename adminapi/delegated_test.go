@@ -299,6 +299,13 @@ func TestDelegatedAccounts(t *testing.T) {
 		t.Errorf("bob reconnected = %+v; want his account ACTIVE again", again)
 	}
 	o.primary(t, accounts["bob"].ID)
+
+	// Deleting a delegated account revokes nothing at Google: the grant
+	// is the application's credential, not the user's.
+	o.mustV1(t, "DELETE", "/v1/endUserAccounts/"+accounts["bob"].ID, nil, nil)
+	if n := o.google.RequestCount("POST", "/revoke"); n != 0 {
+		t.Errorf("deleting a delegated account sent %d revocations to Google; want none", n)
+	}
 }
 
 // TestDelegatedAccounts_Refused: an address outside the credential's
