@@ -167,10 +167,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 // scope in the grant, so the account has no provider account id.
 func (p *Provider) connectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	c := p.conn(&unical.Session{Email: params.Email, Settings: settings, Delegation: params.Delegation})
-	var primary struct {
-		ID string `json:"id"`
-	}
-	if err := c.do(ctx, "GET", c.api("/calendars/primary", nil), nil, &primary); err != nil {
+	if err := c.do(ctx, "GET", c.api("/calendars/primary", nil), nil, nil); err != nil {
 		return nil, delegation.ConnectError(err)
 	}
 	return &unical.Connection{Email: params.Email, Scopes: slices.Clone(delegation.GoogleScopes)}, nil

@@ -82,17 +82,22 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 // in params.Delegation: it mints the app-only token (client credentials
 // grant, https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow)
 // and reads the user (GET /users/{userPrincipalName}, which needs
-// User.Read.All) for the object id every later call names. A mailbox the
-// tenant does not have is CodeInvalid naming email; a credential refused
-// or without the administrator's consent, naming providerType.
+// User.Read.All) for the object id every later call names, and its
+// calendar. A user or mailbox the tenant does not have is CodeInvalid
+// naming email; a credential refused or without the administrator's
+// consent, naming providerType.
 func (p *Provider) connectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	c := p.client(&unical.Session{Email: params.Email, Settings: settings, Delegation: params.Delegation})
 	var u user
 	err := c.do(ctx, request{method: "GET", target: "/me"}, &u)
+	if err == nil {
+		// A user without a mailbox has no calendar to work with.
+		err = c.do(ctx, request{method: "GET", target: "/me/calendar"}, nil)
+	}
 	switch unical.ErrorCode(err) {
 	case "":
 	case unical.CodeNotFound:
-		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "email", Message: "Microsoft 365 has no such user in the tenant.", Err: err}
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "email", Message: "Microsoft 365 has no such user, or no mailbox for it, in the tenant.", Err: err}
 	case unical.CodeInvalid:
 		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "providerType", Err: err,
 			Message: "Microsoft Graph refused the application's delegation credential: a tenant administrator must grant its permissions (Calendars.ReadWrite, User.Read.All)."}
