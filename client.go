@@ -34,17 +34,12 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// SweepInterval is how often the engine (package engine) removes expired flows,
-	// blobs and delivery attempts and old messages (see [Client.Sweep]);
-	// default 5 minutes, negative never.
+	// SweepInterval is how often the engine (package engine) removes
+	// expired flows, blobs, delivery attempts and Idempotency-Keys and old
+	// messages (see engine.Sweep; what it keeps is WebhookConfig's
+	// DeliveredRetention and FailedRetention); default 5 minutes,
+	// negative never.
 	SweepInterval time.Duration
-	// DeliveredRetention is how long a delivered webhook message is kept
-	// after its delivery; default 7 days, negative forever.
-	DeliveredRetention time.Duration
-	// FailedRetention is how long a failed webhook message is kept after
-	// its last attempt, and so how long it can be resent; default 30
-	// days, negative forever.
-	FailedRetention time.Duration
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.

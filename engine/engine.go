@@ -36,6 +36,10 @@ type engineConfig struct {
 	watchRenewBefore time.Duration
 	// reconcile is Config.ReconcileInterval; 0 never reconciles.
 	reconcile time.Duration
+	// delivered and failed are Config.DeliveredRetention and
+	// Config.FailedRetention; 0 keeps such messages for good.
+	delivered time.Duration
+	failed    time.Duration
 }
 
 func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
@@ -51,6 +55,8 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 
 		watchRenewBefore: cfg.WatchRenewBefore,
 		reconcile:        cfg.ReconcileInterval,
+		delivered:        retention(cfg.DeliveredRetention, DefaultDeliveredRetention),
+		failed:           retention(cfg.FailedRetention, DefaultFailedRetention),
 	}
 	switch {
 	case e.reconcile == 0:
@@ -97,21 +103,33 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 	return e, nil
 }
 
+// retention is a retention setting with its default: 0 is def, negative
+// keeps for good (0).
+func retention(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
 // Store is the part of the Store the engine uses: the outbox it claims
-// from, the delivery log it writes, and the subscriptions it polls and
-// updates.
+// from, the delivery log it writes, the subscriptions it polls and
+// updates, and the sweep.
 type Store interface {
 	unical.OutboxStore
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
+	unical.SweepStore
 }
 
 // Client is what the engine needs of the [unical.Client]: change
 // detection, which calls providers (CheckSubscription for a subscription
 // without a provider watch, RenewWatch and ReconcileSubscription for one
 // with a watch), the webhook endpoints with their signing secrets and
-// delivery state, the store sweep, and the Client's settings and
-// lifetime. *unical.Client implements it; tests use a fake.
+// delivery state, and the Client's settings and lifetime. *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
@@ -119,7 +137,7 @@ type Client interface {
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
 	UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*unical.EndpointState) bool) error
-	Sweep(ctx context.Context) (unical.SweepResult, error)
+	// SweepInterval is how often to sweep the Store; 0 never.
 	SweepInterval() time.Duration
 	// OutboxQueued signals after the Client queued messages.
 	OutboxQueued() <-chan struct{}
@@ -199,7 +217,7 @@ func PollChanges(ctx context.Context, c *unical.Client) error {
 // Run runs the engine until ctx ends or the Client is closed: delivery
 // workers that claim due outbox messages with a lease, sign them and POST
 // them, the change poller (see Config.ChangePollInterval) and the store
-// sweep (see [unical.Client.Sweep]). It returns nil when stopped that way.
+// sweep (see [Engine.Sweep]). It returns nil when stopped that way.
 // Several engines may run over one Store: the leases keep them from
 // sending a message twice at once, and a crashed engine's claims pass to
 // the others when they expire.
