@@ -94,11 +94,9 @@ type Client struct {
 	webhook WebhookConfig
 	// wake signals a running engine that this Client queued messages.
 	wake chan struct{}
-	// changePoll and watchRenewBefore are Config.ChangePollInterval and
-	// Config.WatchRenewBefore with defaults: when a new subscription is
-	// first checked, and when a watch is renewed.
-	changePoll       time.Duration
-	watchRenewBefore time.Duration
+	// changePoll is Config.ChangePollInterval with its default: when a new
+	// subscription is first checked.
+	changePoll time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 	obs          Observer // never nil: NopObserver when Config has none
@@ -186,10 +184,6 @@ func New(cfg Config) (*Client, error) {
 	c.changePoll = cfg.ChangePollInterval
 	if c.changePoll == 0 {
 		c.changePoll = time.Minute
-	}
-	c.watchRenewBefore = cfg.WatchRenewBefore
-	if c.watchRenewBefore <= 0 {
-		c.watchRenewBefore = 12 * time.Hour
 	}
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err

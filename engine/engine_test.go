@@ -148,6 +148,19 @@ func (s *fakeStore) ClaimDueSubscriptions(_ context.Context, now time.Time, inte
 	return out, nil
 }
 
+func (s *fakeStore) ListAllSubscriptions(_ context.Context, after string, limit int) ([]*unical.SubscriptionRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*unical.SubscriptionRecord
+	for _, sub := range s.subs {
+		if sub.ID > after && len(out) < limit {
+			c := *sub
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}
+
 // waitRecorded waits, at most ten seconds, until the engine has written
 // back n results, and returns them.
 func (s *fakeStore) waitRecorded(tb testing.TB, n int) []unical.DeliveryResult {
@@ -318,5 +331,31 @@ func TestEngine_Sweep(t *testing.T) {
 	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
 	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
 		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
+	}
+}
+
+// A watch is renewed only when it ends within Config.WatchRenewBefore;
+// one that runs for longer is left alone.
+func TestEngine_RenewsWatchesDueSoon(t *testing.T) {
+	t.Parallel()
+	st := newFakeStore()
+	st.subs = []*unical.SubscriptionRecord{
+		{Subscription: unical.Subscription{ID: "sub_ends_soon"}, Watch: &unical.Watch{ID: "w1", Expiration: time.Now().Add(time.Hour)}},
+		{Subscription: unical.Subscription{ID: "sub_ends_later"}, Watch: &unical.Watch{ID: "w2", Expiration: time.Now().Add(3 * time.Hour)}},
+		{Subscription: unical.Subscription{ID: "sub_polled"}},
+	}
+	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+		cfg.ReconcileInterval = -1
+		cfg.WatchRenewBefore = 2 * time.Hour
+	})
+	e, err := engine.New(c, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PollChanges(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"check sub_polled", "renew sub_ends_soon"}, c.checks()); diff != "" {
+		t.Errorf("change checks (-want +got):\n%s", diff)
 	}
 }
