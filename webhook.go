@@ -2,8 +2,6 @@ package unical
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	mrand "math/rand/v2"
 	"time"
@@ -215,15 +213,8 @@ func (c *Client) queued(msgs []*OutboxMessage) {
 	}
 }
 
-// newEndpointSecret returns a Standard Webhooks secret: whsec_ and the
-// base64 of 32 random bytes.
-func newEndpointSecret() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return "whsec_" + base64.StdEncoding.EncodeToString(b)
-}
+// newEndpointSecret returns a new Standard Webhooks endpoint secret.
+func newEndpointSecret() string { return webhook.NewSecret() }
 
 // checkWebhookURL refuses a webhook URL that is not an absolute https URL
 // or, without Config.AllowPrivateTargets, names a loopback, private or
