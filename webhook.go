@@ -155,7 +155,8 @@ type EventChange struct {
 	Truncated  bool            `json:"truncated,omitempty"`
 }
 
-// Limits of a calendar.event.changed message with includeEvents.
+// Limits of a calendar.event.changed message with includeEvents: 100
+// bodies, 256 KiB of them, 1,000 changes listed.
 const (
 	MaxChangeBodies  = webhook.MaxChangeBodies
 	MaxChangeBytes   = webhook.MaxChangeBytes
