@@ -51,18 +51,12 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 		outboxPoll:   cfg.OutboxPollInterval,
 		changePoll:   cfg.ChangePollInterval,
 		logTTL:       cfg.DeliveryLogTTL,
-		disableAfter: cfg.EndpointDisableAfter,
+		disableAfter: orNever(cfg.EndpointDisableAfter, 5*24*time.Hour),
 
 		watchRenewBefore: cfg.WatchRenewBefore,
-		reconcile:        cfg.ReconcileInterval,
-		delivered:        retention(cfg.DeliveredRetention, DefaultDeliveredRetention),
-		failed:           retention(cfg.FailedRetention, DefaultFailedRetention),
-	}
-	switch {
-	case e.reconcile == 0:
-		e.reconcile = 15 * time.Minute
-	case e.reconcile < 0:
-		e.reconcile = 0
+		reconcile:        orNever(cfg.ReconcileInterval, 15*time.Minute),
+		delivered:        orNever(cfg.DeliveredRetention, DefaultDeliveredRetention),
+		failed:           orNever(cfg.FailedRetention, DefaultFailedRetention),
 	}
 	if e.watchRenewBefore <= 0 {
 		e.watchRenewBefore = 12 * time.Hour
@@ -94,18 +88,13 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 	if e.logTTL <= 0 {
 		e.logTTL = 7 * 24 * time.Hour
 	}
-	switch {
-	case e.disableAfter == 0:
-		e.disableAfter = 5 * 24 * time.Hour
-	case e.disableAfter < 0:
-		e.disableAfter = 0
-	}
 	return e, nil
 }
 
-// retention is a retention setting with its default: 0 is def, negative
-// keeps for good (0).
-func retention(v, def time.Duration) time.Duration {
+// orNever is a setting whose zero value means its default def and whose
+// negative values mean never (or, for a retention, for good): it returns
+// def for 0, 0 for a negative v, else v.
+func orNever(v, def time.Duration) time.Duration {
 	switch {
 	case v == 0:
 		return def
@@ -129,7 +118,8 @@ type Store interface {
 // detection, which calls providers (CheckSubscription for a subscription
 // without a provider watch, RenewWatch and ReconcileSubscription for one
 // with a watch), the webhook endpoints with their signing secrets and
-// delivery state, and the Client's settings and lifetime. *unical.Client implements it; tests use a fake.
+// delivery state, and the Client's settings and lifetime.
+// *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
