@@ -322,14 +322,14 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 	}
 	page := &SyncPage[*Event]{Data: make([]*Event, 0, min(len(found), r.limit))}
 	for _, ke := range found[:min(len(found), r.limit)] {
-		page.Data = append(page.Data, ke.e)
+		page.Data = append(page.Data, ke.V)
 	}
 	saved, _ := json.Marshal(q)
 	var next *pagetoken.Payload
 	if len(found) > r.limit {
 		last := found[r.limit-1]
 		next = &pagetoken.Payload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
-			Pos: &pagetoken.Position{Key: last.key, ID: last.e.ID}}
+			Pos: &pagetoken.Position{Key: last.Key, ID: last.ID}}
 	}
 	if err := a.issueTokens(ctx, page, r, saved, next, syncCursor, batch.NextSyncCursor); err != nil {
 		return nil, err
