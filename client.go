@@ -52,9 +52,10 @@ type Config struct {
 	// replicas' changes (the PostgreSQL store, within a moment). Default 5
 	// seconds; negative disables the cache.
 	CacheTTL time.Duration
-	// Observer receives measurements of provider calls, webhook
-	// deliveries, change polling and push notifications, for metrics;
-	// default none.
+	// Observer receives measurements of webhook deliveries, change
+	// polling and push notifications, for metrics, and of provider calls
+	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
+	// none.
 	Observer Observer
 
 	// WebhookConfig configures the webhook engine (package engine). It is
@@ -150,7 +151,10 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 		c.capabilities[t] = caps
-		c.providers[t] = observe(p, cfg.Observer)
+		if w, ok := cfg.Observer.(ProviderWrapper); ok {
+			p = w.WrapProvider(p)
+		}
+		c.providers[t] = p
 	}
 	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {

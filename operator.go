@@ -20,14 +20,10 @@ type SettingsChecker interface {
 	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
 }
 
-// settingsCheckerOf returns p as a SettingsChecker, seeing through the
-// Observer's wrapper (the check is not a call on an account, so it is
-// not measured).
+// settingsCheckerOf returns the provider p wraps as a SettingsChecker:
+// the check is not a call on an account, so it is not measured.
 func settingsCheckerOf(p Provider) (SettingsChecker, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		p = o.p
-	}
-	sc, ok := p.(SettingsChecker)
+	sc, ok := unwrapped(p).(SettingsChecker)
 	return sc, ok
 }
 
