@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/unical/unical/internal/idempotency"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
@@ -79,13 +80,10 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer      // account credentials and client secrets
-	pages       *pagetoken.Tokens // sync and page tokens
-	flows       *seal.Sealer      // OAuth states (internal/oauthstate)
-	idempotency *seal.Sealer      // kept answers of Idempotency-Key requests
-	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
-	// hash request bodies that may hold a password.
-	fingerprintKey seal.Key
+	credentials *seal.Sealer        // account credentials and client secrets
+	pages       *pagetoken.Tokens   // sync and page tokens
+	flows       *seal.Sealer        // OAuth states (internal/oauthstate)
+	idempotency *idempotency.Runner // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*APIKey]
@@ -181,8 +179,7 @@ func New(cfg Config) (*Client, error) {
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.idempotency = seal.New(key.Derive("idempotency"))
-	c.fingerprintKey = key.Derive("idempotency-fingerprint")
+	c.idempotency = idempotency.New(key, c.now, c.log)
 	c.done = make(chan struct{})
 	c.allowPrivate = cfg.AllowPrivateTargets
 	c.webhook = cfg.WebhookConfig
