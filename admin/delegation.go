@@ -55,6 +55,10 @@ type DelegationParams struct {
 	TokenURL          string          `json:"tokenUrl,omitempty"`
 	APIBaseURL        string          `json:"apiBaseUrl,omitempty"`
 	DirectoryURL      string          `json:"directoryUrl,omitempty"`
+	// AdminEmail (provider_a) is a Workspace administrator in Domains:
+	// Google's room directory answers only administrators, so without it
+	// GET /v1/rooms lists no Google rooms.
+	AdminEmail string `json:"adminEmail,omitempty"`
 }
 
 // DelegationView is an application's delegation credential for one
@@ -71,6 +75,10 @@ type DelegationView struct {
 	TokenURL       string   `json:"tokenUrl,omitempty"`
 	APIBaseURL     string   `json:"apiBaseUrl,omitempty"`
 	DirectoryURL   string   `json:"directoryUrl,omitempty"`
+	AdminEmail     string   `json:"adminEmail,omitempty"`
+	// RoomDirectory says whether GET /v1/rooms lists the organisation's
+	// rooms, and what to do when it does not.
+	RoomDirectory string `json:"roomDirectory"`
 	// Status is pending, active or failing; StatusReason says why it
 	// fails.
 	Status       string    `json:"status"`
@@ -83,11 +91,9 @@ type DelegationView struct {
 	AdminConsentURL string `json:"adminConsentUrl,omitempty"`
 }
 
-// delegationSecret is the sealed part of a delegation credential.
-type delegationSecret struct {
-	ServiceAccountKey json.RawMessage `json:"serviceAccountKey,omitempty"`
-	ClientSecret      string          `json:"clientSecret,omitempty"`
-}
+// delegationSecret is the sealed part of a delegation credential; the
+// providers read it with package delegation.
+type delegationSecret = delegation.Secret
 
 // serviceAccountKey holds the fields of Google's JSON key file that we
 // read; the whole file is sealed as it came.
@@ -141,9 +147,20 @@ func checkDelegation(t unical.ProviderType, p *DelegationParams) (unical.Delegat
 		if err != nil {
 			return d, nil, err
 		}
+		if p.AdminEmail != "" {
+			admin := strings.ToLower(p.AdminEmail)
+			_, domain, _ := strings.Cut(admin, "@")
+			if addr, err := mail.ParseAddress(admin); err != nil || addr.Address != admin || !slices.Contains(domains, domain) {
+				return d, nil, unical.FieldError("adminEmail", "adminEmail must be the address of a Workspace administrator in the credential's domains.")
+			}
+			d.AdminEmail = admin
+		}
 		d.ClientID = key.ClientID
 		return d, &delegationSecret{ServiceAccountKey: p.ServiceAccountKey}, nil
 	default:
+		if p.AdminEmail != "" {
+			return d, nil, unical.FieldError("adminEmail", "adminEmail is for provider_a; provider_b reads its rooms with the application's own permission Place.Read.All.")
+		}
 		if len(p.ServiceAccountKey) > 0 {
 			return d, nil, unical.FieldError("serviceAccountKey", "serviceAccountKey is for provider_a; provider_b takes tenantId, clientId and clientSecret.")
 		}
@@ -248,12 +265,16 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 	}
 	v := &DelegationView{
 		Provider: t, ClientID: d.ClientID, TenantID: d.TenantID, Domains: slices.Clone(d.Domains),
-		TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL, DirectoryURL: d.DirectoryURL,
+		TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL, DirectoryURL: d.DirectoryURL, AdminEmail: d.AdminEmail,
 		Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: d.UpdatedAt,
 	}
 	switch t {
 	case unical.ProviderGoogle:
 		v.Scopes = slices.Clone(GoogleDelegationScopes)
+		v.RoomDirectory = "Rooms are listed through the Directory API as " + d.AdminEmail + "."
+		if d.AdminEmail == "" {
+			v.RoomDirectory = "Rooms are not listed: set adminEmail to a Workspace administrator, whom Google's Directory API requires."
+		}
 		if secret, err := s.openDelegation(app, t); err == nil {
 			var key serviceAccountKey
 			if json.Unmarshal(secret.ServiceAccountKey, &key) == nil {
@@ -261,6 +282,7 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 			}
 		}
 	case unical.ProviderMicrosoft:
+		v.RoomDirectory = "Rooms are listed through Graph's places API, with the application permission Place.Read.All."
 		v.AdminConsentURL = "https://login.microsoftonline.com/" + url.PathEscape(d.TenantID) + "/adminconsent?client_id=" + url.QueryEscape(d.ClientID)
 	}
 	return v

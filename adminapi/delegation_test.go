@@ -58,6 +58,7 @@ func TestDelegations(t *testing.T) {
 	wantGoogle := admin.DelegationView{
 		Provider: unical.ProviderGoogle, ClientID: "104857600000000000001", ServiceAccount: "unical@corp-calendars.iam.gserviceaccount.com",
 		Domains: []string{"corp.example.com"}, Status: admin.DelegationPending, Scopes: admin.GoogleDelegationScopes,
+		RoomDirectory: "Rooms are not listed: set adminEmail to a Workspace administrator, whom Google's Directory API requires.",
 	}
 	if d := cmp.Diff(wantGoogle, google, ignoreTime); d != "" {
 		t.Errorf("PUT provider_a (-want +got):\n%s", d)
@@ -75,6 +76,7 @@ func TestDelegations(t *testing.T) {
 		Provider: unical.ProviderMicrosoft, ClientID: "5a1b2c3d-1111-2222-3333-444455556666", TenantID: "0f6e2d1c-aaaa-bbbb-cccc-123456789abc",
 		Domains: []string{"corp.example.org", "sub.corp.example.org"}, TokenURL: "https://login.example/token", APIBaseURL: "https://graph.example/v1.0",
 		Status:          admin.DelegationPending,
+		RoomDirectory:   "Rooms are listed through Graph's places API, with the application permission Place.Read.All.",
 		AdminConsentURL: "https://login.microsoftonline.com/0f6e2d1c-aaaa-bbbb-cccc-123456789abc/adminconsent?client_id=5a1b2c3d-1111-2222-3333-444455556666",
 	}
 	if d := cmp.Diff(wantMS, ms, ignoreTime); d != "" {
@@ -117,6 +119,9 @@ func TestDelegations(t *testing.T) {
 		{"domain twice", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example", "A.example"}}, "domains"},
 		{"bad token URL", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example"}, "tokenUrl": "/token"}, "tokenUrl"},
 		{"bad directory URL", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example"}, "directoryUrl": "ftp://x.example/"}, "directoryUrl"},
+		{"admin outside the domains", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "it@elsewhere.example"}, "adminEmail"},
+		{"admin not an address", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "it at corp.example.com"}, "adminEmail"},
+		{"admin for Microsoft", "provider_b", map[string]any{"tenantId": "t", "clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}, "adminEmail": "it@a.example"}, "adminEmail"},
 		{"no tenant", "provider_b", map[string]any{"clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}}, "tenantId"},
 		{"no secret", "provider_b", map[string]any{"tenantId": "t", "clientId": "c", "domains": []string{"a.example"}}, "clientSecret"},
 		{"tenant with a slash", "provider_b", map[string]any{"tenantId": "a/b", "clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}}, "tenantId"},

@@ -39,6 +39,8 @@ func everyField(t *testing.T) *unical.Account {
 		case *string:
 			s := "value of " + v.Type().Field(i).Name
 			f.Set(reflect.ValueOf(&s))
+		case *unical.RoomDetails:
+			f.Set(reflect.ValueOf(&unical.RoomDetails{Name: "Salle <Curie>", Capacity: 12, Building: "B\"2", Floor: "3"}))
 		default:
 			if f.Kind() != reflect.String {
 				t.Fatalf("unical.Account.%s is a %s, which appendAccount and this test do not know: teach them", v.Type().Field(i).Name, f.Type())

@@ -1,0 +1,177 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"golang.org/x/oauth2"
+
+	"github.com/unical/unical"
+)
+
+// GoogleDirectoryURL is the Admin SDK Directory API root, used where a
+// credential overrides none.
+const GoogleDirectoryURL = "https://admin.googleapis.com/admin/directory/v1"
+
+// Secret is the sealed part of a delegation credential: Google's JSON key
+// file or Microsoft's client secret.
+type Secret struct {
+	ServiceAccountKey json.RawMessage `json:"serviceAccountKey,omitempty"`
+	ClientSecret      string          `json:"clientSecret,omitempty"`
+}
+
+// OpenGoogle builds the Google credential of d from its opened secret.
+func OpenGoogle(d *unical.Delegation, secret []byte) (*Google, error) {
+	var s Secret
+	if err := json.Unmarshal(secret, &s); err != nil {
+		return nil, fmt.Errorf("delegation: secret: %w", err)
+	}
+	return &Google{ServiceAccountKey: s.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}, nil
+}
+
+// OpenMicrosoft builds the Microsoft credential of d from its opened
+// secret.
+func OpenMicrosoft(d *unical.Delegation, secret []byte) (*Microsoft, error) {
+	var s Secret
+	if err := json.Unmarshal(secret, &s); err != nil {
+		return nil, fmt.Errorf("delegation: secret: %w", err)
+	}
+	return &Microsoft{TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: s.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}, nil
+}
+
+// The bounds of one directory walk: a page is as large as the provider
+// allows, and a walk reads at most unical.MaxRooms rooms.
+const (
+	googleRoomsPage = 500 // resources.calendars.list maxResults, at most 500
+	graphRoomsPage  = 100 // List places: 100 a page by default
+	maxRoomPages    = unical.MaxRooms/graphRoomsPage + 1
+)
+
+// GoogleRooms lists the calendar resources of the Workspace with the
+// Admin SDK Directory API, resources.calendars.list on customer
+// my_customer, acting as the administrator admin (the API answers only
+// administrators). directoryURL "" is GoogleDirectoryURL. The building
+// is the resource's buildingId: Google keeps building names in a
+// separate list.
+func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, directoryURL string) ([]unical.Room, error) {
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
+	ts, err := g.TokenSource(ctx, admin)
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeInternal, err, "The Google delegation credential cannot be read.")
+	}
+	var rooms []unical.Room
+	q := url.Values{"maxResults": {strconv.Itoa(googleRoomsPage)}}
+	for range maxRoomPages {
+		var page struct {
+			Items []struct {
+				ResourceEmail    string `json:"resourceEmail"`
+				ResourceName     string `json:"resourceName"`
+				Capacity         int    `json:"capacity"`
+				BuildingID       string `json:"buildingId"`
+				FloorName        string `json:"floorName"`
+				ResourceCategory string `json:"resourceCategory"`
+			} `json:"items"`
+			NextPageToken string `json:"nextPageToken"`
+		}
+		if err := getJSON(ctx, client, ts, "Google's room directory", or(directoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
+			return nil, err
+		}
+		for _, it := range page.Items {
+			// Other resources (projectors, desks) are not rooms.
+			if it.ResourceEmail != "" && (it.ResourceCategory == "" || it.ResourceCategory == "CONFERENCE_ROOM") {
+				rooms = append(rooms, unical.Room{Email: it.ResourceEmail, Name: it.ResourceName, Capacity: it.Capacity, Building: it.BuildingID, Floor: it.FloorName})
+			}
+		}
+		if page.NextPageToken == "" || len(rooms) >= unical.MaxRooms {
+			return rooms, nil
+		}
+		q.Set("pageToken", page.NextPageToken)
+	}
+	return rooms, nil
+}
+
+// GraphRooms lists the rooms of the tenant with Graph's List places,
+// GET /places/microsoft.graph.room, following @odata.nextLink, with the
+// app-only token. The floor is floorLabel, else floorNumber.
+func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unical.Room, error) {
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
+	ts := m.TokenSource(ctx)
+	var rooms []unical.Room
+	next := or(m.APIBaseURL, GraphAPIBaseURL) + "/places/microsoft.graph.room?$top=" + strconv.Itoa(graphRoomsPage)
+	for range maxRoomPages {
+		var page struct {
+			Value []struct {
+				EmailAddress string `json:"emailAddress"`
+				DisplayName  string `json:"displayName"`
+				Capacity     *int   `json:"capacity"`
+				Building     string `json:"building"`
+				FloorLabel   string `json:"floorLabel"`
+				FloorNumber  *int   `json:"floorNumber"`
+			} `json:"value"`
+			NextLink string `json:"@odata.nextLink"`
+		}
+		if err := getJSON(ctx, client, ts, "Microsoft Graph's places", next, &page); err != nil {
+			return nil, err
+		}
+		for _, v := range page.Value {
+			r := unical.Room{Email: v.EmailAddress, Name: v.DisplayName, Building: v.Building, Floor: v.FloorLabel}
+			if v.Capacity != nil {
+				r.Capacity = *v.Capacity
+			}
+			if r.Floor == "" && v.FloorNumber != nil {
+				r.Floor = strconv.Itoa(*v.FloorNumber)
+			}
+			if r.Email != "" {
+				rooms = append(rooms, r)
+			}
+		}
+		if page.NextLink == "" || len(rooms) >= unical.MaxRooms {
+			return rooms, nil
+		}
+		// The token goes only where the first page was asked.
+		if !sameOrigin(page.NextLink, next) {
+			return nil, unical.Errorf(unical.CodeUpstream, "Microsoft Graph's places answered a next page on another server.")
+		}
+		next = page.NextLink
+	}
+	return rooms, nil
+}
+
+// getJSON sends one GET with a token of ts and decodes the answer into
+// v. Failures are CodeUpstream naming what failed (CodeUnavailable when
+// it could not be reached), with the provider's words for the
+// administrator; a refused token says so.
+func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, what, u string, v any) error {
+	tok, err := ts.Token()
+	if err != nil {
+		if code, desc := tokenError(err); code != "" {
+			return unical.WrapError(unical.CodeUpstream, err, "%s: the token endpoint refused the delegation credential: %s %s", what, code, firstLine(desc))
+		}
+		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
+	}
+	// A page of 500 Google resources is some 200 KiB.
+	status, body, err := getUpTo(ctx, client, tok, u, 8<<20)
+	switch {
+	case err != nil:
+		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
+	case status == http.StatusForbidden || status == http.StatusUnauthorized:
+		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s refused the delegation credential (%d): check the administrator's grant for the room directory.", what, status)
+	case status != http.StatusOK:
+		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s answered %d.", what, status)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		return unical.WrapError(unical.CodeUpstream, err, "%s answered what is not a list of rooms.", what)
+	}
+	return nil
+}
+
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}

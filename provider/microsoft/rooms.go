@@ -1,0 +1,20 @@
+package microsoft
+
+import (
+	"context"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/delegation"
+)
+
+var _ unical.RoomLister = (*Provider)(nil)
+
+// ListRooms lists the tenant's rooms with Graph's places API and the
+// credential's app-only token (application permission Place.Read.All).
+func (p *Provider) ListRooms(ctx context.Context, d *unical.Delegation, secret []byte) ([]unical.Room, error) {
+	m, err := delegation.OpenMicrosoft(d, secret)
+	if err != nil {
+		return nil, err
+	}
+	return delegation.GraphRooms(ctx, p.httpClient, m)
+}
