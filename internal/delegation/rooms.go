@@ -82,8 +82,9 @@ func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, dir
 			return nil, err
 		}
 		for _, it := range page.Items {
-			// Other resources (projectors, desks) are not rooms.
-			if it.ResourceEmail != "" && (it.ResourceCategory == "" || it.ResourceCategory == "CONFERENCE_ROOM") {
+			// Resources of category OTHER (projectors, cars) are not
+			// rooms; legacy ones are CATEGORY_UNKNOWN, and kept.
+			if it.ResourceEmail != "" && it.ResourceCategory != "OTHER" {
 				rooms = append(rooms, unical.Room{Email: it.ResourceEmail, Name: it.ResourceName, Capacity: it.Capacity, Building: it.BuildingID, Floor: it.FloorName})
 			}
 		}
