@@ -378,7 +378,8 @@ type VerifyParams struct {
 }
 
 // VerifyDelegation tries an application's delegation credential on one
-// mailbox of its domains: it mints a token for it and reads its calendar.
+// mailbox of its domains: it mints a token for it and reads its calendar,
+// then reads the room directory (Google: only with an AdminEmail).
 // The credential becomes active, or failing with a statusReason that
 // says what the administrator still has to do (grant domain-wide
 // delegation, enable the Calendar API, grant admin consent, ...); that
@@ -407,14 +408,21 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 		return nil, err
 	}
 	view := s.delegationView(app, t)
+	// The room directory is tried once the calendars work.
 	if t == unical.ProviderGoogle {
-		err = delegation.VerifyGoogle(ctx, verifyClient, &delegation.Google{
-			ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
-		}, email)
+		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
+		err = delegation.VerifyGoogle(ctx, verifyClient, g, email)
+		if err == nil && d.AdminEmail != "" {
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) {
+				return delegation.GoogleRooms(ctx, verifyClient, g, d.AdminEmail, d.DirectoryURL)
+			})
+		}
 	} else {
-		err = delegation.VerifyMicrosoft(ctx, verifyClient, &delegation.Microsoft{
-			TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
-		}, email, view.AdminConsentURL)
+		m := &delegation.Microsoft{TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
+		err = delegation.VerifyMicrosoft(ctx, verifyClient, m, email, view.AdminConsentURL)
+		if err == nil {
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GraphRooms(ctx, verifyClient, m) })
+		}
 	}
 	var problem *delegation.Problem
 	switch {

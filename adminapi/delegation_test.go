@@ -242,10 +242,20 @@ func TestDelegationVerify(t *testing.T) {
 		}, admin.DelegationActive, ""},
 		{"Google, a user the domain does not have", "provider_a", "nobody@corp.example.com", nil,
 			admin.DelegationFailing, "Google does not know the user nobody@corp.example.com in the Workspace domain."},
+		{"Google rooms as a user who is no administrator", "provider_a", "ada@corp.example.com", func() {
+			s.must(t, "PUT", base+"/provider_a", map[string]any{
+				"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "ada@corp.example.com",
+				"tokenUrl": google.TokenURL(), "apiBaseUrl": google.APIBaseURL(), "directoryUrl": google.DirectoryBaseURL(),
+			}, nil)
+		}, admin.DelegationFailing, "The room directory failed: Google's room directory refused the delegation credential (403): adminEmail ada@corp.example.com must be a Workspace administrator allowed to read calendar resources, and the client id granted https://www.googleapis.com/auth/admin.directory.resource.calendar.readonly."},
+		{"Google rooms as an administrator", "provider_a", "ada@corp.example.com", func() { google.SetAdmin("ada@corp.example.com") }, admin.DelegationActive, ""},
 		{"Microsoft without admin consent", "provider_b", "grace@corp.example.org", nil, admin.DelegationFailing,
 			"Admin consent is not granted: a tenant administrator must grant the application permissions Calendars.ReadWrite, User.Read.All and Place.Read.All at https://login.microsoftonline.com/" + graphtest.DefaultTenant + "/adminconsent?client_id=daemon"},
-		{"Microsoft consented", "provider_b", "grace@corp.example.org", func() {
+		{"Microsoft consented but for the rooms", "provider_b", "grace@corp.example.org", func() {
 			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All"}})
+		}, admin.DelegationFailing, "The room directory failed: Microsoft Graph's places refused the delegation credential (403): a tenant administrator must grant the application permission Place.Read.All."},
+		{"Microsoft consented", "provider_b", "grace@corp.example.org", func() {
+			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All", "Place.Read.All"}})
 		}, admin.DelegationActive, ""},
 		{"Microsoft, a mailbox the tenant does not have", "provider_b", "nobody@corp.example.org", nil,
 			admin.DelegationFailing, "Microsoft 365 has no mailbox nobody@corp.example.org in the tenant."},

@@ -78,7 +78,8 @@ func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, dir
 			} `json:"items"`
 			NextPageToken string `json:"nextPageToken"`
 		}
-		if err := getJSON(ctx, client, ts, "Google's room directory", or(directoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
+		refusal := "adminEmail " + admin + " must be a Workspace administrator allowed to read calendar resources, and the client id granted " + GoogleScopes[1] + "."
+		if err := getJSON(ctx, client, ts, "Google's room directory", refusal, or(directoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
 			return nil, err
 		}
 		for _, it := range page.Items {
@@ -116,7 +117,7 @@ func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unica
 			} `json:"value"`
 			NextLink string `json:"@odata.nextLink"`
 		}
-		if err := getJSON(ctx, client, ts, "Microsoft Graph's places", next, &page); err != nil {
+		if err := getJSON(ctx, client, ts, "Microsoft Graph's places", "a tenant administrator must grant the application permission Place.Read.All.", next, &page); err != nil {
 			return nil, err
 		}
 		for _, v := range page.Value {
@@ -145,9 +146,9 @@ func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unica
 
 // getJSON sends one GET with a token of ts and decodes the answer into
 // v. Failures are CodeUpstream naming what failed (CodeUnavailable when
-// it could not be reached), with the provider's words for the
-// administrator; a refused token says so.
-func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, what, u string, v any) error {
+// it could not be reached); a 401 or 403 adds refusal, what the
+// administrator has to do.
+func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, what, refusal, u string, v any) error {
 	tok, err := ts.Token()
 	if err != nil {
 		if code, desc := tokenError(err); code != "" {
@@ -161,7 +162,7 @@ func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, wh
 	case err != nil:
 		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
 	case status == http.StatusForbidden || status == http.StatusUnauthorized:
-		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s refused the delegation credential (%d): check the administrator's grant for the room directory.", what, status)
+		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s refused the delegation credential (%d): %s", what, status, refusal)
 	case status != http.StatusOK:
 		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s answered %d.", what, status)
 	}
@@ -175,4 +176,14 @@ func sameOrigin(a, b string) bool {
 	ua, errA := url.Parse(a)
 	ub, errB := url.Parse(b)
 	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}
+
+// VerifyRooms reads the room directory of a verified credential, with
+// list (GoogleRooms or GraphRooms), and returns a *Problem saying what
+// the administrator still has to do when it fails.
+func VerifyRooms(list func() ([]unical.Room, error)) error {
+	if _, err := list(); err != nil {
+		return &Problem{Reason: "The room directory failed: " + unical.ErrorMessage(err), Err: err}
+	}
+	return nil
 }
