@@ -68,17 +68,14 @@ func (a *App) ListRooms(ctx context.Context, params *RoomListParams) (*Page[*Roo
 	if params == nil {
 		params = &RoomListParams{}
 	}
-	var rooms []Room
 	l := storeListing{kind: "rooms", pageToken: params.PageToken, limit: params.Limit}
 	return listPage(ctx, a, l, func(after string, limit int) ([]Room, error) {
-		if rooms == nil {
-			var err error
-			if rooms, err = a.directory(ctx); err != nil {
-				return nil, err
-			}
+		rooms, err := a.directory(ctx)
+		if err != nil {
+			return nil, err
 		}
-		i, _ := slices.BinarySearchFunc(rooms, after, func(r Room, key string) int { return strings.Compare(roomKey(r), key) })
-		for i < len(rooms) && roomKey(rooms[i]) <= after {
+		i, found := slices.BinarySearchFunc(rooms, after, func(r Room, key string) int { return strings.Compare(roomKey(r), key) })
+		if found {
 			i++
 		}
 		return rooms[i:min(i+limit, len(rooms))], nil
@@ -101,9 +98,9 @@ func (a *App) directory(ctx context.Context) ([]Room, error) {
 		if !ok {
 			continue
 		}
-		p, err := a.c.provider(t)
-		if err != nil {
-			return nil, err
+		p, ok := a.c.providers[t]
+		if !ok {
+			return nil, Errorf(CodeNotImplemented, "This server has no %s provider, so the rooms of the application's %s delegation credential cannot be listed.", t, t.PathName())
 		}
 		lister, ok := p.(RoomLister)
 		if !ok {
