@@ -148,12 +148,12 @@ func checkDelegation(t unical.ProviderType, p *DelegationParams) (unical.Delegat
 			return d, nil, err
 		}
 		if p.AdminEmail != "" {
-			admin := strings.ToLower(p.AdminEmail)
-			_, domain, _ := strings.Cut(admin, "@")
-			if addr, err := mail.ParseAddress(admin); err != nil || addr.Address != admin || !slices.Contains(domains, domain) {
+			email := strings.ToLower(p.AdminEmail)
+			_, domain, _ := strings.Cut(email, "@")
+			if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || !slices.Contains(domains, domain) {
 				return d, nil, unical.FieldError("adminEmail", "adminEmail must be the address of a Workspace administrator in the credential's domains.")
 			}
-			d.AdminEmail = admin
+			d.AdminEmail = email
 		}
 		d.ClientID = key.ClientID
 		return d, &delegationSecret{ServiceAccountKey: p.ServiceAccountKey}, nil
