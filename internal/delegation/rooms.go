@@ -163,6 +163,8 @@ func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, wh
 		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
 	case status == http.StatusForbidden || status == http.StatusUnauthorized:
 		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s refused the delegation credential (%d): %s", what, status, refusal)
+	case status == http.StatusTooManyRequests:
+		return unical.WrapError(unical.CodeRateLimited, errors.New(body), "%s is throttling the room directory; try again later.", what)
 	case status != http.StatusOK:
 		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s answered %d.", what, status)
 	}
