@@ -45,12 +45,12 @@ type RoomListParams struct {
 const MaxRooms = 5000
 
 // RoomLister is a Provider that lists the rooms of an organisation with
-// an application's delegation credential d, whose sealed part is secret.
-// It is safe for concurrent use and has no side effects. It returns at
-// most MaxRooms rooms, any order, and CodeUpstream or CodeUnavailable,
-// with a message naming the provider, when the directory fails.
+// an application's delegation credential. It is safe for concurrent use
+// and has no side effects. It returns at most MaxRooms rooms, any order,
+// and CodeUpstream, CodeRateLimited or CodeUnavailable, with a message
+// naming the provider, when the directory fails.
 type RoomLister interface {
-	ListRooms(ctx context.Context, d *Delegation, secret []byte) ([]Room, error)
+	ListRooms(ctx context.Context, g *DelegationGrant) ([]Room, error)
 }
 
 // ListRooms lists the application's room directory, ordered by email:
@@ -110,7 +110,7 @@ func (a *App) directory(ctx context.Context) ([]Room, error) {
 		if err != nil {
 			return nil, err
 		}
-		found, err := lister.ListRooms(ctx, &d, secret)
+		found, err := lister.ListRooms(ctx, &DelegationGrant{Credential: d, Secret: secret})
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ type DelegationView struct {
 }
 
 // delegationSecret is the sealed part of a delegation credential; the
-// providers read it with package delegation.
+// providers open it to mint the tokens of delegated accounts.
 type delegationSecret = delegation.Secret
 
 // serviceAccountKey holds the fields of Google's JSON key file that we
@@ -352,7 +352,8 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 }
 
 // RemoveDelegation removes an application's delegation credential for
-// one provider type. CodeNotFound when it has none.
+// one provider type and expires the accounts connected through it, with
+// statusReason delegation_revoked. CodeNotFound when it has none.
 func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.ProviderType) error {
 	if err := checkDelegationProvider(t); err != nil {
 		return err
@@ -369,7 +370,13 @@ func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.P
 		return err
 	}
 	s.record(ctx, "delegation.remove", appID, t.PathName())
-	return nil
+	// The accounts it connected stop working now, and their application
+	// hears of it (enduseraccount.updated).
+	a, err := s.client.App(ctx, appID)
+	if err != nil {
+		return err
+	}
+	return a.ExpireDelegatedAccounts(ctx, t)
 }
 
 // VerifyParams name the mailbox [Service.VerifyDelegation] tries.
@@ -408,20 +415,24 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 		return nil, err
 	}
 	view := s.delegationView(app, t)
-	// The room directory is tried once the calendars work.
+	// The room directory is tried once the calendars work, with tokens
+	// of its own: a verification keeps none.
+	plain, err := json.Marshal(secret)
+	if err != nil {
+		return nil, err
+	}
+	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
 		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
 		err = delegation.VerifyGoogle(ctx, verifyClient, g, email)
 		if err == nil && d.AdminEmail != "" {
-			err = delegation.VerifyRooms(func() ([]unical.Room, error) {
-				return delegation.GoogleRooms(ctx, verifyClient, g, d.AdminEmail, d.DirectoryURL)
-			})
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GoogleRooms(ctx, minter, grant) })
 		}
 	} else {
 		m := &delegation.Microsoft{TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
 		err = delegation.VerifyMicrosoft(ctx, verifyClient, m, email, view.AdminConsentURL)
 		if err == nil {
-			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GraphRooms(ctx, verifyClient, m) })
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GraphRooms(ctx, minter, grant) })
 		}
 	}
 	var problem *delegation.Problem

@@ -110,6 +110,9 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 		b = append(b, `,"serverUrl":`...)
 		b = appendString(b, a.ServerURL)
 	}
+	if a.Delegated { // omitempty, as on the struct tag
+		b = append(b, `,"delegated":true`...)
+	}
 	if r := a.Room; r != nil { // omitempty, as on the struct tag
 		b = append(b, `,"room":{"name":`...)
 		b = appendString(b, r.Name)

@@ -41,6 +41,8 @@ func everyField(t *testing.T) *unical.Account {
 			f.Set(reflect.ValueOf(&s))
 		case *unical.RoomDetails:
 			f.Set(reflect.ValueOf(&unical.RoomDetails{Name: "Salle <Curie>", Capacity: 12, Building: "B\"2", Floor: "3"}))
+		case bool:
+			f.SetBool(true)
 		default:
 			if f.Kind() != reflect.String {
 				t.Fatalf("unical.Account.%s is a %s, which appendAccount and this test do not know: teach them", v.Type().Field(i).Name, f.Type())

@@ -84,19 +84,27 @@ func mustNewRoomStack(t *testing.T) *roomStack {
 		t.Fatal(err)
 	}
 	st := &roomStack{Stack: apitest.Start(t, []unical.Provider{gp, mp}, nil), google: g, graph: graph}
+	graph.AddClient(graphtest.Client{ID: roomDaemon + "-calendars", Secret: roomDaemonKey, ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All"}})
 	st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("rooms")})
 	st.googleDelegation = admin.DelegationParams{
 		ServiceAccountKey: key, Domains: []string{"corp.example.com"}, AdminEmail: roomDomainAdmin,
 		TokenURL: g.TokenURL(), APIBaseURL: g.APIBaseURL(), DirectoryURL: g.DirectoryBaseURL(),
 	}
 	st.setGoogleDelegation(t)
+	st.setGraphDelegation(t, roomDaemon)
+	return st
+}
+
+// setGraphDelegation sets the application's Microsoft credential to the
+// tenant's application clientID.
+func (st *roomStack) setGraphDelegation(t *testing.T, clientID string) {
+	t.Helper()
 	if _, err := st.Admin.SetDelegation(t.Context(), st.AppID, unical.ProviderMicrosoft, &admin.DelegationParams{
-		TenantID: graphtest.DefaultTenant, ClientID: roomDaemon, ClientSecret: roomDaemonKey, Domains: []string{"corp.example.org"},
-		TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL(),
+		TenantID: graphtest.DefaultTenant, ClientID: clientID, ClientSecret: roomDaemonKey, Domains: []string{"corp.example.org"},
+		TokenURL: st.graph.TokenURL(), APIBaseURL: st.graph.GraphBaseURL(),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return st
 }
 
 func (st *roomStack) setGoogleDelegation(t *testing.T) *admin.DelegationView {
@@ -204,8 +212,8 @@ func TestRoomsE2E(t *testing.T) {
 	})
 
 	t.Run("GraphFails", func(t *testing.T) {
-		// The tenant withdraws Place.Read.All: 502 naming Graph's places.
-		st.graph.AddClient(graphtest.Client{ID: roomDaemon, Secret: roomDaemonKey, ApplicationPermissions: []string{"Calendars.ReadWrite"}})
+		// An application without Place.Read.All: 502 naming Graph's places.
+		st.setGraphDelegation(t, roomDaemon+"-calendars")
 		r := st.Do(t, "GET", "/v1/rooms?limit=1", nil)
 		if e := r.Error(t); r.Status != http.StatusBadGateway || e.Code != "provider_error" || !strings.Contains(e.Message, "Microsoft Graph") {
 			t.Errorf("without Place.Read.All: %d %+v, want 502 provider_error naming Microsoft Graph", r.Status, e)
@@ -213,9 +221,9 @@ func TestRoomsE2E(t *testing.T) {
 		if strings.Contains(string(r.Body), roomDaemonKey) {
 			t.Errorf("the error holds the client secret: %s", r.Body)
 		}
-		st.graph.AddClient(graphtest.Client{ID: roomDaemon, Secret: roomDaemonKey, ApplicationPermissions: []string{"Calendars.ReadWrite", "Place.Read.All"}})
+		st.setGraphDelegation(t, roomDaemon)
 		if got, _ := walkRooms(t, st.Stack, 4); len(got) != len(want) {
-			t.Errorf("after consent again: %d rooms, want %d", len(got), len(want))
+			t.Errorf("with Place.Read.All again: %d rooms, want %d", len(got), len(want))
 		}
 	})
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,32 +17,6 @@ import (
 // credential overrides none.
 const GoogleDirectoryURL = "https://admin.googleapis.com/admin/directory/v1"
 
-// Secret is the sealed part of a delegation credential: Google's JSON key
-// file or Microsoft's client secret.
-type Secret struct {
-	ServiceAccountKey json.RawMessage `json:"serviceAccountKey,omitempty"`
-	ClientSecret      string          `json:"clientSecret,omitempty"`
-}
-
-// OpenGoogle builds the Google credential of d from its opened secret.
-func OpenGoogle(d *unical.Delegation, secret []byte) (*Google, error) {
-	var s Secret
-	if err := json.Unmarshal(secret, &s); err != nil {
-		return nil, fmt.Errorf("delegation: secret: %w", err)
-	}
-	return &Google{ServiceAccountKey: s.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}, nil
-}
-
-// OpenMicrosoft builds the Microsoft credential of d from its opened
-// secret.
-func OpenMicrosoft(d *unical.Delegation, secret []byte) (*Microsoft, error) {
-	var s Secret
-	if err := json.Unmarshal(secret, &s); err != nil {
-		return nil, fmt.Errorf("delegation: secret: %w", err)
-	}
-	return &Microsoft{TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: s.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}, nil
-}
-
 // The bounds of one directory walk: a page is as large as the provider
 // allows, and a walk reads at most unical.MaxRooms rooms.
 const (
@@ -52,18 +25,14 @@ const (
 	maxRoomPages    = unical.MaxRooms/graphRoomsPage + 1
 )
 
-// GoogleRooms lists the calendar resources of the Workspace with the
+// GoogleRooms lists the calendar resources of g's Workspace with the
 // Admin SDK Directory API, resources.calendars.list on customer
-// my_customer, acting as the administrator admin (the API answers only
-// administrators). directoryURL "" is GoogleDirectoryURL. The building
-// is the resource's buildingId: Google keeps building names in a
-// separate list.
-func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, directoryURL string) ([]unical.Room, error) {
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
-	ts, err := g.TokenSource(ctx, admin)
-	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "The Google delegation credential cannot be read.")
-	}
+// my_customer, acting as g's AdminEmail (the API answers only
+// administrators), with tokens of m. The building is the resource's
+// buildingId: Google keeps building names in a separate list.
+func GoogleRooms(ctx context.Context, m *Minter, g *unical.DelegationGrant) ([]unical.Room, error) {
+	admin := g.Credential.AdminEmail
+	token := func(ctx context.Context, force bool) (unical.Token, error) { return m.GoogleToken(ctx, g, admin, force) }
 	var rooms []unical.Room
 	q := url.Values{"maxResults": {strconv.Itoa(googleRoomsPage)}}
 	for range maxRoomPages {
@@ -79,7 +48,7 @@ func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, dir
 			NextPageToken string `json:"nextPageToken"`
 		}
 		refusal := "adminEmail " + admin + " must be a Workspace administrator allowed to read calendar resources, and the client id granted " + GoogleScopes[1] + "."
-		if err := getJSON(ctx, client, ts, "Google's room directory", refusal, or(directoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
+		if err := getJSON(ctx, m.HTTPClient, token, "Google's room directory", refusal, or(g.Credential.DirectoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
 			return nil, err
 		}
 		for _, it := range page.Items {
@@ -97,14 +66,13 @@ func GoogleRooms(ctx context.Context, client *http.Client, g *Google, admin, dir
 	return rooms, nil
 }
 
-// GraphRooms lists the rooms of the tenant with Graph's List places,
+// GraphRooms lists the rooms of g's tenant with Graph's List places,
 // GET /places/microsoft.graph.room, following @odata.nextLink, with the
-// app-only token. The floor is floorLabel, else floorNumber.
-func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unical.Room, error) {
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
-	ts := m.TokenSource(ctx)
+// app-only token of m. The floor is floorLabel, else floorNumber.
+func GraphRooms(ctx context.Context, m *Minter, g *unical.DelegationGrant) ([]unical.Room, error) {
+	token := func(ctx context.Context, force bool) (unical.Token, error) { return m.MicrosoftToken(ctx, g, force) }
 	var rooms []unical.Room
-	next := or(m.APIBaseURL, GraphAPIBaseURL) + "/places/microsoft.graph.room?$top=" + strconv.Itoa(graphRoomsPage)
+	next := or(g.Credential.APIBaseURL, GraphAPIBaseURL) + "/places/microsoft.graph.room?$top=" + strconv.Itoa(graphRoomsPage)
 	for range maxRoomPages {
 		var page struct {
 			Value []struct {
@@ -117,7 +85,7 @@ func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unica
 			} `json:"value"`
 			NextLink string `json:"@odata.nextLink"`
 		}
-		if err := getJSON(ctx, client, ts, "Microsoft Graph's places", "a tenant administrator must grant the application permission Place.Read.All.", next, &page); err != nil {
+		if err := getJSON(ctx, m.HTTPClient, token, "Microsoft Graph's places", "a tenant administrator must grant the application permission Place.Read.All.", next, &page); err != nil {
 			return nil, err
 		}
 		for _, v := range page.Value {
@@ -144,23 +112,34 @@ func GraphRooms(ctx context.Context, client *http.Client, m *Microsoft) ([]unica
 	return rooms, nil
 }
 
-// getJSON sends one GET with a token of ts and decodes the answer into
-// v. Failures are CodeUpstream naming what failed (CodeUnavailable when
-// it could not be reached); a 401 or 403 adds refusal, what the
-// administrator has to do.
-func getJSON(ctx context.Context, client *http.Client, ts oauth2.TokenSource, what, refusal, u string, v any) error {
-	tok, err := ts.Token()
-	if err != nil {
-		if code, desc := tokenError(err); code != "" {
-			return unical.WrapError(unical.CodeUpstream, err, "%s: the token endpoint refused the delegation credential: %s %s", what, code, firstLine(desc))
+// getJSON sends one GET with a token of token and decodes the answer
+// into v. A 401 or 403 is tried once more with a new token, since the
+// kept one may predate the administrator's change. Failures are
+// CodeUpstream naming what failed (CodeUnavailable when it could not be
+// reached); a 401 or 403 adds refusal, what the administrator has to do.
+// A refused token is CodeUpstream too: the directory is the
+// application's, not an account that could expire.
+func getJSON(ctx context.Context, client *http.Client, token func(ctx context.Context, force bool) (unical.Token, error), what, refusal, u string, v any) error {
+	var status int
+	var body string
+	for _, force := range []bool{false, true} {
+		tok, err := token(ctx, force)
+		if unical.ErrorCode(err) == unical.CodeAccountExpired {
+			return unical.WrapError(unical.CodeUpstream, err, "%s: %s", what, unical.ErrorMessage(err))
 		}
-		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
+		if err != nil {
+			return err
+		}
+		// A page of 500 Google resources is some 200 KiB.
+		status, body, err = getUpTo(ctx, client, &oauth2.Token{AccessToken: tok.AccessToken, TokenType: "Bearer"}, u, 8<<20)
+		if err != nil {
+			return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
+		}
+		if status != http.StatusUnauthorized && status != http.StatusForbidden {
+			break
+		}
 	}
-	// A page of 500 Google resources is some 200 KiB.
-	status, body, err := getUpTo(ctx, client, tok, u, 8<<20)
 	switch {
-	case err != nil:
-		return unical.WrapError(unical.CodeUnavailable, err, "%s could not be reached.", what)
 	case status == http.StatusForbidden || status == http.StatusUnauthorized:
 		return unical.WrapError(unical.CodeUpstream, errors.New(body), "%s refused the delegation credential (%d): %s", what, status, refusal)
 	case status == http.StatusTooManyRequests:

@@ -51,8 +51,12 @@ func TestGoogleRooms(t *testing.T) {
 		}
 		g.AddRoom(r)
 	}
-	cred := &delegation.Google{ServiceAccountKey: file, ClientID: "42", TokenURL: g.TokenURL()}
-	got, err := delegation.GoogleRooms(t.Context(), http.DefaultClient, cred, "it@corp.example.com", g.DirectoryBaseURL())
+	secret, err := json.Marshal(delegation.Secret{ServiceAccountKey: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant := &unical.DelegationGrant{Credential: unical.Delegation{ClientID: "42", TokenURL: g.TokenURL(), DirectoryURL: g.DirectoryBaseURL(), AdminEmail: "it@corp.example.com"}, Secret: secret}
+	got, err := delegation.GoogleRooms(t.Context(), &delegation.Minter{HTTPClient: http.DefaultClient}, grant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +85,11 @@ func TestGraphRooms(t *testing.T) {
 		}
 		want = append(want, unical.Room{Email: r.Email, Name: r.Name, Capacity: 4, Building: "B", Floor: floor})
 	}
-	cred := &delegation.Microsoft{TenantID: graphtest.DefaultTenant, ClientID: "daemon", ClientSecret: "s3cret", TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()}
-	got, err := delegation.GraphRooms(t.Context(), http.DefaultClient, cred)
+	secret := []byte(`{"clientSecret": "s3cret"}`)
+	grant := func(tokenURL, apiBaseURL string) *unical.DelegationGrant {
+		return &unical.DelegationGrant{Credential: unical.Delegation{TenantID: graphtest.DefaultTenant, ClientID: "daemon", TokenURL: tokenURL, APIBaseURL: apiBaseURL}, Secret: secret}
+	}
+	got, err := delegation.GraphRooms(t.Context(), &delegation.Minter{HTTPClient: http.DefaultClient}, grant(graph.TokenURL(), graph.GraphBaseURL()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +112,7 @@ func TestGraphRooms(t *testing.T) {
 	})
 	sneaky := httptest.NewServer(mux)
 	t.Cleanup(sneaky.Close)
-	_, err = delegation.GraphRooms(t.Context(), http.DefaultClient, &delegation.Microsoft{ClientID: "daemon", ClientSecret: "s3cret", TokenURL: sneaky.URL + "/token", APIBaseURL: sneaky.URL + "/v1.0"})
+	_, err = delegation.GraphRooms(t.Context(), &delegation.Minter{HTTPClient: http.DefaultClient}, grant(sneaky.URL+"/token", sneaky.URL+"/v1.0"))
 	if unical.ErrorCode(err) != unical.CodeUpstream {
 		t.Errorf("nextLink on another server: %v, want CodeUpstream", err)
 	}

@@ -13,13 +13,9 @@ var _ unical.RoomLister = (*Provider)(nil)
 // Admin SDK Directory API, as the credential's administrator
 // (AdminEmail): Google answers only administrators, so a credential
 // without one lists none, and its view in the admin API says so.
-func (p *Provider) ListRooms(ctx context.Context, d *unical.Delegation, secret []byte) ([]unical.Room, error) {
-	if d.AdminEmail == "" {
+func (p *Provider) ListRooms(ctx context.Context, g *unical.DelegationGrant) ([]unical.Room, error) {
+	if g.Credential.AdminEmail == "" {
 		return nil, nil
 	}
-	g, err := delegation.OpenGoogle(d, secret)
-	if err != nil {
-		return nil, err
-	}
-	return delegation.GoogleRooms(ctx, p.client, g, d.AdminEmail, d.DirectoryURL)
+	return delegation.GoogleRooms(ctx, p.minter, g)
 }

@@ -11,10 +11,6 @@ var _ unical.RoomLister = (*Provider)(nil)
 
 // ListRooms lists the tenant's rooms with Graph's places API and the
 // credential's app-only token (application permission Place.Read.All).
-func (p *Provider) ListRooms(ctx context.Context, d *unical.Delegation, secret []byte) ([]unical.Room, error) {
-	m, err := delegation.OpenMicrosoft(d, secret)
-	if err != nil {
-		return nil, err
-	}
-	return delegation.GraphRooms(ctx, p.httpClient, m)
+func (p *Provider) ListRooms(ctx context.Context, g *unical.DelegationGrant) ([]unical.Room, error) {
+	return delegation.GraphRooms(ctx, p.minter, g)
 }

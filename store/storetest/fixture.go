@@ -88,6 +88,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			StatusReason: unical.StatusReasonRefreshTokenRevoked,
 			ProviderType: t,
 			ServerURL:    "https://dav.example/",
+			Delegated:    true,
 			Room:         &unical.RoomDetails{Name: "Salle « Curie »", Capacity: 8, Building: "B2", Floor: "3"},
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},

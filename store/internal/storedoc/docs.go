@@ -163,6 +163,7 @@ type Account struct {
 	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
 	ProviderState        []byte               `json:"providerState"`
 	ServerURL            string               `json:"serverUrl,omitempty"`
+	Delegated            bool                 `json:"delegated,omitempty"`
 	Room                 *unical.RoomDetails  `json:"room,omitempty"`
 }
 
@@ -181,7 +182,8 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: UTC(a.TokenExpiry),
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
-		Room: a.Room,
+		Delegated: a.Delegated,
+		Room:      a.Room,
 	}, nil
 }
 
@@ -200,7 +202,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
-			ServerURL: rec.ServerURL, Room: cloneRoom(rec.Room),
+			ServerURL: rec.ServerURL, Delegated: rec.Delegated, Room: cloneRoom(rec.Room),
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
