@@ -32,7 +32,9 @@ const (
 // buildingId: Google keeps building names in a separate list.
 func GoogleRooms(ctx context.Context, m *Minter, g *unical.DelegationGrant) ([]unical.Room, error) {
 	admin := g.Credential.AdminEmail
-	token := func(ctx context.Context, force bool) (unical.Token, error) { return m.GoogleToken(ctx, g, admin, force) }
+	token := func(ctx context.Context, force bool) (unical.Token, error) {
+		return m.GoogleToken(ctx, g, admin, force)
+	}
 	var rooms []unical.Room
 	q := url.Values{"maxResults": {strconv.Itoa(googleRoomsPage)}}
 	for range maxRoomPages {
