@@ -35,6 +35,7 @@ func GoogleRooms(ctx context.Context, m *Minter, g *unical.DelegationGrant) ([]u
 	token := func(ctx context.Context, force bool) (unical.Token, error) {
 		return m.GoogleToken(ctx, g, admin, force)
 	}
+	refusal := "adminEmail " + admin + " must be a Workspace administrator allowed to read calendar resources, and the client id granted " + GoogleScopes[1] + "."
 	var rooms []unical.Room
 	q := url.Values{"maxResults": {strconv.Itoa(googleRoomsPage)}}
 	for range maxRoomPages {
@@ -49,7 +50,6 @@ func GoogleRooms(ctx context.Context, m *Minter, g *unical.DelegationGrant) ([]u
 			} `json:"items"`
 			NextPageToken string `json:"nextPageToken"`
 		}
-		refusal := "adminEmail " + admin + " must be a Workspace administrator allowed to read calendar resources, and the client id granted " + GoogleScopes[1] + "."
 		if err := getJSON(ctx, m.HTTPClient, token, "Google's room directory", refusal, or(g.Credential.DirectoryURL, GoogleDirectoryURL)+"/customer/my_customer/resources/calendars?"+q.Encode(), &page); err != nil {
 			return nil, err
 		}
