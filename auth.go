@@ -59,5 +59,5 @@ func (c *Client) FlowTTL() time.Duration { return c.flowTTL }
 // completed OAuth flow connected, under the email the provider told, and
 // sends the matching webhook messages.
 func (a *App) SaveOAuthConnection(ctx context.Context, t ProviderType, conn *Connection) (*Account, error) {
-	return a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "")
+	return a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "", Optional[RoomDetails]{})
 }

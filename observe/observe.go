@@ -7,7 +7,8 @@
 // ([unical.ProviderWrapper]).
 //
 // The wrapper has every optional interface of a provider (OAuthProvider,
-// Watcher, FreeBusyQuerier, TokenRefresher, GrantRevoker, SeriesSplitter)
+// Watcher, FreeBusyQuerier, TokenRefresher, GrantRevoker, SeriesSplitter,
+// RoomLister)
 // and answers Unwrap; the Client uses one of them only when the wrapped
 // provider has it, so wrapping never gives a provider a power it lacks.
 package observe
@@ -208,6 +209,10 @@ func (o *provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 	})
 }
 
+func (o *provider) ListRooms(ctx context.Context, g *unical.DelegationGrant) ([]unical.Room, error) {
+	return call1(o, ctx, "ListRooms", func(ctx context.Context) ([]unical.Room, error) { return o.p.(unical.RoomLister).ListRooms(ctx, g) })
+}
+
 // The wrapper has every optional interface; the Client checks the wrapped
 // provider before it uses one.
 var (
@@ -217,4 +222,5 @@ var (
 	_ unical.TokenRefresher  = (*provider)(nil)
 	_ unical.GrantRevoker    = (*provider)(nil)
 	_ unical.SeriesSplitter  = (*provider)(nil)
+	_ unical.RoomLister      = (*provider)(nil)
 )
