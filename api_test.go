@@ -6,6 +6,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/apisuite"
 	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/rooms"
 )
 
 // TestApp runs the API suite (accounts, calendars, events with filters,
@@ -13,11 +14,15 @@ import (
 // the in-process App over the in-memory provider: the Go API tested as Go.
 // httpclient's tests run the same suite over HTTP, so the two cannot drift.
 func TestApp(t *testing.T) {
-	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, _ string) unical.API {
+	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, _ string) apisuite.API {
 		app, err := st.Client.App(t.Context(), appID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return app
+		// The room directory is package rooms', beside the App.
+		return struct {
+			*unical.App
+			*rooms.Directory
+		}{app, rooms.New(st.Client, app)}
 	})
 }

@@ -39,7 +39,7 @@ func TestImportRules(t *testing.T) {
 		banned []string // never depended on
 	}{
 		{pkg: "./engine", need: []string{mod}},
-		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe"}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe", mod + "/rooms"}},
 		// The browser OAuth flow is built on the Client and serves no routes itself.
 		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		// The measuring provider wrapper is built on the Provider contract alone.
@@ -55,6 +55,8 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./internal/webhook", banned: []string{mod}},
 		{pkg: "./internal/addrpolicy", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
+		// The room directory is built on the Client and serves no routes itself.
+		{pkg: "./rooms", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", "net/http"}},
 	}
 	for _, tt := range tests {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()

@@ -154,17 +154,3 @@ func (a *App) PurgeAccount(ctx context.Context, accountID string) error {
 	}
 	return a.c.store.DeleteAccount(ctx, a.id, accountID)
 }
-
-// ListApplicationSubscriptions lists the webhook subscriptions of every
-// account of the application, in id order.
-func (a *App) ListApplicationSubscriptions(ctx context.Context, params *SubscriptionListParams) (*Page[*Subscription], error) {
-	if params == nil {
-		params = &SubscriptionListParams{}
-	}
-	return listPage(ctx, a, storeListing{kind: "adminSubscriptions", pageToken: params.PageToken, limit: params.Limit},
-		func(after string, limit int) ([]*SubscriptionRecord, error) {
-			return a.c.store.ListSubscriptions(ctx, a.id, "", after, limit)
-		},
-		func(rec *SubscriptionRecord) string { return rec.ID },
-		func(rec *SubscriptionRecord) *Subscription { return &rec.Subscription })
-}

@@ -1,9 +1,7 @@
 package unical
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 )
 
@@ -33,14 +31,6 @@ type RoomDetails struct {
 	Floor    string `json:"floor"`
 }
 
-// RoomListParams page GET /v1/rooms.
-type RoomListParams struct {
-	// PageToken continues a previous listing.
-	PageToken string
-	// Limit is the page size: default DefaultPageSize, at most MaxPageSize.
-	Limit int
-}
-
 // MaxRooms bounds the rooms read from one directory for one listing.
 const MaxRooms = 5000
 
@@ -53,90 +43,17 @@ type RoomLister interface {
 	ListRooms(ctx context.Context, g *DelegationGrant) ([]Room, error)
 }
 
-// ListRooms lists the application's room directory, ordered by email:
-// the rooms of each delegation credential's organisation whose provider
-// has a directory ([RoomLister]), and the VIRTUAL accounts marked as
-// rooms. Every page reads the directories again; the page token resumes
-// after the last room's email, so a walk never repeats a room.
-//
-// HTTP: GET /v1/rooms
-//
-// Returns CodeInvalid for a bad limit or pageToken, and the directory's
-// CodeUpstream or CodeUnavailable when one fails: a partial directory
-// is never answered.
-func (a *App) ListRooms(ctx context.Context, params *RoomListParams) (*Page[*Room], error) {
-	if params == nil {
-		params = &RoomListParams{}
+// RoomLister returns the provider of type t as a [RoomLister], for the
+// room directory (package rooms), found through the provider's wrappers;
+// lister is nil when the provider has no directory, and configured is
+// false when this Client has no provider of type t at all.
+func (c *Client) RoomLister(t ProviderType) (lister RoomLister, configured bool) {
+	p, ok := c.providers[t]
+	if !ok {
+		return nil, false
 	}
-	l := storeListing{kind: "rooms", pageToken: params.PageToken, limit: params.Limit}
-	return listPage(ctx, a, l, func(after string, limit int) ([]Room, error) {
-		rooms, err := a.directory(ctx)
-		if err != nil {
-			return nil, err
-		}
-		i, found := slices.BinarySearchFunc(rooms, after, func(r Room, key string) int { return strings.Compare(roomKey(r), key) })
-		if found {
-			i++
-		}
-		return rooms[i:min(i+limit, len(rooms))], nil
-	}, roomKey, func(r Room) *Room { return &r })
-}
-
-// roomKey orders the directory: by email, then by provider type for an
-// address two directories share.
-func roomKey(r Room) string { return strings.ToLower(r.Email) + "\x00" + string(r.ProviderType) }
-
-// directory reads every room of the application, in roomKey order.
-func (a *App) directory(ctx context.Context) ([]Room, error) {
-	app, err := a.c.application(ctx, a.id)
-	if err != nil {
-		return nil, err
-	}
-	rooms := []Room{}
-	for _, t := range ProviderTypes {
-		d, ok := app.Delegations[t]
-		if !ok {
-			continue
-		}
-		p, ok := a.c.providers[t]
-		if !ok {
-			return nil, Errorf(CodeNotImplemented, "This server has no %s provider, so the rooms of the application's %s delegation credential cannot be listed.", t, t.PathName())
-		}
-		lister, ok := faceOf[RoomLister](p)
-		if !ok {
-			continue
-		}
-		secret, err := a.c.OpenDelegation(app, t, d.Sealed)
-		if err != nil {
-			return nil, err
-		}
-		found, err := lister.ListRooms(ctx, &DelegationGrant{Credential: d, Secret: secret})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range found[:min(len(found), MaxRooms)] {
-			r.ProviderType = t
-			rooms = append(rooms, r)
-		}
-	}
-	for after, n := "", 0; n < MaxRooms; {
-		recs, err := a.c.store.ListAccounts(ctx, a.id, AccountFilter{ProviderType: ProviderVirtual, After: after, Limit: 500})
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
-			if r := rec.Room; r != nil && n < MaxRooms {
-				rooms = append(rooms, Room{Email: rec.Email, Name: r.Name, Capacity: r.Capacity, Building: r.Building, Floor: r.Floor, ProviderType: ProviderVirtual})
-				n++
-			}
-		}
-		if len(recs) < 500 {
-			break
-		}
-		after = recs[len(recs)-1].ID
-	}
-	slices.SortFunc(rooms, func(x, y Room) int { return cmp.Compare(roomKey(x), roomKey(y)) })
-	return slices.CompactFunc(rooms, func(x, y Room) bool { return roomKey(x) == roomKey(y) }), nil
+	lister, _ = faceOf[RoomLister](p)
+	return lister, true
 }
 
 // validate checks the room details of a VIRTUAL account.

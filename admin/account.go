@@ -51,7 +51,15 @@ func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *u
 	if err != nil {
 		return nil, err
 	}
-	return a.ListApplicationSubscriptions(ctx, params)
+	if params == nil {
+		params = &unical.SubscriptionListParams{}
+	}
+	return unical.ListPage(ctx, a, "adminSubscriptions", params.PageToken, params.Limit,
+		func(after string, limit int) ([]*unical.SubscriptionRecord, error) {
+			return s.client.Store().ListSubscriptions(ctx, appID, "", after, limit)
+		},
+		func(rec *unical.SubscriptionRecord) string { return rec.ID },
+		func(rec *unical.SubscriptionRecord) *unical.Subscription { return &rec.Subscription })
 }
 
 // ListDeliveries lists the delivery log of one subscription of an

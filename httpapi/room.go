@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/rooms"
 )
 
 func (h *handler) registerRoomRoutes() {
@@ -14,11 +15,11 @@ func (h *handler) registerRoomRoutes() {
 // rooms come from the providers' directories, which change without us.
 func (h *handler) handleRoomList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
-	params := &unical.RoomListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	params := &rooms.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
 	}
-	page, err := app.ListRooms(r.Context(), params)
+	page, err := rooms.New(h.client, app).ListRooms(r.Context(), params)
 	if err != nil {
 		return err
 	}

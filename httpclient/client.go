@@ -30,6 +30,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/rooms"
 )
 
 // Options configures New. The zero value, and nil, are usable.
@@ -56,7 +57,10 @@ type Client struct {
 	hc        *http.Client
 }
 
-var _ unical.API = (*Client)(nil)
+var (
+	_ unical.API   = (*Client)(nil)
+	_ rooms.Lister = (*Client)(nil)
+)
 
 // maxAnswerBytes bounds the answer read for one call: a full page of
 // events with long descriptions is far below it.

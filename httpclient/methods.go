@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
+	"github.com/unical/unical/rooms"
 )
 
 // Each method calls the route its namesake on *unical.App names in its doc
@@ -337,8 +338,9 @@ func (c *Client) ResendMessage(ctx context.Context, accountID, subscriptionID, m
 	return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/calendarSubscriptions/", accountID, "/", subscriptionID, "/messages/", messageID, "/resend")
 }
 
-// ListRooms lists the application's room directory: GET /v1/rooms.
-func (c *Client) ListRooms(ctx context.Context, params *unical.RoomListParams) (*unical.Page[*unical.Room], error) {
+// ListRooms lists the application's room directory: GET /v1/rooms, which
+// package rooms answers in process.
+func (c *Client) ListRooms(ctx context.Context, params *rooms.ListParams) (*unical.Page[*unical.Room], error) {
 	q := queryBuilder{}
 	if params != nil {
 		q.str("pageToken", params.PageToken)

@@ -3,7 +3,6 @@ package httpclient_test
 import (
 	"testing"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/apisuite"
 	"github.com/unical/unical/internal/apitest"
@@ -13,7 +12,7 @@ import (
 // httpapi server; the root package's TestApp runs it against the
 // in-process App, so that the two cannot drift.
 func TestAPI(t *testing.T) {
-	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, apiKey string) unical.API {
+	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, apiKey string) apisuite.API {
 		c, err := httpclient.New(st.URL, apiKey, &httpclient.Options{ApplicationID: appID})
 		if err != nil {
 			t.Fatal(err)

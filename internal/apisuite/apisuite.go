@@ -22,11 +22,19 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/rooms"
 )
 
 // Target returns the API of application appID, whose API key is apiKey,
 // served by st.
-type Target func(t *testing.T, st *apitest.Stack, appID, apiKey string) unical.API
+type Target func(t *testing.T, st *apitest.Stack, appID, apiKey string) API
+
+// API is what the suite calls: the application API and the room
+// directory, which package rooms keeps beside it.
+type API interface {
+	unical.API
+	rooms.Lister
+}
 
 // Test users of the in-memory providers.
 const (
@@ -46,8 +54,8 @@ const (
 type env struct {
 	t     *testing.T
 	ctx   context.Context
-	api   unical.API
-	other unical.API
+	api   API
+	other API
 	// primary is each provider type's first user's primary calendar.
 	primary map[unical.ProviderType]string
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/rooms"
 )
 
 // testRooms: VIRTUAL accounts marked as rooms make the room directory,
@@ -30,16 +31,16 @@ func testRooms(e *env) {
 		{Email: "orion@rooms.example", Name: "Orion", Capacity: 12, Building: "HQ", Floor: "2", ProviderType: unical.ProviderVirtual},
 	}
 	for _, limit := range []int{1, 2, 3, 0} {
-		if d := cmp.Diff(want, collect(t, unical.AllRooms(e.ctx, e.api, &unical.RoomListParams{Limit: limit}))); d != "" {
+		if d := cmp.Diff(want, collect(t, rooms.All(e.ctx, e.api, &rooms.ListParams{Limit: limit}))); d != "" {
 			t.Errorf("AllRooms(limit %d) (-want +got):\n%s", limit, d)
 		}
 	}
-	first := must(e.api.ListRooms(e.ctx, &unical.RoomListParams{Limit: 2}))
+	first := must(e.api.ListRooms(e.ctx, &rooms.ListParams{Limit: 2}))
 	if len(first.Data) != 2 || first.NextPageToken == nil {
 		t.Fatalf("ListRooms(limit 2) = %d rooms, next %v; want 2 and a next page", len(first.Data), first.NextPageToken)
 	}
 	must(e.api.CreateAccount(e.ctx, &unical.AccountCreateParams{Email: "lyra@rooms.example", ProviderType: unical.ProviderVirtual, Room: unical.Null[unical.RoomDetails]()}))
-	if d := cmp.Diff([]*unical.Room{want[0], want[2]}, collect(t, unical.AllRooms(e.ctx, e.api, nil))); d != "" {
+	if d := cmp.Diff([]*unical.Room{want[0], want[2]}, collect(t, rooms.All(e.ctx, e.api, nil))); d != "" {
 		t.Errorf("AllRooms after unmarking lyra (-want +got):\n%s", d)
 	}
 
@@ -59,14 +60,14 @@ func testRooms(e *env) {
 	if accts := collect(t, unical.AllAccounts(e.ctx, e.api, &unical.AccountListParams{Search: "r1@"})); len(accts) != 0 {
 		t.Errorf("refused accounts were stored: %d", len(accts))
 	}
-	_, err := e.api.ListRooms(e.ctx, &unical.RoomListParams{Limit: unical.MaxPageSize + 1})
+	_, err := e.api.ListRooms(e.ctx, &rooms.ListParams{Limit: unical.MaxPageSize + 1})
 	wantError(t, "ListRooms(limit too large)", err, &unical.Error{Code: unical.CodeInvalid, Field: "limit"})
-	_, err = e.api.ListRooms(e.ctx, &unical.RoomListParams{PageToken: "not-a-token"})
+	_, err = e.api.ListRooms(e.ctx, &rooms.ListParams{PageToken: "not-a-token"})
 	wantError(t, "ListRooms(bad token)", err, &unical.Error{Code: unical.CodeInvalid, Field: "pageToken"})
 	// A token of another application does not open.
-	_, err = e.other.ListRooms(e.ctx, &unical.RoomListParams{PageToken: *first.NextPageToken})
+	_, err = e.other.ListRooms(e.ctx, &rooms.ListParams{PageToken: *first.NextPageToken})
 	wantError(t, "ListRooms(other application's token)", err, &unical.Error{Code: unical.CodeInvalid, Field: "pageToken"})
-	if others := collect(t, unical.AllRooms(e.ctx, e.other, nil)); len(others) != 0 {
+	if others := collect(t, rooms.All(e.ctx, e.other, nil)); len(others) != 0 {
 		t.Errorf("the other application lists %d rooms", len(others))
 	}
 }
