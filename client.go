@@ -339,7 +339,7 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
 func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, clientSecretAD(app.ID, t))
+		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/unical/unical/internal/seal"
 )
 
 // secrets is the sealed part of an account: its tokens or password.
@@ -22,7 +24,7 @@ type secrets struct {
 // data so that a sealed blob cannot be moved to another account.
 func (c *Client) sealSecrets(accountID string, s secrets) []byte {
 	b, _ := json.Marshal(s)
-	return c.credentials.Seal(b, []byte("account/"+accountID))
+	return c.credentials.Seal(b, seal.AccountBinding(accountID))
 }
 
 func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
@@ -30,7 +32,7 @@ func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
 	if len(rec.SealedSecrets) == 0 {
 		return s, nil
 	}
-	b, err := c.credentials.Open(rec.SealedSecrets, []byte("account/"+rec.ID))
+	b, err := c.credentials.Open(rec.SealedSecrets, seal.AccountBinding(rec.ID))
 	if err != nil {
 		return s, WrapError(CodeInternal, err, "Internal error.")
 	}

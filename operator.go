@@ -1,6 +1,10 @@
 package unical
 
-import "context"
+import (
+	"context"
+
+	"github.com/unical/unical/internal/seal"
+)
 
 // This file holds what the operator side (package admin, which the admin
 // API, the dashboard and unicald's commands use) needs of the Client: the
@@ -63,22 +67,18 @@ func (c *Client) SealClientSecret(app *Application, t ProviderType, secret strin
 	if app.SealedSecrets == nil {
 		app.SealedSecrets = map[ProviderType][]byte{}
 	}
-	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), clientSecretAD(app.ID, t))
+	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), seal.ClientSecretBinding(app.ID, string(t)))
 }
 
 // SealDelegation seals the secret of app's delegation credential for
 // provider type t, bound to both.
 func (c *Client) SealDelegation(app *Application, t ProviderType, secret []byte) []byte {
-	return c.credentials.Seal(secret, delegationAD(app.ID, t))
+	return c.credentials.Seal(secret, seal.DelegationBinding(app.ID, string(t)))
 }
 
 // OpenDelegation opens what SealDelegation sealed for app and t.
 func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte) ([]byte, error) {
-	return c.credentials.Open(sealed, delegationAD(app.ID, t))
-}
-
-func delegationAD(appID string, t ProviderType) []byte {
-	return []byte("delegation/" + appID + "/" + string(t))
+	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
 }
 
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
@@ -86,14 +86,8 @@ func delegationAD(appID string, t ProviderType) []byte {
 // once.
 func (c *Client) NewWebhookSecret(app *Application) string {
 	secret := newEndpointSecret()
-	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), []byte("webhook-secret/"+app.ID))
+	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), seal.WebhookSecretBinding(app.ID))
 	return secret
-}
-
-// clientSecretAD binds a sealed client secret to its application and
-// provider type.
-func clientSecretAD(appID string, t ProviderType) []byte {
-	return []byte("client-secret/" + appID + "/" + string(t))
 }
 
 // CheckWebhookURL checks a webhook URL as subscriptions' URLs are
