@@ -15,8 +15,7 @@ type secrets struct {
 	RefreshToken string `json:"r,omitempty"`
 	Password     string `json:"p,omitempty"`
 	// RefreshIssued is when the refresh token was handed to unical (the
-	// connection, or the refresh that rotated it): the age that tells
-	// Google's seven-day Testing-mode expiry from a revocation.
+	// connection, or the refresh that rotated it): Session.RefreshIssued.
 	RefreshIssued time.Time `json:"ri,omitzero"`
 }
 
@@ -81,6 +80,7 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 		Token:             Token{AccessToken: sec.AccessToken, RefreshToken: sec.RefreshToken, Expiry: rec.TokenExpiry, Scopes: rec.AuthorizedScopes},
 		Password:          sec.Password,
 		State:             rec.ProviderState,
+		RefreshIssued:     sec.RefreshIssued,
 	}
 	s.OnTokenRefresh = func(ctx context.Context, tok Token) error {
 		return a.storeRefreshedToken(ctx, rec.ID, tok)
@@ -140,7 +140,7 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 				return nil, errUnchanged
 			}
 			rec.Status = AccountStatusExpired
-			rec.StatusReason = a.c.expiryReason(rec, err)
+			rec.StatusReason = ErrorReason(err)
 			rec.UpdatedAt = a.c.now().UTC()
 			msgs = events.messages(&rec.Account, EventTypeAccountUpdated)
 			return msgs, nil
@@ -154,38 +154,6 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 		a.c.log.ErrorContext(ctx, "mark account expired", "app", a.id, "account", accountID, "err", uerr)
 	}
 	return err
-}
-
-// googleTestingLifetime is the lifetime of the refresh tokens Google
-// issues to an OAuth app whose consent screen is in "Testing" publishing
-// status (identity/protocols/oauth2, "Refresh token expiration").
-const googleTestingLifetime = 7 * 24 * time.Hour
-
-// googleTestingWindow is how long after googleTestingLifetime a refused
-// grant is still taken for the Testing-mode expiry: an account in use
-// refreshes its token every hour, so it meets the expiry within hours of
-// day seven; a refusal much later is more likely a revocation.
-const googleTestingWindow = 24 * time.Hour
-
-// expiryReason is the statusReason of an account err made EXPIRED. Google
-// answers the same invalid_grant "Token has been expired or revoked." to a
-// revoked grant and to one that ran out its seven days in Testing mode,
-// so a refusal that comes within a day after the refresh token turned
-// seven days old is refresh_token_expired. A revocation in that day is
-// reported as an expiry too; both ask the user to reconnect.
-func (c *Client) expiryReason(rec *AccountRecord, err error) StatusReason {
-	reason := ErrorReason(err)
-	if rec.ProviderType != ProviderGoogle || reason != StatusReasonRefreshTokenRevoked {
-		return reason
-	}
-	sec, serr := c.openSecrets(rec)
-	if serr != nil || sec.RefreshIssued.IsZero() {
-		return reason
-	}
-	if age := c.now().Sub(sec.RefreshIssued); age >= googleTestingLifetime && age < googleTestingLifetime+googleTestingWindow {
-		return StatusReasonRefreshTokenExpired
-	}
-	return reason
 }
 
 // errUnchanged aborts an UpdateAccount whose change is already in place.

@@ -196,6 +196,11 @@ type Session struct {
 	Password string
 	// State is the provider data from Connection.State.
 	State []byte
+	// RefreshIssued is when Token's refresh token was handed to unical
+	// (the connection, or the refresh that rotated it); zero when not
+	// known. Its age tells Google's seven-day expiry of Testing-mode
+	// grants from a revocation (provider/google).
+	RefreshIssued time.Time
 	// OnTokenRefresh persists tokens the provider refreshed. Providers call
 	// it before using a new access token.
 	OnTokenRefresh func(ctx context.Context, tok Token) error

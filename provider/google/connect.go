@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -175,9 +176,40 @@ func (p *Provider) connectDelegated(ctx context.Context, settings unical.Provide
 
 // RefreshToken implements [unical.TokenRefresher]: it always refreshes,
 // persists the result through s.OnTokenRefresh and returns it. A revoked
-// or expired grant is CodeAccountExpired.
+// or expired grant is CodeAccountExpired (see testingExpiry).
 func (p *Provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
-	return p.flow(s.Settings, "").RefreshSession(ctx, s, s.Token)
+	tok, err := p.flow(s.Settings, "").RefreshSession(ctx, s, s.Token)
+	return tok, p.testingExpiry(s, err)
+}
+
+// testingLifetime is the lifetime of the refresh tokens Google issues to
+// an OAuth app whose consent screen is in "Testing" publishing status
+// (identity/protocols/oauth2, "Refresh token expiration").
+const testingLifetime = 7 * 24 * time.Hour
+
+// testingWindow is how long after testingLifetime a refused grant is
+// still taken for the Testing-mode expiry: an account in use refreshes
+// its token every hour, so it meets the expiry within hours of day
+// seven; a refusal much later is more likely a revocation.
+const testingWindow = 24 * time.Hour
+
+// testingExpiry tells the seven-day expiry of Testing mode from a
+// revocation, which Google answers with the same invalid_grant (see
+// googleReason): a refusal that comes within a day after the refresh
+// token turned seven days old (by s.RefreshIssued) is
+// refresh_token_expired. A revocation in that day is reported as an
+// expiry too; both ask the user to reconnect.
+func (p *Provider) testingExpiry(s *unical.Session, err error) error {
+	var e *unical.Error
+	if !errors.As(err, &e) || e.Code != unical.CodeAccountExpired || e.Reason != unical.StatusReasonRefreshTokenRevoked || s.RefreshIssued.IsZero() {
+		return err
+	}
+	if age := p.now().Sub(s.RefreshIssued); age < testingLifetime || age >= testingLifetime+testingWindow {
+		return err
+	}
+	expired := *e
+	expired.Reason = unical.StatusReasonRefreshTokenExpired
+	return &expired
 }
 
 // userinfo is the part of the OpenID Connect userinfo answer we read.
