@@ -2,9 +2,6 @@ package unical
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -113,29 +110,37 @@ func keepsIdempotentResult(code Code) bool {
 //     application holding 100,000 records is CodeRateLimited. All name
 //     Idempotency-Key.
 func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (IdempotentResult, bool, error) {
-	if err := CheckIdempotencyKey(key); err != nil {
-		return IdempotentResult{}, false, err
-	}
-	keep := func(code string) bool { return keepsIdempotentResult(Code(code)) }
-	ans, replayed, err := a.c.idempotency.Run(ctx, idempotencyKeys{a, key}, a.id, key, fingerprint, keep, func(ctx context.Context) idempotency.Answer {
+	ans, replayed, err := a.runIdempotent(ctx, key, fingerprint, func(ctx context.Context) idempotency.Answer {
 		res := run(ctx)
 		return idempotency.Answer{Status: res.Status, Code: string(res.Code), Body: res.Body}
 	})
+	if err != nil {
+		return IdempotentResult{}, false, err
+	}
+	return IdempotentResult{Status: ans.Status, Code: Code(ans.Code), Body: ans.Body}, replayed, nil
+}
+
+// runIdempotent is RunIdempotent over internal/idempotency's answers,
+// with its failures made the root's errors.
+func (a *App) runIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) idempotency.Answer) (idempotency.Answer, bool, error) {
+	if err := CheckIdempotencyKey(key); err != nil {
+		return idempotency.Answer{}, false, err
+	}
+	keep := func(code string) bool { return keepsIdempotentResult(Code(code)) }
+	ans, replayed, err := a.c.idempotency.Run(ctx, idempotencyKeys{a, key}, a.id, key, fingerprint, keep, run)
 	switch {
 	case errors.Is(err, idempotency.ErrKeyReused):
-		return IdempotentResult{}, false, &Error{Code: CodeKeyReused, Field: IdempotencyKeyField,
+		return ans, false, &Error{Code: CodeKeyReused, Field: IdempotencyKeyField,
 			Message: "This Idempotency-Key was used with another request (method, path, query or body); use a new key for a new request."}
 	case errors.Is(err, idempotency.ErrRunning):
 		// A second: most writes finish within it, and the lease, which
 		// may be minutes away, is only the bound for a dead attempt.
-		return IdempotentResult{}, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
+		return ans, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
 			Message: "A request with this Idempotency-Key is still running; retry after the seconds in Retry-After to get its answer."}
 	case errors.Is(err, idempotency.ErrUnopened):
-		return IdempotentResult{}, false, WrapError(CodeInternal, err, "Internal error.")
-	case err != nil:
-		return IdempotentResult{}, false, err
+		return ans, false, WrapError(CodeInternal, err, "Internal error.")
 	}
-	return IdempotentResult{Status: ans.Status, Code: Code(ans.Code), Body: ans.Body}, replayed, nil
+	return ans, replayed, err
 }
 
 // idempotencyKeys is the Store's IdempotencyStore for one key of the
@@ -196,71 +201,39 @@ func write5[A, B, C, D, E, R any](ctx context.Context, a *App, op string, f func
 }
 
 // once runs call directly when ctx carries no Idempotency-Key, and else
-// once per key through idempotent, with the key taken off ctx so that the
-// write's own calls of other App methods do not claim it again.
+// once per key through internal/idempotency's Once, with the key taken
+// off ctx so that the write's own calls of other App methods do not claim
+// it again.
 func once[T any](ctx context.Context, a *App, op string, call func(context.Context) (T, error), args ...any) (T, error) {
 	key, ok := IdempotencyKeyFrom(ctx)
 	if !ok {
 		return call(ctx)
 	}
-	return idempotent(WithIdempotencyKey(ctx, ""), a, key, call, op, args...)
+	return idempotency.Once(WithIdempotencyKey(ctx, ""), a.goCall(key), call, op, args...)
 }
 
-// goErrorBody is how a Go call's kept error is encoded.
-type goErrorBody struct {
-	Message string       `json:"message"`
-	Field   string       `json:"field,omitempty"`
-	Allowed []string     `json:"allowed,omitempty"`
-	Reason  StatusReason `json:"reason,omitempty"`
-}
-
-// idempotent runs the Go write call once per the key in ctx, through
-// RunIdempotent. op and args (the method's name and arguments) make the
-// fingerprint. The first call returns call's own result; a retry gets the
-// kept one decoded from its JSON (its kept error as an *Error).
-func idempotent[T any](ctx context.Context, a *App, key string, call func(context.Context) (T, error), op string, args ...any) (T, error) {
-	var zero T
-	fp, err := json.Marshal(append([]any{op}, args...))
-	if err != nil {
-		return zero, WrapError(CodeInvalid, err, "The arguments of %s could not be encoded.", op)
-	}
-	sum := sha256.Sum256(fp)
-	var (
-		first    T
-		firstErr error
-	)
-	res, replayed, err := a.RunIdempotent(ctx, key, "go:"+hex.EncodeToString(sum[:]), func(ctx context.Context) IdempotentResult {
-		first, firstErr = call(ctx)
-		if firstErr != nil {
+// goCall runs a Go write once for key through runIdempotent, keeping its
+// *Error as the error of a retry.
+func (a *App) goCall(key string) idempotency.GoCall {
+	return idempotency.GoCall{
+		Run: func(ctx context.Context, fingerprint string, f func(context.Context) idempotency.Answer) (idempotency.Answer, bool, error) {
+			return a.runIdempotent(ctx, key, fingerprint, f)
+		},
+		ErrorOf: func(err error) idempotency.GoError {
 			var e *Error
-			if !errors.As(firstErr, &e) {
+			if !errors.As(err, &e) {
 				e = &Error{Code: CodeInternal, Message: "Internal error."}
 			}
-			body, _ := json.Marshal(goErrorBody{Message: e.Message, Field: e.Field, Allowed: e.Allowed, Reason: e.Reason})
-			return IdempotentResult{Code: e.Code, Body: body}
-		}
-		body, err := json.Marshal(first)
-		if err != nil {
-			firstErr = WrapError(CodeInternal, err, "Internal error.")
-			return IdempotentResult{Code: CodeInternal}
-		}
-		return IdempotentResult{Body: body}
-	})
-	switch {
-	case err != nil:
-		return zero, err
-	case !replayed:
-		return first, firstErr
-	case res.Code != "":
-		var b goErrorBody
-		if err := json.Unmarshal(res.Body, &b); err != nil {
-			return zero, WrapError(CodeInternal, err, "Internal error.")
-		}
-		return zero, &Error{Code: res.Code, Message: b.Message, Field: b.Field, Allowed: b.Allowed, Reason: b.Reason}
+			return idempotency.GoError{Code: string(e.Code), Message: e.Message, Field: e.Field, Allowed: e.Allowed, Reason: string(e.Reason)}
+		},
+		Error: func(e idempotency.GoError) error {
+			return &Error{Code: Code(e.Code), Message: e.Message, Field: e.Field, Allowed: e.Allowed, Reason: StatusReason(e.Reason)}
+		},
+		Failed: func(invalid bool, err error, op string) error {
+			if invalid {
+				return WrapError(CodeInvalid, err, "The arguments of %s could not be encoded.", op)
+			}
+			return WrapError(CodeInternal, err, "Internal error.")
+		},
 	}
-	var v T
-	if err := json.Unmarshal(res.Body, &v); err != nil {
-		return zero, WrapError(CodeInternal, fmt.Errorf("decode the kept answer of %s: %w", op, err), "Internal error.")
-	}
-	return v, nil
 }
