@@ -47,25 +47,13 @@ func (a *App) delegatedSession(ctx context.Context, app *Application, rec *Accou
 	return nil
 }
 
-// ExpireDelegatedAccounts makes every ACTIVE account of the application
-// that was connected through its delegation credential for t EXPIRED,
-// with statusReason delegation_revoked, and queues
-// enduseraccount.updated for each. Package admin calls it when the
-// credential is removed. An account whose write fails is logged, and
-// expires at its next use, as the credential is gone.
-func (a *App) ExpireDelegatedAccounts(ctx context.Context, t ProviderType) error {
-	revoked := &Error{Code: CodeAccountExpired, Reason: StatusReasonDelegationRevoked, Message: "The application's delegation credential was removed."}
-	after := ""
-	for {
-		recs, err := a.c.store.ListAccounts(ctx, a.id, AccountFilter{Status: AccountStatusActive, After: after, Limit: MaxPageSize})
-		if err != nil || len(recs) == 0 {
-			return err
-		}
-		for _, rec := range recs {
-			if rec.Delegated && rec.ProviderType == t {
-				_ = a.providerFailed(ctx, rec.ID, revoked) // returns revoked itself
-			}
-		}
-		after = recs[len(recs)-1].ID
-	}
+// ExpireAccount makes the application's account EXPIRED, with the
+// statusReason of err (a CodeAccountExpired *Error), and queues
+// enduseraccount.updated, as a provider's refusal of its credentials
+// does: for package admin, whose removal of a delegation credential ends
+// the accounts connected through it. An account already EXPIRED is left
+// alone; a failed write is logged, and the account expires at its next
+// use.
+func (a *App) ExpireAccount(ctx context.Context, accountID string, err *Error) {
+	_ = a.providerFailed(ctx, accountID, err) // returns err itself
 }

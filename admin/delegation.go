@@ -376,7 +376,29 @@ func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.P
 	if err != nil {
 		return err
 	}
-	return a.ExpireDelegatedAccounts(ctx, t)
+	return s.expireDelegatedAccounts(ctx, a, t)
+}
+
+// expireDelegatedAccounts makes every ACTIVE account of a that was
+// connected through its delegation credential for t EXPIRED, with
+// statusReason delegation_revoked, and queues enduseraccount.updated for
+// each. An account whose write fails is logged, and expires at its next
+// use, as the credential is gone.
+func (s *Service) expireDelegatedAccounts(ctx context.Context, a *unical.App, t unical.ProviderType) error {
+	revoked := &unical.Error{Code: unical.CodeAccountExpired, Reason: unical.StatusReasonDelegationRevoked, Message: "The application's delegation credential was removed."}
+	after := ""
+	for {
+		recs, err := s.store.ListAccounts(ctx, a.ID(), unical.AccountFilter{Status: unical.AccountStatusActive, After: after, Limit: unical.MaxPageSize})
+		if err != nil || len(recs) == 0 {
+			return err
+		}
+		for _, rec := range recs {
+			if rec.Delegated && rec.ProviderType == t {
+				a.ExpireAccount(ctx, rec.ID, revoked)
+			}
+		}
+		after = recs[len(recs)-1].ID
+	}
 }
 
 // VerifyParams name the mailbox [Service.VerifyDelegation] tries.
