@@ -51,6 +51,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./internal/recur", banned: []string{mod}},
 		{pkg: "./internal/pagetoken", banned: []string{mod}},
 		{pkg: "./internal/reserved", banned: []string{mod}},
+		{pkg: "./internal/seal", banned: []string{mod}},
 		{pkg: "./internal/idempotency", banned: []string{mod}},
 		{pkg: "./internal/webhook", banned: []string{mod}},
 		{pkg: "./internal/addrpolicy", banned: []string{mod}},
