@@ -58,6 +58,21 @@ func (p *CalendarParams) UnmarshalJSON(b []byte) error {
 	return unmarshalStrict(b, (*plain)(p), CalendarReadOnlyFields)
 }
 
+// Apply writes onto c the fields p sets, as a provider that keeps whole
+// calendars (the in-memory and VIRTUAL providers) stores them: an absent
+// field is left alone, a null hexColor or timeZone is cleared.
+func (p *CalendarParams) Apply(c *Calendar) {
+	if v, ok := p.Name.Get(); ok {
+		c.Name = v
+	}
+	if p.HexColor.IsSet() {
+		c.HexColor = p.HexColor.Value()
+	}
+	if p.TimeZone.IsSet() {
+		c.TimeZone = p.TimeZone.Value()
+	}
+}
+
 // CalendarListParams filters GET /v1/calendars/{endUserAccountId}.
 type CalendarListParams struct {
 	// SyncToken returns only the calendars added or changed since the

@@ -340,6 +340,15 @@ func endAfter(start *unical.EventDateTime, dur time.Duration) *unical.EventDateT
 	return unical.TimedAt(t.Add(dur))
 }
 
+// Lookup returns a copy of the event id names: an instance of a series
+// (see Instance) or else a live event (see Get).
+func (b *Book) Lookup(id string) (*unical.Event, error) {
+	if ev, ok, err := b.Instance(id); ok {
+		return ev, err
+	}
+	return b.Get(id)
+}
+
 // UpdateInstance changes the fields params sets of one instance at
 // version, storing it as an override, and returns a copy; ok as for
 // Instance. Recurrence does not apply to an instance and is left out.
