@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/captable"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -407,18 +408,18 @@ func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + 
 // the providers built on it (see [unical.CapabilityReporter]): everything
 // round-trips except what needs a service behind it.
 func Capabilities() unical.Capabilities {
-	return unical.Capabilities{Event: map[string]unical.FieldSupport{
-		"generateMeetingUrlProvider": {Support: unical.Refused, Note: "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
-		"myResponseStatus":           {Support: unical.Supported, Note: "Sets the account's own attendee entry; refused when the account is not among the attendees."},
-	}, Parameters: map[string]unical.ParameterSupport{
-		unical.NotifyAttendeesParameter: {
-			Default: "No email is sent: these calendars have no mail service.",
-			Values: map[string]unical.FieldSupport{
-				"false": {Support: unical.Supported, Note: "Nothing is emailed, as always."},
-				"true":  {Support: unical.Refused, Note: "These calendars have no mail service, so attendees cannot be emailed."},
-			},
-		},
-	}}
+	return unical.Capabilities{
+		Event: captable.Fields{
+			unical.Supported: {"myResponseStatus": "Sets the account's own attendee entry; refused when the account is not among the attendees."},
+			unical.Refused:   {"generateMeetingUrlProvider": "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
+		}.Table(),
+		Parameters: captable.NotifyAttendees(
+			"No email is sent: these calendars have no mail service.",
+			captable.Fields{
+				unical.Supported: {"false": "Nothing is emailed, as always."},
+				unical.Refused:   {"true": "These calendars have no mail service, so attendees cannot be emailed."},
+			}),
+	}
 }
 
 // CheckWrite refuses what Apply cannot keep: a myResponseStatus when self
