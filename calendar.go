@@ -65,12 +65,8 @@ func (p *CalendarParams) Apply(c *Calendar) {
 	if v, ok := p.Name.Get(); ok {
 		c.Name = v
 	}
-	if p.HexColor.IsSet() {
-		c.HexColor = p.HexColor.Value()
-	}
-	if p.TimeZone.IsSet() {
-		c.TimeZone = p.TimeZone.Value()
-	}
+	p.HexColor.Apply(&c.HexColor)
+	p.TimeZone.Apply(&c.TimeZone)
 }
 
 // CalendarListParams filters GET /v1/calendars/{endUserAccountId}.

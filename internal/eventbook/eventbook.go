@@ -446,15 +446,9 @@ func CheckWrite(params *unical.EventParams, cur *unical.Event, self string) erro
 // email, the organizer and creator of a new event.
 func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 	params.ApplyCommon(ev)
-	if params.ColorID.IsSet() {
-		ev.ColorID = params.ColorID.Value()
-	}
-	if params.CustomColor.IsSet() {
-		ev.CustomColor = params.CustomColor.Value()
-	}
-	if params.IsAllDay.IsSet() {
-		ev.IsAllDay = params.IsAllDay.Value()
-	}
+	params.ColorID.Apply(&ev.ColorID)
+	params.CustomColor.Apply(&ev.CustomColor)
+	params.IsAllDay.Apply(&ev.IsAllDay)
 	if params.Recurrence.IsSet() {
 		ev.Recurrence = params.Recurrence.Value()
 		if len(ev.Recurrence) == 0 {
