@@ -218,7 +218,7 @@ func (c *Client) CompleteOAuth(ctx context.Context, params *OAuthCallbackParams)
 		return fail("login_hint_mismatch", "The user signed in with another account than loginHint; nothing was connected.")
 	}
 	a := &App{c: c, id: flow.ApplicationID}
-	acct, err := a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "")
+	acct, err := a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "", Optional[RoomDetails]{})
 	if err != nil {
 		return "", err
 	}

@@ -335,3 +335,13 @@ func (c *Client) ResendMessage(ctx context.Context, accountID, subscriptionID, m
 	}
 	return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/calendarSubscriptions/", accountID, "/", subscriptionID, "/messages/", messageID, "/resend")
 }
+
+// ListRooms lists the application's room directory: GET /v1/rooms.
+func (c *Client) ListRooms(ctx context.Context, params *unical.RoomListParams) (*unical.Page[*unical.Room], error) {
+	q := queryBuilder{}
+	if params != nil {
+		q.str("pageToken", params.PageToken)
+		q.integer("limit", params.Limit)
+	}
+	return call[unical.Page[*unical.Room]](ctx, c, "GET", url.Values(q), nil, "/v1/rooms")
+}
