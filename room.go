@@ -6,8 +6,9 @@ import (
 )
 
 // Room is a meeting room of the application's room directory
-// (GET /v1/rooms, our extension). Its email is a calendar that can be
-// connected as an account and invited as a participant.
+// (GET /v1/rooms, our extension, which package rooms lists). Its email is
+// a calendar that can be connected as an account and invited as a
+// participant.
 type Room struct {
 	Email string `json:"email"`
 	Name  string `json:"name"`
