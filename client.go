@@ -93,7 +93,8 @@ type Client struct {
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
-	keysUsed keyUsage
+	keysUsed   keyUsage
+	keySecrets seal.CheckedSecrets // API key secrets that matched
 
 	// webhook is Config.WebhookConfig, for package engine.
 	webhook WebhookConfig
@@ -317,7 +318,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 		}
 		return nil, err
 	}
-	if !seal.SecretMatches(stored.Hash, secret) {
+	if !c.keySecrets.Matches(stored.ID, stored.Hash, secret) {
 		return nil, unauthorized()
 	}
 	c.markKeyUsed(ctx, stored)
