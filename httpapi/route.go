@@ -41,7 +41,10 @@ type routeMux struct {
 type getRoute struct {
 	pattern  string
 	wildcard string // name of the last segment's wildcard; "" for a literal path
-	handler  http.Handler
+	// readsPath is set for a handler that reads the wildcard with
+	// pathValue (HandleLastFunc), so that routeMux need not set it.
+	readsPath bool
+	handler   http.Handler
 }
 
 func newRouteMux() *routeMux {
@@ -57,6 +60,24 @@ func (m *routeMux) Handle(pattern string, handler http.Handler) {
 // HandleFunc registers handler for pattern and remembers pattern.
 func (m *routeMux) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
 	m.Handle(pattern, http.HandlerFunc(handler))
+}
+
+// HandleLastFunc is HandleFunc for a GET pattern whose one wildcard is
+// its last segment, and whose handler reads it with pathValue: routeMux
+// then routes it without Request.SetPathValue, which allocates a map (320
+// bytes) on every request. It is for the most frequent reads.
+func (m *routeMux) HandleLastFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
+	m.HandleFunc(pattern, handler)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for dir, route := range m.last {
+		if route.pattern == pattern {
+			route.readsPath = true
+			m.last[dir] = route
+			return
+		}
+	}
+	panic("httpapi: HandleLastFunc(" + pattern + "): not a GET pattern with one wildcard, last")
 }
 
 func (m *routeMux) remember(pattern string, handler http.Handler) {
@@ -94,7 +115,7 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// What the ServeMux would set: the pattern (the request metrics'
 		// route label, checkQuery's table) and the wildcard's value.
 		r.Pattern = route.pattern
-		if route.wildcard != "" {
+		if route.wildcard != "" && !route.readsPath {
 			r.SetPathValue(route.wildcard, value)
 		}
 		route.handler.ServeHTTP(w, r)
@@ -123,6 +144,17 @@ func (m *routeMux) get(r *http.Request) (getRoute, string, bool) {
 		}
 	}
 	return getRoute{}, "", false
+}
+
+// pathValue is r.PathValue(name) for the handler of a route registered with
+// HandleLastFunc. When routeMux routed r itself it set no value (the
+// ServeMux's are never empty): r's path is then plain and the wildcard,
+// name, is its last segment.
+func pathValue(r *http.Request, name string) string {
+	if v := r.PathValue(name); v != "" || !strings.HasSuffix(r.Pattern, "/{"+name+"}") {
+		return v
+	}
+	return r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
 }
 
 // registered returns the patterns in the order they were registered.

@@ -13,23 +13,34 @@ import (
 var wildcardPattern = regexp.MustCompile(`\{[^}]*\}`)
 
 // mustMirrorRoutes returns a routeMux with the routes NewHandler mounts,
-// each answering with its pattern and its wildcards' values in the
-// header Route.
+// registered alike, each answering with its pattern and its wildcards'
+// values (read as the real handler reads them) in the header Route.
 func mustMirrorRoutes(t *testing.T) (*routeMux, []string) {
 	t.Helper()
 	h, _ := newHandler(nil, Options{Metrics: http.NotFoundHandler()})
 	patterns := h.mux.registered()
+	readsPath := map[string]bool{}
+	for _, route := range h.mux.last {
+		readsPath[route.pattern] = route.readsPath
+	}
 	m := newRouteMux()
 	for _, p := range patterns {
 		names := wildcardPattern.FindAllString(p, -1)
-		m.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+		handle, value := m.HandleFunc, (*http.Request).PathValue
+		if readsPath[p] {
+			handle, value = m.HandleLastFunc, pathValue
+		}
+		handle(p, func(w http.ResponseWriter, r *http.Request) {
 			route := []string{r.Pattern}
 			for _, name := range names {
 				name = strings.TrimSuffix(strings.Trim(name, "{}"), "...")
-				route = append(route, name+"="+r.PathValue(name))
+				route = append(route, name+"="+value(r, name))
 			}
 			w.Header().Set("Route", strings.Join(route, " "))
 		})
+	}
+	if !readsPath["GET /v1/endUserAccounts/{id}"] {
+		t.Fatal("GET /v1/endUserAccounts/{id} is not registered with HandleLastFunc")
 	}
 	return m, patterns
 }
@@ -132,5 +143,22 @@ func TestRouteMux_HostPattern(t *testing.T) {
 	m.HandleFunc("GET example.com/v1/endUserAccounts/{id}", func(http.ResponseWriter, *http.Request) {})
 	if _, _, ok := m.get(httptest.NewRequest("GET", "/v1/endUserAccounts/acc_1", nil)); ok {
 		t.Error("routeMux routes by itself although a pattern names a host")
+	}
+}
+
+// TestRouteMux_HandleLastFunc_NotLast checks that HandleLastFunc refuses a
+// pattern routeMux would not route itself, whose handler would then find
+// no wildcard value by pathValue.
+func TestRouteMux_HandleLastFunc_NotLast(t *testing.T) {
+	t.Parallel()
+	for _, pattern := range []string{"GET /v1/calendars/{accountID}/{calendarID}", "DELETE /v1/endUserAccounts/{id}", "GET /v1/files/{path...}"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("HandleLastFunc(%q) did not panic", pattern)
+				}
+			}()
+			newRouteMux().HandleLastFunc(pattern, func(http.ResponseWriter, *http.Request) {})
+		}()
 	}
 }
