@@ -311,7 +311,8 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if !ok || id == "" || secret == "" {
 		return nil, unauthorized()
 	}
-	stored, err := c.getAPIKey(ctx, "key_"+id)
+	now := c.now() // one reading for the cache and the use
+	stored, err := c.getAPIKey(ctx, "key_"+id, now)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, unauthorized()
@@ -321,7 +322,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if !c.keySecrets.Matches(stored.ID, stored.Hash, secret) {
 		return nil, unauthorized()
 	}
-	c.markKeyUsed(ctx, stored)
+	c.markKeyUsed(ctx, stored, now)
 	return &App{c: c, id: stored.ApplicationID}, nil
 }
 
@@ -363,8 +364,7 @@ func (u *keyUsage) forget(id string) {
 // markKeyUsed records a use of key at now, at most once per
 // APIKeyUsedEvery per key and Client. A failure is only logged: a request
 // must not fail for its bookkeeping.
-func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
-	now := c.now()
+func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 	if !c.keysUsed.due(key.ID, now) {
 		return
 	}
@@ -387,9 +387,9 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 	return s, nil
 }
 
-// getAPIKey reads an API key through the cache.
-func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	return c.apiKeys.Load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
+// getAPIKey reads an API key through the cache at now.
+func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIKey, error) {
+	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
 // application reads an application through the cache. Callers must not

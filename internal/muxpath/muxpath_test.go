@@ -31,6 +31,7 @@ func TestPlain(t *testing.T) {
 		{"Dot", "GET", "/v1/./endUserAccounts", false},
 		{"DotDot", "GET", "/v1/x/../endUserAccounts", false},
 		{"TrailingDot", "GET", "/v1/x/.", false},
+		{"TrailingDotDot", "GET", "/v1/x/..", false},
 		{"DotFile", "GET", "/v1/.well-known", false},
 		{"EscapedSlash", "GET", "/v1/a/x%2Fy", false},
 		{"Connect", "CONNECT", "/v1/a/x", false},
