@@ -96,12 +96,17 @@ const (
 	// StatusReasonUnknown: the provider refused the credentials without
 	// saying why. The user reconnects.
 	StatusReasonUnknown StatusReason = "unknown"
+	// StatusReasonDelegationRevoked: the account was connected through
+	// the application's delegation credential, which was removed or which
+	// the provider no longer accepts for the user. The operator sets the
+	// credential again, then the application reconnects the account.
+	StatusReasonDelegationRevoked StatusReason = "delegation_revoked"
 )
 
 // StatusReasons lists every status reason, in the order of docs/api.md.
 var StatusReasons = []StatusReason{
 	StatusReasonRefreshTokenRevoked, StatusReasonRefreshTokenExpired, StatusReasonConsentRevoked,
-	StatusReasonPasswordInvalid, StatusReasonPolicy, StatusReasonUnknown,
+	StatusReasonPasswordInvalid, StatusReasonPolicy, StatusReasonUnknown, StatusReasonDelegationRevoked,
 }
 
 // Account is an End User Account: one user's calendar account at one
@@ -124,6 +129,10 @@ type Account struct {
 	// ServerURL is the CalDAV server the account connected at (our
 	// extension; PROVIDER_C only). Every later call goes there.
 	ServerURL string `json:"serverUrl,omitempty"`
+	// Delegated is set for an account connected through the application's
+	// delegation credential rather than the user's own grant (our
+	// extension; PROVIDER_A and PROVIDER_B).
+	Delegated bool `json:"delegated,omitempty"`
 }
 
 // MarshalJSON writes the times as every timestamp of the API is written
@@ -313,9 +322,16 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
-	conn, err := p.Connect(ctx, settings, ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value(),
-		Username: params.Username.Value(), ServerURL: params.ServerURL.Value()})
-	if ErrorCode(err) == CodeUnauthorized {
+	cp := ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value(),
+		Username: params.Username.Value(), ServerURL: params.ServerURL.Value()}
+	if params.ProviderType.UsesOAuth() && cp.RefreshToken == "" {
+		if cp.Delegation, err = a.c.delegationFor(app, params.ProviderType, params.Email); err != nil {
+			return nil, err
+		}
+		settings = cp.Delegation.settings()
+	}
+	conn, err := p.Connect(ctx, settings, cp)
+	if ErrorCode(err) == CodeUnauthorized && cp.Delegation == nil {
 		// The API key was fine; the credentials in the body were not. A 400
 		// naming the field keeps 401 for our own authentication.
 		field := "refreshToken"
@@ -326,6 +342,10 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	}
 	if err != nil {
 		return nil, err
+	}
+	if cp.Delegation != nil {
+		// Nothing of the user's is kept: each session mints its tokens.
+		conn.Token, conn.Delegated = Token{}, true
 	}
 	if conn.Email != "" && !strings.EqualFold(conn.Email, params.Email) {
 		// The credentials work, but for someone else: storing them under
@@ -378,8 +398,10 @@ func (p *AccountCreateParams) validate() error {
 			return invalidf("password", "password is only for PROVIDER_C accounts.")
 		}
 	case p.ProviderType.UsesOAuth():
-		if v, ok := p.RefreshToken.Get(); !ok || v == "" {
-			return invalidf("refreshToken", "refreshToken is required for %s.", p.ProviderType)
+		// Without a refresh token the account connects through the
+		// application's delegation credential (createAccount).
+		if v, ok := p.RefreshToken.Get(); ok && v == "" {
+			return invalidf("refreshToken", "refreshToken must not be empty.")
 		}
 		if p.Password.IsSet() && !p.Password.IsNull() {
 			return invalidf("password", "password is only for PROVIDER_C accounts.")
@@ -442,7 +464,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
-					ServerURL: conn.ServerURL,
+					ServerURL: conn.ServerURL, Delegated: conn.Delegated,
 				},
 				TokenExpiry:          conn.Token.Expiry,
 				CredentialsID:        newID("cred"),
@@ -466,7 +488,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		}
 		var msgs []*OutboxMessage
 		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
-			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() {
+			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() && !conn.Delegated {
 				old, err := a.c.openSecrets(rec)
 				if err != nil {
 					return nil, err
@@ -480,6 +502,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			rec.UpdatedAt = now
 			rec.Status = AccountStatusActive
 			rec.StatusReason = ""
+			rec.Delegated = conn.Delegated
 			rec.AuthorizedScopes = scopes
 			if providerAccountID != nil {
 				rec.ProviderAccountID = providerAccountID
@@ -571,7 +594,8 @@ func RevokeGrantFrom(ctx context.Context) bool {
 // remove the access in the provider's account settings).
 func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 	none := func() {}
-	if !RevokeGrantFrom(ctx) {
+	if !RevokeGrantFrom(ctx) || rec.Delegated {
+		// A delegated account's grant is the application's credential.
 		return none
 	}
 	p, err := a.c.provider(rec.ProviderType)

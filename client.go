@@ -34,17 +34,12 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// SweepInterval is how often the engine (package engine) removes expired flows,
-	// blobs and delivery attempts and old messages (see [Client.Sweep]);
-	// default 5 minutes, negative never.
+	// SweepInterval is how often the engine (package engine) removes
+	// expired flows, blobs, delivery attempts and Idempotency-Keys and old
+	// messages (see engine.Sweep; what it keeps is WebhookConfig's
+	// DeliveredRetention and FailedRetention); default 5 minutes,
+	// negative never.
 	SweepInterval time.Duration
-	// DeliveredRetention is how long a delivered webhook message is kept
-	// after its delivery; default 7 days, negative forever.
-	DeliveredRetention time.Duration
-	// FailedRetention is how long a failed webhook message is kept after
-	// its last attempt, and so how long it can be resent; default 30
-	// days, negative forever.
-	FailedRetention time.Duration
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.
@@ -100,11 +95,9 @@ type Client struct {
 	webhook WebhookConfig
 	// wake signals a running engine that this Client queued messages.
 	wake chan struct{}
-	// changePoll and watchRenewBefore are Config.ChangePollInterval and
-	// Config.WatchRenewBefore with defaults: when a new subscription is
-	// first checked, and when a watch is renewed.
-	changePoll       time.Duration
-	watchRenewBefore time.Duration
+	// changePoll is Config.ChangePollInterval with its default: when a new
+	// subscription is first checked.
+	changePoll time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
 	obs          Observer // never nil: NopObserver when Config has none
@@ -192,10 +185,6 @@ func New(cfg Config) (*Client, error) {
 	c.changePoll = cfg.ChangePollInterval
 	if c.changePoll == 0 {
 		c.changePoll = time.Minute
-	}
-	c.watchRenewBefore = cfg.WatchRenewBefore
-	if c.watchRenewBefore <= 0 {
-		c.watchRenewBefore = 12 * time.Hour
 	}
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err

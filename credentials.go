@@ -83,6 +83,11 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	s.OnTokenRefresh = func(ctx context.Context, tok Token) error {
 		return a.storeRefreshedToken(ctx, rec.ID, tok)
 	}
+	if rec.Delegated {
+		if err := a.delegatedSession(ctx, app, rec, s); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	return rec, p, s, nil
 }
 

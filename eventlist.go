@@ -320,14 +320,14 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 	}
 	page := &SyncPage[*Event]{Data: make([]*Event, 0, min(len(found), r.limit))}
 	for _, ke := range found[:min(len(found), r.limit)] {
-		page.Data = append(page.Data, ke.e)
+		page.Data = append(page.Data, ke.V)
 	}
 	saved, _ := json.Marshal(q)
 	var next *tokenPayload
 	if len(found) > r.limit {
 		last := found[r.limit-1]
 		next = &tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
-			Pos: &listPosition{Key: last.key, ID: last.e.ID}}
+			Pos: &listPosition{Key: last.Key, ID: last.ID}}
 	}
 	if err := a.issueTokens(ctx, page, r, saved, next, syncCursor, batch.NextSyncCursor); err != nil {
 		return nil, err

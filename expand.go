@@ -1,11 +1,11 @@
 package unical
 
 import (
-	"container/heap"
 	"iter"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // MaxExpandWindow bounds the window of a listing with expandRecurrences
@@ -31,17 +31,13 @@ type listPosition struct {
 	ID  string    `json:"i"`
 }
 
-// keyedEvent is an event with its sort key.
-type keyedEvent struct {
-	key time.Time
-	e   *Event
-}
+// keyedEvent is an event with its sort key and id.
+type keyedEvent = recur.Keyed[*Event]
 
-func compareKeyed(a, b keyedEvent) int {
-	if c := a.key.Compare(b.key); c != 0 {
-		return c
-	}
-	return strings.Compare(a.e.ID, b.e.ID)
+// keyedBy returns the function that keys an event by key and its id, for
+// recur.NewStream.
+func keyedBy(key func(*Event) time.Time) func(*Event) keyedEvent {
+	return func(e *Event) keyedEvent { return keyedEvent{Key: key(e), ID: e.ID, V: e} }
 }
 
 // after reports whether ke comes after the position p.
@@ -49,10 +45,10 @@ func (p *listPosition) after(ke keyedEvent) bool {
 	if p == nil {
 		return true
 	}
-	if c := ke.key.Compare(p.Key); c != 0 {
+	if c := ke.Key.Compare(p.Key); c != 0 {
 		return c > 0
 	}
-	return ke.e.ID > p.ID
+	return ke.ID > p.ID
 }
 
 // startKey orders by start; an event without a readable start sorts first,
@@ -65,96 +61,6 @@ func startKey(e *Event) time.Time {
 func updatedKey(e *Event) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, e.UpdatedAt)
 	return t
-}
-
-// eventStream yields the events of one source (a series, or the
-// non-recurring events) in (key, id) order, holding only the events that
-// share the current key.
-type eventStream struct {
-	next       func() (*Event, bool)
-	stop       func()
-	key        func(*Event) time.Time
-	pending    keyedEvent // first event of the next key, when hasPending
-	hasPending bool
-	group      []keyedEvent // events of the current key, by id; group[0] is the head
-}
-
-func newEventStream(seq iter.Seq[*Event], key func(*Event) time.Time) *eventStream {
-	s := &eventStream{key: key}
-	s.next, s.stop = iter.Pull(seq)
-	s.fill()
-	return s
-}
-
-// fill loads the events of the next key and sorts them by id: a source
-// yields by key only (a moved instance can land on another's start).
-func (s *eventStream) fill() {
-	s.group = s.group[:0]
-	if !s.hasPending {
-		e, ok := s.next()
-		if !ok {
-			return
-		}
-		s.pending, s.hasPending = keyedEvent{s.key(e), e}, true
-	}
-	k := s.pending.key
-	for s.hasPending && s.pending.key.Equal(k) {
-		s.group = append(s.group, s.pending)
-		if e, ok := s.next(); ok {
-			s.pending = keyedEvent{s.key(e), e}
-		} else {
-			s.hasPending = false
-		}
-	}
-	slices.SortFunc(s.group, compareKeyed)
-}
-
-func (s *eventStream) pop() keyedEvent {
-	h := s.group[0]
-	s.group = s.group[1:]
-	if len(s.group) == 0 {
-		s.fill()
-	}
-	return h
-}
-
-// streamHeap orders streams by their head event.
-type streamHeap []*eventStream
-
-func (h streamHeap) Len() int           { return len(h) }
-func (h streamHeap) Less(i, j int) bool { return compareKeyed(h[i].group[0], h[j].group[0]) < 0 }
-func (h streamHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *streamHeap) Push(x any)        { *h = append(*h, x.(*eventStream)) }
-func (h *streamHeap) Pop() any {
-	old := *h
-	s := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return s
-}
-
-// merge yields the events of every stream in (key, id) order.
-func merge(streams []*eventStream) iter.Seq[keyedEvent] {
-	return func(yield func(keyedEvent) bool) {
-		h := make(streamHeap, 0, len(streams))
-		for _, s := range streams {
-			if len(s.group) > 0 {
-				h = append(h, s)
-			}
-		}
-		heap.Init(&h)
-		for h.Len() > 0 {
-			s := h[0]
-			ke := s.pop()
-			if len(s.group) == 0 {
-				heap.Pop(&h)
-			} else {
-				heap.Fix(&h, 0)
-			}
-			if !yield(ke) {
-				return
-			}
-		}
-	}
 }
 
 // groupSeries splits what a provider returned unexpanded into the series
@@ -227,10 +133,10 @@ func (sr *series) stream(from, to time.Time, pos *listPosition, onlyOverridden b
 // up to the page's end are built.
 func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, limit int) ([]keyedEvent, error) {
 	masters, overrides, plain := groupSeries(events)
-	var streams []*eventStream
+	var streams []*recur.Stream[*Event]
 	defer func() {
 		for _, s := range streams {
-			s.stop()
+			s.Stop()
 		}
 	}()
 	byUpdate := q.OrderBy == OrderByUpdated
@@ -244,22 +150,21 @@ func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, li
 			kept = append(kept, e)
 		}
 	}
-	slices.SortFunc(kept, func(a, b *Event) int {
-		return compareKeyed(keyedEvent{startKey(a), a}, keyedEvent{startKey(b), b})
-	})
-	streams = append(streams, newEventStream(slices.Values(kept), startKey))
+	byStart := keyedBy(startKey)
+	slices.SortFunc(kept, func(a, b *Event) int { return recur.CompareKeyed(byStart(a), byStart(b)) })
+	streams = append(streams, recur.NewStream(slices.Values(kept), byStart))
 	for _, m := range masters {
 		sr, err := newSeries(m, overrides[m.ID])
 		if err != nil {
 			return nil, err
 		}
 		onlyOverridden := !q.matchesContent(m) && !(sync && m.IsCancelled)
-		streams = append(streams, newEventStream(sr.stream(q.Start, q.End, streamPos, onlyOverridden), startKey))
+		streams = append(streams, recur.NewStream(sr.stream(q.Start, q.End, streamPos, onlyOverridden), byStart))
 	}
 	var out []keyedEvent
 	if !byUpdate {
-		for ke := range merge(streams) {
-			if !pos.after(ke) || !q.keeps(ke.e, sync) {
+		for ke := range recur.Merge(streams) {
+			if !pos.after(ke) || !q.keeps(ke.V, sync) {
 				continue
 			}
 			if out = append(out, ke); len(out) > limit {
@@ -269,16 +174,16 @@ func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, li
 		return out, nil
 	}
 	var all []keyedEvent
-	for ke := range merge(streams) {
-		if !q.keeps(ke.e, sync) {
+	for ke := range recur.Merge(streams) {
+		if !q.keeps(ke.V, sync) {
 			continue
 		}
 		if len(all) == maxSortedExpansion {
 			return nil, invalidf("orderBy", "orderBy=updated with expandRecurrences holds at most %d instances; ask for a shorter window or order by startTime.", maxSortedExpansion)
 		}
-		all = append(all, keyedEvent{updatedKey(ke.e), ke.e})
+		all = append(all, keyedBy(updatedKey)(ke.V))
 	}
-	slices.SortFunc(all, compareKeyed)
+	slices.SortFunc(all, recur.CompareKeyed)
 	for _, ke := range all {
 		if !pos.after(ke) {
 			continue

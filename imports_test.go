@@ -45,6 +45,8 @@ func TestImportRules(t *testing.T) {
 		// Helpers the root imports: they must not import it back.
 		{pkg: "./internal/ttlcache", banned: []string{mod}},
 		{pkg: "./internal/recur", banned: []string{mod}},
+		{pkg: "./internal/webhook", banned: []string{mod}},
+		{pkg: "./internal/addrpolicy", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 	}
 	for _, tt := range tests {

@@ -3,8 +3,9 @@ package unical
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
+
+	"github.com/unical/unical/internal/webhook"
 )
 
 // This file queues the messages of change detection (coalescing bursts of
@@ -57,70 +58,19 @@ func (c *Client) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 	}, nil
 }
 
-// changeData lists events, as one sync step listed them since a cursor
-// taken at since, for an includeEvents message, oldest change first: a
-// cancelled event is
-// deleted, one the provider created at or after since is created, any
-// other updated. Bodies are kept while the message holds fewer than
-// MaxChangeBodies of them and MaxChangeBytes; from the first that does
-// not fit on, changes are announced without their body (Truncated), so
-// that the receiver can sync from there. Past MaxChangesListed changes
-// the rest are left out and the data is Truncated.
+// changeData is the data of an includeEvents message: the events one
+// sync step listed since a cursor taken at since, as webhook.Changes
+// lists them (oldest change first, bodies within MaxChangeBodies and
+// MaxChangeBytes, at most MaxChangesListed).
 func changeData(events []*Event, since time.Time) *ChangeData {
-	d := &ChangeData{Events: []EventChange{}}
-	// In the order the changes were made (updatedAt), whatever order the
-	// provider lists them in; an event without a readable updatedAt keeps
-	// its place after the one before it.
-	keys := make(map[*Event]time.Time, len(events))
-	var last time.Time
-	for _, e := range events {
-		if t, err := time.Parse(time.RFC3339Nano, e.UpdatedAt); err == nil {
-			last = t
-		}
-		keys[e] = last
-	}
-	events = slices.Clone(events)
-	slices.SortStableFunc(events, func(a, b *Event) int { return keys[a].Compare(keys[b]) })
-	bodies, size, full := 0, 0, false
+	items := make([]webhook.Changed, len(events))
 	for i, e := range events {
-		if i == MaxChangesListed {
-			d.Truncated = true
-			break
-		}
-		ch := EventChange{ChangeType: "updated", EventID: e.ID}
-		var body []byte
-		var err error
-		switch {
-		case e.IsCancelled:
-			ch.ChangeType = "deleted"
-			body, err = json.Marshal(struct {
-				ID          string `json:"id"`
-				IsCancelled bool   `json:"isCancelled"`
-			}{e.ID, true})
-		default:
-			if created, perr := time.Parse(time.RFC3339Nano, e.CreatedAt); perr == nil && !since.IsZero() && !created.Before(since.Truncate(precision(created))) {
-				ch.ChangeType = "created"
-			}
-			body, err = json.Marshal(e)
-		}
-		full = full || err != nil || bodies == MaxChangeBodies || size+len(body) > MaxChangeBytes
-		if full {
-			ch.Truncated = true
-		} else {
-			ch.Event, bodies, size = body, bodies+1, size+len(body)
-		}
-		d.Events = append(d.Events, ch)
+		items[i] = webhook.Changed{ID: e.ID, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Deleted: e.IsCancelled, Body: e}
+	}
+	list, truncated := webhook.Changes(items, since)
+	d := &ChangeData{Events: make([]EventChange, len(list)), Truncated: truncated}
+	for i, ch := range list {
+		d.Events[i] = EventChange(ch)
 	}
 	return d
-}
-
-// precision is the precision a provider's timestamp t was written with:
-// a whole second (CalDAV's CREATED) is compared with a cursor's time cut
-// to the second, so that an event created in the cursor's second counts as
-// created.
-func precision(t time.Time) time.Duration {
-	if t.Nanosecond() == 0 {
-		return time.Second
-	}
-	return 1
 }

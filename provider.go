@@ -147,6 +147,10 @@ type ConnectParams struct {
 	// ServerURL is the CalDAV server the user named; it wins over
 	// [ProviderSettings.ServerURL] and discovery.
 	ServerURL string
+	// Delegation, when set, connects Email through the application's
+	// delegation credential: an unknown user is CodeInvalid naming email,
+	// a refused credential CodeInvalid naming providerType.
+	Delegation *DelegationGrant
 }
 
 // Connection is what a successful connect or code exchange learned.
@@ -165,6 +169,9 @@ type Connection struct {
 	// ServerURL is the server the account was connected at (CalDAV),
 	// shown as [Account.ServerURL].
 	ServerURL string
+	// Delegated marks a connection through the application's delegation
+	// credential; the Client sets it.
+	Delegated bool
 }
 
 // Token is an OAuth 2.0 token set. It mirrors oauth2.Token without
@@ -192,6 +199,19 @@ type Session struct {
 	// OnTokenRefresh persists tokens the provider refreshed. Providers call
 	// it before using a new access token.
 	OnTokenRefresh func(ctx context.Context, tok Token) error
+	// Delegation is set for an account connected through the
+	// application's delegation credential: Token is empty, and the
+	// provider mints the user's tokens from it (a refusal is
+	// CodeAccountExpired with StatusReasonDelegationRevoked).
+	Delegation *DelegationGrant
+}
+
+// DelegationGrant is an application's delegation credential for one
+// provider type, with its sealed part opened (the JSON package admin
+// sealed: Google's service account key or Microsoft's client secret).
+type DelegationGrant struct {
+	Credential Delegation
+	Secret     []byte
 }
 
 // AuthCodeRequest is the input of [OAuthProvider.AuthCodeURL].

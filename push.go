@@ -74,14 +74,13 @@ func (a *App) stopWatch(ctx context.Context, sub *SubscriptionRecord) {
 	}
 }
 
-// RenewWatch renews sub's watch when it ends within Config.WatchRenewBefore.
-// A watch that has ended without renewal is dropped, and the subscription
-// is polled from then on.
+// RenewWatch renews sub's watch with the provider. The engine (package
+// engine) calls it when the watch ends within Config.WatchRenewBefore. A
+// watch that has ended without renewal is dropped, and the subscription
+// is polled from then on; while it still runs, a failed renewal leaves it
+// for the next try.
 func (c *Client) RenewWatch(ctx context.Context, sub *SubscriptionRecord) error {
 	now := c.now()
-	if now.Add(c.watchRenewBefore).Before(sub.Watch.Expiration) {
-		return nil
-	}
 	renewed, token, err := c.providerRenewWatch(ctx, sub)
 	if err != nil && now.Before(sub.Watch.Expiration) {
 		return err // try again on the next pass while the watch still runs

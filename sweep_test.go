@@ -100,7 +100,7 @@ func remaining(tb testing.TB, s unical.Store, appID string, ids ...string) []str
 	return out
 }
 
-func TestClient_Sweep_Retention(t *testing.T) {
+func TestSweep_Retention(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name                      string
@@ -139,7 +139,7 @@ func TestClient_Sweep_Retention(t *testing.T) {
 				finish(t, store, app.ID(), m.id, m.status, now.Add(-m.age))
 				ids = append(ids, m.id)
 			}
-			res, err := c.Sweep(t.Context())
+			res, err := engine.Sweep(t.Context(), c)
 			if err != nil {
 				t.Fatal(err)
 			}

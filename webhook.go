@@ -2,14 +2,12 @@ package unical
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	mrand "math/rand/v2"
-	"net/url"
 	"time"
 
 	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/internal/webhook"
 )
 
 // Webhook event types. calendar.event.* go to a subscription's webhookUrl;
@@ -157,11 +155,12 @@ type EventChange struct {
 	Truncated  bool            `json:"truncated,omitempty"`
 }
 
-// Limits of a calendar.event.changed message with includeEvents.
+// Limits of a calendar.event.changed message with includeEvents: 100
+// bodies, 256 KiB of them, 1,000 changes listed.
 const (
-	MaxChangeBodies  = 100
-	MaxChangeBytes   = 256 << 10
-	MaxChangesListed = 1000
+	MaxChangeBodies  = webhook.MaxChangeBodies
+	MaxChangeBytes   = webhook.MaxChangeBytes
+	MaxChangesListed = webhook.MaxChangesListed
 )
 
 // accountEvents builds the enduseraccount.* messages of an application's
@@ -215,33 +214,15 @@ func (c *Client) queued(msgs []*OutboxMessage) {
 	}
 }
 
-// newEndpointSecret returns a Standard Webhooks secret: whsec_ and the
-// base64 of 32 random bytes.
-func newEndpointSecret() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic("unical: no randomness: " + err.Error())
-	}
-	return "whsec_" + base64.StdEncoding.EncodeToString(b)
-}
+// newEndpointSecret returns a new Standard Webhooks endpoint secret.
+func newEndpointSecret() string { return webhook.NewSecret() }
 
-// checkWebhookURL is checkURLShape plus the address policy: without
-// Config.AllowPrivateTargets a URL whose host is a loopback, private or
-// link-local IP literal, or localhost, is refused here; names that resolve
-// to such addresses are refused by the sender when it connects. With it,
-// plain http is accepted for loopback hosts too, so a receiver on the
-// developer's own machine needs no certificate; nothing leaves the machine
-// unencrypted.
+// checkWebhookURL refuses a webhook URL that is not an absolute https URL
+// or, without Config.AllowPrivateTargets, names a loopback, private or
+// link-local host (see addrpolicy.TargetURLProblem), as CodeInvalid
+// naming field.
 func (c *Client) checkWebhookURL(field, raw string) error {
-	u, err := url.Parse(raw)
-	if err == nil && c.allowPrivate && u.Scheme == "http" && addrpolicy.LoopbackHost(u.Hostname()) {
-		u.Scheme = "https" // the rest of the shape rules still apply
-		raw = u.String()
-	}
-	if err := checkURLShape(field, raw); err != nil {
-		return err
-	}
-	return c.checkTargetHost(field, raw)
+	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, c.allowPrivate))
 }
 
 // checkTargetHost refuses, without Config.AllowPrivateTargets, a URL
@@ -249,27 +230,16 @@ func (c *Client) checkWebhookURL(field, raw string) error {
 // localhost: a webhook URL, or a CalDAV server URL saved by the operator
 // (use is refused too, when the name resolves to such an address).
 func (c *Client) checkTargetHost(field, raw string) error {
-	u, err := url.Parse(raw)
-	if err == nil && !c.allowPrivate && addrpolicy.ForbiddenHost(u.Hostname()) {
-		return invalidf(field, "%s must not point at a loopback, private or link-local address.", field)
-	}
-	return nil
+	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, c.allowPrivate))
 }
 
-// checkURLShape requires an absolute https URL with a host and no
-// credentials or fragment.
-func checkURLShape(field, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return invalidf(field, "%s must be an absolute HTTPS URL.", field)
+// refusedURL is CodeInvalid naming field for an address policy's problem,
+// nil for none.
+func refusedURL(field, problem string) error {
+	if problem == "" {
+		return nil
 	}
-	if u.Scheme != "https" {
-		return invalidf(field, "%s must use https.", field)
-	}
-	if u.User != nil || u.Fragment != "" {
-		return invalidf(field, "%s must not carry credentials or a fragment.", field)
-	}
-	return nil
+	return invalidf(field, "%s", problem)
 }
 
 // ListSubscriptions lists an account's webhook subscriptions.

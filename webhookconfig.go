@@ -81,6 +81,13 @@ type WebhookConfig struct {
 	// channel) is renewed, checked on every change poll; default 12 hours.
 	// It must exceed ChangePollInterval, or watches lapse between checks.
 	WatchRenewBefore time.Duration
+	// DeliveredRetention is how long a delivered webhook message is kept
+	// after its delivery; default 7 days, negative forever.
+	DeliveredRetention time.Duration
+	// FailedRetention is how long a failed webhook message is kept after
+	// its last attempt, and so how long it can be resent; default 30
+	// days, negative forever.
+	FailedRetention time.Duration
 	// ReconcileInterval is how often a subscription with a provider watch
 	// is still checked with its sync cursor, as subscriptions without one
 	// are, because a push channel can end without a word and its changes

@@ -83,11 +83,9 @@ type DelegationView struct {
 	AdminConsentURL string `json:"adminConsentUrl,omitempty"`
 }
 
-// delegationSecret is the sealed part of a delegation credential.
-type delegationSecret struct {
-	ServiceAccountKey json.RawMessage `json:"serviceAccountKey,omitempty"`
-	ClientSecret      string          `json:"clientSecret,omitempty"`
-}
+// delegationSecret is the sealed part of a delegation credential; the
+// providers open it to mint the tokens of delegated accounts.
+type delegationSecret = delegation.Secret
 
 // serviceAccountKey holds the fields of Google's JSON key file that we
 // read; the whole file is sealed as it came.
@@ -330,7 +328,8 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 }
 
 // RemoveDelegation removes an application's delegation credential for
-// one provider type. CodeNotFound when it has none.
+// one provider type and expires the accounts connected through it, with
+// statusReason delegation_revoked. CodeNotFound when it has none.
 func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.ProviderType) error {
 	if err := checkDelegationProvider(t); err != nil {
 		return err
@@ -347,7 +346,13 @@ func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.P
 		return err
 	}
 	s.record(ctx, "delegation.remove", appID, t.PathName())
-	return nil
+	// The accounts it connected stop working now, and their application
+	// hears of it (enduseraccount.updated).
+	a, err := s.client.App(ctx, appID)
+	if err != nil {
+		return err
+	}
+	return a.ExpireDelegatedAccounts(ctx, t)
 }
 
 // VerifyParams name the mailbox [Service.VerifyDelegation] tries.

@@ -36,6 +36,10 @@ type engineConfig struct {
 	watchRenewBefore time.Duration
 	// reconcile is Config.ReconcileInterval; 0 never reconciles.
 	reconcile time.Duration
+	// delivered and failed are Config.DeliveredRetention and
+	// Config.FailedRetention; 0 keeps such messages for good.
+	delivered time.Duration
+	failed    time.Duration
 }
 
 func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
@@ -47,16 +51,12 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 		outboxPoll:   cfg.OutboxPollInterval,
 		changePoll:   cfg.ChangePollInterval,
 		logTTL:       cfg.DeliveryLogTTL,
-		disableAfter: cfg.EndpointDisableAfter,
+		disableAfter: orNever(cfg.EndpointDisableAfter, 5*24*time.Hour),
 
 		watchRenewBefore: cfg.WatchRenewBefore,
-		reconcile:        cfg.ReconcileInterval,
-	}
-	switch {
-	case e.reconcile == 0:
-		e.reconcile = 15 * time.Minute
-	case e.reconcile < 0:
-		e.reconcile = 0
+		reconcile:        orNever(cfg.ReconcileInterval, 15*time.Minute),
+		delivered:        orNever(cfg.DeliveredRetention, DefaultDeliveredRetention),
+		failed:           orNever(cfg.FailedRetention, DefaultFailedRetention),
 	}
 	if e.watchRenewBefore <= 0 {
 		e.watchRenewBefore = 12 * time.Hour
@@ -88,30 +88,38 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 	if e.logTTL <= 0 {
 		e.logTTL = 7 * 24 * time.Hour
 	}
-	switch {
-	case e.disableAfter == 0:
-		e.disableAfter = 5 * 24 * time.Hour
-	case e.disableAfter < 0:
-		e.disableAfter = 0
-	}
 	return e, nil
 }
 
+// orNever is a setting whose zero value means its default def and whose
+// negative values mean never (or, for a retention, for good): it returns
+// def for 0, 0 for a negative v, else v.
+func orNever(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
 // Store is the part of the Store the engine uses: the outbox it claims
-// from, the delivery log it writes, and the subscriptions it polls and
-// updates.
+// from, the delivery log it writes, the subscriptions it polls and
+// updates, and the sweep.
 type Store interface {
 	unical.OutboxStore
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
+	unical.SweepStore
 }
 
 // Client is what the engine needs of the [unical.Client]: change
 // detection, which calls providers (CheckSubscription for a subscription
 // without a provider watch, RenewWatch and ReconcileSubscription for one
 // with a watch), the webhook endpoints with their signing secrets and
-// delivery state, the store sweep, and the Client's settings and
-// lifetime. *unical.Client implements it; tests use a fake.
+// delivery state, and the Client's settings and lifetime.
+// *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
@@ -119,7 +127,7 @@ type Client interface {
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
 	UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*unical.EndpointState) bool) error
-	Sweep(ctx context.Context) (unical.SweepResult, error)
+	// SweepInterval is how often to sweep the Store; 0 never.
 	SweepInterval() time.Duration
 	// OutboxQueued signals after the Client queued messages.
 	OutboxQueued() <-chan struct{}
@@ -199,7 +207,7 @@ func PollChanges(ctx context.Context, c *unical.Client) error {
 // Run runs the engine until ctx ends or the Client is closed: delivery
 // workers that claim due outbox messages with a lease, sign them and POST
 // them, the change poller (see Config.ChangePollInterval) and the store
-// sweep (see [unical.Client.Sweep]). It returns nil when stopped that way.
+// sweep (see [Engine.Sweep]). It returns nil when stopped that way.
 // Several engines may run over one Store: the leases keep them from
 // sending a message twice at once, and a crashed engine's claims pass to
 // the others when they expire.

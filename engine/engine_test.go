@@ -24,6 +24,8 @@ import (
 type fakeClient struct {
 	cfg    unical.WebhookConfig
 	queued chan struct{}
+	// now is the clock; zero for time.Now.
+	now time.Time
 
 	mu      sync.Mutex
 	checked []string // "check sub_1", "renew sub_2"
@@ -70,9 +72,6 @@ func (c *fakeClient) WebhookTarget(_ context.Context, msg *unical.OutboxMessage)
 func (c *fakeClient) UpdateEndpointState(context.Context, string, string, func(*unical.EndpointState) bool) error {
 	return nil
 }
-func (c *fakeClient) Sweep(context.Context) (unical.SweepResult, error) {
-	return unical.SweepResult{}, nil
-}
 func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
 func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
 func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
@@ -81,7 +80,12 @@ func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error
 }
 func (c *fakeClient) Observer() unical.Observer { return unical.NopObserver{} }
 func (c *fakeClient) Logger() *slog.Logger      { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-func (c *fakeClient) Now() time.Time            { return time.Now() }
+func (c *fakeClient) Now() time.Time {
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
 
 // fakeStore keeps messages and subscriptions in memory. It implements what
 // the engine calls; anything else panics through the nil interface.
@@ -137,6 +141,19 @@ func (s *fakeStore) ClaimDueSubscriptions(_ context.Context, now time.Time, inte
 	for _, sub := range s.subs {
 		if len(out) < max && !sub.NextCheckAt.After(now) {
 			sub.NextCheckAt = now.Add(interval)
+			c := *sub
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}
+
+func (s *fakeStore) ListAllSubscriptions(_ context.Context, after string, limit int) ([]*unical.SubscriptionRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*unical.SubscriptionRecord
+	for _, sub := range s.subs {
+		if sub.ID > after && len(out) < limit {
 			c := *sub
 			out = append(out, &c)
 		}
@@ -271,6 +288,74 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if diff := cmp.Diff(want, c.checks()); diff != "" {
+		t.Errorf("change checks (-want +got):\n%s", diff)
+	}
+}
+
+// sweepStore answers Sweep with the results in turn and records the
+// requests.
+type sweepStore struct {
+	engine.Store
+	results  []unical.SweepResult
+	requests []unical.SweepRequest
+}
+
+func (s *sweepStore) Sweep(_ context.Context, req unical.SweepRequest) (unical.SweepResult, error) {
+	s.requests = append(s.requests, req)
+	res := s.results[0]
+	s.results = s.results[1:]
+	return res, nil
+}
+
+// Sweep asks the Store in batches until one comes back short, with the
+// retention cut-offs of the settings, and adds up what was removed.
+func TestEngine_Sweep(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	st := &sweepStore{results: []unical.SweepResult{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
+	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+		cfg.DeliveredRetention, cfg.FailedRetention = time.Hour, -1
+	})
+	c.now = now
+	e, err := engine.New(c, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Sweep(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(unical.SweepResult{Flows: 600, Attempts: 400, FailedMessages: 1000, Blobs: 3, IdempotencyKeys: 2}, got); diff != "" {
+		t.Errorf("Sweep() mismatch (-want +got):\n%s", diff)
+	}
+	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
+	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
+		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
+	}
+}
+
+// A watch is renewed only when it ends within Config.WatchRenewBefore;
+// one that runs for longer is left alone.
+func TestEngine_RenewsWatchesDueSoon(t *testing.T) {
+	t.Parallel()
+	st := newFakeStore()
+	st.subs = []*unical.SubscriptionRecord{
+		{Subscription: unical.Subscription{ID: "sub_ends_soon"}, Watch: &unical.Watch{ID: "w1", Expiration: time.Now().Add(time.Hour)}},
+		{Subscription: unical.Subscription{ID: "sub_ends_later"}, Watch: &unical.Watch{ID: "w2", Expiration: time.Now().Add(3 * time.Hour)}},
+		{Subscription: unical.Subscription{ID: "sub_polled"}},
+	}
+	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+		cfg.ReconcileInterval = -1
+		cfg.WatchRenewBefore = 2 * time.Hour
+	})
+	e, err := engine.New(c, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PollChanges(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"check sub_polled", "renew sub_ends_soon"}, c.checks()); diff != "" {
 		t.Errorf("change checks (-want +got):\n%s", diff)
 	}
 }

@@ -167,8 +167,8 @@ func (e *Engine) pollPass(ctx context.Context) (polled int, err error) {
 
 // checkOne checks one subscription: one without a provider watch is
 // polled with its sync cursor; one with a watch has it renewed when it
-// ends soon, and is now and then checked like a polled one. count counts
-// the checks made with a sync cursor.
+// ends within Config.WatchRenewBefore, and is now and then checked like a
+// polled one. count counts the checks made with a sync cursor.
 func (e *Engine) checkOne(ctx context.Context, sub *unical.SubscriptionRecord, count *atomic.Int64) {
 	if sub.Watch == nil {
 		count.Add(1)
@@ -177,8 +177,10 @@ func (e *Engine) checkOne(ctx context.Context, sub *unical.SubscriptionRecord, c
 		}
 		return
 	}
-	if err := e.c.RenewWatch(ctx, sub); err != nil && ctx.Err() == nil {
-		e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
+	if !e.now().Add(e.watchRenewBefore).Before(sub.Watch.Expiration) {
+		if err := e.c.RenewWatch(ctx, sub); err != nil && ctx.Err() == nil {
+			e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
+		}
 	}
 	if e.reconcileDue(sub, e.now()) {
 		count.Add(1)

@@ -3,7 +3,64 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/unical/unical"
 )
+
+// Retention defaults; see the unical.WebhookConfig fields of the same
+// names.
+const (
+	DefaultDeliveredRetention = 7 * 24 * time.Hour
+	DefaultFailedRetention    = 30 * 24 * time.Hour
+)
+
+// sweepBatch bounds the records one Store.Sweep call removes, so that a
+// large backlog (a first sweep of an old file) goes in short writes that
+// let deliveries and requests in between.
+const sweepBatch = 1000
+
+// Sweep sweeps c's Store once (see [Engine.Sweep]), for a program that
+// does not run the engine.
+func Sweep(ctx context.Context, c *unical.Client) (unical.SweepResult, error) {
+	e, err := New(c, c.Store())
+	if err != nil {
+		return unical.SweepResult{}, err
+	}
+	return e.Sweep(ctx)
+}
+
+// Sweep removes what the Store no longer needs: OAuth flows, sync cursor
+// blobs, delivery-log attempts and Idempotency-Keys that have expired,
+// delivered messages older than Config.DeliveredRetention and failed ones
+// older than Config.FailedRetention. Pending messages are never removed.
+// A running engine calls it every Config.SweepInterval. It works in
+// batches and returns what it removed, also when ctx ends part way.
+func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
+	now := e.now().UTC()
+	req := unical.SweepRequest{Now: now, Limit: sweepBatch}
+	if e.delivered > 0 {
+		req.DeliveredBefore = now.Add(-e.delivered)
+	}
+	if e.failed > 0 {
+		req.FailedBefore = now.Add(-e.failed)
+	}
+	var total unical.SweepResult
+	for {
+		res, err := e.store.Sweep(ctx, req)
+		total.Flows += res.Flows
+		total.Blobs += res.Blobs
+		total.Attempts += res.Attempts
+		total.DeliveredMessages += res.DeliveredMessages
+		total.FailedMessages += res.FailedMessages
+		total.IdempotencyKeys += res.IdempotencyKeys
+		if err != nil || res.Total() < sweepBatch {
+			return total, err
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+}
 
 // sweepLoop runs Sweep every Config.SweepInterval until ctx ends. Several
 // engines over one Store may sweep at once: the Store's transactions make
@@ -12,7 +69,7 @@ func (e *Engine) sweepLoop(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		res, err := e.c.Sweep(ctx)
+		res, err := e.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			e.log.ErrorContext(ctx, "sweep the store", "err", err)

@@ -109,6 +109,9 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 		b = append(b, `,"serverUrl":`...)
 		b = appendString(b, a.ServerURL)
 	}
+	if a.Delegated { // omitempty, as on the struct tag
+		b = append(b, `,"delegated":true`...)
+	}
 	return append(b, '}'), true
 }
 

@@ -39,6 +39,8 @@ func everyField(t *testing.T) *unical.Account {
 		case *string:
 			s := "value of " + v.Type().Field(i).Name
 			f.Set(reflect.ValueOf(&s))
+		case bool:
+			f.SetBool(true)
 		default:
 			if f.Kind() != reflect.String {
 				t.Fatalf("unical.Account.%s is a %s, which appendAccount and this test do not know: teach them", v.Type().Field(i).Name, f.Type())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/openapitest"
@@ -154,7 +155,7 @@ func TestAuthorize_FloodWritesNothing(t *testing.T) {
 		t.Errorf("bolt file grew from %d to %d bytes during the flood, want no write", before, after)
 	}
 	fs.clock.Add(15 * time.Minute)
-	swept, err := fs.client.Sweep(t.Context())
+	swept, err := engine.Sweep(t.Context(), fs.client)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func delegationCommands() *command {
 			leaf("get", "--id APP_ID --provider provider_a|provider_b",
 				"Show a delegation credential's domains and status, never its secret."),
 			leaf("remove", "--id APP_ID --provider provider_a|provider_b",
-				"Remove a delegation credential."),
+				"Remove a delegation credential; the accounts connected through it expire (delegation_revoked)."),
 		},
 	}
 }

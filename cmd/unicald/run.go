@@ -197,11 +197,11 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	providers = virtual.Add(providers, store)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		SweepInterval:      eng.retention.sweepInterval,
-		DeliveredRetention: eng.retention.delivered,
-		FailedRetention:    eng.retention.failed,
-		Observer:           eng.observer,
+		SweepInterval: eng.retention.sweepInterval,
+		Observer:      eng.observer,
 		WebhookConfig: unical.WebhookConfig{
+			DeliveredRetention: eng.retention.delivered,
+			FailedRetention:    eng.retention.failed,
 			// The webhook engine only runs in serve; admin commands just queue.
 			WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
 			AllowPrivateTargets: eng.allowPrivate,
@@ -280,8 +280,8 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 	// accepted so that existing command lines keep starting.
 	fs.Int("max-pending-flows", 0, "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
 	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
-	fs.DurationVar(&ret.delivered, "delivered-retention", unical.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
-	fs.DurationVar(&ret.failed, "failed-retention", unical.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
+	fs.DurationVar(&ret.delivered, "delivered-retention", engine.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
+	fs.DurationVar(&ret.failed, "failed-retention", engine.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
 	poll := pollInterval(time.Minute)
 	reconcile := pollInterval(15 * time.Minute)

@@ -125,3 +125,35 @@ func TestForbiddenHost(t *testing.T) {
 		}
 	}
 }
+
+func TestTargetURLProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		raw          string
+		allowPrivate bool
+		want         string
+	}{
+		{"OK", "https://hooks.example.com/in?x=1", false, ""},
+		{"Relative", "/hooks", false, "webhookUrl must be an absolute HTTPS URL."},
+		{"Unparsable", "https://[::1", false, "webhookUrl must be an absolute HTTPS URL."},
+		{"PlainHTTP", "http://hooks.example.com/", false, "webhookUrl must use https."},
+		{"Credentials", "https://user:pw@hooks.example.com/", false, "webhookUrl must not carry credentials or a fragment."},
+		{"Fragment", "https://hooks.example.com/#x", false, "webhookUrl must not carry credentials or a fragment."},
+		{"Private", "https://10.0.0.1/", false, "webhookUrl must not point at a loopback, private or link-local address."},
+		{"Localhost", "https://localhost:8443/", false, "webhookUrl must not point at a loopback, private or link-local address."},
+		{"PrivateAllowed", "https://10.0.0.1/", true, ""},
+		{"LoopbackHTTPAllowed", "http://127.0.0.1:9000/in", true, ""},
+		// Plain http stays refused for hosts other than this machine.
+		{"PrivateHTTPAllowed", "http://10.0.0.1/", true, "webhookUrl must use https."},
+		{"LoopbackHTTPFragment", "http://localhost/#x", true, "webhookUrl must not carry credentials or a fragment."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := addrpolicy.TargetURLProblem("webhookUrl", tc.raw, tc.allowPrivate); got != tc.want {
+				t.Errorf("TargetURLProblem(%q, %v) = %q, want %q", tc.raw, tc.allowPrivate, got, tc.want)
+			}
+		})
+	}
+}

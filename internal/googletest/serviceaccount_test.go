@@ -75,6 +75,12 @@ func TestServiceAccount_JWTBearer(t *testing.T) {
 	if r.status != http.StatusOK || r.body["id"] != aliceEmail {
 		t.Fatalf("GET calendars/primary with the delegated token = %d %v, want alice's calendar", r.status, r.body)
 	}
+	// The token acts as alice and nobody else: bob's calendar, which
+	// alice has no entry for, is as unknown as a missing one (errors
+	// guide, 404 notFound).
+	if r := call(t, "GET", f.srv.APIBaseURL()+"/calendars/"+bobEmail+"/events", tok.AccessToken, nil); r.status != http.StatusNotFound {
+		t.Errorf("GET bob's events with alice's delegated token = %d %v, want 404", r.status, r.body)
+	}
 
 	for _, tc := range []struct {
 		name   string

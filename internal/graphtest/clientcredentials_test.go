@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
@@ -107,5 +108,51 @@ func TestPlaces_Rooms(t *testing.T) {
 	}
 	if r := doWith(t, f.srv, token("calendars-only", "x"), "GET", "/v1.0/places/microsoft.graph.room", nil); r.status != http.StatusForbidden {
 		t.Errorf("without Place.Read.All = %d, want 403", r.status)
+	}
+}
+
+// TestClientCredentials_Subscriptions: an app-only token subscribes to a
+// user's events under users/{id}/events and manages the subscription by
+// id; me/events names no user for it and is refused, as every /me path.
+func TestClientCredentials_Subscriptions(t *testing.T) {
+	t.Parallel()
+	f := mustSetup(t, graphtest.Options{AllowHTTPNotificationURLs: true})
+	grace := f.srv.AddUser(graphtest.User{DisplayName: "Grace Hopper", UserPrincipalName: "grace@contoso.test"})
+	f.srv.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon", ApplicationPermissions: []string{"Calendars.Read"}})
+	cfg := clientcredentials.Config{ClientID: "daemon", ClientSecret: "d43mon", TokenURL: f.srv.TokenURL(), Scopes: []string{"https://graph.microsoft.com/.default"}}
+	tok, err := cfg.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := newReceiver(t, false)
+	subscribe := func(resource string) response {
+		return doWith(t, f.srv, tok.AccessToken, "POST", "/v1.0/subscriptions", map[string]any{
+			"changeType": "created,updated,deleted", "notificationUrl": rc.srv.URL + "/notify", "resource": resource,
+			"expirationDateTime": epoch.Add(time.Hour).Format(time.RFC3339), "clientState": "s3cret-state",
+		})
+	}
+	if r := subscribe("me/events"); r.status != http.StatusBadRequest {
+		t.Errorf("subscribing an app-only token to me/events = %d %s, want 400", r.status, r.raw)
+	}
+	if r := subscribe("users/nobody@contoso.test/events"); r.status != http.StatusNotFound {
+		t.Errorf("subscribing to an unknown user = %d %s, want 404", r.status, r.raw)
+	}
+	created := subscribe("users/" + grace + "/events")
+	if created.status != http.StatusCreated {
+		t.Fatalf("subscribing to users/{id}/events = %d %s", created.status, created.raw)
+	}
+	id, _ := created.body["id"].(string)
+	if subs := f.srv.Subscriptions(); len(subs) != 1 || subs[0].UserID != grace {
+		t.Errorf("subscriptions = %+v, want one on grace's mailbox", subs)
+	}
+	if r := doWith(t, f.srv, tok.AccessToken, "GET", "/v1.0/subscriptions/"+id, nil); r.status != http.StatusOK {
+		t.Errorf("GET the subscription = %d %s", r.status, r.raw)
+	}
+	// Another application's token does not see it.
+	if r := f.do(t, "GET", "/v1.0/subscriptions/"+id, nil); r.status != http.StatusNotFound {
+		t.Errorf("GET with another application's token = %d, want 404", r.status)
+	}
+	if r := doWith(t, f.srv, tok.AccessToken, "DELETE", "/v1.0/subscriptions/"+id, nil); r.status != http.StatusNoContent {
+		t.Errorf("DELETE the subscription = %d %s", r.status, r.raw)
 	}
 }

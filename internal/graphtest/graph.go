@@ -188,6 +188,13 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*accessTo
 			// The tenant's places belong to no user.
 			return tok, nil, true
 		}
+		if userID == "" && (r.URL.Path == "/v1.0/subscriptions" || strings.HasPrefix(r.URL.Path, "/v1.0/subscriptions/")) {
+			// An application's subscriptions are its own, not a user's:
+			// it creates them on users/{id}/events and manages them by
+			// id (subscription-post-subscriptions.md lists application
+			// permissions for event resources).
+			return tok, nil, true
+		}
 		if userID == "" {
 			writeGraphError(w, r, s.now(), http.StatusBadRequest, "BadRequest", "/me request is only valid with delegated authentication flow.")
 			return nil, nil, false

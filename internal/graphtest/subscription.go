@@ -201,6 +201,22 @@ func (s *Server) handleCreateSubscription(w http.ResponseWriter, r *http.Request
 		fail(http.StatusBadRequest, "InvalidRequest", "changeType, notificationUrl, resource and expirationDateTime are required.")
 		return
 	}
+	if usr == nil {
+		// An app-only token: the resource names the user, as
+		// users/{id}/events ("Changes to all events in a user's mailbox",
+		// application permission Calendars.Read, in
+		// concepts/includes/change-notifications-supported-resources-expanded.md);
+		// me/ has no user to mean.
+		parts := strings.Split(strings.TrimPrefix(*b.Resource, "/"), "/")
+		if len(parts) < 3 || !strings.EqualFold(parts[0], "users") {
+			fail(http.StatusBadRequest, "BadRequest", "/me request is only valid with delegated authentication flow.")
+			return
+		}
+		if usr = s.userNamed(parts[1]); usr == nil {
+			fail(http.StatusNotFound, "ErrorInvalidUser", "The requested user '%s' is invalid.", parts[1])
+			return
+		}
+	}
 	sub := &subscription{id: newGUID(), userID: usr.ID, clientID: tok.clientID, changeType: *b.ChangeType, tlsVersion: "v1_2"}
 	if b.IncludeResourceData != nil && *b.IncludeResourceData {
 		fail(http.StatusBadRequest, "InvalidRequest", "graphtest: includeResourceData (rich notifications) is not supported.")
@@ -426,9 +442,16 @@ func (s *Server) validateEndpoint(ctx context.Context, subID, endpoint string) e
 	return err
 }
 
+// owns reports whether the caller may see sub: its application, and
+// the signed-in user when the token has one (an app-only token sees all
+// of its application's subscriptions).
+func (c *call) owns(sub *subscription) bool {
+	return sub.clientID == c.tok.clientID && (c.user == nil || sub.userID == c.user.ID)
+}
+
 func (c *call) ownSubscription() *subscription {
 	sub := c.s.subs[c.r.PathValue("sid")]
-	if !c.s.live(sub) || sub.userID != c.user.ID || sub.clientID != c.tok.clientID {
+	if !c.s.live(sub) || !c.owns(sub) {
 		c.fail(http.StatusNotFound, "ResourceNotFound", "The object was not found.")
 		return nil
 	}
@@ -439,7 +462,7 @@ func (c *call) ownSubscription() *subscription {
 func (c *call) listSubscriptions() {
 	var items []any
 	for _, sub := range c.s.subs {
-		if c.s.live(sub) && sub.userID == c.user.ID && sub.clientID == c.tok.clientID {
+		if c.s.live(sub) && c.owns(sub) {
 			m := c.s.subscriptionJSON(sub)
 			delete(m, "@odata.context")
 			items = append(items, m)

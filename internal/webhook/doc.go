@@ -1,8 +1,10 @@
-// Package webhook holds the parts of outgoing webhook delivery that need no
-// network: Standard Webhooks signing, the retry schedule with jitter and
-// the address policy that keeps deliveries away from internal networks. The HTTP client that applies the
-// policy at connection time is in the deliver subpackage, so that the root
-// package can use this one without depending on net/http.
+// Package webhook holds the parts of outgoing webhook messages that need
+// no network and no domain types: Standard Webhooks signing, the retry
+// schedule with jitter, and the change list of an includeEvents message
+// (which changes, in which order, with which bodies). The root package
+// builds messages with it and package engine delivers them; it imports
+// neither. The address policy is package addrpolicy, and the HTTP client
+// that applies it when connecting is package webhooksender.
 //
 // The wire format is Standard Webhooks
 // (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md):

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -23,6 +24,16 @@ const secretPrefix = "whsec_"
 // ErrBadSecret is returned for a secret that is not base64 after its
 // optional whsec_ prefix, or is empty.
 var ErrBadSecret = errors.New("webhook: secret is not whsec_ followed by base64")
+
+// NewSecret returns a new secret as receivers get it: "whsec_" and the
+// standard base64 of 32 random bytes.
+func NewSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("webhook: no randomness: " + err.Error())
+	}
+	return secretPrefix + base64.StdEncoding.EncodeToString(b)
+}
 
 // Signer signs messages with one secret. It is safe for concurrent use.
 type Signer struct {

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +102,21 @@ func TestSigner_Sign_MatchesReference(t *testing.T) {
 		if got := s.Sign("msg_x", ts, []byte(body)); got != want {
 			t.Errorf("Sign(%q) = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// A new secret is a whsec_ secret a Signer takes, and a fresh one each
+// time.
+func TestNewSecret(t *testing.T) {
+	t.Parallel()
+	a, b := webhook.NewSecret(), webhook.NewSecret()
+	if a == b {
+		t.Errorf("NewSecret() returned %q twice", a)
+	}
+	if !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+44 {
+		t.Errorf("NewSecret() = %q, want whsec_ and the base64 of 32 bytes", a)
+	}
+	if _, err := webhook.NewSigner(a); err != nil {
+		t.Errorf("NewSigner(NewSecret()) = %v", err)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/delegation"
 	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
@@ -106,6 +107,8 @@ type Provider struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	// jitter returns a random duration in [0, d); tests make it fixed.
 	jitter func(d time.Duration) time.Duration
+	// minter mints and keeps the tokens of delegated accounts.
+	minter *delegation.Minter
 }
 
 var _ unical.OAuthProvider = (*Provider)(nil)
@@ -133,6 +136,7 @@ func New(cfg Config) (*Provider, error) {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	p.minter = &delegation.Minter{HTTPClient: p.client, Now: p.now}
 	if p.baseBackoff <= 0 {
 		p.baseBackoff = 500 * time.Millisecond
 	}

@@ -40,6 +40,13 @@ func (p *Provider) conn(s *unical.Session) *conn {
 // accessToken returns a usable access token, refreshing it when it is
 // missing, about to expire, or force is set (after a 401).
 func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
+	if c.s != nil && c.s.Delegation != nil {
+		// A delegated account has no refresh token: its tokens are minted
+		// for the user (sub) from the application's service account.
+		tok, err := c.p.minter.GoogleToken(ctx, c.s.Delegation, c.s.Email, force)
+		c.token = tok
+		return tok.AccessToken, err
+	}
 	t := c.token
 	fresh := oauthflow.Fresh(t, c.p.now())
 	if fresh && !force {

@@ -8,6 +8,7 @@ import (
 	oauthms "golang.org/x/oauth2/microsoft"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/delegation"
 	"github.com/unical/unical/internal/oauthflow"
 )
 
@@ -61,6 +62,9 @@ func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSetting
 // profile behind it. Microsoft accounts have no passwords here: a password
 // is CodeInvalid, a refused refresh token CodeUnauthorized.
 func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	if params.Delegation != nil {
+		return p.connectDelegated(ctx, settings, params)
+	}
 	if params.RefreshToken == "" {
 		if params.Password != "" {
 			return nil, unical.FieldError("password", "Microsoft accounts connect with a refresh token, not a password.")
@@ -72,6 +76,38 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		return nil, err
 	}
 	return p.connection(ctx, settings, tok)
+}
+
+// connectDelegated connects params.Email through the tenant credential
+// in params.Delegation: it mints the app-only token (client credentials
+// grant, https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow)
+// and reads the user (GET /users/{userPrincipalName}, which needs
+// User.Read.All) for the object id every later call names, and its
+// calendar. A user or mailbox the tenant does not have is CodeInvalid
+// naming email; a credential refused or without the administrator's
+// consent, naming providerType.
+func (p *Provider) connectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	c := p.client(&unical.Session{Email: params.Email, Settings: settings, Delegation: params.Delegation})
+	var u user
+	err := c.do(ctx, request{method: "GET", target: "/me"}, &u)
+	if err == nil {
+		// A user without a mailbox has no calendar to work with.
+		err = c.do(ctx, request{method: "GET", target: "/me/calendar"}, nil)
+	}
+	switch unical.ErrorCode(err) {
+	case "":
+	case unical.CodeNotFound:
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "email", Message: "Microsoft 365 has no such user, or no mailbox for it, in the tenant.", Err: err}
+	case unical.CodeInvalid:
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "providerType", Err: err,
+			Message: "Microsoft Graph refused the application's delegation credential: a tenant administrator must grant its permissions (Calendars.ReadWrite, User.Read.All)."}
+	default:
+		return nil, delegation.ConnectError(err)
+	}
+	if u.ID == "" {
+		return nil, unical.Errorf(unical.CodeUpstream, "Microsoft Graph answered without the user's id.")
+	}
+	return &unical.Connection{Email: params.Email, ProviderAccountID: u.ID, Scopes: []string{delegation.GraphScope}}, nil
 }
 
 // RefreshToken implements [unical.TokenRefresher]: it always refreshes,

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/delegation"
 	"github.com/unical/unical/internal/providerhttp"
 )
 
@@ -80,6 +81,8 @@ type Provider struct {
 	maxRetryWait time.Duration
 	// maxWatchLifetime caps subscription lifetimes.
 	maxWatchLifetime time.Duration
+	// minter mints and keeps the app-only tokens of delegated accounts.
+	minter *delegation.Minter
 }
 
 // New returns a Provider configured by cfg. Every provider's New has this
@@ -97,6 +100,7 @@ func New(cfg Config) (*Provider, error) {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	p.minter = &delegation.Minter{HTTPClient: p.httpClient, Now: p.now}
 	if p.maxRetryWait <= 0 {
 		p.maxRetryWait = 10 * time.Second
 	}

@@ -36,6 +36,12 @@ func (p *Provider) client(s *unical.Session) *client {
 // (with the refresh token Microsoft may have rotated) is handed to
 // Session.OnTokenRefresh before it is used.
 func (c *client) accessToken(ctx context.Context, force bool) (string, error) {
+	if c.s.Delegation != nil {
+		// A delegated account uses the tenant's app-only token.
+		tok, err := c.p.minter.MicrosoftToken(ctx, c.s.Delegation, force)
+		c.token = tok
+		return tok.AccessToken, err
+	}
 	t := c.token
 	if oauthflow.Fresh(t, c.p.now()) && !force {
 		return t.AccessToken, nil
@@ -66,7 +72,7 @@ type request struct {
 func (c *client) do(ctx context.Context, r request, out any) error {
 	target := r.target
 	if !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "http://") {
-		target = c.base + target
+		target = c.base + c.userPath(target)
 	} else if !strings.HasPrefix(target, c.base+"/") {
 		return unical.Errorf(unical.CodeInvalid, "The page or sync token does not belong to this account's Graph endpoint.")
 	}
@@ -145,6 +151,32 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(f * float64(time.Second)), true
+}
+
+// userPath returns path ("/me/..." or "me/...") for the session's user.
+// An app-only token, which a delegated account uses, has no signed-in
+// user: Graph refuses /me with it ("/me request is only valid with
+// delegated authentication flow") and takes /users/{id | userPrincipalName}
+// instead, the form every calendar API page lists for application
+// permissions (for example api/user-list-calendars.md, "HTTP request").
+func (c *client) userPath(path string) string {
+	if c.s.Delegation == nil {
+		return path
+	}
+	slash, rest := strings.HasPrefix(path, "/"), strings.TrimPrefix(path, "/")
+	tail, isMe := strings.CutPrefix(rest, "me")
+	if !isMe || (tail != "" && tail[0] != '/') {
+		return path
+	}
+	who := c.s.ProviderAccountID
+	if who == "" {
+		who = c.s.Email
+	}
+	path = "users/" + pathID(who) + tail
+	if slash {
+		path = "/" + path
+	}
+	return path
 }
 
 // pathID escapes an id for a URL path.

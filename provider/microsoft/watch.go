@@ -100,7 +100,7 @@ func (p *Provider) subscribe(ctx context.Context, s *unical.Session, req *unical
 		"changeType":               "created,updated,deleted",
 		"notificationUrl":          req.Address,
 		"lifecycleNotificationUrl": req.Address,
-		"resource":                 resource,
+		"resource":                 p.client(s).userPath(resource),
 		"expirationDateTime":       exp.Format(time.RFC3339),
 		"clientState":              req.Token,
 	}

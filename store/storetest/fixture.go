@@ -87,6 +87,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			StatusReason: unical.StatusReasonRefreshTokenRevoked,
 			ProviderType: t,
 			ServerURL:    "https://dav.example/",
+			Delegated:    true,
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},
 		TokenExpiry:          base.Add(time.Hour),

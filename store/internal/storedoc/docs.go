@@ -160,6 +160,7 @@ type Account struct {
 	CredentialsUpdatedAt time.Time            `json:"credentialsUpdatedAt"`
 	ProviderState        []byte               `json:"providerState"`
 	ServerURL            string               `json:"serverUrl,omitempty"`
+	Delegated            bool                 `json:"delegated,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -177,6 +178,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		ProviderType: a.ProviderType, SealedSecrets: a.SealedSecrets, TokenExpiry: UTC(a.TokenExpiry),
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
+		Delegated: a.Delegated,
 	}, nil
 }
 
@@ -195,7 +197,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
-			ServerURL: rec.ServerURL,
+			ServerURL: rec.ServerURL, Delegated: rec.Delegated,
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
