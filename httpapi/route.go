@@ -14,8 +14,8 @@ import (
 // ("GET /v1/endUserAccounts") or literal segments and one wildcard last
 // ("GET /v1/endUserAccounts/{id}"). For a plain path (muxpath.Plain) such
 // a route is found with one map lookup, where the ServeMux escapes,
-// cleans and unescapes the path and walks its tree (about 4,000
-// instructions, a sixth of what the stack adds to a cached account read).
+// cleans and unescapes the path and walks its tree (about 3,500
+// instructions of a cached account read's 67,000).
 // Every other request goes to the ServeMux.
 //
 // The answer is the ServeMux's own: of the patterns matching a GET of a

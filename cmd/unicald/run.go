@@ -421,9 +421,9 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 // apiFirst hands root's requests for plain /v1/ paths straight to api,
 // which root would hand them to anyway: no other handler of root is under
 // /v1/, and a plain path is one root neither cleans nor redirects
-// (muxpath.Plain). The API's own ServeMux still routes them; this spares
-// each API request the matching of a second ServeMux (about 4,500
-// instructions, a sixth of what the full stack adds to a cached read).
+// (muxpath.Plain). The API's own router still routes them; this spares
+// each API request the matching of a second ServeMux (about 3,300
+// instructions of a cached account read's 67,000).
 func apiFirst(api http.Handler, root *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p, ok := muxpath.Plain(r); ok && strings.HasPrefix(p, "/v1/") {
