@@ -12,8 +12,8 @@ import (
 // hash, it remembers two 64-bit keyed hashes of it (hash/maphash, under
 // seeds drawn at random for the process) together with that hash, and a
 // later check of the same key with the same hash compares those instead
-// of computing SHA-256 again (about 2,700 instructions and an allocation,
-// a tenth of what the API's stack spends on a cached read).
+// of computing SHA-256 again (about 3,300 instructions of a cached
+// account read's 67,000 over HTTP, and an allocation).
 //
 // Nothing is remembered of a secret that did not match, and the secret
 // itself is never kept. A wrong secret passes only if both its keyed
