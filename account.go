@@ -133,6 +133,9 @@ type Account struct {
 	// delegation credential rather than the user's own grant (our
 	// extension; PROVIDER_A and PROVIDER_B).
 	Delegated bool `json:"delegated,omitempty"`
+	// Room marks a VIRTUAL account as a meeting room of GET /v1/rooms
+	// (our extension); nil for every other account.
+	Room *RoomDetails `json:"room,omitempty"`
 }
 
 // MarshalJSON writes the times as every timestamp of the API is written
@@ -197,6 +200,9 @@ type AccountCreateParams struct {
 	// email).
 	ServerURL Optional[string] `json:"serverUrl,omitzero"`
 	Username  Optional[string] `json:"username,omitzero"`
+	// Room marks a VIRTUAL account as a meeting room (our extension);
+	// null unmarks it, absent leaves an existing account as it is.
+	Room Optional[RoomDetails] `json:"room,omitzero"`
 }
 
 // BasicAuthConnectParams is the body of
@@ -352,7 +358,7 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 		// this email would mix two users' calendars.
 		return nil, invalidf("email", "The credentials belong to another account than %s.", params.Email)
 	}
-	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, params.Password.Value())
+	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, params.Password.Value(), params.Room)
 }
 
 // ConnectBasicAuth connects a CalDAV account with its email and
@@ -426,6 +432,13 @@ func (p *AccountCreateParams) validate() error {
 		// HTTP Basic ends the user name at the first colon (RFC 7617 §2).
 		return invalidf("username", "username may be at most 255 characters long and hold no colon or line break.")
 	}
+	if r, ok := p.Room.Get(); ok && p.ProviderType != ProviderVirtual {
+		return invalidf("room", "room is only for VIRTUAL accounts: provider rooms come from the provider's directory.")
+	} else if ok {
+		if err := r.validate(); err != nil {
+			return err
+		}
+	}
 	if v, ok := p.ExternalID.Get(); ok && len(v) > 255 {
 		return invalidf("externalId", "externalId may be at most 255 characters long.")
 	}
@@ -434,7 +447,7 @@ func (p *AccountCreateParams) validate() error {
 
 // saveConnection creates or updates the account behind a successful
 // connect or OAuth exchange and emits the matching webhook messages.
-func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, externalID Optional[string], conn *Connection, password string) (*Account, error) {
+func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, externalID Optional[string], conn *Connection, password string, room Optional[RoomDetails]) (*Account, error) {
 	if conn.Email != "" && t.UsesOAuth() {
 		email = conn.Email
 	}
@@ -464,7 +477,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
-					ServerURL: conn.ServerURL, Delegated: conn.Delegated,
+					ServerURL: conn.ServerURL, Delegated: conn.Delegated, Room: optionalPtr(room),
 				},
 				TokenExpiry:          conn.Token.Expiry,
 				CredentialsID:        newID("cred"),
@@ -517,6 +530,9 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				rec.ExternalID = v
 			} else if externalID.IsNull() {
 				rec.ExternalID = ""
+			}
+			if room.IsSet() {
+				rec.Room = optionalPtr(room)
 			}
 			msgs = events.messages(&rec.Account, EventTypeAccountUpdated, EventTypeAccountCredentialUpdated)
 			return msgs, nil

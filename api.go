@@ -46,6 +46,8 @@ type API interface {
 	DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error)
 	ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *DeliveryListParams) (*Page[*DeliveryAttempt], error)
 	ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error)
+
+	ListRooms(ctx context.Context, params *RoomListParams) (*Page[*Room], error)
 }
 
 var _ API = (*App)(nil)
@@ -143,5 +145,19 @@ func AllDeliveries(ctx context.Context, api API, accountID, subscriptionID strin
 			p.PageToken = token
 		}
 		return api.ListDeliveries(ctx, accountID, subscriptionID, &p)
+	})
+}
+
+// AllRooms walks the application's room directory.
+func AllRooms(ctx context.Context, api API, params *RoomListParams) iter.Seq2[*Room, error] {
+	p := RoomListParams{}
+	if params != nil {
+		p = *params
+	}
+	return All(ctx, func(ctx context.Context, token string) (*Page[*Room], error) {
+		if token != "" {
+			p.PageToken = token
+		}
+		return api.ListRooms(ctx, &p)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+
+	"github.com/unical/unical/internal/pagetoken"
 )
 
 // Calendar is one calendar of an end user account.
@@ -161,7 +163,7 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 	snapshot := make(map[string]string, len(cals))
 	var changed []*Calendar
 	for _, cal := range cals {
-		h := queryHash(cal)
+		h := pagetoken.QueryHash(cal)
 		snapshot[cal.ID] = h
 		if previous == nil || previous[cal.ID] != h {
 			changed = append(changed, cal)
@@ -178,15 +180,15 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 	if end < len(changed) {
 		// Later pages list again and continue at the offset; the sync
 		// token the listing started from travels in the page token.
-		page.NextPageToken = a.sealToken(tokenPayload{Kind: "calendars-page", Scope: accountID, After: syncToken, Offset: end})
+		page.NextPageToken = a.c.pages.Seal(a.id, pagetoken.Payload{Kind: "calendars-page", Scope: accountID, After: syncToken, Offset: end})
 		return page, nil
 	}
 	raw, _ := json.Marshal(snapshot)
-	tok := tokenPayload{Kind: "calendars", Scope: accountID}
-	if err := a.storeCursor(ctx, &tok, string(raw)); err != nil {
+	tok := pagetoken.Payload{Kind: "calendars", Scope: accountID}
+	if err := a.c.pages.StoreCursor(ctx, a.id, &tok, string(raw)); err != nil {
 		return nil, err
 	}
-	page.NextSyncToken = a.sealToken(tok)
+	page.NextSyncToken = a.c.pages.Seal(a.id, tok)
 	return page, nil
 }
 

@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/unical/unical/internal/idempotency"
 	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
 )
@@ -51,9 +53,10 @@ type Config struct {
 	// replicas' changes (the PostgreSQL store, within a moment). Default 5
 	// seconds; negative disables the cache.
 	CacheTTL time.Duration
-	// Observer receives measurements of provider calls, webhook
-	// deliveries, change polling and push notifications, for metrics;
-	// default none.
+	// Observer receives measurements of webhook deliveries, change
+	// polling and push notifications, for metrics, and of provider calls
+	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
+	// none.
 	Observer Observer
 
 	// WebhookConfig configures the webhook engine (package engine). It is
@@ -77,18 +80,15 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer // account credentials and client secrets
-	tokens      *seal.Sealer // sync and page tokens
-	flows       *seal.Sealer // OAuth states (internal/oauthstate)
-	idempotency *seal.Sealer // kept answers of Idempotency-Key requests
-	// fingerprintKey keys the HMAC of Idempotency-Key fingerprints, which
-	// hash request bodies that may hold a password.
-	fingerprintKey seal.Key
+	credentials *seal.Sealer        // account credentials and client secrets
+	pages       *pagetoken.Tokens   // sync and page tokens
+	flows       *seal.Sealer        // OAuth states (internal/oauthstate)
+	idempotency *idempotency.Runner // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
-	keysUsed   keyUsage
+	keysUsed   *ttlcache.Every
 	keySecrets seal.CheckedSecrets // API key secrets that matched
 
 	// webhook is Config.WebhookConfig, for package engine.
@@ -150,7 +150,10 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 		c.capabilities[t] = caps
-		c.providers[t] = observe(p, cfg.Observer)
+		if w, ok := cfg.Observer.(ProviderWrapper); ok {
+			p = w.WrapProvider(p)
+		}
+		c.providers[t] = p
 	}
 	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
@@ -172,12 +175,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
 	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
+	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
-	c.tokens = seal.New(key.Derive("tokens"))
+	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.idempotency = seal.New(key.Derive("idempotency"))
-	c.fingerprintKey = key.Derive("idempotency-fingerprint")
+	c.idempotency = idempotency.New(key, c.now, c.log)
 	c.done = make(chan struct{})
 	c.allowPrivate = cfg.AllowPrivateTargets
 	c.webhook = cfg.WebhookConfig
@@ -320,41 +323,11 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 // one Store write per this period and Client.
 const APIKeyUsedEvery = time.Minute
 
-// keyUsage remembers when this Client last recorded each key's use. A
-// map under a mutex, not a sync.Map, so that the check on every request
-// allocates nothing.
-type keyUsage struct {
-	mu   sync.Mutex
-	last map[string]time.Time // key id -> last recorded use
-}
-
-// due reports whether a use of key id at now should be recorded, and if
-// so remembers now as its last recorded use.
-func (u *keyUsage) due(id string, now time.Time) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if last, ok := u.last[id]; ok && now.Sub(last) < APIKeyUsedEvery {
-		return false
-	}
-	if u.last == nil {
-		u.last = map[string]time.Time{}
-	}
-	u.last[id] = now
-	return true
-}
-
-// forget drops key id, once it is revoked.
-func (u *keyUsage) forget(id string) {
-	u.mu.Lock()
-	delete(u.last, id)
-	u.mu.Unlock()
-}
-
 // markKeyUsed records a use of key at now, at most once per
 // APIKeyUsedEvery per key and Client. A failure is only logged: a request
 // must not fail for its bookkeeping.
 func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
-	if !c.keysUsed.due(key.ID, now) {
+	if !c.keysUsed.Due(key.ID, now) {
 		return
 	}
 	if err := c.store.MarkAPIKeyUsed(ctx, key.ID, now.UTC()); err != nil && ErrorCode(err) != CodeNotFound {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/pagetoken"
 )
 
 // savedQuery is the part of an event listing that a page or sync token
@@ -151,7 +153,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	q := r.query
 	sync := false
 	syncCursor, pageCursor, offset := "", "", 0
-	var pos *listPosition
+	var pos *pagetoken.Position
 	switch {
 	case r.pageToken != "":
 		p, err := a.openToken("pageToken", r.kind+"-page", r.scope, r.pageToken)
@@ -161,7 +163,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		if q, err = r.tokenQuery("pageToken", p); err != nil {
 			return nil, err
 		}
-		if r.syncToken != "" && (p.Query == "" || p.Query != queryHash(r.syncToken)) {
+		if r.syncToken != "" && (p.Query == "" || p.Query != pagetoken.QueryHash(r.syncToken)) {
 			return nil, invalidf("pageToken", "pageToken belongs to a listing with another syncToken; send the syncToken that listing had, or only pageToken.")
 		}
 		r.origin = p.Query
@@ -177,7 +179,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 		if q, err = r.tokenQuery("syncToken", p); err != nil {
 			return nil, err
 		}
-		r.origin = queryHash(r.syncToken)
+		r.origin = pagetoken.QueryHash(r.syncToken)
 		sync = true
 		if syncCursor, err = a.loadCursor(ctx, p); err != nil {
 			return nil, err
@@ -233,9 +235,9 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	end := min(offset+r.limit, len(events))
 	page.Data = append(page.Data, events[offset:end]...)
 	saved, _ := json.Marshal(q)
-	var next *tokenPayload
+	var next *pagetoken.Payload
 	if end < len(events) || batch.NextPageCursor != "" {
-		next = &tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin}
+		next = &pagetoken.Payload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin}
 		if end < len(events) {
 			next.After, next.Offset = pageCursor, end
 		} else {
@@ -251,19 +253,19 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 // issueTokens gives page its next page token when next is set (with the
 // provider's sync cursor syncCursor kept for the later pages), else its
 // next sync token when the provider returned one (nextSync).
-func (a *App) issueTokens(ctx context.Context, page *SyncPage[*Event], r *listRequest, saved []byte, next *tokenPayload, syncCursor, nextSync string) error {
+func (a *App) issueTokens(ctx context.Context, page *SyncPage[*Event], r *listRequest, saved []byte, next *pagetoken.Payload, syncCursor, nextSync string) error {
 	switch {
 	case next != nil:
-		if err := a.storeCursor(ctx, next, syncCursor); err != nil {
+		if err := a.c.pages.StoreCursor(ctx, a.id, next, syncCursor); err != nil {
 			return err
 		}
-		page.NextPageToken = a.sealToken(*next)
+		page.NextPageToken = a.c.pages.Seal(a.id, *next)
 	case nextSync != "":
-		tok := tokenPayload{Kind: r.kind, Scope: r.scope, Saved: saved}
-		if err := a.storeCursor(ctx, &tok, nextSync); err != nil {
+		tok := pagetoken.Payload{Kind: r.kind, Scope: r.scope, Saved: saved}
+		if err := a.c.pages.StoreCursor(ctx, a.id, &tok, nextSync); err != nil {
 			return err
 		}
-		page.NextSyncToken = a.sealToken(tok)
+		page.NextSyncToken = a.c.pages.Seal(a.id, tok)
 	}
 	return nil
 }
@@ -272,7 +274,7 @@ func (a *App) issueTokens(ctx context.Context, page *SyncPage[*Event], r *listRe
 // may leave the filters out or repeat the ones of the listing that issued
 // the token; other filters are a 400 naming the token, because the token
 // would silently answer another question than the one asked.
-func (r *listRequest) tokenQuery(field string, p *tokenPayload) (savedQuery, error) {
+func (r *listRequest) tokenQuery(field string, p *pagetoken.Payload) (savedQuery, error) {
 	var q savedQuery
 	if err := json.Unmarshal(p.Saved, &q); err != nil {
 		return q, invalidf(field, "%s is not a token this listing issued.", field)
@@ -300,7 +302,7 @@ func (q *savedQuery) same(o *savedQuery) bool {
 // (each series is needed to merge instances in order), then expands one
 // page of instances from the position the page token carries. The
 // window's size does not matter: a page builds the instances it shows.
-func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, prov Provider, s *Session, r *listRequest, q savedQuery, pq *EventQuery, batch *EventBatch, sync bool, syncCursor string, pos *listPosition) (*SyncPage[*Event], error) {
+func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, prov Provider, s *Session, r *listRequest, q savedQuery, pq *EventQuery, batch *EventBatch, sync bool, syncCursor string, pos *pagetoken.Position) (*SyncPage[*Event], error) {
 	events := batch.Events
 	for pages := 1; batch.NextPageCursor != ""; pages++ {
 		if pages == maxExpandProviderPages {
@@ -323,11 +325,11 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 		page.Data = append(page.Data, ke.V)
 	}
 	saved, _ := json.Marshal(q)
-	var next *tokenPayload
+	var next *pagetoken.Payload
 	if len(found) > r.limit {
 		last := found[r.limit-1]
-		next = &tokenPayload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
-			Pos: &listPosition{Key: last.Key, ID: last.ID}}
+		next = &pagetoken.Payload{Kind: r.kind + "-page", Scope: r.scope, Saved: saved, Sync: sync, Query: r.origin,
+			Pos: &pagetoken.Position{Key: last.Key, ID: last.ID}}
 	}
 	if err := a.issueTokens(ctx, page, r, saved, next, syncCursor, batch.NextSyncCursor); err != nil {
 		return nil, err

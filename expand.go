@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -21,16 +22,6 @@ const maxSortedExpansion = 10_000
 // listing the Client expands (every series is needed to merge them).
 const maxExpandProviderPages = 100
 
-// listPosition is where a page of a listing the Client expands stopped:
-// the sort key (start, or last update with orderBy=updated) and id of its
-// last event. The next page expands from there instead of from the start
-// of the window, so the work of a page grows with the page, not with how
-// far into the window it is.
-type listPosition struct {
-	Key time.Time `json:"k"`
-	ID  string    `json:"i"`
-}
-
 // keyedEvent is an event with its sort key and id.
 type keyedEvent = recur.Keyed[*Event]
 
@@ -40,8 +31,11 @@ func keyedBy(key func(*Event) time.Time) func(*Event) keyedEvent {
 	return func(e *Event) keyedEvent { return keyedEvent{Key: key(e), ID: e.ID, V: e} }
 }
 
-// after reports whether ke comes after the position p.
-func (p *listPosition) after(ke keyedEvent) bool {
+// after reports whether ke comes after the position p, where the page
+// before stopped: the next page expands from there instead of from the
+// start of the window, so the work of a page grows with the page, not
+// with how far into the window it is.
+func after(p *pagetoken.Position, ke keyedEvent) bool {
 	if p == nil {
 		return true
 	}
@@ -94,7 +88,7 @@ func groupSeries(events []*Event) (masters []*Event, overrides map[string][]*Eve
 // the caller skips them). A series whose own title and metadata fail the
 // listing's filters yields only its overridden instances, the only ones
 // that can pass, without expanding the rest.
-func (sr *series) stream(from, to time.Time, pos *listPosition, onlyOverridden bool) iter.Seq[*Event] {
+func (sr *series) stream(from, to time.Time, pos *pagetoken.Position, onlyOverridden bool) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		if onlyOverridden {
 			for _, occ := range sr.set.Overridden(from, to, sr.dur) {
@@ -131,7 +125,7 @@ func (sr *series) stream(from, to time.Time, pos *listPosition, onlyOverridden b
 // that another page follows), after the position pos, in (start, id)
 // order, or (updated, id) order with orderBy=updated. Only the instances
 // up to the page's end are built.
-func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, limit int) ([]keyedEvent, error) {
+func expandPage(events []*Event, q *savedQuery, sync bool, pos *pagetoken.Position, limit int) ([]keyedEvent, error) {
 	masters, overrides, plain := groupSeries(events)
 	var streams []*recur.Stream[*Event]
 	defer func() {
@@ -164,7 +158,7 @@ func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, li
 	var out []keyedEvent
 	if !byUpdate {
 		for ke := range recur.Merge(streams) {
-			if !pos.after(ke) || !q.keeps(ke.V, sync) {
+			if !after(pos, ke) || !q.keeps(ke.V, sync) {
 				continue
 			}
 			if out = append(out, ke); len(out) > limit {
@@ -185,7 +179,7 @@ func expandPage(events []*Event, q *savedQuery, sync bool, pos *listPosition, li
 	}
 	slices.SortFunc(all, recur.CompareKeyed)
 	for _, ke := range all {
-		if !pos.after(ke) {
+		if !after(pos, ke) {
 			continue
 		}
 		if out = append(out, ke); len(out) > limit {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 )
 
@@ -15,12 +16,12 @@ import (
 var fuzzTokenKey = seal.Key{1, 2, 3, 4, 5, 6, 7, 8}
 
 func fuzzApp(id string) *App {
-	return &App{c: &Client{tokens: seal.New(fuzzTokenKey.Derive("tokens"))}, id: id}
+	return &App{c: &Client{pages: pagetoken.New(seal.New(fuzzTokenKey.Derive("tokens")), nil, nil)}, id: id}
 }
 
 // fuzzIssued are the token payloads the seed tokens carry, as the listings
 // seal them; every token that opens must carry one of them.
-var fuzzIssued = []tokenPayload{
+var fuzzIssued = []pagetoken.Payload{
 	{Kind: "events", Scope: "acct-1/cal-1", Cursor: "sync-cursor-1", Saved: json.RawMessage(`{"start":"2026-01-01T00:00:00Z","end":"2026-02-01T00:00:00Z","expand":true}`)},
 	{Kind: "events-page", Scope: "acct-1/cal-1", Cursor: "c", After: "page-cursor", Offset: 50, Sync: true, Saved: json.RawMessage(`{}`)},
 	{Kind: "events", Scope: "acct-1/cal-1", Blob: "cursor/0123456789abcdef0123456789abcdef", Saved: json.RawMessage(`{}`)},
@@ -38,7 +39,7 @@ var fuzzIssued = []tokenPayload{
 func FuzzOpenToken(f *testing.F) {
 	app := fuzzApp("app-1")
 	for _, p := range fuzzIssued {
-		tok := app.sealToken(p)
+		tok := app.c.pages.Seal(app.id, p)
 		if _, err := app.openToken("pageToken", p.Kind, p.Scope, tok); err != nil {
 			f.Fatalf("a sealed token does not open: %v", err)
 		}
@@ -61,7 +62,7 @@ func FuzzOpenToken(f *testing.F) {
 				}
 				continue
 			}
-			if p.Kind != kind || p.Scope != scope || p.V != tokenVersion {
+			if p.Kind != kind || p.Scope != scope || p.V != pagetoken.Version {
 				t.Fatalf("token for kind %q scope %q opened as kind %q scope %q version %d", kind, scope, p.Kind, p.Scope, p.V)
 			}
 			if !issued(*p) {
@@ -74,7 +75,7 @@ func FuzzOpenToken(f *testing.F) {
 	})
 }
 
-func issued(p tokenPayload) bool {
+func issued(p pagetoken.Payload) bool {
 	p.V = 0
 	for _, q := range fuzzIssued {
 		if cmp.Equal(p, q) {

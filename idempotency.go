@@ -2,66 +2,33 @@ package unical
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/unical/unical/internal/idempotency"
 )
 
 // Idempotency-Key: a write sent with a key runs once per application and
-// key; its answer is kept for IdempotencyTTL and every retry of the same
-// request gets that answer instead of a second provider call. The HTTP
-// layer (header Idempotency-Key) and the Go write methods (a key set with
-// WithIdempotencyKey) both go through App.RunIdempotent, the one
-// implementation of the claim, the lease, the checks and the replay.
-
-// IdempotencyTTL is how long a kept answer, and the key with it, lasts.
-const IdempotencyTTL = 24 * time.Hour
-
-// MaxIdempotencyKeys bounds the Idempotency-Key records an application
-// holds at once (each lasts IdempotencyTTL): one keyed write every 0.9
-// seconds, day and night. Past it a write with a new key is refused with
-// 429 until the sweep removes expired ones; retries of held keys still
-// get their answers, and writes without a key are not affected. Refusing
-// is what a caller can act on, where dropping the oldest records would
-// silently turn a late retry into a second write.
-const MaxIdempotencyKeys = 100_000
-
-// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted, in bytes.
-const MaxIdempotencyKeyLen = 255
-
-// DefaultIdempotentTimeout bounds an idempotent call whose context has no
-// deadline, so that its claim's lease is always finite.
-const DefaultIdempotentTimeout = 2 * time.Minute
-
-// idempotentLeaseMargin is added to an attempt's deadline to make the
-// lease of its claim: the time to write the answer after the deadline.
-// Until the lease ends, a retry is told the first attempt is running (409);
-// after, the retry runs again, because the first attempt's process died.
-const idempotentLeaseMargin = 30 * time.Second
-
-// idempotentCompleteTimeout bounds writing the answer after the attempt,
-// which runs even when the caller has gone away.
-const idempotentCompleteTimeout = 10 * time.Second
+// key; its answer is kept for a day and every retry of the same request
+// gets that answer instead of a second provider call. The HTTP layer
+// (header Idempotency-Key) and the Go write methods (a key set with
+// WithIdempotencyKey) both go through App.RunIdempotent; the claim, the
+// lease, the checks and the replay are internal/idempotency's.
 
 // IdempotencyKeyField is how errors about the key name it: the header.
 const IdempotencyKeyField = "Idempotency-Key"
 
 // CheckIdempotencyKey returns a CodeInvalid *Error naming Idempotency-Key
-// unless key is 1 to MaxIdempotencyKeyLen visible ASCII characters (0x21
-// to 0x7E): a UUID or any token a client makes fits, and the key can
-// travel in an HTTP header unchanged.
+// unless key is 1 to 255 visible ASCII characters (0x21 to 0x7E): a UUID
+// or any token a client makes fits, and the key can travel in an HTTP
+// header unchanged.
 func CheckIdempotencyKey(key string) error {
-	if key == "" || len(key) > MaxIdempotencyKeyLen {
-		return FieldError(IdempotencyKeyField, "Idempotency-Key must be 1 to %d characters long.", MaxIdempotencyKeyLen)
-	}
-	for i := range len(key) {
-		if c := key[i]; c < 0x21 || c > 0x7e {
-			return FieldError(IdempotencyKeyField, "Idempotency-Key must hold only visible ASCII characters (no spaces).")
-		}
+	if msg := idempotency.CheckKey(key); msg != "" {
+		return FieldError(IdempotencyKeyField, "%s", msg)
 	}
 	return nil
 }
@@ -74,9 +41,9 @@ type idempotencyKeyCtx struct{}
 // key in the Idempotency-Key header. Reads ignore it. Use a new key for
 // each intended write and the same key for its retries; the key is
 // checked when the write is called; an empty key is no key, so that
-// WithIdempotencyKey(ctx, "") takes it away. An in-process write with a key is not
-// stopped by cancelling ctx: it runs to ctx's deadline (or
-// DefaultIdempotentTimeout), so that its answer is kept for the retry.
+// WithIdempotencyKey(ctx, "") takes it away. An in-process write with a
+// key is not stopped by cancelling ctx: it runs to ctx's deadline (or two
+// minutes), so that its answer is kept for the retry.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
 }
@@ -132,10 +99,9 @@ func keepsIdempotentResult(code Code) bool {
 //
 //   - The first request claims the key and runs run with a context that
 //     the caller's cancellation does not end (its deadline stays; without
-//     one, DefaultIdempotentTimeout), so that an answer lost on the way
-//     back is still kept. A kept answer (see keepsIdempotentResult) is
-//     returned and stored, sealed, until IdempotencyTTL; another is
-//     returned and the key freed.
+//     one, two minutes). A kept answer (see keepsIdempotentResult) is
+//     returned and stored, sealed, for a day; another is returned and the
+//     key freed.
 //   - A retry gets the kept answer with replayed true, and run is not
 //     called.
 //   - A retry while the first runs is CodeConflict, with RetryAfter; once
@@ -144,92 +110,65 @@ func keepsIdempotentResult(code Code) bool {
 //     runs.
 //   - A request with a key first used with another fingerprint is
 //     CodeKeyReused; a bad key is CodeInvalid; a new key of an
-//     application holding MaxIdempotencyKeys records is CodeRateLimited.
-//     All name Idempotency-Key.
-func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (res IdempotentResult, replayed bool, err error) {
+//     application holding 100,000 records is CodeRateLimited. All name
+//     Idempotency-Key.
+func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (IdempotentResult, bool, error) {
 	if err := CheckIdempotencyKey(key); err != nil {
 		return IdempotentResult{}, false, err
 	}
-	if err := ctx.Err(); err != nil {
-		return IdempotentResult{}, false, err
-	}
-	// The attempt outlives its caller, but not its deadline.
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(DefaultIdempotentTimeout)
-	}
-	runCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
-	defer cancel()
-
-	// The Store sees only an HMAC of the fingerprint: a hash of a body
-	// that holds a password must not be open to guessing.
-	mac := hmac.New(sha256.New, a.c.fingerprintKey[:])
-	mac.Write([]byte(fingerprint))
-	fingerprint = hex.EncodeToString(mac.Sum(nil))
-	now := a.c.now().UTC()
-	claim := &IdempotencyRecord{
-		ApplicationID: a.id,
-		Key:           key,
-		Fingerprint:   fingerprint,
-		Claim:         newID("claim"),
-		CreatedAt:     now,
-		LeaseExpiry:   now.Add(time.Until(deadline) + idempotentLeaseMargin),
-		ExpiresAt:     now.Add(IdempotencyTTL),
-	}
-	held, err := a.c.store.BeginIdempotent(ctx, claim, MaxIdempotencyKeys)
-	if ErrorCode(err) == CodeRateLimited {
-		// Space comes back when the sweep removes expired records.
-		return IdempotentResult{}, false, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(a.c.sweep.interval, time.Minute),
-			Message: fmt.Sprintf("This application holds %d Idempotency-Keys of the last %s, the most kept; retry after the seconds in Retry-After, or send the write without a key.", MaxIdempotencyKeys, IdempotencyTTL)}
-	}
-	if err != nil {
-		return IdempotentResult{}, false, err
-	}
-	if held != nil {
-		return a.heldResult(held, fingerprint)
-	}
-
-	// kept is written when the attempt ends, also by a panic, which
-	// frees the key as a 500 would.
-	var kept *IdempotentResponse
-	defer func() {
-		storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), idempotentCompleteTimeout)
-		defer cancelStore()
-		if err := a.c.store.CompleteIdempotent(storeCtx, a.id, key, claim.Claim, kept); err != nil {
-			// The caller still gets the answer; the claim lapses with
-			// its lease and a retry then runs again.
-			a.c.log.ErrorContext(ctx, "keep the answer of an idempotent request", "app", a.id, "err", err)
-		}
-	}()
-	res = run(runCtx)
-	if keepsIdempotentResult(res.Code) {
-		kept = &IdempotentResponse{Status: res.Status, Code: res.Code, SealedBody: a.c.idempotency.Seal(res.Body, a.idempotencyAD(key))}
-	}
-	return res, false, nil
-}
-
-// heldResult answers a request whose key another attempt holds.
-func (a *App) heldResult(held *IdempotencyRecord, fingerprint string) (IdempotentResult, bool, error) {
-	if held.Fingerprint != fingerprint {
+	keep := func(code string) bool { return keepsIdempotentResult(Code(code)) }
+	ans, replayed, err := a.c.idempotency.Run(ctx, idempotencyKeys{a, key}, a.id, key, fingerprint, keep, func(ctx context.Context) idempotency.Answer {
+		res := run(ctx)
+		return idempotency.Answer{Status: res.Status, Code: string(res.Code), Body: res.Body}
+	})
+	switch {
+	case errors.Is(err, idempotency.ErrKeyReused):
 		return IdempotentResult{}, false, &Error{Code: CodeKeyReused, Field: IdempotencyKeyField,
 			Message: "This Idempotency-Key was used with another request (method, path, query or body); use a new key for a new request."}
-	}
-	if held.Response == nil {
+	case errors.Is(err, idempotency.ErrRunning):
 		// A second: most writes finish within it, and the lease, which
 		// may be minutes away, is only the bound for a dead attempt.
 		return IdempotentResult{}, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
 			Message: "A request with this Idempotency-Key is still running; retry after the seconds in Retry-After to get its answer."}
+	case errors.Is(err, idempotency.ErrUnopened):
+		return IdempotentResult{}, false, WrapError(CodeInternal, err, "Internal error.")
+	case err != nil:
+		return IdempotentResult{}, false, err
 	}
-	body, err := a.c.idempotency.Open(held.Response.SealedBody, a.idempotencyAD(held.Key))
-	if err != nil {
-		return IdempotentResult{}, false, WrapError(CodeInternal, fmt.Errorf("open the kept answer of an idempotent request: %w", err), "Internal error.")
-	}
-	return IdempotentResult{Status: held.Response.Status, Code: held.Response.Code, Body: body}, true, nil
+	return IdempotentResult{Status: ans.Status, Code: Code(ans.Code), Body: ans.Body}, replayed, nil
 }
 
-// idempotencyAD binds a sealed answer to its application and key.
-func (a *App) idempotencyAD(key string) []byte {
-	return []byte("idempotency/" + a.id + "/" + key)
+// idempotencyKeys is the Store's IdempotencyStore for one key of the
+// application.
+type idempotencyKeys struct {
+	a   *App
+	key string
+}
+
+func (k idempotencyKeys) Begin(ctx context.Context, c *idempotency.Claim) (*idempotency.Held, error) {
+	held, err := k.a.c.store.BeginIdempotent(ctx, &IdempotencyRecord{ApplicationID: k.a.id, Key: k.key, Fingerprint: c.Fingerprint,
+		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, idempotency.MaxKeys)
+	if ErrorCode(err) == CodeRateLimited {
+		// Space comes back when the sweep removes expired records.
+		return nil, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(k.a.c.sweep.interval, time.Minute),
+			Message: fmt.Sprintf("This application holds %d Idempotency-Keys of the last %s, the most kept; retry after the seconds in Retry-After, or send the write without a key.", idempotency.MaxKeys, idempotency.TTL)}
+	}
+	if err != nil || held == nil {
+		return nil, err
+	}
+	out := &idempotency.Held{Fingerprint: held.Fingerprint}
+	if r := held.Response; r != nil {
+		out.Kept = &idempotency.Answer{Status: r.Status, Code: string(r.Code), Body: r.SealedBody}
+	}
+	return out, nil
+}
+
+func (k idempotencyKeys) Complete(ctx context.Context, c *idempotency.Claim, kept *idempotency.Answer) error {
+	var resp *IdempotentResponse
+	if kept != nil {
+		resp = &IdempotentResponse{Status: kept.Status, Code: Code(kept.Code), SealedBody: kept.Body}
+	}
+	return k.a.c.store.CompleteIdempotent(ctx, k.a.id, k.key, c.ID, resp)
 }
 
 // Every App write goes through one of writeN (N its argument count), the

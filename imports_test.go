@@ -39,12 +39,19 @@ func TestImportRules(t *testing.T) {
 		banned []string // never depended on
 	}{
 		{pkg: "./engine", need: []string{mod}},
-		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability"}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe"}},
+		// The browser OAuth flow is built on the Client and serves no routes itself.
+		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
+		// The measuring provider wrapper is built on the Provider contract alone.
+		{pkg: "./observe", need: []string{mod}, banned: []string{"net/http"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
 		// Helpers the root imports: they must not import it back.
 		{pkg: "./internal/ttlcache", banned: []string{mod}},
 		{pkg: "./internal/recur", banned: []string{mod}},
+		{pkg: "./internal/pagetoken", banned: []string{mod}},
+		{pkg: "./internal/reserved", banned: []string{mod}},
+		{pkg: "./internal/idempotency", banned: []string{mod}},
 		{pkg: "./internal/webhook", banned: []string{mod}},
 		{pkg: "./internal/addrpolicy", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/unical/unical/internal/reserved"
 	"github.com/unical/unical/internal/seal"
 )
 
@@ -15,16 +15,9 @@ import (
 // signature one by one, and seal new data under a second key.
 var ErrWrongMasterKey = errors.New("unical: Config.MasterKey does not open the data in the Store; it is not the key the data was sealed with")
 
-// The key check is a known value sealed with the master key, kept as a
-// blob of a reserved application id that no application has (theirs start
-// with "app_"), with an expiry no sweep reaches.
-const (
-	keyCheckApp  = "unical"
-	keyCheckBlob = "master-key-check"
-	keyCheckText = "unical master key check v1"
-)
-
-var keyCheckExpires = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+// keyCheckText is the known value of the key check, a reserved blob
+// (internal/reserved) sealed with the master key.
+const keyCheckText = "unical master key check v1"
 
 // checkMasterKey opens the key check in the Store with key, or writes one
 // when there is none. A Store from before the check existed is judged by
@@ -32,8 +25,8 @@ var keyCheckExpires = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 // wrong key is caught there too before the check is written with it.
 func (c *Client) checkMasterKey(ctx context.Context, key seal.Key) error {
 	s := seal.New(key.Derive("key-check"))
-	ad := []byte(keyCheckBlob)
-	sealed, err := c.store.GetBlob(ctx, keyCheckApp, keyCheckBlob, c.now())
+	ad := []byte(reserved.KeyCheck)
+	sealed, err := c.store.GetBlob(ctx, reserved.App, reserved.KeyCheck, c.now())
 	switch {
 	case err == nil:
 		if b, err := s.Open(sealed, ad); err != nil || string(b) != keyCheckText {
@@ -56,7 +49,7 @@ func (c *Client) checkMasterKey(ctx context.Context, key seal.Key) error {
 			break
 		}
 	}
-	if err := c.store.PutBlob(ctx, keyCheckApp, keyCheckBlob, s.Seal([]byte(keyCheckText), ad), keyCheckExpires); err != nil {
+	if err := c.store.PutBlob(ctx, reserved.App, reserved.KeyCheck, s.Seal([]byte(keyCheckText), ad), reserved.Never); err != nil {
 		return fmt.Errorf("unical: write the master key check: %w", err)
 	}
 	return nil

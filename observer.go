@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// Observer receives the Client's measurements: provider calls, webhook
-// deliveries, change polling and push notifications. It exists so that a
-// program can export metrics (package metrics does, for Prometheus)
-// without the root package depending on a metrics library.
+// Observer receives the Client's measurements: webhook deliveries, change
+// polling and push notifications, and, when it is also a
+// [ProviderWrapper], provider calls. It exists so that a program can
+// export metrics (package metrics does, for Prometheus) without the root
+// package depending on a metrics library.
 //
 // Every argument is from a small fixed set or a number, never an id, an
 // email or a secret, so an implementation may use them as label values.
@@ -16,14 +17,6 @@ import (
 // they must be cheap and safe for concurrent use. Embed [NopObserver] to
 // implement only some of them.
 type Observer interface {
-	// ProviderCall reports one call of a Provider method: op is the
-	// method's name ("ListEvents"), outcome one of the ProviderOutcome
-	// constants, took the call's duration including the provider's own
-	// retries.
-	ProviderCall(provider ProviderType, op, outcome string, took time.Duration)
-	// ProviderRetry reports that a provider call is about to send a
-	// request again after a throttled or failed one (see [NoteRetry]).
-	ProviderRetry(provider ProviderType, op string)
 	// DeliveryAttempt reports one webhook delivery attempt with one of
 	// the Delivery outcome constants; took is the request's duration, 0
 	// when no request was made.
@@ -44,14 +37,15 @@ type Observer interface {
 	PushNotification(provider ProviderType, ignored bool)
 }
 
-// Provider call outcomes, as [Observer.ProviderCall] reports them.
-const (
-	ProviderOutcomeOK          = "ok"
-	ProviderOutcomeRateLimited = "rate_limited"
-	ProviderOutcomeUnavailable = "unavailable"
-	ProviderOutcomeExpired     = "expired"
-	ProviderOutcomeError       = "error"
-)
+// ProviderWrapper is an Observer that measures provider calls: [New]
+// wraps each of Config.Providers with WrapProvider. Package observe makes
+// such wrappers (observe.Provider), and a *metrics.Metrics is a
+// ProviderWrapper. A wrapper answers Unwrap() Provider and may claim every
+// optional interface: the Client uses one only when the provider it wraps
+// has it.
+type ProviderWrapper interface {
+	WrapProvider(p Provider) Provider
+}
 
 // Webhook delivery attempt outcomes, as [Observer.DeliveryAttempt]
 // reports them.
@@ -72,7 +66,7 @@ const (
 var DeliveryOutcomes = []string{DeliveryDelivered, DeliveryRetrying, DeliveryFailed, DeliverySkipped}
 
 // NopObserver is an Observer that records nothing; embed it to implement
-// only part of Observer.
+// only part of Observer, or of observe.Observer, whose methods it has too.
 type NopObserver struct{}
 
 func (NopObserver) ProviderCall(ProviderType, string, string, time.Duration) {}
@@ -85,29 +79,20 @@ func (NopObserver) PushNotification(ProviderType, bool)                      {}
 // retryKey carries a provider call's retry hook in its context.
 type retryKey struct{}
 
-// NoteRetry tells the Client that the provider call running in ctx sends
-// a request again (after a 429, a 503, a timeout); providers call it
-// before they wait for the retry, so that retries can be counted. It does
-// nothing for a context the Client did not make.
+// NoteRetry tells a measuring wrapper (see [ProviderWrapper]) that the
+// provider call running in ctx sends a request again (after a 429, a 503,
+// a timeout); providers call it before they wait for the retry, so that
+// retries can be counted. It does nothing for a context no wrapper made.
 func NoteRetry(ctx context.Context) {
 	if f, ok := ctx.Value(retryKey{}).(func()); ok {
 		f()
 	}
 }
 
-// providerOutcome sorts a provider call's error into an outcome.
-func providerOutcome(err error) string {
-	switch ErrorCode(err) {
-	case "":
-		return ProviderOutcomeOK
-	case CodeRateLimited:
-		return ProviderOutcomeRateLimited
-	case CodeUnavailable:
-		return ProviderOutcomeUnavailable
-	case CodeAccountExpired:
-		return ProviderOutcomeExpired
-	}
-	return ProviderOutcomeError
+// WithRetryNote returns ctx for a provider call whose retries NoteRetry
+// reports to f; a measuring wrapper calls the provider with it.
+func WithRetryNote(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, retryKey{}, f)
 }
 
 // StatsStore is a Store that can count what monitoring asks about in one
@@ -139,28 +124,6 @@ func (c *Client) StoreStats(ctx context.Context) (*StoreStats, error) {
 		return nil, Errorf(CodeNotImplemented, "The store keeps no statistics.")
 	}
 	return s.Stats(ctx)
-}
-
-// PingStore reads from the Store and reports whether it answered before
-// ctx ended. Stores need not honour ctx during a read (bbolt does not),
-// so the read runs on its own and is left behind when ctx ends first.
-func (c *Client) PingStore(ctx context.Context) error {
-	answer := make(chan error, 1)
-	go func() {
-		// An application that cannot exist (ids have a random part): any
-		// answer, found or not, shows that the Store reads.
-		_, err := c.store.GetApplication(ctx, "app_readiness-probe")
-		if ErrorCode(err) == CodeNotFound {
-			err = nil
-		}
-		answer <- err
-	}()
-	select {
-	case err := <-answer:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // EngineRunning reports whether an engine (package engine) is attached: started, and not

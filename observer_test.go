@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/observe"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -68,6 +69,9 @@ func (r *recorder) PushNotification(_ unical.ProviderType, ignored bool) {
 	defer r.mu.Unlock()
 	r.push[ignored]++
 }
+
+// WrapProvider makes the recorder hear the providers' calls.
+func (r *recorder) WrapProvider(p unical.Provider) unical.Provider { return observe.Provider(p, r) }
 
 func (r *recorder) snapshot() (calls, retries, deliveries map[string]int, disabled int) {
 	r.mu.Lock()

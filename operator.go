@@ -1,91 +1,13 @@
 package unical
 
-import (
-	"context"
-	"strings"
-	"unicode"
+import "context"
 
-	"github.com/unical/unical/internal/seal"
-)
-
-// This file holds what the operator side (package admin, which the
-// admin API, the dashboard and unicald's commands use) needs of the
-// Client: the operator token, the sealing of an application's secrets
-// with the Client's key, the dropping of cached applications and keys
-// after a change, and the provider part of a settings check. The
-// operator's operations themselves live in package admin.
-
-// The operator token is kept only as its SHA-256 hash, as a blob of the
-// reserved application id of the master key check, with an expiry no
-// sweep reaches.
-const (
-	adminTokenBlob = "admin-token-hash"
-	// adminTokenPrefix starts the tokens NewAdminToken makes, so that a
-	// leaked one is recognisable (and told apart from an API key, uk_).
-	adminTokenPrefix = "uat_"
-	// MinAdminTokenLength is the shortest operator token accepted from
-	// the operator (UNICAL_ADMIN_TOKEN): its hash is only as strong as
-	// the token is hard to guess.
-	MinAdminTokenLength = 32
-)
-
-// NewAdminToken returns a new random operator token: "uat_" and 32
-// random bytes in base32.
-func NewAdminToken() string { return adminTokenPrefix + randomString(32) }
-
-// SetAdminToken makes token the operator token, replacing any earlier
-// one. Only its SHA-256 hash is stored. Returns CodeInvalid naming
-// adminToken when it is shorter than MinAdminTokenLength or holds spaces
-// or control characters (it travels in an Authorization header).
-func (c *Client) SetAdminToken(ctx context.Context, token string) error {
-	if len(token) < MinAdminTokenLength {
-		return invalidf("adminToken", "The admin token must be at least %d characters long.", MinAdminTokenLength)
-	}
-	if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f || r > unicode.MaxASCII }) >= 0 {
-		return invalidf("adminToken", "The admin token must be printable ASCII without spaces.")
-	}
-	return c.store.PutBlob(ctx, keyCheckApp, adminTokenBlob, seal.HashSecret(token), keyCheckExpires)
-}
-
-// EnsureAdminToken creates the operator token when the Store has none and
-// returns it, to be shown once; it returns "" when one exists already.
-func (c *Client) EnsureAdminToken(ctx context.Context) (string, error) {
-	_, err := c.store.GetBlob(ctx, keyCheckApp, adminTokenBlob, c.now())
-	if err == nil {
-		return "", nil
-	}
-	if ErrorCode(err) != CodeNotFound {
-		return "", err
-	}
-	token := NewAdminToken()
-	if err := c.SetAdminToken(ctx, token); err != nil {
-		return "", err
-	}
-	return token, nil
-}
-
-// VerifyAdminToken checks an operator token against the stored hash in
-// constant time. A missing, wrong or unset token, and an application API
-// key, are CodeUnauthorized naming Authorization.
-func (c *Client) VerifyAdminToken(ctx context.Context, token string) error {
-	if token == "" {
-		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "Admin routes need the operator token: Authorization: Bearer <admin token>."}
-	}
-	if strings.HasPrefix(token, apiKeyPrefix) {
-		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "This is an application API key; admin routes take only the operator token."}
-	}
-	hash, err := c.store.GetBlob(ctx, keyCheckApp, adminTokenBlob, c.now())
-	if ErrorCode(err) == CodeNotFound {
-		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "No admin token is set on this server; start unicald serve once, or set UNICAL_ADMIN_TOKEN."}
-	}
-	if err != nil {
-		return err
-	}
-	if !seal.Equal(hash, seal.HashSecret(token)) {
-		return &Error{Code: CodeUnauthorized, Field: "Authorization", Message: "The admin token is wrong."}
-	}
-	return nil
-}
+// This file holds what the operator side (package admin, which the admin
+// API, the dashboard and unicald's commands use) needs of the Client: the
+// sealing of an application's secrets with the Client's key, the dropping
+// of cached applications and keys after a change, and the provider part
+// of a settings check. The operator's operations themselves, and the
+// operator token, live in package admin.
 
 // SettingsChecker is a Provider that can try an application's settings
 // without an account: that its token endpoint answers and takes the
@@ -98,14 +20,10 @@ type SettingsChecker interface {
 	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
 }
 
-// settingsCheckerOf returns p as a SettingsChecker, seeing through the
-// Observer's wrapper (the check is not a call on an account, so it is
-// not measured).
+// settingsCheckerOf returns the provider p wraps as a SettingsChecker:
+// the check is not a call on an account, so it is not measured.
 func settingsCheckerOf(p Provider) (SettingsChecker, bool) {
-	if o, ok := p.(*observedProvider); ok {
-		p = o.p
-	}
-	sc, ok := p.(SettingsChecker)
+	sc, ok := unwrapped(p).(SettingsChecker)
 	return sc, ok
 }
 
@@ -131,7 +49,7 @@ func (c *Client) Invalidate(appID string, keyIDs ...string) {
 	}
 	for _, id := range keyIDs {
 		c.apiKeys.Drop(id)
-		c.keysUsed.forget(id)
+		c.keysUsed.Forget(id)
 	}
 }
 

@@ -72,6 +72,10 @@ type Delegation struct {
 	TenantID string
 	// Domains are the email domains whose users it acts for.
 	Domains []string
+	// AdminEmail is the Google Workspace administrator the room
+	// directory is read as (Google's Directory API answers only them);
+	// "" lists no Google rooms.
+	AdminEmail string
 	// TokenURL, APIBaseURL and DirectoryURL override the provider's
 	// endpoints; "" is the provider's own.
 	TokenURL, APIBaseURL, DirectoryURL string
@@ -154,6 +158,8 @@ type AccountFilter struct {
 	Search string
 	// Status keeps accounts in that state; "" keeps all.
 	Status AccountStatus
+	// ProviderType keeps accounts of that provider type; "" keeps all.
+	ProviderType ProviderType
 	// After continues a listing after the account with that id.
 	After string
 	// Limit is the most records to return; they come in id order.

@@ -113,12 +113,6 @@ func (s *Service) As(actor Actor) *Service {
 // Client returns the Client the Service works through.
 func (s *Service) Client() *unical.Client { return s.client }
 
-// VerifyAdminToken checks an operator token; see
-// [unical.Client.VerifyAdminToken].
-func (s *Service) VerifyAdminToken(ctx context.Context, token string) error {
-	return s.client.VerifyAdminToken(ctx, token)
-}
-
 // saveApplication writes a changed application and drops it from the
 // Client's cache, so the change takes effect at once.
 func (s *Service) saveApplication(ctx context.Context, app *unical.Application) error {

@@ -55,6 +55,10 @@ type DelegationParams struct {
 	TokenURL          string          `json:"tokenUrl,omitempty"`
 	APIBaseURL        string          `json:"apiBaseUrl,omitempty"`
 	DirectoryURL      string          `json:"directoryUrl,omitempty"`
+	// AdminEmail (provider_a) is a Workspace administrator in Domains:
+	// Google's room directory answers only administrators, so without it
+	// GET /v1/rooms lists no Google rooms.
+	AdminEmail string `json:"adminEmail,omitempty"`
 }
 
 // DelegationView is an application's delegation credential for one
@@ -71,6 +75,10 @@ type DelegationView struct {
 	TokenURL       string   `json:"tokenUrl,omitempty"`
 	APIBaseURL     string   `json:"apiBaseUrl,omitempty"`
 	DirectoryURL   string   `json:"directoryUrl,omitempty"`
+	AdminEmail     string   `json:"adminEmail,omitempty"`
+	// RoomDirectory says whether GET /v1/rooms lists the organisation's
+	// rooms, and what to do when it does not.
+	RoomDirectory string `json:"roomDirectory"`
 	// Status is pending, active or failing; StatusReason says why it
 	// fails.
 	Status       string    `json:"status"`
@@ -139,9 +147,20 @@ func checkDelegation(t unical.ProviderType, p *DelegationParams) (unical.Delegat
 		if err != nil {
 			return d, nil, err
 		}
+		if p.AdminEmail != "" {
+			email := strings.ToLower(p.AdminEmail)
+			_, domain, _ := strings.Cut(email, "@")
+			if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || !slices.Contains(domains, domain) {
+				return d, nil, unical.FieldError("adminEmail", "adminEmail must be the address of a Workspace administrator in the credential's domains.")
+			}
+			d.AdminEmail = email
+		}
 		d.ClientID = key.ClientID
 		return d, &delegationSecret{ServiceAccountKey: p.ServiceAccountKey}, nil
 	default:
+		if p.AdminEmail != "" {
+			return d, nil, unical.FieldError("adminEmail", "adminEmail is for provider_a; provider_b reads its rooms with the application's own permission Place.Read.All.")
+		}
 		if len(p.ServiceAccountKey) > 0 {
 			return d, nil, unical.FieldError("serviceAccountKey", "serviceAccountKey is for provider_a; provider_b takes tenantId, clientId and clientSecret.")
 		}
@@ -246,12 +265,16 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 	}
 	v := &DelegationView{
 		Provider: t, ClientID: d.ClientID, TenantID: d.TenantID, Domains: slices.Clone(d.Domains),
-		TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL, DirectoryURL: d.DirectoryURL,
+		TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL, DirectoryURL: d.DirectoryURL, AdminEmail: d.AdminEmail,
 		Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: d.UpdatedAt,
 	}
 	switch t {
 	case unical.ProviderGoogle:
 		v.Scopes = slices.Clone(GoogleDelegationScopes)
+		v.RoomDirectory = "Rooms are listed through the Directory API as " + d.AdminEmail + "."
+		if d.AdminEmail == "" {
+			v.RoomDirectory = "Rooms are not listed: set adminEmail to a Workspace administrator, whom Google's Directory API requires."
+		}
 		if secret, err := s.openDelegation(app, t); err == nil {
 			var key serviceAccountKey
 			if json.Unmarshal(secret.ServiceAccountKey, &key) == nil {
@@ -259,6 +282,7 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 			}
 		}
 	case unical.ProviderMicrosoft:
+		v.RoomDirectory = "Rooms are listed through Graph's places API, with the application permission Place.Read.All."
 		v.AdminConsentURL = "https://login.microsoftonline.com/" + url.PathEscape(d.TenantID) + "/adminconsent?client_id=" + url.QueryEscape(d.ClientID)
 	}
 	return v
@@ -361,7 +385,8 @@ type VerifyParams struct {
 }
 
 // VerifyDelegation tries an application's delegation credential on one
-// mailbox of its domains: it mints a token for it and reads its calendar.
+// mailbox of its domains: it mints a token for it and reads its calendar,
+// then reads the room directory (Google: only with an AdminEmail).
 // The credential becomes active, or failing with a statusReason that
 // says what the administrator still has to do (grant domain-wide
 // delegation, enable the Calendar API, grant admin consent, ...); that
@@ -390,14 +415,25 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 		return nil, err
 	}
 	view := s.delegationView(app, t)
+	// The room directory is tried once the calendars work, with tokens
+	// of its own: a verification keeps none.
+	plain, err := json.Marshal(secret)
+	if err != nil {
+		return nil, err
+	}
+	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
-		err = delegation.VerifyGoogle(ctx, verifyClient, &delegation.Google{
-			ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
-		}, email)
+		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
+		err = delegation.VerifyGoogle(ctx, verifyClient, g, email)
+		if err == nil && d.AdminEmail != "" {
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GoogleRooms(ctx, minter, grant) })
+		}
 	} else {
-		err = delegation.VerifyMicrosoft(ctx, verifyClient, &delegation.Microsoft{
-			TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
-		}, email, view.AdminConsentURL)
+		m := &delegation.Microsoft{TenantID: d.TenantID, ClientID: d.ClientID, ClientSecret: secret.ClientSecret, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}
+		err = delegation.VerifyMicrosoft(ctx, verifyClient, m, email, view.AdminConsentURL)
+		if err == nil {
+			err = delegation.VerifyRooms(func() ([]unical.Room, error) { return delegation.GraphRooms(ctx, minter, grant) })
+		}
 	}
 	var problem *delegation.Problem
 	switch {

@@ -105,7 +105,7 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 			httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
 			return
 		}
-		if err := h.client.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
+		if err := h.svc.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
 			if unical.ErrorCode(err) == unical.CodeUnauthorized {
 				h.failures.Fail(r)
 				if bearerToken(r) == "" && r.Header.Get("x-api-key") != "" {

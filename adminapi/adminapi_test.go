@@ -105,8 +105,8 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Logger: logger})))
 	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger})))
 	h = root
-	s.token = unical.NewAdminToken()
-	if err := s.client.SetAdminToken(t.Context(), s.token); err != nil {
+	s.token = admin.NewAdminToken()
+	if err := admin.Of(s.client).SetAdminToken(t.Context(), s.token); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -264,7 +264,7 @@ func TestAuthentication(t *testing.T) {
 		headers map[string]string
 	}{
 		{"no token", nil},
-		{"wrong token", map[string]string{"Authorization": "Bearer " + unical.NewAdminToken()}},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + admin.NewAdminToken()}},
 		{"basic scheme", map[string]string{"Authorization": "Basic " + s.token}},
 		{"application key as x-api-key", map[string]string{"x-api-key": app.APIKey}},
 		{"application key as bearer", map[string]string{"Authorization": "Bearer " + app.APIKey}},

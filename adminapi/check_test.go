@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
@@ -84,10 +85,10 @@ func TestProviderCheckOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// With an Observer, as unicald runs: the providers are wrapped then.
+	// With metrics, as unicald runs: the providers are wrapped then.
 	s := startServer(t, func(cfg *unical.Config) {
 		cfg.Providers = []unical.Provider{g, ms}
-		cfg.Observer = unical.NopObserver{}
+		cfg.Observer = metrics.New()
 	})
 	app := s.createApp(t, "oauth")
 	id := app.Application.ID

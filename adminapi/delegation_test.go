@@ -58,6 +58,7 @@ func TestDelegations(t *testing.T) {
 	wantGoogle := admin.DelegationView{
 		Provider: unical.ProviderGoogle, ClientID: "104857600000000000001", ServiceAccount: "unical@corp-calendars.iam.gserviceaccount.com",
 		Domains: []string{"corp.example.com"}, Status: admin.DelegationPending, Scopes: admin.GoogleDelegationScopes,
+		RoomDirectory: "Rooms are not listed: set adminEmail to a Workspace administrator, whom Google's Directory API requires.",
 	}
 	if d := cmp.Diff(wantGoogle, google, ignoreTime); d != "" {
 		t.Errorf("PUT provider_a (-want +got):\n%s", d)
@@ -75,6 +76,7 @@ func TestDelegations(t *testing.T) {
 		Provider: unical.ProviderMicrosoft, ClientID: "5a1b2c3d-1111-2222-3333-444455556666", TenantID: "0f6e2d1c-aaaa-bbbb-cccc-123456789abc",
 		Domains: []string{"corp.example.org", "sub.corp.example.org"}, TokenURL: "https://login.example/token", APIBaseURL: "https://graph.example/v1.0",
 		Status:          admin.DelegationPending,
+		RoomDirectory:   "Rooms are listed through Graph's places API, with the application permission Place.Read.All.",
 		AdminConsentURL: "https://login.microsoftonline.com/0f6e2d1c-aaaa-bbbb-cccc-123456789abc/adminconsent?client_id=5a1b2c3d-1111-2222-3333-444455556666",
 	}
 	if d := cmp.Diff(wantMS, ms, ignoreTime); d != "" {
@@ -117,6 +119,9 @@ func TestDelegations(t *testing.T) {
 		{"domain twice", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example", "A.example"}}, "domains"},
 		{"bad token URL", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example"}, "tokenUrl": "/token"}, "tokenUrl"},
 		{"bad directory URL", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"a.example"}, "directoryUrl": "ftp://x.example/"}, "directoryUrl"},
+		{"admin outside the domains", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "it@elsewhere.example"}, "adminEmail"},
+		{"admin not an address", "provider_a", map[string]any{"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "it at corp.example.com"}, "adminEmail"},
+		{"admin for Microsoft", "provider_b", map[string]any{"tenantId": "t", "clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}, "adminEmail": "it@a.example"}, "adminEmail"},
 		{"no tenant", "provider_b", map[string]any{"clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}}, "tenantId"},
 		{"no secret", "provider_b", map[string]any{"tenantId": "t", "clientId": "c", "domains": []string{"a.example"}}, "clientSecret"},
 		{"tenant with a slash", "provider_b", map[string]any{"tenantId": "a/b", "clientId": "c", "clientSecret": "s", "domains": []string{"a.example"}}, "tenantId"},
@@ -237,10 +242,20 @@ func TestDelegationVerify(t *testing.T) {
 		}, admin.DelegationActive, ""},
 		{"Google, a user the domain does not have", "provider_a", "nobody@corp.example.com", nil,
 			admin.DelegationFailing, "Google does not know the user nobody@corp.example.com in the Workspace domain."},
+		{"Google rooms as a user who is no administrator", "provider_a", "ada@corp.example.com", func() {
+			s.must(t, "PUT", base+"/provider_a", map[string]any{
+				"serviceAccountKey": key, "domains": []string{"corp.example.com"}, "adminEmail": "ada@corp.example.com",
+				"tokenUrl": google.TokenURL(), "apiBaseUrl": google.APIBaseURL(), "directoryUrl": google.DirectoryBaseURL(),
+			}, nil)
+		}, admin.DelegationFailing, "The room directory failed: Google's room directory refused the delegation credential (403): adminEmail ada@corp.example.com must be a Workspace administrator allowed to read calendar resources, and the client id granted https://www.googleapis.com/auth/admin.directory.resource.calendar.readonly."},
+		{"Google rooms as an administrator", "provider_a", "ada@corp.example.com", func() { google.SetAdmin("ada@corp.example.com") }, admin.DelegationActive, ""},
 		{"Microsoft without admin consent", "provider_b", "grace@corp.example.org", nil, admin.DelegationFailing,
 			"Admin consent is not granted: a tenant administrator must grant the application permissions Calendars.ReadWrite, User.Read.All and Place.Read.All at https://login.microsoftonline.com/" + graphtest.DefaultTenant + "/adminconsent?client_id=daemon"},
-		{"Microsoft consented", "provider_b", "grace@corp.example.org", func() {
+		{"Microsoft consented but for the rooms", "provider_b", "grace@corp.example.org", func() {
 			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All"}})
+		}, admin.DelegationFailing, "The room directory failed: Microsoft Graph's places refused the delegation credential (403): a tenant administrator must grant the application permission Place.Read.All."},
+		{"Microsoft consented", "provider_b", "grace@corp.example.org", func() {
+			graph.AddClient(graphtest.Client{ID: "daemon", Secret: "d43mon-secret", ApplicationPermissions: []string{"Calendars.ReadWrite", "User.Read.All", "Place.Read.All"}})
 		}, admin.DelegationActive, ""},
 		{"Microsoft, a mailbox the tenant does not have", "provider_b", "nobody@corp.example.org", nil,
 			admin.DelegationFailing, "Microsoft 365 has no mailbox nobody@corp.example.org in the tenant."},

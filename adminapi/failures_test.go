@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/httpapi"
@@ -43,7 +42,7 @@ func TestAuthentication_FailureLimit(t *testing.T) {
 		}
 		return a
 	}
-	wrong := unical.NewAdminToken()
+	wrong := admin.NewAdminToken()
 	refused := answer{Status: http.StatusUnauthorized, Code: "unauthorized"}
 	limited := answer{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: "60"}
 	got := []answer{

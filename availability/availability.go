@@ -25,7 +25,7 @@ var weekdays = map[string]time.Weekday{
 
 var weekdayNames = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
-// availabilityQuery is a validated AvailabilityParams.
+// availabilityQuery is a validated Params.
 type availabilityQuery struct {
 	req   slots.Request
 	loc   *time.Location
@@ -43,7 +43,7 @@ type participantQuery struct {
 	loc *time.Location
 }
 
-func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, error) {
+func validate(p *Params, now time.Time) (*availabilityQuery, error) {
 	q := &availabilityQuery{loc: time.UTC}
 	if p.TimeZone != "" {
 		loc, err := unical.LoadLocation(p.TimeZone)
@@ -76,11 +76,11 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 	if !end.After(start) {
 		return nil, unical.FieldError("endDateTime", "endDateTime must be after startDateTime.")
 	}
-	if end.Sub(start) > unical.MaxAvailabilityWindow {
+	if end.Sub(start) > MaxWindow {
 		return nil, unical.FieldError("endDateTime", "The availability window may span at most 62 days.")
 	}
-	if p.DurationMinutes < unical.MinAvailabilityDuration {
-		return nil, unical.FieldError("durationMinutes", "durationMinutes must be at least %d.", unical.MinAvailabilityDuration)
+	if p.DurationMinutes < MinDuration {
+		return nil, unical.FieldError("durationMinutes", "durationMinutes must be at least %d.", MinDuration)
 	}
 	duration := time.Duration(p.DurationMinutes) * time.Minute
 	if duration > end.Sub(start) {
@@ -88,7 +88,7 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 	}
 	interval := p.IntervalMinutes
 	if interval == 0 {
-		interval = unical.DefaultAvailabilityInterval
+		interval = DefaultInterval
 	}
 	if interval < 5 || interval > 24*60 {
 		return nil, unical.FieldError("intervalMinutes", "intervalMinutes must be between 5 and 1440.")
@@ -108,16 +108,16 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 	}
 	maxResults := p.MaxResults
 	if maxResults == 0 {
-		maxResults = unical.DefaultAvailabilityResults
+		maxResults = DefaultResults
 	}
-	if maxResults < 1 || maxResults > unical.MaxAvailabilityResults {
-		return nil, unical.FieldError("maxResults", "maxResults must be between 1 and %d.", unical.MaxAvailabilityResults)
+	if maxResults < 1 || maxResults > MaxResults {
+		return nil, unical.FieldError("maxResults", "maxResults must be between 1 and %d.", MaxResults)
 	}
 	if len(p.Participants) == 0 {
 		return nil, unical.FieldError("participants", "participants must name at least one account.")
 	}
-	if len(p.Participants) > unical.MaxAvailabilityParticipants {
-		return nil, unical.FieldError("participants", "participants may name at most %d accounts.", unical.MaxAvailabilityParticipants)
+	if len(p.Participants) > MaxParticipants {
+		return nil, unical.FieldError("participants", "participants may name at most %d accounts.", MaxParticipants)
 	}
 	seen := map[string]bool{}
 	for i := range p.Participants {
@@ -151,7 +151,7 @@ func validate(p *unical.AvailabilityParams, now time.Time) (*availabilityQuery, 
 // validateGroups checks that groups have distinct names, that every group
 // a participant names is listed, and that each group's required count is
 // between 1 and its size.
-func validateGroups(p *unical.AvailabilityParams) ([]slots.Group, error) {
+func validateGroups(p *Params) ([]slots.Group, error) {
 	members := map[string]int{}
 	for i, pp := range p.Participants {
 		if pp.Group != "" {
@@ -190,7 +190,7 @@ func validateGroups(p *unical.AvailabilityParams) ([]slots.Group, error) {
 	return out, nil
 }
 
-func validateParticipant(p *unical.AvailabilityParticipant, field string, answerLoc *time.Location) (participantQuery, error) {
+func validateParticipant(p *Participant, field string, answerLoc *time.Location) (participantQuery, error) {
 	q := participantQuery{accountID: p.EndUserAccountID, calendarIDs: p.CalendarIDs, required: true, group: p.Group, loc: answerLoc}
 	if p.EndUserAccountID == "" {
 		return q, unical.FieldError(field+".endUserAccountId", "%s.endUserAccountId is required.", field)
@@ -232,8 +232,8 @@ func validateParticipant(p *unical.AvailabilityParticipant, field string, answer
 			return q, err
 		}
 		q.working.Intervals = ivs
-		if len(wh.Overrides) > unical.MaxWorkingOverrides {
-			return q, unical.FieldError(f+".overrides", "%s.overrides may hold at most %d dates.", f, unical.MaxWorkingOverrides)
+		if len(wh.Overrides) > MaxWorkingOverrides {
+			return q, unical.FieldError(f+".overrides", "%s.overrides may hold at most %d dates.", f, MaxWorkingOverrides)
 		}
 		dates := map[string]bool{}
 		for j, o := range wh.Overrides {
@@ -265,9 +265,9 @@ func validateParticipant(p *unical.AvailabilityParticipant, field string, answer
 
 // workingIntervals reads the intervals of workingHours (weekly, each with
 // its day) or of an override (one date, no day), refusing overlaps.
-func workingIntervals(f string, in []unical.WorkingInterval, weekly bool) ([]slots.WeeklyInterval, error) {
-	if len(in) > unical.MaxWorkingIntervals {
-		return nil, unical.FieldError(f+".intervals", "%s.intervals may hold at most %d intervals.", f, unical.MaxWorkingIntervals)
+func workingIntervals(f string, in []WorkingInterval, weekly bool) ([]slots.WeeklyInterval, error) {
+	if len(in) > MaxWorkingIntervals {
+		return nil, unical.FieldError(f+".intervals", "%s.intervals may hold at most %d intervals.", f, MaxWorkingIntervals)
 	}
 	var out []slots.WeeklyInterval
 	for j, iv := range in {
@@ -322,7 +322,7 @@ func clockMinutes(s string, end bool) (int, bool) {
 // attend, with minimumNoticeMinutes counted from now. Each participant's
 // busy time comes from api.QueryFreeBusy, with its free/busy policy
 // (all-day events block their days in the participant's working hours
-// zone, else in timeZone), fetched for up to unical.AvailabilityFanOut
+// zone, else in timeZone), fetched for up to FanOut
 // participants at once. A slot is offered when every required participant
 // is free during it and its buffers and inside their working hours, and,
 // when some participants are not required, at least one of those is too;
@@ -335,9 +335,9 @@ func clockMinutes(s string, end bool) (int, bool) {
 // that is unknown (CodeNotFound), EXPIRED (CodeAccountExpired) or whose
 // provider failed (CodeUpstream, CodeUnavailable, ...), the error names
 // that participant in Field and Message, and no slots are returned.
-func Find(ctx context.Context, api unical.API, now time.Time, params *unical.AvailabilityParams) (*unical.Availability, error) {
+func Find(ctx context.Context, api unical.API, now time.Time, params *Params) (*Result, error) {
 	if params == nil {
-		params = &unical.AvailabilityParams{}
+		params = &Params{}
 	}
 	q, err := validate(params, now)
 	if err != nil {
@@ -365,7 +365,7 @@ func Find(ctx context.Context, api unical.API, now time.Time, params *unical.Ava
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
-		sem   = make(chan struct{}, unical.AvailabilityFanOut)
+		sem   = make(chan struct{}, FanOut)
 	)
 	for i := range q.parts {
 		wg.Go(func() {
@@ -409,10 +409,10 @@ func Find(ctx context.Context, api unical.API, now time.Time, params *unical.Ava
 	for i, pq := range q.parts {
 		req.Participants[i] = slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Group: pq.group, Busy: busy[i]}
 	}
-	out := &unical.Availability{Data: []*unical.AvailabilitySlot{}}
+	out := &Result{Data: []*Slot{}}
 	zone := q.loc.String()
 	for _, s := range slots.Find(&req) {
-		out.Data = append(out.Data, &unical.AvailabilitySlot{
+		out.Data = append(out.Data, &Slot{
 			Start:        unical.EventDateTime{DateTime: s.Start.In(q.loc).Format(time.RFC3339), TimeZone: zone},
 			End:          unical.EventDateTime{DateTime: s.End.In(q.loc).Format(time.RFC3339), TimeZone: zone},
 			Participants: s.Participants,

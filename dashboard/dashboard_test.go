@@ -79,7 +79,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := client.SetAdminToken(t.Context(), adminToken); err != nil {
+	if err := admin.Of(client).SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{client: client, logs: &syncBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
@@ -307,13 +307,13 @@ func TestSession(t *testing.T) {
 	// A new admin token ends the sessions made with the old one.
 	b3 := f.browser(t)
 	b3.mustLogin()
-	if err := f.client.SetAdminToken(t.Context(), adminToken+"-new"); err != nil {
+	if err := admin.Of(f.client).SetAdminToken(t.Context(), adminToken+"-new"); err != nil {
 		t.Fatal(err)
 	}
 	if p := b3.get("/dashboard/apps"); p.status != http.StatusSeeOther {
 		t.Errorf("apps after the admin token changed = %d, want 303 to login", p.status)
 	}
-	if err := f.client.SetAdminToken(t.Context(), adminToken); err != nil {
+	if err := admin.Of(f.client).SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
 

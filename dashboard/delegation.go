@@ -42,6 +42,7 @@ func (h *handler) saveDelegation(w http.ResponseWriter, r *http.Request, s *sess
 	p := &admin.DelegationParams{
 		TenantID: f("tenantId"), ClientID: f("clientId"), ClientSecret: f("clientSecret"), Domains: strings.Fields(r.PostFormValue("domains")),
 		TokenURL: f("tokenUrl"), APIBaseURL: f("apiBaseUrl"), DirectoryURL: f("directoryUrl"),
+		AdminEmail: f("adminEmail"),
 	}
 	if key := f("serviceAccountKey"); key != "" {
 		if !json.Valid([]byte(key)) {

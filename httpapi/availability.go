@@ -13,7 +13,7 @@ func (h *handler) registerAvailabilityRoutes() {
 
 // handleAvailability handles POST /v1/availability.
 func (h *handler) handleAvailability(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params unical.AvailabilityParams
+	var params availability.Params
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}

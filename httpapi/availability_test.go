@@ -110,9 +110,9 @@ func TestAvailability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := availability.Find(t.Context(), app, ts.Client.Now(), &unical.AvailabilityParams{
-		Participants: []unical.AvailabilityParticipant{
-			{EndUserAccountID: ada, WorkingHours: &unical.WorkingHours{TimeZone: "Europe/Berlin", Intervals: []unical.WorkingInterval{{Day: "monday", Start: "09:00", End: "17:00"}}}},
+	res, err := availability.Find(t.Context(), app, ts.Client.Now(), &availability.Params{
+		Participants: []availability.Participant{
+			{EndUserAccountID: ada, WorkingHours: &availability.WorkingHours{TimeZone: "Europe/Berlin", Intervals: []availability.WorkingInterval{{Day: "monday", Start: "09:00", End: "17:00"}}}},
 			{EndUserAccountID: alan, Required: unical.Some(false)},
 			{EndUserAccountID: bob, Required: unical.Some(false)},
 		},
@@ -122,7 +122,7 @@ func TestAvailability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantGo := &unical.Availability{Data: []*unical.AvailabilitySlot{{
+	wantGo := &availability.Result{Data: []*availability.Slot{{
 		Start:        unical.EventDateTime{DateTime: "2031-03-03T15:00:00+01:00", TimeZone: "Europe/Berlin"},
 		End:          unical.EventDateTime{DateTime: "2031-03-03T16:00:00+01:00", TimeZone: "Europe/Berlin"},
 		Participants: []string{ada, alan},
@@ -437,10 +437,10 @@ func (p gateProvider) ListEvents(ctx context.Context, s *unical.Session, calenda
 // counts the calls in flight.
 func TestAvailabilityFanOut(t *testing.T) {
 	t.Parallel()
-	g := &gate{want: unical.AvailabilityFanOut, open: make(chan struct{})}
+	g := &gate{want: availability.FanOut, open: make(chan struct{})}
 	ts := MustNewServerWith(t, func(p *memory.Provider) unical.Provider { return gateProvider{p, g} })
 	var participants []map[string]any
-	for i := range unical.MaxAvailabilityParticipants {
+	for i := range availability.MaxParticipants {
 		email := fmt.Sprintf("p%d@example.com", i)
 		ts.Providers[unical.ProviderGoogle].AddUser(email, "refresh-"+email, "")
 		var acct unical.Account
@@ -452,12 +452,12 @@ func TestAvailabilityFanOut(t *testing.T) {
 		"participants":  participants,
 		"startDateTime": "2031-03-03T09:00:00Z", "endDateTime": "2031-03-03T10:00:00Z", "durationMinutes": 60,
 	}).Into(t, &got)
-	if len(got.Data) != 1 || len(got.Data[0].Participants) != unical.MaxAvailabilityParticipants {
-		t.Errorf("answer %+v, want one slot with all %d participants", got.Data, unical.MaxAvailabilityParticipants)
+	if len(got.Data) != 1 || len(got.Data[0].Participants) != availability.MaxParticipants {
+		t.Errorf("answer %+v, want one slot with all %d participants", got.Data, availability.MaxParticipants)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.most != unical.AvailabilityFanOut {
-		t.Errorf("at most %d listings were in flight at once, want %d", g.most, unical.AvailabilityFanOut)
+	if g.most != availability.FanOut {
+		t.Errorf("at most %d listings were in flight at once, want %d", g.most, availability.FanOut)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -111,6 +112,17 @@ func appendAccount(b []byte, a *unical.Account) ([]byte, bool) {
 	}
 	if a.Delegated { // omitempty, as on the struct tag
 		b = append(b, `,"delegated":true`...)
+	}
+	if r := a.Room; r != nil { // omitempty, as on the struct tag
+		b = append(b, `,"room":{"name":`...)
+		b = appendString(b, r.Name)
+		b = append(b, `,"capacity":`...)
+		b = strconv.AppendInt(b, int64(r.Capacity), 10)
+		b = append(b, `,"building":`...)
+		b = appendString(b, r.Building)
+		b = append(b, `,"floor":`...)
+		b = appendString(b, r.Floor)
+		b = append(b, '}')
 	}
 	return append(b, '}'), true
 }

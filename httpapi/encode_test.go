@@ -39,6 +39,8 @@ func everyField(t *testing.T) *unical.Account {
 		case *string:
 			s := "value of " + v.Type().Field(i).Name
 			f.Set(reflect.ValueOf(&s))
+		case *unical.RoomDetails:
+			f.Set(reflect.ValueOf(&unical.RoomDetails{Name: "Salle <Curie>", Capacity: 12, Building: "B\"2", Floor: "3"}))
 		case bool:
 			f.SetBool(true)
 		default:

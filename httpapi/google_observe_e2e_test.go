@@ -10,10 +10,11 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/observe"
 )
 
 // callLog is an Observer that counts ListCalendars calls by outcome and
-// their retries.
+// their retries, which it hears by wrapping the providers.
 type callLog struct {
 	unical.NopObserver
 	mu       sync.Mutex
@@ -38,6 +39,8 @@ func (l *callLog) ProviderRetry(t unical.ProviderType, op string) {
 	defer l.mu.Unlock()
 	l.retries++
 }
+
+func (l *callLog) WrapProvider(p unical.Provider) unical.Provider { return observe.Provider(p, l) }
 
 func (l *callLog) take() (map[string]int, int) {
 	l.mu.Lock()

@@ -81,7 +81,7 @@ func checkReadiness(ctx context.Context, client *unical.Client) (bool, *readyChe
 	ready := true
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
-	err := client.PingStore(ctx)
+	err := pingStore(ctx, client.Store())
 	if err != nil {
 		ready = false
 		checks.Store = "error"
@@ -94,4 +94,26 @@ func checkReadiness(ctx context.Context, client *unical.Client) (bool, *readyChe
 		checks.WebhookEngine = "not_running"
 	}
 	return ready, checks, err
+}
+
+// pingStore reads from store and reports whether it answered before ctx
+// ended. Stores need not honour ctx during a read (bbolt does not), so
+// the read runs on its own and is left behind when ctx ends first.
+func pingStore(ctx context.Context, store unical.Store) error {
+	answer := make(chan error, 1)
+	go func() {
+		// An application that cannot exist (ids have a random part): any
+		// answer, found or not, shows that the Store reads.
+		_, err := store.GetApplication(ctx, "app_readiness-probe")
+		if unical.ErrorCode(err) == unical.CodeNotFound {
+			err = nil
+		}
+		answer <- err
+	}()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -99,6 +99,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerICSRoutes()
 	h.registerFreeBusyRoutes()
 	h.registerAvailabilityRoutes()
+	h.registerRoomRoutes()
 	h.registerCapabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/oauth"
 )
 
 func (h *handler) registerOAuthRoutes() {
@@ -32,7 +33,7 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	target, err := h.client.AuthorizeURL(r.Context(), r.PathValue("appID"), t, &unical.AuthorizeParams{
+	target, err := oauth.AuthorizeURL(r.Context(), h.client, r.PathValue("appID"), t, &oauth.AuthorizeParams{
 		Prompt: q.Get("prompt"), LoginHint: q.Get("loginHint"), RedirectURL: q.Get("redirectUrl"), State: q.Get("state"),
 	})
 	if err != nil {
@@ -50,7 +51,7 @@ func (h *handler) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	target, err := h.client.CompleteOAuth(r.Context(), &unical.OAuthCallbackParams{
+	target, err := oauth.Complete(r.Context(), h.client, &oauth.CallbackParams{
 		State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), ErrorDescription: q.Get("error_description"),
 	})
 	if err != nil {

@@ -53,6 +53,7 @@ var queryParams = map[string][]string{
 	"GET /v1/calendarSubscriptions/{accountID}":                             {"pageToken", "limit"},
 	"GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries": {"pageToken", "limit"},
 	"GET /v1/applicationWebhook/deliveries":                                 {"pageToken", "limit"},
+	"GET /v1/rooms":                                                         {"pageToken", "limit"},
 	"GET /v1/oauth/authorize/{appID}/{provider}":                            {"redirectUrl", "prompt", "loginHint", "state"},
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/availability"
 )
 
 // Each method calls the route its namesake on *unical.App names in its doc
@@ -248,8 +249,8 @@ func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *un
 }
 
 // Availability finds meeting slots across accounts: POST /v1/availability.
-func (c *Client) Availability(ctx context.Context, params *unical.AvailabilityParams) (*unical.Availability, error) {
-	return call[unical.Availability](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
+func (c *Client) Availability(ctx context.Context, params *availability.Params) (*availability.Result, error) {
+	return call[availability.Result](ctx, c, "POST", nil, orEmpty(params), "/v1/availability")
 }
 
 // Capabilities lists what each provider type does with each writable
@@ -334,4 +335,14 @@ func (c *Client) ResendMessage(ctx context.Context, accountID, subscriptionID, m
 		return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/applicationWebhook/messages/", messageID, "/resend")
 	}
 	return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/calendarSubscriptions/", accountID, "/", subscriptionID, "/messages/", messageID, "/resend")
+}
+
+// ListRooms lists the application's room directory: GET /v1/rooms.
+func (c *Client) ListRooms(ctx context.Context, params *unical.RoomListParams) (*unical.Page[*unical.Room], error) {
+	q := queryBuilder{}
+	if params != nil {
+		q.str("pageToken", params.PageToken)
+		q.integer("limit", params.Limit)
+	}
+	return call[unical.Page[*unical.Room]](ctx, c, "GET", url.Values(q), nil, "/v1/rooms")
 }

@@ -1,8 +1,9 @@
 // Package metrics exports unical's measurements in the Prometheus text
 // format, with github.com/prometheus/client_golang. A [Metrics] is the
-// [unical.Observer] of a Client (provider calls, webhook deliveries, change
-// polling, push notifications), the [httpapi.RequestObserver] of the HTTP
-// API, and reads the store's counts (accounts, outbox) when scraped.
+// [unical.Observer] of a Client (webhook deliveries, change polling, push
+// notifications, and provider calls, as a [unical.ProviderWrapper] through
+// package observe), the [httpapi.RequestObserver] of the HTTP API, and
+// reads the store's counts (accounts, outbox) when scraped.
 //
 // Every label value comes from a fixed set (provider types, operation
 // names, outcomes, route patterns, methods, statuses): never an id, an
@@ -23,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/unical/unical"
+	"github.com/unical/unical/observe"
 )
 
 // namespace prefixes every metric name.
@@ -52,7 +54,11 @@ type Metrics struct {
 	pushIgnored  *prometheus.CounterVec
 }
 
-var _ unical.Observer = (*Metrics)(nil)
+var (
+	_ unical.Observer        = (*Metrics)(nil)
+	_ unical.ProviderWrapper = (*Metrics)(nil)
+	_ observe.Observer       = (*Metrics)(nil)
+)
 
 // slowBuckets are for calls that go over the network and may retry: up to
 // a minute.
@@ -189,14 +195,18 @@ func providerLabel(t unical.ProviderType) string {
 	return t.PathName()
 }
 
-// ProviderCall implements unical.Observer.
+// WrapProvider implements unical.ProviderWrapper: the Client's providers
+// report their calls to m.
+func (m *Metrics) WrapProvider(p unical.Provider) unical.Provider { return observe.Provider(p, m) }
+
+// ProviderCall implements observe.Observer.
 func (m *Metrics) ProviderCall(t unical.ProviderType, op, outcome string, took time.Duration) {
 	p := providerLabel(t)
 	m.providerCalls.WithLabelValues(p, op, outcome).Inc()
 	m.providerDuration.WithLabelValues(p, op).Observe(took.Seconds())
 }
 
-// ProviderRetry implements unical.Observer.
+// ProviderRetry implements observe.Observer.
 func (m *Metrics) ProviderRetry(t unical.ProviderType, op string) {
 	m.providerRetries.WithLabelValues(providerLabel(t), op).Inc()
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
 	"github.com/unical/unical/provider/memory"
 )
 
@@ -104,7 +105,7 @@ func TestAdminCommandsAgainstRunningServer(t *testing.T) {
 	if _, _, err := runCommand(t, env, "keys", "revoke", "--app", created.ApplicationID, "--key", "key_unknown", "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("revoking an unknown key: %v, want the 404", err)
 	}
-	if _, _, err := runCommand(t, map[string]string{"UNICAL_ADMIN_TOKEN": unical.NewAdminToken()}, "apps", "list", "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, _, err := runCommand(t, map[string]string{"UNICAL_ADMIN_TOKEN": admin.NewAdminToken()}, "apps", "list", "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("a wrong token: %v, want the 401", err)
 	}
 	if _, _, err := runCommand(t, nil, "apps", "list", "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "UNICAL_ADMIN_TOKEN") {

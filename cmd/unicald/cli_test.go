@@ -359,7 +359,7 @@ func TestServe_StartMessage(t *testing.T) {
 	}{
 		{"Listener", nil, "", true},
 		{"PublicURL", map[string]string{"UNICAL_PUBLIC_URL": "https://cal.example.com/"}, "https://cal.example.com", true},
-		{"TokenFromEnvironment", map[string]string{"UNICAL_ADMIN_TOKEN": unical.NewAdminToken()}, "", false},
+		{"TokenFromEnvironment", map[string]string{"UNICAL_ADMIN_TOKEN": admin.NewAdminToken()}, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,7 +28,7 @@ func delegationCommands() *command {
 		summary: "Set, show and remove an application's organisation-wide delegation credential.",
 		notes:   adminNotes,
 		subs: []*command{
-			leaf("set", "--id APP_ID --provider provider_a --key-file KEY.json --domain D... | --provider provider_b --tenant-id T --client-id ID --client-secret-file FILE --domain D...",
+			leaf("set", "--id APP_ID --provider provider_a --key-file KEY.json --domain D... [--admin-email ADMIN] | --provider provider_b --tenant-id T --client-id ID --client-secret-file FILE --domain D...",
 				"Store a delegation credential (sealed like client secrets); it starts pending until verified."),
 			leaf("get", "--id APP_ID --provider provider_a|provider_b",
 				"Show a delegation credential's domains and status, never its secret."),
@@ -63,6 +63,7 @@ func (m *Main) delegationSetup(fs *flag.FlagSet, op string) (func(context.Contex
 		fs.StringVar(&p.TokenURL, "token-url", "", "token endpoint override")
 		fs.StringVar(&p.APIBaseURL, "api-base-url", "", "calendar API base URL override")
 		fs.StringVar(&p.DirectoryURL, "directory-url", "", "room directory base URL override")
+		fs.StringVar(&p.AdminEmail, "admin-email", "", "provider_a: a Workspace administrator; rooms are listed only with it")
 	}
 	return func(ctx context.Context) error {
 		t, ok := unical.ParseProviderPath(provider)

@@ -28,12 +28,12 @@ func (m *Main) firstStart(ctx context.Context, svc *admin.Service) (*admin.Creat
 // printed once. Only its hash is stored; the token is never logged.
 func (m *Main) adminToken(ctx context.Context, client *unical.Client) (string, error) {
 	if v := m.Getenv("UNICAL_ADMIN_TOKEN"); v != "" {
-		if err := client.SetAdminToken(ctx, v); err != nil {
+		if err := admin.Of(client).SetAdminToken(ctx, v); err != nil {
 			return "", fmt.Errorf("UNICAL_ADMIN_TOKEN: %s", unical.ErrorMessage(err))
 		}
 		return "", nil
 	}
-	return client.EnsureAdminToken(ctx)
+	return admin.Of(client).EnsureAdminToken(ctx)
 }
 
 // baseURL is where the server is reached: --public-url when set, else

@@ -100,6 +100,7 @@ func Run(t *testing.T, target Target) {
 		{"Subscriptions", testSubscriptions},
 		{"ForeignIDs", testForeignIDs},
 		{"Idempotency", testIdempotency},
+		{"Rooms", testRooms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

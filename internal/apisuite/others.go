@@ -54,26 +54,26 @@ func testAvailability(e *env) {
 	must(e.api.CreateEvent(e.ctx, google, e.primary[unical.ProviderGoogle], &unical.EventParams{
 		Title: unical.Some("Standup"), Start: at("2031-03-03T09:00:00Z"), End: at("2031-03-03T09:30:00Z"),
 	}))
-	params := func() *unical.AvailabilityParams {
-		return &unical.AvailabilityParams{
-			Participants: []unical.AvailabilityParticipant{
+	params := func() *availability.Params {
+		return &availability.Params{
+			Participants: []availability.Participant{
 				{EndUserAccountID: google},
-				{EndUserAccountID: outlook, WorkingHours: &unical.WorkingHours{TimeZone: "Europe/London", Intervals: []unical.WorkingInterval{{Day: "monday", Start: "09:00", End: "10:30"}}}},
+				{EndUserAccountID: outlook, WorkingHours: &availability.WorkingHours{TimeZone: "Europe/London", Intervals: []availability.WorkingInterval{{Day: "monday", Start: "09:00", End: "10:30"}}}},
 			},
 			StartDateTime: "2031-03-03T09:00:00Z", EndDateTime: "2031-03-03T11:00:00Z", TimeZone: "Europe/Berlin",
 			DurationMinutes: 30, IntervalMinutes: 30,
 		}
 	}
 	got := must(availability.Find(e.ctx, e.api, time.Now(), params()))
-	slot := func(start, end string) *unical.AvailabilitySlot {
-		return &unical.AvailabilitySlot{
+	slot := func(start, end string) *availability.Slot {
+		return &availability.Slot{
 			Start:        unical.EventDateTime{DateTime: start, TimeZone: "Europe/Berlin"},
 			End:          unical.EventDateTime{DateTime: end, TimeZone: "Europe/Berlin"},
 			Participants: []string{google, outlook},
 		}
 	}
 	// 09:00Z is the standup; London's working hours end at 10:30Z.
-	want := &unical.Availability{Data: []*unical.AvailabilitySlot{
+	want := &availability.Result{Data: []*availability.Slot{
 		slot("2031-03-03T10:30:00+01:00", "2031-03-03T11:00:00+01:00"),
 		slot("2031-03-03T11:00:00+01:00", "2031-03-03T11:30:00+01:00"),
 	}}

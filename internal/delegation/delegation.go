@@ -177,6 +177,11 @@ func tokenError(err error) (code, description string) {
 // get sends one bounded GET with tok and returns the status and up to
 // 64 KiB of the body.
 func get(ctx context.Context, client *http.Client, tok *oauth2.Token, u string) (int, string, error) {
+	return getUpTo(ctx, client, tok, u, 64<<10)
+}
+
+// getUpTo is get with up to limit bytes of the body.
+func getUpTo(ctx context.Context, client *http.Client, tok *oauth2.Token, u string, limit int64) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return 0, "", err
@@ -187,7 +192,7 @@ func get(ctx context.Context, client *http.Client, tok *oauth2.Token, u string) 
 		return 0, "", err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	return resp.StatusCode, string(b), err
 }
 

@@ -1,6 +1,7 @@
 package googletest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -15,6 +16,10 @@ type Room struct {
 	Capacity    int
 	BuildingID  string
 	FloorName   string
+	// Category is resourceCategory: CONFERENCE_ROOM (the default), OTHER
+	// (a projector, a car) or CATEGORY_UNKNOWN for legacy data (Admin SDK
+	// Directory API reference, "Resources.calendars", resourceCategory).
+	Category string
 }
 
 // AddRoom adds a room to the directory (resources.calendars). It makes no
@@ -107,7 +112,7 @@ func (s *Server) resourcesCalendarsList(c *call) (int, any, error) {
 			"capacity":              r.Capacity,
 			"buildingId":            r.BuildingID,
 			"floorName":             r.FloorName,
-			"resourceCategory":      "CONFERENCE_ROOM",
+			"resourceCategory":      cmp.Or(r.Category, "CONFERENCE_ROOM"),
 		})
 	}
 	resp := map[string]any{"kind": "admin#directory#resources#calendars#calendarResourcesList", "etag": "\"rooms\"", "items": items}

@@ -120,8 +120,8 @@ func testSecondlyBounded(t *testing.T, h *Harness) {
 		StartDateTime: "2026-01-01T00:00:00Z", EndDateTime: "2027-01-01T00:00:00Z", TimeZone: "UTC", CalendarIDs: []string{cal},
 	})
 	checkTooBusy(t, "QueryFreeBusy (one year)", err)
-	_, err = availability.Find(ctx, app, time.Now(), &unical.AvailabilityParams{
-		Participants:  []unical.AvailabilityParticipant{{EndUserAccountID: accountID, CalendarIDs: []string{cal}}},
+	_, err = availability.Find(ctx, app, time.Now(), &availability.Params{
+		Participants:  []availability.Participant{{EndUserAccountID: accountID, CalendarIDs: []string{cal}}},
 		StartDateTime: "2026-01-01T00:00:00Z", EndDateTime: "2026-01-03T00:00:00Z", DurationMinutes: 30, TimeZone: "UTC",
 	})
 	checkTooBusy(t, "Availability (two days)", err)

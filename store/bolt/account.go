@@ -250,7 +250,8 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 			if err != nil {
 				return false, err
 			}
-			if rec.ApplicationID != appID || filter.Status != "" && rec.Status != filter.Status {
+			if rec.ApplicationID != appID || filter.Status != "" && rec.Status != filter.Status ||
+				filter.ProviderType != "" && rec.ProviderType != filter.ProviderType {
 				return true, nil
 			}
 			if search != "" && !strings.Contains(strings.ToLower(rec.Email), search) &&

@@ -185,8 +185,9 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 		WHERE application_id = $1 AND id > $2
 		AND ($3 = '' OR status = $3)
 		AND ($4 = '' OR strpos(email_lower, $4) > 0 OR strpos(external_id_lower, $4) > 0)
+		AND ($6 = '' OR provider_type = $6)
 		ORDER BY id LIMIT $5`,
-		appID, filter.After, string(filter.Status), strings.ToLower(filter.Search), limitArg(filter.Limit))
+		appID, filter.After, string(filter.Status), strings.ToLower(filter.Search), limitArg(filter.Limit), string(filter.ProviderType))
 	if err != nil {
 		return nil, translate("list accounts", err)
 	}

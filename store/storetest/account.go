@@ -347,6 +347,21 @@ var accountTests = []testCase{
 			}
 		}
 	}},
+	{"List/FilterProviderType", func(t *testing.T, s unical.Store) {
+		var virtual []string
+		for i, pt := range []unical.ProviderType{unical.ProviderVirtual, unical.ProviderGoogle, unical.ProviderVirtual, unical.ProviderCalDAV} {
+			rec := mustCreateAccount(t, s, "app_A", pt, fmt.Sprintf("u%d@example.com", i))
+			if pt == unical.ProviderVirtual {
+				virtual = append(virtual, rec.ID)
+			}
+		}
+		mustCreateAccount(t, s, "app_B", unical.ProviderVirtual, "other@example.com")
+		recs, err := s.ListAccounts(t.Context(), "app_A", unical.AccountFilter{ProviderType: unical.ProviderVirtual})
+		mustOK(t, "ListAccounts()", err)
+		if d := diff(virtual, ids(recs, accountID)); d != "" {
+			t.Errorf("ListAccounts(ProviderType: VIRTUAL) ids mismatch (-want +got):\n%s", d)
+		}
+	}},
 	{"List/FilterPaging", func(t *testing.T, s unical.Store) {
 		// The limit counts matching accounts, not the ones skipped.
 		var want []string

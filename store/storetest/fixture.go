@@ -39,7 +39,8 @@ func fullApplication(id string, created time.Time) *unical.Application {
 		WebhookStateURL:     "https://app.example/webhooks",
 		Delegations: map[unical.ProviderType]unical.Delegation{
 			unical.ProviderMicrosoft: {
-				ClientID: "ms-app", TenantID: "tenant-1", Domains: []string{"corp.example", "corp.example.org"},
+				// AdminEmail is Google's only; a Store keeps fields, not rules.
+				ClientID: "ms-app", TenantID: "tenant-1", Domains: []string{"corp.example", "corp.example.org"}, AdminEmail: "it@corp.example",
 				TokenURL: "https://login.example/t", APIBaseURL: "https://graph.example/v1.0", DirectoryURL: "https://graph.example/places",
 				Status: "failing", StatusReason: "consent not granted", UpdatedAt: created.Add(time.Minute), Sealed: []byte{0x00, 's', 0xff},
 			},
@@ -88,6 +89,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 			ProviderType: t,
 			ServerURL:    "https://dav.example/",
 			Delegated:    true,
+			Room:         &unical.RoomDetails{Name: "Salle « Curie »", Capacity: 8, Building: "B2", Floor: "3"},
 		},
 		SealedSecrets:        []byte{0x01, 0x00, 0x02, 0xff, 'x'},
 		TokenExpiry:          base.Add(time.Hour),

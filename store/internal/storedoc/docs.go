@@ -35,6 +35,7 @@ type Delegation struct {
 	TokenURL     string    `json:"tokenUrl"`
 	APIBaseURL   string    `json:"apiBaseUrl"`
 	DirectoryURL string    `json:"directoryUrl"`
+	AdminEmail   string    `json:"adminEmail,omitempty"`
 	Status       string    `json:"status"`
 	StatusReason string    `json:"statusReason"`
 	UpdatedAt    time.Time `json:"updatedAt"`
@@ -90,6 +91,7 @@ func FromApplication(app *unical.Application) (*Application, error) {
 			rec.Delegations[t] = Delegation{
 				ClientID: d.ClientID, TenantID: d.TenantID, Domains: d.Domains, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
 				DirectoryURL: d.DirectoryURL, Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: UTC(d.UpdatedAt), Sealed: d.Sealed,
+				AdminEmail: d.AdminEmail,
 			}
 		}
 	}
@@ -124,6 +126,7 @@ func (rec *Application) ToApplication() *unical.Application {
 			app.Delegations[t] = unical.Delegation{
 				ClientID: d.ClientID, TenantID: d.TenantID, Domains: d.Domains, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL,
 				DirectoryURL: d.DirectoryURL, Status: d.Status, StatusReason: d.StatusReason, UpdatedAt: d.UpdatedAt, Sealed: d.Sealed,
+				AdminEmail: d.AdminEmail,
 			}
 		}
 	}
@@ -161,6 +164,7 @@ type Account struct {
 	ProviderState        []byte               `json:"providerState"`
 	ServerURL            string               `json:"serverUrl,omitempty"`
 	Delegated            bool                 `json:"delegated,omitempty"`
+	Room                 *unical.RoomDetails  `json:"room,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -179,6 +183,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
 		Delegated: a.Delegated,
+		Room:      a.Room,
 	}, nil
 }
 
@@ -197,12 +202,20 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 			ExternalID: rec.ExternalID, AuthorizedScopes: slices.Clone(rec.AuthorizedScopes),
 			ProviderAccountID: providerAccountID, ProviderID: rec.ProviderID,
 			ApplicationID: rec.ApplicationID, Status: rec.Status, StatusReason: rec.StatusReason, ProviderType: rec.ProviderType,
-			ServerURL: rec.ServerURL, Delegated: rec.Delegated,
+			ServerURL: rec.ServerURL, Delegated: rec.Delegated, Room: cloneRoom(rec.Room),
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
 		ProviderState: bytes.Clone(rec.ProviderState),
 	}
+}
+
+func cloneRoom(r *unical.RoomDetails) *unical.RoomDetails {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
 }
 
 // Subscription is the stored form of [unical.SubscriptionRecord]. The

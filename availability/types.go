@@ -1,18 +1,20 @@
-package unical
+package availability
 
-import "time"
+import (
+	"time"
 
-// AvailabilityParams is the body of POST /v1/availability (package
-// availability answers it over any API): find the slots
-// of durationMinutes inside [startDateTime, endDateTime) that the
-// participants can attend.
-type AvailabilityParams struct {
+	"github.com/unical/unical"
+)
+
+// Params is the body of POST /v1/availability, which Find answers over
+// any API: find the slots of durationMinutes inside [startDateTime,
+// endDateTime) that the participants can attend.
+type Params struct {
 	// Participants are the accounts whose time is asked about: 1 to
-	// MaxAvailabilityParticipants, each at most once.
-	Participants []AvailabilityParticipant `json:"participants"`
-	// StartDateTime and EndDateTime bound the search, at most
-	// MaxAvailabilityWindow apart. A value without an offset is read in
-	// TimeZone.
+	// MaxParticipants, each at most once.
+	Participants []Participant `json:"participants"`
+	// StartDateTime and EndDateTime bound the search, at most MaxWindow
+	// apart. A value without an offset is read in TimeZone.
 	StartDateTime string `json:"startDateTime"`
 	EndDateTime   string `json:"endDateTime"`
 	// DurationMinutes is the length of a slot: at least 5, at most the
@@ -33,23 +35,23 @@ type AvailabilityParams struct {
 	// default UTC.
 	TimeZone string `json:"timeZone,omitempty"`
 	// MaxResults bounds the slots returned: default
-	// DefaultAvailabilityResults, at most MaxAvailabilityResults.
+	// DefaultResults, at most MaxResults.
 	MaxResults int `json:"maxResults,omitempty"`
 	// Groups are the groups participants name, each with at least one
 	// member.
-	Groups []AvailabilityGroup `json:"groups,omitempty"`
+	Groups []Group `json:"groups,omitempty"`
 }
 
-// AvailabilityGroup asks that at least Required (1 to the group's size)
+// Group asks that at least Required (1 to the group's size)
 // of the participants naming it be free in a slot, such as one of
 // several rooms.
-type AvailabilityGroup struct {
+type Group struct {
 	Name     string `json:"name"`
 	Required int    `json:"required"`
 }
 
-// AvailabilityParticipant is one participant of an availability query.
-type AvailabilityParticipant struct {
+// Participant is one participant of an availability query.
+type Participant struct {
 	EndUserAccountID string `json:"endUserAccountId"`
 	// CalendarIDs are the calendars whose busy time counts. When absent,
 	// the account's primary calendar counts, or, for an account without
@@ -61,8 +63,8 @@ type AvailabilityParticipant struct {
 	// Required participants must be free in every slot (the default).
 	// Of the participants that are not required, at least one must be.
 	// A group member leaves it out: its group's rule applies instead.
-	Required Optional[bool] `json:"required,omitzero"`
-	// Group names an entry of AvailabilityParams.Groups.
+	Required unical.Optional[bool] `json:"required,omitzero"`
+	// Group names an entry of Params.Groups.
 	Group string `json:"group,omitempty"`
 }
 
@@ -95,32 +97,32 @@ type WorkingInterval struct {
 	End   string `json:"end"`
 }
 
-// Availability is the answer of POST /v1/availability.
-type Availability struct {
+// Result is the answer of POST /v1/availability.
+type Result struct {
 	// Data holds the slots in start order.
-	Data []*AvailabilitySlot `json:"data"`
+	Data []*Slot `json:"data"`
 }
 
-// AvailabilitySlot is one slot and the participants free during it (every
+// Slot is one slot and the participants free during it (every
 // required one, and the optional ones that are free), in request order.
-type AvailabilitySlot struct {
-	Start        EventDateTime `json:"start"`
-	End          EventDateTime `json:"end"`
-	Participants []string      `json:"participants"`
+type Slot struct {
+	Start        unical.EventDateTime `json:"start"`
+	End          unical.EventDateTime `json:"end"`
+	Participants []string             `json:"participants"`
 }
 
 // Bounds of an availability query.
 const (
-	MaxAvailabilityParticipants = 20
-	MaxAvailabilityWindow       = 62 * 24 * time.Hour
-	MinAvailabilityDuration     = 5
-	DefaultAvailabilityInterval = 15
-	DefaultAvailabilityResults  = 100
-	MaxAvailabilityResults      = 1000
-	MaxWorkingIntervals         = 50
-	MaxWorkingOverrides         = 100
-	// AvailabilityFanOut is how many participants' busy time is fetched at
+	MaxParticipants     = 20
+	MaxWindow           = 62 * 24 * time.Hour
+	MinDuration         = 5
+	DefaultInterval     = 15
+	DefaultResults      = 100
+	MaxResults          = 1000
+	MaxWorkingIntervals = 50
+	MaxWorkingOverrides = 100
+	// FanOut is how many participants' busy time is fetched at
 	// once. It covers the usual meeting in one round trip and keeps a
 	// 20-participant query from opening 20 provider calls at the same time.
-	AvailabilityFanOut = 10
+	FanOut = 10
 )

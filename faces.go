@@ -1,0 +1,35 @@
+package unical
+
+// The Client finds a provider's optional interfaces with faceOf, never
+// with a type assertion of its own: a provider wrapped by a
+// [ProviderWrapper] (package observe measures calls so) claims every
+// optional interface, and only the provider it wraps says which it has.
+
+// unwrapped returns the provider p wraps, through every wrapper.
+func unwrapped(p Provider) Provider {
+	for {
+		w, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			return p
+		}
+		p = w.Unwrap()
+	}
+}
+
+// faceOf returns p as the optional interface T when the provider it
+// wraps (or p itself) has T; the calls then go through p's wrappers.
+func faceOf[T any](p Provider) (T, bool) {
+	var zero T
+	if _, ok := unwrapped(p).(T); !ok {
+		return zero, false
+	}
+	t, ok := p.(T)
+	return t, ok
+}
+
+func oauthOf(p Provider) (OAuthProvider, bool)      { return faceOf[OAuthProvider](p) }
+func freeBusyOf(p Provider) (FreeBusyQuerier, bool) { return faceOf[FreeBusyQuerier](p) }
+func watcherOf(p Provider) (Watcher, bool)          { return faceOf[Watcher](p) }
+func refresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
+func revokerOf(p Provider) (GrantRevoker, bool)     { return faceOf[GrantRevoker](p) }
+func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitter](p) }

@@ -1,0 +1,234 @@
+// Package oauth runs the browser leg of connecting an account through
+// OAuth 2.0 (RFC 6749 §4.1, with PKCE, RFC 7636): [AuthorizeURL] sends the
+// user to the provider, [Complete] takes the provider's callback, saves
+// the account and sends the user back to the application.
+//
+// The flow is sealed into the state sent to the provider
+// (internal/oauthstate), so that starting one writes nothing and no
+// number of callers can use up anything another caller's sign-in needs.
+// The Client supplies the provider, the application's settings and the
+// sealing key ([unical.Client.OAuthProvider], [unical.Client.OAuthStates]);
+// the account is saved by [unical.App.SaveOAuthConnection]. Package httpapi
+// serves both legs.
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/internal/oauthstate"
+)
+
+// AuthorizeParams are the query parameters of
+// GET /v1/oauth/authorize/{app_id}/{provider}.
+type AuthorizeParams struct {
+	// Prompt is "consent", "select_account" or "none".
+	Prompt string
+	// LoginHint is the email the user is expected to sign in with.
+	LoginHint string
+	// RedirectURL is where the user returns; it must be registered for the
+	// application.
+	RedirectURL string
+	// State is returned unchanged in the redirect.
+	State string
+}
+
+// CallbackParams are the query parameters a provider sends to the
+// callback.
+type CallbackParams struct {
+	State            string
+	Code             string
+	Error            string
+	ErrorDescription string
+}
+
+var prompts = []string{"consent", "select_account", "none"}
+
+// Length limits of the authorize parameters, in bytes. The endpoint needs
+// no API key and the state we send to the provider carries the caller's
+// state and login hint, so every parameter is bounded.
+const (
+	// maxStateLength bounds the caller's state, which travels in URLs.
+	maxStateLength = 2048
+	// maxLoginHintLength fits any email address (RFC 5321 allows 64
+	// bytes of local part, @ and 255 of domain).
+	maxLoginHintLength = 320
+	// maxRedirectURLLength is the common limit of URLs in browsers and
+	// servers; the URL must also be registered, so this only answers early.
+	maxRedirectURLLength = 2048
+	// maxPromptLength only keeps a huge prompt from being compared; the
+	// value must be one of prompts anyway.
+	maxPromptLength = 32
+)
+
+// checkLengths refuses authorize parameters longer than their limits,
+// before anything is read or written.
+func checkLengths(params *AuthorizeParams) error {
+	for _, p := range []struct {
+		name  string
+		value string
+		max   int
+	}{
+		{"prompt", params.Prompt, maxPromptLength},
+		{"loginHint", params.LoginHint, maxLoginHintLength},
+		{"redirectUrl", params.RedirectURL, maxRedirectURLLength},
+		{"state", params.State, maxStateLength},
+	} {
+		if len(p.value) > p.max {
+			return unical.FieldError(p.name, "%s may be at most %d bytes long.", p.name, p.max)
+		}
+	}
+	return nil
+}
+
+// AuthorizeURL starts an OAuth 2.0 flow for an application and returns the
+// provider URL to send the user's browser to. The caller's state comes
+// back unchanged at the end.
+//
+// HTTP: GET /v1/oauth/authorize/{app_id}/{provider_a|provider_b}
+//
+// Returns CodeInvalid naming the parameter when prompt, loginHint,
+// redirectUrl or state is longer than its limit (32, 320, 2,048 and 2,048
+// bytes), CodeNotFound for an unknown application, CodeInvalid naming
+// redirectUrl when it is missing or not registered for the application, or
+// prompt for a bad value, and CodeNotImplemented when the provider type has
+// no OAuth provider or the server has no public URL.
+func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.ProviderType, params *AuthorizeParams) (string, error) {
+	if err := checkLengths(params); err != nil {
+		return "", err
+	}
+	app, op, settings, err := c.OAuthProvider(ctx, appID, t)
+	if err != nil {
+		return "", err
+	}
+	if params.RedirectURL == "" {
+		return "", unical.FieldError("redirectUrl", "redirectUrl is required.")
+	}
+	if !slices.Contains(app.RedirectURLs, params.RedirectURL) {
+		return "", unical.FieldError("redirectUrl", "redirectUrl is not registered for this application.")
+	}
+	if params.Prompt != "" && !slices.Contains(prompts, params.Prompt) {
+		return "", &unical.Error{Code: unical.CodeInvalid, Field: "prompt", Allowed: prompts,
+			Message: "prompt must be one of " + strings.Join(prompts, ", ") + "."}
+	}
+	callback := c.OAuthCallbackURL()
+	if callback == "" {
+		return "", unical.Errorf(unical.CodeNotImplemented, "The server has no public URL configured, so it cannot receive OAuth callbacks.")
+	}
+	flow := oauthstate.New()
+	flow.ApplicationID, flow.ProviderType, flow.RedirectHash = appID, string(t), oauthstate.RedirectHash(params.RedirectURL)
+	flow.State, flow.LoginHint, flow.ExpiresAt = params.State, params.LoginHint, c.Now().Add(c.FlowTTL())
+	return op.AuthCodeURL(settings, &unical.AuthCodeRequest{
+		RedirectURI:   callback,
+		State:         oauthstate.Seal(c.OAuthStates(), flow),
+		CodeChallenge: flow.Challenge(),
+		Prompt:        params.Prompt,
+		LoginHint:     params.LoginHint,
+	})
+}
+
+// Complete finishes a flow at the callback: it opens our state, records
+// its id so that it works once, exchanges the code, creates or updates the
+// account, and returns the application URL to redirect the browser to,
+// with endUserAccountId and the caller's state. A denied consent, a failed
+// exchange or an account other than the login hint
+// (error=login_hint_mismatch, nothing saved) also returns a redirect, with
+// error and error_description instead of endUserAccountId.
+//
+// The used ids are the only thing the flow writes (Store.CreateFlow, kept
+// until the state expires): one per callback that brings a state we made,
+// so nobody can fill a shared quota, and nobody can spend another user's
+// state without holding it.
+//
+// HTTP: GET /v1/oauth/callback
+//
+// Returns CodeInvalid naming state when the state is forged, replayed or
+// expired, or its redirectUrl is no longer registered: then there is
+// nowhere trustworthy to redirect to.
+func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (string, error) {
+	if params.State == "" {
+		return "", unical.FieldError("state", "state is required.")
+	}
+	flow, err := oauthstate.Open(c.OAuthStates(), params.State)
+	if err != nil {
+		return "", unical.FieldError("state", "state was not issued by this server.")
+	}
+	now := c.Now().UTC()
+	expired := unical.FieldError("state", "This sign-in link was already used or has expired; start again.")
+	if !now.Before(flow.ExpiresAt) {
+		return "", expired
+	}
+	t := unical.ProviderType(flow.ProviderType)
+	app, err := c.Application(ctx, flow.ApplicationID)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(app.RedirectURLs, func(u string) bool { return bytes.Equal(oauthstate.RedirectHash(u), flow.RedirectHash) })
+	if i < 0 {
+		return "", unical.FieldError("state", "The redirectUrl of this sign-in is no longer registered for the application; start again.")
+	}
+	redirectURL := app.RedirectURLs[i]
+	used := &unical.OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
+	if err := c.Store().CreateFlow(ctx, used, 0); unical.ErrorCode(err) == unical.CodeConflict {
+		return "", expired
+	} else if err != nil {
+		return "", err
+	}
+	fail := func(code, description string) (string, error) {
+		return withQuery(redirectURL, url.Values{"error": {code}, "error_description": {description}, "state": {flow.State}}), nil
+	}
+	if params.Error != "" {
+		if params.Error == "access_denied" {
+			return fail("access_denied", "The user did not grant access.")
+		}
+		return fail(params.Error, "The provider refused the sign-in.")
+	}
+	if params.Code == "" {
+		return fail("invalid_request", "The provider sent no authorization code.")
+	}
+	_, op, settings, err := c.OAuthProvider(ctx, flow.ApplicationID, t)
+	if err != nil {
+		return "", err
+	}
+	conn, err := op.Exchange(ctx, settings, &unical.CodeExchange{Code: params.Code, RedirectURI: c.OAuthCallbackURL(), CodeVerifier: flow.Verifier})
+	if err != nil {
+		c.Logger().WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
+		return fail("exchange_failed", "The authorization code could not be exchanged for tokens.")
+	}
+	if conn.Email == "" {
+		return fail("exchange_failed", "The provider did not tell the account's email address.")
+	}
+	if flow.LoginHint != "" && !strings.EqualFold(conn.Email, flow.LoginHint) {
+		return fail("login_hint_mismatch", "The user signed in with another account than loginHint; nothing was connected.")
+	}
+	a, err := c.App(ctx, flow.ApplicationID)
+	if err != nil {
+		return "", err
+	}
+	acct, err := a.SaveOAuthConnection(ctx, t, conn)
+	if err != nil {
+		return "", err
+	}
+	return withQuery(redirectURL, url.Values{"endUserAccountId": {acct.ID}, "state": {flow.State}}), nil
+}
+
+// withQuery adds values to a URL's query, keeping what it has.
+func withQuery(raw string, values url.Values) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	for k, vs := range values {
+		if len(vs) == 1 && vs[0] == "" && k == "state" {
+			continue
+		}
+		q[k] = vs
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
