@@ -88,7 +88,8 @@ type Client struct {
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*APIKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
-	keysUsed *ttlcache.Every
+	keysUsed   *ttlcache.Every
+	keySecrets seal.CheckedSecrets // API key secrets that matched
 
 	// webhook is Config.WebhookConfig, for package engine.
 	webhook WebhookConfig
@@ -302,17 +303,18 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if !ok || id == "" || secret == "" {
 		return nil, unauthorized()
 	}
-	stored, err := c.getAPIKey(ctx, "key_"+id)
+	now := c.now() // one reading for the cache and the use
+	stored, err := c.getAPIKey(ctx, "key_"+id, now)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, unauthorized()
 		}
 		return nil, err
 	}
-	if !seal.SecretMatches(stored.Hash, secret) {
+	if !c.keySecrets.Matches(stored.ID, stored.Hash, secret) {
 		return nil, unauthorized()
 	}
-	c.markKeyUsed(ctx, stored)
+	c.markKeyUsed(ctx, stored, now)
 	return &App{c: c, id: stored.ApplicationID}, nil
 }
 
@@ -324,8 +326,7 @@ const APIKeyUsedEvery = time.Minute
 // markKeyUsed records a use of key at now, at most once per
 // APIKeyUsedEvery per key and Client. A failure is only logged: a request
 // must not fail for its bookkeeping.
-func (c *Client) markKeyUsed(ctx context.Context, key *APIKey) {
-	now := c.now()
+func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 	if !c.keysUsed.Due(key.ID, now) {
 		return
 	}
@@ -348,9 +349,9 @@ func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSet
 	return s, nil
 }
 
-// getAPIKey reads an API key through the cache.
-func (c *Client) getAPIKey(ctx context.Context, id string) (*APIKey, error) {
-	return c.apiKeys.Load(id, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
+// getAPIKey reads an API key through the cache at now.
+func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIKey, error) {
+	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
 // application reads an application through the cache. Callers must not

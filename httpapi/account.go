@@ -9,7 +9,7 @@ import (
 func (h *handler) registerAccountRoutes() {
 	h.mux.HandleFunc("GET /v1/endUserAccounts", h.api(h.handleAccountList))
 	h.mux.HandleFunc("POST /v1/endUserAccounts", h.api(h.handleAccountCreate))
-	h.mux.HandleFunc("GET /v1/endUserAccounts/{id}", h.api(h.handleAccountGet))
+	h.mux.HandleLastFunc("GET /v1/endUserAccounts/{id}", h.api(h.handleAccountGet))
 	h.mux.HandleFunc("DELETE /v1/endUserAccounts/{id}", h.api(h.handleAccountDelete))
 	h.mux.HandleFunc("GET /v1/endUserAccounts/{id}/credentials", h.api(h.handleCredentialsGet))
 }
@@ -39,7 +39,7 @@ func (h *handler) handleAccountCreate(w http.ResponseWriter, r *http.Request, ap
 
 // handleAccountGet handles GET /v1/endUserAccounts/{id}.
 func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	return h.cachedRead(w, r, app, func() (any, error) { return app.GetAccount(r.Context(), r.PathValue("id")) })
+	return h.cachedRead(w, r, app, func() (any, error) { return app.GetAccount(r.Context(), pathValue(r, "id")) })
 }
 
 // handleAccountDelete handles DELETE /v1/endUserAccounts/{id}.

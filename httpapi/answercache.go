@@ -9,7 +9,7 @@ import (
 )
 
 // answerCache keeps the encoded answers of account reads, the most
-// frequent calls, by application and request URI, together with the
+// frequent calls, by application and URL, together with the
 // Store version they were read at (unical.VersionedStore). An answer is
 // reused only while the version has not moved, so it is byte for byte what
 // reading and encoding again would give: a write to an account (with
@@ -24,8 +24,11 @@ type answerCache struct {
 	bytes   int
 }
 
+// answerKey is an answer's application and URL. The URL is kept as its
+// parts, not as URL.RequestURI, which escapes the path again on every
+// request (about 500 instructions): equal parts are the same request.
 type answerKey struct {
-	app, uri string
+	app, path, rawPath, query string
 }
 
 type cachedAnswer struct {
@@ -83,7 +86,7 @@ func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical
 		}
 		return ok(w, v)
 	}
-	key := answerKey{app.ID(), r.URL.RequestURI()}
+	key := answerKey{app.ID(), r.URL.Path, r.URL.RawPath, r.URL.RawQuery}
 	if kept, hit := h.answers.get(key, version); hit {
 		writeBodyLength(w, http.StatusOK, kept.body, kept.length)
 		return nil

@@ -86,13 +86,32 @@ func clientAddr(r *http.Request, trustForwardedFor bool) netip.Addr {
 			}
 		}
 	}
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	a, err := netip.ParseAddr(peerHost(r.RemoteAddr))
 	if err != nil {
 		// Not an IP peer (a unix socket, a test): all such callers share
 		// the zero address's bucket.
 		return netip.Addr{}
 	}
-	return addrKey(ap.Addr())
+	return addrKey(a)
+}
+
+// peerHost is the host of a peer address, "host:port" or "[host]:port"
+// as net/http writes RemoteAddr, or "" for any other. The port is left
+// unparsed (netip.ParseAddrPort would parse it): the limit does not need
+// it, and it is a third of the work.
+func peerHost(addr string) string {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return ""
+	}
+	host := addr[:i]
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		return host[1 : len(host)-1]
+	}
+	if strings.IndexByte(host, ':') >= 0 {
+		return "" // an IPv6 address without brackets
+	}
+	return host
 }
 
 func addrKey(a netip.Addr) netip.Addr {

@@ -105,9 +105,9 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
 	h.mux.HandleFunc("/", h.handleUnrouted)
-	var routed http.Handler = h.mux.ServeMux
+	var routed http.Handler = h.mux
 	if opts.Requests != nil {
-		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux.ServeMux)
+		routed = (&requestMetrics{obs: opts.Requests}).instrument(h.mux)
 	}
 	// The request metrics sit right around the mux, which sets the route
 	// pattern they label by; the front door's refusals happen outside.

@@ -141,6 +141,8 @@ func TestClientAddr(t *testing.T) {
 		{"ForwardedTrusted", "192.0.2.7:5000", "203.0.113.9, 198.51.100.1", true, "198.51.100.1"},
 		{"ForwardedGarbage", "192.0.2.7:5000", "nonsense", true, "192.0.2.7"},
 		{"NotIP", "@", "", false, "invalid IP"},
+		{"IPv6WithoutBrackets", "2001:db8::1:5000", "", false, "invalid IP"},
+		{"IPv6Zone", "[fe80::1%eth0]:5000", "", false, "fe80::"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,9 +59,10 @@ func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duratio
 	return rec.(func(int, time.Duration))
 }
 
-// instrument measures each request next serves. It must wrap the ServeMux
-// directly: the mux writes the matched pattern into the request it is
-// given, which is how the route is known without matching twice.
+// instrument measures each request next serves. It must wrap the router
+// (routeMux) directly: the router writes the matched pattern into the
+// request it is given, which is how the route is known without matching
+// twice.
 func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := requestStart(r)

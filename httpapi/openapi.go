@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"net/http"
 	"strconv"
-	"sync"
 )
 
 // OpenAPIDocument is the OpenAPI 3.1 description of every route NewHandler
@@ -28,39 +27,4 @@ func (h *handler) registerOpenAPIRoute() {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(OpenAPIDocument)
 	})
-}
-
-// routeMux is a ServeMux that remembers the patterns registered on it, so
-// that a test can compare the mounted routes with the OpenAPI document.
-type routeMux struct {
-	*http.ServeMux
-	mu       sync.Mutex
-	patterns []string
-}
-
-func newRouteMux() *routeMux { return &routeMux{ServeMux: http.NewServeMux()} }
-
-// Handle registers handler for pattern and remembers pattern.
-func (m *routeMux) Handle(pattern string, handler http.Handler) {
-	m.remember(pattern)
-	m.ServeMux.Handle(pattern, handler)
-}
-
-// HandleFunc registers handler for pattern and remembers pattern.
-func (m *routeMux) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
-	m.remember(pattern)
-	m.ServeMux.HandleFunc(pattern, handler)
-}
-
-func (m *routeMux) remember(pattern string) {
-	m.mu.Lock()
-	m.patterns = append(m.patterns, pattern)
-	m.mu.Unlock()
-}
-
-// registered returns the patterns in the order they were registered.
-func (m *routeMux) registered() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.patterns...)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/muxpath"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/metrics"
@@ -371,13 +372,14 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 			ln.Close()
 			return err
 		}
+		api := httpapi.NewHandler(client, apiOpts)
 		root := http.NewServeMux()
 		root.Handle(apidocs.Prefix, reference)
 		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 		root.Handle(dashboard.Prefix, dash)
-		root.Handle("/", httpapi.NewHandler(client, apiOpts))
+		root.Handle("/", api)
 		srv := &http.Server{
-			Handler:           root,
+			Handler:           apiFirst(api, root),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
 			WriteTimeout:      120 * time.Second,
@@ -414,6 +416,22 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		return nil
 	}, setupErr
+}
+
+// apiFirst hands root's requests for plain /v1/ paths straight to api,
+// which root would hand them to anyway: no other handler of root is under
+// /v1/, and a plain path is one root neither cleans nor redirects
+// (muxpath.Plain). The API's own router still routes them; this spares
+// each API request the matching of a second ServeMux (about 3,300
+// instructions of a cached account read's 67,000).
+func apiFirst(api http.Handler, root *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := muxpath.Plain(r); ok && strings.HasPrefix(p, "/v1/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		root.ServeHTTP(w, r)
+	})
 }
 
 // firstError returns the first of errs that is not nil.

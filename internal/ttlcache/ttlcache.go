@@ -41,6 +41,12 @@ func New[V any](ttl time.Duration, now func() time.Time, version func() (uint64,
 // Load returns the value kept for key, or else what read returns, which
 // it keeps unless it is an error.
 func (c *Cache[V]) Load(key string, read func() (V, error)) (V, error) {
+	return c.LoadAt(key, c.now(), read)
+}
+
+// LoadAt is Load at now, a reading of the cache's clock the caller has
+// made anyway.
+func (c *Cache[V]) LoadAt(key string, now time.Time, read func() (V, error)) (V, error) {
 	if c.ttl <= 0 {
 		return read()
 	}
@@ -50,7 +56,7 @@ func (c *Cache[V]) Load(key string, read func() (V, error)) (V, error) {
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
-	if ok && !c.now().After(e.expires) && (!versioned || e.version == version) {
+	if ok && !now.After(e.expires) && (!versioned || e.version == version) {
 		return e.value, nil
 	}
 	v, err := read()

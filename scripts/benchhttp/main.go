@@ -17,6 +17,9 @@
 //	    from a bare net/http server: the baseline the full stack is
 //	    compared against. It prints its address once it listens, and stops
 //	    on SIGINT/SIGTERM.
+//	benchhttp load -key KEY -n N URL
+//	    GETs URL N times, one after another on one kept-alive connection,
+//	    and fails unless every answer is 200 (scripts/bench-instr.sh).
 package main
 
 import (
@@ -44,7 +47,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchhttp seed|bare [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchhttp seed|fetch|bare|load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -55,6 +58,8 @@ func main() {
 		err = fetch(os.Args[2:])
 	case "bare":
 		err = bare(os.Args[2:])
+	case "load":
+		err = load(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -254,6 +259,41 @@ func bare(args []string) error {
 	}()
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// load sends a fixed number of requests, so that a count of the server's
+// instructions divides by a known number.
+func load(args []string) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	key := fs.String("key", "", "x-api-key")
+	n := fs.Int("n", 1000, "requests")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("load needs one URL")
+	}
+	req, err := http.NewRequest("GET", fs.Arg(0), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("x-api-key", *key)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	for range *n {
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s", fs.Arg(0), resp.Status)
+		}
 	}
 	return nil
 }
