@@ -25,7 +25,7 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		// Store, so this one fails for good rather than coming back.
 		msg.Status, msg.LastError = unical.MessageFailed, "The application no longer exists."
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case unical.ErrorCode(err) == unical.CodeNotFound:
 		// The subscription is gone; the Store deleted its pending
@@ -34,7 +34,7 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 	case errors.Is(err, unical.ErrNoWebhookTarget):
 		msg.Status, msg.LastError = unical.MessageFailed, "The application has no webhook URL."
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case errors.Is(err, unical.ErrSealedSecret):
 		e.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
@@ -54,7 +54,7 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		// log shows why nothing arrives.
 		msg.Status, msg.LastError = unical.MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	}
 	if tgt.rate > 0 {
@@ -138,13 +138,13 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 			msg.Status = unical.MessageFailed
 		}
 	}
-	outcome := unical.DeliveryDelivered
+	outcome := DeliveryDelivered
 	switch {
 	case delivered:
 	case msg.Status == unical.MessageFailed:
-		outcome = unical.DeliveryFailed
+		outcome = DeliveryFailed
 	default:
-		outcome = unical.DeliveryRetrying
+		outcome = DeliveryRetrying
 	}
 	e.obs.DeliveryAttempt(outcome, latency)
 	w.record(msg, attempt)

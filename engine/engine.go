@@ -154,7 +154,7 @@ type Engine struct {
 	// sender posts the signed requests.
 	sender unical.WebhookSender
 	log    *slog.Logger
-	obs    unical.Observer
+	obs    Observer
 	// wake nudges a running engine when a message is queued.
 	wake chan struct{}
 	// checking holds the ids of the subscriptions this engine is
@@ -180,7 +180,7 @@ func New(c Client, st Store) (*Engine, error) {
 		store:        st,
 		sender:       wc.WebhookSender,
 		log:          c.Logger(),
-		obs:          c.Observer(),
+		obs:          observerOf(c.Observer()),
 		wake:         make(chan struct{}, 1),
 		started:      c.Now(),
 	}, nil
