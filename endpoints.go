@@ -97,13 +97,3 @@ func (c *Client) UpdateEndpointState(ctx context.Context, appID, subscriptionID 
 	c.apps.Drop(appID)
 	return nil
 }
-
-// enableEndpoint clears an endpoint's state: no longer disabled, and
-// failing only from its next failure on.
-func enableEndpoint(st *EndpointState) bool {
-	if *st == (EndpointState{}) {
-		return false
-	}
-	*st = EndpointState{}
-	return true
-}
