@@ -62,38 +62,3 @@ func (app *Application) webhookState() EndpointState {
 	}
 	return app.WebhookState
 }
-
-// UpdateEndpointState changes the state of an endpoint (subscriptionID "" for
-// the application's own) with fn, which reports whether it changed
-// anything. A subscription changes atomically. The application is read,
-// changed and replaced, so an application update racing with it may undo
-// the change; at worst that restarts the failure clock or enables the
-// endpoint again, both of which the next attempts put right.
-func (c *Client) UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*EndpointState) bool) error {
-	if subscriptionID != "" {
-		_, err := c.store.UpdateSubscription(ctx, appID, subscriptionID, func(r *SubscriptionRecord) error {
-			if !fn(&r.EndpointState) {
-				return errUnchanged
-			}
-			return nil
-		})
-		if errors.Is(err, errUnchanged) || ErrorCode(err) == CodeNotFound {
-			return nil
-		}
-		return err
-	}
-	app, err := c.store.GetApplication(ctx, appID)
-	if err != nil {
-		return err
-	}
-	st := app.webhookState()
-	if !fn(&st) {
-		return nil
-	}
-	app.WebhookState, app.WebhookStateURL = st, app.WebhookURL
-	if err := c.store.UpdateApplication(ctx, app); err != nil {
-		return err
-	}
-	c.apps.Drop(appID)
-	return nil
-}

@@ -253,7 +253,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *unical.OutboxMessage, tgt
 	}
 	// The attempt has happened, so its outcome is written even while the
 	// engine stops.
-	if err := e.c.UpdateEndpointState(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
+	if err := updateEndpointState(context.WithoutCancel(ctx), e.store, e.c.Invalidate, msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
 		e.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
 		return ""
 	}

@@ -101,7 +101,7 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 		// Resending is how a developer says the endpoint works again, so
 		// it is enabled before the message is queued; otherwise the
 		// engine could fail it again as disabled.
-		if err := c.UpdateEndpointState(ctx, app.ID(), subscriptionID, enableEndpoint); err != nil {
+		if err := updateEndpointState(ctx, c.Store(), c.Invalidate, app.ID(), subscriptionID, enableEndpoint); err != nil {
 			return nil, err
 		}
 	}
@@ -110,16 +110,6 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 	}
 	c.NotifyOutbox()
 	return &unical.Success{Success: true}, nil
-}
-
-// enableEndpoint clears an endpoint's state: no longer disabled, and
-// failing only from its next failure on.
-func enableEndpoint(st *unical.EndpointState) bool {
-	if *st == (unical.EndpointState{}) {
-		return false
-	}
-	*st = unical.EndpointState{}
-	return true
 }
 
 // accountSubscription returns a subscription of an account of the

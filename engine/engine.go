@@ -106,11 +106,13 @@ func orNever(v, def time.Duration) time.Duration {
 
 // Store is the part of the Store the engine uses: the outbox it claims
 // from, the delivery log it writes, the subscriptions it polls and
-// updates, and the sweep.
+// updates, the applications whose webhook endpoint state it keeps, and
+// the sweep.
 type Store interface {
 	unical.OutboxStore
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
+	unical.ApplicationStore
 	unical.SweepStore
 }
 
@@ -126,7 +128,9 @@ type Client interface {
 	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
-	UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*unical.EndpointState) bool) error
+	// Invalidate drops an application from the Client's cache after the
+	// engine changed its webhook endpoint's state in the Store.
+	Invalidate(appID string, keyIDs ...string)
 	// SweepInterval is how often to sweep the Store; 0 never.
 	SweepInterval() time.Duration
 	// OutboxQueued signals after the Client queued messages.

@@ -69,9 +69,7 @@ func (c *fakeClient) ReconcileSubscription(_ context.Context, sub *unical.Subscr
 func (c *fakeClient) WebhookTarget(_ context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error) {
 	return &unical.WebhookTarget{URL: "https://receiver.example/hook", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, nil
 }
-func (c *fakeClient) UpdateEndpointState(context.Context, string, string, func(*unical.EndpointState) bool) error {
-	return nil
-}
+func (c *fakeClient) Invalidate(string, ...string)  {}
 func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
 func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
 func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
