@@ -119,15 +119,22 @@ type Store interface {
 // Client is what the engine needs of the [unical.Client]: change
 // detection, which calls providers (CheckSubscription for a subscription
 // without a provider watch, RenewWatch and ReconcileSubscription for one
-// with a watch), the webhook endpoints with their signing secrets and
-// delivery state, and the Client's settings and lifetime.
+// with a watch), the signing secrets of webhook endpoints, which are
+// sealed under its master key, the applications it caches, and its
+// settings and lifetime.
 // *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
-	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
+	// Application reads an application through the Client's cache, for
+	// its own webhook endpoint.
+	Application(ctx context.Context, id string) (*unical.Application, error)
+	// SubscriptionSecret and WebhookSecret open an endpoint's signing
+	// secret, which is sealed under the Client's master key.
+	SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error)
+	WebhookSecret(app *unical.Application) (string, error)
 	// Invalidate drops an application from the Client's cache after the
 	// engine changed its webhook endpoint's state in the Store.
 	Invalidate(appID string, keyIDs ...string)
