@@ -336,7 +336,15 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 		}
 		settings = cp.Delegation.settings()
 	}
-	conn, err := p.Connect(ctx, settings, cp)
+	connect := p.Connect
+	if cp.Delegation != nil {
+		dc, ok := faceOf[DelegatedConnector](p)
+		if !ok {
+			return nil, invalidf("providerType", "%s accounts cannot connect through a delegation credential.", params.ProviderType)
+		}
+		connect = dc.ConnectDelegated
+	}
+	conn, err := connect(ctx, settings, cp)
 	if ErrorCode(err) == CodeUnauthorized && cp.Delegation == nil {
 		// The API key was fine; the credentials in the body were not. A 400
 		// naming the field keeps 401 for our own authentication.

@@ -60,6 +60,17 @@ func (p *CalendarParams) UnmarshalJSON(b []byte) error {
 	return unmarshalStrict(b, (*plain)(p), CalendarReadOnlyFields)
 }
 
+// Apply writes onto c the fields p sets, as a provider that keeps whole
+// calendars (the in-memory and VIRTUAL providers) stores them: an absent
+// field is left alone, a null hexColor or timeZone is cleared.
+func (p *CalendarParams) Apply(c *Calendar) {
+	if v, ok := p.Name.Get(); ok {
+		c.Name = v
+	}
+	p.HexColor.Apply(&c.HexColor)
+	p.TimeZone.Apply(&c.TimeZone)
+}
+
 // CalendarListParams filters GET /v1/calendars/{endUserAccountId}.
 type CalendarListParams struct {
 	// SyncToken returns only the calendars added or changed since the

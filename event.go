@@ -348,14 +348,9 @@ func (p *EventParams) UnmarshalJSON(b []byte) error {
 // reminders, the caller's response status) stays with the provider, so
 // that this is the one copy of the shared part.
 func (p *EventParams) ApplyCommon(e *Event) {
-	setString := func(dst *string, o Optional[string]) {
-		if o.IsSet() {
-			*dst = o.Value()
-		}
-	}
-	setString(&e.Title, p.Title)
-	setString(&e.Description, p.Description)
-	setString(&e.Location, p.Location)
+	p.Title.Apply(&e.Title)
+	p.Description.Apply(&e.Description)
+	p.Location.Apply(&e.Location)
 	if v, ok := p.Start.Get(); ok {
 		e.Start = &v
 	}
@@ -365,24 +360,12 @@ func (p *EventParams) ApplyCommon(e *Event) {
 			e.End = &v
 		}
 	}
-	if p.IsCancelled.IsSet() {
-		e.IsCancelled = p.IsCancelled.Value()
-	}
-	if p.Attendees.IsSet() {
-		e.Attendees = p.Attendees.Value()
-	}
-	if p.PublicExtendedProperties.IsSet() {
-		e.PublicExtendedProperties = p.PublicExtendedProperties.Value()
-	}
-	if p.PrivateExtendedProperties.IsSet() {
-		e.PrivateExtendedProperties = p.PrivateExtendedProperties.Value()
-	}
-	if p.Visibility.IsSet() {
-		e.Visibility = p.Visibility.Value()
-	}
-	if p.Transparency.IsSet() {
-		e.Transparency = p.Transparency.Value()
-	}
+	p.IsCancelled.Apply(&e.IsCancelled)
+	p.Attendees.Apply(&e.Attendees)
+	p.PublicExtendedProperties.Apply(&e.PublicExtendedProperties)
+	p.PrivateExtendedProperties.Apply(&e.PrivateExtendedProperties)
+	p.Visibility.Apply(&e.Visibility)
+	p.Transparency.Apply(&e.Transparency)
 }
 
 // EventReadOnlyFields are the event fields set by the provider: a create

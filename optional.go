@@ -36,6 +36,14 @@ func (o Optional[T]) Get() (T, bool) { return o.value, o.set && !o.null }
 // Value returns the value, or the zero value when absent or null.
 func (o Optional[T]) Value() T { return o.value }
 
+// Apply writes o onto *dst as an update does: its value, or the zero
+// value for null; an absent o leaves *dst alone.
+func (o Optional[T]) Apply(dst *T) {
+	if o.set {
+		*dst = o.value
+	}
+}
+
 // IsZero reports whether the field is absent; it makes `omitzero` skip it.
 func (o Optional[T]) IsZero() bool { return !o.set }
 

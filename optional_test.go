@@ -47,6 +47,29 @@ func TestOptional_JSON(t *testing.T) {
 	}
 }
 
+func TestOptional_Apply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		o    unical.Optional[string]
+		want string
+	}{
+		{"Absent", unical.Optional[string]{}, "old"},
+		{"Null", unical.Null[string](), ""},
+		{"Value", unical.Some("new"), "new"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := "old"
+			tc.o.Apply(&got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseMetadataFilters(t *testing.T) {
 	t.Parallel()
 	f, err := unical.ParseMetadataFilters(`{"private":{"crm":"42"},"public":{"team":"a"}}`)

@@ -147,10 +147,18 @@ type ConnectParams struct {
 	// ServerURL is the CalDAV server the user named; it wins over
 	// [ProviderSettings.ServerURL] and discovery.
 	ServerURL string
-	// Delegation, when set, connects Email through the application's
-	// delegation credential: an unknown user is CodeInvalid naming email,
-	// a refused credential CodeInvalid naming providerType.
+	// Delegation is the application's delegation credential; only
+	// [DelegatedConnector.ConnectDelegated] is given one.
 	Delegation *DelegationGrant
+}
+
+// DelegatedConnector is a Provider that connects a user of a Google
+// Workspace domain or Microsoft 365 tenant through the application's
+// delegation credential (params.Delegation), without a token of the
+// user's: an unknown user is CodeInvalid naming email, a refused
+// credential CodeInvalid naming providerType.
+type DelegatedConnector interface {
+	ConnectDelegated(ctx context.Context, settings ProviderSettings, params ConnectParams) (*Connection, error)
 }
 
 // Connection is what a successful connect or code exchange learned.

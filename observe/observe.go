@@ -193,6 +193,12 @@ func (o *provider) ParseNotification(n *unical.Notification) (*unical.Notificati
 	return o.p.(unical.Watcher).ParseNotification(n) // reads a request; no call to report
 }
 
+func (o *provider) ConnectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	return call1(o, ctx, "Connect", func(ctx context.Context) (*unical.Connection, error) {
+		return o.p.(unical.DelegatedConnector).ConnectDelegated(ctx, settings, params)
+	})
+}
+
 func (o *provider) RefreshToken(ctx context.Context, s *unical.Session) (unical.Token, error) {
 	return call1(o, ctx, "RefreshToken", func(ctx context.Context) (unical.Token, error) {
 		return o.p.(unical.TokenRefresher).RefreshToken(ctx, s)

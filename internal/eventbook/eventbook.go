@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/captable"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -340,6 +341,15 @@ func endAfter(start *unical.EventDateTime, dur time.Duration) *unical.EventDateT
 	return unical.TimedAt(t.Add(dur))
 }
 
+// Lookup returns a copy of the event id names: an instance of a series
+// (see Instance) or else a live event (see Get).
+func (b *Book) Lookup(id string) (*unical.Event, error) {
+	if ev, ok, err := b.Instance(id); ok {
+		return ev, err
+	}
+	return b.Get(id)
+}
+
 // UpdateInstance changes the fields params sets of one instance at
 // version, storing it as an override, and returns a copy; ok as for
 // Instance. Recurrence does not apply to an instance and is left out.
@@ -398,18 +408,18 @@ func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + 
 // the providers built on it (see [unical.CapabilityReporter]): everything
 // round-trips except what needs a service behind it.
 func Capabilities() unical.Capabilities {
-	return unical.Capabilities{Event: map[string]unical.FieldSupport{
-		"generateMeetingUrlProvider": {Support: unical.Refused, Note: "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
-		"myResponseStatus":           {Support: unical.Supported, Note: "Sets the account's own attendee entry; refused when the account is not among the attendees."},
-	}, Parameters: map[string]unical.ParameterSupport{
-		unical.NotifyAttendeesParameter: {
-			Default: "No email is sent: these calendars have no mail service.",
-			Values: map[string]unical.FieldSupport{
-				"false": {Support: unical.Supported, Note: "Nothing is emailed, as always."},
-				"true":  {Support: unical.Refused, Note: "These calendars have no mail service, so attendees cannot be emailed."},
-			},
-		},
-	}}
+	return unical.Capabilities{
+		Event: captable.Fields{
+			unical.Supported: {"myResponseStatus": "Sets the account's own attendee entry; refused when the account is not among the attendees."},
+			unical.Refused:   {"generateMeetingUrlProvider": "No conferencing service creates meetings for these calendars; attach one with conferenceData."},
+		}.Table(),
+		Parameters: captable.NotifyAttendees(
+			"No email is sent: these calendars have no mail service.",
+			captable.Fields{
+				unical.Supported: {"false": "Nothing is emailed, as always."},
+				unical.Refused:   {"true": "These calendars have no mail service, so attendees cannot be emailed."},
+			}),
+	}
 }
 
 // CheckWrite refuses what Apply cannot keep: a myResponseStatus when self
@@ -436,15 +446,9 @@ func CheckWrite(params *unical.EventParams, cur *unical.Event, self string) erro
 // email, the organizer and creator of a new event.
 func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 	params.ApplyCommon(ev)
-	if params.ColorID.IsSet() {
-		ev.ColorID = params.ColorID.Value()
-	}
-	if params.CustomColor.IsSet() {
-		ev.CustomColor = params.CustomColor.Value()
-	}
-	if params.IsAllDay.IsSet() {
-		ev.IsAllDay = params.IsAllDay.Value()
-	}
+	params.ColorID.Apply(&ev.ColorID)
+	params.CustomColor.Apply(&ev.CustomColor)
+	params.IsAllDay.Apply(&ev.IsAllDay)
 	if params.Recurrence.IsSet() {
 		ev.Recurrence = params.Recurrence.Value()
 		if len(ev.Recurrence) == 0 {

@@ -157,6 +157,22 @@ func Retries(n, def int) int {
 	return n
 }
 
+// Wait reads a provider Config's duration d: zero or negative means def.
+func Wait(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Clock reads a provider Config's clock: nil means time.Now.
+func Clock(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
+
 // JSONHeader is the header of a JSON request: Accept, and Content-Type
 // when there is a body.
 func JSONHeader(hasBody bool) http.Header {

@@ -151,15 +151,9 @@ func merge(e *unical.Event, params *unical.EventParams, self string, create bool
 		e.Recurrence = params.Recurrence.Value()
 		e.IsRecurring = len(e.Recurrence) > 0
 	}
-	if params.ColorID.IsSet() {
-		e.ColorID = params.ColorID.Value()
-	}
-	if params.CustomColor.IsSet() {
-		e.CustomColor = params.CustomColor.Value()
-	}
-	if params.EventType.IsSet() {
-		e.EventType = params.EventType.Value()
-	}
+	params.ColorID.Apply(&e.ColorID)
+	params.CustomColor.Apply(&e.CustomColor)
+	params.EventType.Apply(&e.EventType)
 	if params.Reminders.IsSet() {
 		// null asks for the defaults, as on Google.
 		e.Reminders = &unical.Reminders{UseDefault: true}

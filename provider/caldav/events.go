@@ -41,12 +41,8 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 // Attendees without an organizer get the account as organizer, since RFC
 // 5545 §3.8.4.3 requires one on a group-scheduled event.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
 		return nil, err
 	}
 	obj, e, err := p.newObject(params, s.Email)
@@ -55,6 +51,22 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	markScheduleAgent(ctx, obj.Cal)
 	return c.save(ctx, calURL, obj, e.ICalUID, s.Email, true)
+}
+
+// writeTo returns the connection and the URL of the calendar an event
+// write goes to, once the notifyAttendees choice on ctx is known to be
+// one the server can honour (checkNotify), so that nothing is written
+// before a refusal.
+func (p *Provider) writeTo(ctx context.Context, s *unical.Session, calendarID string) (*conn, *url.URL, error) {
+	c := p.conn(s)
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
+		return nil, nil, err
+	}
+	return c, calURL, nil
 }
 
 // newObject makes the .ics resource of a new event from params, with a
@@ -86,12 +98,8 @@ func (p *Provider) newObject(params *unical.EventParams, self string) (*object, 
 // fails with CodePrecondition instead of being lost. Given an instance id,
 // it changes (or creates) that instance's override.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
 		return nil, err
 	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)

@@ -23,12 +23,8 @@ var _ unical.SeriesSplitter = (*Provider)(nil)
 // When the old resource changed in between, the new one is deleted again
 // and the answer is CodePrecondition.
 func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarID string, req *unical.SeriesSplit) (*unical.Event, error) {
-	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
 		return nil, err
 	}
 	obj, err := c.getObject(ctx, calURL, req.SeriesID)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/captable"
 )
 
 var _ unical.CapabilityReporter = (*Provider)(nil)
@@ -14,24 +15,30 @@ var _ unical.CapabilityReporter = (*Provider)(nil)
 // the notes describe are checked by checkEventParams before anything is
 // sent.
 func (p *Provider) Capabilities() unical.Capabilities {
-	return unical.Capabilities{Event: map[string]unical.FieldSupport{
-		"customColor":                {Support: unical.Refused, Note: "Google colours events only from its palette: use colorId."},
-		"colorId":                    {Support: unical.Supported, Note: `One of Google's event colours "1" to "11" (GET colors); another id is refused.`},
-		"isCancelled":                {Support: unical.MappedWithLoss, Note: "true deletes the event (events.delete): Google keeps a cancelled event only as a deletion, so it then reads as not found and a sync reports it cancelled; a cancelled instance of a series becomes a cancelled exception. true on create is refused."},
-		"organizer":                  {Support: unical.Supported, Note: "Google sets the organizer (the account, or the calendar for a secondary calendar): the organizer as read is accepted back, another one is refused."},
-		"eventType":                  {Support: unical.Supported, Note: "Set on create: Google cannot change an event's type, so another type on update is refused. Google's other types (birthday, workingLocation, fromGmail) read as default."},
-		"reminders":                  {Support: unical.Supported, Note: "At most 5 overrides of 0 to 40320 minutes, and none with useDefault true (Event.reminders); others are refused."},
-		"myResponseStatus":           {Support: unical.Supported, Note: "The response of the calendar's own attendee entry (the account's address); refused when the event has none."},
-		"generateMeetingUrlProvider": {Support: unical.MappedWithLoss, Note: "googleMeet only (another provider is refused): Google creates a Meet conference, read back as conferenceData; the field itself is not read back."},
-	}, Parameters: map[string]unical.ParameterSupport{
-		unical.NotifyAttendeesParameter: {
-			Default: "No sendUpdates is sent, so Google's default applies: it emails no guest about the write.",
-			Values: map[string]unical.FieldSupport{
-				"true":  {Support: unical.Supported, Note: "Sent as sendUpdates=all: every guest is emailed."},
-				"false": {Support: unical.Supported, Note: "Sent as sendUpdates=none: no guest is emailed."},
+	return unical.Capabilities{
+		Event: captable.Fields{
+			unical.Supported: {
+				"colorId":          `One of Google's event colours "1" to "11" (GET colors); another id is refused.`,
+				"organizer":        "Google sets the organizer (the account, or the calendar for a secondary calendar): the organizer as read is accepted back, another one is refused.",
+				"eventType":        "Set on create: Google cannot change an event's type, so another type on update is refused. Google's other types (birthday, workingLocation, fromGmail) read as default.",
+				"reminders":        "At most 5 overrides of 0 to 40320 minutes, and none with useDefault true (Event.reminders); others are refused.",
+				"myResponseStatus": "The response of the calendar's own attendee entry (the account's address); refused when the event has none.",
 			},
-		},
-	}}
+			unical.MappedWithLoss: {
+				"isCancelled":                "true deletes the event (events.delete): Google keeps a cancelled event only as a deletion, so it then reads as not found and a sync reports it cancelled; a cancelled instance of a series becomes a cancelled exception. true on create is refused.",
+				"generateMeetingUrlProvider": "googleMeet only (another provider is refused): Google creates a Meet conference, read back as conferenceData; the field itself is not read back.",
+			},
+			unical.Refused: {
+				"customColor": "Google colours events only from its palette: use colorId.",
+			},
+		}.Table(),
+		Parameters: captable.NotifyAttendees(
+			"No sendUpdates is sent, so Google's default applies: it emails no guest about the write.",
+			captable.Fields{unical.Supported: {
+				"true":  "Sent as sendUpdates=all: every guest is emailed.",
+				"false": "Sent as sendUpdates=none: no guest is emailed.",
+			}}),
+	}
 }
 
 // maxReminderOverrides is Google's limit on reminders.overrides (Event

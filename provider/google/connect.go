@@ -139,9 +139,6 @@ func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSetting
 // Google refuses is CodeUnauthorized, as is one that belongs to an account
 // other than params.Email.
 func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
-	if params.Delegation != nil {
-		return p.connectDelegated(ctx, settings, params)
-	}
 	if params.RefreshToken == "" {
 		return nil, &unical.Error{Code: unical.CodeUnauthorized, Field: "refreshToken", Message: "A Google account needs a refresh token."}
 	}
@@ -159,13 +156,14 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	return conn, nil
 }
 
-// connectDelegated connects params.Email through the Workspace
-// credential in params.Delegation: it mints the user's token (JWT bearer
+// ConnectDelegated implements [unical.DelegatedConnector]: it connects
+// params.Email through the Workspace credential in params.Delegation,
+// minting the user's token (JWT bearer
 // grant, sub = the user: "Delegating domain-wide authority" in
 // https://developers.google.com/identity/protocols/oauth2/service-account)
-// and reads the user's primary calendar with it. There is no userinfo
+// and reading the user's primary calendar with it. There is no userinfo
 // scope in the grant, so the account has no provider account id.
-func (p *Provider) connectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+func (p *Provider) ConnectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	c := p.conn(&unical.Session{Email: params.Email, Settings: settings, Delegation: params.Delegation})
 	if err := c.do(ctx, "GET", c.api("/calendars/primary", nil), nil, nil); err != nil {
 		return nil, delegation.ConnectError(err)

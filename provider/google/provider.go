@@ -121,10 +121,10 @@ var _ unical.GrantRevoker = (*Provider)(nil)
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		client:      providerhttp.DefaultClient(cfg.HTTPClient),
-		now:         cfg.Now,
+		now:         providerhttp.Clock(cfg.Now),
 		maxRetries:  providerhttp.Retries(cfg.MaxRetries, 4),
-		baseBackoff: cfg.BaseBackoff,
-		maxBackoff:  cfg.MaxBackoff,
+		baseBackoff: providerhttp.Wait(cfg.BaseBackoff, 500*time.Millisecond),
+		maxBackoff:  providerhttp.Wait(cfg.MaxBackoff, 10*time.Second),
 		sleep:       retry.Sleep,
 		jitter: func(d time.Duration) time.Duration {
 			if d <= 0 {
@@ -133,16 +133,7 @@ func New(cfg Config) (*Provider, error) {
 			return rand.N(d)
 		},
 	}
-	if p.now == nil {
-		p.now = time.Now
-	}
 	p.minter = &delegation.Minter{HTTPClient: p.client, Now: p.now}
-	if p.baseBackoff <= 0 {
-		p.baseBackoff = 500 * time.Millisecond
-	}
-	if p.maxBackoff <= 0 {
-		p.maxBackoff = 10 * time.Second
-	}
 	return p, nil
 }
 

@@ -283,7 +283,8 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	}
 	p.nextID++
 	id := fmt.Sprintf("cal/%d@%s=+", p.nextID, s.Email)
-	c := &calendar{cal: unical.Calendar{ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value()}, book: eventbook.New()}
+	c := &calendar{cal: unical.Calendar{ID: id}, book: eventbook.New()}
+	params.Apply(&c.cal)
 	u.calendars[id] = c
 	u.order = append(u.order, id)
 	cal := c.cal
@@ -298,15 +299,7 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, id str
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := params.Name.Get(); ok {
-		c.cal.Name = v
-	}
-	if params.HexColor.IsSet() {
-		c.cal.HexColor = params.HexColor.Value()
-	}
-	if params.TimeZone.IsSet() {
-		c.cal.TimeZone = params.TimeZone.Value()
-	}
+	params.Apply(&c.cal)
 	cal := c.cal
 	return &cal, nil
 }
@@ -365,10 +358,7 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 	if err != nil {
 		return nil, err
 	}
-	if ev, ok, err := c.book.Instance(eventID); ok {
-		return ev, err
-	}
-	return c.book.Get(eventID)
+	return c.book.Lookup(eventID)
 }
 
 // CreateEvent implements unical.Provider.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/captable"
 )
 
 var _ unical.CapabilityReporter = (*Provider)(nil)
@@ -15,32 +16,35 @@ var _ unical.CapabilityReporter = (*Provider)(nil)
 func (p *Provider) Capabilities() unical.Capabilities {
 	noColour := "Graph colours events by category, not by a colour of their own."
 	return unical.Capabilities{
-		Calendar: map[string]unical.FieldSupport{
-			"hexColor": {Support: unical.MappedWithLoss, Note: "Graph keeps one of its colour presets (calendar.color): the nearest preset is stored and its colour read back."},
-			"timeZone": {Support: unical.Refused, Note: "Graph calendars have no time zone of their own (the mailbox has one)."},
-		},
-		Event: map[string]unical.FieldSupport{
-			"colorId":                    {Support: unical.Refused, Note: noColour},
-			"customColor":                {Support: unical.Refused, Note: noColour},
-			"conferenceData":             {Support: unical.Refused, Note: "Graph attaches only the Teams meetings it creates: ask for one with generateMeetingUrlProvider teamsForBusiness."},
-			"generateMeetingUrlProvider": {Support: unical.MappedWithLoss, Note: "teamsForBusiness only (another provider is refused): Graph creates a Teams meeting, read back as conferenceData; the field itself is not read back."},
-			"isCancelled":                {Support: unical.MappedWithLoss, Note: "true is sent as the event's cancel action, which only the organizer may call (an attendee is refused: decline instead): Graph moves the event to Deleted Items, so it then reads as not found and a sync reports it cancelled. true on create is refused."},
-			"myResponseStatus":           {Support: unical.Supported, Note: "Sent as the accept, tentativelyAccept or decline action. needsAction is refused, and so is any answer but accepted on an event the account organizes (Graph reads the organizer as accepted)."},
-			"organizer":                  {Support: unical.Supported, Note: "Graph makes the signed-in account the organizer: the account (or the organizer as read) is accepted, another organizer is refused."},
-			"recurrence":                 {Support: unical.MappedWithLoss, Note: "Graph keeps a pattern, not RRULE text: a rule reads back in the equivalent form of Graph's pattern (for example with BYDAY spelled out); a rule Graph has no pattern for is refused."},
-			"reminders":                  {Support: unical.MappedWithLoss, Note: "Graph keeps one popup reminder (reminderMinutesBeforeStart): of several overrides the earliest is kept, email becomes popup, and useDefault keeps Graph's current minutes."},
-			"visibility":                 {Support: unical.MappedWithLoss, Note: "Graph has no public sensitivity: public is stored as normal and read back as default."},
-			"eventType":                  {Support: unical.Supported, Note: "outOfOffice is Graph's showAs oof (transparency then reads opaque); focusTime is refused: Graph has no such event."},
-		},
-		Parameters: map[string]unical.ParameterSupport{
-			unical.NotifyAttendeesParameter: {
-				Default: "Graph emails the attendees itself: a meeting request when the organizer creates an event with attendees or adds some, an update when the organizer changes the meeting, a cancellation when the organizer deletes it or ends the series.",
-				Values: map[string]unical.FieldSupport{
-					"true":  {Support: unical.Supported, Note: "What Graph does anyway."},
-					"false": {Support: unical.Refused, Note: "Graph has no parameter that suppresses the meeting requests, updates and cancellations it sends when the organizer creates, changes or deletes an event with attendees."},
-				},
+		Calendar: captable.Fields{
+			unical.MappedWithLoss: {"hexColor": "Graph keeps one of its colour presets (calendar.color): the nearest preset is stored and its colour read back."},
+			unical.Refused:        {"timeZone": "Graph calendars have no time zone of their own (the mailbox has one)."},
+		}.Table(),
+		Event: captable.Fields{
+			unical.Supported: {
+				"myResponseStatus": "Sent as the accept, tentativelyAccept or decline action. needsAction is refused, and so is any answer but accepted on an event the account organizes (Graph reads the organizer as accepted).",
+				"organizer":        "Graph makes the signed-in account the organizer: the account (or the organizer as read) is accepted, another organizer is refused.",
+				"eventType":        "outOfOffice is Graph's showAs oof (transparency then reads opaque); focusTime is refused: Graph has no such event.",
 			},
-		},
+			unical.MappedWithLoss: {
+				"generateMeetingUrlProvider": "teamsForBusiness only (another provider is refused): Graph creates a Teams meeting, read back as conferenceData; the field itself is not read back.",
+				"isCancelled":                "true is sent as the event's cancel action, which only the organizer may call (an attendee is refused: decline instead): Graph moves the event to Deleted Items, so it then reads as not found and a sync reports it cancelled. true on create is refused.",
+				"recurrence":                 "Graph keeps a pattern, not RRULE text: a rule reads back in the equivalent form of Graph's pattern (for example with BYDAY spelled out); a rule Graph has no pattern for is refused.",
+				"reminders":                  "Graph keeps one popup reminder (reminderMinutesBeforeStart): of several overrides the earliest is kept, email becomes popup, and useDefault keeps Graph's current minutes.",
+				"visibility":                 "Graph has no public sensitivity: public is stored as normal and read back as default.",
+			},
+			unical.Refused: {
+				"colorId":        noColour,
+				"customColor":    noColour,
+				"conferenceData": "Graph attaches only the Teams meetings it creates: ask for one with generateMeetingUrlProvider teamsForBusiness.",
+			},
+		}.Table(),
+		Parameters: captable.NotifyAttendees(
+			"Graph emails the attendees itself: a meeting request when the organizer creates an event with attendees or adds some, an update when the organizer changes the meeting, a cancellation when the organizer deletes it or ends the series.",
+			captable.Fields{
+				unical.Supported: {"true": "What Graph does anyway."},
+				unical.Refused:   {"false": "Graph has no parameter that suppresses the meeting requests, updates and cancellations it sends when the organizer creates, changes or deletes an event with attendees."},
+			}),
 	}
 }
 

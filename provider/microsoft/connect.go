@@ -62,9 +62,6 @@ func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSetting
 // profile behind it. Microsoft accounts have no passwords here: a password
 // is CodeInvalid, a refused refresh token CodeUnauthorized.
 func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
-	if params.Delegation != nil {
-		return p.connectDelegated(ctx, settings, params)
-	}
 	if params.RefreshToken == "" {
 		if params.Password != "" {
 			return nil, unical.FieldError("password", "Microsoft accounts connect with a refresh token, not a password.")
@@ -78,15 +75,16 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 	return p.connection(ctx, settings, tok)
 }
 
-// connectDelegated connects params.Email through the tenant credential
-// in params.Delegation: it mints the app-only token (client credentials
+// ConnectDelegated implements [unical.DelegatedConnector]: it connects
+// params.Email through the tenant credential in params.Delegation,
+// minting the app-only token (client credentials
 // grant, https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow)
-// and reads the user (GET /users/{userPrincipalName}, which needs
+// and reading the user (GET /users/{userPrincipalName}, which needs
 // User.Read.All) for the object id every later call names, and its
 // calendar. A user or mailbox the tenant does not have is CodeInvalid
 // naming email; a credential refused or without the administrator's
 // consent, naming providerType.
-func (p *Provider) connectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+func (p *Provider) ConnectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	c := p.client(&unical.Session{Email: params.Email, Settings: settings, Delegation: params.Delegation})
 	var u user
 	err := c.do(ctx, request{method: "GET", target: "/me"}, &u)

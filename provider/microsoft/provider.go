@@ -91,22 +91,13 @@ type Provider struct {
 func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		httpClient:   providerhttp.DefaultClient(cfg.HTTPClient),
-		now:          cfg.Now,
+		now:          providerhttp.Clock(cfg.Now),
 		maxRetries:   providerhttp.Retries(cfg.MaxRetries, 3),
-		maxRetryWait: cfg.MaxRetryWait,
+		maxRetryWait: providerhttp.Wait(cfg.MaxRetryWait, 10*time.Second),
 
-		maxWatchLifetime: cfg.MaxWatchLifetime,
-	}
-	if p.now == nil {
-		p.now = time.Now
+		maxWatchLifetime: providerhttp.Wait(cfg.MaxWatchLifetime, DefaultMaxWatchLifetime),
 	}
 	p.minter = &delegation.Minter{HTTPClient: p.httpClient, Now: p.now}
-	if p.maxRetryWait <= 0 {
-		p.maxRetryWait = 10 * time.Second
-	}
-	if p.maxWatchLifetime <= 0 {
-		p.maxWatchLifetime = DefaultMaxWatchLifetime
-	}
 	return p, nil
 }
 

@@ -157,10 +157,8 @@ func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarI
 // zone gets UTC.
 func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
 	id := newID("cal", p.now())
-	h := &head{Calendar: unical.Calendar{
-		ID: id, Name: params.Name.Value(), HexColor: params.HexColor.Value(), TimeZone: params.TimeZone.Value(),
-		InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{},
-	}}
+	h := &head{Calendar: unical.Calendar{ID: id, InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{}}}
+	params.Apply(&h.Calendar)
 	if h.Calendar.TimeZone == "" {
 		h.Calendar.TimeZone = "UTC"
 	}
@@ -174,17 +172,9 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
 	var out unical.Calendar
 	err := p.changeHead(ctx, s, calendarID, func(h *head) error {
-		if v, ok := params.Name.Get(); ok {
-			h.Calendar.Name = v
-		}
-		if params.HexColor.IsSet() {
-			h.Calendar.HexColor = params.HexColor.Value()
-		}
-		if params.TimeZone.IsSet() {
-			h.Calendar.TimeZone = params.TimeZone.Value()
-			if h.Calendar.TimeZone == "" {
-				h.Calendar.TimeZone = "UTC"
-			}
+		params.Apply(&h.Calendar)
+		if params.TimeZone.IsSet() && h.Calendar.TimeZone == "" {
+			h.Calendar.TimeZone = "UTC"
 		}
 		out = h.Calendar
 		return nil
@@ -276,10 +266,7 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 	if err != nil {
 		return nil, err
 	}
-	if ev, ok, err := l.book.Instance(eventID); ok {
-		return ev, err
-	}
-	return l.book.Get(eventID)
+	return l.book.Lookup(eventID)
 }
 
 // CreateEvent implements unical.Provider.

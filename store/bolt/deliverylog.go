@@ -43,24 +43,15 @@ const pruneBatch = 32
 // fsyncs instead of paying one each. It also removes up to pruneBatch
 // attempts that expired by the newest attempt's time.
 func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
-	errs := make([]error, len(results))
+	errs, newest := storedoc.CheckDeliveries(results)
 	recs := make([]*attempt, len(results))
-	var newest time.Time
 	for i, r := range results {
-		if errs[i] = storedoc.CheckDelivery(r); errs[i] != nil {
-			continue
-		}
-		a := r.Attempt
-		if a == nil {
-			continue
-		}
-		recs[i] = &attempt{
-			ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
-			EventType: a.EventType, Attempt: a.Attempt, At: storedoc.UTC(a.At), StatusCode: a.StatusCode,
-			Latency: a.Latency, Error: a.Error, ExpiresAt: storedoc.UTC(a.ExpiresAt),
-		}
-		if recs[i].At.After(newest) {
-			newest = recs[i].At
+		if a := r.Attempt; errs[i] == nil && a != nil {
+			recs[i] = &attempt{
+				ID: a.ID, ApplicationID: a.ApplicationID, MessageID: a.MessageID, SubscriptionID: a.SubscriptionID,
+				EventType: a.EventType, Attempt: a.Attempt, At: storedoc.UTC(a.At), StatusCode: a.StatusCode,
+				Latency: a.Latency, Error: a.Error, ExpiresAt: storedoc.UTC(a.ExpiresAt),
+			}
 		}
 	}
 	// errs is filled inside the transaction; bbolt runs fn once per

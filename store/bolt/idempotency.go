@@ -50,7 +50,6 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 		return nil, err
 	}
 	k := keyOf(rec.ApplicationID, rec.Key)
-	now := rec.CreatedAt
 	fresh := &idempotencyRecord{
 		ApplicationID: rec.ApplicationID, Key: rec.Key, Fingerprint: rec.Fingerprint, Claim: rec.Claim,
 		CreatedAt: storedoc.UTC(rec.CreatedAt), LeaseExpiry: storedoc.UTC(rec.LeaseExpiry), ExpiresAt: storedoc.UTC(rec.ExpiresAt),
@@ -69,10 +68,8 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 			return err
 		}
 		if ok {
-			free := !now.Before(old.ExpiresAt) ||
-				(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))
-			if !free {
-				held = old.record()
+			if cur := old.record(); !storedoc.Free(cur, rec) {
+				held = cur
 				return nil
 			}
 			if err := byExpiry.Delete(idempotencyExpiryKey(old.ExpiresAt, k)); err != nil {
@@ -110,11 +107,9 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 		if err != nil {
 			return err
 		}
-		if !ok || rec.ApplicationID != appID || rec.Key != key {
-			return storedoc.NotFound("Idempotency key", key)
-		}
-		if rec.Claim != claim || rec.Response != nil {
-			return storedoc.Conflict("Idempotency key %q is no longer held by this request.", key)
+		found := ok && rec.ApplicationID == appID && rec.Key == key
+		if err := storedoc.CheckHeld(key, found, rec.Claim == claim && rec.Response == nil); err != nil {
+			return err
 		}
 		if resp == nil {
 			if err := b.Delete(k); err != nil {

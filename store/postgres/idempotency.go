@@ -86,10 +86,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 		if err != nil {
 			return err
 		}
-		now := rec.CreatedAt
-		free := !now.Before(old.ExpiresAt) ||
-			(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))
-		if !free {
+		if !storedoc.Free(old, rec) {
 			held = old
 			return nil
 		}
@@ -114,14 +111,12 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 		var done bool
 		err := tx.QueryRow(ctx, `SELECT claim, response_status IS NOT NULL FROM idempotency_keys
 			WHERE application_id = $1 AND key = $2 FOR UPDATE`, appID, key).Scan(&heldBy, &done)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return storedoc.NotFound("Idempotency key", key)
-		}
-		if err != nil {
+		found := !errors.Is(err, pgx.ErrNoRows)
+		if found && err != nil {
 			return err
 		}
-		if heldBy != claim || done {
-			return storedoc.Conflict("Idempotency key %q is no longer held by this request.", key)
+		if err := storedoc.CheckHeld(key, found, heldBy == claim && !done); err != nil {
+			return err
 		}
 		if resp == nil {
 			_, err = tx.Exec(ctx, "DELETE FROM idempotency_keys WHERE application_id = $1 AND key = $2", appID, key)

@@ -247,20 +247,7 @@ const pruneBatch = 32
 // removes up to pruneBatch attempts that expired by the newest attempt's
 // time.
 func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
-	errs := make([]error, len(results))
-	var newest time.Time
-	for i, r := range results {
-		if errs[i] = storedoc.CheckDelivery(r); errs[i] != nil {
-			continue
-		}
-		a := r.Attempt
-		if a == nil {
-			continue
-		}
-		if a.At.After(newest) {
-			newest = a.At
-		}
-	}
+	errs, newest := storedoc.CheckDeliveries(results)
 	// The whole write is one batch, which PostgreSQL runs as one implicit
 	// transaction in one round trip: each result is one statement that
 	// writes the message back under its lease and, only if that matched,

@@ -74,6 +74,30 @@ func CheckIdempotencyKey(appID, key string) error {
 	return CheckID("Idempotency key", key)
 }
 
+// Free reports whether BeginIdempotent's claim rec may take the key from
+// old, the record that holds it: when old expired at rec.CreatedAt, or
+// when it is an unanswered attempt of the same request whose lease
+// expired then (its process may have died).
+func Free(old, rec *unical.IdempotencyRecord) bool {
+	now := rec.CreatedAt
+	return !now.Before(old.ExpiresAt) ||
+		(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))
+}
+
+// CheckHeld is CompleteIdempotent's refusal of a key it cannot complete:
+// CodeNotFound when the store found no record of it, CodeConflict when
+// the record is no longer held by the claim completing it (another
+// request claimed the key since, or it already has its response).
+func CheckHeld(key string, found, held bool) error {
+	if !found {
+		return NotFound("Idempotency key", key)
+	}
+	if !held {
+		return Conflict("Idempotency key %q is no longer held by this request.", key)
+	}
+	return nil
+}
+
 // IdempotencyBound is BeginIdempotent's refusal of a new key of an
 // application that holds maxKeys records.
 func IdempotencyBound(maxKeys int) *unical.Error {
@@ -89,10 +113,26 @@ func CheckStatus(status unical.MessageStatus) error {
 	return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", status)
 }
 
-// CheckDelivery checks one result of RecordDeliveries before anything is
-// written: a known status and, when there is an attempt, an attempt id and
-// the same message, application and subscription as the message.
-func CheckDelivery(r unical.DeliveryResult) error {
+// CheckDeliveries checks the results of RecordDeliveries before anything
+// is written, each with checkDelivery: errs[i] is the refusal of
+// results[i], or nil. newest is the time of the newest attempt among the
+// accepted results, by which the stores prune expired attempts (zero when
+// there is none).
+func CheckDeliveries(results []unical.DeliveryResult) (errs []error, newest time.Time) {
+	errs = make([]error, len(results))
+	for i, r := range results {
+		errs[i] = checkDelivery(r)
+		if errs[i] == nil && r.Attempt != nil && r.Attempt.At.After(newest) {
+			newest = r.Attempt.At
+		}
+	}
+	return errs, newest
+}
+
+// checkDelivery checks one result of RecordDeliveries: a known status
+// and, when there is an attempt, an attempt id and the same message,
+// application and subscription as the message.
+func checkDelivery(r unical.DeliveryResult) error {
 	if err := CheckStatus(r.Message.Status); err != nil {
 		return err
 	}
