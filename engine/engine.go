@@ -3,10 +3,16 @@
 // (Standard Webhooks) and posts them through Config.WebhookSender, keeps
 // each endpoint's delivery state, and schedules the change polls, watch
 // renewals, reconciliations and store sweeps. Everything that talks to a
-// provider stays with the Client and is called through [Client]. Several
+// provider, and the master key that opens the endpoints' signing
+// secrets, stay with the Client and are reached through [Client]. Several
 // engines may share one Store; cmd/unicald runs one per process:
 //
 //	go engine.Run(ctx, client) // until ctx ends or client.Close()
+//
+// The delivery log as the API shows it is the engine's too:
+// [ListDeliveries] and [ResendMessage] are operations of an App over the
+// attempts the engine writes ([DeliveryLog]), and [Observer] is what the
+// engine measures.
 package engine
 
 import (
