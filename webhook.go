@@ -210,7 +210,7 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*Outbox
 // queued wakes a running engine when msgs were queued.
 func (c *Client) queued(msgs []*OutboxMessage) {
 	if len(msgs) > 0 {
-		c.notifyOutbox()
+		c.NotifyOutbox()
 	}
 }
 
@@ -370,8 +370,11 @@ func (a *App) deleteSubscription(ctx context.Context, accountID string, params *
 	return &Success{Success: true}, nil
 }
 
-// notifyOutbox wakes a running engine after this Client queued messages.
-func (c *Client) notifyOutbox() {
+// NotifyOutbox wakes a running engine (package engine) after messages
+// were queued through this Client, by the Client itself or by an
+// operation built beside it (engine.ResendMessage), so that they go out
+// without waiting for the engine's next poll.
+func (c *Client) NotifyOutbox() {
 	select {
 	case c.wake <- struct{}{}:
 	default: // a wake-up is already pending
