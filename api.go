@@ -13,7 +13,10 @@ import (
 // suite (internal/apisuite) runs against both, so they cannot drift.
 //
 // The operations that are not an application's (applications, API keys,
-// the OAuth redirect flow) are methods of [Client] only.
+// the OAuth redirect flow) are methods of [Client] only. Operations built
+// on the App outside the root have entry points of their own, which
+// httpclient matches: availability.Find works over this API, and the
+// webhook delivery log is engine.DeliveryLog.
 type API interface {
 	ListAccounts(ctx context.Context, params *AccountListParams) (*Page[*Account], error)
 	GetAccount(ctx context.Context, id string) (*Account, error)
@@ -44,8 +47,6 @@ type API interface {
 	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)
 	CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error)
 	DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error)
-	ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *DeliveryListParams) (*Page[*DeliveryAttempt], error)
-	ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error)
 }
 
 var _ API = (*App)(nil)
@@ -128,20 +129,5 @@ func AllSubscriptions(ctx context.Context, api API, accountID string, params *Su
 			p.PageToken = token
 		}
 		return api.ListSubscriptions(ctx, accountID, &p)
-	})
-}
-
-// AllDeliveries walks the delivery log of a subscription, or of the
-// application's own webhook endpoint when both ids are empty.
-func AllDeliveries(ctx context.Context, api API, accountID, subscriptionID string, params *DeliveryListParams) iter.Seq2[*DeliveryAttempt, error] {
-	p := DeliveryListParams{}
-	if params != nil {
-		p = *params
-	}
-	return All(ctx, func(ctx context.Context, token string) (*Page[*DeliveryAttempt], error) {
-		if token != "" {
-			p.PageToken = token
-		}
-		return api.ListDeliveries(ctx, accountID, subscriptionID, &p)
 	})
 }

@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 )
 
+// The delivery log's operations (listing attempts, resending a message)
+// are package engine's: engine.ListDeliveries and engine.ResendMessage.
+// This file keeps their wire types and the three things they need of an
+// App that only the root can give: its Client, the sealed page tokens of
+// its listings, and the Go path of an Idempotency-Key.
+
 // MarshalJSON adds latencyMs, the attempt's latency in whole milliseconds,
 // to the attempt's fields, and writes its timestamp as FormatTimestamp does.
 func (d DeliveryAttempt) MarshalJSON() ([]byte, error) {
@@ -22,89 +28,28 @@ type DeliveryListParams struct {
 	Limit     int
 }
 
-// ListDeliveries lists the delivery attempts of a subscription's messages,
-// oldest first, each with its time, the receiver's status code, latency and
-// error, for as long as Config.DeliveryLogTTL keeps them. With accountID and
-// subscriptionID both empty it lists the attempts at the application's own
-// webhook endpoint (enduseraccount.* messages). This is an extension of the
-// spec, which leaves delivery diagnostics to its delivery service.
-//
-// HTTP: GET /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/deliveries
-//
-// Returns CodeNotFound if the subscription is not the account's or the
-// account not the application's, CodeInvalid for a bad pageToken or limit.
-func (a *App) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *DeliveryListParams) (*Page[*DeliveryAttempt], error) {
-	if params == nil {
-		params = &DeliveryListParams{}
-	}
-	if accountID != "" || subscriptionID != "" {
-		if _, err := a.accountSubscription(ctx, accountID, subscriptionID); err != nil {
-			return nil, err
-		}
-	}
-	return listPage(ctx, a, storeListing{kind: "deliveries", scope: subscriptionID, pageToken: params.PageToken, limit: params.Limit},
-		func(after string, limit int) ([]*DeliveryAttempt, error) {
-			return a.c.store.ListAttempts(ctx, a.id, subscriptionID, a.c.now(), after, limit)
-		},
-		func(rec *DeliveryAttempt) string { return rec.ID },
-		func(rec *DeliveryAttempt) *DeliveryAttempt { return rec })
+// Client returns the Client the App belongs to, for operations built
+// beside the root over its Store (package engine's delivery log).
+func (a *App) Client() *Client { return a.c }
+
+// ListStorePage returns one page of a listing of the App's Store records
+// in id order, with the App's sealed page tokens: kind and scope bind a
+// token to its listing (another listing's token, or another
+// application's, is CodeInvalid naming pageToken), and limit is checked
+// as every listing checks it (0: DefaultPageSize). list returns up to
+// limit records after the id after; id names a record and view is what
+// the page shows of it. It exists for listings built outside the root
+// (engine.ListDeliveries), which must page as the App's own do.
+func ListStorePage[R, T any](ctx context.Context, a *App, kind, scope, pageToken string, limit int, list func(after string, limit int) ([]R, error), id func(R) string, view func(R) T) (*Page[T], error) {
+	return listPage(ctx, a, storeListing{kind: kind, scope: scope, pageToken: pageToken, limit: limit}, list, id, view)
 }
 
-// ResendMessage queues a failed message for delivery again, with a fresh
-// set of attempts and the same webhook-id, so a receiver that deduplicates
-// still sees it once. It enables the endpoint again if it was disabled
-// (see [EndpointState]). With accountID and subscriptionID both empty it
-// resends a message of the application's own endpoint. An extension of the
-// spec.
-//
-// HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend
-//
-// Returns CodeNotFound if the message is not the subscription's (or the
-// subscription not the account's), CodeConflict if it has not failed.
-func (a *App) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error) {
-	return write3(ctx, a, "ResendMessage", a.resendMessage, accountID, subscriptionID, messageID)
-}
-
-func (a *App) resendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*Success, error) {
-	if accountID != "" || subscriptionID != "" {
-		if _, err := a.accountSubscription(ctx, accountID, subscriptionID); err != nil {
-			return nil, err
-		}
-	}
-	msg, err := a.c.store.GetMessage(ctx, a.id, messageID)
-	if err != nil {
-		return nil, err
-	}
-	if msg.SubscriptionID != subscriptionID {
-		return nil, Errorf(CodeNotFound, "No message %q for this subscription.", messageID)
-	}
-	if msg.Status == MessageFailed {
-		// Resending is how a developer says the endpoint works again, so
-		// it is enabled before the message is queued; otherwise the
-		// engine could fail it again as disabled.
-		if err := a.c.UpdateEndpointState(ctx, a.id, subscriptionID, enableEndpoint); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := a.c.store.RetryMessage(ctx, a.id, messageID, a.c.now()); err != nil {
-		return nil, err
-	}
-	a.c.notifyOutbox()
-	return &Success{Success: true}, nil
-}
-
-// accountSubscription returns a subscription of an account of the
-// application, or CodeNotFound.
-func (a *App) accountSubscription(ctx context.Context, accountID, subscriptionID string) (*SubscriptionRecord, error) {
-	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
-		return nil, err
-	}
-	sub, err := a.c.store.GetSubscription(ctx, a.id, subscriptionID)
-	if err != nil {
-		return nil, err
-	}
-	if sub.EndUserAccountID != accountID {
-		return nil, Errorf(CodeNotFound, "No subscription %q for this account.", subscriptionID)
-	}
-	return sub, nil
+// RunOnce runs the write op of a, named op with its arguments args, once
+// per Idempotency-Key when ctx carries one (see [WithIdempotencyKey]), as
+// the App's own writes do: a repeat replays the first answer, and the
+// same key with other arguments is CodeKeyReused. Without a key it just
+// calls call. It exists for writes built outside the root
+// (engine.ResendMessage).
+func RunOnce[T any](ctx context.Context, a *App, op string, call func(context.Context) (T, error), args ...any) (T, error) {
+	return once(ctx, a, op, call, args...)
 }

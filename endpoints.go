@@ -1,58 +1,26 @@
 package unical
 
-import (
-	"context"
-	"errors"
-	"fmt"
-)
+import "github.com/unical/unical/internal/seal"
 
-// WebhookTarget is where and how one message goes: the endpoint's URL,
-// its signing secret, the subscription's rate limit (0: none) and the
-// endpoint's delivery state as read with it.
-type WebhookTarget struct {
-	URL       string
-	Secret    string
-	RateLimit int
-	State     EndpointState
+// The engine (package engine) resolves where a message goes and keeps
+// each endpoint's delivery state; the signing secrets it needs are sealed
+// under the master key, which stays with the Client, so the Client opens
+// them for it.
+
+// SubscriptionSecret opens the signing secret of sub's webhook endpoint,
+// with which the engine signs sub's messages. It fails when the secret
+// was sealed under another master key, or is damaged.
+func (c *Client) SubscriptionSecret(sub *SubscriptionRecord) (string, error) {
+	secret, err := c.credentials.Open(sub.SealedSecret, seal.SubscriptionSecretBinding(sub.ID))
+	return string(secret), err
 }
 
-// ErrNoWebhookTarget marks a message that can never be delivered (the
-// application removed its webhook URL); it fails at once.
-var ErrNoWebhookTarget = errors.New("unical: message has no webhook target")
-
-// ErrSealedSecret marks a message whose endpoint's signing secret does not
-// open with this Client's master key (sealed under another key, or
-// damaged). Retrying cannot help, so the message fails at once with the
-// reason in the delivery log.
-var ErrSealedSecret = errors.New("unical: the endpoint's signing secret cannot be unsealed with the master key")
-
-// WebhookTarget resolves the URL and secret of a message for the webhook
-// engine: a subscription's, or the application's own endpoint for
-// enduseraccount.* messages.
-func (c *Client) WebhookTarget(ctx context.Context, msg *OutboxMessage) (*WebhookTarget, error) {
-	if msg.SubscriptionID != "" {
-		sub, err := c.store.GetSubscription(ctx, msg.ApplicationID, msg.SubscriptionID)
-		if err != nil {
-			return nil, err
-		}
-		secret, err := c.credentials.Open(sub.SealedSecret, []byte("subscription/"+sub.ID))
-		if err != nil {
-			return nil, fmt.Errorf("%w: subscription %s: %w", ErrSealedSecret, sub.ID, err)
-		}
-		return &WebhookTarget{URL: sub.URL, Secret: string(secret), RateLimit: sub.RateLimit, State: sub.EndpointState}, nil
-	}
-	app, err := cachedApplication(ctx, c.store, c.apps, msg.ApplicationID)
-	if err != nil {
-		return nil, err
-	}
-	if app.WebhookURL == "" || app.SealedWebhookSecret == nil {
-		return nil, ErrNoWebhookTarget
-	}
-	secret, err := c.credentials.Open(app.SealedWebhookSecret, []byte("webhook-secret/"+app.ID))
-	if err != nil {
-		return nil, fmt.Errorf("%w: application %s: %w", ErrSealedSecret, app.ID, err)
-	}
-	return &WebhookTarget{URL: app.WebhookURL, Secret: string(secret), State: app.webhookState()}, nil
+// WebhookSecret opens the signing secret of app's own webhook endpoint
+// (enduseraccount.* messages), as SubscriptionSecret does a
+// subscription's.
+func (c *Client) WebhookSecret(app *Application) (string, error) {
+	secret, err := c.credentials.Open(app.SealedWebhookSecret, seal.WebhookSecretBinding(app.ID))
+	return string(secret), err
 }
 
 // webhookState is the state of the application's current webhook URL.
@@ -61,49 +29,4 @@ func (app *Application) webhookState() EndpointState {
 		return EndpointState{} // a new URL starts afresh
 	}
 	return app.WebhookState
-}
-
-// UpdateEndpointState changes the state of an endpoint (subscriptionID "" for
-// the application's own) with fn, which reports whether it changed
-// anything. A subscription changes atomically. The application is read,
-// changed and replaced, so an application update racing with it may undo
-// the change; at worst that restarts the failure clock or enables the
-// endpoint again, both of which the next attempts put right.
-func (c *Client) UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*EndpointState) bool) error {
-	if subscriptionID != "" {
-		_, err := c.store.UpdateSubscription(ctx, appID, subscriptionID, func(r *SubscriptionRecord) error {
-			if !fn(&r.EndpointState) {
-				return errUnchanged
-			}
-			return nil
-		})
-		if errors.Is(err, errUnchanged) || ErrorCode(err) == CodeNotFound {
-			return nil
-		}
-		return err
-	}
-	app, err := c.store.GetApplication(ctx, appID)
-	if err != nil {
-		return err
-	}
-	st := app.webhookState()
-	if !fn(&st) {
-		return nil
-	}
-	app.WebhookState, app.WebhookStateURL = st, app.WebhookURL
-	if err := c.store.UpdateApplication(ctx, app); err != nil {
-		return err
-	}
-	c.apps.Drop(appID)
-	return nil
-}
-
-// enableEndpoint clears an endpoint's state: no longer disabled, and
-// failing only from its next failure on.
-func enableEndpoint(st *EndpointState) bool {
-	if *st == (EndpointState{}) {
-		return false
-	}
-	*st = EndpointState{}
-	return true
 }

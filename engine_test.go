@@ -517,14 +517,14 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	env.waitStatus(t, ids[0], unical.MessageFailed)
 
 	ctx := context.Background()
-	page, err := env.App.ListDeliveries(ctx, env.AccountID, subID, &unical.DeliveryListParams{Limit: 1})
+	page, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &unical.DeliveryListParams{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(page.Data) != 1 || page.NextPageToken == nil {
 		t.Fatalf("ListDeliveries(limit 1) = %d attempts, next %v; want 1 and a next page", len(page.Data), page.NextPageToken)
 	}
-	rest, err := env.App.ListDeliveries(ctx, env.AccountID, subID, &unical.DeliveryListParams{PageToken: *page.NextPageToken})
+	rest, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &unical.DeliveryListParams{PageToken: *page.NextPageToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,11 +546,11 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		}
 	}
 
-	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, "msg_unknown"); unical.ErrorCode(err) != unical.CodeNotFound {
+	if _, err := engine.ResendMessage(ctx, env.App, env.AccountID, subID, "msg_unknown"); unical.ErrorCode(err) != unical.CodeNotFound {
 		t.Errorf("ResendMessage(unknown) = %v, want CodeNotFound", err)
 	}
 	fail.Delete("on")
-	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, ids[0]); err != nil {
+	if _, err := engine.ResendMessage(ctx, env.App, env.AccountID, subID, ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	env.waitStatus(t, ids[0], unical.MessageDelivered)
@@ -558,10 +558,10 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	if last := got[len(got)-1]; last.ID != ids[0] || !last.Verified {
 		t.Errorf("resent request: id %q verified %v", last.ID, last.Verified)
 	}
-	if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, ids[0]); unical.ErrorCode(err) != unical.CodeConflict {
+	if _, err := engine.ResendMessage(ctx, env.App, env.AccountID, subID, ids[0]); unical.ErrorCode(err) != unical.CodeConflict {
 		t.Errorf("ResendMessage(delivered) = %v, want CodeConflict", err)
 	}
-	if _, err := env.App.ListDeliveries(ctx, env.AccountID, "sub_other", nil); unical.ErrorCode(err) != unical.CodeNotFound {
+	if _, err := engine.ListDeliveries(ctx, env.App, env.AccountID, "sub_other", nil); unical.ErrorCode(err) != unical.CodeNotFound {
 		t.Errorf("ListDeliveries(unknown subscription) = %v, want CodeNotFound", err)
 	}
 }
@@ -783,7 +783,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		if err != nil || msg.Status != unical.MessageFailed || !strings.Contains(msg.LastError, "disabled") {
 			t.Fatalf("message queued while disabled: %v; want failed as disabled", describeMessage(msg, err))
 		}
-		log, err := env.App.ListDeliveries(ctx, env.AccountID, subID, nil)
+		log, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -798,7 +798,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 
 		// Resending enables the endpoint, which now answers.
 		sender.setStatus(http.StatusNoContent)
-		if _, err := env.App.ResendMessage(ctx, env.AccountID, subID, second); err != nil {
+		if _, err := engine.ResendMessage(ctx, env.App, env.AccountID, subID, second); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
@@ -915,13 +915,13 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 		if app.WebhookState.DisabledAt == nil {
 			t.Fatalf("application webhook state = %+v, want disabled by the 410", app.WebhookState)
 		}
-		log, err := env.App.ListDeliveries(ctx, "", "", nil)
+		log, err := engine.ListDeliveries(ctx, env.App, "", "", nil)
 		if err != nil || len(log.Data) != 1 {
 			t.Fatalf("ListDeliveries() = %+v, %v; want the one attempt", log, err)
 		}
 
 		sender.setStatus(http.StatusOK)
-		if _, err := env.App.ResendMessage(ctx, "", "", log.Data[0].MessageID); err != nil {
+		if _, err := engine.ResendMessage(ctx, env.App, "", "", log.Data[0].MessageID); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)

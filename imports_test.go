@@ -44,7 +44,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		// The measuring provider wrapper is built on the Provider contract alone.
 		{pkg: "./observe", need: []string{mod}, banned: []string{"net/http"}},
-		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
+		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
 		// Helpers the root imports: they must not import it back.
 		{pkg: "./internal/ttlcache", banned: []string{mod}},

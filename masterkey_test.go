@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/bolt"
@@ -93,7 +94,7 @@ func TestClient_Run_UnsealableSecret(t *testing.T) {
 	if !strings.Contains(msg.LastError, "cannot be unsealed") {
 		t.Errorf("LastError = %q, want the unsealing failure", msg.LastError)
 	}
-	page, err := env.App.ListDeliveries(context.Background(), env.AccountID, subID, nil)
+	page, err := engine.ListDeliveries(context.Background(), env.App, env.AccountID, subID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,12 @@ import (
 	"time"
 )
 
-// Observer receives the Client's measurements: webhook deliveries, change
-// polling and push notifications, and, when it is also a
-// [ProviderWrapper], provider calls. It exists so that a program can
-// export metrics (package metrics does, for Prometheus) without the root
-// package depending on a metrics library.
+// Observer receives the Client's measurements: push notifications and,
+// when it is also a [ProviderWrapper], provider calls. It exists so that
+// a program can export metrics (package metrics does, for Prometheus)
+// without the root package depending on a metrics library. The engine
+// (package engine) measures webhook deliveries and change polls through
+// its own engine.Observer, which it finds on the same Config.Observer.
 //
 // Every argument is from a small fixed set or a number, never an id, an
 // email or a secret, so an implementation may use them as label values.
@@ -17,20 +18,6 @@ import (
 // they must be cheap and safe for concurrent use. Embed [NopObserver] to
 // implement only some of them.
 type Observer interface {
-	// DeliveryAttempt reports one webhook delivery attempt with one of
-	// the Delivery outcome constants; took is the request's duration, 0
-	// when no request was made.
-	DeliveryAttempt(outcome string, took time.Duration)
-	// EndpointDisabled reports that the engine disabled a webhook
-	// endpoint (see [EndpointState]).
-	EndpointDisabled()
-	// PollCycle reports one change-polling pass: how many subscriptions
-	// it checked with a sync cursor (watched ones included, when they were
-	// due to be reconciled), and lag, how long after its due time the most
-	// overdue subscription of the pass was taken up (0 for passes a
-	// program runs with engine.PollChanges). A running engine makes a pass
-	// of each batch of subscriptions it claims as they come due.
-	PollCycle(polled int, lag, took time.Duration)
 	// PushNotification reports a push notification from a provider, and
 	// whether it was ignored: it matched no watch of a subscription, so
 	// it queued nothing.
@@ -47,26 +34,9 @@ type ProviderWrapper interface {
 	WrapProvider(p Provider) Provider
 }
 
-// Webhook delivery attempt outcomes, as [Observer.DeliveryAttempt]
-// reports them.
-const (
-	// DeliveryDelivered: the receiver answered 2xx.
-	DeliveryDelivered = "delivered"
-	// DeliveryRetrying: the attempt failed and another is scheduled.
-	DeliveryRetrying = "retrying"
-	// DeliveryFailed: the attempt failed and the message has failed for
-	// good (no attempts left, 410 Gone, endpoint disabled).
-	DeliveryFailed = "failed"
-	// DeliverySkipped: no request was made, because the endpoint is
-	// disabled or the application has no webhook URL; the message failed.
-	DeliverySkipped = "skipped"
-)
-
-// DeliveryOutcomes lists every delivery attempt outcome.
-var DeliveryOutcomes = []string{DeliveryDelivered, DeliveryRetrying, DeliveryFailed, DeliverySkipped}
-
 // NopObserver is an Observer that records nothing; embed it to implement
-// only part of Observer, or of observe.Observer, whose methods it has too.
+// only part of Observer, or of observe.Observer or engine.Observer, whose
+// methods it has too.
 type NopObserver struct{}
 
 func (NopObserver) ProviderCall(ProviderType, string, string, time.Duration) {}

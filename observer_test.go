@@ -238,7 +238,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, _, deliveries, _ := rec.snapshot()
-		if deliveries[unical.DeliveryFailed] > 0 || time.Now().After(deadline) {
+		if deliveries[engine.DeliveryFailed] > 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -246,7 +246,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	cancel()
 	<-done
 	_, _, deliveries, disabled := rec.snapshot()
-	if diff := cmp.Diff(map[string]int{unical.DeliveryRetrying: 1, unical.DeliveryFailed: 1}, deliveries); diff != "" {
+	if diff := cmp.Diff(map[string]int{engine.DeliveryRetrying: 1, engine.DeliveryFailed: 1}, deliveries); diff != "" {
 		t.Errorf("delivery outcomes (-want +got):\n%s", diff)
 	}
 	if disabled != 1 {

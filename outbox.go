@@ -21,7 +21,7 @@ func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
 		return "", err
 	}
-	c.notifyOutbox()
+	c.NotifyOutbox()
 	return msg.ID, nil
 }
 
@@ -36,7 +36,7 @@ func (c *Client) enqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 	}
 	queued, err := c.store.EnqueueCoalesced(ctx, msg)
 	if queued {
-		c.notifyOutbox()
+		c.NotifyOutbox()
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -210,7 +211,7 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*Outbox
 // queued wakes a running engine when msgs were queued.
 func (c *Client) queued(msgs []*OutboxMessage) {
 	if len(msgs) > 0 {
-		c.notifyOutbox()
+		c.NotifyOutbox()
 	}
 }
 
@@ -323,7 +324,7 @@ func (a *App) createSubscription(ctx context.Context, accountID string, params *
 		// so that subscriptions made together are not checked together.
 		NextCheckAt: a.c.firstCheck(now),
 	}
-	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), []byte("subscription/"+sub.ID))
+	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), seal.SubscriptionSecretBinding(sub.ID))
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
 	if cursor, _, err := syncCursor(ctx, p, s, params.CalendarID, "", false); err == nil {
@@ -370,8 +371,11 @@ func (a *App) deleteSubscription(ctx context.Context, accountID string, params *
 	return &Success{Success: true}, nil
 }
 
-// notifyOutbox wakes a running engine after this Client queued messages.
-func (c *Client) notifyOutbox() {
+// NotifyOutbox wakes a running engine (package engine) after messages
+// were queued through this Client, by the Client itself or by an
+// operation built beside it (engine.ResendMessage), so that they go out
+// without waiting for the engine's next poll.
+func (c *Client) NotifyOutbox() {
 	select {
 	case c.wake <- struct{}{}:
 	default: // a wake-up is already pending

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 )
 
 // ListAccounts lists an application's accounts, oldest first, with
@@ -70,11 +71,11 @@ func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID stri
 	if err != nil {
 		return nil, err
 	}
-	return a.ListDeliveries(ctx, accountID, subscriptionID, params)
+	return engine.ListDeliveries(ctx, a, accountID, subscriptionID, params)
 }
 
 // ResendMessage queues a failed message of an application for
-// delivery again, as [unical.App.ResendMessage] does; the message names
+// delivery again, as [engine.ResendMessage] does; the message names
 // its subscription. Returns CodeNotFound for an unknown message,
 // CodeConflict when it has not failed.
 func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
@@ -86,7 +87,7 @@ func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*
 	if err != nil {
 		return nil, err
 	}
-	done, err := a.ResendMessage(ctx, accountID, msg.SubscriptionID, messageID)
+	done, err := engine.ResendMessage(ctx, a, accountID, msg.SubscriptionID, messageID)
 	if err != nil {
 		return nil, err
 	}

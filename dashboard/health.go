@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 )
 
@@ -36,8 +37,8 @@ func (h *handler) healthPage(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	if h.deliveryCounts != nil {
 		d.Counts = h.deliveryCounts()
-		failed := d.Counts[unical.DeliveryRetrying] + d.Counts[unical.DeliveryFailed]
-		d.Attempts = d.Counts[unical.DeliveryDelivered] + failed
+		failed := d.Counts[engine.DeliveryRetrying] + d.Counts[engine.DeliveryFailed]
+		d.Attempts = d.Counts[engine.DeliveryDelivered] + failed
 		if d.Attempts > 0 {
 			d.ErrorRate = 100 * failed / d.Attempts
 		}

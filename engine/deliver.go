@@ -25,18 +25,18 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		// Store, so this one fails for good rather than coming back.
 		msg.Status, msg.LastError = unical.MessageFailed, "The application no longer exists."
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case unical.ErrorCode(err) == unical.CodeNotFound:
 		// The subscription is gone; the Store deleted its pending
 		// messages with it, this one included.
 		return
-	case errors.Is(err, unical.ErrNoWebhookTarget):
+	case errors.Is(err, errNoWebhookTarget):
 		msg.Status, msg.LastError = unical.MessageFailed, "The application has no webhook URL."
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
-	case errors.Is(err, unical.ErrSealedSecret):
+	case errors.Is(err, errSealedSecret):
 		e.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
 		msg.Status = unical.MessageFailed
 		msg.LastError = "Not sent: the endpoint's signing secret cannot be unsealed with the server's master key (it was sealed with another key, or damaged). Recreate the subscription (for the application's own endpoint: remove its webhook URL and set it again) to get a new secret."
@@ -54,7 +54,7 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		// log shows why nothing arrives.
 		msg.Status, msg.LastError = unical.MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
 		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
-		e.obs.DeliveryAttempt(unical.DeliverySkipped, 0)
+		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	}
 	if tgt.rate > 0 {
@@ -138,13 +138,13 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 			msg.Status = unical.MessageFailed
 		}
 	}
-	outcome := unical.DeliveryDelivered
+	outcome := DeliveryDelivered
 	switch {
 	case delivered:
 	case msg.Status == unical.MessageFailed:
-		outcome = unical.DeliveryFailed
+		outcome = DeliveryFailed
 	default:
-		outcome = unical.DeliveryRetrying
+		outcome = DeliveryRetrying
 	}
 	e.obs.DeliveryAttempt(outcome, latency)
 	w.record(msg, attempt)
@@ -160,17 +160,51 @@ type target struct {
 	state unical.EndpointState
 }
 
-// target resolves msg's endpoint through the Client and makes its signer.
+// errNoWebhookTarget marks a message that can never be delivered (the
+// application removed its webhook URL); it fails at once.
+var errNoWebhookTarget = errors.New("engine: message has no webhook target")
+
+// errSealedSecret marks a message whose endpoint's signing secret does
+// not open with the Client's master key (sealed under another key, or
+// damaged). Retrying cannot help, so the message fails at once with the
+// reason in the delivery log.
+var errSealedSecret = errors.New("engine: the endpoint's signing secret cannot be unsealed with the master key")
+
+// target resolves msg's endpoint: its subscription's URL, rate limit and
+// state, or, for enduseraccount.* messages, the application's own
+// webhook endpoint (read through the Client's cache); the Client opens
+// the signing secret, and target makes its signer.
 func (e *Engine) target(ctx context.Context, msg *unical.OutboxMessage) (*target, error) {
-	t, err := e.c.WebhookTarget(ctx, msg)
-	if err != nil {
-		return nil, err
+	t := &target{}
+	var secret string
+	if msg.SubscriptionID != "" {
+		sub, err := e.store.GetSubscription(ctx, msg.ApplicationID, msg.SubscriptionID)
+		if err != nil {
+			return nil, err
+		}
+		if secret, err = e.c.SubscriptionSecret(sub); err != nil {
+			return nil, fmt.Errorf("%w: subscription %s: %w", errSealedSecret, sub.ID, err)
+		}
+		t.url, t.rate, t.state = sub.URL, sub.RateLimit, sub.EndpointState
+	} else {
+		app, err := e.c.Application(ctx, msg.ApplicationID)
+		if err != nil {
+			return nil, err
+		}
+		if app.WebhookURL == "" || app.SealedWebhookSecret == nil {
+			return nil, errNoWebhookTarget
+		}
+		if secret, err = e.c.WebhookSecret(app); err != nil {
+			return nil, fmt.Errorf("%w: application %s: %w", errSealedSecret, app.ID, err)
+		}
+		t.url, t.state = app.WebhookURL, app.CurrentWebhookState()
 	}
-	signer, err := webhook.NewSigner(t.Secret)
+	signer, err := webhook.NewSigner(secret)
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
-	return &target{url: t.URL, signer: signer, rate: t.RateLimit, state: t.State}, nil
+	t.signer = signer
+	return t, nil
 }
 
 // errUnchanged leaves a record as it is in an update function.
@@ -253,7 +287,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *unical.OutboxMessage, tgt
 	}
 	// The attempt has happened, so its outcome is written even while the
 	// engine stops.
-	if err := e.c.UpdateEndpointState(context.WithoutCancel(ctx), msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
+	if err := updateEndpointState(context.WithoutCancel(ctx), e.store, e.c.Invalidate, msg.ApplicationID, msg.SubscriptionID, fn); err != nil {
 		e.log.ErrorContext(ctx, "write webhook endpoint state", "message", msg.ID, "err", err)
 		return ""
 	}

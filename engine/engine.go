@@ -3,10 +3,16 @@
 // (Standard Webhooks) and posts them through Config.WebhookSender, keeps
 // each endpoint's delivery state, and schedules the change polls, watch
 // renewals, reconciliations and store sweeps. Everything that talks to a
-// provider stays with the Client and is called through [Client]. Several
+// provider, and the master key that opens the endpoints' signing
+// secrets, stay with the Client and are reached through [Client]. Several
 // engines may share one Store; cmd/unicald runs one per process:
 //
 //	go engine.Run(ctx, client) // until ctx ends or client.Close()
+//
+// The delivery log as the API shows it is the engine's too:
+// [ListDeliveries] and [ResendMessage] are operations of an App over the
+// attempts the engine writes ([DeliveryLog]), and [Observer] is what the
+// engine measures.
 package engine
 
 import (
@@ -106,27 +112,38 @@ func orNever(v, def time.Duration) time.Duration {
 
 // Store is the part of the Store the engine uses: the outbox it claims
 // from, the delivery log it writes, the subscriptions it polls and
-// updates, and the sweep.
+// updates, the applications whose webhook endpoint state it keeps, and
+// the sweep.
 type Store interface {
 	unical.OutboxStore
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
+	unical.ApplicationStore
 	unical.SweepStore
 }
 
 // Client is what the engine needs of the [unical.Client]: change
 // detection, which calls providers (CheckSubscription for a subscription
 // without a provider watch, RenewWatch and ReconcileSubscription for one
-// with a watch), the webhook endpoints with their signing secrets and
-// delivery state, and the Client's settings and lifetime.
+// with a watch), the signing secrets of webhook endpoints, which are
+// sealed under its master key, the applications it caches, and its
+// settings and lifetime.
 // *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
-	WebhookTarget(ctx context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error)
-	UpdateEndpointState(ctx context.Context, appID, subscriptionID string, fn func(*unical.EndpointState) bool) error
+	// Application reads an application through the Client's cache, for
+	// its own webhook endpoint.
+	Application(ctx context.Context, id string) (*unical.Application, error)
+	// SubscriptionSecret and WebhookSecret open an endpoint's signing
+	// secret, which is sealed under the Client's master key.
+	SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error)
+	WebhookSecret(app *unical.Application) (string, error)
+	// Invalidate drops an application from the Client's cache after the
+	// engine changed its webhook endpoint's state in the Store.
+	Invalidate(appID string, keyIDs ...string)
 	// SweepInterval is how often to sweep the Store; 0 never.
 	SweepInterval() time.Duration
 	// OutboxQueued signals after the Client queued messages.
@@ -154,7 +171,7 @@ type Engine struct {
 	// sender posts the signed requests.
 	sender unical.WebhookSender
 	log    *slog.Logger
-	obs    unical.Observer
+	obs    Observer
 	// wake nudges a running engine when a message is queued.
 	wake chan struct{}
 	// checking holds the ids of the subscriptions this engine is
@@ -180,7 +197,7 @@ func New(c Client, st Store) (*Engine, error) {
 		store:        st,
 		sender:       wc.WebhookSender,
 		log:          c.Logger(),
-		obs:          c.Observer(),
+		obs:          observerOf(c.Observer()),
 		wake:         make(chan struct{}, 1),
 		started:      c.Now(),
 	}, nil

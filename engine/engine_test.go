@@ -20,7 +20,7 @@ import (
 // checks; wake on a queued message) is seen without a unical.Client.
 
 // fakeClient is the Client side of the engine: it records the change
-// checks the engine asks for and resolves every message to one endpoint.
+// checks the engine asks for and opens every endpoint's secret as one.
 type fakeClient struct {
 	cfg    unical.WebhookConfig
 	queued chan struct{}
@@ -66,12 +66,16 @@ func (c *fakeClient) ReconcileSubscription(_ context.Context, sub *unical.Subscr
 	c.note("reconcile " + sub.ID)
 	return nil
 }
-func (c *fakeClient) WebhookTarget(_ context.Context, msg *unical.OutboxMessage) (*unical.WebhookTarget, error) {
-	return &unical.WebhookTarget{URL: "https://receiver.example/hook", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, nil
+func (c *fakeClient) Application(_ context.Context, id string) (*unical.Application, error) {
+	return &unical.Application{ID: id}, nil
 }
-func (c *fakeClient) UpdateEndpointState(context.Context, string, string, func(*unical.EndpointState) bool) error {
-	return nil
+func (c *fakeClient) SubscriptionSecret(*unical.SubscriptionRecord) (string, error) {
+	return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", nil
 }
+func (c *fakeClient) WebhookSecret(*unical.Application) (string, error) {
+	return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", nil
+}
+func (c *fakeClient) Invalidate(string, ...string)  {}
 func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
 func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
 func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
@@ -132,6 +136,11 @@ func (s *fakeStore) RecordDeliveries(_ context.Context, results []unical.Deliver
 	s.mu.Unlock()
 	s.written <- struct{}{}
 	return make([]error, len(results)), nil
+}
+
+// GetSubscription names one endpoint for every subscription's messages.
+func (s *fakeStore) GetSubscription(_ context.Context, appID, id string) (*unical.SubscriptionRecord, error) {
+	return &unical.SubscriptionRecord{Subscription: unical.Subscription{ID: id, URL: "https://receiver.example/hook"}, ApplicationID: appID}, nil
 }
 
 func (s *fakeStore) ClaimDueSubscriptions(_ context.Context, now time.Time, interval time.Duration, max int) ([]*unical.SubscriptionRecord, error) {
@@ -226,7 +235,7 @@ func pendingMessage(id string) *unical.OutboxMessage {
 	}
 }
 
-// A due message is sent, signed, to the endpoint the Client names, and
+// A due message is sent, signed, to its subscription's endpoint, and
 // written back as delivered with its attempt.
 func TestEngine_DeliversDueMessage(t *testing.T) {
 	sender := &recordingSender{}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 )
 
 func (h *handler) registerWebhookRoutes() {
@@ -26,7 +27,7 @@ func (h *handler) handleAppDeliveryList(w http.ResponseWriter, r *http.Request, 
 	if q.err != nil {
 		return q.err
 	}
-	page, err := app.ListDeliveries(r.Context(), "", "", params)
+	page, err := engine.ListDeliveries(r.Context(), app, "", "", params)
 	if err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func (h *handler) handleAppDeliveryList(w http.ResponseWriter, r *http.Request, 
 // handleAppMessageResend handles
 // POST /v1/applicationWebhook/messages/{messageId}/resend.
 func (h *handler) handleAppMessageResend(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := app.ResendMessage(r.Context(), "", "", r.PathValue("messageID"))
+	res, err := engine.ResendMessage(r.Context(), app, "", "", r.PathValue("messageID"))
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (h *handler) handleDeliveryList(w http.ResponseWriter, r *http.Request, app
 	if q.err != nil {
 		return q.err
 	}
-	page, err := app.ListDeliveries(r.Context(), r.PathValue("accountID"), r.PathValue("subscriptionID"), params)
+	page, err := engine.ListDeliveries(r.Context(), app, r.PathValue("accountID"), r.PathValue("subscriptionID"), params)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (h *handler) handleDeliveryList(w http.ResponseWriter, r *http.Request, app
 // handleMessageResend handles
 // POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend.
 func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := app.ResendMessage(r.Context(), r.PathValue("accountID"), r.PathValue("subscriptionID"), r.PathValue("messageID"))
+	res, err := engine.ResendMessage(r.Context(), app, r.PathValue("accountID"), r.PathValue("subscriptionID"), r.PathValue("messageID"))
 	if err != nil {
 		return err
 	}

@@ -305,7 +305,9 @@ func (d *deliveryWire) UnmarshalJSON(b []byte) error {
 // ListDeliveries lists the delivery log of a subscription,
 // GET /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/deliveries,
 // or with both ids empty of the application's own webhook endpoint,
-// GET /v1/applicationWebhook/deliveries.
+// GET /v1/applicationWebhook/deliveries. With ResendMessage it is the
+// delivery log of package engine (engine.DeliveryLog), as the in-process
+// engine.DeliveryLogOf(app) is.
 func (c *Client) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
 	q := queryBuilder{}
 	if params != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/observe"
 )
 
@@ -58,6 +59,7 @@ var (
 	_ unical.Observer        = (*Metrics)(nil)
 	_ unical.ProviderWrapper = (*Metrics)(nil)
 	_ observe.Observer       = (*Metrics)(nil)
+	_ engine.Observer        = (*Metrics)(nil)
 )
 
 // slowBuckets are for calls that go over the network and may retry: up to
@@ -153,7 +155,7 @@ func New() *Metrics {
 
 	// Series that exist from the start read 0 rather than missing, so
 	// that rate() and alerts work before the first event.
-	for _, o := range unical.DeliveryOutcomes {
+	for _, o := range engine.DeliveryOutcomes {
 		m.deliveries.WithLabelValues(o)
 	}
 	for _, t := range unical.ProviderTypes {
@@ -169,12 +171,12 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // DeliveryCounts returns the webhook delivery attempts since the process
-// started, by outcome (unical.DeliveryOutcomes): read from the counters
+// started, by outcome (engine.DeliveryOutcomes): read from the counters
 // unical_webhook_deliveries_total exports, so that the dashboard's health
 // panel and /metrics show the same numbers.
 func (m *Metrics) DeliveryCounts() map[string]float64 {
-	out := make(map[string]float64, len(unical.DeliveryOutcomes))
-	for _, o := range unical.DeliveryOutcomes {
+	out := make(map[string]float64, len(engine.DeliveryOutcomes))
+	for _, o := range engine.DeliveryOutcomes {
 		var c dto.Metric
 		if err := m.deliveries.WithLabelValues(o).Write(&c); err == nil {
 			out[o] = c.GetCounter().GetValue()
@@ -214,7 +216,7 @@ func (m *Metrics) ProviderRetry(t unical.ProviderType, op string) {
 // DeliveryAttempt implements unical.Observer.
 func (m *Metrics) DeliveryAttempt(outcome string, took time.Duration) {
 	m.deliveries.WithLabelValues(outcome).Inc()
-	if outcome != unical.DeliverySkipped {
+	if outcome != engine.DeliverySkipped {
 		m.deliveryDuration.Observe(took.Seconds())
 	}
 }

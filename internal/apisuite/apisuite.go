@@ -20,6 +20,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/rooms"
@@ -87,6 +88,15 @@ func newEnv(t *testing.T, target Target) *env {
 	otherID, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})
 	e.other = target(t, st, otherID, otherKey)
 	return e
+}
+
+// deliveryLog is the webhook delivery log of api, which lives beside the
+// API: engine's over an in-process App, and the HTTP client's own methods.
+func deliveryLog(api unical.API) engine.DeliveryLog {
+	if app, ok := api.(*unical.App); ok {
+		return engine.DeliveryLogOf(app)
+	}
+	return api.(engine.DeliveryLog)
 }
 
 // Run runs the suite against target.

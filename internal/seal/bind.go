@@ -24,3 +24,9 @@ func DelegationBinding(appID, providerType string) []byte {
 // WebhookSecretBinding binds the signing secret of an application's own
 // webhook endpoint.
 func WebhookSecretBinding(appID string) []byte { return []byte("webhook-secret/" + appID) }
+
+// SubscriptionSecretBinding binds the signing secret of a webhook
+// subscription.
+func SubscriptionSecretBinding(subscriptionID string) []byte {
+	return []byte("subscription/" + subscriptionID)
+}

@@ -291,8 +291,9 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 	}
 }
 
-// TestStore_Version: reads leave the version alone; every write moves it,
-// which is what lets the API reuse an answer read at the same version.
+// TestStore_Version: reads and idle claims leave the version alone; every
+// write moves it, which is what lets the API reuse an answer read at the
+// same version.
 func TestStore_Version(t *testing.T) {
 	s := MustOpenStore(t)
 	ctx := t.Context()
@@ -311,8 +312,15 @@ func TestStore_Version(t *testing.T) {
 	if _, err := s.ListAccounts(ctx, "app_A", unical.AccountFilter{}); err != nil {
 		t.Fatal(err)
 	}
+	// The engine's idle claims find nothing due: reads, not writes.
+	if got, err := s.ClaimMessages(ctx, "engine_1", now, time.Minute, 10); err != nil || len(got) != 0 {
+		t.Fatalf("ClaimMessages() on an empty outbox = %v, %v; want none", got, err)
+	}
+	if got, err := s.ClaimDueSubscriptions(ctx, now, time.Minute, 10); err != nil || len(got) != 0 {
+		t.Fatalf("ClaimDueSubscriptions() with none due = %v, %v; want none", got, err)
+	}
 	if v := s.Version(); v != v1 {
-		t.Errorf("Version() = %d after reads, want %d", v, v1)
+		t.Errorf("Version() = %d after reads and idle claims, want %d", v, v1)
 	}
 	rec := &unical.AccountRecord{Account: unical.Account{ID: "acc_1", ApplicationID: "app_A", Email: "a@example.com", ProviderType: unical.ProviderGoogle, CreatedAt: now, UpdatedAt: now}}
 	if err := s.CreateAccount(ctx, rec); err != nil {

@@ -210,9 +210,8 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 		return nil, nil
 	}
 	expiry := storedoc.UTC(now.Add(lease))
-	var claimed []*unical.OutboxMessage
-	err := s.update(ctx, "claim messages", func(tx *bbolt.Tx) error {
-		nowKey := timeKey(now)
+	nowKey := timeKey(now)
+	due := func(tx *bbolt.Tx) []string {
 		var ids []string
 		c := tx.Bucket(bucketOutboxPending).Cursor()
 		for k, v := c.First(); k != nil && len(ids) < max; k, v = c.Next() {
@@ -224,6 +223,22 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 			}
 			ids = append(ids, string(k[timeKeyLen:]))
 		}
+		return ids
+	}
+	// An idle claim (nothing due) is a read transaction only: the engine
+	// asks every moment, and a write would sync the file and move the
+	// version that the API's caches of keys and answers follow.
+	var found bool
+	err := s.view(ctx, "claim messages", func(tx *bbolt.Tx) error {
+		found = len(due(tx)) > 0
+		return nil
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	var claimed []*unical.OutboxMessage
+	err = s.update(ctx, "claim messages", func(tx *bbolt.Tx) error {
+		ids := due(tx)
 		// Writing after the walk, not during it, because a bbolt cursor is
 		// not stable across changes to its bucket.
 		for _, id := range ids {
