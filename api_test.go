@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apisuite"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/rooms"
@@ -19,10 +20,12 @@ func TestApp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The room directory is package rooms', beside the App.
+		// The delivery log and the room directory are package engine's
+		// and package rooms', beside the App.
 		return struct {
 			*unical.App
+			engine.DeliveryLog
 			*rooms.Directory
-		}{app, rooms.New(st.Client, app)}
+		}{app, engine.DeliveryLogOf(app), rooms.New(st.Client, app)}
 	})
 }

@@ -30,10 +30,12 @@ import (
 // served by st.
 type Target func(t *testing.T, st *apitest.Stack, appID, apiKey string) API
 
-// API is what the suite calls: the application API and the room
-// directory, which package rooms keeps beside it.
+// API is what the suite calls: the application API, and beside it the
+// webhook delivery log (package engine's) and the room directory
+// (package rooms'), which the HTTP client has as methods of its own.
 type API interface {
 	unical.API
+	engine.DeliveryLog
 	rooms.Lister
 }
 
@@ -88,15 +90,6 @@ func newEnv(t *testing.T, target Target) *env {
 	otherID, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})
 	e.other = target(t, st, otherID, otherKey)
 	return e
-}
-
-// deliveryLog is the webhook delivery log of api, which lives beside the
-// API: engine's over an in-process App, and the HTTP client's own methods.
-func deliveryLog(api unical.API) engine.DeliveryLog {
-	if app, ok := api.(*unical.App); ok {
-		return engine.DeliveryLogOf(app)
-	}
-	return api.(engine.DeliveryLog)
 }
 
 // Run runs the suite against target.

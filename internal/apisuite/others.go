@@ -112,13 +112,13 @@ func testSubscriptions(e *env) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("subscriptions (-want +got):\n%s", diff)
 	}
-	if log := collect(t, engine.AllDeliveries(e.ctx, deliveryLog(e.api), acct.ID, created.WebhookSubscriptionID, nil)); len(log) != 0 {
+	if log := collect(t, engine.AllDeliveries(e.ctx, e.api, acct.ID, created.WebhookSubscriptionID, nil)); len(log) != 0 {
 		t.Errorf("a new subscription has %d delivery attempts", len(log))
 	}
-	if log := collect(t, engine.AllDeliveries(e.ctx, deliveryLog(e.api), "", "", nil)); len(log) != 0 {
+	if log := collect(t, engine.AllDeliveries(e.ctx, e.api, "", "", nil)); len(log) != 0 {
 		t.Errorf("an application without a webhook URL has %d delivery attempts", len(log))
 	}
-	_, err := deliveryLog(e.api).ResendMessage(e.ctx, acct.ID, created.WebhookSubscriptionID, "msg_unknown")
+	_, err := e.api.ResendMessage(e.ctx, acct.ID, created.WebhookSubscriptionID, "msg_unknown")
 	wantError(t, "resend an unknown message", err, &unical.Error{Code: unical.CodeNotFound})
 
 	for _, tc := range []struct {
@@ -143,7 +143,7 @@ func testSubscriptions(e *env) {
 	wantError(t, "DeleteSubscription twice", err, &unical.Error{Code: unical.CodeNotFound})
 	_, err = e.api.DeleteSubscription(e.ctx, acct.ID, &unical.SubscriptionDeleteParams{})
 	wantError(t, "DeleteSubscription without id", err, &unical.Error{Code: unical.CodeInvalid, Field: "subscriptionId"})
-	_, err = deliveryLog(e.api).ListDeliveries(e.ctx, acct.ID, created.WebhookSubscriptionID, nil)
+	_, err = e.api.ListDeliveries(e.ctx, acct.ID, created.WebhookSubscriptionID, nil)
 	wantError(t, "deliveries of a deleted subscription", err, &unical.Error{Code: unical.CodeNotFound})
 	left := collect(t, unical.AllSubscriptions(e.ctx, e.api, acct.ID, nil))
 	if len(left) != 1 || left[0].ID != second.WebhookSubscriptionID {
@@ -189,7 +189,7 @@ func testForeignIDs(e *env) {
 			return err
 		},
 		"ListDeliveries": func() error {
-			_, err := deliveryLog(o).ListDeliveries(e.ctx, acct.ID, sub.WebhookSubscriptionID, nil)
+			_, err := o.ListDeliveries(e.ctx, acct.ID, sub.WebhookSubscriptionID, nil)
 			return err
 		},
 	}
