@@ -260,22 +260,7 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it an older file: no new indexes, no marker.
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range []string{"outbox.finished", "flows.byApp"} {
-			if err := tx.DeleteBucket([]byte(name)); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket([]byte("meta")).Delete([]byte("indexes"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	makeOlder(t, path, "", "outbox.finished", "flows.byApp")
 
 	s = mustOpen(t, path)
 	err = s.CreateFlow(ctx, &unical.OAuthFlow{ID: "flow_2", ApplicationID: "app_1", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, 1)
@@ -361,20 +346,7 @@ func TestOpen_BackfillsNextCheck(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("subscriptions.byNextCheck")); err != nil {
-			return err
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("indexes"), []byte("2"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	makeOlder(t, path, "2", "subscriptions.byNextCheck")
 
 	s = mustOpen(t, path)
 	got, err := s.ClaimDueSubscriptions(ctx, t0, time.Minute, 10)
@@ -410,20 +382,7 @@ func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bbolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("idempotency.countByApp")); err != nil {
-			return err
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("indexes"), []byte("3"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	makeOlder(t, path, "3", "idempotency.countByApp")
 
 	s = mustOpen(t, path)
 	if _, err := s.BeginIdempotent(ctx, claim("k3"), 2); unical.ErrorCode(err) != unical.CodeRateLimited {
@@ -431,5 +390,31 @@ func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
 	}
 	if _, err := s.BeginIdempotent(ctx, claim("k3"), 3); err != nil {
 		t.Errorf("BeginIdempotent(bound 3, two old records) = %v, want it stored", err)
+	}
+}
+
+// makeOlder turns the closed file at path into one written by an older
+// unical: the index buckets named are gone and the index marker says
+// indexes ("" for a file from before the marker).
+func makeOlder(t *testing.T, path, indexes string, buckets ...string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, name := range buckets {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket([]byte("meta"))
+		if indexes == "" {
+			return meta.Delete([]byte("indexes"))
+		}
+		return meta.Put([]byte("indexes"), []byte(indexes))
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
