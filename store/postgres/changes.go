@@ -80,13 +80,7 @@ func (s *Store) listenForChanges() {
 	s.changes.done = make(chan struct{})
 	go func() {
 		defer close(s.changes.done)
-		for ctx.Err() == nil {
-			s.followChanges(ctx)
-			select {
-			case <-ctx.Done():
-			case <-time.After(listenRetry):
-			}
-		}
+		keepListening(ctx, s.followChanges)
 	}()
 }
 
@@ -118,11 +112,7 @@ func (s *Store) followChanges(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		conn.Close(cctx)
-	}()
+	defer closeListener(ctx, conn)
 	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
 		return
 	}

@@ -41,15 +41,29 @@ func (s *Store) OutboxWakeups(ctx context.Context) <-chan struct{} {
 	}
 	go func() {
 		defer close(out)
-		for ctx.Err() == nil {
-			s.listen(ctx, wake)
-			select {
-			case <-ctx.Done():
-			case <-time.After(listenRetry):
-			}
-		}
+		keepListening(ctx, func(ctx context.Context) { s.listen(ctx, wake) })
 	}()
 	return out
+}
+
+// closeListener closes a listening connection, also after ctx ended,
+// waiting at most 5 seconds for the server.
+func closeListener(ctx context.Context, conn *pgx.Conn) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	conn.Close(cctx)
+}
+
+// keepListening runs listen, which returns when its connection fails,
+// again listenRetry after each return, until ctx ends.
+func keepListening(ctx context.Context, listen func(context.Context)) {
+	for ctx.Err() == nil {
+		listen(ctx)
+		select {
+		case <-ctx.Done():
+		case <-time.After(listenRetry):
+		}
+	}
 }
 
 // listen connects, listens on outboxChannel and calls wake for each
@@ -59,11 +73,7 @@ func (s *Store) listen(ctx context.Context, wake func()) {
 	if err != nil {
 		return
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		conn.Close(cctx)
-	}()
+	defer closeListener(ctx, conn)
 	if _, err := conn.Exec(ctx, "LISTEN "+outboxChannel); err != nil {
 		return
 	}
