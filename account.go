@@ -485,7 +485,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
-					ServerURL: conn.ServerURL, Delegated: conn.Delegated, Room: optionalPtr(room),
+					ServerURL: conn.ServerURL, Delegated: conn.Delegated, Room: room.Ptr(),
 				},
 				TokenExpiry:          conn.Token.Expiry,
 				CredentialsID:        newID("cred"),
@@ -540,7 +540,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				rec.ExternalID = ""
 			}
 			if room.IsSet() {
-				rec.Room = optionalPtr(room)
+				rec.Room = room.Ptr()
 			}
 			msgs = events.messages(&rec.Account, EventTypeAccountUpdated, EventTypeAccountCredentialUpdated)
 			return msgs, nil

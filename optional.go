@@ -44,6 +44,15 @@ func (o Optional[T]) Apply(dst *T) {
 	}
 }
 
+// Ptr returns a pointer to a copy of the value, or nil when o is absent
+// or null: the form a stored record keeps an optional field in.
+func (o Optional[T]) Ptr() *T {
+	if v, ok := o.Get(); ok {
+		return &v
+	}
+	return nil
+}
+
 // IsZero reports whether the field is absent; it makes `omitzero` skip it.
 func (o Optional[T]) IsZero() bool { return !o.set }
 

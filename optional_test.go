@@ -70,6 +70,28 @@ func TestOptional_Apply(t *testing.T) {
 	}
 }
 
+func TestOptional_Ptr(t *testing.T) {
+	t.Parallel()
+	value := "new"
+	tests := []struct {
+		name string
+		o    unical.Optional[string]
+		want *string
+	}{
+		{"Absent", unical.Optional[string]{}, nil},
+		{"Null", unical.Null[string](), nil},
+		{"Value", unical.Some("new"), &value},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, tc.o.Ptr()); diff != "" {
+				t.Errorf("Ptr() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseMetadataFilters(t *testing.T) {
 	t.Parallel()
 	f, err := unical.ParseMetadataFilters(`{"private":{"crm":"42"},"public":{"team":"a"}}`)

@@ -71,11 +71,3 @@ func (r *RoomDetails) validate() error {
 	}
 	return nil
 }
-
-// optionalPtr returns o's value, or nil when o is absent or null.
-func optionalPtr[T any](o Optional[T]) *T {
-	if v, ok := o.Get(); ok {
-		return &v
-	}
-	return nil
-}
