@@ -312,19 +312,28 @@ func TestRoomsE2E_Availability(t *testing.T) {
 		"participants": participants, "groups": []map[string]any{{"name": "rooms", "required": 1}},
 		"startDateTime": "2027-03-16T10:00:00Z", "endDateTime": "2027-03-16T12:00:00Z", "durationMinutes": 60, "intervalMinutes": 60, "timeZone": "UTC",
 	}).Into(t, &got)
-	type slot struct {
-		Start        string
-		Participants []string
-	}
-	var slots []slot
-	for _, s := range got.Data {
-		slots = append(slots, slot{s.Start.DateTime, s.Participants})
-	}
-	wantSlots := []slot{
+	slots := offeredSlots(got)
+	wantSlots := []offeredSlot{
 		{"2027-03-16T10:00:00Z", []string{person.ID, ids["Lyra"]}},
 		{"2027-03-16T11:00:00Z", []string{person.ID, ids["Andromeda"], ids["Lyra"], ids["Orion"]}},
 	}
 	if d := cmp.Diff(wantSlots, slots); d != "" {
 		t.Errorf("slots (-want +got):\n%s", d)
 	}
+}
+
+// offeredSlot is what the availability tests compare of a slot: its start
+// and the participants it names.
+type offeredSlot struct {
+	Start        string
+	Participants []string
+}
+
+// offeredSlots reads the slots of an availability answer.
+func offeredSlots(got availability.Result) []offeredSlot {
+	var slots []offeredSlot
+	for _, s := range got.Data {
+		slots = append(slots, offeredSlot{s.Start.DateTime, s.Participants})
+	}
+	return slots
 }

@@ -93,15 +93,8 @@ func TestTeamsE2E(t *testing.T) {
 		"participants": participants, "groups": []map[string]any{{"name": "rooms", "required": 1}},
 		"startDateTime": "2027-03-16T09:00:00Z", "endDateTime": "2027-03-16T12:00:00Z", "durationMinutes": 60, "intervalMinutes": 60, "timeZone": "UTC",
 	}).Into(t, &got)
-	type slot struct {
-		Start        string
-		Participants []string
-	}
-	var slots []slot
-	for _, s := range got.Data {
-		slots = append(slots, slot{s.Start.DateTime, s.Participants})
-	}
-	want := []slot{{"2027-03-16T11:00:00Z", []string{ada, grace, ids["Turing"]}}}
+	slots := offeredSlots(got)
+	want := []offeredSlot{{"2027-03-16T11:00:00Z", []string{ada, grace, ids["Turing"]}}}
 	if d := cmp.Diff(want, slots); d != "" {
 		t.Errorf("slots (-want +got):\n%s", d)
 	}
