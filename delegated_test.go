@@ -1,0 +1,71 @@
+package unical_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
+	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/store/bolt"
+)
+
+// TestCreateAccount_DelegationWithoutConnector: an application with a
+// delegation credential asks a provider that cannot connect through one
+// (here the memory provider standing in for PROVIDER_A) to connect a user
+// by email alone. The answer is a 400 naming providerType, and nothing is
+// stored.
+func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	ctx := t.Context()
+	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("delegated")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := store.GetApplication(ctx, created.ApplicationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Delegations = map[unical.ProviderType]unical.Delegation{unical.ProviderGoogle: {
+		ClientID: "sa@corp.example.com", Domains: []string{"corp.example.com"},
+		Sealed: client.SealDelegation(rec, unical.ProviderGoogle, []byte(`{}`)),
+	}}
+	if err := store.UpdateApplication(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	client.Invalidate(rec.ID)
+	app, err := client.App(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "ada@corp.example.com", ProviderType: unical.ProviderGoogle})
+	var got unical.Error
+	if e := (*unical.Error)(nil); errors.As(err, &e) {
+		got = unical.Error{Code: e.Code, Field: e.Field}
+	}
+	want := unical.Error{Code: unical.CodeInvalid, Field: "providerType"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CreateAccount(email only, provider without ConnectDelegated) = %v (-want +got):\n%s", err, diff)
+	}
+	accounts, err := app.ListAccounts(ctx, &unical.AccountListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(accounts.Data) != 0 {
+		t.Errorf("ListAccounts() after the refused connect = %d accounts, want none", len(accounts.Data))
+	}
+}
