@@ -38,6 +38,10 @@ func recurrenceError(err error) error {
 	var pe *recur.ParseError
 	if errors.As(err, &pe) {
 		field := "recurrence"
+		if pe.Index < 0 && pe.Field == "start" {
+			// Not a line's fault: the series start is out of reach.
+			return invalidf("start", "%s", pe.Reason)
+		}
 		if pe.Index >= 0 {
 			field = fmt.Sprintf("recurrence[%d]", pe.Index)
 		}

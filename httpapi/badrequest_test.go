@@ -116,6 +116,7 @@ func TestBadRequests(t *testing.T) {
 		{"EventReadOnlyEtag", "", "POST", events, okEvent(map[string]any{"etag": `"1"`}), "", 400, "invalid_request", "etag"},
 		{"EventReadOnlyICalUID", "", "POST", events, okEvent(map[string]any{"iCalUid": "x"}), "", 400, "invalid_request", "iCalUid"},
 		{"EventMalformedRRULE", "", "POST", events, okEvent(map[string]any{"recurrence": []string{"RRULE:FREQ=SOMETIMES"}}), "", 400, "invalid_request", "recurrence[0]"},
+		{"EventSeriesInYearZero", "", "POST", events, okEvent(map[string]any{"start": map[string]any{"dateTime": "0000-01-10T09:00:00Z"}, "end": map[string]any{"dateTime": "0000-01-10T10:00:00Z"}, "recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=MO"}}), "", 400, "invalid_request", "start"},
 		{"EventBadAttendee", "", "POST", events, okEvent(map[string]any{"attendees": []any{map[string]any{"email": "bob"}}}), "", 400, "invalid_request", "attendees[0].email"},
 		{"EventNullTitle", "", "PUT", eventPath, map[string]any{"title": nil}, "", 400, "invalid_request", "title"},
 		{"EventUpdateEndBeforeStart", "", "PUT", eventPath, map[string]any{"end": map[string]any{"dateTime": "2026-01-05T08:00:00Z"}}, "", 400, "invalid_request", "end"},

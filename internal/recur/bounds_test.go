@@ -146,3 +146,50 @@ func TestOverridden(t *testing.T) {
 		t.Errorf("Overridden (-want +got):\n%s", diff)
 	}
 }
+
+// rrule-go builds its per-year tables only when the year changes from the
+// zero it starts with, so a rule walked from a DTSTART in the year 0
+// indexed empty tables and panicked. A series must start in the years
+// 1-9999 (the four-digit years of RFC 5545 and RFC 3339, less the year 0):
+// Parse refuses another start naming it, for every frequency.
+func TestParseRefusesStartOutsideYears(t *testing.T) {
+	tests := []struct {
+		name    string
+		start   time.Time
+		allDay  bool
+		refused bool
+	}{
+		{name: "year 0", start: time.Date(0, 1, 10, 9, 0, 0, 0, time.UTC), refused: true},
+		{name: "year 0 all-day", start: time.Date(0, 1, 10, 0, 0, 0, 0, time.UTC), allDay: true, refused: true},
+		{name: "before year 0", start: time.Date(-3, 5, 1, 9, 0, 0, 0, time.UTC), refused: true},
+		{name: "after 9999", start: time.Date(10000, 1, 3, 9, 0, 0, 0, time.UTC), refused: true},
+		// The wall clock counts: 23:30 UTC on the last day of the year 0
+		// is 00:30 in the year 1 at UTC+1.
+		{name: "year 1 by its wall clock", start: time.Date(1, 1, 1, 0, 30, 0, 0, time.FixedZone("UTC+1", 3600))},
+		{name: "year 1", start: time.Date(1, 1, 1, 9, 0, 0, 0, time.UTC)},
+		{name: "year 9999", start: time.Date(9999, 12, 1, 9, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		for _, freq := range []string{"YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY"} {
+			if tt.allDay && freq == "HOURLY" {
+				continue // refused in an all-day series whatever the start
+			}
+			t.Run(tt.name+"/"+freq, func(t *testing.T) {
+				s, err := Parse([]string{"RRULE:FREQ=" + freq + ";BYDAY=MO,FR;COUNT=4"}, tt.start, tt.allDay)
+				if tt.refused {
+					var pe *ParseError
+					if !errors.As(err, &pe) || pe.Field != "start" {
+						t.Fatalf("Parse = %v, want a ParseError naming start", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := collect(s.Between(tt.start, tt.start.AddDate(2, 0, 0), time.Hour)); len(got) == 0 {
+					t.Errorf("no instances after %v", tt.start)
+				}
+			})
+		}
+	}
+}

@@ -137,6 +137,12 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 		k := start.Unix()
 		s.start = item{key: k, wall: k + offsetAt(k, s.loc)}
 	}
+	if y := time.Unix(s.start.wall, 0).UTC().Year(); y < 1 || y > 9999 {
+		// rrule-go fills its per-year tables only once the year differs
+		// from the zero it starts with: walked from the year 0 it indexes
+		// empty tables. Years are four digits in RFC 5545 and RFC 3339.
+		return nil, &ParseError{Index: -1, Field: "start", Reason: fmt.Sprintf("a recurring series must start in the years 1 to 9999, not %d", y)}
+	}
 	for _, rl := range ls.rules {
 		r, perr := s.newRule(rl)
 		if perr != nil {
