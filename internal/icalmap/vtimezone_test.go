@@ -225,3 +225,27 @@ func TestToEvent_WindowsRecurrenceZone(t *testing.T) {
 		}
 	}
 }
+
+// TestParseVTimezone_RuleFromYearZero: rrule-go walks a rule from the year
+// 0 into empty per-year tables and panicked (a weekly or monthly rule with
+// COUNT, which is not moved to 1900); such an observance is refused, so
+// its zone is left out and a TZID naming it stays an error.
+func TestParseVTimezone_RuleFromYearZero(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{"FREQ=WEEKLY;COUNT=3", "FREQ=MONTHLY;BYDAY=-1SU;COUNT=500", "FREQ=YEARLY;COUNT=3", "FREQ=WEEKLY"} {
+		t.Run(rule, func(t *testing.T) {
+			cal := calendar(t, append([]string{
+				"BEGIN:VTIMEZONE", "TZID:Custom",
+				"BEGIN:STANDARD", "DTSTART:00000103T000000", "RRULE:" + rule,
+				"TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "END:STANDARD",
+				"END:VTIMEZONE"},
+				vevent("UID:c", "DTSTAMP:20260101T000000Z", "DTSTART;TZID=Custom:20260701T090000")...)...)
+			if loc, err := icalmap.ParseVTimezone(cal.Children[0]); err == nil {
+				t.Errorf("ParseVTimezone = %v, want an error", loc)
+			}
+			if zones := icalmap.Zones(cal); zones["Custom"] != nil {
+				t.Errorf("Zones kept the zone: %v", zones)
+			}
+		})
+	}
+}

@@ -116,6 +116,12 @@ func ParseVTimezone(vtz *ical.Component) (*time.Location, error) {
 			if err != nil {
 				return nil, fmt.Errorf("icalmap: VTIMEZONE RRULE: %w", err)
 			}
+			if y := start.Year(); y < 1 {
+				// rrule-go fills its per-year tables only once the year
+				// differs from the zero it starts with: a rule walked from
+				// the year 0 indexes empty tables and panics.
+				return nil, fmt.Errorf("icalmap: VTIMEZONE DTSTART %q of a rule is before the year 1", p.Value)
+			}
 			opt.Dtstart = start
 			if start.Year() < 1900 && opt.Count == 0 {
 				// rrule-go stops after a few hundred iterations, so a rule
