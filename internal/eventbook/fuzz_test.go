@@ -23,13 +23,33 @@ func FuzzList(f *testing.F) {
 	f.Add("RRULE:FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10", int64(86400), uint32(3600), int64(-86400), uint32(30*86400), uint8(2), []byte{1, 0, 1, 2, 2, 4, 4})
 	f.Add("RRULE:FREQ=DAILY;UNTIL=20260110T000000Z", int64(0), uint32(0), int64(5*86400), uint32(86400), uint8(0), []byte{3, 1, 5, 0})
 	f.Add("EXDATE:20260102T000000Z", int64(0), uint32(60), int64(0), uint32(0), uint8(1), []byte{0, 1, 1, 1})
+	// Near the ends of the years the API reads: a weekly series in the
+	// year 1, a secondly one in the last hour of 9999.
+	toYear1 := time.Date(1, 1, 8, 9, 0, 0, 0, time.UTC).Unix() - time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	toLastHour := time.Date(9999, 12, 31, 23, 0, 0, 0, time.UTC).Unix() - time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	f.Add("RRULE:FREQ=WEEKLY;BYDAY=MO,SU", toYear1, uint32(3600), int64(-3*86400), uint32(60*86400), uint8(3), []byte{1, 0, 2, 3})
+	f.Add("RRULE:FREQ=SECONDLY;INTERVAL=97", toLastHour, uint32(59), int64(0), uint32(3600), uint8(4), []byte{1, 2, 2, 9, 0, 4})
 	f.Fuzz(func(t *testing.T, rule string, startSec int64, durSec uint32, fromSec int64, windowSec uint32, pageSize uint8, ops []byte) {
 		if len(ops) > 64 || len(rule) > 256 {
 			return
 		}
 		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		start := base.Add(time.Duration(startSec%(400*86400)) * time.Second)
-		dur := time.Duration(durSec%(7*86400)) * time.Second
+		// A series may start in any year the API reads (1 to 9999) and
+		// last up to the end of 9999; starts near base stay the most
+		// likely, as the fuzzer's small numbers land there.
+		first, last := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+		sec := base.Unix() + startSec%(last-first+1)
+		switch {
+		case sec > last:
+			sec -= last - first + 1
+		case sec < first:
+			sec += last - first + 1
+		}
+		start := time.Unix(sec, 0).UTC()
+		dur := time.Duration(durSec) * time.Second
+		if start.Add(dur).Unix() > last {
+			return
+		}
 		at := func(t time.Time) unical.EventDateTime {
 			return unical.EventDateTime{DateTime: t.Format(time.RFC3339), TimeZone: "UTC"}
 		}
@@ -60,8 +80,11 @@ func FuzzList(f *testing.F) {
 		}
 		q := &unical.EventQuery{SingleEvents: ops == nil || len(ops)%2 == 1}
 		if windowSec > 0 {
-			q.TimeMin = base.Add(time.Duration(fromSec%(800*86400)) * time.Second)
+			q.TimeMin = start.Add(time.Duration(fromSec%(800*86400)) * time.Second)
 			q.TimeMax = q.TimeMin.Add(time.Duration(windowSec) * time.Second)
+			if q.TimeMax.Unix() > last+1 {
+				return // past what the API reads
+			}
 		}
 		all, err := b.List(q, -1)
 		if err != nil {
