@@ -34,14 +34,13 @@ func SplitRecurrence(lines []string, start time.Time, allDay bool, at time.Time,
 		if line == "" {
 			continue
 		}
-		head, value, ok := strings.Cut(line, ":")
-		if !ok {
+		l, err := recur.ReadLine(line)
+		if err != nil {
 			return nil, nil, invalidf(fmt.Sprintf("recurrence[%d]", i), "%q is not a recurrence line.", raw)
 		}
-		name, params, _ := strings.Cut(head, ";")
-		switch strings.ToUpper(name) {
+		switch l.Name {
 		case "RRULE", "EXRULE":
-			b, a, err := recur.SplitRule(strings.ToUpper(name), value, start, allDay, at, shift)
+			b, a, err := recur.SplitRule(l.Name, l.Value, start, allDay, at, shift)
 			if err != nil {
 				return nil, nil, recurrenceError(err)
 			}
@@ -52,7 +51,7 @@ func SplitRecurrence(lines []string, start time.Time, allDay bool, at time.Time,
 				after = append(after, a)
 			}
 		case "RDATE", "EXDATE":
-			b, a, err := recur.SplitDates(head, params, value, start, allDay, at, shift)
+			b, a, err := recur.SplitDates(l, start, allDay, at, shift)
 			if err != nil {
 				return nil, nil, invalidf(fmt.Sprintf("recurrence[%d]", i), "%q: %v", raw, err)
 			}

@@ -62,6 +62,15 @@ func TestSplitRecurrence(t *testing.T) {
 			after:  []string{"RRULE:FREQ=WEEKLY;COUNT=6", "EXDATE;TZID=Europe/Paris:20260406T100000", "RDATE:20260401T080000Z"},
 		},
 		{
+			// A quoted parameter value may hold ':' and ';': the line is
+			// split where validation split it, not at the first ':'.
+			name:  "parameter value with a colon",
+			lines: []string{"RRULE:FREQ=WEEKLY;COUNT=10", `EXDATE;X-NOTE="a:b;TZID=Mars";TZID=Europe/Paris:20260309T090000,20260406T090000`},
+			start: monday, at: fifth, shift: time.Hour,
+			before: []string{"RRULE:FREQ=WEEKLY;COUNT=4", `EXDATE;X-NOTE="a:b;TZID=Mars";TZID=Europe/Paris:20260309T090000`},
+			after:  []string{"RRULE:FREQ=WEEKLY;COUNT=6", `EXDATE;X-NOTE="a:b;TZID=Mars";TZID=Europe/Paris:20260406T100000`},
+		},
+		{
 			name:  "all-day, moved a day later",
 			lines: []string{"RRULE:FREQ=DAILY;COUNT=5", "EXDATE;VALUE=DATE:20260106,20260108"}, start: day(5), at: day(7), allDay: true, shift: 24 * time.Hour,
 			before: []string{"RRULE:FREQ=DAILY;COUNT=2", "EXDATE;VALUE=DATE:20260106"},

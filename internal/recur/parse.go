@@ -157,6 +157,26 @@ func lineError(i int, line, field, reason string) *ParseError {
 	return &ParseError{Index: i, Line: line, Field: field, Reason: reason}
 }
 
+// Line is a recurrence line split as Validate reads it.
+type Line struct {
+	Name   string            // upper case: RRULE, EXRULE, RDATE or EXDATE
+	Head   string            // the name and parameters as written, before the ':'
+	Params map[string]string // upper-cased names, unquoted values
+	Value  string
+}
+
+// ReadLine splits one recurrence line as Validate does. Callers that take
+// a line apart after validation use it rather than cutting at the first
+// ':', which a quoted parameter value may hold.
+func ReadLine(line string) (Line, error) {
+	line = strings.TrimSpace(line)
+	name, params, value, perr := splitProperty(line)
+	if perr != nil {
+		return Line{}, fmt.Errorf("recur: %q: %s: %s", line, perr.field, perr.reason)
+	}
+	return Line{Name: name, Head: line[:len(line)-len(value)-1], Params: params, Value: value}, nil
+}
+
 // splitProperty splits a content line (RFC 5545 §3.1) into its upper-cased
 // name, its parameters (upper-cased names, unquoted values) and its value.
 // Colons and semicolons inside quoted parameter values do not split.

@@ -120,13 +120,12 @@ func parseUntil(v string, loc *time.Location, allDay bool) (time.Time, error) {
 // moves the later ones by shift. Values keep their form: a DATE, a UTC
 // DATE-TIME, or a local one in the line's TZID (the series zone without
 // one); a PERIOD is placed by its start.
-func SplitDates(head, params, value string, start time.Time, allDay bool, at time.Time, shift time.Duration) (before, after string, err error) {
+func SplitDates(l Line, start time.Time, allDay bool, at time.Time, shift time.Duration) (before, after string, err error) {
+	head, value := l.Head, l.Value
 	loc := start.Location()
-	for _, p := range strings.Split(params, ";") {
-		if k, v, ok := strings.Cut(p, "="); ok && strings.EqualFold(k, "TZID") {
-			if loc, err = LoadLocation(strings.Trim(v, `"`)); err != nil {
-				return "", "", fmt.Errorf("TZID %q is not a known zone", v)
-			}
+	if tzid, ok := l.Params["TZID"]; ok {
+		if loc, err = LoadLocation(tzid); err != nil {
+			return "", "", fmt.Errorf("TZID %q is not a known zone", tzid)
 		}
 	}
 	var early, late []string

@@ -110,14 +110,23 @@ func recurrenceToGraph(lines []string, start time.Time, zoneName string, allDay 
 	ruleAt, rule := -1, ""
 	for i, line := range lines {
 		field := fmt.Sprintf("recurrence[%d]", i)
-		name, value, _ := strings.Cut(line, ":")
-		prop, _, _ := strings.Cut(name, ";")
-		switch strings.ToUpper(prop) {
+		if strings.TrimSpace(line) == "" {
+			continue // as recur.Validate tolerates it
+		}
+		// Split as validated: a quoted parameter value may hold ':'.
+		l, err := recur.ReadLine(line)
+		if err != nil {
+			return nil, unical.FieldError(field, "%v", err)
+		}
+		switch l.Name {
 		case "RRULE":
 			if ruleAt >= 0 {
 				return nil, unical.FieldError(field, "Microsoft Graph allows one RRULE per event and recurrence[%d] already holds one.", ruleAt)
 			}
-			ruleAt, rule = i, value
+			if len(l.Params) > 0 {
+				return nil, unical.FieldError(field, "Microsoft Graph cannot express parameters on an RRULE (%s).", l.Head)
+			}
+			ruleAt, rule = i, l.Value
 		case "EXRULE":
 			return nil, unical.FieldError(field, "Microsoft Graph has no EXRULE; express the series with one RRULE.")
 		case "RDATE":

@@ -153,6 +153,10 @@ func TestRecurrenceToGraphRefuses(t *testing.T) {
 		{[]string{"EXDATE;TZID=Europe/Berlin:20260116T093000", "RRULE:FREQ=DAILY"}, "recurrence[0]", "EXDATE"},
 		{[]string{"RRULE:FREQ=FORTNIGHTLY"}, "recurrence[0]", "FREQ"},
 		{[]string{"DTSTART:20260115T093000Z"}, "recurrence[0]", "DTSTART"},
+		// A quoted parameter value may hold ':'; cutting the line there
+		// read BYDAY=M from it and sliced past its start.
+		{[]string{`RRULE;X-A="b:FREQ=WEEKLY;BYDAY=M;":FREQ=WEEKLY`}, "recurrence[0]", "parameters"},
+		{[]string{"RRULE;X-A=b:FREQ=DAILY"}, "recurrence[0]", "parameters"},
 		{[]string{}, "", ""},
 	}
 	for _, tt := range tests {
