@@ -75,11 +75,11 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 	rt := &requestTarget{log: &lockedBuffer{}, key: created.APIKey}
 	rt.h = httpapi.NewHandler(client, httpapi.Options{Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
 	var acct struct{ ID string }
-	if status, body := rt.do("POST", "/v1/endUserAccounts", `{"email":"fuzz@example.com","providerType":"VIRTUAL"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &acct) != nil {
+	if status, body, _ := rt.do("POST", "/v1/endUserAccounts", `{"email":"fuzz@example.com","providerType":"VIRTUAL"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &acct) != nil {
 		tb.Fatalf("creating the account: %d %s", status, body)
 	}
 	var cal struct{ ID string }
-	if status, body := rt.do("POST", "/v1/calendars/"+acct.ID, `{"name":"fuzz"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &cal) != nil {
+	if status, body, _ := rt.do("POST", "/v1/calendars/"+acct.ID, `{"name":"fuzz"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &cal) != nil {
 		tb.Fatalf("creating the calendar: %d %s", status, body)
 	}
 	rt.accountID, rt.calendarID = acct.ID, cal.ID
@@ -87,37 +87,43 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 	return rt
 }
 
-func (rt *requestTarget) do(method, path, body string) (int, []byte) {
+// do serves one request; ok is false for a path no client can send.
+func (rt *requestTarget) do(method, path, body string) (status int, answer []byte, ok bool) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	r := httptest.NewRequest(method, path, rd)
+	r, err := http.NewRequest(method, "http://unical.test"+path, rd)
+	if err != nil || strings.ContainsAny(path, " \t\r\n") {
+		return 0, nil, false
+	}
+	r.RequestURI, r.RemoteAddr = path, "192.0.2.1:1234"
 	r.Header.Set("x-api-key", rt.key)
 	if body != "" {
 		r.Header.Set("Content-Type", "application/json")
 	}
 	w := httptest.NewRecorder()
 	rt.h.ServeHTTP(w, r)
-	return w.Code, w.Body.Bytes()
+	return w.Code, w.Body.Bytes(), true
 }
 
 // FuzzEventRequests sends what one client controls about a series: its
 // start and end (any year, any zone, all-day or not) and a recurrence
 // line, then lists, expands and queries free/busy over a window it also
-// picks, asks for availability there, and reads and changes an instance
-// by an original start it picks. No request may end in a 5xx: each is an answer or a 4xx, so
+// picks (with any other query parameters, and the next page), asks for
+// availability there, and reads and changes an instance by an original
+// start it picks. No request may end in a 5xx: each is an answer or a 4xx, so
 // neither a panic (which the handler turns into a 500) nor an internal
 // error is reachable with one request.
 func FuzzEventRequests(f *testing.F) {
-	f.Add("2026-01-05T09:00:00", "2026-01-05T10:00:00", "Europe/Berlin", false, "RRULE:FREQ=WEEKLY;BYDAY=MO,FR;COUNT=10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z", "America/New_York", "20260109T080000Z", 30030)
-	f.Add("2026-07-01", "2026-07-02", "", true, "RRULE:FREQ=YEARLY", "2026-01-01T00:00:00Z", "2036-01-01T00:00:00Z", "", "20270701", 60)
-	f.Add("9999-12-31T22:00:00Z", "9999-12-31T23:59:59Z", "", false, "RRULE:FREQ=SECONDLY;INTERVAL=7", "9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Kiritimati", "99991231T235959Z", 10005)
-	f.Add("0001-01-01T09:00:00Z", "0001-01-01T10:00:00Z", "UTC", false, "RRULE:FREQ=DAILY;UNTIL=00010110T000000Z", "0001-01-01T01:00:00Z", "0001-12-31T00:00:00Z", "Etc/GMT+12", "00000101T000000Z", 2881440)
-	f.Add("9999-12-30", "9999-12-31", "Pacific/Apia", true, "RRULE:FREQ=MONTHLY;BYMONTHDAY=-1;INTERVAL=1000", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Apia", "99991230", 1999)
-	f.Add("2026-03-29T02:30:00", "2026-03-29T03:30:00", "Europe/Berlin", false, "EXDATE;TZID=Europe/Berlin:20260329T023000", "2026-03-28T00:00:00+14:00", "2026-03-30T00:00:00-12:00", "Europe/Berlin", "20260329T003000Z", 60045)
+	f.Add("2026-01-05T09:00:00", "2026-01-05T10:00:00", "Europe/Berlin", false, "RRULE:FREQ=WEEKLY;BYDAY=MO,FR;COUNT=10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z", "America/New_York", "20260109T080000Z", 30030, "orderBy=startTime")
+	f.Add("2026-07-01", "2026-07-02", "", true, "RRULE:FREQ=YEARLY", "2026-01-01T00:00:00Z", "2036-01-01T00:00:00Z", "", "20270701", 60, "search=fuzz&limit=1")
+	f.Add("9999-12-31T22:00:00Z", "9999-12-31T23:59:59Z", "", false, "RRULE:FREQ=SECONDLY;INTERVAL=7", "9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Kiritimati", "99991231T235959Z", 10005, "metadataFilters=%7B%22public%22%3A%7B%22k%22%3A%22v%22%7D%7D")
+	f.Add("0001-01-01T09:00:00Z", "0001-01-01T10:00:00Z", "UTC", false, "RRULE:FREQ=DAILY;UNTIL=00010110T000000Z", "0001-01-01T01:00:00Z", "0001-12-31T00:00:00Z", "Etc/GMT+12", "00000101T000000Z", 2881440, "limit=2")
+	f.Add("9999-12-30", "9999-12-31", "Pacific/Apia", true, "RRULE:FREQ=MONTHLY;BYMONTHDAY=-1;INTERVAL=1000", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Apia", "99991230", 1999, "orderBy=updated&limit=1")
+	f.Add("2026-03-29T02:30:00", "2026-03-29T03:30:00", "Europe/Berlin", false, "EXDATE;TZID=Europe/Berlin:20260329T023000", "2026-03-28T00:00:00+14:00", "2026-03-30T00:00:00-12:00", "Europe/Berlin", "20260329T003000Z", 60045, "")
 	rt := newRequestTarget(f)
-	f.Fuzz(func(t *testing.T, start, end, zone string, allDay bool, rule, from, to, queryZone, original string, minutes int) {
+	f.Fuzz(func(t *testing.T, start, end, zone string, allDay bool, rule, from, to, queryZone, original string, minutes int, extra string) {
 		if len(rule) > 512 {
 			return
 		}
@@ -136,7 +142,10 @@ func FuzzEventRequests(f *testing.F) {
 			t.Fatal(err)
 		}
 		check := func(method, path, body string) []byte {
-			status, answer := rt.do(method, path, body)
+			status, answer, ok := rt.do(method, path, body)
+			if !ok {
+				return nil
+			}
 			if status >= 500 {
 				t.Fatalf("%s %s %s: %d %s\nlog: %s", method, path, body, status, answer, rt.log.take())
 			}
@@ -158,7 +167,15 @@ func FuzzEventRequests(f *testing.F) {
 		for k, v := range window {
 			expanded[k] = v
 		}
-		check("GET", events+"?"+expanded.Encode(), "")
+		// The client's own query parameters come last and may repeat the
+		// window's, and the next page is asked for with the token.
+		list := events + "?" + expanded.Encode() + "&" + extra
+		if answer := check("GET", list, ""); answer != nil {
+			var page struct{ NextPageToken string }
+			if json.Unmarshal(answer, &page) == nil && page.NextPageToken != "" {
+				check("GET", list+"&pageToken="+url.QueryEscape(page.NextPageToken), "")
+			}
+		}
 		if created.ID != "" {
 			eventPath := events + "/" + url.PathEscape(created.ID)
 			check("GET", eventPath, "")
@@ -167,7 +184,7 @@ func FuzzEventRequests(f *testing.F) {
 			instance := events + "/" + url.PathEscape(created.ID+"_"+original)
 			check("GET", instance, "")
 			check("PUT", instance, `{"location":"elsewhere"}`)
-			if answer := check("GET", eventPath+"/occurrences?"+window.Encode(), ""); answer != nil {
+			if answer := check("GET", eventPath+"/occurrences?"+window.Encode()+"&"+extra, ""); answer != nil {
 				var page struct{ Data []struct{ ID string } }
 				if err := json.Unmarshal(answer, &page); err == nil && len(page.Data) > 0 {
 					last := page.Data[len(page.Data)-1].ID
