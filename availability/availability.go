@@ -82,8 +82,9 @@ func validate(p *Params, now time.Time) (*availabilityQuery, error) {
 	if p.DurationMinutes < MinDuration {
 		return nil, unical.FieldError("durationMinutes", "durationMinutes must be at least %d.", MinDuration)
 	}
-	duration := time.Duration(p.DurationMinutes) * time.Minute
-	if duration > end.Sub(start) {
+	// Compared in minutes: a count past what a Duration holds would wrap
+	// round to a negative one, no longer than any window.
+	if p.DurationMinutes > int(end.Sub(start)/time.Minute) {
 		return nil, unical.FieldError("durationMinutes", "durationMinutes is longer than the window from startDateTime to endDateTime.")
 	}
 	interval := p.IntervalMinutes
@@ -136,7 +137,7 @@ func validate(p *Params, now time.Time) (*availabilityQuery, error) {
 		return nil, err
 	}
 	q.req = slots.Request{
-		Start: start, End: end, Duration: duration,
+		Start: start, End: end, Duration: time.Duration(p.DurationMinutes) * time.Minute,
 		Interval:     time.Duration(interval) * time.Minute,
 		Location:     q.loc,
 		BufferBefore: time.Duration(p.BufferBeforeMinutes) * time.Minute,

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -301,6 +302,10 @@ func TestAvailabilityRefusals(t *testing.T) {
 		{"no participants", with("participants", []map[string]any{}), 400, "invalid_request", "participants"},
 		{"duration under 5", with("durationMinutes", 4), 400, "invalid_request", "durationMinutes"},
 		{"duration longer than the window", with("endDateTime", "2027-03-01T00:20:00Z"), 400, "invalid_request", "durationMinutes"},
+		// Minutes past what a time.Duration holds once wrapped round to a
+		// negative duration, which is no longer than any window.
+		{"duration past a Duration", with("durationMinutes", 153722868), 400, "invalid_request", "durationMinutes"},
+		{"duration of the largest int", with("durationMinutes", math.MaxInt), 400, "invalid_request", "durationMinutes"},
 		{"interval", with("intervalMinutes", 2), 400, "invalid_request", "intervalMinutes"},
 		{"negative buffer", with("bufferAfterMinutes", -1), 400, "invalid_request", "bufferAfterMinutes"},
 		{"maxResults", with("maxResults", 1001), 400, "invalid_request", "maxResults"},
