@@ -116,12 +116,12 @@ func (rt *requestTarget) do(method, path, body string) (status int, answer []byt
 // neither a panic (which the handler turns into a 500) nor an internal
 // error is reachable with one request.
 func FuzzEventRequests(f *testing.F) {
-	f.Add("2026-01-05T09:00:00", "2026-01-05T10:00:00", "Europe/Berlin", false, "RRULE:FREQ=WEEKLY;BYDAY=MO,FR;COUNT=10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z", "America/New_York", "20260109T080000Z", 30030, "orderBy=startTime")
+	f.Add("2026-01-05T09:00:00", "2026-01-05T10:00:00", "Europe/Berlin", false, "RRULE:FREQ=WEEKLY;BYDAY=MO,FR;COUNT=10", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z", "America/New_York", "20260109T080000Z", 30, "orderBy=startTime")
 	f.Add("2026-07-01", "2026-07-02", "", true, "RRULE:FREQ=YEARLY", "2026-01-01T00:00:00Z", "2036-01-01T00:00:00Z", "", "20270701", 60, "search=fuzz&limit=1")
-	f.Add("9999-12-31T22:00:00Z", "9999-12-31T23:59:59Z", "", false, "RRULE:FREQ=SECONDLY;INTERVAL=7", "9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Kiritimati", "99991231T235959Z", 10005, "metadataFilters=%7B%22public%22%3A%7B%22k%22%3A%22v%22%7D%7D")
-	f.Add("0001-01-01T09:00:00Z", "0001-01-01T10:00:00Z", "UTC", false, "RRULE:FREQ=DAILY;UNTIL=00010110T000000Z", "0001-01-01T01:00:00Z", "0001-12-31T00:00:00Z", "Etc/GMT+12", "00000101T000000Z", 2881440, "limit=2")
+	f.Add("9999-12-31T22:00:00Z", "9999-12-31T23:59:59Z", "", false, "RRULE:FREQ=SECONDLY;INTERVAL=7", "9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Kiritimati", "99991231T235959Z", 153722868, "metadataFilters=%7B%22public%22%3A%7B%22k%22%3A%22v%22%7D%7D")
+	f.Add("0001-01-01T09:00:00Z", "0001-01-01T10:00:00Z", "UTC", false, "RRULE:FREQ=DAILY;UNTIL=00010110T000000Z", "0001-01-01T01:00:00Z", "0001-12-31T00:00:00Z", "Etc/GMT+12", "00000101T000000Z", 1440, "limit=2")
 	f.Add("9999-12-30", "9999-12-31", "Pacific/Apia", true, "RRULE:FREQ=MONTHLY;BYMONTHDAY=-1;INTERVAL=1000", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "Pacific/Apia", "99991230", 1999, "orderBy=updated&limit=1")
-	f.Add("2026-03-29T02:30:00", "2026-03-29T03:30:00", "Europe/Berlin", false, "EXDATE;TZID=Europe/Berlin:20260329T023000", "2026-03-28T00:00:00+14:00", "2026-03-30T00:00:00-12:00", "Europe/Berlin", "20260329T003000Z", 60045, "")
+	f.Add("2026-03-29T02:30:00", "2026-03-29T03:30:00", "Europe/Berlin", false, "EXDATE;TZID=Europe/Berlin:20260329T023000", "2026-03-28T00:00:00+14:00", "2026-03-30T00:00:00-12:00", "Europe/Berlin", "20260329T003000Z", 45, "")
 	rt := newRequestTarget(f)
 	f.Fuzz(func(t *testing.T, start, end, zone string, allDay bool, rule, from, to, queryZone, original string, minutes int, extra string) {
 		if len(rule) > 512 {
@@ -202,7 +202,7 @@ func FuzzEventRequests(f *testing.F) {
 				"workingHours": map[string]any{"timeZone": zone, "intervals": []any{map[string]string{"day": "monday", "start": "09:00", "end": "17:00"}},
 					"overrides": []any{map[string]any{"date": start[:min(len(start), len("2006-01-02"))], "intervals": []any{map[string]string{"start": "22:00", "end": "24:00"}}}}}}},
 			"startDateTime": from, "endDateTime": to, "timeZone": queryZone,
-			"durationMinutes": minutes % 2000, "intervalMinutes": minutes / 2000 % 2000,
+			"durationMinutes": minutes, "intervalMinutes": 5 + minutes%1436,
 		})
 		check("POST", "/v1/availability", string(availability))
 	})
