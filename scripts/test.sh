@@ -52,4 +52,5 @@ FuzzList ./internal/eventbook/
 FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/
+FuzzRecurrenceToGraph ./provider/microsoft/
 TARGETS
