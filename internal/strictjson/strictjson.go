@@ -53,7 +53,7 @@ type Wrapper interface {
 // than Wrappers) are theirs to check.
 func Unmarshal(data []byte, v any, ignore ...string) error {
 	c := &checker{dec: json.NewDecoder(strings.NewReader(string(data))), ignore: ignore}
-	err := c.value(reflect.TypeOf(v), "", true)
+	err := c.value(reflect.TypeOf(v), nil, true)
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -100,9 +100,39 @@ func resolve(t reflect.Type) (resolved reflect.Type, opaque bool) {
 	return nil, false
 }
 
+// step is the path to a value, as a list back to the document, spelled
+// only for an error: spelling it at every depth made a document nested
+// n deep cost time and memory in n squared (a second for 10,000 levels,
+// which encoding/json allows, in each element of an array).
+type step struct {
+	up    *step
+	key   string
+	index int
+	elem  bool // an array element: index counts, key does not
+}
+
+func (s *step) String() string {
+	var steps []*step
+	for ; s != nil; s = s.up {
+		steps = append(steps, s)
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		switch st := steps[i]; {
+		case st.elem:
+			b.WriteString("[" + strconv.Itoa(st.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + st.key)
+		default:
+			b.WriteString(st.key)
+		}
+	}
+	return b.String()
+}
+
 // value reads one value of type t; path names it, top is true for the
 // document itself.
-func (c *checker) value(t reflect.Type, path string, top bool) error {
+func (c *checker) value(t reflect.Type, path *step, top bool) error {
 	t, opaque := resolve(t)
 	if opaque {
 		var skip json.RawMessage
@@ -121,7 +151,7 @@ func (c *checker) value(t reflect.Type, path string, top bool) error {
 	return nil
 }
 
-func (c *checker) object(t reflect.Type, path string, top bool) error {
+func (c *checker) object(t reflect.Type, path *step, top bool) error {
 	var fields map[string]reflect.Type
 	var elem reflect.Type
 	if t != nil {
@@ -139,19 +169,16 @@ func (c *checker) object(t reflect.Type, path string, top bool) error {
 			return err
 		}
 		key, _ := tok.(string)
-		at := key
-		if path != "" {
-			at = path + "." + key
-		}
+		at := &step{up: path, key: key}
 		if seen[key] {
-			return &Error{Path: at, Duplicate: true}
+			return &Error{Path: at.String(), Duplicate: true}
 		}
 		seen[key] = true
 		ft := elem
 		if fields != nil {
 			f, ok := fields[key]
 			if !ok && !(top && slices.Contains(c.ignore, key)) {
-				return &Error{Path: at}
+				return &Error{Path: at.String()}
 			}
 			ft = f
 		}
@@ -163,13 +190,13 @@ func (c *checker) object(t reflect.Type, path string, top bool) error {
 	return err
 }
 
-func (c *checker) array(t reflect.Type, path string) error {
+func (c *checker) array(t reflect.Type, path *step) error {
 	var elem reflect.Type
 	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 		elem = t.Elem()
 	}
 	for i := 0; c.dec.More(); i++ {
-		if err := c.value(elem, path+"["+strconv.Itoa(i)+"]", false); err != nil {
+		if err := c.value(elem, &step{up: path, index: i, elem: true}, false); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +66,7 @@ func TestUnmarshal(t *testing.T) {
 		{name: "ErrDuplicate", in: `{"title":"a","title":"b"}`, want: &strictjson.Error{Path: "title", Duplicate: true}},
 		{name: "ErrDuplicateInMap", in: `{"props":{"k":"a","k":"b"}}`, want: &strictjson.Error{Path: "props.k", Duplicate: true}},
 		{name: "ErrDuplicateInAny", in: `{"any":[{"k":1,"k":2}]}`, want: &strictjson.Error{Path: "any[0].k", Duplicate: true}},
+		{name: "ErrDuplicateDeep", in: `{"any":[[{"":{"k":1,"k":2}}]]}`, want: &strictjson.Error{Path: "any[0][0]..k", Duplicate: true}},
 		{name: "ErrSkippedField", in: `{"Skipped":"x"}`, want: &strictjson.Error{Path: "Skipped"}},
 		{name: "Ignored", in: `{"id":"e1","title":"t"}`, ignore: []string{"id"}},
 		{name: "ErrIgnoredOnlyAtTop", in: `{"end":{"id":"e1"}}`, ignore: []string{"id"}, want: &strictjson.Error{Path: "end.id"}},
@@ -99,5 +102,26 @@ func TestUnmarshalDecodes(t *testing.T) {
 	want := body{base: base{Kind: "k"}, Title: "t", Start: wrapped[when]{V: when{DateTime: "x"}}, Attendees: []person{{Email: "a"}}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(body{})); diff != "" {
 		t.Fatalf("Unmarshal() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnmarshalDeepNesting checks a body nested as deep as encoding/json
+// allows (10,000 levels) in each of several array elements: the path of
+// each value was spelled at every depth, so checking it allocated memory
+// (and took time) in the square of the depth, half a gigabyte here.
+func TestUnmarshalDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	in := `{"attendees":[` + strings.Repeat(deep+",", 3) + deep + `]}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var v body
+	err := strictjson.Unmarshal([]byte(in), &v)
+	runtime.ReadMemStats(&after)
+	var e *strictjson.Error
+	if err == nil || errors.As(err, &e) {
+		t.Fatalf("Unmarshal = %v, want encoding/json's type error", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("checking 4 values nested 9,000 deep allocated %d MB", n>>20)
 	}
 }
