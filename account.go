@@ -316,7 +316,7 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
-	p, err := a.c.provider(params.ProviderType)
+	p, err := a.c.Provider(params.ProviderType)
 	if err != nil {
 		return nil, err
 	}
@@ -577,7 +577,7 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 		return nil, err
 	}
 	for _, sub := range subs {
-		a.stopWatch(ctx, sub)
+		a.StopWatch(ctx, sub)
 	}
 	events, err := a.accountEvents(ctx)
 	if err != nil {
@@ -622,7 +622,7 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 		// A delegated account's grant is the application's credential.
 		return none
 	}
-	p, err := a.c.provider(rec.ProviderType)
+	p, err := a.c.Provider(rec.ProviderType)
 	if err != nil {
 		return none
 	}

@@ -25,7 +25,7 @@ func (c *Client) OAuthProvider(ctx context.Context, appID string, t ProviderType
 	if err != nil {
 		return nil, nil, ProviderSettings{}, err
 	}
-	p, err := c.provider(t)
+	p, err := c.Provider(t)
 	if err != nil {
 		return nil, nil, ProviderSettings{}, err
 	}

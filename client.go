@@ -95,8 +95,8 @@ type Client struct {
 	webhook WebhookConfig
 	// wake signals a running engine that this Client queued messages.
 	wake chan struct{}
-	// changePoll is Config.ChangePollInterval with its default: when a new
-	// subscription is first checked.
+	// changePoll is Config.ChangePollInterval with its default
+	// (ChangePollInterval).
 	changePoll time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
@@ -241,6 +241,14 @@ func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
 
 // WebhookConfig returns Config.WebhookConfig, the settings of the engine.
 func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
+
+// ChangePollInterval is Config.ChangePollInterval with its default: a
+// new subscription is first checked at a random time within it.
+func (c *Client) ChangePollInterval() time.Duration { return c.changePoll }
+
+// PublicURL is Config.PublicURL without a trailing slash; "" when there
+// is none, and then there is no push.
+func (c *Client) PublicURL() string { return c.publicURL }
 
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package

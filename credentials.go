@@ -51,7 +51,7 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	if rec.Status == AccountStatusExpired {
 		return nil, nil, nil, &Error{Code: CodeAccountExpired, Message: "The account's credentials no longer work; reconnect it with POST /v1/endUserAccounts or the OAuth flow."}
 	}
-	p, err := a.c.provider(rec.ProviderType)
+	p, err := a.c.Provider(rec.ProviderType)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -91,6 +91,21 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 		}
 	}
 	return rec, p, s, nil
+}
+
+// Session opens the provider session of the application's account, as
+// every App operation does before it calls the provider, for the
+// operations built beside the root (package subscriptions). An EXPIRED
+// account is CodeAccountExpired; a provider's refusal of the session's
+// credentials should go through [App.ProviderFailed].
+func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
+	return a.session(ctx, accountID)
+}
+
+// ProviderFailed returns err, a provider call's failure, after moving the
+// account to EXPIRED when it says the credentials stopped working.
+func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) error {
+	return a.providerFailed(ctx, accountID, err)
 }
 
 // storeRefreshedToken persists tokens a provider refreshed.
@@ -161,7 +176,9 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 // of how a Store hands back the error of fn: a Store may wrap it.
 var errUnchanged = Errorf(CodeConflict, "unchanged")
 
-func (c *Client) provider(t ProviderType) (Provider, error) {
+// Provider returns the Client's provider of type t (wrapped for its
+// Observer), or CodeNotImplemented naming providerType.
+func (c *Client) Provider(t ProviderType) (Provider, error) {
 	p, ok := c.providers[t]
 	if !ok {
 		return nil, &Error{Code: CodeNotImplemented, Field: "providerType", Message: "This server has no provider configured for " + string(t) + "."}

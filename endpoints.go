@@ -15,6 +15,12 @@ func (c *Client) SubscriptionSecret(sub *SubscriptionRecord) (string, error) {
 	return string(secret), err
 }
 
+// SealSubscriptionSecret seals secret, the signing secret of a new
+// subscription's endpoint, into sub.SealedSecret, bound to sub's id.
+func (c *Client) SealSubscriptionSecret(sub *SubscriptionRecord, secret string) {
+	sub.SealedSecret = c.credentials.Seal([]byte(secret), seal.SubscriptionSecretBinding(sub.ID))
+}
+
 // WebhookSecret opens the signing secret of app's own webhook endpoint
 // (enduseraccount.* messages), as SubscriptionSecret does a
 // subscription's.

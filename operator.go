@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook"
 )
 
 // This file holds what the operator side (package admin, which the admin
@@ -85,7 +86,7 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 // secret, sealed into app.SealedWebhookSecret, and returns it to be shown
 // once.
 func (c *Client) NewWebhookSecret(app *Application) string {
-	secret := newEndpointSecret()
+	secret := webhook.NewSecret()
 	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), seal.WebhookSecretBinding(app.ID))
 	return secret
 }
@@ -144,7 +145,7 @@ func (a *App) PurgeAccount(ctx context.Context, accountID string) error {
 		return err
 	}
 	for _, sub := range subs {
-		a.stopWatch(ctx, sub)
+		a.StopWatch(ctx, sub)
 	}
 	return a.c.store.DeleteAccount(ctx, a.id, accountID)
 }
