@@ -92,7 +92,7 @@ func clone(m map[string]int) map[string]int {
 type retryOnList struct{ *memory.Provider }
 
 func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
-	unical.NoteRetry(ctx)
+	observe.NoteRetry(ctx)
 	return p.Provider.ListCalendars(ctx, s)
 }
 

@@ -91,16 +91,6 @@ func (c *Client) NewWebhookSecret(app *Application) string {
 	return secret
 }
 
-// CheckWebhookURL checks a webhook URL as subscriptions' URLs are
-// checked: absolute https, and no private address unless
-// Config.AllowPrivateTargets. Returns CodeInvalid naming field.
-func (c *Client) CheckWebhookURL(field, raw string) error { return c.checkWebhookURL(field, raw) }
-
-// CheckTargetHost refuses a URL whose host is a loopback, private or
-// link-local IP literal, or localhost, unless Config.AllowPrivateTargets,
-// with the webhook URL's CodeInvalid naming field.
-func (c *Client) CheckTargetHost(field, raw string) error { return c.checkTargetHost(field, raw) }
-
 // CurrentWebhookState is the delivery state of the application's current
 // webhook URL.
 func (app *Application) CurrentWebhookState() EndpointState { return app.webhookState() }
@@ -133,19 +123,4 @@ func (c *Client) CheckProviderOnline(ctx context.Context, app *Application, t Pr
 	}
 	passed, problems = sc.CheckSettings(ctx, settings, c.OAuthCallbackURL())
 	return true, passed, problems, nil
-}
-
-// PurgeAccount deletes an account with its subscriptions, stopping their
-// provider watches, without sending enduseraccount.deleted: it is for an
-// application that is being deleted, so nobody would receive it.
-// Returns CodeNotFound when the account is already gone.
-func (a *App) PurgeAccount(ctx context.Context, accountID string) error {
-	subs, err := a.c.store.ListSubscriptions(ctx, a.id, accountID, "", 0)
-	if err != nil {
-		return err
-	}
-	for _, sub := range subs {
-		a.StopWatch(ctx, sub)
-	}
-	return a.c.store.DeleteAccount(ctx, a.id, accountID)
 }

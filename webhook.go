@@ -178,19 +178,20 @@ func (c *Client) queued(msgs []*OutboxMessage) {
 	}
 }
 
-// checkWebhookURL refuses a webhook URL that is not an absolute https URL
-// or, without Config.AllowPrivateTargets, names a loopback, private or
-// link-local host (see addrpolicy.TargetURLProblem), as CodeInvalid
-// naming field.
-func (c *Client) checkWebhookURL(field, raw string) error {
+// CheckWebhookURL refuses a webhook URL (a subscription's, or an
+// application's own) that is not an absolute https URL or, without
+// Config.AllowPrivateTargets, names a loopback, private or link-local
+// host (see addrpolicy.TargetURLProblem), as CodeInvalid naming field.
+func (c *Client) CheckWebhookURL(field, raw string) error {
 	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, c.allowPrivate))
 }
 
-// checkTargetHost refuses, without Config.AllowPrivateTargets, a URL
+// CheckTargetHost refuses, without Config.AllowPrivateTargets, a URL
 // whose host is a loopback, private or link-local IP literal, or
-// localhost: a webhook URL, or a CalDAV server URL saved by the operator
-// (use is refused too, when the name resolves to such an address).
-func (c *Client) checkTargetHost(field, raw string) error {
+// localhost, with the webhook URL's CodeInvalid naming field: a CalDAV
+// server URL saved by the operator (use is refused too, when the name
+// resolves to such an address).
+func (c *Client) CheckTargetHost(field, raw string) error {
 	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, c.allowPrivate))
 }
 

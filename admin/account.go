@@ -56,7 +56,7 @@ func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *s
 	if params == nil {
 		params = &subscriptions.ListParams{}
 	}
-	return unical.ListPage(ctx, a, "adminSubscriptions", params.PageToken, params.Limit,
+	return unical.ListStorePage(ctx, a, "adminSubscriptions", "", params.PageToken, params.Limit,
 		func(after string, limit int) ([]*unical.SubscriptionRecord, error) {
 			return s.client.Store().ListSubscriptions(ctx, appID, "", after, limit)
 		},

@@ -25,6 +25,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/observe"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -37,7 +38,7 @@ var _ httpapi.RequestObserver = (*metrics.Metrics)(nil)
 type retrying struct{ *memory.Provider }
 
 func (p retrying) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
-	unical.NoteRetry(ctx)
+	observe.NoteRetry(ctx)
 	return p.Provider.ListCalendars(ctx, s)
 }
 
