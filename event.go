@@ -2,7 +2,6 @@ package unical
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -624,23 +623,6 @@ var OrderByValues = []string{OrderByStartTime, OrderByUpdated}
 type MetadataFilters struct {
 	Public  map[string]string `json:"public,omitempty"`
 	Private map[string]string `json:"private,omitempty"`
-}
-
-// ParseMetadataFilters parses the metadataFilters query parameter.
-func ParseMetadataFilters(s string) (*MetadataFilters, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var f MetadataFilters
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, invalidf("metadataFilters", `metadataFilters must be a JSON object such as {"private":{"key":"value"},"public":{"key":"value"}}.`)
-	}
-	if dec.More() {
-		return nil, invalidf("metadataFilters", "metadataFilters must be one JSON object.")
-	}
-	return &f, nil
 }
 
 // Match reports whether e carries every property of f.
