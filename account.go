@@ -324,7 +324,7 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err != nil {
 		return nil, err
 	}
-	settings, err := a.c.providerSettings(app, params.ProviderType)
+	settings, err := a.c.ProviderSettings(app, params.ProviderType)
 	if err != nil {
 		return nil, err
 	}

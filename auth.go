@@ -33,7 +33,7 @@ func (c *Client) OAuthProvider(ctx context.Context, appID string, t ProviderType
 	if !ok {
 		return nil, nil, ProviderSettings{}, Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", t)
 	}
-	settings, err := c.providerSettings(app, t)
+	settings, err := c.ProviderSettings(app, t)
 	if err != nil {
 		return nil, nil, ProviderSettings{}, err
 	}

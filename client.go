@@ -289,8 +289,8 @@ func (c *Client) App(ctx context.Context, id string) (*App, error) {
 	return &App{c: c, id: id}, nil
 }
 
-// apiKeyPrefix starts every API key: "uk_<key id>_<secret>".
-const apiKeyPrefix = "uk_"
+// APIKeyPrefix starts every API key: "uk_<key id>_<secret>".
+const APIKeyPrefix = "uk_"
 
 // AppByAPIKey returns the application an API key belongs to. A missing,
 // malformed, revoked or wrong key is CodeUnauthorized with field x-api-key.
@@ -303,7 +303,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if key == "" {
 		return nil, unauthorized()
 	}
-	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
+	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
 	if !ok {
 		return nil, unauthorized()
 	}
@@ -343,9 +343,10 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 	}
 }
 
-// providerSettings returns an application's settings for t with the client
-// secret unsealed.
-func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
+// ProviderSettings returns an application's settings for t with the
+// client secret unsealed: what a session gets, and what the operator's
+// settings check (package admin) tries at the provider.
+func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
 		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))

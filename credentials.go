@@ -59,7 +59,7 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	settings, err := a.c.providerSettings(app, rec.ProviderType)
+	settings, err := a.c.ProviderSettings(app, rec.ProviderType)
 	if err != nil {
 		return nil, nil, nil, err
 	}

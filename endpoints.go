@@ -29,8 +29,9 @@ func (c *Client) WebhookSecret(app *Application) (string, error) {
 	return string(secret), err
 }
 
-// webhookState is the state of the application's current webhook URL.
-func (app *Application) webhookState() EndpointState {
+// CurrentWebhookState is the delivery state of the application's current
+// webhook URL.
+func (app *Application) CurrentWebhookState() EndpointState {
 	if app.WebhookStateURL != app.WebhookURL {
 		return EndpointState{} // a new URL starts afresh
 	}
