@@ -3,8 +3,9 @@
 // (Standard Webhooks) and posts them through Config.WebhookSender, keeps
 // each endpoint's delivery state, and schedules the change polls, watch
 // renewals, reconciliations and store sweeps. Everything that talks to a
-// provider, and the master key that opens the endpoints' signing
-// secrets, stay with the Client and are reached through [Client]. Several
+// provider (the Client's checks, package subscriptions' watch renewal),
+// and the master key that opens the endpoints' signing secrets, stay
+// outside the engine and are reached through [Client]. Several
 // engines may share one Store; cmd/unicald runs one per process:
 //
 //	go engine.Run(ctx, client) // until ctx ends or client.Close()
