@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -439,13 +440,13 @@ func changes(slot, got *Event, allDay bool) *EventParams {
 	if got.Transparency != slot.Transparency && got.Transparency != "" {
 		p.Transparency, differs = Some(got.Transparency), true
 	}
-	if !reflect.DeepEqual(emptyNil(slot.Attendees), emptyNil(got.Attendees)) && !attendeesAlike(slot.Attendees, got.Attendees) {
+	if !slices.EqualFunc(slot.Attendees, got.Attendees, attendeeAlike) {
 		p.Attendees, differs = Some(got.Attendees), true
 	}
-	if !sameMap(slot.PublicExtendedProperties, got.PublicExtendedProperties) {
+	if !maps.Equal(slot.PublicExtendedProperties, got.PublicExtendedProperties) {
 		p.PublicExtendedProperties, differs = Some(got.PublicExtendedProperties), true
 	}
-	if !sameMap(slot.PrivateExtendedProperties, got.PrivateExtendedProperties) {
+	if !maps.Equal(slot.PrivateExtendedProperties, got.PrivateExtendedProperties) {
 		p.PrivateExtendedProperties, differs = Some(got.PrivateExtendedProperties), true
 	}
 	moved := !sameTime(slot.Start, got.Start, allDay) || !sameTime(slot.End, got.End, allDay)
@@ -464,37 +465,10 @@ func changes(slot, got *Event, allDay bool) *EventParams {
 	return &p
 }
 
-func emptyNil[T any](s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-
-// attendeesAlike compares guest lists by address and answer, the parts an
+// attendeeAlike compares guests by address and answer, the parts an
 // override changes; providers differ in the ids and names they fill in.
-func attendeesAlike(a, b []Attendee) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Email != b[i].Email || a[i].ResponseStatus != b[i].ResponseStatus || a[i].Optional != b[i].Optional {
-			return false
-		}
-	}
-	return true
-}
-
-func sameMap(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+func attendeeAlike(a, b Attendee) bool {
+	return a.Email == b.Email && a.ResponseStatus == b.ResponseStatus && a.Optional == b.Optional
 }
 
 func sameTime(a, b *EventDateTime, allDay bool) bool {
