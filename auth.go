@@ -21,7 +21,7 @@ const OAuthCallbackPath = "/v1/oauth/callback"
 // opened. Returns CodeNotFound for an unknown application and
 // CodeNotImplemented when type t has no OAuth provider.
 func (c *Client) OAuthProvider(ctx context.Context, appID string, t ProviderType) (*Application, OAuthProvider, ProviderSettings, error) {
-	app, err := c.application(ctx, appID)
+	app, err := c.Application(ctx, appID)
 	if err != nil {
 		return nil, nil, ProviderSettings{}, err
 	}
@@ -38,12 +38,6 @@ func (c *Client) OAuthProvider(ctx context.Context, appID string, t ProviderType
 		return nil, nil, ProviderSettings{}, err
 	}
 	return app, op, settings, nil
-}
-
-// Application returns application id, read through the Client's cache;
-// the caller must not change it. Returns CodeNotFound when there is none.
-func (c *Client) Application(ctx context.Context, id string) (*Application, error) {
-	return c.application(ctx, id)
 }
 
 // OAuthStates returns the sealer of OAuth states (internal/oauthstate),

@@ -269,7 +269,7 @@ func (c *Client) Now() time.Time { return c.now() }
 
 // NewID returns a new id with prefix: unique, and ordered by creation
 // time to the millisecond.
-func NewID(prefix string) string { return newID(prefix) }
+func NewID(prefix string) string { return ids.New(prefix) }
 
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].
@@ -363,9 +363,9 @@ func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIK
 	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
-// application reads an application through the cache. Callers must not
-// change the result.
-func (c *Client) application(ctx context.Context, id string) (*Application, error) {
+// Application returns application id, read through the Client's cache;
+// the caller must not change it. Returns CodeNotFound when there is none.
+func (c *Client) Application(ctx context.Context, id string) (*Application, error) {
 	return cachedApplication(ctx, c.store, c.apps, id)
 }
 
@@ -373,9 +373,6 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
 	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
-
-// newID returns prefix_ and a random id that sorts in creation order.
-func newID(prefix string) string { return ids.New(prefix) }
 
 // randomString returns n random bytes in URL-safe base32.
 func randomString(n int) string { return ids.Random(n) }

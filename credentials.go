@@ -41,9 +41,12 @@ func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
 	return s, nil
 }
 
-// session loads an account of the application and prepares a provider call
-// for it. An EXPIRED account is CodeAccountExpired.
-func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
+// Session loads an account of the application and prepares a provider
+// call for it, for the App's operations and those built beside the root
+// (package subscriptions). An EXPIRED account is CodeAccountExpired; a
+// provider's refusal of the session's credentials goes through
+// [App.ProviderFailed].
+func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
 	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -55,7 +58,7 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	app, err := a.c.application(ctx, a.id)
+	app, err := a.c.Application(ctx, a.id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -93,21 +96,6 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	return rec, p, s, nil
 }
 
-// Session opens the provider session of the application's account, as
-// every App operation does before it calls the provider, for the
-// operations built beside the root (package subscriptions). An EXPIRED
-// account is CodeAccountExpired; a provider's refusal of the session's
-// credentials should go through [App.ProviderFailed].
-func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
-	return a.session(ctx, accountID)
-}
-
-// ProviderFailed returns err, a provider call's failure, after moving the
-// account to EXPIRED when it says the credentials stopped working.
-func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) error {
-	return a.providerFailed(ctx, accountID, err)
-}
-
 // storeRefreshedToken persists tokens a provider refreshed.
 func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Token) error {
 	now := a.c.now().UTC()
@@ -141,9 +129,10 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 	return nil
 }
 
-// providerFailed looks at an error from a provider call and moves the
-// account to EXPIRED when the provider said the credentials stopped working.
-func (a *App) providerFailed(ctx context.Context, accountID string, err error) error {
+// ProviderFailed looks at an error from a provider call and moves the
+// account to EXPIRED when the provider said the credentials stopped
+// working; it returns err.
+func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) error {
 	if ErrorCode(err) != CodeAccountExpired {
 		return err
 	}
@@ -202,12 +191,12 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 	}
 	if rec.ProviderType.UsesOAuth() && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
 		if refresher, ok := refresherOf(a.c.providers[rec.ProviderType]); ok {
-			_, _, s, err := a.session(ctx, accountID)
+			_, _, s, err := a.Session(ctx, accountID)
 			if err != nil {
 				return nil, err
 			}
 			if _, err := refresher.RefreshToken(ctx, s); err != nil {
-				return nil, a.providerFailed(ctx, accountID, err)
+				return nil, a.ProviderFailed(ctx, accountID, err)
 			}
 			if rec, err = a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
 				return nil, err

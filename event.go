@@ -659,13 +659,13 @@ type Success struct {
 //
 // Returns CodeNotFound for an unknown account, calendar or event.
 func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID string) (*Event, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	e, err := p.GetEvent(ctx, s, calendarID, eventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return e, nil
 }
@@ -688,7 +688,7 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -700,7 +700,7 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
@@ -723,7 +723,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -738,7 +738,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if needsCurrent {
 		current, err := p.GetEvent(ctx, s, calendarID, eventID)
 		if err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		if err := params.validate(false, current); err != nil {
 			return nil, err
@@ -746,7 +746,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	}
 	e, err := p.UpdateEvent(ctx, s, calendarID, eventID, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
@@ -762,7 +762,7 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 }
 
 func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -770,7 +770,7 @@ func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID st
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
@@ -793,12 +793,12 @@ func (a *App) rsvp(ctx context.Context, accountID, calendarID, eventID string, p
 	if err := checkEnum("responseStatus", string(params.ResponseStatus), responseStatuses); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil

@@ -56,7 +56,7 @@ func (c *Client) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 		return nil, err
 	}
 	return &OutboxMessage{
-		ID: newID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
+		ID: NewID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
 		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
 	}, nil
 }

@@ -30,7 +30,7 @@ func (c *Client) ReconcileSubscription(ctx context.Context, sub *SubscriptionRec
 func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, reconcile bool) error {
 	now := c.now().UTC()
 	a := &App{c: c, id: sub.ApplicationID}
-	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
+	_, p, s, err := a.Session(ctx, sub.EndUserAccountID)
 	if err != nil {
 		if ErrorCode(err) == CodeAccountExpired || ErrorCode(err) == CodeNotFound {
 			return nil // nothing to poll until the account is reconnected
@@ -47,7 +47,7 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 		eventType = EventTypeCalendarEventChanged
 	}
 	if err != nil {
-		return a.providerFailed(ctx, sub.EndUserAccountID, err)
+		return a.ProviderFailed(ctx, sub.EndUserAccountID, err)
 	}
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.

@@ -14,7 +14,7 @@ func (a *App) StopWatch(ctx context.Context, sub *SubscriptionRecord) {
 	if sub.Watch == nil {
 		return
 	}
-	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
+	_, p, s, err := a.Session(ctx, sub.EndUserAccountID)
 	if err == nil {
 		if w, ok := WatcherOf(p); ok {
 			err = w.StopWatch(ctx, s, sub.Watch)

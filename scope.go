@@ -79,7 +79,7 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if native {
 		e, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(create, shift))
 		if err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		return e, nil
 	}
@@ -90,19 +90,19 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	// series comes first, so a failure leaves the old one whole.
 	created, err := sp.p.CreateEvent(ctx, sp.s, calendarID, create)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if err := sp.moveExceptions(ctx, created, shift); err != nil {
 		// Best effort: without the new series the calendar shows what it
 		// showed before.
 		_ = sp.p.DeleteEvent(ctx, sp.s, calendarID, created.ID)
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if err := sp.endSeries(ctx); err != nil {
 		if !sp.oldChanged {
 			_ = sp.p.DeleteEvent(ctx, sp.s, calendarID, created.ID)
 		}
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if e, err := sp.p.GetEvent(ctx, sp.s, calendarID, created.ID); err == nil {
 		return e, nil
@@ -140,7 +140,7 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	}
 	if splitter, ok := splitterOf(sp.p); ok {
 		if _, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(nil, 0)); err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		return &Success{Success: true}, nil
 	}
@@ -148,7 +148,7 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 		return nil, err
 	}
 	if err := sp.endSeries(ctx); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return &Success{Success: true}, nil
 }
@@ -193,7 +193,7 @@ type exception struct {
 // planSplit reads the occurrence and its series and computes the two
 // recurrences; it writes nothing.
 func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string) (*split, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -202,14 +202,14 @@ func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID stri
 	}
 	occ, err := p.GetEvent(ctx, s, calendarID, eventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if occ.RecurringEventID == "" || occ.OriginalStart == nil {
 		return nil, invalidf("scope", "scope thisAndFollowing needs the id of an occurrence of a recurring series (see the occurrences listing); %q is not one.", eventID)
 	}
 	master, err := p.GetEvent(ctx, s, calendarID, occ.RecurringEventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	sp := &split{a: a, p: p, s: s, accountID: accountID, calendarID: calendarID, master: master, allDay: master.IsAllDay}
 	if sp.start, err = seriesStart(master.Start, sp.allDay, "start"); err != nil {

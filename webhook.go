@@ -144,7 +144,7 @@ type accountEvents struct {
 // before the Store write, because the builder runs inside UpdateAccount's
 // fn, which must not call the Store.
 func (a *App) accountEvents(ctx context.Context) (*accountEvents, error) {
-	app, err := a.c.application(ctx, a.id)
+	app, err := a.c.Application(ctx, a.id)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*Outbox
 			EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
 		})
 		msgs[i] = &OutboxMessage{
-			ID: newID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
+			ID: NewID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
 			CreatedAt: ev.now, Status: MessagePending, NextAttemptAt: ev.now,
 		}
 	}
