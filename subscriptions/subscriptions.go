@@ -226,20 +226,31 @@ func deleteSubscription(ctx context.Context, app *unical.App, accountID string, 
 	if params.SubscriptionID == "" {
 		return nil, unical.FieldError("subscriptionId", "subscriptionId is required.")
 	}
-	st := app.Client().Store()
-	if _, err := st.GetAccount(ctx, app.ID(), accountID); err != nil {
-		return nil, err
-	}
-	sub, err := st.GetSubscription(ctx, app.ID(), params.SubscriptionID)
+	sub, err := Get(ctx, app, accountID, params.SubscriptionID)
 	if err != nil {
 		return nil, err
 	}
-	if sub.EndUserAccountID != accountID {
-		return nil, unical.Errorf(unical.CodeNotFound, "No subscription %q for this account.", params.SubscriptionID)
-	}
-	if err := st.DeleteSubscription(ctx, app.ID(), sub.ID); err != nil {
+	if err := app.Client().Store().DeleteSubscription(ctx, app.ID(), sub.ID); err != nil {
 		return nil, err
 	}
 	app.StopWatch(ctx, sub)
 	return &unical.Success{Success: true}, nil
+}
+
+// Get returns the stored subscription subscriptionID of the application's
+// account accountID, or CodeNotFound when the account is not the
+// application's or the subscription not the account's.
+func Get(ctx context.Context, app *unical.App, accountID, subscriptionID string) (*unical.SubscriptionRecord, error) {
+	st := app.Client().Store()
+	if _, err := st.GetAccount(ctx, app.ID(), accountID); err != nil {
+		return nil, err
+	}
+	sub, err := st.GetSubscription(ctx, app.ID(), subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	if sub.EndUserAccountID != accountID {
+		return nil, unical.Errorf(unical.CodeNotFound, "No subscription %q for this account.", subscriptionID)
+	}
+	return sub, nil
 }
