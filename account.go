@@ -316,15 +316,15 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
-	p, err := a.c.provider(params.ProviderType)
+	p, err := a.c.Provider(params.ProviderType)
 	if err != nil {
 		return nil, err
 	}
-	app, err := a.c.application(ctx, a.id)
+	app, err := a.c.Application(ctx, a.id)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := a.c.providerSettings(app, params.ProviderType)
+	settings, err := a.c.ProviderSettings(app, params.ProviderType)
 	if err != nil {
 		return nil, err
 	}
@@ -482,13 +482,13 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		case ErrorCode(err) == CodeNotFound:
 			rec := &AccountRecord{
 				Account: Account{
-					ID: newID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
+					ID: NewID("acc"), CreatedAt: now, UpdatedAt: now, Email: email,
 					ExternalID: externalID.Value(), AuthorizedScopes: scopes, ProviderAccountID: providerAccountID,
 					ProviderID: t.PathName(), ApplicationID: a.id, Status: AccountStatusActive, ProviderType: t,
 					ServerURL: conn.ServerURL, Delegated: conn.Delegated, Room: room.Ptr(),
 				},
 				TokenExpiry:          conn.Token.Expiry,
-				CredentialsID:        newID("cred"),
+				CredentialsID:        NewID("cred"),
 				CredentialsCreatedAt: now,
 				CredentialsUpdatedAt: now,
 				ProviderState:        conn.State,
@@ -577,7 +577,7 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 		return nil, err
 	}
 	for _, sub := range subs {
-		a.stopWatch(ctx, sub)
+		a.StopWatch(ctx, sub)
 	}
 	events, err := a.accountEvents(ctx)
 	if err != nil {
@@ -622,7 +622,7 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 		// A delegated account's grant is the application's credential.
 		return none
 	}
-	p, err := a.c.provider(rec.ProviderType)
+	p, err := a.c.Provider(rec.ProviderType)
 	if err != nil {
 		return none
 	}
@@ -630,7 +630,7 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 	if !ok {
 		return none
 	}
-	_, _, s, err := a.session(ctx, rec.ID)
+	_, _, s, err := a.Session(ctx, rec.ID)
 	if err != nil {
 		// An EXPIRED account's grant is already gone.
 		if ErrorCode(err) != CodeAccountExpired {

@@ -15,8 +15,9 @@ import (
 // The operations that are not an application's (applications, API keys,
 // the OAuth redirect flow) are methods of [Client] only. Operations built
 // on the App outside the root have entry points of their own, which
-// httpclient matches: availability.Find works over this API, and the
-// webhook delivery log is engine.DeliveryLog.
+// httpclient matches: availability.Find works over this API, webhook
+// subscriptions are subscriptions.API and their delivery log is
+// engine.DeliveryLog.
 type API interface {
 	ListAccounts(ctx context.Context, params *AccountListParams) (*Page[*Account], error)
 	GetAccount(ctx context.Context, id string) (*Account, error)
@@ -43,10 +44,6 @@ type API interface {
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
 	Capabilities(ctx context.Context) (*CapabilityList, error)
-
-	ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error)
-	CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error)
-	DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error)
 }
 
 var _ API = (*App)(nil)
@@ -115,19 +112,5 @@ func AllOccurrences(ctx context.Context, api API, accountID, calendarID, eventID
 			p = OccurrenceListParams{PageToken: token, TimeZone: p.TimeZone, Limit: p.Limit}
 		}
 		return api.ListOccurrences(ctx, accountID, calendarID, eventID, &p)
-	})
-}
-
-// AllSubscriptions walks an account's webhook subscriptions.
-func AllSubscriptions(ctx context.Context, api API, accountID string, params *SubscriptionListParams) iter.Seq2[*Subscription, error] {
-	p := SubscriptionListParams{}
-	if params != nil {
-		p = *params
-	}
-	return All(ctx, func(ctx context.Context, token string) (*Page[*Subscription], error) {
-		if token != "" {
-			p.PageToken = token
-		}
-		return api.ListSubscriptions(ctx, accountID, &p)
 	})
 }

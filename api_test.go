@@ -8,6 +8,7 @@ import (
 	"github.com/unical/unical/internal/apisuite"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/subscriptions"
 )
 
 // TestApp runs the API suite (accounts, calendars, events with filters,
@@ -20,12 +21,13 @@ func TestApp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The delivery log and the room directory are package engine's
-		// and package rooms', beside the App.
+		// Subscriptions, the delivery log and the room directory are
+		// package subscriptions', engine's and rooms', beside the App.
 		return struct {
 			*unical.App
+			subscriptions.API
 			engine.DeliveryLog
 			*rooms.Directory
-		}{app, engine.DeliveryLogOf(app), rooms.New(st.Client, app)}
+		}{app, subscriptions.Of(app), engine.DeliveryLogOf(app), rooms.New(st.Client, app)}
 	})
 }

@@ -8,43 +8,13 @@ import (
 )
 
 // This file holds what the browser OAuth flow (package oauth) needs of
-// the Client: the provider with the application's settings, the key of
-// the sealed states, and saving the account it connected.
+// the Client besides the provider and the application's settings
+// (Provider, OAuthOf, ProviderSettings): the key of the sealed states, and
+// saving the account it connected.
 
 // OAuthCallbackPath is where providers send the browser back after
 // consent, under the Client's PublicURL.
 const OAuthCallbackPath = "/v1/oauth/callback"
-
-// OAuthProvider returns application appID (read through the Client's
-// cache; the caller must not change it), the OAuthProvider of provider
-// type t, and the application's settings for it with the client secret
-// opened. Returns CodeNotFound for an unknown application and
-// CodeNotImplemented when type t has no OAuth provider.
-func (c *Client) OAuthProvider(ctx context.Context, appID string, t ProviderType) (*Application, OAuthProvider, ProviderSettings, error) {
-	app, err := c.application(ctx, appID)
-	if err != nil {
-		return nil, nil, ProviderSettings{}, err
-	}
-	p, err := c.provider(t)
-	if err != nil {
-		return nil, nil, ProviderSettings{}, err
-	}
-	op, ok := oauthOf(p)
-	if !ok {
-		return nil, nil, ProviderSettings{}, Errorf(CodeNotImplemented, "%s accounts do not connect through OAuth.", t)
-	}
-	settings, err := c.providerSettings(app, t)
-	if err != nil {
-		return nil, nil, ProviderSettings{}, err
-	}
-	return app, op, settings, nil
-}
-
-// Application returns application id, read through the Client's cache;
-// the caller must not change it. Returns CodeNotFound when there is none.
-func (c *Client) Application(ctx context.Context, id string) (*Application, error) {
-	return c.application(ctx, id)
-}
 
 // OAuthStates returns the sealer of OAuth states (internal/oauthstate),
 // under a key derived from the master key: every replica opens the states

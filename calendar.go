@@ -163,13 +163,13 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 			return nil, invalidf("syncToken", "syncToken is not a token this listing issued.")
 		}
 	}
-	_, prov, s, err := a.session(ctx, accountID)
+	_, prov, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	cals, err := prov.ListCalendars(ctx, s)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	snapshot := make(map[string]string, len(cals))
 	var changed []*Calendar
@@ -209,13 +209,13 @@ func (a *App) ListCalendars(ctx context.Context, accountID string, params *Calen
 //
 // Returns CodeNotFound for an unknown account or calendar.
 func (a *App) GetCalendar(ctx context.Context, accountID, calendarID string) (*Calendar, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	cal, err := p.GetCalendar(ctx, s, calendarID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return cal, nil
 }
@@ -234,7 +234,7 @@ func (a *App) createCalendar(ctx context.Context, accountID string, params *Cale
 	if err := params.validate(true); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (a *App) createCalendar(ctx context.Context, accountID string, params *Cale
 	}
 	cal, err := p.CreateCalendar(ctx, s, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return cal, nil
 }
@@ -262,7 +262,7 @@ func (a *App) updateCalendar(ctx context.Context, accountID, calendarID string, 
 	if err := params.validate(false); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (a *App) updateCalendar(ctx context.Context, accountID, calendarID string, 
 	}
 	cal, err := p.UpdateCalendar(ctx, s, calendarID, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return cal, nil
 }
@@ -286,12 +286,12 @@ func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string) 
 }
 
 func (a *App) deleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.DeleteCalendar(ctx, s, calendarID); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return &Success{Success: true}, nil
 }

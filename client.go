@@ -95,8 +95,8 @@ type Client struct {
 	webhook WebhookConfig
 	// wake signals a running engine that this Client queued messages.
 	wake chan struct{}
-	// changePoll is Config.ChangePollInterval with its default: when a new
-	// subscription is first checked.
+	// changePoll is Config.ChangePollInterval with its default
+	// (ChangePollInterval).
 	changePoll time.Duration
 	// allowPrivate is Config.AllowPrivateTargets.
 	allowPrivate bool
@@ -242,6 +242,14 @@ func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
 // WebhookConfig returns Config.WebhookConfig, the settings of the engine.
 func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
 
+// ChangePollInterval is Config.ChangePollInterval with its default: a
+// new subscription is first checked at a random time within it.
+func (c *Client) ChangePollInterval() time.Duration { return c.changePoll }
+
+// PublicURL is Config.PublicURL without a trailing slash; "" when there
+// is none, and then there is no push.
+func (c *Client) PublicURL() string { return c.publicURL }
+
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package
 // admin).
@@ -261,7 +269,7 @@ func (c *Client) Now() time.Time { return c.now() }
 
 // NewID returns a new id with prefix: unique, and ordered by creation
 // time to the millisecond.
-func NewID(prefix string) string { return newID(prefix) }
+func NewID(prefix string) string { return ids.New(prefix) }
 
 // App is one application's view of the API: every /v1 operation, scoped to
 // the application. Get one from [Client.App] or [Client.AppByAPIKey].
@@ -281,8 +289,8 @@ func (c *Client) App(ctx context.Context, id string) (*App, error) {
 	return &App{c: c, id: id}, nil
 }
 
-// apiKeyPrefix starts every API key: "uk_<key id>_<secret>".
-const apiKeyPrefix = "uk_"
+// APIKeyPrefix starts every API key: "uk_<key id>_<secret>".
+const APIKeyPrefix = "uk_"
 
 // AppByAPIKey returns the application an API key belongs to. A missing,
 // malformed, revoked or wrong key is CodeUnauthorized with field x-api-key.
@@ -295,7 +303,7 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	if key == "" {
 		return nil, unauthorized()
 	}
-	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
+	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
 	if !ok {
 		return nil, unauthorized()
 	}
@@ -335,9 +343,10 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 	}
 }
 
-// providerSettings returns an application's settings for t with the client
-// secret unsealed.
-func (c *Client) providerSettings(app *Application, t ProviderType) (ProviderSettings, error) {
+// ProviderSettings returns an application's settings for t with the
+// client secret unsealed: what a session gets, and what the operator's
+// settings check (package admin) tries at the provider.
+func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
 		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))
@@ -354,9 +363,9 @@ func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIK
 	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
 }
 
-// application reads an application through the cache. Callers must not
-// change the result.
-func (c *Client) application(ctx context.Context, id string) (*Application, error) {
+// Application returns application id, read through the Client's cache;
+// the caller must not change it. Returns CodeNotFound when there is none.
+func (c *Client) Application(ctx context.Context, id string) (*Application, error) {
 	return cachedApplication(ctx, c.store, c.apps, id)
 }
 
@@ -364,9 +373,6 @@ func (c *Client) application(ctx context.Context, id string) (*Application, erro
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
 	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
-
-// newID returns prefix_ and a random id that sorts in creation order.
-func newID(prefix string) string { return ids.New(prefix) }
 
 // randomString returns n random bytes in URL-safe base32.
 func randomString(n int) string { return ids.Random(n) }

@@ -41,9 +41,12 @@ func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
 	return s, nil
 }
 
-// session loads an account of the application and prepares a provider call
-// for it. An EXPIRED account is CodeAccountExpired.
-func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
+// Session loads an account of the application and prepares a provider
+// call for it, for the App's operations and those built beside the root
+// (package subscriptions). An EXPIRED account is CodeAccountExpired; a
+// provider's refusal of the session's credentials goes through
+// [App.ProviderFailed].
+func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
 	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -51,15 +54,15 @@ func (a *App) session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	if rec.Status == AccountStatusExpired {
 		return nil, nil, nil, &Error{Code: CodeAccountExpired, Message: "The account's credentials no longer work; reconnect it with POST /v1/endUserAccounts or the OAuth flow."}
 	}
-	p, err := a.c.provider(rec.ProviderType)
+	p, err := a.c.Provider(rec.ProviderType)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	app, err := a.c.application(ctx, a.id)
+	app, err := a.c.Application(ctx, a.id)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	settings, err := a.c.providerSettings(app, rec.ProviderType)
+	settings, err := a.c.ProviderSettings(app, rec.ProviderType)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -126,9 +129,10 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 	return nil
 }
 
-// providerFailed looks at an error from a provider call and moves the
-// account to EXPIRED when the provider said the credentials stopped working.
-func (a *App) providerFailed(ctx context.Context, accountID string, err error) error {
+// ProviderFailed looks at an error from a provider call and moves the
+// account to EXPIRED when the provider said the credentials stopped
+// working; it returns err.
+func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) error {
 	if ErrorCode(err) != CodeAccountExpired {
 		return err
 	}
@@ -161,7 +165,9 @@ func (a *App) providerFailed(ctx context.Context, accountID string, err error) e
 // of how a Store hands back the error of fn: a Store may wrap it.
 var errUnchanged = Errorf(CodeConflict, "unchanged")
 
-func (c *Client) provider(t ProviderType) (Provider, error) {
+// Provider returns the Client's provider of type t (wrapped for its
+// Observer), or CodeNotImplemented naming providerType.
+func (c *Client) Provider(t ProviderType) (Provider, error) {
 	p, ok := c.providers[t]
 	if !ok {
 		return nil, &Error{Code: CodeNotImplemented, Field: "providerType", Message: "This server has no provider configured for " + string(t) + "."}
@@ -185,12 +191,12 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 	}
 	if rec.ProviderType.UsesOAuth() && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
 		if refresher, ok := refresherOf(a.c.providers[rec.ProviderType]); ok {
-			_, _, s, err := a.session(ctx, accountID)
+			_, _, s, err := a.Session(ctx, accountID)
 			if err != nil {
 				return nil, err
 			}
 			if _, err := refresher.RefreshToken(ctx, s); err != nil {
-				return nil, a.providerFailed(ctx, accountID, err)
+				return nil, a.ProviderFailed(ctx, accountID, err)
 			}
 			if rec, err = a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
 				return nil, err

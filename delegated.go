@@ -36,7 +36,7 @@ func (g *DelegationGrant) settings() ProviderSettings {
 func (a *App) delegatedSession(ctx context.Context, app *Application, rec *AccountRecord, s *Session) error {
 	g, err := a.c.delegationFor(app, rec.ProviderType, rec.Email)
 	if ErrorCode(err) == CodeInvalid {
-		err = a.providerFailed(ctx, rec.ID, &Error{Code: CodeAccountExpired, Reason: StatusReasonDelegationRevoked,
+		err = a.ProviderFailed(ctx, rec.ID, &Error{Code: CodeAccountExpired, Reason: StatusReasonDelegationRevoked,
 			Message: "The application's delegation credential no longer acts for this account; set it again, then reconnect the account."})
 	}
 	if err != nil {
@@ -55,5 +55,5 @@ func (a *App) delegatedSession(ctx context.Context, app *Application, rec *Accou
 // alone; a failed write is logged, and the account expires at its next
 // use.
 func (a *App) ExpireAccount(ctx context.Context, accountID string, err *Error) {
-	_ = a.providerFailed(ctx, accountID, err) // returns err itself
+	_ = a.ProviderFailed(ctx, accountID, err) // returns err itself
 }

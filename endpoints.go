@@ -15,6 +15,12 @@ func (c *Client) SubscriptionSecret(sub *SubscriptionRecord) (string, error) {
 	return string(secret), err
 }
 
+// SealSubscriptionSecret seals secret, the signing secret of a new
+// subscription's endpoint, into sub.SealedSecret, bound to sub's id.
+func (c *Client) SealSubscriptionSecret(sub *SubscriptionRecord, secret string) {
+	sub.SealedSecret = c.credentials.Seal([]byte(secret), seal.SubscriptionSecretBinding(sub.ID))
+}
+
 // WebhookSecret opens the signing secret of app's own webhook endpoint
 // (enduseraccount.* messages), as SubscriptionSecret does a
 // subscription's.
@@ -23,8 +29,9 @@ func (c *Client) WebhookSecret(app *Application) (string, error) {
 	return string(secret), err
 }
 
-// webhookState is the state of the application's current webhook URL.
-func (app *Application) webhookState() EndpointState {
+// CurrentWebhookState is the delivery state of the application's current
+// webhook URL.
+func (app *Application) CurrentWebhookState() EndpointState {
 	if app.WebhookStateURL != app.WebhookURL {
 		return EndpointState{} // a new URL starts afresh
 	}

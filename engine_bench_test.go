@@ -23,6 +23,7 @@ import (
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/subscriptions"
 	deliver "github.com/unical/unical/webhooksender"
 )
 
@@ -253,7 +254,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	}
 	for i := range subs {
 		cal := g.AddCalendar(user, googletest.Calendar{Summary: fmt.Sprint("Calendar ", i)})
-		if _, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: "https://hooks.example.com/poll"}); err != nil {
+		if _, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: "https://hooks.example.com/poll"}); err != nil {
 			b.Fatal(err)
 		}
 	}

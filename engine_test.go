@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // engineEnv is a Client over bolt with one Google account in memprovider.
@@ -116,11 +117,11 @@ func (env *engineEnv) run(tb testing.TB) {
 // default) and returns the subscription id and secret.
 func (env *engineEnv) mustSubscribe(tb testing.TB, url string, rate int) (string, string) {
 	tb.Helper()
-	params := &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: url}
+	params := &subscriptions.CreateParams{CalendarID: env.CalendarID, WebhookURL: url}
 	if rate > 0 {
 		params.RateLimit = unical.Some(rate)
 	}
-	created, err := env.App.CreateSubscription(context.Background(), env.AccountID, params)
+	created, err := subscriptions.Create(context.Background(), env.App, env.AccountID, params)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func (env *engineEnv) mustSubscribe(tb testing.TB, url string, rate int) (string
 // mustSubscribe2 subscribes a loopback URL to a calendar of an account.
 func (env *engineEnv) mustSubscribe2(tb testing.TB, accountID, calendarID string) (string, string) {
 	tb.Helper()
-	created, err := env.App.CreateSubscription(context.Background(), accountID, &unical.SubscriptionCreateParams{CalendarID: calendarID, WebhookURL: "https://hooks.example.com/poll"})
+	created, err := subscriptions.Create(context.Background(), env.App, accountID, &subscriptions.CreateParams{CalendarID: calendarID, WebhookURL: "https://hooks.example.com/poll"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 	env.mustEnqueue(t, subID, 1)
 	env.run(t)
 	rcv.WaitFor(t, 1)
-	if _, err := env.App.DeleteSubscription(context.Background(), env.AccountID, &unical.SubscriptionDeleteParams{SubscriptionID: subID}); err != nil {
+	if _, err := subscriptions.Delete(context.Background(), env.App, env.AccountID, &subscriptions.DeleteParams{SubscriptionID: subID}); err != nil {
 		t.Fatal(err)
 	}
 	settled := len(rcv.Deliveries())
@@ -700,7 +701,7 @@ func describeMessage(msg *unical.OutboxMessage, err error) string {
 // endpointState returns the listed state of the env's only subscription.
 func (env *engineEnv) endpointState(tb testing.TB) unical.EndpointState {
 	tb.Helper()
-	page, err := env.App.ListSubscriptions(context.Background(), env.AccountID, nil)
+	page, err := subscriptions.List(context.Background(), env.App, env.AccountID, nil)
 	if err != nil || len(page.Data) != 1 {
 		tb.Fatalf("ListSubscriptions() = %v, %v; want one subscription", page, err)
 	}
@@ -711,7 +712,7 @@ func (env *engineEnv) endpointState(tb testing.TB) unical.EndpointState {
 // subscription, as the API sends it.
 func (env *engineEnv) mustListedSubscription(tb testing.TB) string {
 	tb.Helper()
-	page, err := env.App.ListSubscriptions(context.Background(), env.AccountID, nil)
+	page, err := subscriptions.List(context.Background(), env.App, env.AccountID, nil)
 	if err != nil || len(page.Data) != 1 {
 		tb.Fatalf("ListSubscriptions() = %v, %v; want one subscription", page, err)
 	}

@@ -2,7 +2,6 @@ package unical
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -626,23 +625,6 @@ type MetadataFilters struct {
 	Private map[string]string `json:"private,omitempty"`
 }
 
-// ParseMetadataFilters parses the metadataFilters query parameter.
-func ParseMetadataFilters(s string) (*MetadataFilters, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var f MetadataFilters
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, invalidf("metadataFilters", `metadataFilters must be a JSON object such as {"private":{"key":"value"},"public":{"key":"value"}}.`)
-	}
-	if dec.More() {
-		return nil, invalidf("metadataFilters", "metadataFilters must be one JSON object.")
-	}
-	return &f, nil
-}
-
 // Match reports whether e carries every property of f.
 func (f *MetadataFilters) Match(e *Event) bool {
 	if f == nil {
@@ -677,13 +659,13 @@ type Success struct {
 //
 // Returns CodeNotFound for an unknown account, calendar or event.
 func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID string) (*Event, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	e, err := p.GetEvent(ctx, s, calendarID, eventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return e, nil
 }
@@ -706,7 +688,7 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	if err := params.validate(true, nil); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -718,7 +700,7 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
@@ -741,7 +723,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -756,7 +738,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if needsCurrent {
 		current, err := p.GetEvent(ctx, s, calendarID, eventID)
 		if err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		if err := params.validate(false, current); err != nil {
 			return nil, err
@@ -764,7 +746,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	}
 	e, err := p.UpdateEvent(ctx, s, calendarID, eventID, params)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
@@ -780,7 +762,7 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 }
 
 func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -788,7 +770,7 @@ func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID st
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil
@@ -811,12 +793,12 @@ func (a *App) rsvp(ctx context.Context, accountID, calendarID, eventID string, p
 	if err := checkEnum("responseStatus", string(params.ResponseStatus), responseStatuses); err != nil {
 		return nil, err
 	}
-	rec, p, s, err := a.session(ctx, accountID)
+	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil

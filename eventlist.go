@@ -185,7 +185,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 			return nil, err
 		}
 	}
-	_, prov, s, err := a.session(ctx, accountID)
+	_, prov, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (a *App) listEvents(ctx context.Context, accountID, calendarID string, r *l
 	}
 	batch, err := prov.ListEvents(ctx, s, calendarID, pq)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if q.Expand && !batch.Expanded {
 		return a.listExpanded(ctx, accountID, calendarID, prov, s, r, q, pq, batch, sync, syncCursor, pos)
@@ -312,7 +312,7 @@ func (a *App) listExpanded(ctx context.Context, accountID, calendarID string, pr
 		next.PageCursor, next.PageSize = batch.NextPageCursor, MaxPageSize
 		var err error
 		if batch, err = prov.ListEvents(ctx, s, calendarID, &next); err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		events = append(events, batch.Events...)
 	}

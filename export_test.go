@@ -10,5 +10,5 @@ func (c *Client) EnqueueChangeForTest(ctx context.Context, appID, subID string) 
 	if err != nil {
 		return "", err
 	}
-	return c.enqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventChanged, nil)
+	return c.EnqueueSubscriptionMessage(ctx, sub, EventTypeCalendarEventChanged, nil)
 }

@@ -126,7 +126,7 @@ func (a *App) queryFreeBusy(ctx context.Context, accountID string, params *FreeB
 	if err != nil {
 		return nil, err
 	}
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +134,13 @@ func (a *App) queryFreeBusy(ctx context.Context, accountID string, params *FreeB
 	if fb, ok := freeBusyOf(p); ok {
 		busy, err = fb.QueryFreeBusy(ctx, s, &FreeBusyQuery{Start: q.start, End: q.end, TimeZone: q.loc.String(), CalendarIDs: q.calendarIDs})
 		if err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 	} else {
 		budget := MaxFreeBusyInstances
 		for _, id := range q.calendarIDs {
 			if busy[id], err = a.busyFromEvents(ctx, p, s, id, q, &budget); err != nil {
-				return nil, a.providerFailed(ctx, accountID, err)
+				return nil, a.ProviderFailed(ctx, accountID, err)
 			}
 		}
 	}

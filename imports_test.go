@@ -39,7 +39,12 @@ func TestImportRules(t *testing.T) {
 		banned []string // never depended on
 	}{
 		{pkg: "./engine", need: []string{mod}},
-		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe", mod + "/rooms"}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe", mod + "/rooms", mod + "/subscriptions"}},
+		// Webhook subscriptions and their provider watches are built on the
+		// Client and serve no routes; the engine renews watches through
+		// them, and the Go client of the API shares their types.
+		{pkg: "./subscriptions", need: []string{mod}, banned: []string{mod + "/engine", mod + "/httpapi", "net/http"}},
+		{pkg: "./engine", need: []string{mod + "/subscriptions"}},
 		// The browser OAuth flow is built on the Client and serves no routes itself.
 		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		// The measuring provider wrapper is built on the Provider contract alone.

@@ -56,7 +56,7 @@ func (c *Client) openAppSecrets(app *Application) (bool, error) {
 		opened = true
 	}
 	for t := range app.SealedSecrets {
-		if _, err := c.providerSettings(app, t); err != nil {
+		if _, err := c.ProviderSettings(app, t); err != nil {
 			return false, err
 		}
 		opened = true

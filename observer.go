@@ -46,25 +46,6 @@ func (NopObserver) EndpointDisabled()                                        {}
 func (NopObserver) PollCycle(int, time.Duration, time.Duration)              {}
 func (NopObserver) PushNotification(ProviderType, bool)                      {}
 
-// retryKey carries a provider call's retry hook in its context.
-type retryKey struct{}
-
-// NoteRetry tells a measuring wrapper (see [ProviderWrapper]) that the
-// provider call running in ctx sends a request again (after a 429, a 503,
-// a timeout); providers call it before they wait for the retry, so that
-// retries can be counted. It does nothing for a context no wrapper made.
-func NoteRetry(ctx context.Context) {
-	if f, ok := ctx.Value(retryKey{}).(func()); ok {
-		f()
-	}
-}
-
-// WithRetryNote returns ctx for a provider call whose retries NoteRetry
-// reports to f; a measuring wrapper calls the provider with it.
-func WithRetryNote(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, retryKey{}, f)
-}
-
 // StatsStore is a Store that can count what monitoring asks about in one
 // cheap read. It is optional: [Client.StoreStats] needs it.
 type StatsStore interface {

@@ -17,6 +17,7 @@ import (
 	"github.com/unical/unical/observe"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // recorder is an Observer that keeps what it is told.
@@ -91,7 +92,7 @@ func clone(m map[string]int) map[string]int {
 type retryOnList struct{ *memory.Provider }
 
 func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
-	unical.NoteRetry(ctx)
+	observe.NoteRetry(ctx)
 	return p.Provider.ListCalendars(ctx, s)
 }
 
@@ -141,11 +142,11 @@ func TestObserver_ProviderCalls(t *testing.T) {
 	if _, err := app.GetCalendar(ctx, ada.ID, "no-such-calendar"); unical.ErrorCode(err) != unical.CodeNotFound {
 		t.Fatalf("GetCalendar(missing) = %v, want not found", err)
 	}
-	polled, err := app.CreateSubscription(ctx, ada.ID, &unical.SubscriptionCreateParams{CalendarID: googleCal, WebhookURL: "https://hooks.example.com/a"})
+	polled, err := subscriptions.Create(ctx, app, ada.ID, &subscriptions.CreateParams{CalendarID: googleCal, WebhookURL: "https://hooks.example.com/a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pushed, err := app.CreateSubscription(ctx, grace.ID, &unical.SubscriptionCreateParams{CalendarID: outlookCal, WebhookURL: "https://hooks.example.com/b"})
+	pushed, err := subscriptions.Create(ctx, app, grace.ID, &subscriptions.CreateParams{CalendarID: outlookCal, WebhookURL: "https://hooks.example.com/b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: rcv.URL})
+	sub, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: rcv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/webhook"
 )
 
 // This file holds what the operator side (package admin, which the admin
@@ -24,11 +25,14 @@ type SettingsChecker interface {
 	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
 }
 
-// settingsCheckerOf returns the provider p wraps as a SettingsChecker:
-// the check is not a call on an account, so it is not measured.
-func settingsCheckerOf(p Provider) (SettingsChecker, bool) {
-	sc, ok := unwrapped(p).(SettingsChecker)
-	return sc, ok
+// SettingsChecker returns the Client's provider of type t as a
+// SettingsChecker, nil when it is none; available says whether the Client
+// has a provider of that type at all. The check is not a call on an
+// account, so it is not measured.
+func (c *Client) SettingsChecker(t ProviderType) (sc SettingsChecker, available bool) {
+	p, available := c.providers[t]
+	sc, _ = unwrapped(p).(SettingsChecker)
+	return sc, available
 }
 
 // SettingsProblem is one thing wrong with an application's provider
@@ -39,9 +43,6 @@ type SettingsProblem struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
-
-// APIKeyPrefix starts every API key: "uk_<key id>_<secret>".
-const APIKeyPrefix = apiKeyPrefix
 
 // Invalidate drops an application and API keys from this Client's caches
 // after the operator side changed or deleted them in the Store, so that
@@ -85,24 +86,10 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 // secret, sealed into app.SealedWebhookSecret, and returns it to be shown
 // once.
 func (c *Client) NewWebhookSecret(app *Application) string {
-	secret := newEndpointSecret()
+	secret := webhook.NewSecret()
 	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), seal.WebhookSecretBinding(app.ID))
 	return secret
 }
-
-// CheckWebhookURL checks a webhook URL as subscriptions' URLs are
-// checked: absolute https, and no private address unless
-// Config.AllowPrivateTargets. Returns CodeInvalid naming field.
-func (c *Client) CheckWebhookURL(field, raw string) error { return c.checkWebhookURL(field, raw) }
-
-// CheckTargetHost refuses a URL whose host is a loopback, private or
-// link-local IP literal, or localhost, unless Config.AllowPrivateTargets,
-// with the webhook URL's CodeInvalid naming field.
-func (c *Client) CheckTargetHost(field, raw string) error { return c.checkTargetHost(field, raw) }
-
-// CurrentWebhookState is the delivery state of the application's current
-// webhook URL.
-func (app *Application) CurrentWebhookState() EndpointState { return app.webhookState() }
 
 // OAuthCallbackURL is the OAuth redirect URI to register at Google and
 // Microsoft, built from Config.PublicURL; "" when there is none.
@@ -111,40 +98,4 @@ func (c *Client) OAuthCallbackURL() string {
 		return ""
 	}
 	return c.publicURL + OAuthCallbackPath
-}
-
-// CheckProviderOnline tries app's settings for provider type t at the
-// provider, when this Client has a provider of that type that is a
-// [SettingsChecker]; available says whether it has one of that type at
-// all. OAuth settings without a client id and secret are not tried.
-func (c *Client) CheckProviderOnline(ctx context.Context, app *Application, t ProviderType) (available bool, passed []string, problems []SettingsProblem, err error) {
-	p, ok := c.providers[t]
-	if !ok {
-		return false, nil, nil, nil
-	}
-	sc, isChecker := settingsCheckerOf(p)
-	if !isChecker || (t.UsesOAuth() && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
-		return true, nil, nil, nil
-	}
-	settings, err := c.providerSettings(app, t)
-	if err != nil {
-		return true, nil, nil, err
-	}
-	passed, problems = sc.CheckSettings(ctx, settings, c.OAuthCallbackURL())
-	return true, passed, problems, nil
-}
-
-// PurgeAccount deletes an account with its subscriptions, stopping their
-// provider watches, without sending enduseraccount.deleted: it is for an
-// application that is being deleted, so nobody would receive it.
-// Returns CodeNotFound when the account is already gone.
-func (a *App) PurgeAccount(ctx context.Context, accountID string) error {
-	subs, err := a.c.store.ListSubscriptions(ctx, a.id, accountID, "", 0)
-	if err != nil {
-		return err
-	}
-	for _, sub := range subs {
-		a.stopWatch(ctx, sub)
-	}
-	return a.c.store.DeleteAccount(ctx, a.id, accountID)
 }

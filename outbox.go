@@ -9,11 +9,13 @@ import (
 )
 
 // This file queues the messages of change detection (coalescing bursts of
-// push notifications); package engine claims and delivers them.
+// push notifications, which package subscriptions takes); package engine
+// claims and delivers them.
 
-// enqueueSubscriptionMessage queues a calendar.event.* message for a
-// subscription, wakes the engine and returns the message id.
-func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *ChangeData) (string, error) {
+// EnqueueSubscriptionMessage queues a calendar.event.* message for a
+// subscription, carrying data when not nil, wakes the engine and returns
+// the message id.
+func (c *Client) EnqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *ChangeData) (string, error) {
 	msg, err := c.subscriptionMessage(sub, eventType, data)
 	if err != nil {
 		return "", err
@@ -25,11 +27,12 @@ func (c *Client) enqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 	return msg.ID, nil
 }
 
-// enqueueCoalesced queues a calendar.event.changed message unless the
+// EnqueueCoalesced queues a calendar.event.changed message unless the
 // subscription's previous one is still waiting untouched: that one will
 // make the receiver sync, and the sync sees this change too. The Store
-// decides (EnqueueCoalesced), so that it holds across replicas.
-func (c *Client) enqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
+// decides (OutboxStore.EnqueueCoalesced), so that it holds across
+// replicas.
+func (c *Client) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
 	msg, err := c.subscriptionMessage(sub, EventTypeCalendarEventChanged, nil)
 	if err != nil {
 		return err
@@ -53,7 +56,7 @@ func (c *Client) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 		return nil, err
 	}
 	return &OutboxMessage{
-		ID: newID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
+		ID: NewID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
 		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
 	}, nil
 }

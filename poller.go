@@ -30,7 +30,7 @@ func (c *Client) ReconcileSubscription(ctx context.Context, sub *SubscriptionRec
 func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, reconcile bool) error {
 	now := c.now().UTC()
 	a := &App{c: c, id: sub.ApplicationID}
-	_, p, s, err := a.session(ctx, sub.EndUserAccountID)
+	_, p, s, err := a.Session(ctx, sub.EndUserAccountID)
 	if err != nil {
 		if ErrorCode(err) == CodeAccountExpired || ErrorCode(err) == CodeNotFound {
 			return nil // nothing to poll until the account is reconnected
@@ -47,7 +47,7 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 		eventType = EventTypeCalendarEventChanged
 	}
 	if err != nil {
-		return a.providerFailed(ctx, sub.EndUserAccountID, err)
+		return a.ProviderFailed(ctx, sub.EndUserAccountID, err)
 	}
 	// The message goes in before the cursor moves: a crash in between
 	// sends it twice rather than never.
@@ -55,11 +55,11 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 	case eventType == EventTypeCalendarEventChanged && sub.IncludeEvents:
 		// The step's own listing is the message's content, so it is not
 		// coalesced with a waiting message (which carries other changes).
-		_, err = c.enqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
+		_, err = c.EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
 	case eventType == EventTypeCalendarEventChanged && reconcile:
-		err = c.enqueueCoalesced(ctx, sub)
+		err = c.EnqueueCoalesced(ctx, sub)
 	case eventType != "":
-		_, err = c.enqueueSubscriptionMessage(ctx, sub, eventType, nil)
+		_, err = c.EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
 	}
 	if err != nil {
 		return err
@@ -78,6 +78,14 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 		return nil // deleted meanwhile
 	}
 	return err
+}
+
+// SyncCursor walks a calendar's events to the end and returns the
+// provider's sync cursor for its current state: the baseline of a new
+// subscription, whose first check then reports the changes made after it.
+func SyncCursor(ctx context.Context, p Provider, s *Session, calendarID string) (string, error) {
+	cursor, _, err := syncCursor(ctx, p, s, calendarID, "", false)
+	return cursor, err
 }
 
 // syncListing is what syncCursor listed: how many changed events, and the

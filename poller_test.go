@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/subscriptions"
 )
 
 // claimAll takes every due message out of the queue and returns their
@@ -102,7 +103,7 @@ func TestClient_Run_PollingEndToEnd(t *testing.T) {
 		cfg.WebhookSender = rcv.Sender()
 		cfg.ChangePollInterval = 20 * time.Millisecond
 	})
-	created, err := env.App.CreateSubscription(context.Background(), env.DavAccountID, &unical.SubscriptionCreateParams{CalendarID: env.DavCalendarID, WebhookURL: rcv.URL + "/dav"})
+	created, err := subscriptions.Create(context.Background(), env.App, env.DavAccountID, &subscriptions.CreateParams{CalendarID: env.DavCalendarID, WebhookURL: rcv.URL + "/dav"})
 	if err != nil {
 		t.Fatal(err)
 	}

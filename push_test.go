@@ -13,6 +13,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // pushEnv is a Client with a public URL over a Google provider that
@@ -69,7 +70,7 @@ func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sub, err := env.App.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
+	sub, err := subscriptions.Create(ctx, env.App, acct.ID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func (env *pushEnv) notify(tb testing.TB, w *unical.Watch, state string) {
 	tb.Helper()
 	aw := &memprovider.ActiveWatch{Watch: *w}
 	n := &unical.Notification{Method: "POST", Header: memprovider.NotificationHeader(aw, state)}
-	if _, err := env.Client.HandleNotification(context.Background(), unical.ProviderGoogle.PathName(), env.App.ID(), env.SubID, n); err != nil {
+	if _, err := subscriptions.HandleNotification(context.Background(), env.Client, unical.ProviderGoogle.PathName(), env.App.ID(), env.SubID, n); err != nil {
 		tb.Fatalf("HandleNotification(%s) = %v", state, err)
 	}
 }

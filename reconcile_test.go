@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/subscriptions"
 )
 
 // typeSender records the event type and fake-clock time of each webhook
@@ -150,7 +151,7 @@ func TestClient_Run_ReconcileSpread(t *testing.T) {
 		env, _ := runReconcileEnv(t, poll, reconcile)
 		ids := []string{env.SubID}
 		for range 4 {
-			sub, err := env.App.CreateSubscription(context.Background(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: "https://hooks.example.com/x"})
+			sub, err := subscriptions.Create(context.Background(), env.App, env.AccountID, &subscriptions.CreateParams{CalendarID: env.CalendarID, WebhookURL: "https://hooks.example.com/x"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -78,7 +79,7 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if native {
 		e, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(create, shift))
 		if err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		return e, nil
 	}
@@ -89,19 +90,19 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	// series comes first, so a failure leaves the old one whole.
 	created, err := sp.p.CreateEvent(ctx, sp.s, calendarID, create)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if err := sp.moveExceptions(ctx, created, shift); err != nil {
 		// Best effort: without the new series the calendar shows what it
 		// showed before.
 		_ = sp.p.DeleteEvent(ctx, sp.s, calendarID, created.ID)
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if err := sp.endSeries(ctx); err != nil {
 		if !sp.oldChanged {
 			_ = sp.p.DeleteEvent(ctx, sp.s, calendarID, created.ID)
 		}
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if e, err := sp.p.GetEvent(ctx, sp.s, calendarID, created.ID); err == nil {
 		return e, nil
@@ -139,7 +140,7 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	}
 	if splitter, ok := splitterOf(sp.p); ok {
 		if _, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(nil, 0)); err != nil {
-			return nil, a.providerFailed(ctx, accountID, err)
+			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
 		return &Success{Success: true}, nil
 	}
@@ -147,7 +148,7 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 		return nil, err
 	}
 	if err := sp.endSeries(ctx); err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	return &Success{Success: true}, nil
 }
@@ -192,7 +193,7 @@ type exception struct {
 // planSplit reads the occurrence and its series and computes the two
 // recurrences; it writes nothing.
 func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string) (*split, error) {
-	_, p, s, err := a.session(ctx, accountID)
+	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -201,14 +202,14 @@ func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID stri
 	}
 	occ, err := p.GetEvent(ctx, s, calendarID, eventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	if occ.RecurringEventID == "" || occ.OriginalStart == nil {
 		return nil, invalidf("scope", "scope thisAndFollowing needs the id of an occurrence of a recurring series (see the occurrences listing); %q is not one.", eventID)
 	}
 	master, err := p.GetEvent(ctx, s, calendarID, occ.RecurringEventID)
 	if err != nil {
-		return nil, a.providerFailed(ctx, accountID, err)
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	sp := &split{a: a, p: p, s: s, accountID: accountID, calendarID: calendarID, master: master, allDay: master.IsAllDay}
 	if sp.start, err = seriesStart(master.Start, sp.allDay, "start"); err != nil {
@@ -439,13 +440,13 @@ func changes(slot, got *Event, allDay bool) *EventParams {
 	if got.Transparency != slot.Transparency && got.Transparency != "" {
 		p.Transparency, differs = Some(got.Transparency), true
 	}
-	if !reflect.DeepEqual(emptyNil(slot.Attendees), emptyNil(got.Attendees)) && !attendeesAlike(slot.Attendees, got.Attendees) {
+	if !slices.EqualFunc(slot.Attendees, got.Attendees, attendeeAlike) {
 		p.Attendees, differs = Some(got.Attendees), true
 	}
-	if !sameMap(slot.PublicExtendedProperties, got.PublicExtendedProperties) {
+	if !maps.Equal(slot.PublicExtendedProperties, got.PublicExtendedProperties) {
 		p.PublicExtendedProperties, differs = Some(got.PublicExtendedProperties), true
 	}
-	if !sameMap(slot.PrivateExtendedProperties, got.PrivateExtendedProperties) {
+	if !maps.Equal(slot.PrivateExtendedProperties, got.PrivateExtendedProperties) {
 		p.PrivateExtendedProperties, differs = Some(got.PrivateExtendedProperties), true
 	}
 	moved := !sameTime(slot.Start, got.Start, allDay) || !sameTime(slot.End, got.End, allDay)
@@ -464,37 +465,10 @@ func changes(slot, got *Event, allDay bool) *EventParams {
 	return &p
 }
 
-func emptyNil[T any](s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-
-// attendeesAlike compares guest lists by address and answer, the parts an
+// attendeeAlike compares guests by address and answer, the parts an
 // override changes; providers differ in the ids and names they fill in.
-func attendeesAlike(a, b []Attendee) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Email != b[i].Email || a[i].ResponseStatus != b[i].ResponseStatus || a[i].Optional != b[i].Optional {
-			return false
-		}
-	}
-	return true
-}
-
-func sameMap(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+func attendeeAlike(a, b Attendee) bool {
+	return a.Email == b.Email && a.ResponseStatus == b.ResponseStatus && a.Optional == b.Optional
 }
 
 func sameTime(a, b *EventDateTime, allDay bool) bool {

@@ -55,16 +55,18 @@ type storeListing struct {
 	filtered bool
 }
 
-// ListPage runs one page of a listing that a package beside the root
-// keeps (the room directory of package rooms, the application-wide
-// subscription listing of package admin) as the root's own listings run:
-// it checks limit (default DefaultPageSize, at most MaxPageSize), opens
-// pageToken as a token of application a for listings of kind, asks list
-// for the records after the key it holds, and seals the next page token
-// from the last record's key. Returns CodeInvalid naming limit or
-// pageToken.
-func ListPage[R, T any](ctx context.Context, a *App, kind, pageToken string, limit int, list func(after string, limit int) ([]R, error), key func(R) string, view func(R) T) (*Page[T], error) {
-	return listPage(ctx, a, storeListing{kind: kind, pageToken: pageToken, limit: limit}, list, key, view)
+// ListStorePage runs one page of a listing of the App's Store records
+// that a package beside the root keeps (the room directory of package
+// rooms, the application-wide subscription listing of package admin, the
+// delivery log of package engine, subscriptions) as the root's own
+// listings run, in key order: it checks limit (default DefaultPageSize,
+// at most MaxPageSize), opens pageToken as a token of application a for
+// listings of kind and scope (another listing's token, or another
+// application's, is CodeInvalid naming pageToken), asks list for the
+// records after the key it holds, and seals the next page token from the
+// last record's key; view is what the page shows of a record.
+func ListStorePage[R, T any](ctx context.Context, a *App, kind, scope, pageToken string, limit int, list func(after string, limit int) ([]R, error), key func(R) string, view func(R) T) (*Page[T], error) {
+	return listPage(ctx, a, storeListing{kind: kind, scope: scope, pageToken: pageToken, limit: limit}, list, key, view)
 }
 
 // listPage runs one page of a Store listing: it checks the limit, opens

@@ -3,11 +3,9 @@ package unical
 import (
 	"context"
 	"encoding/json"
-	mrand "math/rand/v2"
 	"time"
 
 	"github.com/unical/unical/internal/addrpolicy"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -83,41 +81,6 @@ func formatTimestampPtr(t *time.Time) *string {
 	return &s
 }
 
-// SubscriptionCreateParams is the body of
-// POST /v1/calendarSubscriptions/{endUserAccountId}.
-type SubscriptionCreateParams struct {
-	CalendarID string `json:"calendarId"`
-	WebhookURL string `json:"webhookUrl"`
-	// RateLimit is the most messages per second; absent means
-	// DefaultRateLimit.
-	RateLimit Optional[int] `json:"rateLimit,omitzero"`
-	// IncludeEvents (our extension) asks for the changed events in each
-	// calendar.event.changed message, under data.events.
-	IncludeEvents bool `json:"includeEvents,omitempty"`
-}
-
-// DefaultRateLimit is the rateLimit of a subscription created without one.
-const DefaultRateLimit = 10
-
-// SubscriptionCreated is the answer to a subscription create. The
-// EndpointSecret is shown once; it verifies webhook signatures.
-type SubscriptionCreated struct {
-	WebhookSubscriptionID string `json:"webhookSubscriptionId"`
-	EndpointSecret        string `json:"endpointSecret"`
-}
-
-// SubscriptionDeleteParams is the body of
-// DELETE /v1/calendarSubscriptions/{endUserAccountId}.
-type SubscriptionDeleteParams struct {
-	SubscriptionID string `json:"subscriptionId"`
-}
-
-// SubscriptionListParams pages GET /v1/calendarSubscriptions/{endUserAccountId}.
-type SubscriptionListParams struct {
-	PageToken string
-	Limit     int
-}
-
 // MessagePayload is the JSON body of a webhook message. calendar.event.*
 // messages carry eventType and timestamp as the spec shows, plus the ids of
 // the subscription, account and calendar; enduseraccount.* messages carry
@@ -181,7 +144,7 @@ type accountEvents struct {
 // before the Store write, because the builder runs inside UpdateAccount's
 // fn, which must not call the Store.
 func (a *App) accountEvents(ctx context.Context) (*accountEvents, error) {
-	app, err := a.c.application(ctx, a.id)
+	app, err := a.c.Application(ctx, a.id)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +164,7 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*Outbox
 			EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
 		})
 		msgs[i] = &OutboxMessage{
-			ID: newID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
+			ID: NewID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
 			CreatedAt: ev.now, Status: MessagePending, NextAttemptAt: ev.now,
 		}
 	}
@@ -215,22 +178,20 @@ func (c *Client) queued(msgs []*OutboxMessage) {
 	}
 }
 
-// newEndpointSecret returns a new Standard Webhooks endpoint secret.
-func newEndpointSecret() string { return webhook.NewSecret() }
-
-// checkWebhookURL refuses a webhook URL that is not an absolute https URL
-// or, without Config.AllowPrivateTargets, names a loopback, private or
-// link-local host (see addrpolicy.TargetURLProblem), as CodeInvalid
-// naming field.
-func (c *Client) checkWebhookURL(field, raw string) error {
+// CheckWebhookURL refuses a webhook URL (a subscription's, or an
+// application's own) that is not an absolute https URL or, without
+// Config.AllowPrivateTargets, names a loopback, private or link-local
+// host (see addrpolicy.TargetURLProblem), as CodeInvalid naming field.
+func (c *Client) CheckWebhookURL(field, raw string) error {
 	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, c.allowPrivate))
 }
 
-// checkTargetHost refuses, without Config.AllowPrivateTargets, a URL
+// CheckTargetHost refuses, without Config.AllowPrivateTargets, a URL
 // whose host is a loopback, private or link-local IP literal, or
-// localhost: a webhook URL, or a CalDAV server URL saved by the operator
-// (use is refused too, when the name resolves to such an address).
-func (c *Client) checkTargetHost(field, raw string) error {
+// localhost, with the webhook URL's CodeInvalid naming field: a CalDAV
+// server URL saved by the operator (use is refused too, when the name
+// resolves to such an address).
+func (c *Client) CheckTargetHost(field, raw string) error {
 	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, c.allowPrivate))
 }
 
@@ -241,134 +202,6 @@ func refusedURL(field, problem string) error {
 		return nil
 	}
 	return invalidf(field, "%s", problem)
-}
-
-// ListSubscriptions lists an account's webhook subscriptions.
-//
-// HTTP: GET /v1/calendarSubscriptions/{endUserAccountId}
-//
-// Returns CodeNotFound if the account is not the application's.
-func (a *App) ListSubscriptions(ctx context.Context, accountID string, params *SubscriptionListParams) (*Page[*Subscription], error) {
-	if params == nil {
-		params = &SubscriptionListParams{}
-	}
-	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
-		return nil, err
-	}
-	return listPage(ctx, a, storeListing{kind: "subscriptions", scope: accountID, pageToken: params.PageToken, limit: params.Limit},
-		func(after string, limit int) ([]*SubscriptionRecord, error) {
-			return a.c.store.ListSubscriptions(ctx, a.id, accountID, after, limit)
-		},
-		func(rec *SubscriptionRecord) string { return rec.ID },
-		func(rec *SubscriptionRecord) *Subscription { sub := rec.Subscription; return &sub })
-}
-
-// CreateSubscription subscribes a webhook URL to changes of one calendar of
-// an account. The answer carries the endpoint secret that verifies the
-// signatures; it is shown only here. Where Config.PublicURL is set and the
-// provider has push ([Watcher]), a provider watch reports changes (see
-// [Client.HandleNotification]); otherwise, and when creating the watch
-// fails, changes are detected by polling with the provider's sync cursor
-// (see engine.PollChanges). Polling makes subscriptions available for
-// PROVIDER_C accounts too, an extension of the spec.
-//
-// HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}
-//
-// Returns CodeInvalid naming calendarId (unknown calendar), webhookUrl (not
-// an absolute https URL) or rateLimit (below 1); CodeNotFound if the account
-// is not the application's.
-func (a *App) CreateSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
-	return write2(ctx, a, "CreateSubscription", a.createSubscription, accountID, params)
-}
-
-func (a *App) createSubscription(ctx context.Context, accountID string, params *SubscriptionCreateParams) (*SubscriptionCreated, error) {
-	if params.CalendarID == "" {
-		return nil, invalidf("calendarId", "calendarId is required.")
-	}
-	if params.WebhookURL == "" {
-		return nil, invalidf("webhookUrl", "webhookUrl is required.")
-	}
-	if err := a.c.checkWebhookURL("webhookUrl", params.WebhookURL); err != nil {
-		return nil, err
-	}
-	rate := DefaultRateLimit
-	if params.RateLimit.IsNull() {
-		return nil, invalidf("rateLimit", "rateLimit cannot be null; leave it out for the default.")
-	}
-	if v, ok := params.RateLimit.Get(); ok {
-		if v < 1 {
-			return nil, invalidf("rateLimit", "rateLimit must be a whole number of at least 1.")
-		}
-		rate = v
-	}
-	rec, p, s, err := a.session(ctx, accountID)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := p.GetCalendar(ctx, s, params.CalendarID); err != nil {
-		if ErrorCode(err) == CodeNotFound {
-			return nil, invalidf("calendarId", "The account has no calendar %q.", params.CalendarID)
-		}
-		return nil, a.providerFailed(ctx, accountID, err)
-	}
-	now := a.c.now().UTC()
-	secret := newEndpointSecret()
-	sub := &SubscriptionRecord{
-		Subscription: Subscription{
-			ID: newID("sub"), Provider: rec.ProviderType, URL: params.WebhookURL, CalendarID: params.CalendarID,
-			EndUserAccountID: accountID, CreatedAt: now, UpdatedAt: now, IncludeEvents: params.IncludeEvents,
-		},
-		ApplicationID: a.id,
-		RateLimit:     rate,
-		// The first check comes at a random point of the first interval,
-		// so that subscriptions made together are not checked together.
-		NextCheckAt: a.c.firstCheck(now),
-	}
-	sub.SealedSecret = a.c.credentials.Seal([]byte(secret), seal.SubscriptionSecretBinding(sub.ID))
-	// The baseline cursor, so that the first poll reports changes made
-	// from now on. Without one the poller takes its baseline later.
-	if cursor, _, err := syncCursor(ctx, p, s, params.CalendarID, "", false); err == nil {
-		sub.Cursor, sub.CursorAt = cursor, now
-	} else {
-		a.c.log.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
-	}
-	a.startWatch(ctx, p, s, sub)
-	if err := a.c.store.CreateSubscription(ctx, sub); err != nil {
-		a.stopWatch(ctx, sub)
-		return nil, err
-	}
-	return &SubscriptionCreated{WebhookSubscriptionID: sub.ID, EndpointSecret: secret}, nil
-}
-
-// DeleteSubscription deletes a subscription; nothing more is sent for it.
-//
-// HTTP: DELETE /v1/calendarSubscriptions/{endUserAccountId}
-//
-// Returns CodeInvalid without subscriptionId and CodeNotFound if the
-// subscription is not the account's.
-func (a *App) DeleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
-	return write2(ctx, a, "DeleteSubscription", a.deleteSubscription, accountID, params)
-}
-
-func (a *App) deleteSubscription(ctx context.Context, accountID string, params *SubscriptionDeleteParams) (*Success, error) {
-	if params.SubscriptionID == "" {
-		return nil, invalidf("subscriptionId", "subscriptionId is required.")
-	}
-	if _, err := a.c.store.GetAccount(ctx, a.id, accountID); err != nil {
-		return nil, err
-	}
-	sub, err := a.c.store.GetSubscription(ctx, a.id, params.SubscriptionID)
-	if err != nil {
-		return nil, err
-	}
-	if sub.EndUserAccountID != accountID {
-		return nil, Errorf(CodeNotFound, "No subscription %q for this account.", params.SubscriptionID)
-	}
-	if err := a.c.store.DeleteSubscription(ctx, a.id, sub.ID); err != nil {
-		return nil, err
-	}
-	a.stopWatch(ctx, sub)
-	return &Success{Success: true}, nil
 }
 
 // NotifyOutbox wakes a running engine (package engine) after messages
@@ -386,12 +219,3 @@ func (c *Client) NotifyOutbox() {
 // Client queued messages, so that a running engine (package engine) sends
 // them without waiting for its next poll.
 func (c *Client) OutboxQueued() <-chan struct{} { return c.wake }
-
-// firstCheck is a new subscription's first NextCheckAt: a random time in
-// the first polling interval after now.
-func (c *Client) firstCheck(now time.Time) time.Time {
-	if c.changePoll <= 0 {
-		return time.Time{}
-	}
-	return now.Add(1 + mrand.N(c.changePoll))
-}

@@ -16,6 +16,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // TestClient_Run_CalDAVPolling is the end-to-end check of polling against
@@ -67,7 +68,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: calID, WebhookURL: rcv.URL + "/dav"})
+	sub, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: rcv.URL + "/dav"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("delete", 3)
-	if _, err := app.DeleteSubscription(ctx, acct.ID, &unical.SubscriptionDeleteParams{SubscriptionID: sub.WebhookSubscriptionID}); err != nil {
+	if _, err := subscriptions.Delete(ctx, app, acct.ID, &subscriptions.DeleteParams{SubscriptionID: sub.WebhookSubscriptionID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := app.CreateEvent(ctx, acct.ID, calID, &unical.EventParams{

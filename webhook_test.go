@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/subscriptions"
 )
 
 func TestApp_CreateSubscription_Invalid(t *testing.T) {
@@ -29,7 +30,7 @@ func TestApp_CreateSubscription_Invalid(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: tc.calendar, WebhookURL: tc.url, RateLimit: tc.rate})
+			_, err := subscriptions.Create(t.Context(), env.App, env.AccountID, &subscriptions.CreateParams{CalendarID: tc.calendar, WebhookURL: tc.url, RateLimit: tc.rate})
 			var ue *unical.Error
 			if unical.ErrorCode(err) != unical.CodeInvalid || !asError(err, &ue) || ue.Field != tc.wantField {
 				t.Errorf("CreateSubscription() = %v, want CodeInvalid naming %s", err, tc.wantField)
@@ -38,7 +39,7 @@ func TestApp_CreateSubscription_Invalid(t *testing.T) {
 	}
 	t.Run("OKPublic", func(t *testing.T) {
 		t.Parallel()
-		if _, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: "https://hooks.example.com/x"}); err != nil {
+		if _, err := subscriptions.Create(t.Context(), env.App, env.AccountID, &subscriptions.CreateParams{CalendarID: env.CalendarID, WebhookURL: "https://hooks.example.com/x"}); err != nil {
 			t.Errorf("CreateSubscription() = %v", err)
 		}
 	})
@@ -71,7 +72,7 @@ func TestApp_CreateSubscription_PlainHTTPOnLoopback(t *testing.T) {
 	}
 	for _, tc := range tests {
 		env := envs[tc.allowPrivate]
-		_, err := env.App.CreateSubscription(t.Context(), env.AccountID, &unical.SubscriptionCreateParams{CalendarID: env.CalendarID, WebhookURL: tc.url})
+		_, err := subscriptions.Create(t.Context(), env.App, env.AccountID, &subscriptions.CreateParams{CalendarID: env.CalendarID, WebhookURL: tc.url})
 		var ue *unical.Error
 		switch {
 		case tc.wantOK && err != nil:

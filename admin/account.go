@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/subscriptions"
 )
 
 // ListAccounts lists an application's accounts, oldest first, with
@@ -47,15 +48,15 @@ func (s *Service) DeleteAccount(ctx context.Context, appID, accountID string) (*
 
 // ListSubscriptions lists the webhook subscriptions of every account
 // of an application, in id order.
-func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
+func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *subscriptions.ListParams) (*unical.Page[*unical.Subscription], error) {
 	a, err := s.app(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
 	if params == nil {
-		params = &unical.SubscriptionListParams{}
+		params = &subscriptions.ListParams{}
 	}
-	return unical.ListPage(ctx, a, "adminSubscriptions", params.PageToken, params.Limit,
+	return unical.ListStorePage(ctx, a, "adminSubscriptions", "", params.PageToken, params.Limit,
 		func(after string, limit int) ([]*unical.SubscriptionRecord, error) {
 			return s.client.Store().ListSubscriptions(ctx, appID, "", after, limit)
 		},
@@ -237,7 +238,7 @@ func (s *Service) DeleteSubscription(ctx context.Context, appID, subscriptionID 
 	if err != nil {
 		return nil, err
 	}
-	done, err := a.DeleteSubscription(ctx, accountID, &unical.SubscriptionDeleteParams{SubscriptionID: subscriptionID})
+	done, err := subscriptions.Delete(ctx, a, accountID, &subscriptions.DeleteParams{SubscriptionID: subscriptionID})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/subscriptions"
 )
 
 // clock is a settable time for Config.Now.
@@ -136,7 +137,7 @@ func TestService_PauseResumeSubscription(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: "primary", WebhookURL: "https://hooks.example.com/cal"})
+	sub, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: "primary", WebhookURL: "https://hooks.example.com/cal"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,7 +262,7 @@ func (s *Service) DeleteApplication(ctx context.Context, id string, cascade bool
 				break
 			}
 			for _, rec := range recs {
-				if err := a.PurgeAccount(ctx, rec.ID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+				if err := s.purgeAccount(ctx, a, rec.ID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 					return out, err
 				}
 				out.AccountsDeleted++
@@ -282,6 +282,21 @@ func (s *Service) DeleteApplication(ctx context.Context, id string, cascade bool
 	s.client.Invalidate(id, keyIDs...)
 	s.record(ctx, "application.delete", id, "")
 	return out, nil
+}
+
+// purgeAccount deletes an account with its subscriptions, stopping their
+// provider watches, without sending enduseraccount.deleted: it is for an
+// application that is being deleted, so nobody would receive it.
+// Returns CodeNotFound when the account is already gone.
+func (s *Service) purgeAccount(ctx context.Context, a *unical.App, accountID string) error {
+	subs, err := s.store.ListSubscriptions(ctx, a.ID(), accountID, "", 0)
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		a.StopWatch(ctx, sub)
+	}
+	return s.store.DeleteAccount(ctx, a.ID(), accountID)
 }
 
 // maxRedirectURLs bounds an application's registered redirect URLs.

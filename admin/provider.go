@@ -220,7 +220,7 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 	problem := func(field, format string, args ...any) {
 		check.Problems = append(check.Problems, unical.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	available, passed, problems, err := s.client.CheckProviderOnline(ctx, app, t)
+	available, passed, problems, err := s.checkOnline(ctx, app, t)
 	if err != nil {
 		return nil, err
 	}
@@ -247,4 +247,21 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 	check.Problems = append(check.Problems, problems...)
 	check.OK = len(check.Problems) == 0
 	return check, nil
+}
+
+// checkOnline tries app's settings for provider type t at the provider,
+// when the Client has a provider of that type that is a
+// unical.SettingsChecker; available says whether it has one of that type
+// at all. OAuth settings without a client id and secret are not tried.
+func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t unical.ProviderType) (available bool, passed []string, problems []unical.SettingsProblem, err error) {
+	sc, available := s.client.SettingsChecker(t)
+	if sc == nil || (t.UsesOAuth() && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
+		return available, nil, nil, nil
+	}
+	settings, err := s.client.ProviderSettings(app, t)
+	if err != nil {
+		return true, nil, nil, err
+	}
+	passed, problems = sc.CheckSettings(ctx, settings, s.client.OAuthCallbackURL())
+	return true, passed, problems, nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // server is unicald's handler pair (/admin/v1 beside /v1) on loopback,
@@ -644,7 +645,7 @@ func TestAccountsSubscriptionsAndDeliveries(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("subscribe = %d\n%s", r.status, r.body)
 	}
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	r.into(t, &sub)
 	var subs struct {
 		Data []unical.Subscription `json:"data"`

@@ -7,6 +7,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/subscriptions"
 )
 
 // routes mounts every admin route. Each handler decodes the request, makes
@@ -438,7 +439,7 @@ func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.ListSubscriptions(r.Context(), r.PathValue("appId"), &unical.SubscriptionListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListSubscriptions(r.Context(), r.PathValue("appId"), &subscriptions.ListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}

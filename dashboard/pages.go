@@ -7,6 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/subscriptions"
 )
 
 // notices are the messages a page shows after a successful action, chosen
@@ -419,7 +420,7 @@ const webhooksPageSize = 50
 func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any, error) {
 	q := r.URL.Query()
 	d := &webhooksData{Webhook: app.Webhook, LogSubscription: q.Get("sub")}
-	subs, err := h.admin.ListSubscriptions(r.Context(), app.ID, &unical.SubscriptionListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
+	subs, err := h.admin.ListSubscriptions(r.Context(), app.ID, &subscriptions.ListParams{PageToken: q.Get("subs"), Limit: webhooksPageSize})
 	if err != nil {
 		return d, err
 	}

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/subscriptions"
 )
 
 // This file is the delivery log as the API shows it: the attempts the
@@ -52,7 +53,7 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 		params = &unical.DeliveryListParams{}
 	}
 	if accountID != "" || subscriptionID != "" {
-		if _, err := accountSubscription(ctx, app, accountID, subscriptionID); err != nil {
+		if _, err := subscriptions.Get(ctx, app, accountID, subscriptionID); err != nil {
 			return nil, err
 		}
 	}
@@ -85,7 +86,7 @@ func ResendMessage(ctx context.Context, app *unical.App, accountID, subscription
 
 func resendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string) (*unical.Success, error) {
 	if accountID != "" || subscriptionID != "" {
-		if _, err := accountSubscription(ctx, app, accountID, subscriptionID); err != nil {
+		if _, err := subscriptions.Get(ctx, app, accountID, subscriptionID); err != nil {
 			return nil, err
 		}
 	}
@@ -110,23 +111,6 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 	}
 	c.NotifyOutbox()
 	return &unical.Success{Success: true}, nil
-}
-
-// accountSubscription returns a subscription of an account of the
-// application, or CodeNotFound.
-func accountSubscription(ctx context.Context, app *unical.App, accountID, subscriptionID string) (*unical.SubscriptionRecord, error) {
-	st := app.Client().Store()
-	if _, err := st.GetAccount(ctx, app.ID(), accountID); err != nil {
-		return nil, err
-	}
-	sub, err := st.GetSubscription(ctx, app.ID(), subscriptionID)
-	if err != nil {
-		return nil, err
-	}
-	if sub.EndUserAccountID != accountID {
-		return nil, unical.Errorf(unical.CodeNotFound, "No subscription %q for this account.", subscriptionID)
-	}
-	return sub, nil
 }
 
 // AllDeliveries walks the delivery log of a subscription, or of the

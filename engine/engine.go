@@ -3,8 +3,9 @@
 // (Standard Webhooks) and posts them through Config.WebhookSender, keeps
 // each endpoint's delivery state, and schedules the change polls, watch
 // renewals, reconciliations and store sweeps. Everything that talks to a
-// provider, and the master key that opens the endpoints' signing
-// secrets, stay with the Client and are reached through [Client]. Several
+// provider (the Client's checks, package subscriptions' watch renewal),
+// and the master key that opens the endpoints' signing secrets, stay
+// outside the engine and are reached through [Client]. Several
 // engines may share one Store; cmd/unicald runs one per process:
 //
 //	go engine.Run(ctx, client) // until ctx ends or client.Close()
@@ -24,6 +25,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/subscriptions"
 )
 
 // engineConfig is the webhook engine's settings from Config, with
@@ -128,7 +130,7 @@ type Store interface {
 // with a watch), the signing secrets of webhook endpoints, which are
 // sealed under its master key, the applications it caches, and its
 // settings and lifetime.
-// *unical.Client implements it; tests use a fake.
+// [ClientOf] a *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
@@ -157,7 +159,16 @@ type Client interface {
 	Now() time.Time
 }
 
-var _ Client = (*unical.Client)(nil)
+// ClientOf returns c as the engine's Client: its own methods, with the
+// watch renewal of package subscriptions, which keeps the provider
+// watches.
+func ClientOf(c *unical.Client) Client { return watching{c} }
+
+type watching struct{ *unical.Client }
+
+func (w watching) RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error {
+	return subscriptions.RenewWatch(ctx, w.Client, sub)
+}
 
 // Engine delivers webhooks and schedules change detection: it claims due
 // outbox messages and delivers them (outbox.go, deliver.go), and polls
@@ -205,7 +216,7 @@ func New(c Client, st Store) (*Engine, error) {
 
 // Run runs the engine for c over its Store (see [New] and [Engine.Run]).
 func Run(ctx context.Context, c *unical.Client) error {
-	e, err := New(c, c.Store())
+	e, err := New(ClientOf(c), c.Store())
 	if err != nil {
 		return err
 	}
@@ -214,7 +225,7 @@ func Run(ctx context.Context, c *unical.Client) error {
 
 // PollChanges checks c's subscriptions once (see [Engine.PollChanges]).
 func PollChanges(ctx context.Context, c *unical.Client) error {
-	e, err := New(c, c.Store())
+	e, err := New(ClientOf(c), c.Store())
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/provider/google"
+	"github.com/unical/unical/subscriptions"
 )
 
 const (
@@ -473,7 +474,7 @@ func TestGoogleE2E_Push(t *testing.T) {
 	})
 	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 	rcv.SetSecret(sub.EndpointSecret)
 	chans := st.google.Channels()
@@ -566,7 +567,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		})
 		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
-		var sub unical.SubscriptionCreated
+		var sub subscriptions.Created
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
@@ -602,7 +603,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		})
 		go func() { _ = engine.Run(t.Context(), st.Client) }()
 		accountID := st.connect(t)
-		var sub unical.SubscriptionCreated
+		var sub subscriptions.Created
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		if chans := st.google.Channels(); len(chans) != 0 {
@@ -644,7 +645,7 @@ func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
 	})
 	go func() { _ = engine.Run(t.Context(), st.Client) }()
 	accountID := st.connect(t)
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 	rcv.SetSecret(sub.EndpointSecret)
 	if chans := st.google.Channels(); len(chans) != 1 || chans[0].Stopped {

@@ -12,6 +12,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhookreceiver"
 )
 
@@ -76,7 +77,7 @@ func TestGoogleE2E_IncludeEvents(t *testing.T) {
 			})
 			go func() { _ = engine.Run(t.Context(), st.Client) }()
 			accountID := st.connect(t)
-			var sub unical.SubscriptionCreated
+			var sub subscriptions.Created
 			st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook", "includeEvents": true}, &sub)
 			rcv.SetSecret(sub.EndpointSecret)
 			if got := len(st.google.Channels()); got != map[bool]int{false: 0, true: 1}[push] {

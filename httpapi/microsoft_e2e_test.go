@@ -17,6 +17,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
+	"github.com/unical/unical/subscriptions"
 )
 
 // These tests run the whole stack for PROVIDER_B accounts: httpapi over a
@@ -680,7 +681,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 	st.must(t, "GET", "/v1/calendars/"+acct, nil).Into(t, &list)
 	primary := list.Data[0].ID
 
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+acct, map[string]any{"calendarId": primary, "webhookUrl": "https://127.0.0.1:9/hook"}).Into(t, &sub)
 	subs := st.Graph.Subscriptions()
 	if len(subs) != 1 || !strings.HasPrefix(subs[0].NotificationURL, st.URL+"/v1/notifications/provider_b/") || subs[0].Resource != "me/calendars/"+primary+"/events" {

@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/graphtest"
 	"github.com/unical/unical/provider/microsoft"
+	"github.com/unical/unical/subscriptions"
 )
 
 // TestPushVerifiedThroughHTTPAPI follows create, update and delete of an
@@ -43,7 +44,7 @@ func TestPushVerifiedThroughHTTPAPI(t *testing.T) {
 	var cals unical.SyncPage[unical.Calendar]
 	st.Must(t, "GET", "/v1/calendars/"+acct.ID, nil).Into(t, &cals)
 	calID := cals.Data[0].ID
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.Must(t, "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": calID, "webhookUrl": rcv.URL + "/hook"}).Into(t, &sub)
 	rcv.SetSecret(sub.EndpointSecret)
 	if subs := graph.Subscriptions(); len(subs) != 1 {

@@ -6,11 +6,12 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/subscriptions"
 )
 
 // registerNotificationRoutes adds the address providers push to. It takes
 // no API key: providers have none; the watch token in each notification
-// authenticates it (see unical.Client.HandleNotification).
+// authenticates it (see subscriptions.HandleNotification).
 func (h *handler) registerNotificationRoutes() {
 	h.mux.HandleFunc("POST /v1/notifications/{provider}/{appID}/{subscriptionID}", h.handleNotification)
 }
@@ -29,7 +30,7 @@ func (h *handler) handleNotification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := &unical.Notification{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body}
-	res, err := h.client.HandleNotification(r.Context(), r.PathValue("provider"), r.PathValue("appID"), r.PathValue("subscriptionID"), n)
+	res, err := subscriptions.HandleNotification(r.Context(), h.client, r.PathValue("provider"), r.PathValue("appID"), r.PathValue("subscriptionID"), n)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -13,6 +13,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // pushServer is httpapi over a Client whose Google provider pushes.
@@ -86,7 +87,7 @@ func TestNotifications(t *testing.T) {
 	t.Parallel()
 	ps := mustNewPushServer(t)
 	ctx := context.Background()
-	created, err := ps.App.CreateSubscription(ctx, ps.Acct, &unical.SubscriptionCreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/push"})
+	created, err := subscriptions.Create(ctx, ps.App, ps.Acct, &subscriptions.CreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/push"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestNotifications(t *testing.T) {
 		t.Errorf("the old watch's notification queued %v, want nothing", got)
 	}
 
-	if _, err := ps.App.DeleteSubscription(ctx, ps.Acct, &unical.SubscriptionDeleteParams{SubscriptionID: subID}); err != nil {
+	if _, err := subscriptions.Delete(ctx, ps.App, ps.Acct, &subscriptions.DeleteParams{SubscriptionID: subID}); err != nil {
 		t.Fatal(err)
 	}
 	if len(ps.Google.Watches()) != 0 {
@@ -177,7 +178,7 @@ func TestDeleteAccountStopsWatches(t *testing.T) {
 	t.Parallel()
 	ps := mustNewPushServer(t)
 	ctx := context.Background()
-	if _, err := ps.App.CreateSubscription(ctx, ps.Acct, &unical.SubscriptionCreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/a"}); err != nil {
+	if _, err := subscriptions.Create(ctx, ps.App, ps.Acct, &subscriptions.CreateParams{CalendarID: ps.CalID, WebhookURL: "https://hooks.example.com/a"}); err != nil {
 		t.Fatal(err)
 	}
 	watches := ps.Google.Watches()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -192,9 +193,23 @@ func (q *query) metadata(name string) *unical.MetadataFilters {
 	if s == "" || q.err != nil {
 		return nil
 	}
-	f, err := unical.ParseMetadataFilters(s)
+	f, err := parseMetadataFilters(s)
 	if err != nil {
 		q.err = err
 	}
 	return f
+}
+
+// parseMetadataFilters parses the metadataFilters query parameter.
+func parseMetadataFilters(s string) (*unical.MetadataFilters, error) {
+	var f unical.MetadataFilters
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, unical.FieldError("metadataFilters", `metadataFilters must be a JSON object such as {"private":{"key":"value"},"public":{"key":"value"}}.`)
+	}
+	if dec.More() {
+		return nil, unical.FieldError("metadataFilters", "metadataFilters must be one JSON object.")
+	}
+	return &f, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/subscriptions"
 )
 
 const roomEmail = "room-4b@rooms.example.com"
@@ -84,7 +85,7 @@ func TestVirtualE2E(t *testing.T) {
 		t.Errorf("calendars mismatch (-want +got):\n%s", d)
 	}
 
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.Must(t, "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": "primary", "webhookUrl": rcv.URL + "/room"}).Into(t, &sub)
 	rcv.SetSecret(sub.EndpointSecret)
 	seen := 0

@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/subscriptions"
 )
 
 func (h *handler) registerWebhookRoutes() {
@@ -72,11 +73,11 @@ func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request, ap
 // handleSubscriptionList handles GET /v1/calendarSubscriptions/{endUserAccountId}.
 func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
-	params := &unical.SubscriptionListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	params := &subscriptions.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
 	}
-	page, err := app.ListSubscriptions(r.Context(), r.PathValue("accountID"), params)
+	page, err := subscriptions.List(r.Context(), app, r.PathValue("accountID"), params)
 	if err != nil {
 		return err
 	}
@@ -85,11 +86,11 @@ func (h *handler) handleSubscriptionList(w http.ResponseWriter, r *http.Request,
 
 // handleSubscriptionCreate handles POST /v1/calendarSubscriptions/{endUserAccountId}.
 func (h *handler) handleSubscriptionCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params unical.SubscriptionCreateParams
+	var params subscriptions.CreateParams
 	if err := decodeBody(w, r, &params, []string{"webhookSubscriptionId", "endpointSecret", "id"}); err != nil {
 		return err
 	}
-	res, err := app.CreateSubscription(r.Context(), r.PathValue("accountID"), &params)
+	res, err := subscriptions.Create(r.Context(), app, r.PathValue("accountID"), &params)
 	if err != nil {
 		return err
 	}
@@ -98,11 +99,11 @@ func (h *handler) handleSubscriptionCreate(w http.ResponseWriter, r *http.Reques
 
 // handleSubscriptionDelete handles DELETE /v1/calendarSubscriptions/{endUserAccountId}.
 func (h *handler) handleSubscriptionDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params unical.SubscriptionDeleteParams
+	var params subscriptions.DeleteParams
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
-	res, err := app.DeleteSubscription(r.Context(), r.PathValue("accountID"), &params)
+	res, err := subscriptions.Delete(r.Context(), app, r.PathValue("accountID"), &params)
 	if err != nil {
 		return err
 	}

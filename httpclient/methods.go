@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/subscriptions"
 )
 
 // Each method calls the route its namesake on *unical.App names in its doc
@@ -262,7 +263,7 @@ func (c *Client) Capabilities(ctx context.Context) (*unical.CapabilityList, erro
 
 // ListSubscriptions lists an account's webhook subscriptions:
 // GET /v1/calendarSubscriptions/{endUserAccountId}.
-func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params *unical.SubscriptionListParams) (*unical.Page[*unical.Subscription], error) {
+func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params *subscriptions.ListParams) (*unical.Page[*unical.Subscription], error) {
 	q := queryBuilder{}
 	if params != nil {
 		q.str("pageToken", params.PageToken)
@@ -273,13 +274,13 @@ func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params
 
 // CreateSubscription creates a webhook subscription:
 // POST /v1/calendarSubscriptions/{endUserAccountId}.
-func (c *Client) CreateSubscription(ctx context.Context, accountID string, params *unical.SubscriptionCreateParams) (*unical.SubscriptionCreated, error) {
-	return call[unical.SubscriptionCreated](ctx, c, "POST", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
+func (c *Client) CreateSubscription(ctx context.Context, accountID string, params *subscriptions.CreateParams) (*subscriptions.Created, error) {
+	return call[subscriptions.Created](ctx, c, "POST", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
 }
 
 // DeleteSubscription deletes a webhook subscription:
 // DELETE /v1/calendarSubscriptions/{endUserAccountId}.
-func (c *Client) DeleteSubscription(ctx context.Context, accountID string, params *unical.SubscriptionDeleteParams) (*unical.Success, error) {
+func (c *Client) DeleteSubscription(ctx context.Context, accountID string, params *subscriptions.DeleteParams) (*unical.Success, error) {
 	return call[unical.Success](ctx, c, "DELETE", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
 }
 

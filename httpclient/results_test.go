@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/subscriptions"
 )
 
 // TestResultsMatchApp reads the same data through the App and through the
@@ -42,7 +43,7 @@ func TestResultsMatchApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: "https://hooks.example.com/x"}); err != nil {
+	if _, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: "https://hooks.example.com/x"}); err != nil {
 		t.Fatal(err)
 	}
 	window := func() (time.Time, time.Time) {
@@ -72,7 +73,9 @@ func TestResultsMatchApp(t *testing.T) {
 			return api.QueryFreeBusy(ctx, acct.ID, &unical.FreeBusyParams{StartDateTime: "2026-03-01T00:00:00Z", EndDateTime: "2026-04-01T00:00:00Z",
 				TimeZone: "America/New_York", CalendarIDs: []string{cal}})
 		},
-		"ListSubscriptions": func(api unical.API) (any, error) { return api.ListSubscriptions(ctx, acct.ID, nil) },
+		"ListSubscriptions": func(api unical.API) (any, error) {
+			return subscriptionsOf(api).ListSubscriptions(ctx, acct.ID, nil)
+		},
 	}
 	for name, read := range reads {
 		want, err := read(app)
@@ -92,6 +95,15 @@ func TestResultsMatchApp(t *testing.T) {
 			t.Errorf("%s: the client's result differs from the App's (-app +client):\n%s", name, diff)
 		}
 	}
+}
+
+// subscriptionsOf is the subscriptions part of api: package
+// subscriptions' beside an App, the client's own methods.
+func subscriptionsOf(api unical.API) subscriptions.API {
+	if app, ok := api.(*unical.App); ok {
+		return subscriptions.Of(app)
+	}
+	return api.(subscriptions.API)
 }
 
 // dataOf keeps the records of a sync page.

@@ -25,8 +25,10 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/observe"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 var _ httpapi.RequestObserver = (*metrics.Metrics)(nil)
@@ -36,7 +38,7 @@ var _ httpapi.RequestObserver = (*metrics.Metrics)(nil)
 type retrying struct{ *memory.Provider }
 
 func (p retrying) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
-	unical.NoteRetry(ctx)
+	observe.NoteRetry(ctx)
 	return p.Provider.ListCalendars(ctx, s)
 }
 
@@ -219,7 +221,7 @@ func TestMetrics(t *testing.T) {
 
 	// A subscription polled (Google has no push here): an event created
 	// through the API is found by a poll and delivered.
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+google.ID, map[string]any{"calendarId": calendar, "webhookUrl": rcv.URL + "/hook"}, &sub)
 	rcv.SetSecret(sub.EndpointSecret)
 	time.Sleep(300 * time.Millisecond) // a poll takes the subscription's first cursor
@@ -234,7 +236,7 @@ func TestMetrics(t *testing.T) {
 
 	// A subscription with push: a forged notification is ignored, one
 	// with the watch's token is not.
-	var pushed unical.SubscriptionCreated
+	var pushed subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+outlook.ID, map[string]any{"calendarId": "primary/" + outlookUser, "webhookUrl": rcv.URL + "/push"}, &pushed)
 	watches := st.Outlook.Watches()
 	if len(watches) != 1 {

@@ -101,7 +101,7 @@ func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.
 	if err := checkLengths(params); err != nil {
 		return "", err
 	}
-	app, op, settings, err := c.OAuthProvider(ctx, appID, t)
+	app, op, settings, err := oauthProvider(ctx, c, appID, t)
 	if err != nil {
 		return "", err
 	}
@@ -190,7 +190,7 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	if params.Code == "" {
 		return fail("invalid_request", "The provider sent no authorization code.")
 	}
-	_, op, settings, err := c.OAuthProvider(ctx, flow.ApplicationID, t)
+	_, op, settings, err := oauthProvider(ctx, c, flow.ApplicationID, t)
 	if err != nil {
 		return "", err
 	}
@@ -231,4 +231,29 @@ func withQuery(raw string, values url.Values) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// oauthProvider returns application appID (read through the Client's
+// cache; the caller must not change it), the OAuthProvider of provider
+// type t, and the application's settings for it with the client secret
+// opened. Returns CodeNotFound for an unknown application and
+// CodeNotImplemented when type t has no OAuth provider.
+func oauthProvider(ctx context.Context, c *unical.Client, appID string, t unical.ProviderType) (*unical.Application, unical.OAuthProvider, unical.ProviderSettings, error) {
+	app, err := c.Application(ctx, appID)
+	if err != nil {
+		return nil, nil, unical.ProviderSettings{}, err
+	}
+	p, err := c.Provider(t)
+	if err != nil {
+		return nil, nil, unical.ProviderSettings{}, err
+	}
+	op, ok := unical.OAuthOf(p)
+	if !ok {
+		return nil, nil, unical.ProviderSettings{}, unical.Errorf(unical.CodeNotImplemented, "%s accounts do not connect through OAuth.", t)
+	}
+	settings, err := c.ProviderSettings(app, t)
+	if err != nil {
+		return nil, nil, unical.ProviderSettings{}, err
+	}
+	return app, op, settings, nil
 }

@@ -1,6 +1,6 @@
 // Package observe measures the calls of a [unical.Provider]: [Provider]
 // wraps one so that each call of its methods, and each retry the provider
-// notes ([unical.NoteRetry]), is reported to an [Observer], with the
+// notes ([NoteRetry]), is reported to an [Observer], with the
 // method's name, the outcome and the duration. Package metrics uses it
 // for its Prometheus counters: a *metrics.Metrics given as
 // unical.Config.Observer wraps every provider of the Client
@@ -31,7 +31,7 @@ type Observer interface {
 	ProviderCall(provider unical.ProviderType, op, outcome string, took time.Duration)
 	// ProviderRetry reports that a provider call is about to send a
 	// request again after a throttled or failed one (see
-	// [unical.NoteRetry]).
+	// [NoteRetry]).
 	ProviderRetry(provider unical.ProviderType, op string)
 }
 
@@ -78,10 +78,23 @@ type provider struct {
 // Unwrap returns the wrapped provider.
 func (o *provider) Unwrap() unical.Provider { return o.p }
 
+// retryKey carries a provider call's retry hook in its context.
+type retryKey struct{}
+
+// NoteRetry tells the measuring wrapper (see [Provider]) that the
+// provider call running in ctx sends a request again (after a 429, a 503,
+// a timeout); providers call it before they wait for the retry, so that
+// retries can be counted. It does nothing for a context no wrapper made.
+func NoteRetry(ctx context.Context) {
+	if f, ok := ctx.Value(retryKey{}).(func()); ok {
+		f()
+	}
+}
+
 // call runs one provider call with op's retry hook in its context and
 // reports it.
 func (o *provider) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
-	ctx = unical.WithRetryNote(ctx, func() { o.obs.ProviderRetry(o.t, op) })
+	ctx = context.WithValue(ctx, retryKey{}, func() { o.obs.ProviderRetry(o.t, op) })
 	start := time.Now()
 	err := fn(ctx)
 	o.obs.ProviderCall(o.t, op, outcome(err), time.Since(start))

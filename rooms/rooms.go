@@ -74,7 +74,7 @@ func (d *Directory) ListRooms(ctx context.Context, params *ListParams) (*unical.
 	if params == nil {
 		params = &ListParams{}
 	}
-	return unical.ListPage(ctx, d.app, "rooms", params.PageToken, params.Limit, func(after string, limit int) ([]unical.Room, error) {
+	return unical.ListStorePage(ctx, d.app, "rooms", "", params.PageToken, params.Limit, func(after string, limit int) ([]unical.Room, error) {
 		rooms, err := d.read(ctx)
 		if err != nil {
 			return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhookreceiver"
 	"github.com/unical/unical/webhooksender"
 )
@@ -75,7 +76,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, alan.ID, &unical.SubscriptionCreateParams{CalendarID: davCalendarID, WebhookURL: srv.URL + "/unical/calendar"})
+	sub, err := subscriptions.Create(ctx, app, alan.ID, &subscriptions.CreateParams{CalendarID: davCalendarID, WebhookURL: srv.URL + "/unical/calendar"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // Environment of the child process of TestServe_CrashResumesDeliveries.
@@ -172,7 +173,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sub, err := app.CreateSubscription(ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: "primary/ada@example.com", WebhookURL: url + "/hook", RateLimit: unical.Some(100000)})
+	sub, err := subscriptions.Create(ctx, app, acct.ID, &subscriptions.CreateParams{CalendarID: "primary/ada@example.com", WebhookURL: url + "/hook", RateLimit: unical.Some(100000)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/subscriptions"
 )
 
 // startServe runs `unicald serve` in-process with m and args (after
@@ -174,7 +175,7 @@ func TestServe_CalDAVPollingAndRetrySchedule(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("create subscription = %d %s", status, body)
 		}
-		var created unical.SubscriptionCreated
+		var created subscriptions.Created
 		json.Unmarshal(body, &created)
 		rcv.SetSecret(created.EndpointSecret)
 		return created.WebhookSubscriptionID

@@ -28,6 +28,7 @@ import (
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/subscriptions"
 )
 
 // replicaReceiver is the HTTPS webhook receiver of TestReplicas: it
@@ -199,7 +200,7 @@ func TestReplicas(t *testing.T) {
 		"refreshToken": g.IssueRefreshToken(clientID, user)}, &acct)
 	var cal unical.Calendar
 	call(reps[0], "POST", "/v1/calendars/"+acct.ID, map[string]any{"name": "Replicated"}, &cal)
-	var sub unical.SubscriptionCreated
+	var sub subscriptions.Created
 	call(reps[0], "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": cal.ID, "webhookUrl": hooks.URL + "/first"}, &sub)
 	for _, r := range reps[1:] {
 		var gotAcct unical.Account
@@ -298,7 +299,7 @@ func TestReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	var limited unical.SubscriptionCreated
+	var limited subscriptions.Created
 	call(reps[1], "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": cal.ID, "webhookUrl": hooks.URL + "/limited", "rateLimit": 2}, &limited)
 	rcv.expect(t, "/limited", limited.EndpointSecret)
 	limitedIDs := queueMessages(t, store, app.ApplicationID, limited.WebhookSubscriptionID, "limited", 10)
@@ -335,7 +336,7 @@ func TestReplicas(t *testing.T) {
 	}
 
 	// 1,000 messages; replica 3 is killed while they are being sent.
-	var bulk unical.SubscriptionCreated
+	var bulk subscriptions.Created
 	call(reps[0], "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": cal.ID, "webhookUrl": hooks.URL + "/bulk", "rateLimit": 100000}, &bulk)
 	rcv.expect(t, "/bulk", bulk.EndpointSecret)
 	bulkIDs := queueMessages(t, store, app.ApplicationID, bulk.WebhookSubscriptionID, "bulk", 1000)

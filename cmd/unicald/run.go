@@ -308,7 +308,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		defer store.Close()
 		defer client.Close()
-		webhooks, err := engine.New(client, store)
+		webhooks, err := engine.New(engine.ClientOf(client), store)
 		if err != nil {
 			return err
 		}

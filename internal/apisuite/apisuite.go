@@ -24,6 +24,7 @@ import (
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/subscriptions"
 )
 
 // Target returns the API of application appID, whose API key is apiKey,
@@ -31,10 +32,12 @@ import (
 type Target func(t *testing.T, st *apitest.Stack, appID, apiKey string) API
 
 // API is what the suite calls: the application API, and beside it the
-// webhook delivery log (package engine's) and the room directory
-// (package rooms'), which the HTTP client has as methods of its own.
+// webhook subscriptions (package subscriptions'), their delivery log
+// (package engine's) and the room directory (package rooms'), which the
+// HTTP client has as methods of its own.
 type API interface {
 	unical.API
+	subscriptions.API
 	engine.DeliveryLog
 	rooms.Lister
 }

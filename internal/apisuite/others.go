@@ -8,6 +8,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/subscriptions"
 )
 
 func testFreeBusy(e *env) {
@@ -97,12 +98,12 @@ func testSubscriptions(e *env) {
 	t := e.t
 	acct := e.connect()[unical.ProviderGoogle]
 	cal := e.primary[unical.ProviderGoogle]
-	created := must(e.api.CreateSubscription(e.ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: webhookTarget}))
+	created := must(e.api.CreateSubscription(e.ctx, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: webhookTarget}))
 	if created.WebhookSubscriptionID == "" || created.EndpointSecret == "" {
 		t.Errorf("created subscription = %+v", created)
 	}
-	second := must(e.api.CreateSubscription(e.ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: webhookTarget + "/2", RateLimit: unical.Some(2)}))
-	subs := collect(t, unical.AllSubscriptions(e.ctx, e.api, acct.ID, &unical.SubscriptionListParams{Limit: 1}))
+	second := must(e.api.CreateSubscription(e.ctx, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: webhookTarget + "/2", RateLimit: unical.Some(2)}))
+	subs := collect(t, subscriptions.All(e.ctx, e.api, acct.ID, &subscriptions.ListParams{Limit: 1}))
 	type view struct{ ID, URL, CalendarID, Account string }
 	var got []view
 	for _, s := range subs {
@@ -123,29 +124,29 @@ func testSubscriptions(e *env) {
 
 	for _, tc := range []struct {
 		name   string
-		params *unical.SubscriptionCreateParams
+		params *subscriptions.CreateParams
 		want   *unical.Error
 	}{
-		{"no webhookUrl", &unical.SubscriptionCreateParams{CalendarID: cal}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
-		{"ftp webhookUrl", &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: "ftp://hooks.example.com/x"}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
-		{"loopback webhookUrl", &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: "http://127.0.0.1:9/x"}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
-		{"no calendarId", &unical.SubscriptionCreateParams{WebhookURL: webhookTarget}, &unical.Error{Code: unical.CodeInvalid, Field: "calendarId"}},
-		{"zero rateLimit", &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: webhookTarget, RateLimit: unical.Some(0)}, &unical.Error{Code: unical.CodeInvalid, Field: "rateLimit"}},
+		{"no webhookUrl", &subscriptions.CreateParams{CalendarID: cal}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
+		{"ftp webhookUrl", &subscriptions.CreateParams{CalendarID: cal, WebhookURL: "ftp://hooks.example.com/x"}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
+		{"loopback webhookUrl", &subscriptions.CreateParams{CalendarID: cal, WebhookURL: "http://127.0.0.1:9/x"}, &unical.Error{Code: unical.CodeInvalid, Field: "webhookUrl"}},
+		{"no calendarId", &subscriptions.CreateParams{WebhookURL: webhookTarget}, &unical.Error{Code: unical.CodeInvalid, Field: "calendarId"}},
+		{"zero rateLimit", &subscriptions.CreateParams{CalendarID: cal, WebhookURL: webhookTarget, RateLimit: unical.Some(0)}, &unical.Error{Code: unical.CodeInvalid, Field: "rateLimit"}},
 	} {
 		_, err := e.api.CreateSubscription(e.ctx, acct.ID, tc.params)
 		wantError(t, "CreateSubscription "+tc.name, err, tc.want)
 	}
 
-	if ok := must(e.api.DeleteSubscription(e.ctx, acct.ID, &unical.SubscriptionDeleteParams{SubscriptionID: created.WebhookSubscriptionID})); !ok.Success {
+	if ok := must(e.api.DeleteSubscription(e.ctx, acct.ID, &subscriptions.DeleteParams{SubscriptionID: created.WebhookSubscriptionID})); !ok.Success {
 		t.Errorf("DeleteSubscription = %+v", ok)
 	}
-	_, err = e.api.DeleteSubscription(e.ctx, acct.ID, &unical.SubscriptionDeleteParams{SubscriptionID: created.WebhookSubscriptionID})
+	_, err = e.api.DeleteSubscription(e.ctx, acct.ID, &subscriptions.DeleteParams{SubscriptionID: created.WebhookSubscriptionID})
 	wantError(t, "DeleteSubscription twice", err, &unical.Error{Code: unical.CodeNotFound})
-	_, err = e.api.DeleteSubscription(e.ctx, acct.ID, &unical.SubscriptionDeleteParams{})
+	_, err = e.api.DeleteSubscription(e.ctx, acct.ID, &subscriptions.DeleteParams{})
 	wantError(t, "DeleteSubscription without id", err, &unical.Error{Code: unical.CodeInvalid, Field: "subscriptionId"})
 	_, err = e.api.ListDeliveries(e.ctx, acct.ID, created.WebhookSubscriptionID, nil)
 	wantError(t, "deliveries of a deleted subscription", err, &unical.Error{Code: unical.CodeNotFound})
-	left := collect(t, unical.AllSubscriptions(e.ctx, e.api, acct.ID, nil))
+	left := collect(t, subscriptions.All(e.ctx, e.api, acct.ID, nil))
 	if len(left) != 1 || left[0].ID != second.WebhookSubscriptionID {
 		t.Errorf("subscriptions after the delete: %+v", left)
 	}
@@ -158,7 +159,7 @@ func testForeignIDs(e *env) {
 	acct := e.connect()[unical.ProviderGoogle]
 	cal := e.primary[unical.ProviderGoogle]
 	standup, _, _ := e.seedEvents(acct.ID, cal)
-	sub := must(e.api.CreateSubscription(e.ctx, acct.ID, &unical.SubscriptionCreateParams{CalendarID: cal, WebhookURL: webhookTarget}))
+	sub := must(e.api.CreateSubscription(e.ctx, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: webhookTarget}))
 	o := e.other
 	notFound := &unical.Error{Code: unical.CodeNotFound}
 	calls := map[string]func() error{
@@ -185,7 +186,7 @@ func testForeignIDs(e *env) {
 		},
 		"ListSubscriptions": func() error { _, err := o.ListSubscriptions(e.ctx, acct.ID, nil); return err },
 		"DeleteSubscription": func() error {
-			_, err := o.DeleteSubscription(e.ctx, acct.ID, &unical.SubscriptionDeleteParams{SubscriptionID: sub.WebhookSubscriptionID})
+			_, err := o.DeleteSubscription(e.ctx, acct.ID, &subscriptions.DeleteParams{SubscriptionID: sub.WebhookSubscriptionID})
 			return err
 		},
 		"ListDeliveries": func() error {
@@ -206,7 +207,7 @@ func testForeignIDs(e *env) {
 	if got := must(e.api.GetCalendar(e.ctx, acct.ID, cal)); got.Name != googleUser {
 		t.Errorf("calendar after the foreign update: %q", got.Name)
 	}
-	if subs := collect(t, unical.AllSubscriptions(e.ctx, e.api, acct.ID, nil)); len(subs) != 1 {
+	if subs := collect(t, subscriptions.All(e.ctx, e.api, acct.ID, nil)); len(subs) != 1 {
 		t.Errorf("%d subscriptions after the foreign delete", len(subs))
 	}
 }

@@ -24,7 +24,7 @@ type Policy struct {
 	// recorder here, so that no test waits for real.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnRetry is told of each retry before its wait: the providers count
-	// them for the retries metric (unical.NoteRetry), here in the one
+	// them for the retries metric (observe.NoteRetry), here in the one
 	// retry loop so that the count cannot drift between them.
 	OnRetry func(ctx context.Context)
 }

@@ -92,6 +92,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/internal/retry"
+	"github.com/unical/unical/observe"
 )
 
 // ProviderType is the provider type this package serves.
@@ -165,7 +166,7 @@ func New(cfg Config) (*Provider, error) {
 	if now == nil {
 		now = time.Now
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait, OnRetry: unical.NoteRetry}
+	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait, OnRetry: observe.NoteRetry}
 	switch {
 	case cfg.MaxRetries == 0:
 		policy.MaxRetries = 2
