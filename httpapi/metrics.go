@@ -65,11 +65,15 @@ func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duratio
 // twice.
 func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := requestStart(r)
-		sw := &statusWriter{ResponseWriter: w}
+		// The front door's exchange records the status; without a front
+		// door (no limit, no deadline) one is made here.
+		x, ok := w.(*exchange)
+		if !ok {
+			x = &exchange{ResponseWriter: w, start: time.Now()}
+		}
 		served := false
 		defer func() {
-			status := sw.status
+			status := x.status
 			switch {
 			case status != 0:
 			case served:
@@ -77,32 +81,9 @@ func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 			default:
 				status = http.StatusInternalServerError // panicked; the recoverer answers 500
 			}
-			m.recorder(r.Pattern, r.Method)(status, time.Since(start))
+			m.recorder(r.Pattern, r.Method)(status, time.Since(x.start))
 		}()
-		next.ServeHTTP(sw, r)
+		next.ServeHTTP(x, r)
 		served = true
 	})
 }
-
-// statusWriter remembers the status a handler sent.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 && code >= 200 { // 1xx answers come before the real one
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

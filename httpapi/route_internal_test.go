@@ -40,7 +40,7 @@ func mustMirrorRoutes(t *testing.T) (*routeMux, []string) {
 		})
 	}
 	if !readsPath["GET /v1/endUserAccounts/{id}"] {
-		t.Fatal("GET /v1/endUserAccounts/{id} is not registered with HandleLastFunc")
+		t.Fatal("GET /v1/endUserAccounts/{id} is not registered with HandleReadFunc")
 	}
 	return m, patterns
 }
