@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"strings"
 
 	"github.com/unical/unical/internal/seal"
 )
@@ -52,7 +53,7 @@ func (c *Client) Invalidate(appID string, keyIDs ...string) {
 		c.apps.Drop(appID)
 	}
 	for _, id := range keyIDs {
-		c.apiKeys.Drop(id)
+		c.apiKeys.Drop(strings.TrimPrefix(id, storedKeyPrefix))
 		c.keysUsed.Forget(id)
 	}
 }

@@ -304,9 +304,11 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 				return
 			}
 		}
-		if keys := r.Header[idempotencyHeader]; keys != nil && isWrite(r.Method) {
-			h.idempotent(w, r, app, keys, fn)
-			return
+		if isWrite(r.Method) {
+			if keys := r.Header[idempotencyHeader]; keys != nil {
+				h.idempotent(w, r, app, keys, fn)
+				return
+			}
 		}
 		if err := fn(w, r, app); err != nil {
 			h.writeError(w, r, err)
