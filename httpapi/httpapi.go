@@ -89,8 +89,8 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString, keepString)
-	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr, keepAddr)
+	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString)
+	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr)
 	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
