@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/unical/unical/internal/idempotency"
@@ -209,7 +210,27 @@ func once[T any](ctx context.Context, a *App, op string, call func(context.Conte
 	if !ok {
 		return call(ctx)
 	}
-	return idempotency.Once(WithIdempotencyKey(ctx, ""), a.goCall(key), call, op, args...)
+	return idempotency.Once(WithIdempotencyKey(ctx, ""), a.goCall(key), call, op, append(args, writeOptions(ctx)...)...)
+}
+
+// writeOptions are the options on ctx that change what a write does, as
+// the query parameters httpclient sends for them. They are part of a Go
+// write's fingerprint as the query is part of an HTTP request's, so that
+// a retry with other options is refused as a reused key on both paths
+// rather than replayed in process. Without options the fingerprint is
+// the one it was before options counted.
+func writeOptions(ctx context.Context) []any {
+	q := map[string]string{}
+	if notify, ok := NotifyAttendeesFrom(ctx); ok {
+		q[NotifyAttendeesParameter] = strconv.FormatBool(notify)
+	}
+	if !RevokeGrantFrom(ctx) {
+		q["revokeGrant"] = "false"
+	}
+	if len(q) == 0 {
+		return nil
+	}
+	return []any{q}
 }
 
 // goCall runs a Go write once for key through runIdempotent, keeping its

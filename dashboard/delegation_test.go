@@ -1,13 +1,20 @@
 package dashboard_test
 
 import (
+	"context"
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/provider/memory"
 )
 
 // TestDelegationForms sets a Microsoft 365 credential from the Providers
@@ -65,5 +72,81 @@ func TestDelegationForms(t *testing.T) {
 	}
 	if _, err := admin.Of(f.client).GetDelegation(t.Context(), apps[0].ID, "PROVIDER_B"); err == nil {
 		t.Errorf("the credential is still there after remove")
+	}
+}
+
+// delegatingProvider is the memory provider standing in for Microsoft
+// 365 with a delegation credential: it connects any of its users by
+// email alone, as microsoft.Provider does through the tenant's
+// app-only token.
+type delegatingProvider struct{ *memory.Provider }
+
+func (p delegatingProvider) ConnectDelegated(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
+	return &unical.Connection{Email: params.Email, ProviderAccountID: "uid-" + params.Email}, nil
+}
+
+// TestAccounts_Delegated: an account connected through the application's
+// delegation credential says so on the Accounts list and on its own
+// page; one connected with the user's refresh token does not.
+func TestAccounts_Delegated(t *testing.T) {
+	graph := delegatingProvider{memory.New(unical.ProviderMicrosoft)}
+	graph.AddUser("grace@corp.example.org", "", "")
+	graph.AddUser("ada@corp.example.org", "refresh-ada", "")
+	f := newFixture(t, "", graph)
+	svc := admin.Of(f.client)
+	created, err := svc.CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("corp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetDelegation(t.Context(), created.ApplicationID, unical.ProviderMicrosoft, &admin.DelegationParams{
+		TenantID: "tenant-1", ClientID: "daemon", ClientSecret: "d43mon-secret", Domains: []string{"corp.example.org"}}); err != nil {
+		t.Fatal(err)
+	}
+	app, err := f.client.App(t.Context(), created.ApplicationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, p := range []*unical.AccountCreateParams{
+		{Email: "grace@corp.example.org", ProviderType: unical.ProviderMicrosoft},
+		{Email: "ada@corp.example.org", ProviderType: unical.ProviderMicrosoft, RefreshToken: unical.Some("refresh-ada")},
+	} {
+		acct, err := app.CreateAccount(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[p.Email] = acct.ID
+	}
+
+	b := f.browser(t)
+	b.mustLogin()
+	base := "/dashboard/apps/" + created.ApplicationID + "/accounts"
+	p := b.get(base)
+	if p.status != http.StatusOK {
+		t.Fatalf("accounts = %d:\n%s", p.status, p.body)
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`<tr><td>([^<]+)</td><td>([^<]+)</td>`).FindAllStringSubmatch(p.body, -1) {
+		got = append(got, m[1]+": "+m[2])
+	}
+	slices.Sort(got)
+	want := []string{"ada@corp.example.org: Microsoft (PROVIDER_B)", "grace@corp.example.org: Microsoft (PROVIDER_B) (delegated)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("accounts list (-want +got):\n%s", diff)
+	}
+
+	fact := regexp.MustCompile(`<dt>Delegated</dt><dd>([^<]+)</dd>`)
+	for email, want := range map[string]string{
+		"grace@corp.example.org": "yes: connected through the application's delegation credential",
+		"ada@corp.example.org":   "no",
+	} {
+		p := b.get(base + "/" + ids[email])
+		if p.status != http.StatusOK {
+			t.Fatalf("account page of %s = %d:\n%s", email, p.status, p.body)
+		}
+		m := fact.FindStringSubmatch(html.UnescapeString(p.body))
+		if m == nil || m[1] != want {
+			t.Errorf("account page of %s: Delegated = %v, want %q", email, m, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package apisuite
 
 import (
+	"context"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,7 +14,8 @@ import (
 // to the server, which runs the same; both must answer alike.
 func testIdempotency(e *env) {
 	t := e.t
-	acct := e.connect()[unical.ProviderGoogle]
+	accts := e.connect()
+	acct := accts[unical.ProviderGoogle]
 	cal := e.primary[unical.ProviderGoogle]
 	params := func(title string) *unical.EventParams {
 		return &unical.EventParams{Title: unical.Some(title), Start: at("2026-06-01T09:00:00Z"), End: at("2026-06-01T09:30:00Z")}
@@ -47,6 +49,37 @@ func testIdempotency(e *env) {
 	if n := titled("Other"); n != 0 {
 		t.Errorf("a refused reuse created %d events", n)
 	}
+
+	// So is the same key with other options, which travel as query
+	// parameters over HTTP: a create that emails no attendee is not the
+	// retry of one that does, nor of one that leaves it to the provider.
+	quiet := unical.WithIdempotencyKey(unical.WithNotifyAttendees(e.ctx, false), "create-quiet")
+	firstQuiet := must(e.api.CreateEvent(quiet, acct.ID, cal, params("Quiet")))
+	if again := must(e.api.CreateEvent(quiet, acct.ID, cal, params("Quiet"))); again.ID != firstQuiet.ID {
+		t.Errorf("retried CreateEvent with notifyAttendees=false made %s, want the first's %s", again.ID, firstQuiet.ID)
+	}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"notifyAttendees=true", unical.WithNotifyAttendees(e.ctx, true)},
+		{"no notifyAttendees", e.ctx},
+	} {
+		_, err := e.api.CreateEvent(unical.WithIdempotencyKey(c.ctx, "create-quiet"), acct.ID, cal, params("Quiet"))
+		wantError(t, "CreateEvent with the key of a notifyAttendees=false create and "+c.name, err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
+	}
+	if n := titled("Quiet"); n != 1 {
+		t.Errorf("%d Quiet events after a create, its retry and two refused reuses, want 1", n)
+	}
+	dav := accts[unical.ProviderCalDAV]
+	keepGrant := unical.WithIdempotencyKey(unical.WithRevokeGrant(e.ctx, false), "delete-keep-grant")
+	for i := range 2 {
+		if res := must(e.api.DeleteAccount(keepGrant, dav.ID)); !res.OK {
+			t.Errorf("DeleteAccount with revokeGrant=false #%d = %+v", i+1, res)
+		}
+	}
+	_, err = e.api.DeleteAccount(unical.WithIdempotencyKey(e.ctx, "delete-keep-grant"), dav.ID)
+	wantError(t, "DeleteAccount with the key of a revokeGrant=false delete and no revokeGrant", err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
 
 	// Reads ignore the key.
 	if got := must(e.api.GetEvent(ctx, acct.ID, cal, first.ID)); got.ID != first.ID {

@@ -483,4 +483,27 @@ func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 	if ev.Creator == nil {
 		ev.Creator = &unical.Creator{Email: self}
 	}
+	if !ev.IsAllDay {
+		ev.Start, ev.End = withOffset(ev.Start), withOffset(ev.End)
+	}
+}
+
+// withOffset gives a timed value written without an offset the offset of
+// its time zone (of UTC without one) at that instant, keeping the wall
+// clock as written: Google, Graph and CalDAV servers answer such a value
+// with its offset, and so does a Book.
+func withOffset(d *unical.EventDateTime) *unical.EventDateTime {
+	if d == nil || d.DateTime == "" {
+		return d
+	}
+	if _, err := time.Parse(unical.LocalDateTimeLayout, d.DateTime); err != nil {
+		return d // it has an offset already
+	}
+	t, err := d.Time("dateTime")
+	if err != nil {
+		return d // the Client refuses such a value before it gets here
+	}
+	out := *d
+	out.DateTime = t.Format(time.RFC3339)
+	return &out
 }

@@ -82,8 +82,9 @@ func FuzzRRule(f *testing.F) {
 		if len(recurrence) > 8 {
 			return
 		}
-		// Keep the start within 1900..2200, where zones and rrule-go work.
-		const lo, span = -2208988800, 9467280000
+		// Starts from the year -1 to 10001: Parse must refuse those outside
+		// 1..9999 (rrule-go panics from the year 0) and expand the rest.
+		const lo, span = -62198755200, 315601977600
 		startUnix = lo + ((startUnix%span)+span)%span
 		loc, err := time.LoadLocation(parseFuzzZones[int(zone)%len(parseFuzzZones)])
 		if err != nil {

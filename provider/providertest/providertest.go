@@ -18,6 +18,9 @@
 //     extended properties and attendees, and return a non-empty id and ETag;
 //     CreateEvent's answer must equal what GetEvent returns;
 //   - read all-day events as dates with an exclusive end;
+//   - answer and read back a timed value written without an offset with
+//     its time zone's offset at that instant (UTC's without a zone), the
+//     wall clock as written;
 //   - apply an update partially: only set fields change, a null field is
 //     cleared, and the ETag changes;
 //   - answer CodeNotFound for GetEvent, UpdateEvent and DeleteEvent of an
@@ -129,6 +132,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Calendars/ErrNotFound", testCalendarNotFound},
 		{"Events/RoundTrip", testEventRoundTrip},
 		{"Events/AllDay", testAllDay},
+		{"Events/LocalTime", testLocalTime},
 		{"Events/PartialUpdate", testPartialUpdate},
 		{"Events/Delete", testDelete},
 		{"Events/ErrNotFound", testEventNotFound},
@@ -521,4 +525,66 @@ func testRSVPNotAttendee(t *testing.T, h *Harness) {
 	}))
 	err := h.Provider.RespondToEvent(ctxOf(t), h.Session, cal, e.ID, unical.ResponseAccepted)
 	wantCode(t, "RespondToEvent without the account among the attendees", err, unical.CodeInvalid)
+}
+
+// testLocalTime writes timed values without an offset, in a zone and in
+// none, on create and on update: each is answered and read back with an
+// offset, the zone's at that instant (winter or summer time) with the
+// wall clock as written, and without a zone the instant read in UTC.
+func testLocalTime(t *testing.T, h *Harness) {
+	cal := h.NewCalendar(t)
+	type when struct{ Start, End unical.EventDateTime }
+	zonedWhen := func(start, end string) when {
+		return when{unical.EventDateTime{DateTime: start, TimeZone: "Europe/Berlin"}, unical.EventDateTime{DateTime: end, TimeZone: "Europe/Berlin"}}
+	}
+	of := func(e *unical.Event) when {
+		if e.Start == nil || e.End == nil {
+			t.Fatalf("event %s has start %v end %v", e.ID, e.Start, e.End)
+		}
+		return when{*e.Start, *e.End}
+	}
+	read := func(what, id string, want when) {
+		t.Helper()
+		got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, id))
+		if diff := cmp.Diff(want, of(got)); diff != "" {
+			t.Errorf("GetEvent after %s mismatch (-want +got):\n%s", what, diff)
+		}
+	}
+
+	winter := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("Winter"), Start: zoned("2026-01-05T09:00:00", "Europe/Berlin"), End: zoned("2026-01-05T10:00:00", "Europe/Berlin"),
+	}))
+	want := zonedWhen("2026-01-05T09:00:00+01:00", "2026-01-05T10:00:00+01:00")
+	if diff := cmp.Diff(want, of(winter)); diff != "" {
+		t.Errorf("CreateEvent of a Berlin winter time without offset mismatch (-want +got):\n%s", diff)
+	}
+	read("the create", winter.ID, want)
+
+	summer := must[*unical.Event](t, "UpdateEvent")(h.Provider.UpdateEvent(ctxOf(t), h.Session, cal, winter.ID, &unical.EventParams{
+		Start: zoned("2026-07-06T09:00:00", "Europe/Berlin"), End: zoned("2026-07-06T10:00:00", "Europe/Berlin"),
+	}))
+	want = zonedWhen("2026-07-06T09:00:00+02:00", "2026-07-06T10:00:00+02:00")
+	if diff := cmp.Diff(want, of(summer)); diff != "" {
+		t.Errorf("UpdateEvent to a Berlin summer time without offset mismatch (-want +got):\n%s", diff)
+	}
+	read("the update", winter.ID, want)
+
+	// Without a zone the value is read in UTC; providers render the
+	// instant in UTC or in the calendar's zone, always with an offset.
+	utc := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
+		Title: unical.Some("UTC"), Start: timed("2026-01-05T09:00:00"), End: timed("2026-01-05T10:00:00"),
+	}))
+	for what, e := range map[string]*unical.Event{
+		"CreateEvent": utc, "GetEvent": must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, utc.ID)),
+	} {
+		for _, d := range []*unical.EventDateTime{e.Start, e.End} {
+			if _, err := time.Parse(time.RFC3339, d.DateTime); err != nil {
+				t.Errorf("%s of a UTC time without offset: dateTime %q has no offset", what, d.DateTime)
+			}
+		}
+		if got, want := [2]time.Time{instant(t, e.Start), instant(t, e.End)}, [2]time.Time{
+			time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)}; got != want {
+			t.Errorf("%s of a UTC time without offset = %v, want %v", what, got, want)
+		}
+	}
 }
