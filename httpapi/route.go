@@ -105,7 +105,7 @@ func (m *routeMux) mark(method, pattern string, routes map[string]getRoute, chan
 			return
 		}
 	}
-	panic("httpapi: " + method + "(" + pattern + "): not a GET pattern with a literal path or one wildcard, last")
+	panic("httpapi: " + method + "(" + pattern + "): not a GET pattern that routeMux routes itself")
 }
 
 func (m *routeMux) remember(pattern string, handler http.Handler) {
