@@ -27,7 +27,7 @@ trap 'rm -rf "$fuzzcache"' EXIT
 # "context deadline exceeded" while a worker is still busy
 # (https://go.dev/issue/75804, fixed in Go 1.27): no input failed, so none
 # is written to testdata/fuzz. Such a run is tried again, up to twice (on
-# a busy machine the race came twice in a row); a run that wrote a failing
+# a loaded machine the race comes more often); a run that wrote a failing
 # input, or failed any other way, fails the suite at once.
 fuzz() {
 	local target=$1 pkg=$2 out=$fuzzcache/$1.out
