@@ -105,3 +105,33 @@ func TestClient_APIKeyLastUsed(t *testing.T) {
 		t.Errorf("a wrong key = %v", err)
 	}
 }
+
+// unversionedStore hides the bolt store's version, so that a Client keeps
+// what it caches until its CacheTTL passes or it is told otherwise.
+type unversionedStore struct{ unical.Store }
+
+// TestClient_RevokeAPIKey_Uncached revokes a key on a Client whose Store
+// has no version and whose cache keeps keys for an hour: the next request
+// with the key is refused at once, since the revocation drops the cached
+// key.
+func TestClient_RevokeAPIKey_Uncached(t *testing.T) {
+	t.Parallel()
+	st := apitest.Start(t, nil, func(cfg *unical.Config) {
+		cfg.Store = unversionedStore{cfg.Store}
+		cfg.CacheTTL = time.Hour
+	})
+	appID, _ := st.CreateApp(t, &admin.ApplicationParams{})
+	created, err := st.Admin.CreateAPIKey(t.Context(), appID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Client.AppByAPIKey(t.Context(), created.APIKey); err != nil {
+		t.Fatalf("AppByAPIKey(new key) = %v", err)
+	}
+	if err := st.Admin.RevokeAPIKey(t.Context(), appID, created.Key.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Client.AppByAPIKey(t.Context(), created.APIKey); unical.ErrorCode(err) != unical.CodeUnauthorized {
+		t.Errorf("AppByAPIKey(revoked key) = %v, want CodeUnauthorized", err)
+	}
+}

@@ -300,19 +300,13 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 	unauthorized := func() error {
 		return &Error{Code: CodeUnauthorized, Field: "x-api-key", Message: "A valid x-api-key header is required."}
 	}
-	if key == "" {
-		return nil, unauthorized()
-	}
-	rest, ok := strings.CutPrefix(key, APIKeyPrefix)
-	if !ok {
-		return nil, unauthorized()
-	}
+	rest, prefixed := strings.CutPrefix(key, APIKeyPrefix)
 	id, secret, ok := strings.Cut(rest, "_")
-	if !ok || id == "" || secret == "" {
+	if !prefixed || !ok || id == "" || secret == "" {
 		return nil, unauthorized()
 	}
 	now := c.now() // one reading for the cache and the use
-	stored, err := c.getAPIKey(ctx, "key_"+id, now)
+	stored, err := c.getAPIKey(ctx, id, now)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, unauthorized()
@@ -358,10 +352,13 @@ func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSet
 	return s, nil
 }
 
-// getAPIKey reads an API key through the cache at now.
+// getAPIKey reads the API key of key id through the cache at now, keyed by
+// the id a presented key holds, so that a request builds no string for it.
 func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIKey, error) {
-	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, id) })
+	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, storedKeyPrefix+id) })
 }
+
+const storedKeyPrefix = "key_" // of an API key's stored id, "key_<key id>"
 
 // Application returns application id, read through the Client's cache;
 // the caller must not change it. Returns CodeNotFound when there is none.

@@ -51,6 +51,12 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./observe", need: []string{mod}, banned: []string{"net/http"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
+		// Retries are counted in the one retry loop, through the call's
+		// context: the bundled providers do not report them themselves.
+		{pkg: "./internal/retrynote", banned: []string{mod, "net/http"}},
+		{pkg: "./provider/google", banned: []string{mod + "/observe"}},
+		{pkg: "./provider/microsoft", banned: []string{mod + "/observe"}},
+		{pkg: "./provider/caldav", banned: []string{mod + "/observe"}},
 		// Helpers the root imports: they must not import it back.
 		{pkg: "./internal/ttlcache", banned: []string{mod}},
 		{pkg: "./internal/recur", banned: []string{mod}},

@@ -2,6 +2,7 @@ package unical
 
 import (
 	"context"
+	"strings"
 
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
@@ -53,7 +54,7 @@ func (c *Client) Invalidate(appID string, keyIDs ...string) {
 		c.apps.Drop(appID)
 	}
 	for _, id := range keyIDs {
-		c.apiKeys.Drop(id)
+		c.apiKeys.Drop(strings.TrimPrefix(id, storedKeyPrefix))
 		c.keysUsed.Forget(id)
 	}
 }

@@ -20,7 +20,6 @@ package dashboard
 
 import (
 	"embed"
-	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -90,7 +89,6 @@ type handler struct {
 	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
 	deliveryCounts func() map[string]float64
-	pages          map[string]*template.Template
 	mux            *http.ServeMux
 }
 
@@ -126,11 +124,9 @@ func New(opts Options) (http.Handler, error) {
 	if h.now == nil {
 		h.now = time.Now
 	}
-	pages, err := parsePages()
-	if err != nil {
+	if err := checkPages(); err != nil {
 		return nil, err
 	}
-	h.pages = pages
 	h.routes()
 	return h, nil
 }

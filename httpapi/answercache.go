@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -74,13 +75,15 @@ func (c *answerCache) put(key answerKey, version uint64, body []byte) {
 
 // cachedRead answers a GET from the cache when the Store has not changed
 // since the answer was encoded, and otherwise calls read and keeps its
-// encoded answer. Errors are never cached.
-func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical.App, read func() (any, error)) error {
+// encoded answer. Errors are never cached. read is given the request's
+// context with its deadline (requestContext): a route of cachedRead is
+// registered with HandleReadFunc, so r does not carry the deadline.
+func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical.App, read func(ctx context.Context) (any, error)) error {
 	// The version is read before the data, so an answer is never filed
 	// under a version newer than what it shows.
 	version, versioned := h.client.StoreVersion()
 	if !versioned {
-		v, err := read()
+		v, err := read(requestContext(w, r))
 		if err != nil {
 			return err
 		}
@@ -91,7 +94,7 @@ func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical
 		writeBodyLength(w, http.StatusOK, kept.body, kept.length)
 		return nil
 	}
-	v, err := read()
+	v, err := read(requestContext(w, r))
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ type FailureLimiter struct {
 // NewFailureLimiter returns a limiter of rl failures per address, taking
 // the address as Options.TrustForwardedFor says; nil when rl has no rate.
 func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
-	l := newLimiter(rl, DefaultLimiterSize, hashAddr, keepAddr)
+	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
 	if l == nil {
 		return nil
 	}

@@ -34,15 +34,16 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 				return
 			}
 		}
+		x := &exchange{ResponseWriter: w, start: start}
 		if h.timeout > 0 {
-			// Provider and store calls take this context, so a hung
-			// provider call ends at the deadline and writeError answers
-			// 504.
-			d := newLazyDeadlineFrom(r.Context(), start, h.timeout)
-			defer d.release()
-			r = r.WithContext(d)
+			// Provider and store calls take this deadline (routeMux puts
+			// it into the request's context), so a hung provider call
+			// ends at the deadline and writeError answers 504.
+			x.timed = true
+			x.deadline.parent, x.deadline.deadline = r.Context(), start.Add(h.timeout)
+			defer x.deadline.release()
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(x, r)
 	})
 }
 
@@ -51,10 +52,10 @@ func rateLimited(wait time.Duration, message string) error {
 	return &unical.Error{Code: unical.CodeRateLimited, RetryAfter: wait, Message: message + " Retry after the seconds in Retry-After."}
 }
 
-// timedOut replaces a server-side failure of a request whose deadline
-// passed: the failure is most likely the deadline's doing.
-func (h *handler) timedOut(r *http.Request, err error) error {
-	if h.timeout <= 0 || r.Context().Err() != context.DeadlineExceeded {
+// timedOut replaces a server-side failure of a request whose deadline,
+// ctx's, passed: the failure is most likely the deadline's doing.
+func (h *handler) timedOut(ctx context.Context, err error) error {
+	if h.timeout <= 0 || ctx.Err() != context.DeadlineExceeded {
 		return err
 	}
 	switch unical.ErrorCode(err) {

@@ -20,7 +20,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/store/bolt"
 )
 
 // startWithOptions is MustNewServerWith with the handler built from opts.
@@ -253,6 +255,60 @@ func TestRequestTimeout(t *testing.T) {
 	ts.must(t, "GET", "/v1/endUserAccounts/"+acct.ID, nil).Into(t, &got)
 	if got.Status != unical.AccountStatusActive {
 		t.Errorf("after the timeout the account is %s, want ACTIVE", got.Status)
+	}
+}
+
+// hangingStore is a bolt store whose account reads under a deadline (a
+// request's) wait for their context to end and report how it ended.
+type hangingStore struct {
+	*bolt.Store
+	returned chan error
+}
+
+func (s hangingStore) GetAccount(ctx context.Context, appID, id string) (*unical.AccountRecord, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return s.Store.GetAccount(ctx, appID, id)
+	}
+	return nil, s.hang(ctx)
+}
+
+func (s hangingStore) ListAccounts(ctx context.Context, appID string, filter unical.AccountFilter) ([]*unical.AccountRecord, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return s.Store.ListAccounts(ctx, appID, filter)
+	}
+	return nil, s.hang(ctx)
+}
+
+func (s hangingStore) hang(ctx context.Context) error {
+	<-ctx.Done()
+	s.returned <- ctx.Err()
+	return ctx.Err()
+}
+
+// TestRequestTimeout_CachedReads checks that the account reads, whose
+// requests routeMux serves without the deadline in their context
+// (HandleReadFunc), still end at the request deadline: a Store read that
+// hangs is cancelled and answered 504 timeout.
+func TestRequestTimeout_CachedReads(t *testing.T) {
+	t.Parallel()
+	returned := make(chan error, 2)
+	st := apitest.StartWithOptions(t, nil, func(cfg *unical.Config) {
+		cfg.Store = hangingStore{cfg.Store.(*bolt.Store), returned}
+	}, httpapi.Options{RequestTimeout: time.Second})
+	_, key := st.CreateApp(t, &admin.ApplicationParams{})
+	for _, path := range []string{"/v1/endUserAccounts/acct_1", "/v1/endUserAccounts?limit=5"} {
+		r := st.DoKey(t, key, "GET", path, nil)
+		if got := answerOf(t, r); got != (answer{Status: http.StatusGatewayTimeout, Code: "timeout"}) {
+			t.Errorf("GET %s with a hung Store: %+v %s, want 504 timeout", path, got, r.Body)
+		}
+		select {
+		case err := <-returned:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("GET %s: the Store read ended with %v, want its deadline", path, err)
+			}
+		default:
+			t.Errorf("GET %s: the answer came before the Store read was cancelled", path)
+		}
 	}
 }
 

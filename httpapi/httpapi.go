@@ -89,8 +89,8 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString, keepString)
-	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr, keepAddr)
+	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString)
+	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr)
 	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
@@ -164,7 +164,7 @@ type errorDetail struct {
 // and provider failures are logged with their cause; the body only ever
 // carries the caller-safe message.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := writeErrorBody(w, r, h.log, h.timedOut(r, err))
+	code := writeErrorBody(w, r, h.log, h.timedOut(requestContext(w, r), err))
 	h.mu.Lock()
 	h.errorCount[code]++
 	h.mu.Unlock()
@@ -293,20 +293,22 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := apiKey(r)
-		app, err := h.client.AppByAPIKey(r.Context(), key)
+		app, err := h.client.AppByAPIKey(requestContext(w, r), key)
 		if err != nil {
 			h.refuse(w, r, err)
 			return
 		}
 		if h.keyLimit != nil {
-			if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(r)); !ok {
+			if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(w)); !ok {
 				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
 				return
 			}
 		}
-		if keys := r.Header[idempotencyHeader]; keys != nil && isWrite(r.Method) {
-			h.idempotent(w, r, app, keys, fn)
-			return
+		if isWrite(r.Method) {
+			if keys := r.Header[idempotencyHeader]; keys != nil {
+				h.idempotent(w, r, app, keys, fn)
+				return
+			}
 		}
 		if err := fn(w, r, app); err != nil {
 			h.writeError(w, r, err)

@@ -59,7 +59,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		first = &bufferedResponse{header: http.Header{}}
 		var code unical.Code
 		if err := fn(first, r, app); err != nil {
-			err = h.timedOut(r, err)
+			err = h.timedOut(r.Context(), err)
 			code = unical.ErrorCode(err)
 			h.writeError(first, r, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"math"
 	"net/netip"
-	"strings"
 	"sync"
 	"time"
 )
@@ -38,6 +37,10 @@ const (
 // limiter keeps one token bucket per caller K in a table of bounded size.
 // The table is split into shards, each with its own lock, so that
 // concurrent requests of different callers rarely wait for each other.
+// A caller's bucket is found by its 64-bit hash alone, with the process's
+// random seed: the table holds no caller's key (so no part of a request
+// header), a lookup hashes the key once, not twice, and two callers share
+// a bucket only if their hashes collide, which no caller can aim for.
 //
 // A bucket that has filled up again is the same as no bucket, so idle
 // buckets are dropped without changing any answer. When a shard is full
@@ -51,15 +54,12 @@ type limiter[K comparable] struct {
 	shards    []limiterShard[K]
 	shardMask uint64
 	hash      func(K) uint64
-	// keep copies a key before the table stores it, so that a key cut
-	// from a request header does not pin the header (and its secret).
-	keep  func(K) K
-	epoch time.Time
+	epoch     time.Time
 }
 
 type limiterShard[K comparable] struct {
 	mu        sync.Mutex
-	buckets   map[K]*bucket
+	buckets   map[uint64]*bucket // by the caller's hash
 	overflow  bucket
 	lastSweep int64
 	// pad keeps neighbouring shards' locks off one cache line.
@@ -81,7 +81,7 @@ const fullSweepEvery = int64(time.Second)
 
 // newLimiter returns a limiter of rl for at most size callers, or nil when
 // rl has no rate.
-func newLimiter[K comparable](rl RateLimit, size int, hash func(K) uint64, keep func(K) K) *limiter[K] {
+func newLimiter[K comparable](rl RateLimit, size int, hash func(K) uint64) *limiter[K] {
 	if rl.PerSecond <= 0 || math.IsNaN(rl.PerSecond) || math.IsInf(rl.PerSecond, 0) {
 		return nil
 	}
@@ -100,10 +100,10 @@ func newLimiter[K comparable](rl RateLimit, size int, hash func(K) uint64, keep 
 	l := &limiter[K]{
 		perNano: rl.PerSecond / 1e9, burst: burst,
 		shardCap: size / shards, shards: make([]limiterShard[K], shards), shardMask: uint64(shards - 1),
-		hash: hash, keep: keep, epoch: time.Now(),
+		hash: hash, epoch: time.Now(),
 	}
 	for i := range l.shards {
-		l.shards[i].buckets = map[K]*bucket{}
+		l.shards[i].buckets = map[uint64]*bucket{}
 		l.shards[i].overflow = bucket{tokens: burst}
 	}
 	return l
@@ -123,11 +123,12 @@ func (l *limiter[K]) allowTime(k K, now time.Time) (bool, time.Duration) {
 
 // allowAt is allow at now nanoseconds after the limiter's epoch.
 func (l *limiter[K]) allowAt(k K, now int64) (bool, time.Duration) {
-	s := &l.shards[l.hash(k)&l.shardMask]
+	hk := l.hash(k)
+	s := &l.shards[hk&l.shardMask]
 	s.mu.Lock()
-	b := s.buckets[k]
+	b := s.buckets[hk]
 	if b == nil {
-		b = s.add(l, k, now)
+		b = s.add(l, hk, now)
 	}
 	ok, wait := l.take(b, now)
 	s.mu.Unlock()
@@ -137,10 +138,11 @@ func (l *limiter[K]) allowAt(k K, now int64) (bool, time.Duration) {
 // waitAt is how long until caller k has a token, at now nanoseconds after
 // the limiter's epoch, without taking one; zero when it has one.
 func (l *limiter[K]) waitAt(k K, now int64) time.Duration {
-	s := &l.shards[l.hash(k)&l.shardMask]
+	hk := l.hash(k)
+	s := &l.shards[hk&l.shardMask]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.buckets[k]
+	b := s.buckets[hk]
 	if b == nil {
 		if len(s.buckets) < l.shardCap {
 			return 0 // a new caller gets a full bucket
@@ -154,9 +156,10 @@ func (l *limiter[K]) waitAt(k K, now int64) time.Duration {
 	return time.Duration(math.Min(math.Ceil((1-tokens)/l.perNano), float64(24*time.Hour)))
 }
 
-// add puts a full bucket for k in the shard, or returns the overflow
-// bucket when the shard is full of active callers. s.mu is held.
-func (s *limiterShard[K]) add(l *limiter[K], k K, now int64) *bucket {
+// add puts a full bucket for the caller of hash hk in the shard, or
+// returns the overflow bucket when the shard is full of active callers.
+// s.mu is held.
+func (s *limiterShard[K]) add(l *limiter[K], hk uint64, now int64) *bucket {
 	if now-s.lastSweep >= sweepEvery || (len(s.buckets) >= l.shardCap && now-s.lastSweep >= fullSweepEvery) {
 		s.lastSweep = now
 		for key, b := range s.buckets {
@@ -169,7 +172,7 @@ func (s *limiterShard[K]) add(l *limiter[K], k K, now int64) *bucket {
 		return &s.overflow
 	}
 	b := &bucket{tokens: l.burst, last: now}
-	s.buckets[l.keep(k)] = b
+	s.buckets[hk] = b
 	return b
 }
 
@@ -207,7 +210,3 @@ func hashAddr(a netip.Addr) uint64 {
 	b := a.As16()
 	return maphash.Bytes(limiterSeed, b[:])
 }
-
-func keepString(s string) string { return strings.Clone(s) }
-
-func keepAddr(a netip.Addr) netip.Addr { return a }

@@ -11,7 +11,7 @@ import (
 )
 
 func newStringLimiter(rl RateLimit, size int) *limiter[string] {
-	return newLimiter(rl, size, hashString, keepString)
+	return newLimiter(rl, size, hashString)
 }
 
 // TestLimiterBucket checks the token bucket: a burst, then one request per
@@ -112,7 +112,7 @@ func TestLimiterMemory(t *testing.T) {
 // TestLimiterNoAllocations checks the hot path: finding the client address
 // and taking a token of a known caller allocate nothing.
 func TestLimiterNoAllocations(t *testing.T) {
-	h := &handler{ipLimit: newLimiter(RateLimit{PerSecond: 1e9}, 0, hashAddr, keepAddr), keyLimit: newStringLimiter(RateLimit{PerSecond: 1e9}, 0)}
+	h := &handler{ipLimit: newLimiter(RateLimit{PerSecond: 1e9}, 0, hashAddr), keyLimit: newStringLimiter(RateLimit{PerSecond: 1e9}, 0)}
 	r := httptest.NewRequest("GET", "/v1/endUserAccounts", nil)
 	r.RemoteAddr = "[2001:db8::7]:4711"
 	key := "uk_abc_secret"

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,29 +26,52 @@ type RequestObserver interface {
 // requestMetrics measures requests for a RequestObserver.
 type requestMetrics struct {
 	obs RequestObserver
-	// routes caches the recorder of each pattern and method. Patterns
-	// are the registered ones and methods a fixed few, so it stays small.
-	routes sync.Map // routeKey → func(int, time.Duration)
+	// routes holds the recorders of each pattern, by method (methodIndex).
+	// Patterns are the registered ones and methods a fixed few, so it
+	// stays small; it is replaced, never changed, so that a request finds
+	// its recorder with one lookup of a string and no lock (a sync.Map
+	// keyed by pattern and method hashed both, 460 instructions a request).
+	routes atomic.Pointer[map[string]*routeRecorders]
+	mu     sync.Mutex // held to replace routes
 }
 
-type routeKey struct{ pattern, method string }
+type routeRecorders [len(methodLabels)]func(int, time.Duration)
 
-// knownMethods are the methods that are label values as they are; any
-// other is "OTHER", so that a client cannot grow the label set.
-var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+// methodLabels are the method label values: the methods that are label
+// values as they are, and "OTHER" for any other, so that a client cannot
+// grow the label set.
+var methodLabels = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"}
+
+// methodIndex is the index of method's label in methodLabels.
+func methodIndex(method string) int {
+	for i, m := range methodLabels[:len(methodLabels)-1] {
+		if m == method {
+			return i
+		}
+	}
+	return len(methodLabels) - 1
+}
 
 // recorder returns the recorder of r's pattern and method.
 func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duration) {
-	key := routeKey{pattern, method}
-	if rec, ok := m.routes.Load(key); ok {
-		return rec.(func(int, time.Duration))
-	}
-	if !knownMethods[method] {
-		method = "OTHER"
-		key.method = method
-		if rec, ok := m.routes.Load(key); ok {
-			return rec.(func(int, time.Duration))
+	i := methodIndex(method)
+	if routes := m.routes.Load(); routes != nil {
+		if recs := (*routes)[pattern]; recs != nil && recs[i] != nil {
+			return recs[i]
 		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	routes := map[string]*routeRecorders{}
+	if old := m.routes.Load(); old != nil {
+		if recs := (*old)[pattern]; recs != nil && recs[i] != nil {
+			return recs[i] // added while this request waited for the lock
+		}
+		maps.Copy(routes, *old)
+	}
+	recs := new(routeRecorders)
+	if old := routes[pattern]; old != nil {
+		*recs = *old
 	}
 	route := pattern
 	if _, path, ok := strings.Cut(pattern, " "); ok {
@@ -55,8 +80,10 @@ func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duratio
 	if route == "" {
 		route = "unmatched"
 	}
-	rec, _ := m.routes.LoadOrStore(key, m.obs.ObserveRoute(route, method))
-	return rec.(func(int, time.Duration))
+	recs[i] = m.obs.ObserveRoute(route, methodLabels[i])
+	routes[pattern] = recs
+	m.routes.Store(&routes)
+	return recs[i]
 }
 
 // instrument measures each request next serves. It must wrap the router
@@ -65,11 +92,15 @@ func (m *requestMetrics) recorder(pattern, method string) func(int, time.Duratio
 // twice.
 func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := requestStart(r)
-		sw := &statusWriter{ResponseWriter: w}
+		// The front door's exchange records the status; without a front
+		// door (no limit, no deadline) one is made here.
+		x, ok := w.(*exchange)
+		if !ok {
+			x = &exchange{ResponseWriter: w, start: time.Now()}
+		}
 		served := false
 		defer func() {
-			status := sw.status
+			status := x.status
 			switch {
 			case status != 0:
 			case served:
@@ -77,32 +108,9 @@ func (m *requestMetrics) instrument(next http.Handler) http.Handler {
 			default:
 				status = http.StatusInternalServerError // panicked; the recoverer answers 500
 			}
-			m.recorder(r.Pattern, r.Method)(status, time.Since(start))
+			m.recorder(r.Pattern, r.Method)(status, time.Since(x.start))
 		}()
-		next.ServeHTTP(sw, r)
+		next.ServeHTTP(x, r)
 		served = true
 	})
 }
-
-// statusWriter remembers the status a handler sent.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 && code >= 200 { // 1xx answers come before the real one
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -44,7 +44,11 @@ type getRoute struct {
 	// readsPath is set for a handler that reads the wildcard with
 	// pathValue (HandleLastFunc), so that routeMux need not set it.
 	readsPath bool
-	handler   http.Handler
+	// readsDeadline is set for a handler that takes the request's
+	// deadline from requestContext (HandleReadFunc), so that routeMux
+	// need not put it into the request's context.
+	readsDeadline bool
+	handler       http.Handler
 }
 
 func newRouteMux() *routeMux {
@@ -68,16 +72,40 @@ func (m *routeMux) HandleFunc(pattern string, handler func(http.ResponseWriter, 
 // bytes) on every request. It is for the most frequent reads.
 func (m *routeMux) HandleLastFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
 	m.HandleFunc(pattern, handler)
+	m.mark("HandleLastFunc", pattern, m.last, func(route *getRoute) { route.readsPath = true })
+}
+
+// HandleReadFunc is HandleFunc for a read usually answered from memory
+// (cachedRead): a GET pattern with a literal path, or with one wildcard,
+// last, that its handler reads with pathValue (as with HandleLastFunc).
+// Its handler takes the request's deadline from requestContext, never
+// from r.Context(): routeMux then serves it without copying the request
+// to carry the deadline (Request.WithContext, 320 bytes).
+func (m *routeMux) HandleReadFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
+	m.HandleFunc(pattern, handler)
+	m.mu.Lock()
+	_, literal := m.exact[strings.TrimPrefix(pattern, "GET ")]
+	m.mu.Unlock()
+	if literal {
+		m.mark("HandleReadFunc", pattern, m.exact, func(route *getRoute) { route.readsDeadline = true })
+		return
+	}
+	m.mark("HandleReadFunc", pattern, m.last, func(route *getRoute) { route.readsPath, route.readsDeadline = true, true })
+}
+
+// mark changes the route of pattern in routes, or panics naming method
+// when routeMux does not route pattern itself.
+func (m *routeMux) mark(method, pattern string, routes map[string]getRoute, change func(*getRoute)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for dir, route := range m.last {
+	for key, route := range routes {
 		if route.pattern == pattern {
-			route.readsPath = true
-			m.last[dir] = route
+			change(&route)
+			routes[key] = route
 			return
 		}
 	}
-	panic("httpapi: HandleLastFunc(" + pattern + "): not a GET pattern with one wildcard, last")
+	panic("httpapi: " + method + "(" + pattern + "): not a GET pattern that routeMux routes itself")
 }
 
 func (m *routeMux) remember(pattern string, handler http.Handler) {
@@ -118,10 +146,19 @@ func (m *routeMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if route.wildcard != "" && !route.readsPath {
 			r.SetPathValue(route.wildcard, value)
 		}
+		if !route.readsDeadline {
+			r = withDeadline(w, r)
+		}
 		route.handler.ServeHTTP(w, r)
 		return
 	}
-	m.ServeMux.ServeHTTP(w, r)
+	timed := withDeadline(w, r)
+	if timed != r {
+		// The request metrics read the pattern the ServeMux sets from
+		// the request they passed on.
+		defer func() { r.Pattern = timed.Pattern }()
+	}
+	m.ServeMux.ServeHTTP(w, timed)
 }
 
 // get returns the route of a GET of a plain path, and the value of its

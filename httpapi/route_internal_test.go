@@ -40,7 +40,7 @@ func mustMirrorRoutes(t *testing.T) (*routeMux, []string) {
 		})
 	}
 	if !readsPath["GET /v1/endUserAccounts/{id}"] {
-		t.Fatal("GET /v1/endUserAccounts/{id} is not registered with HandleLastFunc")
+		t.Fatal("GET /v1/endUserAccounts/{id} is not registered with HandleReadFunc")
 	}
 	return m, patterns
 }
@@ -146,19 +146,24 @@ func TestRouteMux_HostPattern(t *testing.T) {
 	}
 }
 
-// TestRouteMux_HandleLastFunc_NotLast checks that HandleLastFunc refuses a
-// pattern routeMux would not route itself, whose handler would then find
-// no wildcard value by pathValue.
+// TestRouteMux_HandleLastFunc_NotLast checks that HandleLastFunc and
+// HandleReadFunc refuse a pattern routeMux would not route itself, whose
+// handler would then find no wildcard value by pathValue.
 func TestRouteMux_HandleLastFunc_NotLast(t *testing.T) {
 	t.Parallel()
 	for _, pattern := range []string{"GET /v1/calendars/{accountID}/{calendarID}", "DELETE /v1/endUserAccounts/{id}", "GET /v1/files/{path...}"} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("HandleLastFunc(%q) did not panic", pattern)
-				}
+		for name, register := range map[string]func(*routeMux) func(string, func(http.ResponseWriter, *http.Request)){
+			"HandleLastFunc": func(m *routeMux) func(string, func(http.ResponseWriter, *http.Request)) { return m.HandleLastFunc },
+			"HandleReadFunc": func(m *routeMux) func(string, func(http.ResponseWriter, *http.Request)) { return m.HandleReadFunc },
+		} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s(%q) did not panic", name, pattern)
+					}
+				}()
+				register(newRouteMux())(pattern, func(http.ResponseWriter, *http.Request) {})
 			}()
-			newRouteMux().HandleLastFunc(pattern, func(http.ResponseWriter, *http.Request) {})
-		}()
+		}
 	}
 }

@@ -88,7 +88,9 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	}
 	t.Cleanup(func() { client.Close() })
 	m.WatchStore(client.StoreStats)
-	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler()})
+	// With a deadline, as unicald serves: routeMux then routes a copy of
+	// the request, whose route the metrics must still see.
+	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
 	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("metrics")})
 	if err != nil {
 		t.Fatal(err)

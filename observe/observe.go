@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/retrynote"
 )
 
 // Observer receives the measurements of provider calls. Every argument is
@@ -78,23 +79,17 @@ type provider struct {
 // Unwrap returns the wrapped provider.
 func (o *provider) Unwrap() unical.Provider { return o.p }
 
-// retryKey carries a provider call's retry hook in its context.
-type retryKey struct{}
-
 // NoteRetry tells the measuring wrapper (see [Provider]) that the
 // provider call running in ctx sends a request again (after a 429, a 503,
-// a timeout); providers call it before they wait for the retry, so that
-// retries can be counted. It does nothing for a context no wrapper made.
-func NoteRetry(ctx context.Context) {
-	if f, ok := ctx.Value(retryKey{}).(func()); ok {
-		f()
-	}
-}
+// a timeout), so that retries can be counted. The bundled providers' retry
+// loop reports each retry itself; a provider with a loop of its own calls
+// NoteRetry before it waits. It does nothing for a context no wrapper made.
+func NoteRetry(ctx context.Context) { retrynote.Note(ctx) }
 
 // call runs one provider call with op's retry hook in its context and
 // reports it.
 func (o *provider) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
-	ctx = context.WithValue(ctx, retryKey{}, func() { o.obs.ProviderRetry(o.t, op) })
+	ctx = retrynote.With(ctx, func() { o.obs.ProviderRetry(o.t, op) })
 	start := time.Now()
 	err := fn(ctx)
 	o.obs.ProviderCall(o.t, op, outcome(err), time.Since(start))

@@ -3,6 +3,8 @@ package retry
 import (
 	"context"
 	"time"
+
+	"github.com/unical/unical/internal/retrynote"
 )
 
 // Policy is the one retry policy of the providers: which answers are
@@ -23,10 +25,6 @@ type Policy struct {
 	// Sleep waits d or until ctx ends; nil uses a timer. Tests inject a
 	// recorder here, so that no test waits for real.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// OnRetry is told of each retry before its wait: the providers count
-	// them for the retries metric (observe.NoteRetry), here in the one
-	// retry loop so that the count cannot drift between them.
-	OnRetry func(ctx context.Context)
 }
 
 // Outcome is what one attempt reports to [Policy.Do].
@@ -81,9 +79,8 @@ func (p Policy) Do(ctx context.Context, try func(attempt int) Outcome) Result {
 		if n >= p.MaxRetries || o.RetryAfter > maxRA {
 			return Result{Err: o.Err, Wait: wait}
 		}
-		if p.OnRetry != nil {
-			p.OnRetry(ctx)
-		}
+		// The measuring wrapper counts retries (see observe.NoteRetry).
+		retrynote.Note(ctx)
 		if err := p.sleep(ctx, wait); err != nil {
 			return Result{Err: err, Last: o.Err, Interrupted: true}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical/internal/retry"
+	"github.com/unical/unical/internal/retrynote"
 )
 
 func TestPolicyDo(t *testing.T) {
@@ -33,17 +34,22 @@ func TestPolicyDo(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var waits []time.Duration
+			counted := 0 // retries the call's counter was told of
+			ctx := retrynote.With(t.Context(), func() { counted++ })
 			p := retry.Policy{
 				MaxRetries:    2,
 				Backoff:       retry.Backoff{Base: 100 * time.Millisecond, Max: 10 * time.Second, Jitter: func(d time.Duration) time.Duration { return d }},
 				MaxRetryAfter: 10 * time.Second,
 				Sleep: func(ctx context.Context, d time.Duration) error {
 					waits = append(waits, d)
+					if counted != len(waits) {
+						t.Errorf("wait %d began with %d retries counted", len(waits), counted)
+					}
 					return nil
 				},
 			}
 			tries := 0
-			res := p.Do(t.Context(), func(n int) retry.Outcome {
+			res := p.Do(ctx, func(n int) retry.Outcome {
 				tries++
 				return tc.outcomes[n]
 			})
@@ -52,6 +58,9 @@ func TestPolicyDo(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantWaits, waits); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+			if counted != len(tc.wantWaits) {
+				t.Errorf("%d retries counted, want %d", counted, len(tc.wantWaits))
 			}
 		})
 	}

@@ -92,7 +92,6 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/internal/retry"
-	"github.com/unical/unical/observe"
 )
 
 // ProviderType is the provider type this package serves.
@@ -166,7 +165,7 @@ func New(cfg Config) (*Provider, error) {
 	if now == nil {
 		now = time.Now
 	}
-	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait, OnRetry: observe.NoteRetry}
+	policy := retry.Policy{MaxRetries: cfg.MaxRetries, Backoff: retry.Backoff{Base: cfg.BaseBackoff, Max: maxRetryWait}, MaxRetryAfter: maxRetryWait}
 	switch {
 	case cfg.MaxRetries == 0:
 		policy.MaxRetries = 2

@@ -12,7 +12,6 @@ import (
 	"github.com/unical/unical/internal/oauthflow"
 	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
-	"github.com/unical/unical/observe"
 )
 
 // maxResponse bounds the bodies read from Google.
@@ -168,7 +167,6 @@ func (p *Provider) policy() retry.Policy {
 		Backoff:       retry.Backoff{Base: p.baseBackoff, Max: p.maxBackoff, Jitter: p.jitter},
 		MaxRetryAfter: p.maxBackoff,
 		Sleep:         p.sleep,
-		OnRetry:       observe.NoteRetry,
 	}
 }
 

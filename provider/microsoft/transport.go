@@ -14,7 +14,6 @@ import (
 	"github.com/unical/unical/internal/oauthflow"
 	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
-	"github.com/unical/unical/observe"
 )
 
 // client makes the Graph requests of one provider call for one session.
@@ -200,6 +199,5 @@ func (p *Provider) policy() retry.Policy {
 		MaxRetries:    p.maxRetries,
 		Backoff:       retry.Backoff{Base: 250 * time.Millisecond, Max: p.maxRetryWait},
 		MaxRetryAfter: p.maxRetryWait,
-		OnRetry:       observe.NoteRetry,
 	}
 }
