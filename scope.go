@@ -310,7 +310,10 @@ func (sp *split) newSeriesParams(params *EventParams) (*EventParams, time.Durati
 	}
 	shift := time.Duration(0)
 	if allDay == sp.allDay {
-		shift = newStart.Sub(sp.at)
+		if shift = newStart.Sub(sp.at); !sp.at.Add(shift).Equal(newStart) {
+			// Sub stops at the largest Duration, about 292 years.
+			return nil, 0, invalidf("start", "The following occurrences can move by at most 292 years.")
+		}
 	}
 	if !params.Recurrence.IsSet() {
 		_, after, err := SplitRecurrence(sp.master.Recurrence, sp.start, sp.allDay, sp.at, shift)

@@ -150,6 +150,16 @@ func testEditScopes(t *testing.T, st *apitest.Stack, acct, cal string) {
 		}
 	}
 
+	// A move the new series' shift cannot carry (a time.Duration spans
+	// about 292 years) is refused rather than landing elsewhere.
+	far := st.Do(t, "PUT", split+"?scope=thisAndFollowing", map[string]any{
+		"start": map[string]any{"dateTime": "2426-03-30T09:00:00", "timeZone": "Europe/Paris"},
+		"end":   map[string]any{"dateTime": "2426-03-30T10:00:00", "timeZone": "Europe/Paris"},
+	})
+	if e := far.Error(t); far.Status != http.StatusBadRequest || e.Field != "start" {
+		t.Errorf("moving the following occurrences by 400 years = %d %+v, want 400 naming start", far.Status, e)
+	}
+
 	expanded := func(newID string) []shown {
 		t.Helper()
 		var out []shown
