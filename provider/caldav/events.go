@@ -139,8 +139,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // DeleteEvent deletes an event's resource (a whole series for a series
 // id). Given an instance id it removes that instance's override and adds
 // an EXDATE to the series (RFC 5545 §3.8.5.1), written with If-Match.
-// Deleting a whole resource is unconditional: the caller has no version to
-// condition it on, and the outcome (the event is gone) is the same.
+// Deleting a whole resource is unconditional once it was read and found to
+// hold an event: the caller has no version to condition it on, and the
+// outcome (the event is gone) is the same.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	c := p.conn(s)
 	calURL, err := calendarURL(s, calendarID)
@@ -156,20 +157,16 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	notify, notifySet := unical.NotifyAttendeesFrom(ctx)
 	unscheduled := notifySet && !notify
 	if _, _, _, err := recur.ParseInstanceID(eventID); err != nil {
+		// Read before deleting: the id may name a to-do or a journal entry
+		// in the same collection, which is not an event to delete.
+		obj, err := c.getObject(ctx, calURL, eventID)
+		if err != nil {
+			return err
+		}
 		if unscheduled {
-			obj, err := c.getObject(ctx, calURL, eventID)
-			if err != nil {
-				return err
-			}
 			return c.deleteUnscheduled(ctx, calURL, obj)
 		}
-		err := c.deleteObject(ctx, calURL, eventID+icsSuffix, "")
-		if unical.ErrorCode(err) == unical.CodeNotFound {
-			if c.deleteObject(ctx, calURL, eventID, "") == nil {
-				return nil
-			}
-		}
-		return err
+		return c.deleteObject(ctx, calURL, obj.Name, "")
 	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)
 	if err != nil {

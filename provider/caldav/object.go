@@ -96,6 +96,12 @@ func (c *conn) getResource(ctx context.Context, cal *url.URL, name string) (*obj
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent an event that is not valid iCalendar.")
 	}
+	if !hasEvents(parsed) {
+		// A collection may also hold to-dos and journal entries (RFC 4791
+		// §5.2.3; Radicale, Xandikos and Cyrus store them): such a resource
+		// is no event, and no write of ours may touch it.
+		return nil, unical.Errorf(unical.CodeNotFound, "Event %q not found.", eventIDOf(name))
+	}
 	return &object{Name: name, ETag: normalizeETag(r.Header.Get("ETag")), Cal: parsed}, nil
 }
 
