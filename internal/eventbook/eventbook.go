@@ -483,6 +483,14 @@ func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 	if ev.Creator == nil {
 		ev.Creator = &unical.Creator{Email: self}
 	}
+	WithOffsets(ev)
+}
+
+// WithOffsets gives ev's timed start and end the offset of their time
+// zone where they were written without one (see withOffset). Apply does it
+// on every write; a store of events written before Apply did (VIRTUAL
+// accounts) reads its events through it too.
+func WithOffsets(ev *unical.Event) {
 	if !ev.IsAllDay {
 		ev.Start, ev.End = withOffset(ev.Start), withOffset(ev.End)
 	}
@@ -493,7 +501,7 @@ func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 // clock as written: Google, Graph and CalDAV servers answer such a value
 // with its offset, and so does a Book.
 func withOffset(d *unical.EventDateTime) *unical.EventDateTime {
-	if d == nil || d.DateTime == "" {
+	if d == nil || d.DateTime == "" || hasOffset(d.DateTime) {
 		return d
 	}
 	if _, err := time.Parse(unical.LocalDateTimeLayout, d.DateTime); err != nil {
@@ -506,4 +514,11 @@ func withOffset(d *unical.EventDateTime) *unical.EventDateTime {
 	out := *d
 	out.DateTime = t.Format(time.RFC3339)
 	return &out
+}
+
+// hasOffset reports whether an RFC 3339 date-time ends in an offset ("Z",
+// "+01:00"): the cheap test a read of every stored event can afford.
+func hasOffset(s string) bool {
+	n := len(s)
+	return n > 0 && (s[n-1] == 'Z' || s[n-1] == 'z') || n > 6 && (s[n-6] == '+' || s[n-6] == '-')
 }

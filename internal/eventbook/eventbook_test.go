@@ -152,3 +152,32 @@ func TestBook_Instance(t *testing.T) {
 		}
 	}
 }
+
+// WithOffsets adds the zone's offset to a timed value written without
+// one, fractional seconds included, and leaves every value that has one
+// (and all-day events) as they are.
+func TestWithOffsets(t *testing.T) {
+	tests := []struct {
+		in, zone, want string
+	}{
+		{"2026-01-05T09:00:00", "Europe/Berlin", "2026-01-05T09:00:00+01:00"},
+		{"2026-07-06T09:00:00", "Europe/Berlin", "2026-07-06T09:00:00+02:00"},
+		{"2026-07-06T09:00:00", "", "2026-07-06T09:00:00Z"},
+		{"2026-07-06T09:00:00.5", "America/New_York", "2026-07-06T09:00:00-04:00"},
+		{"2026-07-06T09:00:00Z", "Europe/Berlin", "2026-07-06T09:00:00Z"},
+		{"2026-07-06T09:00:00+05:30", "Europe/Berlin", "2026-07-06T09:00:00+05:30"},
+		{"2026-07-06T09:00:00.250-03:00", "", "2026-07-06T09:00:00.250-03:00"},
+	}
+	for _, tt := range tests {
+		ev := &unical.Event{Start: &unical.EventDateTime{DateTime: tt.in, TimeZone: tt.zone}}
+		eventbook.WithOffsets(ev)
+		if ev.Start.DateTime != tt.want || ev.Start.TimeZone != tt.zone {
+			t.Errorf("WithOffsets(%q in %q) = %+v, want %q", tt.in, tt.zone, ev.Start, tt.want)
+		}
+	}
+	allDay := &unical.Event{IsAllDay: true, Start: &unical.EventDateTime{Date: "2026-07-06"}}
+	eventbook.WithOffsets(allDay)
+	if diff := cmp.Diff(&unical.EventDateTime{Date: "2026-07-06"}, allDay.Start); diff != "" {
+		t.Errorf("all-day start (-want +got):\n%s", diff)
+	}
+}

@@ -365,3 +365,57 @@ func TestMigration(t *testing.T) {
 		t.Errorf("listing after a write = %v, %v; want kept and new", live, err)
 	}
 }
+
+// An event stored before writes added offsets (a timed start and end as
+// the client wrote them, without one) is answered with its zone's offset
+// at that instant by every read, as a new write is, and left as stored
+// until it is written again.
+func TestStoredWithoutOffset(t *testing.T) {
+	t.Parallel()
+	p, store, s := newTestAccount(t)
+	ctx := t.Context()
+	created, err := p.CreateEvent(ctx, s, PrimaryCalendarID, eventParams("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := eventKey(PrimaryCalendarID, created.ID)
+	rec, err := store.GetRecord(ctx, s.ApplicationID, s.AccountID, eventCollection, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e eventbook.Entry
+	if err := json.Unmarshal(rec.Data, &e); err != nil {
+		t.Fatal(err)
+	}
+	e.Event.Start = &unical.EventDateTime{DateTime: "2026-07-06T09:00:00", TimeZone: "Europe/Berlin"}
+	e.Event.End = &unical.EventDateTime{DateTime: "2026-07-06T10:30:00"} // no zone: UTC
+	old, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PutRecord(ctx, s.ApplicationID, s.AccountID, eventCollection, key, old, rec.Version); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []*unical.EventDateTime{
+		{DateTime: "2026-07-06T09:00:00+02:00", TimeZone: "Europe/Berlin"},
+		{DateTime: "2026-07-06T10:30:00Z"},
+	}
+	got, err := p.GetEvent(ctx, s, PrimaryCalendarID, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, []*unical.EventDateTime{got.Start, got.End}); diff != "" {
+		t.Errorf("GetEvent start and end (-want +got):\n%s", diff)
+	}
+	page, err := p.ListEvents(ctx, s, PrimaryCalendarID, &unical.EventQuery{PageSize: 10})
+	if err != nil || len(page.Events) != 1 {
+		t.Fatalf("ListEvents = %+v, %v; want the one event", page, err)
+	}
+	if diff := cmp.Diff(want, []*unical.EventDateTime{page.Events[0].Start, page.Events[0].End}); diff != "" {
+		t.Errorf("ListEvents start and end (-want +got):\n%s", diff)
+	}
+	if rec, err := store.GetRecord(ctx, s.ApplicationID, s.AccountID, eventCollection, key); err != nil || !strings.Contains(string(rec.Data), `"2026-07-06T09:00:00"`) {
+		t.Errorf("a read rewrote the stored event: %s, %v", rec.Data, err)
+	}
+}
