@@ -39,7 +39,7 @@ type server struct {
 	store  *bolt.Store
 	dbPath string
 	token  string
-	logs   *lockedBuffer
+	logs   *apitest.LogBuffer
 	caldav *memory.Provider
 	// adaCalendar is ada@example.com's calendar.
 	adaCalendar string
@@ -48,29 +48,12 @@ type server struct {
 	answer   func() int
 }
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startServer starts the server with a CalDAV memory provider (user
 // ada@example.com, password "pw"), runs the webhook engine with one
 // attempt per message, and sets a new admin token.
 func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	t.Helper()
-	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &lockedBuffer{}}
+	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &apitest.LogBuffer{}}
 	store, err := bolt.Open(s.dbPath, nil)
 	if err != nil {
 		t.Fatal(err)

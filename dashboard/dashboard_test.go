@@ -21,36 +21,19 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
 
 const adminToken = "uat_dashboard-test-token-0123456789abcdefgh"
 
-// syncBuffer collects the dashboard's logs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // fixture is a dashboard over a real Client on a bbolt store, served by
 // httptest, with a controllable clock.
 type fixture struct {
 	client *unical.Client
 	srv    *httptest.Server
-	logs   *syncBuffer
+	logs   *apitest.LogBuffer
 	key    []byte
 	mu     sync.Mutex
 	now    time.Time
@@ -82,7 +65,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 	if err := admin.Of(client).SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{client: client, logs: &syncBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,43 +9,22 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 )
 
-// lockedBuffer is the log of the handler under fuzzing: a panic the
-// handler turns into a 500 is logged there, and the failure shows it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) take() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.String()
-	b.buf.Reset()
-	return s
-}
-
 // requestTarget is the API handler over a Client with a VIRTUAL account,
 // served in-process.
 type requestTarget struct {
 	h         http.Handler
-	log       *lockedBuffer
+	log       *apitest.LogBuffer
 	key       string
 	accountID string
 }
@@ -71,7 +49,7 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rt := &requestTarget{log: &lockedBuffer{}, key: created.APIKey}
+	rt := &requestTarget{log: &apitest.LogBuffer{}, key: created.APIKey}
 	rt.h = httpapi.NewHandler(client, httpapi.Options{Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
 	var acct struct{ ID string }
 	if status, body, _ := rt.do("POST", "/v1/endUserAccounts", `{"email":"fuzz@example.com","providerType":"VIRTUAL"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &acct) != nil {
@@ -141,7 +119,7 @@ func FuzzEventRequests(f *testing.F) {
 				return nil
 			}
 			if status >= 500 {
-				t.Fatalf("%s %s %s: %d %s\nlog: %s", method, path, body, status, answer, rt.log.take())
+				t.Fatalf("%s %s %s: %d %s\nlog: %s", method, path, body, status, answer, rt.log.Take())
 			}
 			if status >= 300 {
 				return nil

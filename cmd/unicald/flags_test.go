@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/unical/unical/internal/apitest"
 )
 
 // TestServe_EndpointDisableAfter checks that serve takes the flag that
@@ -15,8 +17,8 @@ func TestServe_EndpointDisableAfter(t *testing.T) {
 	t.Parallel()
 	for _, value := range []string{"1h", "-1s"} {
 		ready := make(chan string, 1)
-		errOut := &syncBuffer{}
-		m := &Main{Stdout: &syncBuffer{}, Stderr: errOut, Getenv: func(string) string { return "" }, Ready: ready}
+		errOut := &apitest.LogBuffer{}
+		m := &Main{Stdout: &apitest.LogBuffer{}, Stderr: errOut, Getenv: func(string) string { return "" }, Ready: ready}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
@@ -43,8 +45,8 @@ func TestServe_EndpointDisableAfter(t *testing.T) {
 func startServeFront(t *testing.T, env map[string]string, args ...string) (string, error) {
 	t.Helper()
 	ready := make(chan string, 1)
-	errOut := &syncBuffer{}
-	m := &Main{Stdout: &syncBuffer{}, Stderr: errOut, Getenv: func(k string) string { return env[k] }, Ready: ready}
+	errOut := &apitest.LogBuffer{}
+	m := &Main{Stdout: &apitest.LogBuffer{}, Stderr: errOut, Getenv: func(k string) string { return env[k] }, Ready: ready}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {

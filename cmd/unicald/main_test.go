@@ -14,32 +14,15 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // running is a unicald serve started in-process.
 type running struct {
 	URL    string
-	Stdout *syncBuffer
-	Stderr *syncBuffer
+	Stdout *apitest.LogBuffer
+	Stderr *apitest.LogBuffer
 	stop   func()
 }
 
@@ -54,7 +37,7 @@ func MustRunMain(tb testing.TB, dataDir string, providers []unical.Provider) *ru
 func mustRunMainEnv(tb testing.TB, dataDir string, providers []unical.Provider, env map[string]string) *running {
 	tb.Helper()
 	ready := make(chan string, 1)
-	r := &running{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}}
+	r := &running{Stdout: &apitest.LogBuffer{}, Stderr: &apitest.LogBuffer{}}
 	m := &Main{Stdout: r.Stdout, Stderr: r.Stderr, Getenv: func(k string) string { return env[k] }, Providers: providers, Ready: ready}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

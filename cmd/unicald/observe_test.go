@@ -26,7 +26,7 @@ import (
 func startServe(tb testing.TB, m *Main, dataDir string, args ...string) *running {
 	tb.Helper()
 	ready := make(chan string, 1)
-	r := &running{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}}
+	r := &running{Stdout: &apitest.LogBuffer{}, Stderr: &apitest.LogBuffer{}}
 	m.Stdout, m.Stderr, m.Ready = r.Stdout, r.Stderr, ready
 	if m.Getenv == nil {
 		m.Getenv = func(string) string { return "" }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
 )
 
@@ -46,8 +47,8 @@ func TestServe_MaxPendingFlowsIgnored(t *testing.T) {
 		"--provider", "provider_a", "--client-id", "cid", "--client-secret-file", secretFile, "--auth-url", "https://auth.example.com/authorize")
 
 	ready := make(chan string, 1)
-	errOut := &syncBuffer{}
-	m := &Main{Stdout: &syncBuffer{}, Stderr: errOut, Getenv: func(string) string { return "" }, Providers: providers, Ready: ready}
+	errOut := &apitest.LogBuffer{}
+	m := &Main{Stdout: &apitest.LogBuffer{}, Stderr: errOut, Getenv: func(string) string { return "" }, Providers: providers, Ready: ready}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
