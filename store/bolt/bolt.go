@@ -262,6 +262,32 @@ func (s *Store) update(ctx context.Context, op string, fn func(tx *bbolt.Tx) err
 	return translate(op, s.db.Update(fn))
 }
 
+// claimDue claims what due finds, one id at a time with claim, in a write
+// transaction; but it looks in a read transaction first, so that an idle
+// claim (nothing due) writes nothing: the engine and every replica ask
+// every moment, and a write would sync the file and move the version that
+// the API's caches of keys and answers follow. The write walks due again
+// (the read may be stale) and claims after the walk, not during it,
+// because a bbolt cursor is not stable across changes to its bucket.
+func (s *Store) claimDue(ctx context.Context, op string, due func(tx *bbolt.Tx) []string, claim func(tx *bbolt.Tx, id string) error) error {
+	var found bool
+	err := s.view(ctx, op, func(tx *bbolt.Tx) error {
+		found = len(due(tx)) > 0
+		return nil
+	})
+	if err != nil || !found {
+		return err
+	}
+	return s.update(ctx, op, func(tx *bbolt.Tx) error {
+		for _, id := range due(tx) {
+			if err := claim(tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // translate is the one place where bbolt, JSON and context errors become
 // *unical.Error values: anything that is not already an *unical.Error is a
 // storage failure, CodeInternal, with the cause kept for the logs.

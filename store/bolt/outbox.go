@@ -225,37 +225,21 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 		}
 		return ids
 	}
-	// An idle claim (nothing due) is a read transaction only: the engine
-	// asks every moment, and a write would sync the file and move the
-	// version that the API's caches of keys and answers follow.
-	var found bool
-	err := s.view(ctx, "claim messages", func(tx *bbolt.Tx) error {
-		found = len(due(tx)) > 0
-		return nil
-	})
-	if err != nil || !found {
-		return nil, err
-	}
 	var claimed []*unical.OutboxMessage
-	err = s.update(ctx, "claim messages", func(tx *bbolt.Tx) error {
-		ids := due(tx)
-		// Writing after the walk, not during it, because a bbolt cursor is
-		// not stable across changes to its bucket.
-		for _, id := range ids {
-			var rec message
-			ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return storedoc.Internal(fmt.Errorf("bolt: outbox.pending names missing message %q", id))
-			}
-			rec.LeaseOwner, rec.LeaseExpiry = owner, expiry
-			if err := putMessage(tx, &rec); err != nil {
-				return err
-			}
-			claimed = append(claimed, rec.toOutboxMessage())
+	err := s.claimDue(ctx, "claim messages", due, func(tx *bbolt.Tx, id string) error {
+		var rec message
+		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
+		if err != nil {
+			return err
 		}
+		if !ok {
+			return storedoc.Internal(fmt.Errorf("bolt: outbox.pending names missing message %q", id))
+		}
+		rec.LeaseOwner, rec.LeaseExpiry = owner, expiry
+		if err := putMessage(tx, &rec); err != nil {
+			return err
+		}
+		claimed = append(claimed, rec.toOutboxMessage())
 		return nil
 	})
 	if err != nil {

@@ -237,37 +237,25 @@ func (s *Store) ClaimDueSubscriptions(ctx context.Context, now time.Time, interv
 		}
 		return ids
 	}
-	var found bool
-	err := s.view(ctx, "claim subscriptions", func(tx *bbolt.Tx) error {
-		found = len(due(tx)) > 0
-		return nil
-	})
-	if err != nil || !found {
-		return nil, err
-	}
 	var claimed []*unical.SubscriptionRecord
-	err = s.update(ctx, "claim subscriptions", func(tx *bbolt.Tx) error {
-		// Written after the walk, because a bbolt cursor is not stable
-		// across changes to its bucket.
-		for _, id := range due(tx) {
-			var rec storedoc.Subscription
-			ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return storedoc.Internal(fmt.Errorf("bolt: subscriptions.byNextCheck names missing subscription %q", id))
-			}
-			old := rec
-			rec.NextCheckAt = nextCheck(rec.NextCheckAt, now, interval)
-			if err := reindexNextCheck(tx, &old, &rec); err != nil {
-				return err
-			}
-			if err := putJSON(tx.Bucket(bucketSubs), []byte(id), &rec); err != nil {
-				return err
-			}
-			claimed = append(claimed, rec.ToSubscriptionRecord())
+	err := s.claimDue(ctx, "claim subscriptions", due, func(tx *bbolt.Tx, id string) error {
+		var rec storedoc.Subscription
+		ok, err := getJSON(tx.Bucket(bucketSubs), []byte(id), &rec)
+		if err != nil {
+			return err
 		}
+		if !ok {
+			return storedoc.Internal(fmt.Errorf("bolt: subscriptions.byNextCheck names missing subscription %q", id))
+		}
+		old := rec
+		rec.NextCheckAt = nextCheck(rec.NextCheckAt, now, interval)
+		if err := reindexNextCheck(tx, &old, &rec); err != nil {
+			return err
+		}
+		if err := putJSON(tx.Bucket(bucketSubs), []byte(id), &rec); err != nil {
+			return err
+		}
+		claimed = append(claimed, rec.ToSubscriptionRecord())
 		return nil
 	})
 	if err != nil {
