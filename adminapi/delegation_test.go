@@ -2,7 +2,6 @@ package adminapi_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
@@ -24,20 +23,8 @@ import (
 // with a new RSA key, and the PEM of that key.
 func serviceAccountKey(t *testing.T) (map[string]any, string) {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	return map[string]any{
-		"type": "service_account", "project_id": "corp-calendars", "private_key_id": "k1", "private_key": pemKey,
-		"client_email": "unical@corp-calendars.iam.gserviceaccount.com", "client_id": "104857600000000000001",
-		"token_uri": "https://oauth2.googleapis.com/token",
-	}, pemKey
+	file := googletest.NewServiceAccount(t, &googletest.ServiceAccount{Email: "unical@corp-calendars.iam.gserviceaccount.com", ClientID: "104857600000000000001"})
+	return file, file["private_key"].(string)
 }
 
 // TestDelegations sets, reads and removes the delegation credentials of

@@ -1,11 +1,7 @@
 package httpapi_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"net/http"
 	"net/url"
 	"slices"
@@ -46,20 +42,8 @@ const (
 // account and the fake's record of it, granted the delegation scopes.
 func newServiceAccount(t *testing.T) (json.RawMessage, googletest.ServiceAccount) {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sa := googletest.ServiceAccount{Email: "rooms@corp-calendars.iam.gserviceaccount.com", ClientID: "104857600000000000042", PublicKey: &key.PublicKey, Scopes: admin.GoogleDelegationScopes}
-	file, err := json.Marshal(map[string]string{
-		"type": "service_account", "project_id": "corp-calendars", "private_key_id": "k1",
-		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email": sa.Email, "client_id": sa.ClientID, "token_uri": "https://oauth2.googleapis.com/token",
-	})
+	sa := googletest.ServiceAccount{Email: "rooms@corp-calendars.iam.gserviceaccount.com", ClientID: "104857600000000000042", Scopes: admin.GoogleDelegationScopes}
+	file, err := json.Marshal(googletest.NewServiceAccount(t, &sa))
 	if err != nil {
 		t.Fatal(err)
 	}

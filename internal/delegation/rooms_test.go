@@ -1,11 +1,7 @@
 package delegation_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -27,20 +23,12 @@ func TestGoogleRooms(t *testing.T) {
 	g := googletest.NewServer(t, googletest.Options{})
 	g.AddUser(googletest.User{Email: "it@corp.example.com"})
 	g.SetAdmin("it@corp.example.com")
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	sa := googletest.ServiceAccount{Email: "sa@p.iam.gserviceaccount.com", ClientID: "42", Scopes: delegation.GoogleScopes}
+	file, err := json.Marshal(googletest.NewServiceAccount(t, &sa))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.AddServiceAccount(googletest.ServiceAccount{Email: "sa@p.iam.gserviceaccount.com", ClientID: "42", PublicKey: &key.PublicKey, Scopes: delegation.GoogleScopes})
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err := json.Marshal(map[string]string{"type": "service_account", "client_email": "sa@p.iam.gserviceaccount.com", "client_id": "42",
-		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.AddServiceAccount(sa)
 	var want []unical.Room
 	for i := range 1203 {
 		r := googletest.Room{Email: fmt.Sprintf("c_%04d@resource.calendar.google.com", i), Name: fmt.Sprintf("Room %d", i), Capacity: i % 20, BuildingID: "hq", FloorName: fmt.Sprint(i % 7)}

@@ -2,14 +2,18 @@ package googletest
 
 import (
 	"crypto"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -124,4 +128,26 @@ func decodeJWTPart(part string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// NewServiceAccount makes sa a new RSA key (sa.PublicKey, for
+// AddServiceAccount) and returns the JSON key file Google hands out for
+// it, with the private key as PKCS #8 PEM in "private_key": what an
+// application stores as its delegation credential.
+func NewServiceAccount(tb testing.TB, sa *ServiceAccount) map[string]any {
+	tb.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sa.PublicKey = &key.PublicKey
+	return map[string]any{
+		"type": "service_account", "project_id": "corp-calendars", "private_key_id": "k1",
+		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
+		"client_email": sa.Email, "client_id": sa.ClientID, "token_uri": "https://oauth2.googleapis.com/token",
+	}
 }
