@@ -108,16 +108,24 @@ type removed struct {
 	Reason string `json:"reason"`
 }
 
+// outlookItem holds the properties an event inherits from Graph's
+// outlookItem base type (EntityType event has BaseType graph.outlookItem in
+// the v1.0 $metadata), which messages and contacts share: when it was
+// created and last changed, and the changeKey that is the event's version.
+type outlookItem struct {
+	CreatedDateTime      string `json:"createdDateTime,omitempty"`
+	LastModifiedDateTime string `json:"lastModifiedDateTime,omitempty"`
+	ChangeKey            string `json:"changeKey,omitempty"`
+}
+
 // event is Graph's event resource as the provider reads it. Writes are
 // built as maps by graphEventBody, because PATCH must tell absent fields
 // from null ones.
 type event struct {
-	ODataETag                     string                        `json:"@odata.etag,omitempty"`
-	Removed                       *removed                      `json:"@removed,omitempty"`
-	ID                            string                        `json:"id"`
-	CreatedDateTime               string                        `json:"createdDateTime,omitempty"`
-	LastModifiedDateTime          string                        `json:"lastModifiedDateTime,omitempty"`
-	ChangeKey                     string                        `json:"changeKey,omitempty"`
+	ODataETag string   `json:"@odata.etag,omitempty"`
+	Removed   *removed `json:"@removed,omitempty"`
+	ID        string   `json:"id"`
+	outlookItem
 	ICalUID                       string                        `json:"iCalUId,omitempty"`
 	Subject                       string                        `json:"subject,omitempty"`
 	Body                          *itemBody                     `json:"body,omitempty"`
