@@ -86,7 +86,7 @@ type Client struct {
 	idempotency *idempotency.Runner // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
-	apiKeys *ttlcache.Cache[*APIKey]
+	apiKeys *ttlcache.Cache[*cachedKey]
 	// keysUsed throttles the recording of API key use (markKeyUsed).
 	keysUsed   *ttlcache.Every
 	keySecrets seal.CheckedSecrets // API key secrets that matched
@@ -174,7 +174,7 @@ func New(cfg Config) (*Client, error) {
 		ttl = 5 * time.Second
 	}
 	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
-	c.apiKeys = ttlcache.New[*APIKey](ttl, c.now, c.StoreVersion)
+	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.StoreVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
@@ -306,18 +306,18 @@ func (c *Client) AppByAPIKey(ctx context.Context, key string) (*App, error) {
 		return nil, unauthorized()
 	}
 	now := c.now() // one reading for the cache and the use
-	stored, err := c.getAPIKey(ctx, id, now)
+	cached, err := c.getAPIKey(ctx, id, now)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
 			return nil, unauthorized()
 		}
 		return nil, err
 	}
-	if !c.keySecrets.Matches(stored.ID, stored.Hash, secret) {
+	if !c.keySecrets.Matches(cached.stored.ID, cached.stored.Hash, secret) {
 		return nil, unauthorized()
 	}
-	c.markKeyUsed(ctx, stored, now)
-	return &App{c: c, id: stored.ApplicationID}, nil
+	c.markKeyUsed(ctx, cached.stored, now)
+	return cached.app, nil
 }
 
 // APIKeyUsedEvery is how often, at most, a Client records that a key was
@@ -352,10 +352,25 @@ func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSet
 	return s, nil
 }
 
+// cachedKey is an API key as the Client's cache holds it: the stored key
+// and the handle of its application, made once when the key is read
+// rather than on every request that presents it. An App is never changed,
+// so every request of the key shares it.
+type cachedKey struct {
+	stored *APIKey
+	app    *App
+}
+
 // getAPIKey reads the API key of key id through the cache at now, keyed by
 // the id a presented key holds, so that a request builds no string for it.
-func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*APIKey, error) {
-	return c.apiKeys.LoadAt(id, now, func() (*APIKey, error) { return c.store.GetAPIKey(ctx, storedKeyPrefix+id) })
+func (c *Client) getAPIKey(ctx context.Context, id string, now time.Time) (*cachedKey, error) {
+	return c.apiKeys.LoadAt(id, now, func() (*cachedKey, error) {
+		stored, err := c.store.GetAPIKey(ctx, storedKeyPrefix+id)
+		if err != nil {
+			return nil, err
+		}
+		return &cachedKey{stored: stored, app: &App{c: c, id: stored.ApplicationID}}, nil
+	})
 }
 
 const storedKeyPrefix = "key_" // of an API key's stored id, "key_<key id>"
