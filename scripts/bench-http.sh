@@ -9,7 +9,8 @@
 # captures its answers to
 #   GET /v1/endUserAccounts/{id}
 #   GET /v1/endUserAccounts?limit=50
-# which the bare server then repeats byte for byte with the same headers.
+# which the bare server then repeats byte for byte with the same headers,
+# at the same garbage-collection target (GOGC, default unicald serve's 200).
 # wrk loads each route at 16 and 64 connections, bare and full in turn,
 # RUNS times; the table shows the median requests/s and p99 latency of each
 # and the ratio of the medians. It also prints unicald's resident memory
@@ -173,7 +174,10 @@ for k in "${!stores[@]}"; do
 		echo "bench-http: the list of $st holds $listed accounts, want $accounts" >&2
 		exit 1
 	fi
-	"$tmp/benchhttp" bare "${bare_args[@]}" >"$dir/bare.out" 2>&1 &
+	# The bare server collects garbage at the target unicald serve runs
+	# with (serveGCPercent in cmd/unicald/gc.go, or GOGC when set), so the
+	# two differ only in what they do per request.
+	GOGC=${GOGC:-200} "$tmp/benchhttp" bare "${bare_args[@]}" >"$dir/bare.out" 2>&1 &
 	bpid=$!
 	pids+=("$bpid")
 	bare=$(read_addr "$dir/bare.out")
@@ -300,7 +304,7 @@ for i in 0 1; do
 done
 
 echo
-echo "unicald serve vs bare net/http, same bytes, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "unicald serve vs bare net/http, same bytes, both at GOGC=${GOGC:-200}, wrk -t$threads -d$duration, median of $runs ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 echo "| route | store | connections | bare req/s | full req/s | full/bare | per-run ratios | bare p99 ms | full p99 ms | bare CPU µs/req | full CPU µs/req | wrk CPU µs/req | CPU-bound ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -71,7 +71,8 @@ echo "starting both servers under callgrind..." >&2
 callgrind full "$tmp/unicald" serve --addr 127.0.0.1:0 --data "$tmp/data" --rate-limit-key 1e6 --rate-limit-ip 1e6
 full=$(address "$tmp/full.log" '"addr":"127\.0\.0\.1:[0-9]*')
 "$tmp/benchhttp" fetch -key "$key" -out "$tmp/body" "http://$full$path"
-callgrind bare "$tmp/benchhttp" bare -route "$path=$tmp/body"
+# At unicald serve's garbage-collection target (cmd/unicald/gc.go).
+GOGC=${GOGC:-200} callgrind bare "$tmp/benchhttp" bare -route "$path=$tmp/body"
 bare=$(address "$tmp/bare.out" '127\.0\.0\.1:[0-9]*')
 
 # count ADDR PID prints the instructions per request of the server at ADDR,

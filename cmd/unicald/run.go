@@ -297,6 +297,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
 			return usageError{msg: "--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 		}
+		m.setServeGC()
 		eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
 		eng.reconcileInterval = time.Duration(reconcile)
 		met := metrics.New()
