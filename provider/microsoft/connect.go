@@ -49,8 +49,12 @@ func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.Aut
 }
 
 // Exchange redeems an authorization code with its PKCE verifier and reads
-// the signed-in user's profile. A refused code is CodeUnauthorized.
+// the signed-in user's profile. A refused code is CodeUnauthorized; an
+// application without a client id is CodeInvalid before any request.
 func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSettings, req *unical.CodeExchange) (*unical.Connection, error) {
+	if settings.ClientID == "" {
+		return nil, unical.Errorf(unical.CodeInvalid, "The application has no Microsoft client id.")
+	}
 	tok, err := p.flow(settings, req.RedirectURI).Exchange(ctx, req.Code, req.CodeVerifier)
 	if err != nil {
 		return nil, err
