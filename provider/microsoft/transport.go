@@ -70,7 +70,8 @@ type request struct {
 // do sends r and decodes a 2xx answer into out (when not nil). It
 // refreshes the token once on 401 and retries 429, 503, 504 and lost
 // connections under the provider's policy (see Provider.policy); a
-// failure given up on carries the next wait as its RetryAfter.
+// failure given up on carries the next wait as its RetryAfter. A 403 to
+// a delegated account goes through consentWithdrawn.
 func (c *client) do(ctx context.Context, r request, out any) error {
 	status, err := c.send(ctx, r, out)
 	if status == http.StatusForbidden && c.s.Delegation != nil {
