@@ -388,3 +388,69 @@ func TestDelegatedAccounts_WithdrawnAtProvider(t *testing.T) {
 	r := o.v1(t, o.app.APIKey, "POST", "/v1/endUserAccounts", map[string]any{"providerType": "PROVIDER_A", "email": "bob@" + workspaceDomain})
 	wantError(t, r, http.StatusBadRequest, "invalid_request", "providerType")
 }
+
+// TestDelegatedAccounts_AdminConsentWithdrawn: a tenant administrator
+// withdraws the admin consent of the application behind the Microsoft
+// credential. The token endpoint still mints tokens, without permissions,
+// and Graph answers 403 to all of them: the account expires with
+// delegation_revoked and the application hears of it, as when Google
+// refuses a withdrawn domain-wide delegation. A 403 to one request the
+// user may not make (a calendar shared read-only) stays a 400 and leaves
+// the account ACTIVE.
+func TestDelegatedAccounts_AdminConsentWithdrawn(t *testing.T) {
+	o := startDelegatedOrg(t)
+	grace := o.connect(t, "PROVIDER_B", "grace@"+tenantDomain)
+	alice := o.connect(t, "PROVIDER_A", "alice@"+workspaceDomain)
+	shared, err := o.graph.AddCalendar(o.graphIDs["grace"], graphtest.Calendar{Name: "Team (read-only)", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.primary(t, grace.ID)
+
+	event := map[string]any{"title": "Review", "start": map[string]any{"dateTime": "2030-01-07T10:00:00Z"}, "end": map[string]any{"dateTime": "2030-01-07T11:00:00Z"}}
+	r := o.v1(t, o.app.APIKey, "POST", "/v1/events/"+grace.ID+"/"+url.PathEscape(shared), event)
+	wantError(t, r, http.StatusBadRequest, "invalid_request", "")
+	if n := o.graph.RequestCount("/v1.0/users/" + o.graphIDs["grace"] + "/calendars/" + shared + "/events"); n != 1 {
+		t.Errorf("Graph saw %d writes to the read-only calendar; want the one it refused", n)
+	}
+	var got unical.Account
+	o.mustV1(t, "GET", "/v1/endUserAccounts/"+grace.ID, nil, &got)
+	if got.Status != unical.AccountStatusActive {
+		t.Errorf("grace after a write to a read-only calendar = %s/%q; want ACTIVE", got.Status, got.StatusReason)
+	}
+
+	// The access token in hand works until it expires.
+	o.graph.WithdrawAdminConsent("daemon")
+	o.primary(t, grace.ID)
+
+	before := len(o.receiver.Deliveries())
+	o.graph.ExpireAccessTokens("") // app-only tokens have no user
+	wantError(t, o.v1(t, o.app.APIKey, "GET", "/v1/calendars/"+grace.ID, nil), http.StatusConflict, "account_expired", "")
+	o.mustV1(t, "GET", "/v1/endUserAccounts/"+grace.ID, nil, &got)
+	if got.Status != unical.AccountStatusExpired || got.StatusReason != unical.StatusReasonDelegationRevoked {
+		t.Errorf("grace after the consent was withdrawn = %s/%q; want EXPIRED/delegation_revoked", got.Status, got.StatusReason)
+	}
+	var updated []unical.StatusReason
+	for _, d := range o.receiver.WaitFor(t, before+1)[before:] {
+		if p := d.Payload(t); p.EventType == unical.EventTypeAccountUpdated && p.EndUserAccountID == grace.ID && p.EndUserAccount != nil {
+			updated = append(updated, p.EndUserAccount.StatusReason)
+		}
+	}
+	if d := cmp.Diff([]unical.StatusReason{unical.StatusReasonDelegationRevoked}, updated); d != "" {
+		t.Errorf("enduseraccount.updated for grace (-want +got):\n%s", d)
+	}
+
+	// Nothing else changed: the Google account is ACTIVE, and connecting
+	// another tenant user names the credential and stores nothing.
+	o.mustV1(t, "GET", "/v1/endUserAccounts/"+alice.ID, nil, &got)
+	if got.Status != unical.AccountStatusActive {
+		t.Errorf("alice = %s; want ACTIVE", got.Status)
+	}
+	r = o.v1(t, o.app.APIKey, "POST", "/v1/endUserAccounts", map[string]any{"providerType": "PROVIDER_B", "email": "hopper@" + tenantDomain})
+	wantError(t, r, http.StatusBadRequest, "invalid_request", "providerType")
+	var list struct{ Data []unical.Account }
+	o.v1(t, o.app.APIKey, "GET", "/v1/endUserAccounts", nil).into(t, &list)
+	if len(list.Data) != 2 {
+		t.Errorf("accounts after the refused connection = %+v; want grace and alice only", list.Data)
+	}
+}

@@ -178,6 +178,26 @@ func (s *Server) RevokeConsent(userID string) {
 	s.refuseRefresh(userID, grantError(65001, "The user or administrator has not consented to use the application with ID '%s'. Send an interactive authorization request for this user and resource.", userID))
 }
 
+// WithdrawAdminConsent removes the application permissions a tenant
+// administrator granted clientID, as revoking the admin consent of an
+// enterprise application does. Access tokens cannot be revoked and work
+// until they expire (Microsoft's answers on revoking tokens,
+// learn.microsoft.com/answers/questions/672062, and access-tokens.md,
+// "Token lifetime"); the client credentials grant keeps issuing tokens, now
+// without a roles claim, and Graph answers every call made with one
+// 403 (graph/resolve-auth-errors: "those permissions must be granted to
+// the application by a user or an administrator"). UNVERIFIED: that the
+// token endpoint issues the roles-less token rather than refusing, and
+// the exact 403 code for calendar paths; ErrorAccessDenied is what the
+// fake answers for any missing permission.
+func (s *Server) WithdrawAdminConsent(clientID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.clients[clientID]; c != nil {
+		c.ApplicationPermissions = nil
+	}
+}
+
 // RequireMFA makes every refresh token of userID answer
 // interaction_required AADSTS50076 (UserStrongAuthClientAuthNRequired,
 // reference-error-codes): an administrator's policy now demands

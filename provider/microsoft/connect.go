@@ -2,6 +2,7 @@ package microsoft
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -49,8 +50,12 @@ func (p *Provider) AuthCodeURL(settings unical.ProviderSettings, req *unical.Aut
 }
 
 // Exchange redeems an authorization code with its PKCE verifier and reads
-// the signed-in user's profile. A refused code is CodeUnauthorized.
+// the signed-in user's profile. A refused code is CodeUnauthorized; an
+// application without a client id is CodeInvalid before any request.
 func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSettings, req *unical.CodeExchange) (*unical.Connection, error) {
+	if settings.ClientID == "" {
+		return nil, unical.Errorf(unical.CodeInvalid, "The application has no Microsoft client id.")
+	}
 	tok, err := p.flow(settings, req.RedirectURI).Exchange(ctx, req.Code, req.CodeVerifier)
 	if err != nil {
 		return nil, err
@@ -92,11 +97,11 @@ func (p *Provider) ConnectDelegated(ctx context.Context, settings unical.Provide
 		// A user without a mailbox has no calendar to work with.
 		err = c.do(ctx, request{method: "GET", target: "/me/calendar"}, nil)
 	}
-	switch unical.ErrorCode(err) {
-	case "":
-	case unical.CodeNotFound:
+	switch code := unical.ErrorCode(err); {
+	case code == "":
+	case code == unical.CodeNotFound:
 		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "email", Message: "Microsoft 365 has no such user, or no mailbox for it, in the tenant.", Err: err}
-	case unical.CodeInvalid:
+	case code == unical.CodeInvalid || errors.Is(err, errConsentWithdrawn):
 		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "providerType", Err: err,
 			Message: "Microsoft Graph refused the application's delegation credential: a tenant administrator must grant its permissions (Calendars.ReadWrite, User.Read.All)."}
 	default:

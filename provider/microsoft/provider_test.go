@@ -2,6 +2,7 @@ package microsoft
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -129,6 +130,43 @@ func TestOAuthFlow(t *testing.T) {
 
 	if _, err := f.p.AuthCodeURL(f.settings, &unical.AuthCodeRequest{RedirectURI: testRedirect, CodeChallenge: "x", Prompt: "login"}); unical.ErrorCode(err) != unical.CodeInvalid {
 		t.Errorf("bad prompt: %v", err)
+	}
+}
+
+// TestExchangeWithoutClientID refuses an application whose Microsoft
+// settings have no client id as Google's Exchange does: CodeInvalid
+// without a field, and no request sent, so the code is not spent.
+func TestExchangeWithoutClientID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	verifier := oauth2.GenerateVerifier()
+	u, err := f.p.AuthCodeURL(f.settings, &unical.AuthCodeRequest{RedirectURI: testRedirect, State: "st", CodeChallenge: oauth2.S256ChallengeFromVerifier(verifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := *f.srv.Client()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	code := loc.Query().Get("code")
+
+	before := f.srv.RequestCount("/")
+	noClient := f.settings
+	noClient.ClientID, noClient.ClientSecret = "", ""
+	_, err = f.p.Exchange(t.Context(), noClient, &unical.CodeExchange{Code: code, RedirectURI: testRedirect, CodeVerifier: verifier})
+	var e *unical.Error
+	if !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != "" {
+		t.Fatalf("Exchange without a client id: %v; want CodeInvalid without a field", err)
+	}
+	if n := f.srv.RequestCount("/") - before; n != 0 {
+		t.Errorf("%d requests sent without a client id; want none", n)
+	}
+	if _, err := f.p.Exchange(t.Context(), f.settings, &unical.CodeExchange{Code: code, RedirectURI: testRedirect, CodeVerifier: verifier}); err != nil {
+		t.Errorf("the code after the refused exchange: %v; want it unspent", err)
 	}
 }
 

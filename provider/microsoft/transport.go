@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -68,13 +70,51 @@ type request struct {
 // do sends r and decodes a 2xx answer into out (when not nil). It
 // refreshes the token once on 401 and retries 429, 503, 504 and lost
 // connections under the provider's policy (see Provider.policy); a
-// failure given up on carries the next wait as its RetryAfter.
+// failure given up on carries the next wait as its RetryAfter. A 403 to
+// a delegated account goes through consentWithdrawn.
 func (c *client) do(ctx context.Context, r request, out any) error {
+	status, err := c.send(ctx, r, out)
+	if status == http.StatusForbidden && c.s.Delegation != nil {
+		return c.consentWithdrawn(ctx, err)
+	}
+	return err
+}
+
+// errConsentWithdrawn marks a delegated account's 403 that
+// consentWithdrawn took for the administrator's consent withdrawn.
+var errConsentWithdrawn = errors.New("microsoft: the tenant's application permissions are withdrawn")
+
+// consentWithdrawn tells apart the two causes of a 403 to an app-only
+// token. Access tokens cannot be revoked, so one minted before a tenant
+// administrator withdrew the application's admin consent keeps working
+// until it expires; the tokens minted after carry no application
+// permission and Graph answers 403 to every call (graph/resolve-auth-
+// errors, "403 Forbidden error: Have you chosen the right set of
+// permissions?"). Reading the user's default calendar, which any calendar
+// permission allows, tells that apart from a request the credential may
+// not make (a calendar shared read-only): when it is refused too, the
+// account cannot work until the administrator grants consent again, so
+// it is CodeAccountExpired with delegation_revoked, as when the token
+// endpoint refuses the credential (delegation.Minter). Otherwise refused
+// is returned as it is.
+func (c *client) consentWithdrawn(ctx context.Context, refused error) error {
+	status, err := c.send(ctx, request{method: "GET", target: "/me/calendar", query: url.Values{"$select": {"id"}}}, nil)
+	if status != http.StatusForbidden {
+		return refused
+	}
+	return &unical.Error{Code: unical.CodeAccountExpired, Reason: unical.StatusReasonDelegationRevoked,
+		Err:     fmt.Errorf("%w: %w", errConsentWithdrawn, err),
+		Message: "Microsoft Graph refuses every call of the application's delegation credential: a tenant administrator must grant its permissions (Calendars.ReadWrite, User.Read.All) again; verify it in the admin API."}
+}
+
+// send is do without telling withdrawn consent apart; it also returns
+// the status of Graph's last answer (0 when there was none).
+func (c *client) send(ctx context.Context, r request, out any) (int, error) {
 	target := r.target
 	if !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "http://") {
 		target = c.base + c.userPath(target)
 	} else if !strings.HasPrefix(target, c.base+"/") {
-		return unical.Errorf(unical.CodeInvalid, "The page or sync token does not belong to this account's Graph endpoint.")
+		return 0, unical.Errorf(unical.CodeInvalid, "The page or sync token does not belong to this account's Graph endpoint.")
 	}
 	if len(r.query) > 0 {
 		sep := "?"
@@ -88,7 +128,7 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 	if r.body != nil {
 		b, err := json.Marshal(r.body)
 		if err != nil {
-			return unical.WrapError(unical.CodeInternal, err, "Cannot encode the Graph request.")
+			return 0, unical.WrapError(unical.CodeInternal, err, "Cannot encode the Graph request.")
 		}
 		payload = b
 	}
@@ -96,6 +136,7 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 	for k, v := range r.header {
 		header.Set(k, v)
 	}
+	var status int
 	caller := providerhttp.Caller{
 		Client:     c.p.httpClient,
 		Tokens:     c,
@@ -103,6 +144,7 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 		Policy:     c.p.policy(),
 		MaxBody:    maxResponse,
 		Classify: func(resp *providerhttp.Response) retry.Outcome {
+			status = resp.StatusCode
 			switch st := resp.StatusCode; {
 			case st >= 200 && st < 300:
 				return retry.Outcome{}
@@ -120,14 +162,14 @@ func (c *client) do(ctx context.Context, r request, out any) error {
 	}
 	resp, err := caller.Do(ctx, providerhttp.Request{Method: r.method, URL: target, Header: header, Body: payload})
 	if err != nil {
-		return err
+		return status, err
 	}
 	if out != nil && len(bytes.TrimSpace(resp.Body)) > 0 {
 		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")
+			return status, unical.WrapError(unical.CodeUpstream, err, "Microsoft Graph answered with JSON unical cannot read.")
 		}
 	}
-	return nil
+	return status, nil
 }
 
 // Token implements [providerhttp.TokenSource].
