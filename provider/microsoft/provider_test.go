@@ -102,18 +102,7 @@ func TestOAuthFlow(t *testing.T) {
 	}
 
 	// The user signs in; the fake redirects to the callback with a code.
-	hc := *f.srv.Client()
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || !strings.HasPrefix(loc.String(), testRedirect) || loc.Query().Get("state") != "st4te" {
-		t.Fatalf("authorize answered %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	code := loc.Query().Get("code")
+	code := f.signIn(t, u, "st4te")
 
 	conn, err := f.p.Exchange(t.Context(), f.settings, &unical.CodeExchange{Code: code, RedirectURI: testRedirect, CodeVerifier: verifier})
 	if err != nil {
@@ -144,15 +133,7 @@ func TestExchangeWithoutClientID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc := *f.srv.Client()
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	loc, _ := url.Parse(resp.Header.Get("Location"))
-	code := loc.Query().Get("code")
+	code := f.signIn(t, u, "st")
 
 	before := f.srv.RequestCount("/")
 	noClient := f.settings
@@ -168,6 +149,25 @@ func TestExchangeWithoutClientID(t *testing.T) {
 	if _, err := f.p.Exchange(t.Context(), f.settings, &unical.CodeExchange{Code: code, RedirectURI: testRedirect, CodeVerifier: verifier}); err != nil {
 		t.Errorf("the code after the refused exchange: %v; want it unspent", err)
 	}
+}
+
+// signIn follows the fake's sign-in page at the authorize URL u and
+// returns the code it redirects to the callback with, checking that the
+// redirect goes to testRedirect with state.
+func (f *fixture) signIn(t *testing.T, u, state string) string {
+	t.Helper()
+	hc := *f.srv.Client()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || !strings.HasPrefix(loc.String(), testRedirect) || loc.Query().Get("state") != state {
+		t.Fatalf("authorize answered %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	return loc.Query().Get("code")
 }
 
 func TestConnect(t *testing.T) {
