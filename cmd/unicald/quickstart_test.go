@@ -59,6 +59,15 @@ type quickstartShell struct {
 	env   []string
 	state string
 	ports *strings.Replacer // the README's ports to the test's free ones
+	addr  string            // UNICAL_ADDR=127.0.0.1:<the API's port>
+}
+
+// listenOn has the blocks use apiPort and hookPort in place of the
+// README's 8080 and 8443; the server block names no address, so the API's
+// port also goes in UNICAL_ADDR.
+func (s *quickstartShell) listenOn(apiPort, hookPort string) {
+	s.ports = strings.NewReplacer("127.0.0.1:8080", "127.0.0.1:"+apiPort, "127.0.0.1:8443", "127.0.0.1:"+hookPort)
+	s.addr = "UNICAL_ADDR=127.0.0.1:" + apiPort
 }
 
 // start runs block in its own process group from workDir, its output in
@@ -76,6 +85,9 @@ func (s *quickstartShell) start(step, workDir, block string) (*exec.Cmd, string)
 	cmd := exec.CommandContext(s.ctx, "bash", "-c", script)
 	cmd.Dir = workDir
 	cmd.Env = append(s.env, "QUICKSTART_STATE="+s.state)
+	if s.addr != "" {
+		cmd.Env = append(cmd.Env, s.addr)
+	}
 	cmd.Stdout, cmd.Stderr = out, out // files, not pipes: Wait must not wait for background jobs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -141,15 +153,14 @@ func TestQuickstart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	apiPort, hookPort := freePort(t), freePort(t)
+	hookPort := freePort(t)
 	sh := &quickstartShell{
 		t: t, ctx: ctx, dir: dir, state: filepath.Join(dir, "state.sh"),
-		ports: strings.NewReplacer("127.0.0.1:8080", "127.0.0.1:"+apiPort, "127.0.0.1:8443", "127.0.0.1:"+hookPort),
+		ports: strings.NewReplacer(), // until listenOn, before the server starts
 		env: append(os.Environ(),
 			"GOBIN="+bin,
 			"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-			"TMPDIR="+scratch,                // mktemp -d
-			"UNICAL_ADDR=127.0.0.1:"+apiPort, // the README's server block names no address
+			"TMPDIR="+scratch, // mktemp -d
 			"UNICAL_ALLOW_PRIVATE_TARGETS=", "UNICAL_DATA_DIR=", "UNICAL_STORE_URL=", "UNICAL_ADMIN_TOKEN=", "UNICAL_MASTER_KEY=",
 		),
 	}
@@ -159,16 +170,31 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("the install step left no unicald in GOBIN: %v", err)
 	}
 
-	_, serverOut := sh.start("server", repo, blocks["server"])
+	// The port freePort found may be taken by another process before the
+	// server binds it (tests in other packages open connections all the
+	// time); the server then says so and exits, and the block is run
+	// again, in a new scratch folder, on another port.
 	apiKey := regexp.MustCompile(`apiKey:\s+(uk_\S+)`)
-	var key string
-	waitFor(t, "the server to print its apiKey", time.Minute, func() bool {
-		out, _ := os.ReadFile(serverOut)
-		if m := apiKey.FindSubmatch(out); m != nil {
-			key = string(m[1])
+	var key, apiPort string
+	for try := 1; key == ""; try++ {
+		apiPort = freePort(t)
+		sh.listenOn(apiPort, hookPort)
+		_, serverOut := sh.start("server", repo, blocks["server"])
+		var out []byte
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			out, _ = os.ReadFile(serverOut)
+			if m := apiKey.FindSubmatch(out); m != nil {
+				key = string(m[1])
+				break
+			}
+			if bytes.Contains(out, []byte("address already in use")) && try < 3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("waited a minute for the server to print its apiKey; it printed:\n%s", out)
+			}
 		}
-		return key != ""
-	})
+	}
 	waitFor(t, "the server to be ready", time.Minute, func() bool {
 		resp, err := http.Get("http://127.0.0.1:" + apiPort + "/readyz")
 		if err != nil {
