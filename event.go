@@ -685,17 +685,8 @@ func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, par
 }
 
 func (a *App) createEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
-	if err := params.validate(true, nil); err != nil {
-		return nil, err
-	}
-	rec, p, s, err := a.Session(ctx, accountID)
+	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, true)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
-		return nil, err
-	}
-	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
 		return nil, err
 	}
 	e, err := p.CreateEvent(ctx, s, calendarID, params)
@@ -704,6 +695,26 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
+}
+
+// eventWriteSession checks params for a create (creating) or an update
+// and opens the account's session, refusing what its provider cannot
+// honour (a field, notifyAttendees) before any call to the provider.
+func (a *App) eventWriteSession(ctx context.Context, accountID string, params *EventParams, creating bool) (*AccountRecord, Provider, *Session, error) {
+	if err := params.validate(creating, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	rec, p, s, err := a.Session(ctx, accountID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+		return nil, nil, nil, err
+	}
+	return rec, p, s, nil
 }
 
 // UpdateEvent changes the fields params sets: absent fields are left alone,
@@ -720,17 +731,8 @@ func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID st
 }
 
 func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
-	if err := params.validate(false, nil); err != nil {
-		return nil, err
-	}
-	rec, p, s, err := a.Session(ctx, accountID)
+	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, false)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
-		return nil, err
-	}
-	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
 		return nil, err
 	}
 	needsCurrent := params.Start.IsSet() != params.End.IsSet() || params.IsAllDay.IsSet() ||
