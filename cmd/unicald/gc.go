@@ -8,7 +8,7 @@ import "runtime/debug"
 // collection every 2-3 MB allocated: about fifty a second under load,
 // each waking both cores' threads, which measured 2 µs of CPU per cached
 // read, more than the handlers' own work (BENCHMARKS.md, "Garbage
-// collection"). At 200 the minimum heap is 8 MB: half the collections for
+// collection target"). At 200 the minimum heap is 8 MB: half the collections for
 // about 4 MB more resident memory. A larger live heap (many accounts
 // cached) grows its headroom in proportion, as GOGC always does.
 const serveGCPercent = 200
