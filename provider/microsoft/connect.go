@@ -204,8 +204,8 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 	if email == "" {
 		email = u.UserPrincipalName
 	}
-	if c.refreshed {
-		tok = c.token
+	if c.tokens.Refreshed {
+		tok = c.tokens.Current
 	}
 	return &unical.Connection{Email: email, ProviderAccountID: u.ID, Scopes: tok.Scopes, Token: tok}, nil
 }
