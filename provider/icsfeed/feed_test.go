@@ -107,3 +107,8 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+func published(uid, title, start, end, zone string) *unical.Event {
+	return &unical.Event{ICalUID: uid, Title: title,
+		Start: &unical.EventDateTime{DateTime: start, TimeZone: zone}, End: &unical.EventDateTime{DateTime: end, TimeZone: zone}}
+}
