@@ -105,8 +105,8 @@ type (
 		Errors []errorView
 		// Query and Results are a search's: what was asked and the
 		// operations that match it (nil Results: no search).
-		Query   string
-		Results []op
+		Query    string
+		Results  []op
 		Searched bool
 	}
 	errorView struct {
