@@ -2,12 +2,11 @@ package unical
 
 import "slices"
 
-// Credential is what the accounts of a provider type connect with, as
-// the interfaces of its Provider say ([Client.Credential]): "oauth"
-// ([OAuthProvider]: a refreshToken or the browser flow), "password"
-// ([PasswordConnector]: a password, with an optional username and
-// serverUrl), "url" ([URLConnector]: a serverUrl alone, such as a
-// published feed's) or "none" (the email alone, as VIRTUAL).
+// Credential is what the accounts of a provider type connect with
+// ([Client.Credential]): "oauth" ([OAuthProvider]: refreshToken or the
+// browser flow), "password" ([PasswordConnector]: password, with optional
+// username and serverUrl), "url" ([URLConnector]: serverUrl alone, such
+// as a published feed's) or "none" (the email alone, as VIRTUAL).
 type Credential string
 
 // The credentials.
@@ -32,8 +31,7 @@ func (c *Client) Credential(t ProviderType) Credential {
 	u, ok := c.providers[t]
 	if u = unwrapped(u); !ok {
 		return ""
-	}
-	if pc, ok := u.(PasswordConnector); ok && pc.ConnectsWithPassword() {
+	} else if pc, ok := u.(PasswordConnector); ok && pc.ConnectsWithPassword() {
 		return CredentialPassword
 	} else if uc, ok := u.(URLConnector); ok && uc.ConnectsWithURL() {
 		return CredentialURL
@@ -45,7 +43,6 @@ func (c *Client) Credential(t ProviderType) Credential {
 
 // ProviderTypes returns the types of the Client's providers: those of
 // [ProviderTypes] in its order, then the others in Config's order.
-// Package provider/kit describes each for people and tools.
 func (c *Client) ProviderTypes() []ProviderType { return slices.Clone(c.types) }
 
 // typesWith lists the Client's types with credential k (all for "").
