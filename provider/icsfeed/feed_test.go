@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -111,4 +114,40 @@ func TestConformance(t *testing.T) {
 func published(uid, title, start, end, zone string) *unical.Event {
 	return &unical.Event{ICalUID: uid, Title: title,
 		Start: &unical.EventDateTime{DateTime: start, TimeZone: zone}, End: &unical.EventDateTime{DateTime: end, TimeZone: zone}}
+}
+
+// TestConnect_AddressPolicy: without AllowPrivateTargets a feed on a
+// loopback or private address, or over plain http, is refused naming
+// serverUrl before any request; webcal:// is read as https://.
+func TestConnect_AddressPolicy(t *testing.T) {
+	t.Parallel()
+	f := newFeedServer(t)
+	f.publish(t, "Feed", nil)
+	guarded, err := icsfeed.New(icsfeed.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := f.Listener.Addr().(*net.TCPAddr).Port
+	for _, address := range []string{
+		f.address(),
+		"https://" + f.Listener.Addr().String() + "/feed.ics",
+		"webcal://localhost:" + strconv.Itoa(port) + "/feed.ics",
+		"http://example.com/feed.ics",
+		"https://10.0.0.1/feed.ics",
+		"ftp://example.com/feed.ics",
+	} {
+		_, err := guarded.Connect(t.Context(), unical.ProviderSettings{}, unical.ConnectParams{Email: "ada@example.com", ServerURL: address})
+		var e *unical.Error
+		if !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != "serverUrl" {
+			t.Errorf("Connect(%s) = %v, want invalid_request naming serverUrl", address, err)
+		}
+	}
+	if n := guarded.Stats().Fetches; n != 0 {
+		t.Errorf("%d fetches, want none", n)
+	}
+	// Allowed, the same webcal:// address is fetched over https.
+	conn, err := newProvider(t, f).Connect(t.Context(), unical.ProviderSettings{}, unical.ConnectParams{Email: "ada@example.com", ServerURL: f.address()})
+	if err != nil || conn.ServerURL != "https://"+f.Listener.Addr().String()+"/…" {
+		t.Errorf("Connect(webcal) with private targets allowed = %+v, %v", conn, err)
+	}
 }
