@@ -140,9 +140,10 @@ func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.
 // error and error_description instead of endUserAccountId.
 //
 // The used ids are the only thing the flow writes (Store.CreateFlow, kept
-// until the state expires): one per callback that brings a state we made,
-// so nobody can fill a shared quota, and nobody can spend another user's
-// state without holding it.
+// until the state expires): one per callback that brings a state we made
+// and a code, so nobody can fill a shared quota, and nobody can spend
+// another user's state without holding it. The provider's error is passed
+// on only as one of the codes of providerErrorCode.
 //
 // HTTP: GET /v1/oauth/callback
 //
@@ -172,12 +173,6 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		return "", unical.FieldError("state", "The redirectUrl of this sign-in is no longer registered for the application; start again.")
 	}
 	redirectURL := app.RedirectURLs[i]
-	used := &unical.OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
-	if err := c.Store().CreateFlow(ctx, used, 0); unical.ErrorCode(err) == unical.CodeConflict {
-		return "", expired
-	} else if err != nil {
-		return "", err
-	}
 	fail := func(code, description string) (string, error) {
 		return withQuery(redirectURL, url.Values{"error": {code}, "error_description": {description}, "state": {flow.State}}), nil
 	}
@@ -185,10 +180,19 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		if params.Error == "access_denied" {
 			return fail("access_denied", "The user did not grant access.")
 		}
-		return fail(params.Error, "The provider refused the sign-in.")
+		return fail(providerErrorCode(params.Error), "The provider refused the sign-in.")
 	}
 	if params.Code == "" {
 		return fail("invalid_request", "The provider sent no authorization code.")
+	}
+	// Only a callback with a code can connect an account, so only it
+	// spends the state; one that brings an error changes nothing and may
+	// come again.
+	used := &unical.OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
+	if err := c.Store().CreateFlow(ctx, used, 0); unical.ErrorCode(err) == unical.CodeConflict {
+		return "", expired
+	} else if err != nil {
+		return "", err
 	}
 	_, op, settings, err := oauthProvider(ctx, c, flow.ApplicationID, t)
 	if err != nil {
@@ -256,4 +260,28 @@ func oauthProvider(ctx context.Context, c *unical.Client, appID string, t unical
 		return nil, nil, unical.ProviderSettings{}, err
 	}
 	return app, op, settings, nil
+}
+
+// providerErrors are the error codes an authorization endpoint may send
+// back (RFC 6749 §4.1.2.1 and OpenID Connect Core 1.0 §3.1.2.6); they are
+// passed on to the application as they are.
+var providerErrors = []string{
+	"invalid_request", "unauthorized_client", "access_denied", "unsupported_response_type",
+	"invalid_scope", "server_error", "temporarily_unavailable",
+	"interaction_required", "login_required", "account_selection_required", "consent_required",
+	"invalid_request_uri", "invalid_request_object", "request_not_supported",
+	"request_uri_not_supported", "registration_not_supported",
+}
+
+// providerErrorCode is the error code the application's redirect carries
+// for the error parameter a provider sent to the callback: one of the
+// codes of RFC 6749 and OpenID Connect as it is, provider_error for
+// anything else. The parameter comes through the user's browser, so
+// anyone can put anything there; the application only ever sees a known
+// word.
+func providerErrorCode(code string) string {
+	if slices.Contains(providerErrors, code) {
+		return code
+	}
+	return "provider_error"
 }

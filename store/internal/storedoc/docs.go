@@ -298,15 +298,18 @@ func (rec *Subscription) ToSubscriptionRecord() *unical.SubscriptionRecord {
 	return sub
 }
 
-// Flow is the stored form of [unical.OAuthFlow].
+// Flow is the stored form of [unical.OAuthFlow]. The Client stores used
+// flows with only the id, application, provider type and times, so the
+// fields only flows of earlier versions carry are left out when empty:
+// each record stays near 150 bytes.
 type Flow struct {
 	ID             string              `json:"id"`
 	ApplicationID  string              `json:"applicationId"`
 	ProviderType   unical.ProviderType `json:"providerType"`
-	RedirectURL    string              `json:"redirectUrl"`
-	State          string              `json:"state"`
-	LoginHint      string              `json:"loginHint"`
-	SealedVerifier []byte              `json:"sealedVerifier"`
+	RedirectURL    string              `json:"redirectUrl,omitempty"`
+	State          string              `json:"state,omitempty"`
+	LoginHint      string              `json:"loginHint,omitempty"`
+	SealedVerifier []byte              `json:"sealedVerifier,omitempty"`
 	CreatedAt      time.Time           `json:"createdAt"`
 	ExpiresAt      time.Time           `json:"expiresAt"`
 }
