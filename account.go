@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/identity"
 )
 
 // ProviderType names a calendar provider. The spec uses neutral names:
@@ -492,6 +494,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				CredentialsCreatedAt: now,
 				CredentialsUpdatedAt: now,
 				ProviderState:        conn.State,
+				ProviderTenantID:     conn.TenantID,
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
@@ -509,6 +512,18 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		}
 		var msgs []*OutboxMessage
 		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+			if t.UsesOAuth() {
+				// The email only found the account; its subject says whose it is.
+				stored := identity.Subject{Tenant: rec.ProviderTenantID}
+				if rec.ProviderAccountID != nil {
+					stored.ID = *rec.ProviderAccountID
+				}
+				bound, err := identity.Bind(stored, rec.Email, identity.Subject{ID: conn.ProviderAccountID, Tenant: conn.TenantID}, conn.VerifiedNames)
+				if err != nil {
+					return nil, &Error{Code: CodeConflict, Field: "email", Err: err, Message: "The account with this email address belongs to another identity at the provider; nothing was changed."}
+				}
+				rec.ProviderTenantID = bound.Tenant
+			}
 			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() && !conn.Delegated {
 				old, err := a.c.openSecrets(rec)
 				if err != nil {

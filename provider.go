@@ -165,8 +165,14 @@ type DelegatedConnector interface {
 type Connection struct {
 	// Email is the account's address as the provider knows it.
 	Email string
-	// ProviderAccountID is the provider's id of the user ("" for CalDAV).
-	ProviderAccountID string
+	// ProviderAccountID is the provider's immutable id of the user (Google
+	// sub, Microsoft object id; "" for CalDAV), and TenantID Microsoft's
+	// tenant (tid). An OAuth account is bound to them (internal/identity).
+	ProviderAccountID, TenantID string
+	// VerifiedNames are the sign-in names the provider vouches for
+	// (Google's email when verified; Microsoft's userPrincipalName and
+	// preferred_username), which loginHint is compared with.
+	VerifiedNames []string
 	// Scopes are the granted OAuth scopes.
 	Scopes []string
 	// Token holds the OAuth tokens (zero for CalDAV).

@@ -149,6 +149,8 @@ type AccountRecord struct {
 	CredentialsUpdatedAt time.Time
 	// ProviderState is the provider's Connection.State.
 	ProviderState []byte
+	// ProviderTenantID is Connection.TenantID, kept with ProviderAccountID.
+	ProviderTenantID string
 }
 
 // AccountFilter selects accounts of one application.

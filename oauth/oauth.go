@@ -15,11 +15,13 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/oauthstate"
 )
 
@@ -135,9 +137,11 @@ func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.
 // its id so that it works once, exchanges the code, creates or updates the
 // account, and returns the application URL to redirect the browser to,
 // with endUserAccountId and the caller's state. A denied consent, a failed
-// exchange or an account other than the login hint
-// (error=login_hint_mismatch, nothing saved) also returns a redirect, with
-// error and error_description instead of endUserAccountId.
+// exchange, an email the provider has not verified (error=email_unverified),
+// a sign-in name other than the login hint (error=login_hint_mismatch) or
+// another identity than the account with its email is bound to
+// (error=account_conflict) also returns a redirect, with error and
+// error_description instead of endUserAccountId; nothing is saved then.
 //
 // The used ids are the only thing the flow writes (Store.CreateFlow, kept
 // until the state expires): one per callback that brings a state we made
@@ -199,6 +203,9 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		return "", err
 	}
 	conn, err := op.Exchange(ctx, settings, &unical.CodeExchange{Code: params.Code, RedirectURI: c.OAuthCallbackURL(), CodeVerifier: flow.Verifier})
+	if errors.Is(err, identity.ErrEmailUnverified) {
+		return fail("email_unverified", "The provider has not verified the account's email address; nothing was connected.")
+	}
 	if err != nil {
 		c.Logger().WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
 		return fail("exchange_failed", "The authorization code could not be exchanged for tokens.")
@@ -206,7 +213,7 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	if conn.Email == "" {
 		return fail("exchange_failed", "The provider did not tell the account's email address.")
 	}
-	if flow.LoginHint != "" && !strings.EqualFold(conn.Email, flow.LoginHint) {
+	if flow.LoginHint != "" && !identity.HasName(conn.VerifiedNames, flow.LoginHint) {
 		return fail("login_hint_mismatch", "The user signed in with another account than loginHint; nothing was connected.")
 	}
 	a, err := c.App(ctx, flow.ApplicationID)
@@ -214,6 +221,10 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		return "", err
 	}
 	acct, err := a.SaveOAuthConnection(ctx, t, conn)
+	if errors.Is(err, identity.ErrOtherSubject) {
+		c.Logger().WarnContext(ctx, "oauth sign-in of another identity than the account with its email", "app", flow.ApplicationID, "provider", t)
+		return fail("account_conflict", "The account with this email address belongs to another identity at the provider; nothing was changed.")
+	}
 	if err != nil {
 		return "", err
 	}

@@ -165,6 +165,7 @@ type Account struct {
 	ServerURL            string               `json:"serverUrl,omitempty"`
 	Delegated            bool                 `json:"delegated,omitempty"`
 	Room                 *unical.RoomDetails  `json:"room,omitempty"`
+	ProviderTenantID     string               `json:"providerTenantId,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -183,7 +184,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
 		Delegated: a.Delegated,
-		Room:      a.Room,
+		Room:      a.Room, ProviderTenantID: a.ProviderTenantID,
 	}, nil
 }
 
@@ -206,7 +207,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
-		ProviderState: bytes.Clone(rec.ProviderState),
+		ProviderState: bytes.Clone(rec.ProviderState), ProviderTenantID: rec.ProviderTenantID,
 	}
 }
 
