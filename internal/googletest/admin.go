@@ -172,9 +172,14 @@ func (s *Server) SetConsent(c Consent) {
 // the test names none.
 var defaultScopes = []string{scopeCal, scopeOpenID, scopeEmail}
 
+// userAndClient finds the user by email, or by sub (for a user whose
+// unverified address another user has too), and the client.
 func (s *Server) userAndClient(clientID, email string) (*user, *Client) {
 	s.tb.Helper()
-	u := s.userByEmailLocked(email)
+	u := s.st.users[email]
+	if u == nil {
+		u = s.userByEmailLocked(email)
+	}
 	if u == nil {
 		s.fatalf("unknown user %s", email)
 	}
@@ -196,9 +201,10 @@ func normalizeScopes(scopes []string) []string {
 	return out
 }
 
-// IssueRefreshToken grants client access to the user's account without the
-// browser flow and returns the refresh token, as if the user had consented
-// earlier. With no scopes it grants calendar, openid and email.
+// IssueRefreshToken grants client access to the user's account (named by
+// email or sub) without the browser flow and returns the refresh token,
+// as if the user had consented earlier. With no scopes it grants
+// calendar, openid and email.
 func (s *Server) IssueRefreshToken(clientID, email string, scopes ...string) string {
 	s.tb.Helper()
 	s.mu.Lock()
