@@ -15,9 +15,18 @@ import (
 
 // signInVia walks the browser leg of OAuth for provider ("provider_a",
 // "provider_b") with query q and returns the query the application's
-// redirect URL (host app.example.com) was given, without
-// error_description.
+// redirect URL was given, without error_description.
 func signInVia(tb testing.TB, base, appID, provider string, q url.Values) url.Values {
+	tb.Helper()
+	got := followSignIn(tb, base+"/v1/oauth/authorize/"+appID+"/"+provider+"?"+q.Encode(), nil)
+	got.Del("error_description")
+	return got
+}
+
+// followSignIn is a browser sent to start: it follows every redirect,
+// showing each URL to seen (when not nil), and stops at the application
+// (host app.example.com), whose query it returns.
+func followSignIn(tb testing.TB, start string, seen func(*url.URL)) url.Values {
 	tb.Helper()
 	var final *url.URL
 	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
@@ -25,9 +34,12 @@ func signInVia(tb testing.TB, base, appID, provider string, q url.Values) url.Va
 			final = r.URL
 			return http.ErrUseLastResponse
 		}
+		if seen != nil {
+			seen(r.URL)
+		}
 		return nil
 	}}
-	resp, err := browser.Get(base + "/v1/oauth/authorize/" + appID + "/" + provider + "?" + q.Encode())
+	resp, err := browser.Get(start)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -35,9 +47,7 @@ func signInVia(tb testing.TB, base, appID, provider string, q url.Values) url.Va
 	if final == nil {
 		tb.Fatalf("the sign-in ended at %s (%d), not at the application", resp.Request.URL, resp.StatusCode)
 	}
-	got := final.Query()
-	got.Del("error_description")
-	return got
+	return final.Query()
 }
 
 // accountState is what a takeover would change: the account as the API
