@@ -493,8 +493,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				CredentialsID:        NewID("cred"),
 				CredentialsCreatedAt: now,
 				CredentialsUpdatedAt: now,
-				ProviderState:        conn.State,
-				ProviderTenantID:     conn.TenantID,
+				ProviderState:        conn.State, ProviderTenantID: conn.TenantID,
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
@@ -512,12 +511,8 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		}
 		var msgs []*OutboxMessage
 		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
-			if t.UsesOAuth() {
-				// The email only found the account; its subject says whose it is.
-				stored := identity.Subject{Tenant: rec.ProviderTenantID}
-				if rec.ProviderAccountID != nil {
-					stored.ID = *rec.ProviderAccountID
-				}
+			if t.UsesOAuth() { // the email only found the account; its subject says whose it is
+				stored := identity.Stored(rec.ProviderAccountID, rec.ProviderTenantID)
 				bound, err := identity.Bind(stored, rec.Email, identity.Subject{ID: conn.ProviderAccountID, Tenant: conn.TenantID}, conn.VerifiedNames)
 				if err != nil {
 					return nil, &Error{Code: CodeConflict, Field: "email", Err: err, Message: "The account with this email address belongs to another identity at the provider; nothing was changed."}
@@ -549,11 +544,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			if conn.ServerURL != "" {
 				rec.ServerURL = conn.ServerURL // reconnecting may move the account
 			}
-			if v, ok := externalID.Get(); ok {
-				rec.ExternalID = v
-			} else if externalID.IsNull() {
-				rec.ExternalID = ""
-			}
+			externalID.Apply(&rec.ExternalID)
 			if room.IsSet() {
 				rec.Room = room.Ptr()
 			}

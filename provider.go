@@ -165,13 +165,11 @@ type DelegatedConnector interface {
 type Connection struct {
 	// Email is the account's address as the provider knows it.
 	Email string
-	// ProviderAccountID is the provider's immutable id of the user (Google
-	// sub, Microsoft object id; "" for CalDAV), and TenantID Microsoft's
-	// tenant (tid). An OAuth account is bound to them (internal/identity).
+	// ProviderAccountID (Google sub, Microsoft object id; "" for CalDAV) and
+	// TenantID (Microsoft tid) are whom an OAuth account is bound to.
 	ProviderAccountID, TenantID string
-	// VerifiedNames are the sign-in names the provider vouches for
-	// (Google's email when verified; Microsoft's userPrincipalName and
-	// preferred_username), which loginHint is compared with.
+	// VerifiedNames are the sign-in names the provider vouches for, which
+	// loginHint is compared with (internal/identity).
 	VerifiedNames []string
 	// Scopes are the granted OAuth scopes.
 	Scopes []string

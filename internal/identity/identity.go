@@ -36,6 +36,16 @@ type Subject struct {
 	Tenant string
 }
 
+// Stored is the subject of a stored account: its provider account id
+// (nil when none was stored) and tenant.
+func Stored(id *string, tenant string) Subject {
+	s := Subject{Tenant: tenant}
+	if id != nil {
+		s.ID = *id
+	}
+	return s
+}
+
 // ErrOtherSubject means a sign-in is another identity than the account
 // with its email belongs to: nothing of the account may change.
 var ErrOtherSubject = errors.New("identity: the sign-in is another identity than the account's")
