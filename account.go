@@ -309,7 +309,8 @@ func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
 // HTTP: POST /v1/endUserAccounts
 //
 // Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
-// the provider refuses the credentials.
+// the provider refuses the credentials; CodeConflict naming email when
+// they are another provider identity's than the account's with that email.
 func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
 	return write1(ctx, a, "CreateAccount", a.createAccount, params)
 }
