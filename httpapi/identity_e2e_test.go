@@ -71,12 +71,13 @@ func readAccountState(tb testing.TB, do func(method, path string) []byte, id str
 	return s
 }
 
-// TestGoogleE2E_UnverifiedEmailTakesNoAccount: a second Google identity
+// TestGoogleE2E_AnotherSubTakesNoAccount: a second Google identity
 // (another sub) that claims the victim's address without Google having
 // verified it (email_verified false) signs in through the application:
 // the redirect says email_unverified, and the victim's account, its
-// providerAccountId and tokens stay as they were; no account is made.
-func TestGoogleE2E_UnverifiedEmailTakesNoAccount(t *testing.T) {
+// providerAccountId and tokens stay as they were; no account is made. A
+// verified address bound to another sub is account_conflict.
+func TestGoogleE2E_AnotherSubTakesNoAccount(t *testing.T) {
 	t.Parallel()
 	st := mustNewGoogleStack(t)
 	victim := st.connect(t)
@@ -101,6 +102,25 @@ func TestGoogleE2E_UnverifiedEmailTakesNoAccount(t *testing.T) {
 
 	if diff := cmp.Diff(before, readAccountState(t, do, victim)); diff != "" {
 		t.Errorf("victim's account changed by the other identity (-before +after):\n%s", diff)
+	}
+
+	// A verified address whose account was connected by another sub (a
+	// Workspace address given to a new user, say) is not taken either.
+	const previous = "100000000000000000001"
+	if _, err := st.Store.UpdateAccount(t.Context(), st.AppID, victim, func(rec *unical.AccountRecord) error {
+		rec.ProviderAccountID = unical.Some(previous).Ptr()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	held := readAccountState(t, do, victim)
+	st.google.SetConsent(googletest.Consent{Email: e2eUser})
+	got := signInVia(t, st.URL, st.AppID, "provider_a", url.Values{"redirectUrl": {e2eBack}, "state": {"new-owner"}, "loginHint": {e2eUser}})
+	if diff := cmp.Diff(url.Values{"error": {"account_conflict"}, "state": {"new-owner"}}, got); diff != "" {
+		t.Errorf("sign-in of another verified sub mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(held, readAccountState(t, do, victim)); diff != "" {
+		t.Errorf("account changed by another verified sub (-before +after):\n%s", diff)
 	}
 }
 
