@@ -57,4 +57,5 @@ FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/
 FuzzRecurrenceToGraph ./provider/microsoft/
+FuzzDecodeIDToken ./internal/identity/
 TARGETS
