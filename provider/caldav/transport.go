@@ -43,6 +43,9 @@ type conn struct {
 	floating *time.Location
 }
 
+// origin is u's scheme and host, which an error may show.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
 // maxRetryWait is the longest Retry-After waited for; a longer one is
 // handed to the caller as the error's RetryAfter instead.
 const maxRetryWait = 10 * time.Second
@@ -84,7 +87,7 @@ func (c *conn) do(ctx context.Context, method string, target *url.URL, header ht
 		ra, _ := retry.After(r.Header, time.Now())
 		return retry.Outcome{Err: errTurnedAway, Retry: true, RetryAfter: max(ra, 0)}
 	})
-	if res.Err != nil && res.Err != errTurnedAway && !res.Interrupted {
+	if res.Err != nil && !errors.Is(res.Err, errTurnedAway) && !res.Interrupted {
 		return nil, res.Err
 	}
 	// Turned away for good (or while waiting): the caller reads the
@@ -121,10 +124,12 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 			return nil, c.refused(u, err)
 		}
 		if err != nil {
+			// Name the server (its origin: no path, no credentials), so
+			// that a mistyped serverUrl is seen in the answer.
 			if ctx.Err() != nil {
-				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server did not answer in time.")
+				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server at %s did not answer in time.", origin(u))
 			}
-			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server cannot be reached.")
+			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server at %s cannot be reached.", origin(u))
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 		resp.Body.Close()
@@ -186,7 +191,7 @@ func (c *conn) propfind(ctx context.Context, target *url.URL, depth, body, what 
 		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
 	}
 	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+	if err := xml.Unmarshal(r.Body, &ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	return r, &ms, nil
@@ -210,7 +215,7 @@ func (c *conn) report(ctx context.Context, target *url.URL, depth, body, what st
 		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
 	}
 	var ms multistatus
-	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil {
+	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	return r, &ms, nil
@@ -234,7 +239,7 @@ func (c *conn) proppatch(ctx context.Context, u *url.URL, instructions string) e
 		return nil
 	}
 	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+	if err := xml.Unmarshal(r.Body, &ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	// The hrefs are not compared: Xandikos answers with the request's
