@@ -56,8 +56,11 @@ func CheckRecordKey(appID, accountID, collection, key string) error {
 	if err := CheckID("Application id", appID); err != nil {
 		return err
 	}
-	if err := CheckID("Account id", accountID); err != nil {
-		return err
+	// "" is the application's own records (unical.ApplicationRecords).
+	if accountID != "" {
+		if err := CheckID("Account id", accountID); err != nil {
+			return err
+		}
 	}
 	if err := CheckID("Record collection", collection); err != nil {
 		return err
