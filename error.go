@@ -13,11 +13,17 @@ type Code string
 // Error codes. The wire strings and HTTP statuses are listed in docs/api.md and
 // paired with these constants in exactly one table, in package httpapi.
 const (
-	CodeInvalid        Code = "invalid"             // 400 invalid_request: bad input; Field names it.
-	CodeUnauthorized   Code = "unauthorized"        // 401: missing or wrong API key, or wrong provider credentials.
-	CodeNotFound       Code = "not_found"           // 404: no such resource in this application (also other applications' ids).
-	CodeConflict       Code = "conflict"            // 409: the request conflicts with the current state.
-	CodeAccountExpired Code = "account_expired"     // 409: the account's credentials stopped working; reconnect it.
+	CodeInvalid        Code = "invalid"         // 400 invalid_request: bad input; Field names it.
+	CodeUnauthorized   Code = "unauthorized"    // 401: missing or wrong API key, or wrong provider credentials.
+	CodeNotFound       Code = "not_found"       // 404: no such resource in this application (also other applications' ids).
+	CodeConflict       Code = "conflict"        // 409: the request conflicts with the current state.
+	CodeAccountExpired Code = "account_expired" // 409: the account's credentials stopped working; reconnect it.
+	// CodeSlotUnavailable is 409 slot_unavailable: a booking or hold's
+	// slot is taken for a participant the message names.
+	CodeSlotUnavailable Code = "slot_unavailable"
+	// CodeLimitReached is 409 limit_reached: a booking type's daily or
+	// weekly limit is full for the participant the message names.
+	CodeLimitReached   Code = "limit_reached"
 	CodeGone           Code = "gone"                // 410 sync_token_expired: the provider dropped the sync cursor; sync from scratch.
 	CodePrecondition   Code = "precondition_failed" // 412: the resource changed at the provider since it was read.
 	CodeTooLarge       Code = "too_large"           // 413 payload_too_large.
