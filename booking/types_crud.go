@@ -296,8 +296,8 @@ func applySchedule(sch *Schedule, p *ScheduleParams) error {
 		return unical.FieldError("name", "name must be 1 to 255 characters.")
 	}
 	err := availability.Check(&availability.Params{
-		Participants:    []availability.Participant{{EndUserAccountID: "schedule", WorkingHours: &availability.WorkingHours{TimeZone: sch.TimeZone, Intervals: sch.Intervals, Overrides: sch.Overrides}}},
-		StartDateTime:   "2030-01-01T00:00:00Z", EndDateTime: "2030-01-02T00:00:00Z", DurationMinutes: 60,
+		Participants:  []availability.Participant{{EndUserAccountID: "schedule", WorkingHours: &availability.WorkingHours{TimeZone: sch.TimeZone, Intervals: sch.Intervals, Overrides: sch.Overrides}}},
+		StartDateTime: "2030-01-01T00:00:00Z", EndDateTime: "2030-01-02T00:00:00Z", DurationMinutes: 60,
 	})
 	if e, ok := err.(*unical.Error); ok && strings.HasPrefix(e.Field, "participants[0].workingHours.") {
 		named := *e
