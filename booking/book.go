@@ -512,13 +512,19 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
 		return nil, err
 	}
-	for _, tg := range targets {
+	// The organizer's event, the one that invites, is written last, so
+	// that no invitation goes out for a booking undone because a copy
+	// failed.
+	rec.Events = make([]BookingEvent, len(targets))
+	for i := range targets {
+		tg := targets[(i+1)%len(targets)]
 		ev, err := s.app.CreateEvent(wctx, tg.EndUserAccountID, tg.CalendarID, s.eventParams(r, &rec, tg.EndUserAccountID, ch, accounts))
 		if err != nil {
 			undo()
 			return nil, participantFailed(tg.EndUserAccountID, err)
 		}
-		rec.Events = append(rec.Events, BookingEvent{EndUserAccountID: tg.EndUserAccountID, CalendarID: tg.CalendarID, EventID: ev.ID})
+		tg.EventID = ev.ID
+		rec.Events[(i+1)%len(targets)] = tg
 	}
 	if _, err := s.putRecord(wctx, bookingsCollection, id, &rec, 0); err != nil {
 		undo()
