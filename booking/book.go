@@ -27,6 +27,11 @@ const (
 	roundRobinLookback = 30 * 24 * time.Hour
 )
 
+// afterEvents, when set (by tests), runs after a booking's events are
+// written and before its record is: a test stops the writer there as if
+// its process were killed.
+var afterEvents func()
+
 // bookingRecord is a stored booking with what the layer needs to undo
 // it.
 type bookingRecord struct {
@@ -525,6 +530,9 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 		}
 		tg.EventID = ev.ID
 		rec.Events[(i+1)%len(targets)] = tg
+	}
+	if afterEvents != nil {
+		afterEvents()
 	}
 	if _, err := s.putRecord(wctx, bookingsCollection, id, &rec, 0); err != nil {
 		undo()

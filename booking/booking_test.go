@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -517,5 +518,57 @@ func TestBooking_Concurrent50(t *testing.T) {
 	}
 	if n := len(e.events(t, host)); n != 1 {
 		t.Errorf("host has %d events, want 1", n)
+	}
+}
+
+// TestBooking_RecoverDeadWriter stops a booking's writer after its events
+// are written, as if its replica were killed: until the lease ends the
+// slot stays taken; then recovery removes the events and the claim, so
+// no event is left without its booking and the slot can be booked.
+func TestBooking_RecoverDeadWriter(t *testing.T) {
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock })
+	id, _ := st.CreateApp(t, &admin.ApplicationParams{})
+	app, err := st.Client.App(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{st: st, app: app, svc: booking.New(st.Client, app)}
+	host, room := e.host(t, "host"), e.host(t, "room")
+	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Crash"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host, room))})
+	type killed struct{}
+	booking.SetAfterEvents(func() { panic(killed{}) })
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the writer was not stopped")
+			}
+		}()
+		_, _ = e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	}()
+	booking.SetAfterEvents(nil)
+	if n := len(e.events(t, host)) + len(e.events(t, room)); n != 2 {
+		t.Fatalf("%d events after the writer died, want the 2 it wrote", n)
+	}
+	// Within its lease the dead writer's claim holds the slot, and
+	// recovery leaves it alone.
+	if n, err := booking.Recover(t.Context(), st.Client); n != 0 || err != nil {
+		t.Errorf("Recover within the lease = %d, %v; want nothing undone", n, err)
+	}
+	_, err = e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	wantCode(t, "booking the dead writer's slot", err, unical.CodeSlotUnavailable, "startDateTime")
+	offset.Store(int64(3 * time.Minute))
+	if n, err := booking.Recover(t.Context(), st.Client); n != 1 || err != nil {
+		t.Fatalf("Recover after the lease = %d, %v; want the one booking undone", n, err)
+	}
+	if n := len(e.events(t, host)) + len(e.events(t, room)); n != 0 {
+		t.Errorf("%d events after recovery, want none", n)
+	}
+	if list, err := e.svc.ListBookings(t.Context(), nil); err != nil || len(list.Data) != 0 {
+		t.Errorf("bookings after recovery = %v, %v; want none", list, err)
+	}
+	if _, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()}); err != nil {
+		t.Errorf("booking the recovered slot: %v", err)
 	}
 }

@@ -330,6 +330,27 @@ func Recover(ctx context.Context, c *unical.Client) (int, error) {
 	return n, errors.Join(errs...)
 }
 
+// RunRecovery runs Recover now and every RecoverEvery until ctx ends,
+// logging what it undid and what failed (to be tried again).
+func RunRecovery(ctx context.Context, c *unical.Client) {
+	t := time.NewTicker(RecoverEvery)
+	defer t.Stop()
+	for {
+		n, err := Recover(ctx, c)
+		if err != nil && ctx.Err() == nil {
+			c.Logger().ErrorContext(ctx, "booking recovery", "err", err)
+		}
+		if n > 0 {
+			c.Logger().InfoContext(ctx, "booking recovery undid the writes of dead writers", "bookings", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func (s *Service) recover(ctx context.Context) (int, error) {
 	recs, err := s.store.ListRecords(ctx, s.app.ID(), unical.ApplicationRecords, pendingCollection, "", "", 0)
 	if err != nil {
