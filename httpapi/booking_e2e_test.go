@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,14 +15,19 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/davtest"
 	"github.com/unical/unical/internal/googletest"
 	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
+	"github.com/unical/unical/provider/virtual"
+	"github.com/unical/unical/store/postgres"
 )
 
 // bookingMonday is 10:00 UTC on a Monday one to two weeks ahead.
@@ -294,5 +300,77 @@ func TestBookingE2E_FailingProvider(t *testing.T) {
 	graph.ClearFaults()
 	if r := st.Do(t, "POST", "/v1/bookings", body); r.Status != http.StatusCreated {
 		t.Errorf("booking once Graph is back = %d %+v, want 201: the failed booking released the slot", r.Status, r.Error(t))
+	}
+}
+
+// TestBookingE2E_ReplicasPostgres spreads 50 concurrent bookings of one
+// slot of a VIRTUAL host over three replicas (each a Client, handler and
+// Store of its own) on one PostgreSQL database: one is 201, 49 are 409
+// slot_unavailable, and the host's calendar holds one event.
+func TestBookingE2E_ReplicasPostgres(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Start(t, pgtest.Options{}).NewDatabase(t)
+	key := seal.NewKey()
+	var servers []*httptest.Server
+	var first *unical.Client
+	for range 3 {
+		s, err := postgres.Open(t.Context(), url, postgres.MaxConns(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		client, err := unical.New(unical.Config{Store: s, Providers: virtual.Add(nil, s), MasterKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { client.Close() })
+		srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+		t.Cleanup(srv.Close)
+		servers = append(servers, srv)
+		if first == nil {
+			first = client
+		}
+	}
+	created, err := admin.Of(first).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("replicated")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := make([]*httpclient.Client, len(servers))
+	for i, srv := range servers {
+		if clients[i], err = httpclient.New(srv.URL, created.APIKey, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host, err := clients[0].CreateAccount(t.Context(), &unical.AccountCreateParams{Email: "host@example.com", ProviderType: unical.ProviderVirtual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt, err := clients[1].CreateBookingType(t.Context(), &booking.BookingTypeParams{Name: unical.Some("Race"), DurationMinutes: unical.Some(30), Participants: unical.Some(hostParticipant(host.ID))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	codes := make([]unical.Code, 50)
+	for i := range codes {
+		wg.Go(func() {
+			_, err := clients[i%3].CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: bookingMonday().Format(time.RFC3339),
+				Guest: booking.Guest{Email: fmt.Sprintf("guest%d@example.org", i)}})
+			codes[i] = unical.ErrorCode(err)
+			if err == nil {
+				codes[i] = "created"
+			}
+		})
+	}
+	wg.Wait()
+	count := map[unical.Code]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	if d := cmp.Diff(map[unical.Code]int{"created": 1, unical.CodeSlotUnavailable: 49}, count); d != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", d)
+	}
+	evs, err := clients[2].ListEvents(t.Context(), host.ID, "primary", nil)
+	if err != nil || len(evs.Data) != 1 {
+		t.Errorf("the host's calendar = %v, %v; want one event", evs, err)
 	}
 }
