@@ -255,6 +255,21 @@ func (s *Service) providerFree(ctx context.Context, r *typeRules, start, end tim
 	return free, nil
 }
 
+// checkFree answers slotTaken naming the first of accounts the providers
+// do not see free in [start, end) with the type's buffers and hours.
+func (s *Service) checkFree(ctx context.Context, r *typeRules, start, end time.Time, accounts []string) error {
+	free, err := s.providerFree(ctx, r, start, end)
+	if err != nil {
+		return err
+	}
+	for _, acc := range accounts {
+		if !free[acc] {
+			return slotTaken(acc)
+		}
+	}
+	return nil
+}
+
 // choose picks the participants of a booking of r at [start, end): every
 // required one, each group's required count of free members in order, and
 // the round-robin member with the fewest bookings of the type from 30
@@ -469,14 +484,8 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 		}
 		start, _ = time.Parse(time.RFC3339, h.Start.DateTime)
 		end, _ = time.Parse(time.RFC3339, h.End.DateTime)
-		free, err := s.providerFree(ctx, r, start, end)
-		if err != nil {
+		if err := s.checkFree(ctx, r, start, end, h.Participants); err != nil {
 			return nil, err
-		}
-		for _, acc := range h.Participants {
-			if !free[acc] {
-				return nil, slotTaken(acc)
-			}
 		}
 		ch = &choice{participants: h.Participants, organizer: organizerOf(r.t, h.Participants)}
 		replace = h.ID

@@ -96,6 +96,31 @@ func (s *Service) putRecord(ctx context.Context, collection, id string, v any, i
 	return s.store.PutRecord(ctx, s.app.ID(), unical.ApplicationRecords, collection, id, data, ifVersion)
 }
 
+// updateRecord reads one of the application's records, lets apply change
+// it and writes it back by compare-and-set, again from the read when
+// another writer got there first. An error from apply is returned.
+func updateRecord[T any](ctx context.Context, s *Service, collection, id, what string, apply func(*T) error) (*T, error) {
+	for range casAttempts {
+		v := new(T)
+		version, err := s.getRecord(ctx, collection, id, what, v)
+		if err != nil {
+			return nil, err
+		}
+		if err := apply(v); err != nil {
+			return nil, err
+		}
+		_, err = s.putRecord(ctx, collection, id, v, version)
+		if unical.ErrorCode(err) == unical.CodeConflict {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return nil, unical.Errorf(unical.CodeConflict, "%s %s changed while it was updated; retry.", what, id)
+}
+
 // listRecords pages the application's records of a collection, decoded
 // as T, keeping those keep accepts (nil keeps all).
 func listRecords[T any](ctx context.Context, s *Service, kind, scope, collection string, params *ListParams, key func(*T) string, keep func(*T) bool) (*unical.Page[*T], error) {

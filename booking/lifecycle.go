@@ -147,14 +147,8 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 	if !(from.Before(rec.To) && rec.From.Before(to)) {
 		// A slot that overlaps the booking's own would meet its own
 		// events at the provider; the ledger alone checks it.
-		free, err := s.providerFree(ctx, r, start, end)
-		if err != nil {
+		if err := s.checkFree(ctx, r, start, end, rec.Participants); err != nil {
 			return nil, err
-		}
-		for _, acc := range rec.Participants {
-			if !free[acc] {
-				return nil, slotTaken(acc)
-			}
 		}
 	}
 	moved := *rec

@@ -66,26 +66,13 @@ func (s *Service) UpdateBookingType(ctx context.Context, id string, params *Book
 	if params == nil {
 		params = &BookingTypeParams{}
 	}
-	for range casAttempts {
-		var t BookingType
-		version, err := s.getRecord(ctx, typesCollection, id, "Booking type", &t)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.applyType(ctx, &t, params); err != nil {
-			return nil, err
+	return updateRecord(ctx, s, typesCollection, id, "Booking type", func(t *BookingType) error {
+		if err := s.applyType(ctx, t, params); err != nil {
+			return err
 		}
 		t.UpdatedAt = s.now()
-		_, err = s.putRecord(ctx, typesCollection, id, &t, version)
-		if unical.ErrorCode(err) == unical.CodeConflict {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &t, nil
-	}
-	return nil, unical.Errorf(unical.CodeConflict, "The booking type changed while it was updated; retry.")
+		return nil
+	})
 }
 
 // DeleteBookingType removes a booking type. Its bookings stay, and can
@@ -231,26 +218,13 @@ func (s *Service) UpdateSchedule(ctx context.Context, id string, params *Schedul
 	if params == nil {
 		params = &ScheduleParams{}
 	}
-	for range casAttempts {
-		var sch Schedule
-		version, err := s.getRecord(ctx, schedulesCollection, id, "Schedule", &sch)
-		if err != nil {
-			return nil, err
-		}
-		if err := applySchedule(&sch, params); err != nil {
-			return nil, err
+	return updateRecord(ctx, s, schedulesCollection, id, "Schedule", func(sch *Schedule) error {
+		if err := applySchedule(sch, params); err != nil {
+			return err
 		}
 		sch.UpdatedAt = s.now()
-		_, err = s.putRecord(ctx, schedulesCollection, id, &sch, version)
-		if unical.ErrorCode(err) == unical.CodeConflict {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &sch, nil
-	}
-	return nil, unical.Errorf(unical.CodeConflict, "The schedule changed while it was updated; retry.")
+		return nil
+	})
 }
 
 // DeleteSchedule removes a schedule. CodeConflict while a booking type
