@@ -255,6 +255,17 @@ func (s *Service) providerFree(ctx context.Context, r *typeRules, start, end tim
 	return free, nil
 }
 
+// quietCopy is the context of the write of a booking's k-th event: the
+// organizer's (k 0) invites as notifyAttendees says; a VIRTUAL
+// participant's own copy invites no one, so it is written with
+// notifyAttendees false when the request gave a value.
+func quietCopy(ctx context.Context, k int) context.Context {
+	if _, ok := unical.NotifyAttendeesFrom(ctx); ok && k > 0 {
+		return unical.WithNotifyAttendees(ctx, false)
+	}
+	return ctx
+}
+
 // checkFree answers slotTaken naming the first of accounts the providers
 // do not see free in [start, end) with the type's buffers and hours.
 func (s *Service) checkFree(ctx context.Context, r *typeRules, start, end time.Time, accounts []string) error {
@@ -531,14 +542,15 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	// failed.
 	rec.Events = make([]BookingEvent, len(targets))
 	for i := range targets {
-		tg := targets[(i+1)%len(targets)]
-		ev, err := s.app.CreateEvent(wctx, tg.EndUserAccountID, tg.CalendarID, s.eventParams(r, &rec, tg.EndUserAccountID, ch, accounts))
+		k := (i + 1) % len(targets)
+		tg := targets[k]
+		ev, err := s.app.CreateEvent(quietCopy(wctx, k), tg.EndUserAccountID, tg.CalendarID, s.eventParams(r, &rec, tg.EndUserAccountID, ch, accounts))
 		if err != nil {
 			undo()
 			return nil, participantFailed(tg.EndUserAccountID, err)
 		}
 		tg.EventID = ev.ID
-		rec.Events[(i+1)%len(targets)] = tg
+		rec.Events[k] = tg
 	}
 	if afterEvents != nil {
 		afterEvents()
@@ -721,7 +733,7 @@ func (s *Service) deleteMarked(ctx context.Context, b *Booking, targets []Bookin
 	start, _ := time.Parse(time.RFC3339, b.Start.DateTime)
 	end, _ := time.Parse(time.RFC3339, b.End.DateTime)
 	var errs []error
-	for _, tg := range targets {
+	for k, tg := range targets {
 		for ev, err := range unical.AllEvents(ctx, s.app, tg.EndUserAccountID, tg.CalendarID, &unical.EventListParams{Start: start.Add(-time.Minute), End: end.Add(time.Minute)}, nil) {
 			if err != nil {
 				errs = append(errs, err)
@@ -730,7 +742,7 @@ func (s *Service) deleteMarked(ctx context.Context, b *Booking, targets []Bookin
 			if ev.PrivateExtendedProperties[markerProperty] != b.ID {
 				continue
 			}
-			if _, err := s.app.DeleteEvent(ctx, tg.EndUserAccountID, tg.CalendarID, ev.ID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+			if _, err := s.app.DeleteEvent(quietCopy(ctx, k), tg.EndUserAccountID, tg.CalendarID, ev.ID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 				errs = append(errs, err)
 			}
 		}

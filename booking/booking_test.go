@@ -572,3 +572,29 @@ func TestBooking_RecoverDeadWriter(t *testing.T) {
 		t.Errorf("booking the recovered slot: %v", err)
 	}
 }
+
+// TestBooking_NotifyAttendees passes notifyAttendees to the booking's
+// event writes as event writes take it: a VIRTUAL organizer, which has no
+// mail service, refuses true naming notifyAttendees and nothing is
+// written; false books the host and the room's copy.
+func TestBooking_NotifyAttendees(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	host, room := e.host(t, "host"), e.host(t, "room")
+	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Desk"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host, room))})
+	_, err := e.svc.CreateBooking(unical.WithNotifyAttendees(t.Context(), true), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	var ue *unical.Error
+	if !errorAs(err, &ue) || ue.Field != unical.NotifyAttendeesParameter {
+		t.Fatalf("notifyAttendees=true for a VIRTUAL organizer: %v, want it refused naming notifyAttendees", err)
+	}
+	if n := len(e.events(t, host)) + len(e.events(t, room)); n != 0 {
+		t.Errorf("%d events after the refusal, want none", n)
+	}
+	b, err := e.svc.CreateBooking(unical.WithNotifyAttendees(t.Context(), false), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	if err != nil {
+		t.Fatalf("notifyAttendees=false after the refusal: %v", err)
+	}
+	if len(b.Events) != 2 {
+		t.Errorf("booking events %+v, want the host's and the room's", b.Events)
+	}
+}

@@ -95,8 +95,8 @@ func (s *Service) cancelBooking(ctx context.Context, id string) (*Booking, error
 	if rec.Status == StatusCancelled {
 		return &rec.Booking, nil
 	}
-	for _, ev := range rec.Events {
-		if _, err := s.app.DeleteEvent(ctx, ev.EndUserAccountID, ev.CalendarID, ev.EventID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+	for k, ev := range rec.Events {
+		if _, err := s.app.DeleteEvent(quietCopy(ctx, k), ev.EndUserAccountID, ev.CalendarID, ev.EventID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 			return nil, participantFailed(ev.EndUserAccountID, err)
 		}
 	}
@@ -195,11 +195,11 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 // participant.
 func (s *Service) moveEvents(ctx context.Context, b *bookingRecord, start, end unical.EventDateTime) error {
 	for i, ev := range b.Events {
-		_, err := s.app.UpdateEvent(ctx, ev.EndUserAccountID, ev.CalendarID, ev.EventID, &unical.EventParams{Start: unical.Some(start), End: unical.Some(end)})
+		_, err := s.app.UpdateEvent(quietCopy(ctx, i), ev.EndUserAccountID, ev.CalendarID, ev.EventID, &unical.EventParams{Start: unical.Some(start), End: unical.Some(end)})
 		if err != nil {
 			bg := context.WithoutCancel(ctx)
-			for _, back := range b.Events[:i] {
-				_, _ = s.app.UpdateEvent(bg, back.EndUserAccountID, back.CalendarID, back.EventID, &unical.EventParams{Start: unical.Some(b.Start), End: unical.Some(b.End)})
+			for j, back := range b.Events[:i] {
+				_, _ = s.app.UpdateEvent(quietCopy(bg, j), back.EndUserAccountID, back.CalendarID, back.EventID, &unical.EventParams{Start: unical.Some(b.Start), End: unical.Some(b.End)})
 			}
 			return participantFailed(ev.EndUserAccountID, err)
 		}
