@@ -558,10 +558,17 @@ func TestBooking_RecoverDeadWriter(t *testing.T) {
 	}
 	_, err = e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
 	wantCode(t, "booking the dead writer's slot", err, unical.CodeSlotUnavailable, "startDateTime")
+	// A hold that expires unused: recovery drops its record too.
+	h, err := e.svc.CreateHold(t.Context(), &booking.HoldParams{BookingTypeID: bt.ID, StartDateTime: at(monday().Add(time.Hour)), TTLSeconds: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
 	offset.Store(int64(3 * time.Minute))
 	if n, err := booking.Recover(t.Context(), st.Client); n != 1 || err != nil {
 		t.Fatalf("Recover after the lease = %d, %v; want the one booking undone", n, err)
 	}
+	_, err = e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, HoldID: h.ID, Guest: guest()})
+	wantCode(t, "booking by a hold recovery dropped", err, unical.CodeNotFound, "holdId")
 	if n := len(e.events(t, host)) + len(e.events(t, room)); n != 0 {
 		t.Errorf("%d events after recovery, want none", n)
 	}

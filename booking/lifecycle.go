@@ -351,7 +351,7 @@ func (s *Service) recover(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
-	var errs []error
+	errs := []error{s.dropExpiredHolds(ctx)}
 	for _, raw := range recs {
 		var p pendingRecord
 		if err := json.Unmarshal(raw.Data, &p); err != nil {
@@ -368,6 +368,31 @@ func (s *Service) recover(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+// dropExpiredHolds removes the records of holds that expired without a
+// booking (their ledger claims lapse by themselves), so that they do not
+// pile up.
+func (s *Service) dropExpiredHolds(ctx context.Context) error {
+	recs, err := s.store.ListRecords(ctx, s.app.ID(), unical.ApplicationRecords, holdsCollection, "", "", 0)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, raw := range recs {
+		var h Hold
+		if err := json.Unmarshal(raw.Data, &h); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if s.c.Now().After(h.ExpiresAt.Add(RecoverGrace)) {
+			err := s.store.DeleteRecord(ctx, s.app.ID(), unical.ApplicationRecords, holdsCollection, h.ID, raw.Version)
+			if c := unical.ErrorCode(err); err != nil && c != unical.CodeNotFound && c != unical.CodeConflict {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (s *Service) recoverOne(ctx context.Context, p *pendingRecord, version uint64) error {
