@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -372,5 +373,61 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 	evs, err := clients[2].ListEvents(t.Context(), host.ID, "primary", nil)
 	if err != nil || len(evs.Data) != 1 {
 		t.Errorf("the host's calendar = %v, %v; want one event", evs, err)
+	}
+}
+
+// TestBookingE2E_GoogleOrganizer books a Google organizer with a VIRTUAL
+// room with notifyAttendees=true: the organizer's event at Google
+// invites the guest and the room, the room gets its own copy (written
+// without notification, which VIRTUAL cannot send), and the cancel
+// removes both.
+func TestBookingE2E_GoogleOrganizer(t *testing.T) {
+	t.Parallel()
+	g := googletest.NewServer(t, googletest.Options{})
+	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "UTC"})
+	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{"https://app.example.com/callback"}})
+	gp, err := google.New(google.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := apitest.Start(t, []unical.Provider{gp}, nil)
+	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
+		google.ProviderType: {ClientID: e2eClientID, ClientSecret: e2eSecret, AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), UserInfoURL: g.UserinfoURL(), APIBaseURL: g.APIBaseURL()},
+	}})
+	var dana, room unical.Account
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": e2eUser, "providerType": "PROVIDER_A", "refreshToken": g.IssueRefreshToken(e2eClientID, e2eUser)}).Into(t, &dana)
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{"email": "room@rooms.example.com", "providerType": "VIRTUAL"}).Into(t, &room)
+	var bt booking.BookingType
+	st.Must(t, "POST", "/v1/bookingTypes", map[string]any{"name": "Visit", "durationMinutes": 30,
+		"participants": []map[string]any{{"endUserAccountId": dana.ID}, {"endUserAccountId": room.ID}}}).Into(t, &bt)
+	r := st.Do(t, "POST", "/v1/bookings?notifyAttendees=true", map[string]any{"bookingTypeId": bt.ID, "startDateTime": bookingMonday().Format(time.RFC3339),
+		"guest": map[string]any{"email": "guest@example.org", "name": "Grace"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("POST /v1/bookings?notifyAttendees=true = %d %+v", r.Status, r.Error(t))
+	}
+	var b booking.Booking
+	r.Into(t, &b)
+	if len(b.Events) != 2 || b.Events[0].EndUserAccountID != dana.ID || b.Events[1].EndUserAccountID != room.ID {
+		t.Fatalf("booking events %+v, want Dana's then the room's", b.Events)
+	}
+	var ev unical.Event
+	st.Must(t, "GET", "/v1/events/"+dana.ID+"/"+url.PathEscape(b.Events[0].CalendarID)+"/"+url.PathEscape(b.Events[0].EventID), nil).Into(t, &ev)
+	var emails []string
+	for _, a := range ev.Attendees {
+		emails = append(emails, a.Email)
+	}
+	if d := cmp.Diff([]string{"guest@example.org", "room@rooms.example.com"}, emails); d != "" {
+		t.Errorf("the organizer's attendees mismatch (-want +got):\n%s", d)
+	}
+	st.Must(t, "DELETE", "/v1/bookings/"+b.ID+"?notifyAttendees=true", nil)
+	for _, e := range b.Events {
+		r := st.Do(t, "GET", "/v1/events/"+e.EndUserAccountID+"/"+url.PathEscape(e.CalendarID)+"/"+url.PathEscape(e.EventID), nil)
+		var got unical.Event
+		if r.Status == http.StatusOK {
+			r.Into(t, &got)
+		}
+		if r.Status != http.StatusNotFound && !got.IsCancelled {
+			t.Errorf("event %s of %s after the cancel = %d (cancelled %v), want it gone", e.EventID, e.EndUserAccountID, r.Status, got.IsCancelled)
+		}
 	}
 }
