@@ -1,105 +1,110 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
 )
 
+// The booking layer's routes: each is decode, one call of package
+// booking's Service, encode. Booking types and schedules share their
+// five handlers through the generic ones below.
+
 func (h *handler) registerBookingRoutes() {
-	h.mux.HandleFunc("GET /v1/bookingTypes", h.api(h.handleBookingTypeList))
-	h.mux.HandleFunc("POST /v1/bookingTypes", h.api(h.handleBookingTypeCreate))
-	h.mux.HandleFunc("GET /v1/bookingTypes/{id}", h.api(h.handleBookingTypeGet))
-	h.mux.HandleFunc("PUT /v1/bookingTypes/{id}", h.api(h.handleBookingTypeUpdate))
-	h.mux.HandleFunc("DELETE /v1/bookingTypes/{id}", h.api(h.handleBookingTypeDelete))
+	type svc = booking.Service
+	h.mux.HandleFunc("GET /v1/bookingTypes", h.api(bookingList(h, (*svc).ListBookingTypes)))
+	h.mux.HandleFunc("POST /v1/bookingTypes", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.BookingTypeParams) (*booking.BookingType, error) {
+		return s.CreateBookingType(ctx, p)
+	})))
+	h.mux.HandleFunc("GET /v1/bookingTypes/{id}", h.api(bookingByID(h, false, (*svc).GetBookingType)))
+	h.mux.HandleFunc("PUT /v1/bookingTypes/{id}", h.api(bookingWrite(h, http.StatusOK, false, (*svc).UpdateBookingType)))
+	h.mux.HandleFunc("DELETE /v1/bookingTypes/{id}", h.api(bookingByID(h, false, (*svc).DeleteBookingType)))
 	h.mux.HandleFunc("GET /v1/bookingTypes/{id}/slots", h.api(h.handleSlotList))
-	h.mux.HandleFunc("GET /v1/schedules", h.api(h.handleScheduleList))
-	h.mux.HandleFunc("POST /v1/schedules", h.api(h.handleScheduleCreate))
-	h.mux.HandleFunc("GET /v1/schedules/{id}", h.api(h.handleScheduleGet))
-	h.mux.HandleFunc("PUT /v1/schedules/{id}", h.api(h.handleScheduleUpdate))
-	h.mux.HandleFunc("DELETE /v1/schedules/{id}", h.api(h.handleScheduleDelete))
-	h.mux.HandleFunc("POST /v1/holds", h.api(h.handleHoldCreate))
+	h.mux.HandleFunc("GET /v1/schedules", h.api(bookingList(h, (*svc).ListSchedules)))
+	h.mux.HandleFunc("POST /v1/schedules", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.ScheduleParams) (*booking.Schedule, error) {
+		return s.CreateSchedule(ctx, p)
+	})))
+	h.mux.HandleFunc("GET /v1/schedules/{id}", h.api(bookingByID(h, false, (*svc).GetSchedule)))
+	h.mux.HandleFunc("PUT /v1/schedules/{id}", h.api(bookingWrite(h, http.StatusOK, false, (*svc).UpdateSchedule)))
+	h.mux.HandleFunc("DELETE /v1/schedules/{id}", h.api(bookingByID(h, false, (*svc).DeleteSchedule)))
+	h.mux.HandleFunc("POST /v1/holds", h.api(bookingWrite(h, http.StatusCreated, false, func(s *svc, ctx context.Context, _ string, p *booking.HoldParams) (*booking.Hold, error) {
+		return s.CreateHold(ctx, p)
+	})))
 	h.mux.HandleFunc("GET /v1/bookings", h.api(h.handleBookingList))
-	h.mux.HandleFunc("POST /v1/bookings", h.api(h.handleBookingCreate))
-	h.mux.HandleFunc("GET /v1/bookings/{id}", h.api(h.handleBookingGet))
-	h.mux.HandleFunc("DELETE /v1/bookings/{id}", h.api(h.handleBookingCancel))
-	h.mux.HandleFunc("POST /v1/bookings/{id}/reschedule", h.api(h.handleBookingReschedule))
+	h.mux.HandleFunc("POST /v1/bookings", h.api(bookingWrite(h, http.StatusCreated, true, func(s *svc, ctx context.Context, _ string, p *booking.BookingParams) (*booking.Booking, error) {
+		return s.CreateBooking(ctx, p)
+	})))
+	h.mux.HandleFunc("GET /v1/bookings/{id}", h.api(bookingByID(h, false, (*svc).GetBooking)))
+	h.mux.HandleFunc("DELETE /v1/bookings/{id}", h.api(bookingByID(h, true, (*svc).CancelBooking)))
+	h.mux.HandleFunc("POST /v1/bookings/{id}/reschedule", h.api(bookingWrite(h, http.StatusOK, true, (*svc).RescheduleBooking)))
 }
 
 // bookings is the booking layer of app.
 func (h *handler) bookings(app *unical.App) *booking.Service { return booking.New(h.client, app) }
 
-// created writes v with 201 Created: a hold or booking made.
-func created(w http.ResponseWriter, v any) error {
-	writeJSON(w, http.StatusCreated, v)
-	return nil
+// serverSet are the fields of booking types and schedules the server
+// sets, refused in a body.
+var serverSet = []string{"id", "createdAt", "updatedAt"}
+
+// bookingList serves a paginated list (pageToken, limit).
+func bookingList[T any](h *handler, list func(*booking.Service, context.Context, *booking.ListParams) (*unical.Page[*T], error)) appHandler {
+	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+		q := &query{r: r}
+		params := &booking.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+		if q.err != nil {
+			return q.err
+		}
+		page, err := list(h.bookings(app), r.Context(), params)
+		if err != nil {
+			return err
+		}
+		return ok(w, page)
+	}
 }
 
-// listParams reads pageToken and limit.
-func listParams(q *query) *booking.ListParams {
-	return &booking.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+// bookingByID serves a call on the path's id (a read, a delete, a
+// cancel); notify reads notifyAttendees.
+func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, context.Context, string) (T, error)) appHandler {
+	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+		ctx := r.Context()
+		if notify {
+			q := &query{r: r}
+			if ctx = q.withBoolOption(ctx, unical.NotifyAttendeesParameter, unical.WithNotifyAttendees); q.err != nil {
+				return q.err
+			}
+		}
+		v, err := call(h.bookings(app), ctx, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		return ok(w, v)
+	}
 }
 
-// handleBookingTypeList handles GET /v1/bookingTypes.
-func (h *handler) handleBookingTypeList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	q := &query{r: r}
-	params := listParams(q)
-	if q.err != nil {
-		return q.err
+// bookingWrite serves a write with a JSON body, on the path's id when
+// the route has one, answering status; notify reads notifyAttendees.
+func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*booking.Service, context.Context, string, *P) (T, error)) appHandler {
+	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+		var params P
+		if err := decodeBody(w, r, &params, serverSet); err != nil {
+			return err
+		}
+		ctx := r.Context()
+		if notify {
+			q := &query{r: r}
+			if ctx = q.withBoolOption(ctx, unical.NotifyAttendeesParameter, unical.WithNotifyAttendees); q.err != nil {
+				return q.err
+			}
+		}
+		v, err := call(h.bookings(app), ctx, r.PathValue("id"), &params)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, status, v)
+		return nil
 	}
-	page, err := h.bookings(app).ListBookingTypes(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	return ok(w, page)
-}
-
-// bookingTypeReadOnly are the fields of a booking type the server sets.
-var bookingTypeReadOnly = []string{"id", "createdAt", "updatedAt"}
-
-// handleBookingTypeCreate handles POST /v1/bookingTypes.
-func (h *handler) handleBookingTypeCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.BookingTypeParams
-	if err := decodeBody(w, r, &params, bookingTypeReadOnly); err != nil {
-		return err
-	}
-	t, err := h.bookings(app).CreateBookingType(r.Context(), &params)
-	if err != nil {
-		return err
-	}
-	return ok(w, t)
-}
-
-// handleBookingTypeGet handles GET /v1/bookingTypes/{id}.
-func (h *handler) handleBookingTypeGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	t, err := h.bookings(app).GetBookingType(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, t)
-}
-
-// handleBookingTypeUpdate handles PUT /v1/bookingTypes/{id}.
-func (h *handler) handleBookingTypeUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.BookingTypeParams
-	if err := decodeBody(w, r, &params, bookingTypeReadOnly); err != nil {
-		return err
-	}
-	t, err := h.bookings(app).UpdateBookingType(r.Context(), r.PathValue("id"), &params)
-	if err != nil {
-		return err
-	}
-	return ok(w, t)
-}
-
-// handleBookingTypeDelete handles DELETE /v1/bookingTypes/{id}.
-func (h *handler) handleBookingTypeDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := h.bookings(app).DeleteBookingType(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, res)
 }
 
 // handleSlotList handles GET /v1/bookingTypes/{id}/slots.
@@ -116,77 +121,6 @@ func (h *handler) handleSlotList(w http.ResponseWriter, r *http.Request, app *un
 	return ok(w, res)
 }
 
-// handleScheduleList handles GET /v1/schedules.
-func (h *handler) handleScheduleList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	q := &query{r: r}
-	params := listParams(q)
-	if q.err != nil {
-		return q.err
-	}
-	page, err := h.bookings(app).ListSchedules(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	return ok(w, page)
-}
-
-// handleScheduleCreate handles POST /v1/schedules.
-func (h *handler) handleScheduleCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.ScheduleParams
-	if err := decodeBody(w, r, &params, bookingTypeReadOnly); err != nil {
-		return err
-	}
-	sch, err := h.bookings(app).CreateSchedule(r.Context(), &params)
-	if err != nil {
-		return err
-	}
-	return ok(w, sch)
-}
-
-// handleScheduleGet handles GET /v1/schedules/{id}.
-func (h *handler) handleScheduleGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	sch, err := h.bookings(app).GetSchedule(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, sch)
-}
-
-// handleScheduleUpdate handles PUT /v1/schedules/{id}.
-func (h *handler) handleScheduleUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.ScheduleParams
-	if err := decodeBody(w, r, &params, bookingTypeReadOnly); err != nil {
-		return err
-	}
-	sch, err := h.bookings(app).UpdateSchedule(r.Context(), r.PathValue("id"), &params)
-	if err != nil {
-		return err
-	}
-	return ok(w, sch)
-}
-
-// handleScheduleDelete handles DELETE /v1/schedules/{id}.
-func (h *handler) handleScheduleDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	res, err := h.bookings(app).DeleteSchedule(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, res)
-}
-
-// handleHoldCreate handles POST /v1/holds.
-func (h *handler) handleHoldCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.HoldParams
-	if err := decodeBody(w, r, &params, nil); err != nil {
-		return err
-	}
-	hold, err := h.bookings(app).CreateHold(r.Context(), &params)
-	if err != nil {
-		return err
-	}
-	return created(w, hold)
-}
-
 // handleBookingList handles GET /v1/bookings.
 func (h *handler) handleBookingList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
@@ -200,63 +134,4 @@ func (h *handler) handleBookingList(w http.ResponseWriter, r *http.Request, app 
 		return err
 	}
 	return ok(w, page)
-}
-
-// handleBookingCreate handles POST /v1/bookings.
-func (h *handler) handleBookingCreate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.BookingParams
-	if err := decodeBody(w, r, &params, nil); err != nil {
-		return err
-	}
-	q := &query{r: r}
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
-	}
-	b, err := h.bookings(app).CreateBooking(ctx, &params)
-	if err != nil {
-		return err
-	}
-	return created(w, b)
-}
-
-// handleBookingGet handles GET /v1/bookings/{id}.
-func (h *handler) handleBookingGet(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	b, err := h.bookings(app).GetBooking(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, b)
-}
-
-// handleBookingCancel handles DELETE /v1/bookings/{id}.
-func (h *handler) handleBookingCancel(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	q := &query{r: r}
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
-	}
-	b, err := h.bookings(app).CancelBooking(ctx, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return ok(w, b)
-}
-
-// handleBookingReschedule handles POST /v1/bookings/{id}/reschedule.
-func (h *handler) handleBookingReschedule(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	var params booking.RescheduleParams
-	if err := decodeBody(w, r, &params, nil); err != nil {
-		return err
-	}
-	q := &query{r: r}
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
-	}
-	b, err := h.bookings(app).RescheduleBooking(ctx, r.PathValue("id"), &params)
-	if err != nil {
-		return err
-	}
-	return ok(w, b)
 }
