@@ -530,7 +530,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	}
 	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
 	defer cancel()
-	undo := func() { _ = s.undoPending(context.WithoutCancel(ctx), pending, pendingVersion) }
+	undo := func() { s.undo(ctx, pending, pendingVersion) }
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
@@ -725,6 +725,14 @@ func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uin
 		return nil
 	}
 	return err
+}
+
+// undo is undoPending for a writer that failed: what it cannot undo now
+// stays in the pending record, for recovery to finish after the lease.
+func (s *Service) undo(ctx context.Context, p *pendingRecord, version uint64) {
+	if err := s.undoPending(context.WithoutCancel(ctx), p, version); err != nil {
+		s.c.Logger().ErrorContext(ctx, "booking: undo a failed write; recovery will finish it", "applicationId", s.app.ID(), "bookingId", p.Booking.ID, "err", err)
+	}
 }
 
 // deleteMarked deletes the events of b in the targets' calendars that

@@ -171,7 +171,7 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
 		return nil, err
 	}
-	undo := func() { _ = s.undoPending(context.WithoutCancel(ctx), pending, pendingVersion) }
+	undo := func() { s.undo(ctx, pending, pendingVersion) }
 	if err := s.moveEvents(wctx, &moved, moved.Start, moved.End); err != nil {
 		undo()
 		return nil, err
