@@ -98,9 +98,8 @@ type ApplicationStore interface {
 	// ListApplications returns every application, oldest first.
 	ListApplications(ctx context.Context) ([]*Application, error)
 	// DeleteApplication removes an application, its API keys and its own
-	// records (ApplicationRecords) in one
-	// atomic write. CodeNotFound if there is no such application,
-	// CodeConflict (and nothing changes) while it still has accounts.
+	// records (account id "") in one atomic write; CodeNotFound if there is
+	// none, CodeConflict (and nothing changes) while it still has accounts.
 	DeleteApplication(ctx context.Context, id string) error
 }
 
@@ -434,11 +433,8 @@ type Record struct {
 // in the Store itself (the VIRTUAL provider's calendars and events). Every
 // write is a compare-and-set on the record's version, so that writers in
 // several replicas never lose each other's changes. An account's records
-// go with it: DeleteAccount removes them in the same atomic write.
-//
-// The account id ApplicationRecords ("") names the application's own
-// records, which belong to no account (booking types, bookings): they
-// need no account and go with the application (DeleteApplication).
+// go with it (DeleteAccount); account id "" keeps the application's own
+// records (bookings), which need no account and go with DeleteApplication.
 //
 // Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
 type RecordStore interface {
@@ -462,10 +458,6 @@ type RecordStore interface {
 	// start), at most limit of them.
 	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
 }
-
-// ApplicationRecords is the account id of an application's own records in
-// a [RecordStore].
-const ApplicationRecords = ""
 
 // IdempotentResponse is the kept answer of a request made with an
 // Idempotency-Key.

@@ -419,7 +419,7 @@ func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, er
 		return nil, err
 	}
 	if err := s.claimAll(ctx, sortedIDs(ch.participants), req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, holdsCollection, id, 0)
+		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, id, 0)
 		return nil, err
 	}
 	return h, nil
@@ -534,7 +534,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
+		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 		return nil, err
 	}
 	// The organizer's event, the one that invites, is written last, so
@@ -559,9 +559,9 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 		undo()
 		return nil, err
 	}
-	_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
+	_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 	if replace != "" {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, holdsCollection, replace, 0)
+		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, replace, 0)
 	}
 	s.notify(context.WithoutCancel(ctx), EventTypeCreated, &rec.Booking)
 	return &rec.Booking, nil
@@ -720,7 +720,7 @@ func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uin
 		// The pending record stays for recovery to try again.
 		return err
 	}
-	err := s.store.DeleteRecord(ctx, s.app.ID(), unical.ApplicationRecords, pendingCollection, p.Booking.ID, version)
+	err := s.store.DeleteRecord(ctx, s.app.ID(), appRecords, pendingCollection, p.Booking.ID, version)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return nil
 	}

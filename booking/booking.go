@@ -45,6 +45,10 @@ type API interface {
 	RescheduleBooking(ctx context.Context, id string, params *RescheduleParams) (*Booking, error)
 }
 
+// appRecords is the account id of the application's own records in the
+// Store's RecordStore (RecordStore's account id "").
+const appRecords = ""
+
 // Collections of the application's own records.
 const (
 	typesCollection     = "booking.types"
@@ -73,7 +77,7 @@ func New(c *unical.Client, app *unical.App) *Service {
 // getRecord reads one of the application's records into v and returns
 // its version; CodeNotFound naming what and id when there is none.
 func (s *Service) getRecord(ctx context.Context, collection, id, what string, v any) (uint64, error) {
-	rec, err := s.store.GetRecord(ctx, s.app.ID(), unical.ApplicationRecords, collection, id)
+	rec, err := s.store.GetRecord(ctx, s.app.ID(), appRecords, collection, id)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return 0, unical.Errorf(unical.CodeNotFound, "%s %q not found.", what, id)
 	}
@@ -93,7 +97,7 @@ func (s *Service) putRecord(ctx context.Context, collection, id string, v any, i
 	if err != nil {
 		return 0, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
-	return s.store.PutRecord(ctx, s.app.ID(), unical.ApplicationRecords, collection, id, data, ifVersion)
+	return s.store.PutRecord(ctx, s.app.ID(), appRecords, collection, id, data, ifVersion)
 }
 
 // updateRecord reads one of the application's records, lets apply change
@@ -130,7 +134,7 @@ func listRecords[T any](ctx context.Context, s *Service, kind, scope, collection
 	return unical.ListStorePage(ctx, s.app, kind, scope, params.PageToken, params.Limit, func(after string, limit int) ([]*T, error) {
 		var out []*T
 		for len(out) < limit {
-			recs, err := s.store.ListRecords(ctx, s.app.ID(), unical.ApplicationRecords, collection, "", after, limit)
+			recs, err := s.store.ListRecords(ctx, s.app.ID(), appRecords, collection, "", after, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -157,7 +161,7 @@ func listRecords[T any](ctx context.Context, s *Service, kind, scope, collection
 
 // deleteRecord removes one of the application's records.
 func (s *Service) deleteRecord(ctx context.Context, collection, id, what string) (*unical.Success, error) {
-	err := s.store.DeleteRecord(ctx, s.app.ID(), unical.ApplicationRecords, collection, id, 0)
+	err := s.store.DeleteRecord(ctx, s.app.ID(), appRecords, collection, id, 0)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return nil, unical.Errorf(unical.CodeNotFound, "%s %q not found.", what, id)
 	}

@@ -168,7 +168,7 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 	defer cancel()
 	req := &claimRequest{typ: r.t, locs: r.locs(), c: claim{ID: moved.ClaimID, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
+		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 		return nil, err
 	}
 	undo := func() { s.undo(ctx, pending, pendingVersion) }
@@ -185,7 +185,7 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 	}
 	bg := context.WithoutCancel(ctx)
 	_ = s.releaseAll(bg, pending.Claimed, rec.ClaimID)
-	_ = s.store.DeleteRecord(bg, s.app.ID(), unical.ApplicationRecords, pendingCollection, id, pendingVersion)
+	_ = s.store.DeleteRecord(bg, s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 	s.notify(bg, EventTypeRescheduled, &moved.Booking)
 	return &moved.Booking, nil
 }
@@ -346,7 +346,7 @@ func RunRecovery(ctx context.Context, c *unical.Client) {
 }
 
 func (s *Service) recover(ctx context.Context) (int, error) {
-	recs, err := s.store.ListRecords(ctx, s.app.ID(), unical.ApplicationRecords, pendingCollection, "", "", 0)
+	recs, err := s.store.ListRecords(ctx, s.app.ID(), appRecords, pendingCollection, "", "", 0)
 	if err != nil {
 		return 0, err
 	}
@@ -374,7 +374,7 @@ func (s *Service) recover(ctx context.Context) (int, error) {
 // booking (their ledger claims lapse by themselves), so that they do not
 // pile up.
 func (s *Service) dropExpiredHolds(ctx context.Context) error {
-	recs, err := s.store.ListRecords(ctx, s.app.ID(), unical.ApplicationRecords, holdsCollection, "", "", 0)
+	recs, err := s.store.ListRecords(ctx, s.app.ID(), appRecords, holdsCollection, "", "", 0)
 	if err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func (s *Service) dropExpiredHolds(ctx context.Context) error {
 			continue
 		}
 		if s.c.Now().After(h.ExpiresAt.Add(RecoverGrace)) {
-			err := s.store.DeleteRecord(ctx, s.app.ID(), unical.ApplicationRecords, holdsCollection, h.ID, raw.Version)
+			err := s.store.DeleteRecord(ctx, s.app.ID(), appRecords, holdsCollection, h.ID, raw.Version)
 			if c := unical.ErrorCode(err); err != nil && c != unical.CodeNotFound && c != unical.CodeConflict {
 				errs = append(errs, err)
 			}
@@ -409,7 +409,7 @@ func (s *Service) recoverOne(ctx context.Context, p *pendingRecord, version uint
 				return err
 			}
 		}
-		err := s.store.DeleteRecord(ctx, s.app.ID(), unical.ApplicationRecords, pendingCollection, p.Booking.ID, version)
+		err := s.store.DeleteRecord(ctx, s.app.ID(), appRecords, pendingCollection, p.Booking.ID, version)
 		if unical.ErrorCode(err) == unical.CodeNotFound {
 			return nil
 		}

@@ -39,7 +39,7 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	k := append(recordBase(appID, accountID, collection), key...)
 	var version uint64
 	err := s.update(ctx, "put record", func(tx *bbolt.Tx) error {
-		if accountID != unical.ApplicationRecords {
+		if accountID != storedoc.ApplicationRecords {
 			if _, err := getAccount(tx, appID, accountID); err != nil {
 				return err
 			}

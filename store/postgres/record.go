@@ -38,7 +38,7 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	err := s.tx(ctx, "put record", func(tx pgx.Tx) error {
 		// FOR SHARE keeps the account from going (with its records) while
 		// the record is written.
-		if accountID != unical.ApplicationRecords {
+		if accountID != storedoc.ApplicationRecords {
 			var one int
 			err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
 			if errors.Is(err, pgx.ErrNoRows) {

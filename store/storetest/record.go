@@ -8,6 +8,9 @@ import (
 	"github.com/unical/unical"
 )
 
+// appRecords is the account id of an application's own records.
+const appRecords = ""
+
 // recordTests cover RecordStore: compare-and-set versions, listing by
 // prefix, isolation between applications and accounts, and removal with
 // the account.
@@ -192,27 +195,27 @@ var recordTests = []testCase{
 		app := mustCreateApplication(t, s)
 		other := mustCreateApplication(t, s)
 		acc := mustCreateAccount(t, s, app.ID, unical.ProviderType("VIRTUAL"), "room@example.com")
-		v, err := s.PutRecord(t.Context(), app.ID, unical.ApplicationRecords, "bookings", "bk_1", []byte("app's"), 0)
+		v, err := s.PutRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1", []byte("app's"), 0)
 		mustOK(t, "PutRecord(application record)", err)
-		_, err = s.PutRecord(t.Context(), app.ID, unical.ApplicationRecords, "bookings", "bk_1", []byte("again"), 0)
+		_, err = s.PutRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1", []byte("again"), 0)
 		wantCode(t, "PutRecord(application record exists)", err, unical.CodeConflict)
 		_, err = s.PutRecord(t.Context(), app.ID, acc.ID, "bookings", "bk_1", []byte("account's"), 0)
 		mustOK(t, "PutRecord(account record, same key)", err)
-		got, err := s.ListRecords(t.Context(), app.ID, unical.ApplicationRecords, "bookings", "", "", 0)
+		got, err := s.ListRecords(t.Context(), app.ID, appRecords, "bookings", "", "", 0)
 		mustOK(t, "ListRecords(application)", err)
 		if d := diff([]*unical.Record{{Key: "bk_1", Data: []byte("app's"), Version: v}}, got); d != "" {
 			t.Errorf("ListRecords(application) mismatch (-want +got):\n%s", d)
 		}
-		_, err = s.GetRecord(t.Context(), other.ID, unical.ApplicationRecords, "bookings", "bk_1")
+		_, err = s.GetRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1")
 		wantCode(t, "GetRecord(other application)", err, unical.CodeNotFound)
 		// The application goes with its records once its accounts are gone.
 		mustOK(t, "DeleteAccount()", s.DeleteAccount(t.Context(), app.ID, acc.ID))
-		_, err = s.PutRecord(t.Context(), other.ID, unical.ApplicationRecords, "bookings", "bk_1", []byte("kept"), 0)
+		_, err = s.PutRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1", []byte("kept"), 0)
 		mustOK(t, "PutRecord(other application)", err)
 		mustOK(t, "DeleteApplication()", s.DeleteApplication(t.Context(), app.ID))
-		_, err = s.GetRecord(t.Context(), app.ID, unical.ApplicationRecords, "bookings", "bk_1")
+		_, err = s.GetRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1")
 		wantCode(t, "GetRecord(deleted application)", err, unical.CodeNotFound)
-		_, err = s.GetRecord(t.Context(), other.ID, unical.ApplicationRecords, "bookings", "bk_1")
+		_, err = s.GetRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1")
 		mustOK(t, "GetRecord(other application after the delete)", err)
 	}},
 	{"ConcurrentWriters", func(t *testing.T, s unical.Store) {
