@@ -3,6 +3,7 @@ package booking_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -113,11 +114,7 @@ func wantCode(t *testing.T, what string, err error, code unical.Code, field stri
 	}
 }
 
-func errorAs(err error, e **unical.Error) bool {
-	v, ok := err.(*unical.Error)
-	*e = v
-	return ok
-}
+func errorAs(err error, e **unical.Error) bool { return errors.As(err, e) }
 
 func slotStarts(res *availability.Result) []string {
 	var out []string

@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,7 +134,7 @@ func (s *Service) applyType(ctx context.Context, t *BookingType, p *BookingTypeP
 		}
 		var sch Schedule
 		if _, err := s.getRecord(ctx, schedulesCollection, pt.ScheduleID, "Schedule", &sch); err != nil {
-			if e, ok := err.(*unical.Error); ok && e.Code == unical.CodeNotFound {
+			if unical.ErrorCode(err) == unical.CodeNotFound {
 				return unical.FieldError(f+".scheduleId", "%s.scheduleId: schedule %q not found.", f, pt.ScheduleID)
 			}
 			return err
@@ -273,7 +274,8 @@ func applySchedule(sch *Schedule, p *ScheduleParams) error {
 		Participants:  []availability.Participant{{EndUserAccountID: "schedule", WorkingHours: &availability.WorkingHours{TimeZone: sch.TimeZone, Intervals: sch.Intervals, Overrides: sch.Overrides}}},
 		StartDateTime: "2030-01-01T00:00:00Z", EndDateTime: "2030-01-02T00:00:00Z", DurationMinutes: 60,
 	})
-	if e, ok := err.(*unical.Error); ok && strings.HasPrefix(e.Field, "participants[0].workingHours.") {
+	var e *unical.Error
+	if errors.As(err, &e) && strings.HasPrefix(e.Field, "participants[0].workingHours.") {
 		named := *e
 		named.Field = strings.TrimPrefix(e.Field, "participants[0].workingHours.")
 		named.Message = strings.ReplaceAll(e.Message, "participants[0].workingHours.", "")
