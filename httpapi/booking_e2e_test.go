@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -74,7 +75,7 @@ func TestBookingE2E(t *testing.T) {
 	}
 	_, err = c.CreateSchedule(ctx, &booking.ScheduleParams{Name: unical.Some("Bad"), TimeZone: unical.Some("UTC"),
 		Intervals: unical.Some([]availability.WorkingInterval{{Day: "monday", Start: "12:00", End: "09:00"}})})
-	if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != "intervals[0].end" {
+	if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != "intervals[0].end" {
 		t.Errorf("a schedule ending before it starts: %v, want 400 naming intervals[0].end", err)
 	}
 	parts := hostParticipant(host.ID)
