@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // ResponseStatus is an attendee's answer to an invitation.
@@ -108,12 +110,12 @@ func (d *EventDateTime) Time(field string) (time.Time, error) {
 			}
 			return t, nil
 		}
-		if t, err := time.ParseInLocation(LocalDateTimeLayout, d.DateTime, loc); err == nil {
+		if t, err := recur.ParseLocal(LocalDateTimeLayout, d.DateTime, loc); err == nil {
 			return t, nil
 		}
 		return time.Time{}, invalidf(field+".dateTime", "%q is not an ISO 8601 date-time such as 2026-01-05T09:00:00+01:00.", d.DateTime)
 	case d.Date != "":
-		t, err := time.ParseInLocation(DateLayout, d.Date, loc)
+		t, err := recur.ParseLocal(DateLayout, d.Date, loc)
 		if err != nil {
 			return time.Time{}, invalidf(field+".date", "%q is not a date such as 2026-01-05.", d.Date)
 		}

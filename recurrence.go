@@ -1,6 +1,7 @@
 package unical
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -127,7 +128,13 @@ func newSeries(master *Event, overrides []*Event) (*series, error) {
 	} else if allDay {
 		end = start.AddDate(0, 0, 1)
 	}
-	set, err := recur.Parse(master.Recurrence, start, allDay)
+	var set *recur.Set
+	if allDay {
+		set, err = recur.Parse(master.Recurrence, start, allDay)
+	} else {
+		// From the wall clock: a start skipped by a DST gap keeps its time of day.
+		set, err = recur.ParseAt(master.Recurrence, recur.WallOf(master.Start.DateTime, start), start.Location())
+	}
 	if err != nil {
 		return nil, WrapError(CodeUpstream, err, "The provider returned a recurring event %q whose recurrence cannot be read.", master.ID)
 	}
@@ -158,6 +165,19 @@ func newSeries(master *Event, overrides []*Event) (*series, error) {
 		}
 	}
 	return &series{master: master, set: set, allDay: allDay, dur: end.Sub(start), byOriginal: byOriginal}, nil
+}
+
+// seriesOverlaps reports whether a series has an instance overlapping
+// [from, to), an open end matching all; one that cannot be read is kept.
+func seriesOverlaps(master *Event, from, to time.Time) bool {
+	sr, err := newSeries(master, nil)
+	if err != nil || len(master.Recurrence) == 0 {
+		return true
+	}
+	for range sr.set.Between(from, cmp.Or(to, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)), sr.dur) {
+		return true
+	}
+	return false
 }
 
 func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Event, error) {

@@ -3,6 +3,8 @@ package unical
 import (
 	"sync"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 var locations sync.Map // string -> *time.Location
@@ -35,10 +37,10 @@ func ParseDateTime(field, s string, loc *time.Location) (time.Time, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	if t, err := time.ParseInLocation(LocalDateTimeLayout, s, loc); err == nil {
+	if t, err := recur.ParseLocal(LocalDateTimeLayout, s, loc); err == nil {
 		return t, nil
 	}
-	if t, err := time.ParseInLocation(DateLayout, s, loc); err == nil {
+	if t, err := recur.ParseLocal(DateLayout, s, loc); err == nil {
 		return t, nil
 	}
 	return time.Time{}, invalidf(field, "%s %q is not an ISO 8601 date-time such as 2026-01-05T09:00:00Z.", field, s)

@@ -123,10 +123,6 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 	if start.IsZero() {
 		return nil, &ParseError{Index: -1, Field: "start", Reason: "the series start is missing"}
 	}
-	ls, err := parseLines(recurrence, allDay)
-	if err != nil {
-		return nil, err
-	}
 	s := &Set{loc: start.Location(), allDay: allDay}
 	if allDay {
 		y, m, d := start.Date()
@@ -136,6 +132,31 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 	} else {
 		k := start.Unix()
 		s.start = item{key: k, wall: k + offsetAt(k, s.loc)}
+	}
+	return s.parse(recurrence)
+}
+
+// ParseAt is Parse for a timed series that starts at the wall clock of
+// wall (its digits, whatever its location) in loc, read by the rule of
+// [Date]. Unlike an instant, a wall clock keeps a start that a gap skips:
+// a daily series from 02:30 on the night clocks jump from 02:00 to 03:00
+// starts at 03:30 and runs at 02:30 on the days after (RFC 5545 §3.3.10
+// keeps the local time of day, §3.3.5 reads the skipped one).
+func ParseAt(recurrence []string, wall time.Time, loc *time.Location) (*Set, error) {
+	y, m, d := wall.Date()
+	h, mi, sec := wall.Clock()
+	w := time.Date(y, m, d, h, mi, sec, 0, time.UTC).Unix()
+	s := &Set{loc: loc}
+	r := resolver{loc: loc}
+	k, _ := r.instant(w)
+	s.start = item{key: k, wall: w}
+	return s.parse(recurrence)
+}
+
+func (s *Set) parse(recurrence []string) (*Set, error) {
+	ls, err := parseLines(recurrence, s.allDay)
+	if err != nil {
+		return nil, err
 	}
 	if y := time.Unix(s.start.wall, 0).UTC().Year(); y < 1 || y > 9999 {
 		// rrule-go fills its per-year tables only once the year differs

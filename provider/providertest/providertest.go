@@ -133,6 +133,10 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/RoundTrip", testEventRoundTrip},
 		{"Events/AllDay", testAllDay},
 		{"Events/LocalTime", testLocalTime},
+		{"Events/WallClock", testWallClock},
+		{"Events/SeriesFromGap", testSeriesFromGap},
+		{"Events/ForeignZone", testForeignZone},
+		{"Events/EndedSeries", testEndedSeries},
 		{"Events/PartialUpdate", testPartialUpdate},
 		{"Events/Delete", testDelete},
 		{"Events/ErrNotFound", testEventNotFound},
@@ -323,13 +327,24 @@ func testAllDay(t *testing.T, h *Harness) {
 	cal := h.NewCalendar(t)
 	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
 		Title: unical.Some("Holiday"), IsAllDay: unical.Some(true),
-		Start: timed("2026-07-01T00:00:00"), End: timed("2026-07-03T00:00:00"),
+		Start: unical.Some(unical.EventDateTime{Date: "2026-07-01", TimeZone: "Europe/Berlin"}),
+		End:   unical.Some(unical.EventDateTime{Date: "2026-07-03", TimeZone: "Europe/Berlin"}),
 	}))
 	got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID))
-	start, err1 := got.Start.Day("start")
-	end, err2 := got.End.Day("end")
-	if !got.IsAllDay || err1 != nil || err2 != nil || start.Format(unical.DateLayout) != "2026-07-01" || end.Format(unical.DateLayout) != "2026-07-03" {
-		t.Errorf("all-day event = isAllDay %v start %+v end %+v, want 2026-07-01 to 2026-07-03 (exclusive)", got.IsAllDay, got.Start, got.End)
+	listed, _ := listAll(t, h, cal, unical.EventQuery{})
+	if len(listed) != 1 {
+		t.Fatalf("the listing holds %d events, want 1", len(listed))
+	}
+	// The one form of all-day values: the date at midnight without an
+	// offset, and no zone (a date means the same day everywhere).
+	want := [2]unical.EventDateTime{{DateTime: "2026-07-01T00:00:00"}, {DateTime: "2026-07-03T00:00:00"}}
+	for what, e := range map[string]*unical.Event{"CreateEvent": created, "GetEvent": got, "ListEvents": listed[0]} {
+		if !e.IsAllDay || e.Start == nil || e.End == nil {
+			t.Fatalf("%s: isAllDay %v start %v end %v", what, e.IsAllDay, e.Start, e.End)
+		}
+		if diff := cmp.Diff(want, [2]unical.EventDateTime{*e.Start, *e.End}); diff != "" {
+			t.Errorf("%s of an all-day event from 1 to 3 July (exclusive) mismatch (-want +got):\n%s", what, diff)
+		}
 	}
 }
 
