@@ -25,7 +25,15 @@
 //     cleared, and the ETag changes;
 //   - answer CodeNotFound for GetEvent, UpdateEvent and DeleteEvent of an
 //     event that does not exist or was deleted;
-//   - list only the events that overlap the query's window;
+//   - read local times that a DST change skips or repeats by RFC 5545
+//     §3.3.5 (forward by the gap; the first occurrence), and expand a
+//     daily series starting at a skipped time at that time of day after
+//     its first day;
+//   - answer a timed value in its own zone's wall clock and offset, not
+//     the calendar's, and all-day values as a dateTime at midnight
+//     without offset or zone;
+//   - list only the events that overlap the query's window, and (through
+//     a Client) no series whose instances all lie outside it;
 //   - expand a recurring series in its time zone across DST changes, with
 //     each instance's RecurringEventID set to the series id, either itself
 //     (EventBatch.Expanded) or by returning the series for
