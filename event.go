@@ -78,6 +78,7 @@ const (
 // TimedAt returns the EventDateTime of t in t's location; t's location
 // must be an IANA zone or UTC.
 func TimedAt(t time.Time) *EventDateTime {
+	t = recur.Clamp(t) // an instance ending after the year 9999
 	name := t.Location().String()
 	if name == "Local" {
 		name = ""
@@ -87,13 +88,22 @@ func TimedAt(t time.Time) *EventDateTime {
 
 // AllDayOn returns the all-day EventDateTime of the calendar date of t.
 func AllDayOn(t time.Time) *EventDateTime {
-	return &EventDateTime{DateTime: t.Format(DateLayout) + "T00:00:00"}
+	return &EventDateTime{DateTime: recur.Clamp(t).Format(DateLayout) + "T00:00:00"}
 }
 
 // Time resolves d to an instant. A DateTime with an offset is used as it is;
 // one without an offset is read in TimeZone (UTC when there is none); a Date
-// is midnight in TimeZone. The field name is used in errors.
+// is midnight in TimeZone. The field name is used in errors, also for an
+// instant outside the years 1 to 9999 in UTC.
 func (d *EventDateTime) Time(field string) (time.Time, error) {
+	t, err := d.instant(field)
+	if err == nil && !recur.InYears(t) {
+		return time.Time{}, invalidf(field, "%s is outside the years 0001 to 9999 in UTC.", field)
+	}
+	return t, err
+}
+
+func (d *EventDateTime) instant(field string) (time.Time, error) {
 	loc := time.UTC
 	if d.TimeZone != "" {
 		l, err := LoadLocation(d.TimeZone)

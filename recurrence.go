@@ -128,13 +128,7 @@ func newSeries(master *Event, overrides []*Event) (*series, error) {
 	} else if allDay {
 		end = start.AddDate(0, 0, 1)
 	}
-	var set *recur.Set
-	if allDay {
-		set, err = recur.Parse(master.Recurrence, start, allDay)
-	} else {
-		// From the wall clock: a start skipped by a DST gap keeps its time of day.
-		set, err = recur.ParseAt(master.Recurrence, recur.WallOf(master.Start.DateTime, start), start.Location())
-	}
+	set, err := recur.ParseAt(master.Recurrence, start, master.Start.DateTime, allDay)
 	if err != nil {
 		return nil, WrapError(CodeUpstream, err, "The provider returned a recurring event %q whose recurrence cannot be read.", master.ID)
 	}

@@ -93,7 +93,7 @@ func (w when) instant(loc *time.Location) time.Time {
 	if !w.allDay {
 		return w.t
 	}
-	return time.Date(w.t.Year(), w.t.Month(), w.t.Day(), 0, 0, 0, 0, loc)
+	return recur.Date(w.t.Year(), w.t.Month(), w.t.Day(), 0, 0, 0, loc)
 }
 
 // span returns an event's start and end instants.

@@ -57,24 +57,19 @@ func newSeries(ev *Event) (*series, error) {
 		}
 	}
 	sr := &series{allDay: st.allDay, loc: time.UTC, dur: en.t.Sub(st.t)}
-	if st.allDay {
-		sr.set, err = recur.Parse(ev.Recurrence, st.t, true)
-		return sr, err
+	if !st.allDay {
+		loc, ok := loadZone(ev.Start.TimeZone)
+		if !ok {
+			return nil, errors.New("recurring events need start.timeZone")
+		}
+		sr.loc = loc
 	}
-	loc, ok := loadZone(ev.Start.TimeZone)
-	if !ok {
-		return nil, errors.New("recurring events need start.timeZone")
-	}
-	sr.loc = loc
-	// The series keeps the start's wall clock in start.timeZone, where it
-	// expands (Event.start.timeZone: "the time zone in which the
-	// recurrence is expanded"); RFC 5545 §3.3.10 keeps the time of day, so
-	// a start a DST gap skips keeps it for the days after.
-	wall := st.t.In(loc)
-	if w, err := time.Parse("2006-01-02T15:04:05", ev.Start.DateTime); err == nil {
-		wall = w
-	}
-	sr.set, err = recur.ParseAt(ev.Recurrence, wall, loc)
+	// The series keeps the start's wall clock as written in
+	// start.timeZone, where it expands (Event.start.timeZone: "the time
+	// zone in which the recurrence is expanded"); RFC 5545 §3.3.10 keeps
+	// the time of day, so a start a DST gap skips keeps it for the days
+	// after.
+	sr.set, err = recur.ParseAt(ev.Recurrence, st.t.In(sr.loc), ev.Start.DateTime, st.allDay)
 	return sr, err
 }
 

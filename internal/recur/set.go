@@ -120,9 +120,6 @@ type movedOverride struct {
 //
 // Parse returns a *ParseError naming the line and the part at fault.
 func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
-	if start.IsZero() {
-		return nil, &ParseError{Index: -1, Field: "start", Reason: "the series start is missing"}
-	}
 	s := &Set{loc: start.Location(), allDay: allDay}
 	if allDay {
 		y, m, d := start.Date()
@@ -136,13 +133,20 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 	return s.parse(recurrence)
 }
 
-// ParseAt is Parse for a timed series that starts at the wall clock of
-// wall (its digits, whatever its location) in loc, read by the rule of
-// [Date]. Unlike an instant, a wall clock keeps a start that a gap skips:
-// a daily series from 02:30 on the night clocks jump from 02:00 to 03:00
-// starts at 03:30 and runs at 02:30 on the days after (RFC 5545 §3.3.10
-// keeps the local time of day, §3.3.5 reads the skipped one).
-func ParseAt(recurrence []string, wall time.Time, loc *time.Location) (*Set, error) {
+// ParseAt is Parse for a series whose start was written as the date-time
+// text written (RFC 3339 or local, as an EventDateTime has it), which
+// denotes start in start's location. A timed series starts at the wall
+// clock [WallOf] finds in written: unlike an instant, it keeps a start
+// that a gap skips, so a daily series from 02:30 on the night clocks jump
+// from 02:00 to 03:00 starts at 03:30 and runs at 02:30 on the days after
+// (RFC 5545 §3.3.10 keeps the local time of day, §3.3.5 reads the
+// skipped one).
+func ParseAt(recurrence []string, start time.Time, written string, allDay bool) (*Set, error) {
+	if allDay {
+		return Parse(recurrence, start, true)
+	}
+	loc := start.Location()
+	wall := WallOf(written, start)
 	y, m, d := wall.Date()
 	h, mi, sec := wall.Clock()
 	w := time.Date(y, m, d, h, mi, sec, 0, time.UTC).Unix()
@@ -163,6 +167,10 @@ func (s *Set) parse(recurrence []string) (*Set, error) {
 		// from the zero it starts with: walked from the year 0 it indexes
 		// empty tables. Years are four digits in RFC 5545 and RFC 3339.
 		return nil, &ParseError{Index: -1, Field: "start", Reason: fmt.Sprintf("a recurring series must start in the years 1 to 9999, not %d", y)}
+	}
+	if s.start.wall == (time.Time{}).Unix() {
+		// rrule-go takes a zero DTSTART for none and starts from now.
+		return nil, &ParseError{Index: -1, Field: "start", Reason: "a recurring series must start after 0001-01-01T00:00:00, which the recurrence engine cannot tell from no start"}
 	}
 	for _, rl := range ls.rules {
 		r, perr := s.newRule(rl)

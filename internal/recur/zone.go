@@ -78,6 +78,29 @@ func WallOf(s string, inst time.Time) time.Time {
 	return time.Date(y, m, d, h, mi, sec, inst.Nanosecond(), time.UTC)
 }
 
+// Clamp returns t, or, when t is later, the last second that RFC 3339 and
+// RFC 5545 can write both in UTC and in t's location (their years have
+// four digits): 9999-12-31T23:59:59 in UTC or in t's location, whichever
+// comes first. An instance of a series that runs to the end of the year
+// 9999 can end after it.
+func Clamp(t time.Time) time.Time {
+	last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	if local := time.Date(9999, 12, 31, 23, 59, 59, 0, t.Location()); local.Before(last) {
+		last = local
+	}
+	if t.After(last) {
+		return last.In(t.Location())
+	}
+	return t
+}
+
+// InYears reports whether t lies within the years 1 to 9999 in UTC, the
+// instants RFC 3339 and RFC 5545 can write.
+func InYears(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
+}
+
 // localLayout is a date-time without an offset.
 const localLayout = "2006-01-02T15:04:05"
 
