@@ -95,43 +95,34 @@ func AllDayOn(t time.Time) *EventDateTime {
 // one without an offset is read in TimeZone (UTC when there is none); a Date
 // is midnight in TimeZone. The field name is used in errors, also for an
 // instant outside the years 1 to 9999 in UTC.
-func (d *EventDateTime) Time(field string) (time.Time, error) {
-	t, err := d.instant(field)
-	if err == nil && !recur.InYears(t) {
-		return time.Time{}, invalidf(field, "%s is outside the years 0001 to 9999 in UTC.", field)
-	}
-	return t, err
-}
-
-func (d *EventDateTime) instant(field string) (time.Time, error) {
+func (d *EventDateTime) Time(field string) (t time.Time, err error) {
 	loc := time.UTC
 	if d.TimeZone != "" {
-		l, err := LoadLocation(d.TimeZone)
-		if err != nil {
+		if loc, err = LoadLocation(d.TimeZone); err != nil {
 			return time.Time{}, invalidf(field+".timeZone", "%q is not an IANA time zone name.", d.TimeZone)
 		}
-		loc = l
 	}
 	switch {
 	case d.DateTime != "":
-		if t, err := time.Parse(time.RFC3339, d.DateTime); err == nil {
-			if d.TimeZone != "" {
-				t = t.In(loc)
-			}
-			return t, nil
+		if t, err = time.Parse(time.RFC3339, d.DateTime); err == nil && d.TimeZone != "" {
+			t = t.In(loc)
+		} else if err != nil {
+			t, err = recur.ParseLocal(LocalDateTimeLayout, d.DateTime, loc)
 		}
-		if t, err := recur.ParseLocal(LocalDateTimeLayout, d.DateTime, loc); err == nil {
-			return t, nil
-		}
-		return time.Time{}, invalidf(field+".dateTime", "%q is not an ISO 8601 date-time such as 2026-01-05T09:00:00+01:00.", d.DateTime)
-	case d.Date != "":
-		t, err := recur.ParseLocal(DateLayout, d.Date, loc)
 		if err != nil {
+			return time.Time{}, invalidf(field+".dateTime", "%q is not an ISO 8601 date-time such as 2026-01-05T09:00:00+01:00.", d.DateTime)
+		}
+	case d.Date != "":
+		if t, err = recur.ParseLocal(DateLayout, d.Date, loc); err != nil {
 			return time.Time{}, invalidf(field+".date", "%q is not a date such as 2026-01-05.", d.Date)
 		}
-		return t, nil
+	default:
+		return time.Time{}, invalidf(field+".dateTime", "%s.dateTime is required.", field)
 	}
-	return time.Time{}, invalidf(field+".dateTime", "%s.dateTime is required.", field)
+	if !recur.InYears(t) {
+		return time.Time{}, invalidf(field, "%s is outside the years 0001 to 9999 in UTC.", field)
+	}
+	return t, nil
 }
 
 // IsDateOnly reports whether d names a calendar day rather than an instant:

@@ -382,8 +382,9 @@ func overlaps(e *Event, from, to time.Time) bool {
 	if e.Start == nil || (from.IsZero() && to.IsZero()) {
 		return true
 	}
-	if e.IsRecurring {
-		return seriesOverlaps(e, from, to)
+	if e.IsRecurring { // one that cannot be read is kept
+		sr, err := newSeries(e, nil)
+		return err != nil || len(e.Recurrence) == 0 || sr.set.Overlaps(from, to, sr.dur)
 	}
 	start, end, err := e.Interval()
 	if err != nil {

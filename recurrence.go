@@ -1,7 +1,6 @@
 package unical
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -159,19 +158,6 @@ func newSeries(master *Event, overrides []*Event) (*series, error) {
 		}
 	}
 	return &series{master: master, set: set, allDay: allDay, dur: end.Sub(start), byOriginal: byOriginal}, nil
-}
-
-// seriesOverlaps reports whether a series has an instance overlapping
-// [from, to), an open end matching all; one that cannot be read is kept.
-func seriesOverlaps(master *Event, from, to time.Time) bool {
-	sr, err := newSeries(master, nil)
-	if err != nil || len(master.Recurrence) == 0 {
-		return true
-	}
-	for range sr.set.Between(from, cmp.Or(to, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)), sr.dur) {
-		return true
-	}
-	return false
 }
 
 func expandSeries(master *Event, overrides []*Event, from, to time.Time) ([]*Event, error) {

@@ -420,6 +420,18 @@ func (s *Set) Between(from, to time.Time, dur time.Duration) iter.Seq[Occurrence
 	return func(yield func(Occurrence) bool) { s.run(w, yield) }
 }
 
+// Overlaps reports whether an instance overlaps [from, to), read as
+// Between reads them; a zero to means no end.
+func (s *Set) Overlaps(from, to time.Time, dur time.Duration) bool {
+	if to.IsZero() {
+		to = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	for range s.Between(from, to, dur) {
+		return true
+	}
+	return false
+}
+
 // StartingIn returns the instances that start in [from, to), ordered by
 // start, with durations as in Between. Unlike Between it leaves out the
 // instances that started before from and still last, so a listing that
