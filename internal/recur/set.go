@@ -145,15 +145,9 @@ func ParseAt(recurrence []string, start time.Time, written string, allDay bool) 
 	if allDay {
 		return Parse(recurrence, start, true)
 	}
-	loc := start.Location()
-	wall := WallOf(written, start)
-	y, m, d := wall.Date()
-	h, mi, sec := wall.Clock()
-	w := time.Date(y, m, d, h, mi, sec, 0, time.UTC).Unix()
-	s := &Set{loc: loc}
-	r := resolver{loc: loc}
-	k, _ := r.instant(w)
-	s.start = item{key: k, wall: w}
+	wall := WallOf(written, start) // digits in UTC
+	s := &Set{loc: start.Location()}
+	s.start = item{key: At(wall, s.loc).Unix(), wall: wall.Unix()}
 	return s.parse(recurrence)
 }
 

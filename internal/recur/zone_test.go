@@ -264,3 +264,36 @@ func TestParseAt(t *testing.T) {
 		t.Errorf("instances mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestSet_Overlaps: a series overlaps a window when one of its instances
+// does; one that ended before it or starts after it does not, and an open
+// end reaches to the year 9999.
+func TestSet_Overlaps(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2026, 9, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name     string
+		start    time.Time
+		rule     string
+		from, to time.Time
+		want     bool
+	}{
+		{"Ended", day(1).Add(10 * time.Hour), "RRULE:FREQ=DAILY;COUNT=3", day(4), day(6), false},
+		{"Running", day(1).Add(10 * time.Hour), "RRULE:FREQ=DAILY;COUNT=10", day(4), day(6), true},
+		{"Later", day(20).Add(10 * time.Hour), "RRULE:FREQ=WEEKLY", day(4), day(6), false},
+		{"LaterOpenEnd", day(20).Add(10 * time.Hour), "RRULE:FREQ=WEEKLY", day(4), time.Time{}, true},
+		{"LastInstanceLasts", day(3).Add(23 * time.Hour), "RRULE:FREQ=DAILY;COUNT=1", day(4), day(6), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			set, err := recur.Parse([]string{tc.rule}, tc.start, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := set.Overlaps(tc.from, tc.to, 2*time.Hour); got != tc.want {
+				t.Errorf("Overlaps(%v, %v) = %v, want %v", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+}
