@@ -434,21 +434,7 @@ func testRecurring(t *testing.T, h *Harness) {
 		t.Fatalf("created series isRecurring %v recurrence %v", series.IsRecurring, series.Recurrence)
 	}
 	from, to := time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
-	events, batch := listAll(t, h, cal, unical.EventQuery{TimeMin: from, TimeMax: to, SingleEvents: true})
-	if !batch.Expanded {
-		var err error
-		if events, err = unical.ExpandEvents(events, from, to); err != nil {
-			t.Fatalf("ExpandEvents: %v", err)
-		}
-	}
-	var starts []time.Time
-	for _, e := range events {
-		if e.RecurringEventID != series.ID {
-			t.Errorf("instance %s has recurringEventId %q, want %q", e.ID, e.RecurringEventID, series.ID)
-		}
-		starts = append(starts, instant(t, e.Start))
-	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	starts := instanceStarts(t, h, cal, series.ID, from, to)
 	// 09:00 Berlin stays 09:00 across the DST change of 29 March.
 	want := []time.Time{
 		time.Date(2026, 3, 27, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 28, 8, 0, 0, 0, time.UTC),

@@ -68,21 +68,7 @@ func testSeriesFromGap(t *testing.T, h *Harness) {
 		Recurrence: unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=3"}),
 	}))
 	from, to := time.Date(2030, 3, 9, 0, 0, 0, 0, time.UTC), time.Date(2030, 3, 14, 0, 0, 0, 0, time.UTC)
-	events, batch := listAll(t, h, cal, unical.EventQuery{TimeMin: from, TimeMax: to, SingleEvents: true})
-	if !batch.Expanded {
-		var err error
-		if events, err = unical.ExpandEvents(events, from, to); err != nil {
-			t.Fatalf("ExpandEvents: %v", err)
-		}
-	}
-	var starts []time.Time
-	for _, e := range events {
-		if e.RecurringEventID != series.ID {
-			t.Errorf("instance %s has recurringEventId %q, want %q", e.ID, e.RecurringEventID, series.ID)
-		}
-		starts = append(starts, instant(t, e.Start))
-	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	starts := instanceStarts(t, h, cal, series.ID, from, to)
 	want := []time.Time{
 		time.Date(2030, 3, 10, 7, 30, 0, 0, time.UTC), // 03:30 EDT: moved forward by the gap
 		time.Date(2030, 3, 11, 6, 30, 0, 0, time.UTC), // 02:30 EDT
@@ -148,4 +134,27 @@ func testEndedSeries(t *testing.T, h *Harness) {
 	if diff := cmp.Diff([]string{"Running", "Single"}, titles(page.Data)); diff != "" {
 		t.Errorf("a plain listing of 4-6 September (-want +got):\n%s", diff)
 	}
+}
+
+// instanceStarts lists the window expanded (by the provider, or by
+// unical.ExpandEvents for the series it returns) and returns the instance
+// starts in order, checking that each belongs to the series.
+func instanceStarts(t *testing.T, h *Harness, cal, seriesID string, from, to time.Time) []time.Time {
+	t.Helper()
+	events, batch := listAll(t, h, cal, unical.EventQuery{TimeMin: from, TimeMax: to, SingleEvents: true})
+	if !batch.Expanded {
+		var err error
+		if events, err = unical.ExpandEvents(events, from, to); err != nil {
+			t.Fatalf("ExpandEvents: %v", err)
+		}
+	}
+	var starts []time.Time
+	for _, e := range events {
+		if e.RecurringEventID != seriesID {
+			t.Errorf("instance %s has recurringEventId %q, want %q", e.ID, e.RecurringEventID, seriesID)
+		}
+		starts = append(starts, instant(t, e.Start))
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	return starts
 }
