@@ -56,4 +56,5 @@ FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/
 FuzzRecurrenceToGraph ./provider/microsoft/
+FuzzParse ./imip/
 TARGETS
