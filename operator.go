@@ -83,6 +83,17 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
 }
 
+// SealMailSecret seals app's mail secret name ("password", "inbound");
+// OpenMailSecret opens it.
+func (c *Client) SealMailSecret(app *Application, name string, secret []byte) []byte {
+	return c.credentials.Seal(secret, seal.MailSecretBinding(app.ID, name))
+}
+
+// OpenMailSecret opens what SealMailSecret sealed.
+func (c *Client) OpenMailSecret(app *Application, name string, sealed []byte) ([]byte, error) {
+	return c.credentials.Open(sealed, seal.MailSecretBinding(app.ID, name))
+}
+
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
 // secret, sealed into app.SealedWebhookSecret, and returns it to be shown
 // once.

@@ -30,3 +30,7 @@ func WebhookSecretBinding(appID string) []byte { return []byte("webhook-secret/"
 func SubscriptionSecretBinding(subscriptionID string) []byte {
 	return []byte("subscription/" + subscriptionID)
 }
+
+// MailSecretBinding binds an application's mail secret (the SMTP password,
+// the inbound secret) by name.
+func MailSecretBinding(appID, name string) []byte { return []byte("mail/" + appID + "/" + name) }

@@ -25,6 +25,16 @@ type Application struct {
 	WebhookState        EndpointState                          `json:"webhookState"`
 	WebhookStateURL     string                                 `json:"webhookStateUrl"`
 	Delegations         map[unical.ProviderType]Delegation     `json:"delegations,omitempty"`
+	Mail                *Mail                                  `json:"mail,omitempty"`
+}
+
+// Mail is the stored form of [unical.MailSettings].
+type Mail struct {
+	SMTPURL             string `json:"smtpUrl"`
+	Username            string `json:"username"`
+	From                string `json:"from"`
+	SealedPassword      []byte `json:"sealedPassword"`
+	SealedInboundSecret []byte `json:"sealedInboundSecret"`
 }
 
 // Delegation is the stored form of [unical.Delegation].
@@ -85,6 +95,9 @@ func FromApplication(app *unical.Application) (*Application, error) {
 		WebhookURL: app.WebhookURL, SealedWebhookSecret: app.SealedWebhookSecret,
 		WebhookState: FromEndpointState(app.WebhookState), WebhookStateURL: app.WebhookStateURL,
 	}
+	if m := app.Mail; m != nil {
+		rec.Mail = &Mail{SMTPURL: m.SMTPURL, Username: m.Username, From: m.From, SealedPassword: m.SealedPassword, SealedInboundSecret: m.SealedInboundSecret}
+	}
 	if app.Delegations != nil {
 		rec.Delegations = make(map[unical.ProviderType]Delegation, len(app.Delegations))
 		for t, d := range app.Delegations {
@@ -119,6 +132,9 @@ func (rec *Application) ToApplication() *unical.Application {
 		RedirectURLs: rec.RedirectURLs, SealedSecrets: rec.SealedSecrets,
 		WebhookURL: rec.WebhookURL, SealedWebhookSecret: rec.SealedWebhookSecret,
 		WebhookState: rec.WebhookState.ToEndpointState(), WebhookStateURL: rec.WebhookStateURL,
+	}
+	if m := rec.Mail; m != nil {
+		app.Mail = &unical.MailSettings{SMTPURL: m.SMTPURL, Username: m.Username, From: m.From, SealedPassword: m.SealedPassword, SealedInboundSecret: m.SealedInboundSecret}
 	}
 	if rec.Delegations != nil {
 		app.Delegations = make(map[unical.ProviderType]unical.Delegation, len(rec.Delegations))
