@@ -59,8 +59,8 @@ type Server struct {
 	// Dir holds the configuration, spool, log and maildir.
 	Dir string
 
-	bin string
-	mu  sync.Mutex
+	bin    string
+	mu     sync.Mutex
 	cmd    *exec.Cmd
 	out    *os.File
 	exited chan struct{} // closed when cmd has been reaped
