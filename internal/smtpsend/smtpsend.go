@@ -185,3 +185,23 @@ func startTLSError(err error) error {
 	}
 	return &Error{Reply: "STARTTLS failed (mail is only sent encrypted; smtps:// connects with TLS at once): " + err.Error()}
 }
+
+// ForApplication returns the submission server of app's mail settings,
+// its SMTP password opened, under c's outbound-address policy. Returns
+// CodeConflict naming mail when app has no mail settings, CodeInternal
+// when the password does not open with c's master key.
+func ForApplication(c *unical.Client, app *unical.Application) (*Server, error) {
+	m := app.Mail
+	if m == nil || m.SMTPURL == "" {
+		return nil, &unical.Error{Code: unical.CodeConflict, Field: "mail", Message: "The application has no mail settings; set them first (docs/operations.md)."}
+	}
+	srv := &Server{URL: m.SMTPURL, Username: m.Username, AllowPrivate: c.WebhookConfig().AllowPrivateTargets}
+	if m.SealedPassword != nil {
+		pw, err := c.OpenMailSecret(app, "password", m.SealedPassword)
+		if err != nil {
+			return nil, unical.WrapError(unical.CodeInternal, err, "The SMTP password cannot be unsealed with the server's master key; set it again.")
+		}
+		srv.Password = string(pw)
+	}
+	return srv, nil
+}
