@@ -2,8 +2,8 @@ package invite_test
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,9 +103,9 @@ func (e *env) sendDue(t *testing.T) {
 // received is what a test checks of one delivered invitation.
 type received struct {
 	To, Method, UID, Sequence, Status, RecurrenceID string
-	Attendees                                     []string // "address PARTSTAT RSVP"
-	Organizer, SentBy                             string
-	Summary, Start                                string
+	Attendees                                       []string // "address PARTSTAT RSVP"
+	Organizer, SentBy                               string
+	Summary, Start                                  string
 }
 
 // readInvitations reads the delivered copies, from index from on.
