@@ -328,3 +328,53 @@ func TestVirtual_ErrNoMailSettings(t *testing.T) {
 }
 
 func asError(err error, target **unical.Error) bool { return errors.As(err, target) }
+
+// TestVirtual_Occurrence: one occurrence moved sends a REQUEST with its
+// RECURRENCE-ID and a raised SEQUENCE.
+func TestVirtual_Occurrence(t *testing.T) {
+	t.Parallel()
+	e := mustNewEnv(t)
+	ctx := t.Context()
+	acct, err := e.app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "room7@rooms.example.com", ProviderType: unical.ProviderVirtual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := virtual.PrimaryCalendarID
+	params := meetingParams("Weekly", "2027-03-16T10:00:00", "2027-03-16T11:00:00")
+	params.Attendees = unical.Some([]unical.Attendee{{Email: "ann@example.org"}})
+	params.IsRecurring = unical.Some(true)
+	params.Recurrence = unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=3"})
+	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sendDue(t)
+	occ, err := e.app.ListOccurrences(ctx, acct.ID, cal, ev.ID, &unical.OccurrenceListParams{
+		Start: time.Date(2027, 3, 20, 0, 0, 0, 0, time.UTC), End: time.Date(2027, 3, 25, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(occ.Data) != 1 {
+		t.Fatalf("ListOccurrences = %d, %v; want the second occurrence", len(occ.Data), err)
+	}
+	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, occ.Data[0].ID, &unical.EventParams{
+		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-23T12:00:00", TimeZone: "Europe/Berlin"}),
+		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-23T13:00:00", TimeZone: "Europe/Berlin"}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.sendDue(t)
+	got := readInvitations(t, e.mta.Wait(t, 2))
+	if len(got) != 2 {
+		t.Fatalf("%d invitations, want 2", len(got))
+	}
+	first, moved := got[0], got[1]
+	if first.RecurrenceID != "" {
+		first, moved = moved, first
+	}
+	want := []string{first.UID, "0", "", moved.UID, "1", "20270323T100000", "20270323T120000"}
+	if d := cmp.Diff(want, []string{ev.ICalUID, first.Sequence, first.RecurrenceID, ev.ICalUID, moved.Sequence, moved.RecurrenceID, moved.Start}); d != "" {
+		t.Errorf("series then occurrence mismatch (-want +got):\n%s", d)
+	}
+	log, err := invite.ListInvitations(ctx, e.app, acct.ID, cal, occ.Data[0].ID)
+	if err != nil || len(log) != 1 || log[0].Sequence != 1 || log[0].Status != invite.StatusSent {
+		t.Errorf("the occurrence's delivery log = %+v, %v; want the series' with ann at sequence 1, sent", log, err)
+	}
+}
