@@ -17,6 +17,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/imip"
+	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/smtptest"
 	"github.com/unical/unical/invite"
@@ -34,6 +35,8 @@ type env struct {
 	client *unical.Client
 	app    *unical.App
 	sender *invite.Sender
+	// rcv receives the webhook messages.
+	rcv *apitest.Receiver
 }
 
 // retryNow makes every retry due at once, so that a test's next SendDue
@@ -42,7 +45,7 @@ var retryNow = []time.Duration{time.Nanosecond, time.Nanosecond, time.Nanosecond
 
 func mustNewEnv(t *testing.T, extra ...func(*unical.Config, unical.Store) unical.Provider) *env {
 	t.Helper()
-	e := &env{mta: smtptest.MustStart(t), dbPath: filepath.Join(t.TempDir(), "unical.db"), key: seal.NewKey()}
+	e := &env{mta: smtptest.MustStart(t), dbPath: filepath.Join(t.TempDir(), "unical.db"), key: seal.NewKey(), rcv: apitest.NewReceiver(t)}
 	e.open(t, extra...)
 	created, err := admin.Of(e.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("Rooms")})
 	if err != nil {
@@ -66,7 +69,8 @@ func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) uni
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := unical.Config{Store: store, MasterKey: e.key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}}
+	cfg := unical.Config{Store: store, MasterKey: e.key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true, WebhookSender: e.rcv.Sender(),
+		OutboxPollInterval: 50 * time.Millisecond, ChangePollInterval: -1}}
 	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(store), invite.Config{Store: store})}
 	for _, f := range extra {
 		cfg.Providers = append(cfg.Providers, f(&cfg, store))
@@ -261,7 +265,7 @@ func TestVirtual_DeliveryLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(want, got, cmpopts.IgnoreFields(invite.Delivery{}, "UpdatedAt")); d != "" {
+		if d := cmp.Diff(want, got.Data, cmpopts.IgnoreFields(invite.Delivery{}, "UpdatedAt")); d != "" {
 			t.Errorf("%s: delivery log mismatch (-want +got):\n%s", step, d)
 		}
 	}
@@ -276,7 +280,7 @@ func TestVirtual_DeliveryLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range got {
+	for _, d := range got.Data {
 		if d.Status != "pending" || d.Attempts != 1 || !strings.Contains(d.LastError, "retrying") {
 			t.Errorf("after a failed attempt: %+v, want pending, 1 attempt, an error saying it is retried", d)
 		}
@@ -374,7 +378,7 @@ func TestVirtual_Occurrence(t *testing.T) {
 		t.Errorf("series then occurrence mismatch (-want +got):\n%s", d)
 	}
 	log, err := invite.ListInvitations(ctx, e.app, acct.ID, cal, occ.Data[0].ID)
-	if err != nil || len(log) != 1 || log[0].Sequence != 1 || log[0].Status != invite.StatusSent {
+	if err != nil || len(log.Data) != 1 || log.Data[0].Sequence != 1 || log.Data[0].Status != invite.StatusSent {
 		t.Errorf("the occurrence's delivery log = %+v, %v; want the series' with ann at sequence 1, sent", log, err)
 	}
 }

@@ -6,6 +6,11 @@ import (
 	"github.com/unical/unical"
 )
 
+// List is the delivery log of an event's invitations.
+type List struct {
+	Data []*Delivery `json:"data"`
+}
+
 // ListInvitations returns the delivery log of an event's invitations:
 // each attendee's last message (method, sequence, status, attempts, last
 // error), in the order they were first invited. An event that sent none
@@ -14,7 +19,7 @@ import (
 // HTTP: GET /v1/events/{endUserAccountId}/{calendarId}/{eventId}/invitations
 //
 // Returns CodeNotFound for an unknown account, calendar or event.
-func ListInvitations(ctx context.Context, a *unical.App, accountID, calendarID, eventID string) ([]*Delivery, error) {
+func ListInvitations(ctx context.Context, a *unical.App, accountID, calendarID, eventID string) (*List, error) {
 	if _, err := a.GetAccount(ctx, accountID); err != nil {
 		return nil, err
 	}
@@ -35,7 +40,7 @@ func ListInvitations(ctx context.Context, a *unical.App, accountID, calendarID, 
 		}
 	}
 	if r == nil {
-		return []*Delivery{}, nil
+		return &List{Data: []*Delivery{}}, nil
 	}
-	return r.Deliveries, nil
+	return &List{Data: r.Deliveries}, nil
 }

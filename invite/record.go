@@ -39,8 +39,12 @@ type Delivery struct {
 	Status string `json:"status"`
 	// Sequence is the event's SEQUENCE the message carried.
 	Sequence int `json:"sequence"`
-	// ResponseStatus is the attendee's answer, once replied.
+	// ResponseStatus is the attendee's last answer, and ReplySequence the
+	// SEQUENCE it answered; an answer to an older SEQUENCE than Sequence
+	// is recorded here but not applied (Status stays sent). For a REPLY a
+	// room sent, ResponseStatus is its answer.
 	ResponseStatus unical.ResponseStatus `json:"responseStatus,omitempty"`
+	ReplySequence  int                   `json:"replySequence,omitempty"`
 	// Attempts counts the sending attempts of the last message.
 	Attempts int `json:"attempts"`
 	// LastError is why the last attempt failed ("" after a success).
@@ -89,6 +93,11 @@ type record struct {
 	// Deleted marks an event deleted at the organizer: replies to it are
 	// refused.
 	Deleted bool `json:"deleted,omitempty"`
+	// BookedCalendarID and BookedEventID are, for an invitation a VIRTUAL
+	// account received (key "in/" + UID), where it was booked; "" once
+	// cancelled.
+	BookedCalendarID string `json:"bookedCalendarId,omitempty"`
+	BookedEventID    string `json:"bookedEventId,omitempty"`
 }
 
 // snapshotOf returns the snapshot of e.

@@ -249,7 +249,9 @@ func plan(r *record, app *unical.Application, organizer string, old, e *unical.E
 		}
 		r.Queue = append(r.Queue, &outgoing{ID: ids.New("inv"), To: to, Method: method, Sequence: r.Sequence, Data: msg.Data, NextAttemptAt: now})
 		d := r.delivery(to)
-		*d = Delivery{Email: to, Method: method, Status: StatusPending, Sequence: r.Sequence, UpdatedAt: now}
+		// The attendee's last answer stays, with the SEQUENCE it was for.
+		*d = Delivery{Email: to, Method: method, Status: StatusPending, Sequence: r.Sequence, UpdatedAt: now,
+			ResponseStatus: d.ResponseStatus, ReplySequence: d.ReplySequence}
 		return nil
 	}
 	for _, to := range told {
