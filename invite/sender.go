@@ -38,7 +38,7 @@ type Sender struct {
 	owner    string
 	retries  []time.Duration
 	interval time.Duration
-	wake     chan struct{}
+	wake     Wakeup
 	log      *slog.Logger
 }
 
@@ -50,12 +50,31 @@ type SenderConfig struct {
 	// ScanInterval is how often queued messages are looked for without a
 	// wake-up; 0 means DefaultScanInterval.
 	ScanInterval time.Duration
+	// Wakeup is the one the wrapped providers tell; nil means the one of
+	// the first provider of c that [Wrap] wrapped, if any.
+	Wakeup Wakeup
 }
 
 // NewSender returns a sender over c's Store and mail settings.
 func NewSender(c *unical.Client, cfg SenderConfig) *Sender {
 	s := &Sender{client: c, owner: ids.New("sender"), retries: cfg.RetrySchedule, interval: cfg.ScanInterval,
-		wake: make(chan struct{}, 1), log: c.Logger()}
+		wake: cfg.Wakeup, log: c.Logger()}
+	for _, t := range []unical.ProviderType{unical.ProviderVirtual, unical.ProviderCalDAV} {
+		p, err := c.Provider(t)
+		for err == nil && s.wake == nil && p != nil {
+			if w, ok := p.(*Provider); ok {
+				s.wake = w.cfg.Wakeup
+			}
+			u, ok := p.(interface{ Unwrap() unical.Provider })
+			if !ok {
+				break
+			}
+			p = u.Unwrap()
+		}
+	}
+	if s.wake == nil {
+		s.wake = NewWakeup()
+	}
 	if s.retries == nil {
 		s.retries = DefaultRetrySchedule
 	}
@@ -66,12 +85,7 @@ func NewSender(c *unical.Client, cfg SenderConfig) *Sender {
 }
 
 // Wake makes a running sender look for queued messages now.
-func (s *Sender) Wake() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *Sender) Wake() { s.wake.notify() }
 
 // Run sends queued messages until ctx ends: at once when woken, and
 // every scan interval.

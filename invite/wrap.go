@@ -26,9 +26,24 @@ type Config struct {
 	Store unical.Store
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Queued, when set, is called after invitations were queued, so that
-	// a [Sender] in this process sends them at once ([Sender.Wake]).
-	Queued func()
+	// Wakeup, when set, is told when invitations were queued, so that a
+	// [Sender] in this process sends them at once; [NewSender] finds it
+	// on the Client's wrapped providers.
+	Wakeup Wakeup
+}
+
+// Wakeup tells a [Sender] that invitations were queued.
+type Wakeup chan struct{}
+
+// NewWakeup returns a Wakeup for [Config] and [SenderConfig].
+func NewWakeup() Wakeup { return make(Wakeup, 1) }
+
+// notify wakes the sender, or leaves a wake-up it has not taken yet.
+func (w Wakeup) notify() {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
 }
 
 // Provider is a provider wrapped by [Wrap].
@@ -194,8 +209,8 @@ func (w *Provider) queue(ctx context.Context, app *unical.Application, s *unical
 		}
 		return r, plan(r, app, organizer, old, e, occurrence, now)
 	})
-	if err == nil && w.cfg.Queued != nil {
-		w.cfg.Queued()
+	if err == nil && w.cfg.Wakeup != nil {
+		w.cfg.Wakeup.notify()
 	}
 	return err
 }

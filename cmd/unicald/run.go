@@ -28,6 +28,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
@@ -195,6 +196,9 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
 	providers = virtual.Add(providers, store)
+	// VIRTUAL and CalDAV accounts mail their invitations themselves
+	// (package invite); the sender runs in serve.
+	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		SweepInterval: eng.retention.sweepInterval,
@@ -394,6 +398,14 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 			ln.Close()
 			return fmt.Errorf("webhook engine: %w", err)
 		}
+		// The invitation sender resumes the invitations the Store holds
+		// (queued before a restart or by another replica); it stops
+		// before the client closes.
+		invitations := invite.NewSender(client, invite.SenderConfig{})
+		invitationsCtx, stopInvitations := context.WithCancel(ctx)
+		invitationsDone := make(chan struct{})
+		go func() { invitations.Run(invitationsCtx); close(invitationsDone) }()
+		defer func() { stopInvitations(); <-invitationsDone }()
 		logger.Info("listening", "addr", ln.Addr().String(), "store", sf.where())
 		m.printStart(ln.Addr(), *publicURL, created, token)
 		if m.Ready != nil {
