@@ -95,12 +95,20 @@ func (w *Provider) Capabilities() unical.Capabilities {
 	return caps
 }
 
-// SplitSeries forwards to the wrapped provider; the split series sends
-// no invitations.
+// SplitSeries forwards to the wrapped provider. A split sends no
+// invitations: with notifyAttendees=true it is made with false, as the
+// writes unical mails for are.
 func (w *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarID string, req *unical.SeriesSplit) (*unical.Event, error) {
 	sp, ok := w.Provider.(unical.SeriesSplitter)
 	if !ok {
 		return nil, unical.Errorf(unical.CodeNotImplemented, "This provider cannot split a series.")
+	}
+	app, err := w.mailing(ctx, s, calendarID)
+	if err != nil {
+		return nil, err
+	}
+	if app != nil {
+		ctx = unical.WithNotifyAttendees(ctx, false)
 	}
 	return sp.SplitSeries(ctx, s, calendarID, req)
 }
