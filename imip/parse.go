@@ -16,6 +16,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/icalmap"
 )
 
 // MaxMessageSize is the largest inbound message Parse reads, in bytes.
@@ -50,21 +51,7 @@ type Inbound struct {
 // has checked there is exactly one.
 func (in *Inbound) Reply() (address string, status unical.ResponseStatus) {
 	p := in.Events[0].Props.Get(ical.PropAttendee)
-	return Address(p.Value), ResponseStatus(p.Params.Get(ical.ParamParticipationStatus))
-}
-
-// ResponseStatus maps a PARTSTAT value (RFC 5545 §3.2.12) to a response
-// status; an unknown one is needsAction.
-func ResponseStatus(partstat string) unical.ResponseStatus {
-	switch strings.ToUpper(partstat) {
-	case "ACCEPTED":
-		return unical.ResponseAccepted
-	case "DECLINED":
-		return unical.ResponseDeclined
-	case "TENTATIVE":
-		return unical.ResponseTentative
-	}
-	return unical.ResponseNeedsAction
+	return Address(p.Value), icalmap.ResponseStatusOf(p.Params.Get(ical.ParamParticipationStatus))
 }
 
 // Address returns the lower-case address of a CAL-ADDRESS value

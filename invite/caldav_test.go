@@ -49,16 +49,8 @@ func TestCalDAV_Radicale(t *testing.T) {
 	e := mustNewEnv(t, withCalDAV(t))
 	ctx := t.Context()
 	acct, cal := e.mustConnectCalDAV(t, davtest.Radicale)
-	ev, err := e.app.CreateEvent(notify(ctx), acct, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.sendDue(t)
-	guests := []string{"ann@example.org NEEDS-ACTION TRUE", "bob@example.net NEEDS-ACTION TRUE"}
-	request := func(to, seq, start string) received {
-		return received{To: to, Method: "REQUEST", UID: ev.ICalUID, Sequence: seq, Attendees: guests,
-			Organizer: "mailto:organizer@example.com", SentBy: "mailto:rooms@example.com", Summary: "Planning", Start: start}
-	}
+	ev := e.mustPlanning(t, acct, cal)
+	request := planningRequest(ev, "organizer@example.com")
 	e.wantMessages(t, "create", 0, []received{
 		request("ann@example.org", "0", "20270316T100000"), request("bob@example.net", "0", "20270316T100000"),
 	})

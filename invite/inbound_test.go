@@ -48,17 +48,10 @@ func TestReceive_Reply(t *testing.T) {
 	t.Parallel()
 	e := mustNewEnv(t)
 	ctx := t.Context()
-	acct, err := e.app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "alice@people.example", ProviderType: unical.ProviderVirtual})
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := e.mustVirtual(t, "alice@people.example")
 	cal := virtual.PrimaryCalendarID
-	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.sendDue(t)
-	sub, err := subscriptions.Create(ctx, e.app, acct.ID, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: e.rcv.URL + "/cal"})
+	ev := e.mustPlanning(t, acct, cal)
+	sub, err := subscriptions.Create(ctx, e.app, acct, &subscriptions.CreateParams{CalendarID: cal, WebhookURL: e.rcv.URL + "/cal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +65,13 @@ func TestReceive_Reply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &invite.Received{Method: "REPLY", UID: ev.ICalUID, EndUserAccountID: acct.ID, CalendarID: cal, EventID: ev.ID, Applied: true, ResponseStatus: unical.ResponseAccepted}
+	want := &invite.Received{Method: "REPLY", UID: ev.ICalUID, EndUserAccountID: acct, CalendarID: cal, EventID: ev.ID, Applied: true, ResponseStatus: unical.ResponseAccepted}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Receive(REPLY) mismatch (-want +got):\n%s", d)
 	}
 	statuses := func() map[string]unical.ResponseStatus {
 		t.Helper()
-		cur, err := e.app.GetEvent(ctx, acct.ID, cal, ev.ID)
+		cur, err := e.app.GetEvent(ctx, acct, cal, ev.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +94,7 @@ func TestReceive_Reply(t *testing.T) {
 
 	// A time change raises SEQUENCE; Bob's answer to the old one is
 	// recorded, not applied.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T12:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-16T13:00:00", TimeZone: "Europe/Berlin"}),
 	}); err != nil {
@@ -118,7 +111,7 @@ func TestReceive_Reply(t *testing.T) {
 	if st := statuses()["bob@example.net"]; st != unical.ResponseNeedsAction {
 		t.Errorf("Bob's status after an outdated REPLY = %q, want needsAction", st)
 	}
-	log, err := invite.ListInvitations(ctx, e.app, acct.ID, cal, ev.ID)
+	log, err := invite.ListInvitations(ctx, e.app, acct, cal, ev.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,15 +196,9 @@ func TestReceive_ErrRefused(t *testing.T) {
 	t.Parallel()
 	e := mustNewEnv(t)
 	ctx := t.Context()
-	acct, err := e.app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "alice@people.example", ProviderType: unical.ProviderVirtual})
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := e.mustVirtual(t, "alice@people.example")
 	cal := virtual.PrimaryCalendarID
-	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := e.mustPlanning(t, acct, cal)
 	unknown := *ev
 	unknown.ICalUID = "nobody-knows@example.org"
 	notInvited := guestReply(t, ev, "alice@people.example", "eve@example.org", unical.ResponseAccepted, 0)
@@ -246,7 +233,7 @@ func TestReceive_ErrRefused(t *testing.T) {
 			}
 		})
 	}
-	cur, err := e.app.GetEvent(ctx, acct.ID, cal, ev.ID)
+	cur, err := e.app.GetEvent(ctx, acct, cal, ev.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,31 +168,53 @@ func meetingParams(title, start, end string) *unical.EventParams {
 	}
 }
 
-func TestVirtual_RequestUpdateCancel(t *testing.T) {
-	t.Parallel()
-	e := mustNewEnv(t)
-	ctx := t.Context()
-	acct, err := e.app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "room4@rooms.example.com", ProviderType: unical.ProviderVirtual})
+// mustVirtual creates a VIRTUAL account with address email.
+func (e *env) mustVirtual(t *testing.T, email string) string {
+	t.Helper()
+	acct, err := e.app.CreateAccount(t.Context(), &unical.AccountCreateParams{Email: email, ProviderType: unical.ProviderVirtual})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cal := virtual.PrimaryCalendarID
-	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
+	return acct.ID
+}
+
+// mustPlanning creates the Planning meeting with Ann and Bob, asking for
+// invitations, and sends them.
+func (e *env) mustPlanning(t *testing.T, accountID, calendarID string) *unical.Event {
+	t.Helper()
+	ev, err := e.app.CreateEvent(notify(t.Context()), accountID, calendarID, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
-	guests := []string{"ann@example.org NEEDS-ACTION TRUE", "bob@example.net NEEDS-ACTION TRUE"}
-	request := func(to, seq, start string) received {
-		return received{To: to, Method: "REQUEST", UID: ev.ICalUID, Sequence: seq, Attendees: guests,
-			Organizer: "mailto:room4@rooms.example.com", SentBy: "mailto:rooms@example.com", Summary: "Planning", Start: start}
+	return ev
+}
+
+// planningRequest returns the REQUEST of the Planning meeting ev,
+// organized by organizer, as each guest receives it.
+func planningRequest(ev *unical.Event, organizer string) func(to, seq, start string) received {
+	return func(to, seq, start string) received {
+		return received{To: to, Method: "REQUEST", UID: ev.ICalUID, Sequence: seq,
+			Attendees: []string{"ann@example.org NEEDS-ACTION TRUE", "bob@example.net NEEDS-ACTION TRUE"},
+			Organizer: "mailto:" + organizer, SentBy: "mailto:rooms@example.com", Summary: "Planning", Start: start}
 	}
+}
+
+func TestVirtual_RequestUpdateCancel(t *testing.T) {
+	t.Parallel()
+	e := mustNewEnv(t)
+	ctx := t.Context()
+	acct := e.mustVirtual(t, "room4@rooms.example.com")
+	cal := virtual.PrimaryCalendarID
+	ev := e.mustPlanning(t, acct, cal)
+	guests := []string{"ann@example.org NEEDS-ACTION TRUE", "bob@example.net NEEDS-ACTION TRUE"}
+	request := planningRequest(ev, "room4@rooms.example.com")
 	e.wantMessages(t, "create", 0, []received{
 		request("ann@example.org", "0", "20270316T100000"), request("bob@example.net", "0", "20270316T100000"),
 	})
 
 	// A time change: SEQUENCE + 1.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T14:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-16T15:00:00", TimeZone: "Europe/Berlin"}),
 	}); err != nil {
@@ -205,10 +227,10 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 
 	// A description change keeps SEQUENCE; a write without
 	// notifyAttendees sends nothing.
-	if _, err := e.app.UpdateEvent(ctx, acct.ID, cal, ev.ID, &unical.EventParams{Description: unical.Some("quiet")}); err != nil {
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{Description: unical.Some("quiet")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, ev.ID, &unical.EventParams{Description: unical.Some("agenda attached")}); err != nil {
+	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{Description: unical.Some("agenda attached")}); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -217,7 +239,7 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	})
 
 	// Bob taken off: a REQUEST to Ann with SEQUENCE + 1, a CANCEL to Bob.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
 		Attendees: unical.Some([]unical.Attendee{{Email: "ann@example.org", Name: "Ann"}}),
 	}); err != nil {
 		t.Fatal(err)
@@ -232,7 +254,7 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	})
 
 	// The delete: a CANCEL to Ann.
-	if _, err := e.app.DeleteEvent(notify(ctx), acct.ID, cal, ev.ID); err != nil {
+	if _, err := e.app.DeleteEvent(notify(ctx), acct, cal, ev.ID); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
