@@ -83,15 +83,14 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
 }
 
-// SealMailSecret seals app's mail secret name ("password", "inbound");
-// OpenMailSecret opens it.
-func (c *Client) SealMailSecret(app *Application, name string, secret []byte) []byte {
-	return c.credentials.Seal(secret, seal.MailSecretBinding(app.ID, name))
+// SealMail seals app's encoded mail settings for app.SealedMail.
+func (c *Client) SealMail(app *Application, data []byte) []byte {
+	return c.credentials.Seal(data, seal.MailBinding(app.ID))
 }
 
-// OpenMailSecret opens what SealMailSecret sealed.
-func (c *Client) OpenMailSecret(app *Application, name string, sealed []byte) ([]byte, error) {
-	return c.credentials.Open(sealed, seal.MailSecretBinding(app.ID, name))
+// OpenMail opens what SealMail sealed for app.
+func (c *Client) OpenMail(app *Application, sealed []byte) ([]byte, error) {
+	return c.credentials.Open(sealed, seal.MailBinding(app.ID))
 }
 
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing

@@ -58,18 +58,9 @@ type Application struct {
 	// Delegations are the application's delegation credentials (our
 	// extension), at most one per provider type.
 	Delegations map[ProviderType]Delegation `json:"-"`
-	// Mail is how invitations are mailed and received (package invite);
-	// nil when not set.
-	Mail *MailSettings `json:"-"`
-}
-
-// MailSettings are an application's invitation mail settings
-// (docs/operations.md): the SMTP submission URL, its user, the From
-// address, and the SMTP password and inbound secret, sealed
-// ([Client.SealMailSecret]).
-type MailSettings struct {
-	SMTPURL, Username, From             string
-	SealedPassword, SealedInboundSecret []byte
+	// SealedMail is the invitation mail settings ([Client.SealMail];
+	// package smtpsend encodes them); nil when not set.
+	SealedMail []byte `json:"-"`
 }
 
 // Delegation is a credential that acts for every user of a Google

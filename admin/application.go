@@ -43,7 +43,7 @@ func (s *Service) applicationView(app *unical.Application) *ApplicationView {
 		ID: app.ID, Name: app.Name, CreatedAt: app.CreatedAt, UpdatedAt: app.UpdatedAt,
 		RedirectURLs: slices.Clone(app.RedirectURLs),
 		Webhook:      &WebhookView{URL: app.WebhookURL, SecretSet: app.SealedWebhookSecret != nil, EndpointState: app.CurrentWebhookState()},
-		Mail:         mailView(app),
+		Mail:         s.mailView(app),
 	}
 	if v.RedirectURLs == nil {
 		v.RedirectURLs = []string{}

@@ -27,14 +27,15 @@ type MailView struct {
 	InboundPath string `json:"inboundPath"`
 }
 
-// mailView returns the view of app's mail settings, nil when it has none.
-func mailView(app *unical.Application) *MailView {
-	m := app.Mail
-	if m == nil {
+// mailView returns the view of app's mail settings, nil when it has
+// none (or they cannot be opened, which ApplicationMail reports).
+func (s *Service) mailView(app *unical.Application) *MailView {
+	set, err := smtpsend.LoadSettings(s.client, app)
+	if err != nil || set == nil {
 		return nil
 	}
-	return &MailView{SMTPURL: m.SMTPURL, Username: m.Username, From: m.From, PasswordSet: m.SealedPassword != nil,
-		InboundSecretSet: m.SealedInboundSecret != nil, InboundPath: "/v1/imip/" + app.ID}
+	return &MailView{SMTPURL: set.SMTPURL, Username: set.Username, From: set.From, PasswordSet: set.Password != "",
+		InboundSecretSet: set.InboundSecret != "", InboundPath: "/v1/imip/" + app.ID}
 }
 
 // MailParams set an application's mail settings. Password and
@@ -54,10 +55,13 @@ func (s *Service) ApplicationMail(ctx context.Context, appID string) (*MailView,
 	if err != nil {
 		return nil, err
 	}
-	if app.Mail == nil {
+	if _, err := smtpsend.LoadSettings(s.client, app); err != nil {
+		return nil, err
+	}
+	if app.SealedMail == nil {
 		return nil, &unical.Error{Code: unical.CodeNotFound, Field: "mail", Message: "The application has no mail settings."}
 	}
-	return mailView(app), nil
+	return s.mailView(app), nil
 }
 
 // SetApplicationMail sets an application's mail settings. Returns
@@ -80,28 +84,25 @@ func (s *Service) SetApplicationMail(ctx context.Context, appID string, p *MailP
 	if err != nil {
 		return nil, err
 	}
-	m := &unical.MailSettings{SMTPURL: p.SMTPURL, Username: p.Username, From: strings.ToLower(p.From)}
-	if old := app.Mail; old != nil {
-		if old.Username == p.Username {
-			m.SealedPassword = old.SealedPassword
+	set := &smtpsend.Settings{SMTPURL: p.SMTPURL, Username: p.Username, Password: p.Password, From: strings.ToLower(p.From), InboundSecret: p.InboundSecret}
+	// Secrets left out are kept; a password only for the same user. Old
+	// settings that no longer open are replaced whole.
+	if old, _ := smtpsend.LoadSettings(s.client, app); old != nil {
+		if set.Password == "" && old.Username == p.Username {
+			set.Password = old.Password
 		}
-		m.SealedInboundSecret = old.SealedInboundSecret
+		if set.InboundSecret == "" {
+			set.InboundSecret = old.InboundSecret
+		}
 	}
-	if p.Username == "" {
-		m.SealedPassword = nil
+	if err := smtpsend.SaveSettings(s.client, app, set); err != nil {
+		return nil, err
 	}
-	if p.Password != "" {
-		m.SealedPassword = s.client.SealMailSecret(app, "password", []byte(p.Password))
-	}
-	if p.InboundSecret != "" {
-		m.SealedInboundSecret = s.client.SealMailSecret(app, "inbound", []byte(p.InboundSecret))
-	}
-	app.Mail = m
 	if err := s.saveApplication(ctx, app); err != nil {
 		return nil, err
 	}
 	s.record(ctx, "mail.set", appID, "")
-	return mailView(app), nil
+	return s.mailView(app), nil
 }
 
 // RemoveApplicationMail removes an application's mail settings: no
@@ -111,7 +112,7 @@ func (s *Service) RemoveApplicationMail(ctx context.Context, appID string) error
 	if err != nil {
 		return err
 	}
-	app.Mail = nil
+	app.SealedMail = nil
 	if err := s.saveApplication(ctx, app); err != nil {
 		return err
 	}
@@ -147,14 +148,14 @@ func (s *Service) VerifyApplicationMail(ctx context.Context, appID string, p *Ma
 	if err != nil {
 		return nil, err
 	}
-	srv, err := smtpsend.ForApplication(s.client, app)
+	srv, set, err := smtpsend.ForApplication(s.client, app)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now().UTC()
 	msg := fmt.Sprintf("From: <%s>\r\nTo: <%s>\r\nSubject: unical mail settings test\r\nDate: %s\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThis message checks the invitation mail settings of application %s.\r\n",
-		app.Mail.From, to.Address, now.Format("Mon, 02 Jan 2006 15:04:05 -0700"), app.ID)
-	reply, err := srv.Send(ctx, app.Mail.From, []string{to.Address}, []byte(msg))
+		set.From, to.Address, now.Format("Mon, 02 Jan 2006 15:04:05 -0700"), app.ID)
+	reply, err := srv.Send(ctx, set.From, []string{to.Address}, []byte(msg))
 	s.record(ctx, "mail.verify", appID, "")
 	if se := (*smtpsend.Error)(nil); errors.As(err, &se) {
 		return &MailVerified{Reply: se.Reply}, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical/imip"
 	"github.com/unical/unical/internal/icalmap"
 	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/internal/smtpsend"
 )
 
 // inboundPrefix starts the keys of the records of invitations a VIRTUAL
@@ -96,11 +97,11 @@ func Receive(ctx context.Context, c *unical.Client, appID, secret string, body i
 // secretMatches compares secret with app's inbound secret in constant
 // time; false when app has none.
 func secretMatches(c *unical.Client, app *unical.Application, secret string) bool {
-	if app.Mail == nil || app.Mail.SealedInboundSecret == nil || secret == "" {
+	set, err := smtpsend.LoadSettings(c, app)
+	if err != nil || set == nil || set.InboundSecret == "" || secret == "" {
 		return false
 	}
-	want, err := c.OpenMailSecret(app, "inbound", app.Mail.SealedInboundSecret)
-	return err == nil && subtle.ConstantTimeCompare(want, []byte(secret)) == 1
+	return subtle.ConstantTimeCompare([]byte(set.InboundSecret), []byte(secret)) == 1
 }
 
 // receiver handles one parsed inbound message.
@@ -314,18 +315,13 @@ func (r *receiver) request(ctx context.Context) (*Received, error) {
 	reply.ICalUID = r.in.UID
 	reply.Attendees = []unical.Attendee{{Email: room.Email, ResponseStatus: answer}}
 	now := r.c.Now().UTC()
-	msg, err := imip.Encode(&imip.Invitation{Method: imip.MethodReply, Event: &reply, Sequence: r.in.Sequence,
-		Organizer: r.in.Organizer, From: r.app.Mail.From, To: r.in.Organizer}, now)
-	if err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
-	}
 	_, err = updateRecord(ctx, r.c.Store(), r.app.ID, room.ID, key, func(cur *record) (*record, error) {
 		if cur == nil {
 			cur = &record{UID: r.in.UID}
 		}
 		cur.BookedCalendarID, cur.BookedEventID, cur.Sequence, cur.Organizer = calendarID, booked.ID, r.in.Sequence, r.in.Organizer
 		cur.Queue = append(cur.Queue, &outgoing{ID: ids.New("inv"), To: r.in.Organizer, Method: imip.MethodReply,
-			Sequence: r.in.Sequence, Data: msg.Data, NextAttemptAt: now})
+			Sequence: r.in.Sequence, Event: &reply, Organizer: r.in.Organizer, NextAttemptAt: now})
 		d := cur.delivery(r.in.Organizer)
 		*d = Delivery{Email: r.in.Organizer, Method: imip.MethodReply, Status: StatusPending, Sequence: r.in.Sequence, ResponseStatus: answer, UpdatedAt: now}
 		return cur, nil

@@ -53,13 +53,16 @@ type Delivery struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// outgoing is one queued message.
+// outgoing is one queued message. It is encoded when sent, with the
+// application's From address then.
 type outgoing struct {
-	ID            string    `json:"id"`
-	To            string    `json:"to"`
-	Method        string    `json:"method"`
-	Sequence      int       `json:"sequence"`
-	Data          []byte    `json:"data"`
+	ID       string        `json:"id"`
+	To       string        `json:"to"`
+	Method   string        `json:"method"`
+	Sequence int           `json:"sequence"`
+	Event    *unical.Event `json:"event"`
+	// Organizer is the ORGANIZER's address.
+	Organizer     string    `json:"organizer"`
 	Attempts      int       `json:"attempts"`
 	NextAttemptAt time.Time `json:"nextAttemptAt"`
 	// LeaseOwner and LeaseExpiry mark a sender's claim: another sender

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/imip"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/smtpsend"
 )
@@ -115,7 +116,7 @@ func (s *Sender) SendDue(ctx context.Context) error {
 	}
 	var errs []error
 	for _, app := range apps {
-		if app.Mail == nil {
+		if app.SealedMail == nil {
 			continue
 		}
 		for _, t := range []unical.ProviderType{unical.ProviderVirtual, unical.ProviderCalDAV} {
@@ -185,13 +186,18 @@ func (s *Sender) sendRecord(ctx context.Context, app *unical.Application, accoun
 	if err != nil || len(claimed) == 0 {
 		return err
 	}
-	srv, srvErr := smtpsend.ForApplication(s.client, app)
+	srv, set, srvErr := smtpsend.ForApplication(s.client, app)
 	for _, m := range claimed {
-		var sendErr error
-		if srvErr != nil {
-			sendErr = &smtpsend.Error{Reply: unical.ErrorMessage(srvErr)}
+		sendErr := srvErr
+		if srvErr == nil {
+			var msg *imip.Message
+			msg, sendErr = imip.Encode(&imip.Invitation{Method: m.Method, Event: m.Event, Sequence: m.Sequence,
+				Organizer: m.Organizer, From: set.From, To: m.To}, now)
+			if sendErr == nil {
+				_, sendErr = srv.Send(ctx, set.From, []string{m.To}, msg.Data)
+			}
 		} else {
-			_, sendErr = srv.Send(ctx, app.Mail.From, []string{m.To}, m.Data)
+			sendErr = &smtpsend.Error{Reply: unical.ErrorMessage(srvErr)}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err() // the lease ends and the message is tried again

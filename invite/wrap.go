@@ -132,7 +132,7 @@ func (w *Provider) mailing(ctx context.Context, s *unical.Session, calendarID st
 	if err != nil {
 		return nil, err
 	}
-	if app.Mail == nil {
+	if app.SealedMail == nil {
 		return nil, unical.FieldError(unical.NotifyAttendeesParameter,
 			"notifyAttendees=true needs the application's mail settings, which are not set: attendees of %s accounts are emailed through them (docs/operations.md).", w.Type())
 	}
@@ -211,11 +211,11 @@ func (w *Provider) queue(ctx context.Context, app *unical.Application, s *unical
 	}
 	organizer := strings.ToLower(s.Email)
 	now := w.cfg.Now().UTC()
-	_, err := updateRecord(ctx, w.cfg.Store, s.ApplicationID, s.AccountID, recordKey(calendarID, seriesID), func(r *record) (*record, error) {
+	_, err := updateRecord(ctx, w.cfg.Store, app.ID, s.AccountID, recordKey(calendarID, seriesID), func(r *record) (*record, error) {
 		if r == nil {
 			r = &record{UID: cur.ICalUID, Organizer: organizer}
 		}
-		return r, plan(r, app, organizer, old, e, occurrence, now)
+		return r, plan(r, organizer, old, e, occurrence, now)
 	})
 	if err == nil && w.cfg.Wakeup != nil {
 		w.cfg.Wakeup.notify()
@@ -225,7 +225,7 @@ func (w *Provider) queue(ctx context.Context, app *unical.Application, s *unical
 
 // plan adds to r the messages of the write from old to e, and the
 // deliveries they start.
-func plan(r *record, app *unical.Application, organizer string, old, e *unical.Event, occurrence bool, now time.Time) error {
+func plan(r *record, organizer string, old, e *unical.Event, occurrence bool, now time.Time) error {
 	var removed []string
 	var told []string
 	var sent *unical.Event // the event the messages describe
@@ -265,12 +265,13 @@ func plan(r *record, app *unical.Application, organizer string, old, e *unical.E
 		}
 	}
 	inv := func(method, to string, ev *unical.Event) error {
-		msg, err := imip.Encode(&imip.Invitation{Method: method, Event: ev, Sequence: r.Sequence,
-			Organizer: organizer, From: app.Mail.From, To: to}, now)
-		if err != nil {
+		// Encoding now refuses an event no message can carry before
+		// anything is queued; the sender encodes again with the From of
+		// the moment.
+		if _, err := imip.Calendar(&imip.Invitation{Method: method, Event: ev, Organizer: organizer, From: organizer, To: to}, now); err != nil {
 			return unical.WrapError(unical.CodeInternal, err, "Internal error.")
 		}
-		r.Queue = append(r.Queue, &outgoing{ID: ids.New("inv"), To: to, Method: method, Sequence: r.Sequence, Data: msg.Data, NextAttemptAt: now})
+		r.Queue = append(r.Queue, &outgoing{ID: ids.New("inv"), To: to, Method: method, Sequence: r.Sequence, Event: ev, Organizer: organizer, NextAttemptAt: now})
 		d := r.delivery(to)
 		// The attendee's last answer stays, with the SEQUENCE it was for.
 		*d = Delivery{Email: to, Method: method, Status: StatusPending, Sequence: r.Sequence, UpdatedAt: now,

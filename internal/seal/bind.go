@@ -31,6 +31,6 @@ func SubscriptionSecretBinding(subscriptionID string) []byte {
 	return []byte("subscription/" + subscriptionID)
 }
 
-// MailSecretBinding binds an application's mail secret (the SMTP password,
-// the inbound secret) by name.
-func MailSecretBinding(appID, name string) []byte { return []byte("mail/" + appID + "/" + name) }
+// MailBinding binds an application's invitation mail settings, which
+// hold the SMTP password and the inbound secret.
+func MailBinding(appID string) []byte { return []byte("mail/" + appID) }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -186,22 +187,57 @@ func startTLSError(err error) error {
 	return &Error{Reply: "STARTTLS failed (mail is only sent encrypted; smtps:// connects with TLS at once): " + err.Error()}
 }
 
-// ForApplication returns the submission server of app's mail settings,
-// its SMTP password opened, under c's outbound-address policy. Returns
-// CodeConflict naming mail when app has no mail settings, CodeInternal
-// when the password does not open with c's master key.
-func ForApplication(c *unical.Client, app *unical.Application) (*Server, error) {
-	m := app.Mail
-	if m == nil || m.SMTPURL == "" {
-		return nil, &unical.Error{Code: unical.CodeConflict, Field: "mail", Message: "The application has no mail settings; set them first (docs/operations.md)."}
+// Settings are an application's invitation mail settings, kept sealed
+// whole in Application.SealedMail.
+type Settings struct {
+	SMTPURL       string `json:"smtpUrl"`
+	Username      string `json:"username,omitempty"`
+	Password      string `json:"password,omitempty"`
+	From          string `json:"from"`
+	InboundSecret string `json:"inboundSecret,omitempty"`
+}
+
+// LoadSettings returns app's mail settings, nil when it has none.
+// Returns CodeInternal when they do not open with c's master key.
+func LoadSettings(c *unical.Client, app *unical.Application) (*Settings, error) {
+	if app.SealedMail == nil {
+		return nil, nil
 	}
-	srv := &Server{URL: m.SMTPURL, Username: m.Username, AllowPrivate: c.WebhookConfig().AllowPrivateTargets}
-	if m.SealedPassword != nil {
-		pw, err := c.OpenMailSecret(app, "password", m.SealedPassword)
-		if err != nil {
-			return nil, unical.WrapError(unical.CodeInternal, err, "The SMTP password cannot be unsealed with the server's master key; set it again.")
-		}
-		srv.Password = string(pw)
+	data, err := c.OpenMail(app, app.SealedMail)
+	var set Settings
+	if err == nil {
+		err = json.Unmarshal(data, &set)
 	}
-	return srv, nil
+	if err != nil {
+		return nil, unical.WrapError(unical.CodeInternal, err, "The mail settings cannot be unsealed with the server's master key; set them again.")
+	}
+	return &set, nil
+}
+
+// SaveSettings seals set into app.SealedMail; nil removes the settings.
+func SaveSettings(c *unical.Client, app *unical.Application, set *Settings) error {
+	if set == nil {
+		app.SealedMail = nil
+		return nil
+	}
+	data, err := json.Marshal(set)
+	if err != nil {
+		return err
+	}
+	app.SealedMail = c.SealMail(app, data)
+	return nil
+}
+
+// ForApplication returns app's mail settings and the submission server
+// they name, under c's outbound-address policy. Returns CodeConflict
+// naming mail when app has no mail settings.
+func ForApplication(c *unical.Client, app *unical.Application) (*Server, *Settings, error) {
+	set, err := LoadSettings(c, app)
+	if err != nil {
+		return nil, nil, err
+	}
+	if set == nil {
+		return nil, nil, &unical.Error{Code: unical.CodeConflict, Field: "mail", Message: "The application has no mail settings; set them first (docs/operations.md)."}
+	}
+	return &Server{URL: set.SMTPURL, Username: set.Username, Password: set.Password, AllowPrivate: c.WebhookConfig().AllowPrivateTargets}, set, nil
 }

@@ -45,8 +45,7 @@ func fullApplication(id string, created time.Time) *unical.Application {
 				Status: "failing", StatusReason: "consent not granted", UpdatedAt: created.Add(time.Minute), Sealed: []byte{0x00, 's', 0xff},
 			},
 		},
-		Mail: &unical.MailSettings{SMTPURL: "smtps://mail.app.example", Username: "invites", From: "invites@app.example",
-			SealedPassword: []byte{0x01, 'p', 0xfe}, SealedInboundSecret: []byte{0x02, 'i', 0xfd}},
+		SealedMail: []byte{0x01, 'm', 0x00, 0xfe},
 	}
 }
 
