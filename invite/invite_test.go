@@ -404,3 +404,31 @@ func TestVirtual_Occurrence(t *testing.T) {
 		t.Errorf("the occurrence's delivery log = %+v, %v; want the series' with ann at sequence 1, sent", log, err)
 	}
 }
+
+// TestVirtual_ErrRefusedBySMTP: a 5xx answer fails the invitation at
+// once, with the server's reply in the delivery log.
+func TestVirtual_ErrRefusedBySMTP(t *testing.T) {
+	t.Parallel()
+	e := mustNewEnv(t)
+	ctx := t.Context()
+	if _, err := admin.Of(e.client).SetApplicationMail(ctx, e.app.ID(), &admin.MailParams{
+		SMTPURL: e.mta.URL, Username: e.mta.Username, Password: "wrong", From: "rooms@example.com",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	acct := e.mustVirtual(t, "room8@rooms.example.com")
+	ev := e.mustPlanning(t, acct, virtual.PrimaryCalendarID)
+	e.sendDue(t) // nothing is left to retry
+	log, err := invite.ListInvitations(ctx, e.app, acct, virtual.PrimaryCalendarID, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range log.Data {
+		if d.Status != invite.StatusFailed || d.Attempts != 1 || !strings.HasPrefix(d.LastError, "535") {
+			t.Errorf("%s: %+v, want failed after 1 attempt with the server's 535", d.Email, d)
+		}
+	}
+	if msgs, err := e.mta.Messages(); err != nil || len(msgs) != 0 {
+		t.Errorf("%d messages delivered, %v; want none", len(msgs), err)
+	}
+}
