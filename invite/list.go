@@ -4,12 +4,11 @@ import (
 	"context"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/invite/invitelog"
 )
 
 // List is the delivery log of an event's invitations.
-type List struct {
-	Data []*Delivery `json:"data"`
-}
+type List = invitelog.List
 
 // ListInvitations returns the delivery log of an event's invitations:
 // each attendee's last message (method, sequence, status, attempts, last

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/invite/invitelog"
 )
 
 // collection is the RecordStore collection of an account's invitation
@@ -18,40 +19,18 @@ const collection = "invitations"
 // maxConflicts bounds the compare-and-set retries of one record update.
 const maxConflicts = 10
 
-// Delivery statuses.
+// Delivery statuses, and the delivery log's types, live in package
+// invitelog, which httpclient shares without this package's iCalendar
+// code.
 const (
-	StatusPending = "pending"
-	StatusSent    = "sent"
-	StatusFailed  = "failed"
-	StatusReplied = "replied"
+	StatusPending = invitelog.StatusPending
+	StatusSent    = invitelog.StatusSent
+	StatusFailed  = invitelog.StatusFailed
+	StatusReplied = invitelog.StatusReplied
 )
 
-// Delivery is the state of one attendee's invitation: the last message
-// about the event sent (or being sent) to the attendee, and the answer.
-type Delivery struct {
-	// Email is the attendee's address.
-	Email string `json:"email"`
-	// Method is the last message's iTIP method: REQUEST or CANCEL.
-	Method string `json:"method"`
-	// Status is pending (queued or being retried), sent (the SMTP server
-	// took it), failed (refused, or retries ran out) or replied (the
-	// attendee answered).
-	Status string `json:"status"`
-	// Sequence is the event's SEQUENCE the message carried.
-	Sequence int `json:"sequence"`
-	// ResponseStatus is the attendee's last answer, and ReplySequence the
-	// SEQUENCE it answered; an answer to an older SEQUENCE than Sequence
-	// is recorded here but not applied (Status stays sent). For a REPLY a
-	// room sent, ResponseStatus is its answer.
-	ResponseStatus unical.ResponseStatus `json:"responseStatus,omitempty"`
-	ReplySequence  int                   `json:"replySequence,omitempty"`
-	// Attempts counts the sending attempts of the last message.
-	Attempts int `json:"attempts"`
-	// LastError is why the last attempt failed ("" after a success).
-	LastError string `json:"lastError,omitempty"`
-	// UpdatedAt is when the delivery last changed.
-	UpdatedAt time.Time `json:"updatedAt"`
-}
+// Delivery is one attendee's entry of the delivery log.
+type Delivery = invitelog.Delivery
 
 // outgoing is one queued message. It is encoded when sent, with the
 // application's From address then.
