@@ -3,6 +3,7 @@ package invite_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
@@ -97,5 +98,35 @@ func TestCalDAV_CyrusSchedulesItself(t *testing.T) {
 	}
 	if len(msgs) != 0 {
 		t.Errorf("%d messages mailed by unical for a scheduling server, want none", len(msgs))
+	}
+}
+
+// TestCalDAV_SplitMailsNothing: a thisAndFollowing edit with
+// notifyAttendees=true on Radicale is made (not refused as before unical
+// mailed invitations) and mails nothing, as documented.
+func TestCalDAV_SplitMailsNothing(t *testing.T) {
+	t.Parallel()
+	e := mustNewEnv(t, withCalDAV(t))
+	ctx := t.Context()
+	acct, cal := e.mustConnectCalDAV(t, davtest.Radicale)
+	params := meetingParams("Weekly", "2027-03-16T10:00:00", "2027-03-16T11:00:00")
+	params.IsRecurring = unical.Some(true)
+	params.Recurrence = unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=4"})
+	ev, err := e.app.CreateEvent(ctx, acct, cal, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ, err := e.app.ListOccurrences(ctx, acct, cal, ev.ID, &unical.OccurrenceListParams{
+		Start: time.Date(2027, 3, 29, 0, 0, 0, 0, time.UTC), End: time.Date(2027, 4, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(occ.Data) != 1 {
+		t.Fatalf("ListOccurrences = %d, %v; want the third occurrence", len(occ.Data), err)
+	}
+	if _, err := e.app.UpdateEventWithScope(notify(ctx), acct, cal, occ.Data[0].ID, unical.ScopeThisAndFollowing,
+		&unical.EventParams{Title: unical.Some("Weekly (new room)")}); err != nil {
+		t.Fatalf("thisAndFollowing with notifyAttendees=true: %v", err)
+	}
+	e.sendDue(t)
+	if msgs, err := e.mta.Messages(); err != nil || len(msgs) != 0 {
+		t.Errorf("%d messages after a split, %v; want none", len(msgs), err)
 	}
 }
