@@ -385,6 +385,3 @@ func (c *Client) Application(ctx context.Context, id string) (*Application, erro
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
 	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
-
-// randomString returns n random bytes in URL-safe base32.
-func randomString(n int) string { return ids.Random(n) }

@@ -83,15 +83,8 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
 }
 
-// SealMail seals app's encoded mail settings for app.SealedMail.
-func (c *Client) SealMail(app *Application, data []byte) []byte {
-	return c.credentials.Seal(data, seal.MailBinding(app.ID))
-}
-
-// OpenMail opens what SealMail sealed for app.
-func (c *Client) OpenMail(app *Application, sealed []byte) ([]byte, error) {
-	return c.credentials.Open(sealed, seal.MailBinding(app.ID))
-}
+// MailSealer seals Application.SealedMail, bound by seal.MailBinding.
+func (c *Client) MailSealer() *seal.Sealer { return c.credentials }
 
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
 // secret, sealed into app.SealedWebhookSecret, and returns it to be shown

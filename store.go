@@ -58,9 +58,7 @@ type Application struct {
 	// Delegations are the application's delegation credentials (our
 	// extension), at most one per provider type.
 	Delegations map[ProviderType]Delegation `json:"-"`
-	// SealedMail is the invitation mail settings ([Client.SealMail];
-	// package smtpsend encodes them); nil when not set.
-	SealedMail []byte `json:"-"`
+	SealedMail  []byte                      `json:"-"` // invitation mail settings (package smtpsend), sealed; nil when unset
 }
 
 // Delegation is a credential that acts for every user of a Google
@@ -151,7 +149,8 @@ type AccountRecord struct {
 	CredentialsCreatedAt time.Time
 	CredentialsUpdatedAt time.Time
 	// ProviderState is the provider's Connection.State.
-	ProviderState []byte
+	ProviderState    []byte
+	ProviderTenantID string // Connection.TenantID, kept with ProviderAccountID
 }
 
 // AccountFilter selects accounts of one application.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/internal/seal"
 )
 
 // defaultTimeout bounds one submission, connection to QUIT.
@@ -203,7 +204,7 @@ func LoadSettings(c *unical.Client, app *unical.Application) (*Settings, error) 
 	if app.SealedMail == nil {
 		return nil, nil
 	}
-	data, err := c.OpenMail(app, app.SealedMail)
+	data, err := c.MailSealer().Open(app.SealedMail, seal.MailBinding(app.ID))
 	var set Settings
 	if err == nil {
 		err = json.Unmarshal(data, &set)
@@ -224,7 +225,7 @@ func SaveSettings(c *unical.Client, app *unical.Application, set *Settings) erro
 	if err != nil {
 		return err
 	}
-	app.SealedMail = c.SealMail(app, data)
+	app.SealedMail = c.MailSealer().Seal(data, seal.MailBinding(app.ID))
 	return nil
 }
 
