@@ -101,6 +101,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerAvailabilityRoutes()
 	h.registerRoomRoutes()
 	h.registerInvitationRoutes()
+	h.registerBookingRoutes()
 	h.registerCapabilityRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
