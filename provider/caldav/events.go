@@ -24,7 +24,7 @@ const prodID = "-//unical//unical CalDAV provider//EN"
 // instance the series does not have, or one it excludes, is CodeNotFound.
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
 	c := p.conn(s)
-	cal, err := calendarURL(s, calendarID)
+	_, cal, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 // before a refusal.
 func (p *Provider) writeTo(ctx context.Context, s *unical.Session, calendarID string) (*conn, *url.URL, error) {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,7 +144,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // outcome (the event is gone) is the same.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *obje
 // its attendees is CodeInvalid.
 func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return err
 	}

@@ -236,6 +236,16 @@ func (p *Provider) calendar(s *unical.Session, id string) (*user, *calendar, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if id == "primary" {
+		// The alias of the primary calendar, as on Google and Graph; a
+		// CalDAV user's calendars have none.
+		for _, cid := range u.order {
+			if c, ok := u.calendars[cid]; ok && c.cal.IsPrimary {
+				return u, c, nil
+			}
+		}
+		return nil, nil, unical.FieldError("calendarId", `The account has no primary calendar, so "primary" names none.`)
+	}
 	c, ok := u.calendars[id]
 	if !ok {
 		return nil, nil, unical.Errorf(unical.CodeNotFound, "No calendar %q.", id)
