@@ -2,11 +2,14 @@ package unical
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/ifmatch"
 )
 
 // EditScope says which occurrences of a recurring series a write on one
@@ -53,6 +56,9 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	}
 	if scope != ScopeThisAndFollowing {
 		return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
+	}
+	if err := checkIfMatchSplit(ctx); err != nil {
+		return nil, err
 	}
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
@@ -130,6 +136,9 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	}
 	if scope != ScopeThisAndFollowing {
 		return a.DeleteEvent(ctx, accountID, calendarID, eventID)
+	}
+	if err := checkIfMatchSplit(ctx); err != nil {
+		return nil, err
 	}
 	sp, err := a.planSplit(ctx, accountID, calendarID, eventID)
 	if err != nil {
@@ -580,4 +589,23 @@ func (sp *split) slot(orig time.Time) *Event {
 	e := *sp.master
 	e.Start, e.End = sp.eventTime(orig), sp.eventTime(orig.Add(sp.dur))
 	return &e
+}
+
+// ifMatchFailed names If-Match on a CodePrecondition failure of a write
+// that ctx made conditional (package ifmatch).
+func ifMatchFailed(ctx context.Context, err error) error {
+	var ue *Error
+	if _, ok := ifmatch.From(ctx); ok && errors.As(err, &ue) && ue.Code == CodePrecondition {
+		ue.Field = "If-Match"
+	}
+	return err
+}
+
+// checkIfMatchSplit refuses If-Match on a thisAndFollowing write, which
+// changes the series and makes a new one: one etag cannot condition both.
+func checkIfMatchSplit(ctx context.Context) error {
+	if _, ok := ifmatch.From(ctx); ok {
+		return invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,7 +38,7 @@ const davicalSetupTimeout = 2 * time.Minute
 // of auth-functions.php's CreateHomeCollections: "calendar" and the
 // scheduling outbox ".out" and inbox ".in", all three made as calendars,
 // which is how DAViCal 1.1 lists them. The arguments are the user name,
-// the password and the e-mail address.
+// the password and the e-mail address (the user name where it is one).
 const davicalUserSQL = `
 WITH u AS (
 	INSERT INTO usr (active, username, password, fullname, email)
@@ -100,12 +101,28 @@ func (s *Server) startDAViCal(phpCGI string) error {
 	if err != nil {
 		return err
 	}
-	_, err = conn.Exec(ctx, davicalUserSQL, s.Username, s.Password, s.Username+"@example.com")
+	email := s.Username
+	if !strings.Contains(email, "@") {
+		email += "@example.com"
+	}
+	_, err = conn.Exec(ctx, davicalUserSQL, s.Username, s.Password, email)
 	_ = conn.Close(ctx)
 	if err != nil {
 		return fmt.Errorf("add the test user: %w", err)
 	}
 
+	// php-cgi runs once per request, so its compiled scripts are kept in
+	// a file cache (opcache.file_cache) for the next one; an ini file in
+	// the server's folder adds it to Debian's (a leading ":" in
+	// PHP_INI_SCAN_DIR appends to the built-in scan folder).
+	cache := filepath.Join(s.Dir, "opcache")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return err
+	}
+	ini := "opcache.enable=1\nopcache.file_cache=" + cache + "\nopcache.file_cache_only=1\nopcache.validate_timestamps=0\n"
+	if err := os.WriteFile(filepath.Join(s.Dir, "zz-davtest.ini"), []byte(ini), 0o600); err != nil {
+		return err
+	}
 	php := &cgi.Handler{
 		Path: phpCGI,
 		Root: "/caldav.php",
@@ -116,6 +133,7 @@ func (s *Server) startDAViCal(phpCGI string) error {
 			"REDIRECT_STATUS=200", // php-cgi runs only scripts a server hands it (cgi.force_redirect)
 			"PGHOST=127.0.0.1",
 			"PGPORT=" + port,
+			"PHP_INI_SCAN_DIR=:" + s.Dir,
 		},
 		Stderr: s.logFile,
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/precondition"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -106,6 +107,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
+		return nil, err
+	}
 	if t.instance && len(params.Recurrence.Value()) > 0 {
 		return nil, unical.FieldError("recurrence", "An instance of a series cannot recur itself; update the series instead.")
 	}
@@ -139,9 +143,10 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // DeleteEvent deletes an event's resource (a whole series for a series
 // id). Given an instance id it removes that instance's override and adds
 // an EXDATE to the series (RFC 5545 §3.8.5.1), written with If-Match.
-// Deleting a whole resource is unconditional once it was read and found to
-// hold an event: the caller has no version to condition it on, and the
-// outcome (the event is gone) is the same.
+// A whole resource is deleted with If-Match on the ETag just read (it was
+// read to know it holds an event), so a change made in between is
+// CodePrecondition rather than deleted unseen. A caller's If-Match
+// (package ifmatch) is compared with that ETag first.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	c := p.conn(s)
 	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
@@ -163,13 +168,19 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		if err != nil {
 			return err
 		}
+		if err := precondition.Check(ctx, obj.ETag); err != nil {
+			return err
+		}
 		if unscheduled {
 			return c.deleteUnscheduled(ctx, calURL, obj)
 		}
-		return c.deleteObject(ctx, calURL, obj.Name, "")
+		return c.deleteObject(ctx, calURL, obj.Name, obj.ETag)
 	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)
 	if err != nil {
+		return err
+	}
+	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
 		return err
 	}
 	if !t.instance {
@@ -210,7 +221,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 // version that wrote.
 func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *object) error {
 	if !markScheduleAgent(ctx, obj.Cal) {
-		return c.deleteObject(ctx, calURL, obj.Name, "")
+		return c.deleteObject(ctx, calURL, obj.Name, obj.ETag)
 	}
 	data, err := finish(obj.Cal)
 	if err != nil {

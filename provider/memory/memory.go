@@ -395,6 +395,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
+		return nil, err
+	}
 	ev, ok, err := c.book.UpdateInstance(eventID, p.version+1, params, s.Email, time.Now())
 	if !ok {
 		ev, err = c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
@@ -412,6 +415,9 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	defer p.mu.Unlock()
 	_, c, err := p.calendar(s, calendarID)
 	if err != nil {
+		return err
+	}
+	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
 		return err
 	}
 	ok, err := c.book.DeleteInstance(eventID, p.version+1, time.Now())

@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/ics"
+	"github.com/unical/unical/ifmatch"
 )
 
 // testEmptyExport exports nothing, through a Client over the provider: an
@@ -159,4 +160,52 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// testIfMatch makes event writes conditional on an etag (package
+// ifmatch): with the current one they go through; with a stale one an
+// update and a delete are CodePrecondition, named If-Match through a
+// Client, and the event stays as it was.
+func testIfMatch(t *testing.T, h *Harness) {
+	ctx := ctxOf(t)
+	cal := h.NewCalendar(t)
+	app, accountID := clientOver(t, h)
+	e := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctx, h.Session, cal, &unical.EventParams{
+		Title: unical.Some("v1"), Start: timed("2026-10-05T09:00:00Z"), End: timed("2026-10-05T10:00:00Z"),
+	}))
+	stale := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctx, h.Session, cal, e.ID)).ETag
+	if stale == "" {
+		t.Fatal("the event has no etag")
+	}
+	must[*unical.Event](t, "UpdateEvent with the current etag")(h.Provider.UpdateEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID, &unical.EventParams{Title: unical.Some("v2")}))
+	current := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctx, h.Session, cal, e.ID))
+	if ifmatch.Matches(stale, current.ETag) {
+		t.Fatalf("the etag %s did not change with the update", stale)
+	}
+	_, err := h.Provider.UpdateEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID, &unical.EventParams{Title: unical.Some("v3")})
+	wantCode(t, "UpdateEvent with a stale etag", err, unical.CodePrecondition)
+	err = h.Provider.DeleteEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID)
+	wantCode(t, "DeleteEvent with a stale etag", err, unical.CodePrecondition)
+	_, err = app.UpdateEvent(ifmatch.With(ctx, stale), accountID, cal, e.ID, &unical.EventParams{Title: unical.Some("v3")})
+	wantIfMatchError(t, "Client UpdateEvent with a stale etag", err)
+	_, err = app.DeleteEvent(ifmatch.With(ctx, stale), accountID, cal, e.ID)
+	wantIfMatchError(t, "Client DeleteEvent with a stale etag", err)
+	got := must[*unical.Event](t, "GetEvent after the refused writes")(h.Provider.GetEvent(ctx, h.Session, cal, e.ID))
+	if got.Title != "v2" || got.ETag != current.ETag {
+		t.Errorf("after the refused writes the event is %q at %s, want v2 at %s", got.Title, got.ETag, current.ETag)
+	}
+	if err := h.Provider.DeleteEvent(ifmatch.With(ctx, current.ETag), h.Session, cal, e.ID); err != nil {
+		t.Fatalf("DeleteEvent with the current etag: %v", err)
+	}
+	_, err = h.Provider.GetEvent(ctx, h.Session, cal, e.ID)
+	wantCode(t, "GetEvent after DeleteEvent", err, unical.CodeNotFound)
+}
+
+// wantIfMatchError fails t unless err is a 412 naming If-Match.
+func wantIfMatchError(t *testing.T, what string, err error) {
+	t.Helper()
+	var ue *unical.Error
+	if !errors.As(err, &ue) || ue.Code != unical.CodePrecondition || ue.Field != "If-Match" {
+		t.Errorf("%s: %v; want precondition_failed naming If-Match", what, err)
+	}
 }

@@ -148,6 +148,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/SecondlyBounded", testSecondlyBounded},
 		{"ICS/EmptyExport", testEmptyExport},
 		{"Calendars/Primary", testPrimary},
+		{"Events/IfMatch", testIfMatch},
 		{"RSVP/ErrNotAttendee", testRSVPNotAttendee},
 		{"Fields/Event", testFieldRoundTrip},
 		{"Fields/Calendar", testCalendarFieldRoundTrip},
