@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,36 +11,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/ifmatch"
-	"github.com/unical/unical/internal/apitest"
 )
-
-// rawDo sends one request with the API key and extra headers.
-func rawDo(t *testing.T, ts *testServer, method, path, body string, header http.Header) *apitest.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	req.Header.Set("x-api-key", ts.APIKey)
-	if body != "" && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
 
 // TestIfMatch: If-Match on PUT and DELETE of an event, through the
 // calendar alias primary: a stale etag is 412 naming If-Match and changes
@@ -76,7 +46,7 @@ func TestIfMatch(t *testing.T) {
 		{"calendar delete", "DELETE", "/v1/calendars/" + acct + "/primary", "", []string{`"1"`}, 400, "invalid_request"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := rawDo(t, ts, tc.method, tc.path, tc.body, http.Header{"If-Match": tc.ifMatch})
+			r := ts.DoHeader(t, tc.method, tc.path, tc.body, http.Header{"If-Match": tc.ifMatch})
 			got := r.Error(t)
 			if r.Status != tc.status || got.Code != tc.code || got.Field != "If-Match" {
 				t.Errorf("%s %s with If-Match %q = %d %s (field %q), want %d %s naming If-Match\n%s",
@@ -121,7 +91,7 @@ func TestICS_EmptyExport(t *testing.T) {
 		if diff := cmp.Diff(want, string(r.Body)); diff != "" {
 			t.Errorf("GET %s body (-want +got):\n%s", path, diff)
 		}
-		imported := rawDo(t, ts, "POST", base, string(r.Body), http.Header{"Content-Type": {"text/calendar; charset=utf-8"}})
+		imported := ts.DoHeader(t, "POST", base, r.Body, http.Header{"Content-Type": {"text/calendar; charset=utf-8"}})
 		if imported.Status != http.StatusOK {
 			t.Errorf("importing the empty export = %d %s, want 200", imported.Status, imported.Body)
 		}
