@@ -748,7 +748,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	}
 	e, err := p.UpdateEvent(ctx, s, calendarID, eventID, params)
 	if err != nil {
-		return nil, ifMatchFailed(ctx, a.ProviderFailed(ctx, accountID, err))
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return e, nil
@@ -772,7 +772,7 @@ func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID st
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
-		return nil, ifMatchFailed(ctx, a.ProviderFailed(ctx, accountID, err))
+		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
 	a.localChanged(ctx, rec, calendarID)
 	return &Success{Success: true}, nil

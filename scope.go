@@ -2,7 +2,6 @@ package unical
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -57,8 +56,8 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if scope != ScopeThisAndFollowing {
 		return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
 	}
-	if err := checkIfMatchSplit(ctx); err != nil {
-		return nil, err
+	if _, ok := ifmatch.From(ctx); ok { // one etag cannot condition both series
+		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
 	}
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
@@ -137,8 +136,8 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	if scope != ScopeThisAndFollowing {
 		return a.DeleteEvent(ctx, accountID, calendarID, eventID)
 	}
-	if err := checkIfMatchSplit(ctx); err != nil {
-		return nil, err
+	if _, ok := ifmatch.From(ctx); ok { // one etag cannot condition both series
+		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
 	}
 	sp, err := a.planSplit(ctx, accountID, calendarID, eventID)
 	if err != nil {
@@ -589,23 +588,4 @@ func (sp *split) slot(orig time.Time) *Event {
 	e := *sp.master
 	e.Start, e.End = sp.eventTime(orig), sp.eventTime(orig.Add(sp.dur))
 	return &e
-}
-
-// ifMatchFailed names If-Match on a CodePrecondition failure of a write
-// that ctx made conditional (package ifmatch).
-func ifMatchFailed(ctx context.Context, err error) error {
-	var ue *Error
-	if _, ok := ifmatch.From(ctx); ok && errors.As(err, &ue) && ue.Code == CodePrecondition {
-		ue.Field = "If-Match"
-	}
-	return err
-}
-
-// checkIfMatchSplit refuses If-Match on a thisAndFollowing write, which
-// changes the series and makes a new one: one etag cannot condition both.
-func checkIfMatchSplit(ctx context.Context) error {
-	if _, ok := ifmatch.From(ctx); ok {
-		return invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ package precondition
 
 import (
 	"context"
+	"errors"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/ifmatch"
@@ -20,4 +21,16 @@ func Check(ctx context.Context, current string) error {
 	}
 	return &unical.Error{Code: unical.CodePrecondition, Field: "If-Match",
 		Message: "The event changed since the etag in If-Match was read; read it again and reapply the change."}
+}
+
+// Name names If-Match on err when it is CodePrecondition and ctx carries
+// an If-Match: the provider refused the conditional write, so the event
+// is no longer at the etag the caller sent either. Providers apply it to
+// what their UpdateEvent and DeleteEvent return.
+func Name(ctx context.Context, err error) error {
+	var ue *unical.Error
+	if _, ok := ifmatch.From(ctx); ok && errors.As(err, &ue) && ue.Code == unical.CodePrecondition {
+		ue.Field = "If-Match"
+	}
+	return err
 }

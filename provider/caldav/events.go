@@ -98,7 +98,8 @@ func (p *Provider) newObject(params *unical.EventParams, self string) (*object, 
 // with If-Match on the ETag it read, so that a change made in between
 // fails with CodePrecondition instead of being lost. Given an instance id,
 // it changes (or creates) that instance's override.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
@@ -147,7 +148,8 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // read to know it holds an event), so a change made in between is
 // CodePrecondition rather than deleted unseen. A caller's If-Match
 // (package ifmatch) is compared with that ETag first.
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.conn(s)
 	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {

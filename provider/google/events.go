@@ -141,7 +141,8 @@ func pendingConference(g *event) bool {
 // and the account's own attendee entry), then patches it conditionally on
 // the etag it read, so a concurrent change is CodePrecondition rather than
 // lost. A caller's If-Match (package ifmatch) must be that etag.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.conn(s)
 	cur, err := c.getEvent(ctx, calendarID, eventID)
 	if err != nil {
@@ -188,7 +189,8 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // (package ifmatch) goes to Google as If-Match, which makes the delete
 // conditional ("Get specific versions of resources": update or delete,
 // 412 when the etag changed).
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	if calendarID == "" || eventID == "" {
 		return unical.Errorf(unical.CodeNotFound, "Google has no such event.")
 	}

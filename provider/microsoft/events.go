@@ -57,7 +57,8 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 // UpdateEvent reads the event, then PATCHes what params sets with
 // If-Match on the change key it read, so a concurrent change at Graph is
 // CodePrecondition rather than lost.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.client(s)
 	cur, err := c.getEvent(ctx, calendarID, eventID)
 	if err != nil {
@@ -154,7 +155,8 @@ func written(g *event, body map[string]any, current *unical.Event, s *unical.Ses
 // DELETE carries If-Match on it too: event-delete documents no If-Match,
 // so whether Graph holds the DELETE to it is UNVERIFIED (the fake does, as
 // Graph does for PATCH), and the read makes a stale etag fail either way.
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.client(s)
 	req := request{method: "DELETE", target: eventPath(calendarID, eventID)}
 	if _, ok := ifmatch.From(ctx); ok {
