@@ -148,7 +148,8 @@ type AccountRecord struct {
 	CredentialsCreatedAt time.Time
 	CredentialsUpdatedAt time.Time
 	// ProviderState is the provider's Connection.State.
-	ProviderState []byte
+	ProviderState    []byte
+	ProviderTenantID string // Connection.TenantID, kept with ProviderAccountID
 }
 
 // AccountFilter selects accounts of one application.

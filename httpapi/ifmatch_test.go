@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -65,7 +66,8 @@ func TestIfMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = api.DeleteEvent(ifmatch.With(t.Context(), stale), acct, "primary", e.ID)
-	if ue, ok := err.(*unical.Error); !ok || ue.Code != unical.CodePrecondition || ue.Field != "If-Match" {
+	var ue *unical.Error
+	if !errors.As(err, &ue) || ue.Code != unical.CodePrecondition || ue.Field != "If-Match" {
 		t.Errorf("httpclient DeleteEvent with a stale etag: %v, want precondition_failed naming If-Match", err)
 	}
 	if _, err := api.UpdateEvent(ifmatch.With(t.Context(), e.ETag), acct, "primary", e.ID, &unical.EventParams{Title: unical.Some("v3")}); err != nil {
