@@ -56,9 +56,6 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 	if scope != ScopeThisAndFollowing {
 		return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
 	}
-	if _, ok := ifmatch.From(ctx); ok { // one etag cannot condition both series
-		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
-	}
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
@@ -136,9 +133,6 @@ func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, e
 	if scope != ScopeThisAndFollowing {
 		return a.DeleteEvent(ctx, accountID, calendarID, eventID)
 	}
-	if _, ok := ifmatch.From(ctx); ok { // one etag cannot condition both series
-		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
-	}
 	sp, err := a.planSplit(ctx, accountID, calendarID, eventID)
 	if err != nil {
 		return nil, err
@@ -199,8 +193,11 @@ type exception struct {
 }
 
 // planSplit reads the occurrence and its series and computes the two
-// recurrences; it writes nothing.
+// recurrences; it writes nothing. One If-Match cannot condition two series.
 func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string) (*split, error) {
+	if _, ok := ifmatch.From(ctx); ok {
+		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
+	}
 	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err
