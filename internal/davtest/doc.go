@@ -47,7 +47,9 @@
 // the proxy's. The proxy passes the Host header through.
 //
 // Cyrus IMAP 3.6 (the server Fastmail runs): /usr/lib/cyrus/bin/master
-// -C imapd.conf -M cyrus.conf with the httpd (CalDAV) and imapd services
+// -C imapd.conf -M cyrus.conf -p master.pid (so that masters of other
+// test binaries, which lock /run/cyrus-master.pid, do not stop it) with
+// the httpd (CalDAV) and imapd services
 // on two free loopback ports, everything it keeps in a folder of its own;
 // the user is added with saslpasswd2 and logs in with its plain user name
 // (HTTP Basic over SASL PLAIN). One IMAP login at start creates the user's
