@@ -4,7 +4,8 @@
 # user tool and DAViCal with php-cgi to serve it (internal/davtest),
 # PostgreSQL
 # (internal/pgtest, which runs Debian's initdb and pg_ctl from
-# /usr/lib/postgresql/N/bin) and Chromium for the dashboard's headless
+# /usr/lib/postgresql/N/bin), Exim as the mail server invitations are
+# sent to (internal/smtptest) and Chromium for the dashboard's headless
 # browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
 # when all are already installed, prints nothing on success, and shows
 # apt-get's output only when a step fails.
@@ -13,11 +14,11 @@ set -euo pipefail
 # Each package with the program that shows it is usable.
 # Cyrus's programs live in /usr/lib/cyrus/bin, off PATH.
 # DAViCal is PHP, so its "program" is the script that makes its database.
-packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin davical php-cgi postgresql chromium)
+packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin davical php-cgi postgresql exim4-daemon-light chromium)
 declare -A program=([radicale]=radicale [xandikos]=xandikos [cyrus-imapd]=/usr/lib/cyrus/bin/master
 	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2
 	[davical]=/usr/share/davical/dba/create-database.sh [php-cgi]=php-cgi
-	[postgresql]=initdb [chromium]=chromium)
+	[postgresql]=initdb [exim4-daemon-light]=exim4 [chromium]=chromium)
 
 # has reports whether a program is on PATH or, for PostgreSQL's, in
 # Debian's versioned folder, which is not on PATH.
