@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -72,18 +71,6 @@ func checkProviderParams(t unical.ProviderType, p *ProviderSettingsParams) error
 	if !slices.Contains(settingsProviderTypes, t) {
 		return &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
 	}
-	for _, f := range []struct{ name, value string }{
-		{"authUrl", p.AuthURL}, {"tokenUrl", p.TokenURL}, {"userInfoUrl", p.UserInfoURL},
-		{"apiBaseUrl", p.APIBaseURL}, {"revokeUrl", p.RevokeURL}, {"serverUrl", p.ServerURL},
-	} {
-		if f.value == "" {
-			continue
-		}
-		u, err := url.Parse(f.value)
-		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
-			return unical.FieldError(f.name, "%s must be an absolute http or https URL without credentials or a fragment.", f.name)
-		}
-	}
 	if strings.IndexFunc(p.ClientID, unicode.IsSpace) >= 0 || strings.IndexFunc(p.ClientID, unicode.IsControl) >= 0 {
 		return unical.FieldError("clientId", "clientId must not hold spaces or control characters.")
 	}
@@ -131,7 +118,8 @@ func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unica
 
 // SetProviderSettings replaces an application's settings for one
 // provider type (see [ProviderSettingsParams] for the client secret).
-// Without Config.AllowPrivateTargets a serverUrl on a loopback, private
+// Without Config.AllowPrivateTargets a URL (authUrl, tokenUrl,
+// userInfoUrl, apiBaseUrl, revokeUrl, serverUrl) on a loopback, private
 // or link-local address, or localhost, is refused as a webhook URL is.
 // Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
@@ -139,7 +127,9 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	if err := checkProviderParams(t, p); err != nil {
 		return nil, err
 	}
-	if err := s.client.CheckTargetHost("serverUrl", p.ServerURL); err != nil {
+	if err := s.checkOutboundURLs(settingsURLs("", unical.ProviderSettings{
+		AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL,
+	})...); err != nil {
 		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
@@ -264,4 +254,14 @@ func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t un
 	}
 	passed, problems = sc.CheckSettings(ctx, settings, s.client.OAuthCallbackURL())
 	return true, passed, problems, nil
+}
+
+// settingsURLs are the URLs of provider settings, each named by its field
+// after prefix. authUrl is only sent to browsers, but it is held to the
+// same rule: no setting names an internal address.
+func settingsURLs(prefix string, set unical.ProviderSettings) []namedURL {
+	return []namedURL{
+		{prefix + "authUrl", set.AuthURL}, {prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
+		{prefix + "apiBaseUrl", set.APIBaseURL}, {prefix + "revokeUrl", set.RevokeURL}, {prefix + "serverUrl", set.ServerURL},
+	}
 }
