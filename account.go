@@ -593,6 +593,9 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	return &AccountDeleted{Message: "Account " + id + " deleted.", OK: true}, nil
 }
 
+// RevokeTimeout bounds the revocation of a deleted account's grant.
+const RevokeTimeout = 5 * time.Second
+
 type keepGrantCtx struct{}
 
 // WithRevokeGrant returns ctx telling DeleteAccount whether to revoke the
@@ -639,6 +642,9 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 		return none
 	}
 	return func() {
+		// Bounded, so that a hanging endpoint does not hold the DELETE.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RevokeTimeout)
+		defer cancel()
 		if err := r.RevokeGrant(ctx, s); err != nil {
 			a.c.log.WarnContext(ctx, "revoke grant of deleted account", "account", rec.ID, "provider", rec.ProviderType, "err", err)
 		}

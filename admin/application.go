@@ -175,7 +175,11 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			}
 			return "", &unical.Error{Code: unical.CodeInvalid, Field: "providers", Allowed: allowed, Message: "providers keys must be provider types."}
 		}
-		if err := s.checkOutboundURLs(settingsURLs("providers."+string(t)+".", set)...); err != nil {
+		prefix := "providers." + string(t) + "."
+		if err := checkURLShape(prefix+"authUrl", set.AuthURL); err != nil {
+			return "", err
+		}
+		if err := s.checkOutboundURLs(settingsURLs(prefix, set)...); err != nil {
 			return "", err
 		}
 		if app.Providers == nil {

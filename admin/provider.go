@@ -118,17 +118,21 @@ func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unica
 
 // SetProviderSettings replaces an application's settings for one
 // provider type (see [ProviderSettingsParams] for the client secret).
-// Without Config.AllowPrivateTargets a URL (authUrl, tokenUrl,
-// userInfoUrl, apiBaseUrl, revokeUrl, serverUrl) on a loopback, private
-// or link-local address, or localhost, is refused as a webhook URL is.
+// Without Config.AllowPrivateTargets a URL the server connects to
+// (tokenUrl, userInfoUrl, apiBaseUrl, revokeUrl, serverUrl) on a
+// loopback, private or link-local address, or localhost, is refused as a
+// webhook URL is.
 // Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
 func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
 	if err := checkProviderParams(t, p); err != nil {
 		return nil, err
 	}
+	if err := checkURLShape("authUrl", p.AuthURL); err != nil {
+		return nil, err
+	}
 	if err := s.checkOutboundURLs(settingsURLs("", unical.ProviderSettings{
-		AuthURL: p.AuthURL, TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL,
+		TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL,
 	})...); err != nil {
 		return nil, err
 	}
@@ -256,12 +260,13 @@ func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t un
 	return true, passed, problems, nil
 }
 
-// settingsURLs are the URLs of provider settings, each named by its field
-// after prefix. authUrl is only sent to browsers, but it is held to the
-// same rule: no setting names an internal address.
+// settingsURLs are the URLs of provider settings that the server
+// connects to, each named by its field after prefix. authUrl is not
+// among them: the server only sends it to browsers, which may well sign
+// in on a private network.
 func settingsURLs(prefix string, set unical.ProviderSettings) []namedURL {
 	return []namedURL{
-		{prefix + "authUrl", set.AuthURL}, {prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
+		{prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
 		{prefix + "apiBaseUrl", set.APIBaseURL}, {prefix + "revokeUrl", set.RevokeURL}, {prefix + "serverUrl", set.ServerURL},
 	}
 }

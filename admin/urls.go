@@ -25,13 +25,25 @@ func (s *Service) checkOutboundURLs(urls ...namedURL) error {
 		if f.value == "" {
 			continue
 		}
-		u, err := url.Parse(f.value)
-		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
-			return unical.FieldError(f.field, "%s must be an absolute http or https URL without credentials or a fragment.", f.field)
+		if err := checkURLShape(f.field, f.value); err != nil {
+			return err
 		}
 		if err := s.client.CheckTargetHost(f.field, f.value); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkURLShape refuses a URL that is not an absolute http or https URL
+// without credentials or a fragment, naming field; "" passes.
+func checkURLShape(field, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
+		return unical.FieldError(field, "%s must be an absolute http or https URL without credentials or a fragment.", field)
 	}
 	return nil
 }

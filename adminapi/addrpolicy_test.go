@@ -111,8 +111,8 @@ func TestDelegationAddressPolicy(t *testing.T) {
 			accepted.Store(0)
 			var v admin.DelegationView
 			s.must(t, "POST", base+"/delegations/provider_a/verify", map[string]string{"email": "ada@corp.example.com"}, &v)
-			if v.Status != admin.DelegationFailing {
-				t.Errorf("verify: status %q, want failing", v.Status)
+			if v.Status != admin.DelegationFailing || v.StatusReason != "Google's token endpoint could not be reached." {
+				t.Errorf("verify: status %q, reason %q; want failing, the token endpoint not reached", v.Status, v.StatusReason)
 			}
 			switch n := accepted.Load(); {
 			case tc.allowPrivate && n == 0:

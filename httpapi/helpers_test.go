@@ -68,7 +68,9 @@ func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provid
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
 	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
 	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-	ts.Stack = apitest.StartWithOptions(tb, providers, nil, opts)
+	// The production address policy: the memory providers need no URL,
+	// and webhook URLs on private addresses are refused.
+	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *unical.Config) { cfg.AllowPrivateTargets = false }, opts)
 
 	auth := httptest.NewServer(ts.Providers[unical.ProviderGoogle].AuthHandler(googleUser))
 	tb.Cleanup(auth.Close)

@@ -422,14 +422,10 @@ func Capabilities() unical.Capabilities {
 	}
 }
 
-// CheckWrite refuses what Apply cannot keep: a field past the bounds of
-// CheckSizes, or a myResponseStatus when self is not among the attendees
-// the write leaves. cur is the event written
+// CheckWrite refuses what Apply cannot keep: a myResponseStatus when self
+// is not among the attendees the write leaves. cur is the event written
 // to, nil for a create.
 func CheckWrite(params *unical.EventParams, cur *unical.Event, self string) error {
-	if err := CheckSizes(params); err != nil {
-		return err
-	}
 	my, ok := params.MyResponseStatus.Get()
 	if !ok || my == "" {
 		return nil

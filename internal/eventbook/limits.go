@@ -8,8 +8,8 @@ import (
 	"github.com/unical/unical"
 )
 
-// The bounds of what a self-kept event (VIRTUAL, and the memory provider
-// that shares this package) holds. Google's and Microsoft's servers bound
+// The bounds of what a VIRTUAL event holds (the memory provider, a test
+// double of the remote providers, does not apply them). Google's and Microsoft's servers bound
 // their events for themselves; a VIRTUAL event is kept in our Store, which
 // every application shares, so it is bounded here, at sizes like the
 // providers' (docs/security.md lists them with their sources). Lengths of

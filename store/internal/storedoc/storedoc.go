@@ -99,9 +99,10 @@ func CheckHeld(key string, found, held bool) error {
 }
 
 // IdempotencyBound is BeginIdempotent's refusal of a new key of an
-// application that holds maxKeys records.
-func IdempotencyBound(maxKeys int) *unical.Error {
-	return unical.Errorf(unical.CodeRateLimited, "This application holds %d Idempotency-Key records, the most kept at once.", maxKeys)
+// application that holds as many records, or bytes of answers, as bound
+// allows.
+func IdempotencyBound(bound unical.IdempotencyBound) *unical.Error {
+	return unical.Errorf(unical.CodeRateLimited, "This application holds the most Idempotency-Key records kept at once (%d keys, %d bytes of answers).", bound.Keys, bound.Bytes)
 }
 
 // CheckStatus refuses a message status UpdateMessage does not know.
