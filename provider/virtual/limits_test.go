@@ -36,12 +36,18 @@ func TestEventSizeBounds(t *testing.T) {
 		set   func(p *unical.EventParams, over int)
 		field string
 	}{
-		{"title", func(p *unical.EventParams, over int) { p.Title = unical.Some(strings.Repeat("é", eventbook.MaxTitle+over)) }, "title"},
+		{"title", func(p *unical.EventParams, over int) {
+			p.Title = unical.Some(strings.Repeat("é", eventbook.MaxTitle+over))
+		}, "title"},
 		{"description", func(p *unical.EventParams, over int) {
 			p.Description = unical.Some(strings.Repeat("d", eventbook.MaxDescription+over))
 		}, "description"},
-		{"location", func(p *unical.EventParams, over int) { p.Location = unical.Some(strings.Repeat("l", eventbook.MaxLocation+over)) }, "location"},
-		{"attendees", func(p *unical.EventParams, over int) { p.Attendees = unical.Some(attendees(eventbook.MaxAttendees + over)) }, "attendees"},
+		{"location", func(p *unical.EventParams, over int) {
+			p.Location = unical.Some(strings.Repeat("l", eventbook.MaxLocation+over))
+		}, "location"},
+		{"attendees", func(p *unical.EventParams, over int) {
+			p.Attendees = unical.Some(attendees(eventbook.MaxAttendees + over))
+		}, "attendees"},
 		{"attendee name", func(p *unical.EventParams, over int) {
 			p.Attendees = unical.Some([]unical.Attendee{{Email: "a@example.com", Name: strings.Repeat("n", eventbook.MaxName+over)}})
 		}, "attendees[0].name"},
