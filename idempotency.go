@@ -99,8 +99,7 @@ func keepsIdempotentResult(code Code) bool {
 //     the caller's cancellation does not end (its deadline stays; without
 //     one, two minutes). A kept answer (see keepsIdempotentResult) is
 //     returned and stored, sealed, for a day (over 64 KiB, its status
-//     alone, and a retry is CodeConflict saying so); another is returned
-//     and the key freed.
+//     alone: a retry is CodeConflict); another is returned, key freed.
 //   - A retry gets the kept answer with replayed true, and run is not
 //     called.
 //   - A retry while the first runs is CodeConflict, with RetryAfter; once
@@ -156,7 +155,7 @@ type idempotencyKeys struct {
 
 func (k idempotencyKeys) Begin(ctx context.Context, c *idempotency.Claim) (*idempotency.Held, error) {
 	held, err := k.a.c.store.BeginIdempotent(ctx, &IdempotencyRecord{ApplicationID: k.a.id, Key: k.key, Fingerprint: c.Fingerprint,
-		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, IdempotencyBound{Keys: idempotency.MaxKeys, Bytes: idempotency.MaxBytes})
+		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, idempotency.MaxKeys, idempotency.MaxBytes)
 	if ErrorCode(err) == CodeRateLimited {
 		// Space comes back when the sweep removes expired records.
 		return nil, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(k.a.c.sweep.interval, time.Minute),

@@ -148,7 +148,8 @@ type AccountRecord struct {
 	CredentialsCreatedAt time.Time
 	CredentialsUpdatedAt time.Time
 	// ProviderState is the provider's Connection.State.
-	ProviderState []byte
+	ProviderState    []byte
+	ProviderTenantID string // Connection.TenantID, kept with ProviderAccountID
 }
 
 // AccountFilter selects accounts of one application.
@@ -467,8 +468,7 @@ type IdempotentResponse struct {
 	Code Code
 	// SealedBody is the encoded answer (the JSON body, byte for byte),
 	// sealed by the Client, because answers such as a new subscription's
-	// secret must not be in the Store in plaintext. Empty for an answer
-	// too large to keep, whose status alone is kept.
+	// secret must not be in the Store in plaintext; empty when too large.
 	SealedBody []byte
 }
 
@@ -493,13 +493,6 @@ type IdempotencyRecord struct {
 	Response *IdempotentResponse
 }
 
-// IdempotencyBound is what one application's Idempotency-Key records may
-// hold: Keys records and Bytes bytes of kept SealedBody; zero is no bound.
-type IdempotencyBound struct {
-	Keys  int
-	Bytes int64
-}
-
 // IdempotencyStore keeps Idempotency-Key records with atomic claims.
 type IdempotencyStore interface {
 	// BeginIdempotent claims rec.Key of rec.ApplicationID for the attempt
@@ -511,10 +504,10 @@ type IdempotencyStore interface {
 	// key: one with a Response (completed), or one in flight, or one made
 	// for another fingerprint. CodeInvalid for an empty key. A new key is
 	// refused with CodeRateLimited, storing nothing, when the application
-	// already holds bound.Keys records or bound.Bytes bytes of SealedBody
-	// (each bound when positive; expired records count until Sweep
-	// removes them); keys already held are answered as before.
-	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, bound IdempotencyBound) (*IdempotencyRecord, error)
+	// already holds maxKeys records or maxBytes bytes of SealedBody (each
+	// bound when positive; expired records count until Sweep removes
+	// them); keys already held are answered as before.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, maxKeys int, maxBytes int64) (*IdempotencyRecord, error)
 	// CompleteIdempotent ends the attempt claim of the application's key:
 	// it stores resp as the key's answer, or, with a nil resp, removes the
 	// record so that the key is free again. CodeConflict if claim no

@@ -46,7 +46,7 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 // writer makes the read, the check and the write one atomic step. The
 // bound reads the application's count and bytes in
 // idempotency.countByApp.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, bound unical.IdempotencyBound) (*unical.IdempotencyRecord, error) {
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int, maxBytes int64) (*unical.IdempotencyRecord, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -81,8 +81,8 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 			}
 		} else {
 			n, size := idempotencyCount(tx, rec.ApplicationID)
-			if (bound.Keys > 0 && n >= bound.Keys) || (bound.Bytes > 0 && size >= bound.Bytes) {
-				return storedoc.IdempotencyBound(bound)
+			if (maxKeys > 0 && n >= maxKeys) || (maxBytes > 0 && size >= maxBytes) {
+				return storedoc.IdempotencyBound(maxKeys, maxBytes)
 			}
 			if err := addIdempotencyCount(tx, rec.ApplicationID, 1, 0); err != nil {
 				return err

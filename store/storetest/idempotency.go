@@ -31,7 +31,7 @@ func fullResponse() *unical.IdempotentResponse {
 // mustBegin claims rec and fails tb unless the key was free.
 func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec, unical.IdempotencyBound{})
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, "BeginIdempotent()", err)
 	if held != nil {
 		tb.Fatalf("BeginIdempotent(%s) = held by %+v, want a fresh claim", rec.Key, held)
@@ -42,7 +42,7 @@ func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 // want.
 func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec, unical.IdempotencyBound{})
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, call, err)
 	if d := diff(want, held); d != "" {
 		tb.Errorf("%s mismatch (-want +got):\n%s", call, d)
@@ -54,7 +54,7 @@ var idempotencyTests = []testCase{
 		const bound = 3
 		ctx := t.Context()
 		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
-			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), unical.IdempotencyBound{Keys: bound})
+			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound, 0)
 		}
 		keys := []string{newID("idem"), newID("idem"), newID("idem")}
 		for _, key := range keys {
@@ -101,10 +101,10 @@ var idempotencyTests = []testCase{
 	{"Begin/ByteBoundPerApplication", func(t *testing.T, s unical.Store) {
 		// Two kept bodies of 600 bytes pass a bound of 1,000 bytes: the
 		// bound is checked when a key is new, against what is kept then.
-		bound := unical.IdempotencyBound{Keys: 100, Bytes: 1000}
+		const maxKeys, maxBytes = 100, 1000
 		ctx := t.Context()
 		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
-			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound)
+			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), maxKeys, maxBytes)
 		}
 		body := &unical.IdempotentResponse{Status: 200, SealedBody: make([]byte, 600)}
 		keys := []string{newID("idem"), newID("idem")}
@@ -222,7 +222,7 @@ var idempotencyTests = []testCase{
 		)
 		for range 8 {
 			wg.Go(func() {
-				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), unical.IdempotencyBound{})
+				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0, 0)
 				if err != nil {
 					t.Errorf("BeginIdempotent(): %v", err)
 				} else if held == nil {
@@ -236,7 +236,7 @@ var idempotencyTests = []testCase{
 		}
 	}},
 	{"Begin/ErrInvalid", func(t *testing.T, s unical.Store) {
-		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base), unical.IdempotencyBound{})
+		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base), 0, 0)
 		wantCode(t, "BeginIdempotent(empty key)", err, unical.CodeInvalid)
 	}},
 	{"Complete/ReleaseFreesKey", func(t *testing.T, s unical.Store) {
@@ -271,7 +271,7 @@ var idempotencyTests = []testCase{
 		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, want.Claim, resp))
 		resp.SealedBody[1] = 'X'
 		want.Response = fullResponse()
-		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), unical.IdempotencyBound{})
+		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0, 0)
 		mustOK(t, "BeginIdempotent()", err)
 		held.Response.SealedBody[2] = 'X'
 		wantHeld(t, s, "BeginIdempotent(again)", newClaim("app_A", key, "fp", base), &want)
@@ -300,7 +300,7 @@ var idempotencyTests = []testCase{
 // with the same fingerprint sees it.
 func claimOf(tb testing.TB, s unical.Store, appID, key string) string {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), newClaim(appID, key, "POST /v1/x sha256:1", base), unical.IdempotencyBound{})
+	held, err := s.BeginIdempotent(tb.Context(), newClaim(appID, key, "POST /v1/x sha256:1", base), 0, 0)
 	mustOK(tb, "BeginIdempotent(read the claim)", err)
 	if held == nil {
 		tb.Fatalf("BeginIdempotent(%s) took the key, want it held", key)
