@@ -100,12 +100,10 @@ func keepsIdempotentResult(code Code) bool {
 //     one, two minutes). A kept answer (see keepsIdempotentResult) is
 //     returned and stored, sealed, for a day (over 64 KiB, its status
 //     alone: a retry is CodeConflict); another is returned, key freed.
-//   - A retry gets the kept answer with replayed true, and run is not
-//     called.
+//   - A retry gets the kept answer with replayed true; run is not called.
 //   - A retry while the first runs is CodeConflict, with RetryAfter; once
 //     the first attempt's lease (its deadline plus a margin) has passed
-//     without an answer, its process is taken to have died and the retry
-//     runs.
+//     without an answer, its process is taken to have died: the retry runs.
 //   - A request with a key first used with another fingerprint is
 //     CodeKeyReused; a bad key is CodeInvalid; a new key of an
 //     application holding 100,000 records or 64 MiB of kept answers is
