@@ -646,8 +646,6 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 		return none
 	}
 	return func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second) // a hanging endpoint must not hold the DELETE
-		defer cancel()
 		if err := r.RevokeGrant(ctx, s); err != nil {
 			a.c.log.WarnContext(ctx, "revoke grant of deleted account", "account", rec.ID, "provider", rec.ProviderType, "err", err)
 		}

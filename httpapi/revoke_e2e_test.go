@@ -16,7 +16,7 @@ import (
 // TestGoogleE2E_DeleteWithHangingRevocation points the application's
 // revocation endpoint at a server that never answers: DELETE
 // /v1/endUserAccounts/{id} still answers, within 10 seconds (the
-// revocation waits at most 5 seconds), and the account is
+// revocation waits at most google.RevokeTimeout), and the account is
 // gone.
 func TestGoogleE2E_DeleteWithHangingRevocation(t *testing.T) {
 	t.Parallel()
