@@ -98,18 +98,16 @@ func keepsIdempotentResult(code Code) bool {
 //   - The first request claims the key and runs run with a context that
 //     the caller's cancellation does not end (its deadline stays; without
 //     one, two minutes). A kept answer (see keepsIdempotentResult) is
-//     returned and stored, sealed, for a day; another is returned and the
-//     key freed.
-//   - A retry gets the kept answer with replayed true, and run is not
-//     called.
+//     returned and stored, sealed, for a day (over 64 KiB, its status
+//     alone: a retry is CodeConflict); another is returned, key freed.
+//   - A retry gets the kept answer with replayed true; run is not called.
 //   - A retry while the first runs is CodeConflict, with RetryAfter; once
 //     the first attempt's lease (its deadline plus a margin) has passed
-//     without an answer, its process is taken to have died and the retry
-//     runs.
+//     without an answer, its process is taken to have died: the retry runs.
 //   - A request with a key first used with another fingerprint is
 //     CodeKeyReused; a bad key is CodeInvalid; a new key of an
-//     application holding 100,000 records is CodeRateLimited. All name
-//     Idempotency-Key.
+//     application holding 100,000 records or 64 MiB of kept answers is
+//     CodeRateLimited. All name Idempotency-Key.
 func (a *App) RunIdempotent(ctx context.Context, key, fingerprint string, run func(context.Context) IdempotentResult) (IdempotentResult, bool, error) {
 	ans, replayed, err := a.runIdempotent(ctx, key, fingerprint, func(ctx context.Context) idempotency.Answer {
 		res := run(ctx)
@@ -138,6 +136,8 @@ func (a *App) runIdempotent(ctx context.Context, key, fingerprint string, run fu
 		// may be minutes away, is only the bound for a dead attempt.
 		return ans, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, RetryAfter: time.Second,
 			Message: "A request with this Idempotency-Key is still running; retry after the seconds in Retry-After to get its answer."}
+	case errors.Is(err, idempotency.ErrNotKept):
+		return ans, false, &Error{Code: CodeConflict, Field: IdempotencyKeyField, Message: fmt.Sprintf("The request with this Idempotency-Key was done, but its answer was larger than %d KiB and is not kept; read the resource to see it.", idempotency.MaxKeptBody>>10)}
 	case errors.Is(err, idempotency.ErrUnopened):
 		return ans, false, WrapError(CodeInternal, err, "Internal error.")
 	}
@@ -153,11 +153,11 @@ type idempotencyKeys struct {
 
 func (k idempotencyKeys) Begin(ctx context.Context, c *idempotency.Claim) (*idempotency.Held, error) {
 	held, err := k.a.c.store.BeginIdempotent(ctx, &IdempotencyRecord{ApplicationID: k.a.id, Key: k.key, Fingerprint: c.Fingerprint,
-		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, idempotency.MaxKeys)
+		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, idempotency.MaxKeys, idempotency.MaxBytes)
 	if ErrorCode(err) == CodeRateLimited {
 		// Space comes back when the sweep removes expired records.
 		return nil, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(k.a.c.sweep.interval, time.Minute),
-			Message: fmt.Sprintf("This application holds %d Idempotency-Keys of the last %s, the most kept; retry after the seconds in Retry-After, or send the write without a key.", idempotency.MaxKeys, idempotency.TTL)}
+			Message: fmt.Sprintf("This application holds the most Idempotency-Keys kept (%d keys or %d MiB of answers of the last %s); retry after the seconds in Retry-After, or send the write without a key.", idempotency.MaxKeys, idempotency.MaxBytes>>20, idempotency.TTL)}
 	}
 	if err != nil || held == nil {
 		return nil, err

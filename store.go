@@ -470,7 +470,7 @@ type IdempotentResponse struct {
 	Code Code
 	// SealedBody is the encoded answer (the JSON body, byte for byte),
 	// sealed by the Client, because answers such as a new subscription's
-	// secret must not be in the Store in plaintext.
+	// secret must not be in the Store in plaintext; empty when too large.
 	SealedBody []byte
 }
 
@@ -504,12 +504,12 @@ type IdempotencyStore interface {
 	// and a lease expired at rec.CreatedAt (its attempt is taken over).
 	// Otherwise it stores nothing and returns the record that holds the
 	// key: one with a Response (completed), or one in flight, or one made
-	// for another fingerprint. CodeInvalid for an empty key. When maxKeys
-	// is positive and the application already holds maxKeys records
-	// (expired ones count until Sweep removes them), a new key is refused
-	// with CodeRateLimited and nothing is stored; keys already held are
-	// answered as before.
-	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, maxKeys int) (*IdempotencyRecord, error)
+	// for another fingerprint. CodeInvalid for an empty key. A new key is
+	// refused with CodeRateLimited, storing nothing, when the application
+	// already holds maxKeys records or maxBytes bytes of SealedBody (each
+	// bound when positive; expired records count until Sweep removes
+	// them); keys already held are answered as before.
+	BeginIdempotent(ctx context.Context, rec *IdempotencyRecord, maxKeys int, maxBytes int64) (*IdempotencyRecord, error)
 	// CompleteIdempotent ends the attempt claim of the application's key:
 	// it stores resp as the key's answer, or, with a nil resp, removes the
 	// record so that the key is free again. CodeConflict if claim no

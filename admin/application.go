@@ -182,13 +182,12 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			}
 			return "", &unical.Error{Code: unical.CodeInvalid, Field: "providers", Allowed: allowed, Message: "providers keys must be provider types that take settings."}
 		}
-		for name, raw := range map[string]string{"authUrl": set.AuthURL, "tokenUrl": set.TokenURL, "userInfoUrl": set.UserInfoURL, "apiBaseUrl": set.APIBaseURL, "revokeUrl": set.RevokeURL, "serverUrl": set.ServerURL} {
-			if raw == "" {
-				continue
-			}
-			if u, err := url.Parse(raw); err != nil || !u.IsAbs() || u.Host == "" {
-				return "", unical.FieldError("providers."+string(t)+"."+name, "%s must be an absolute URL.", name)
-			}
+		prefix := "providers." + string(t) + "."
+		if err := checkURLShape(prefix+"authUrl", set.AuthURL); err != nil {
+			return "", err
+		}
+		if err := s.checkOutboundURLs(settingsURLs(prefix, set)...); err != nil {
+			return "", err
 		}
 		if app.Providers == nil {
 			app.Providers = map[unical.ProviderType]unical.ProviderSettings{}

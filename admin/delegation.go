@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"net/http"
 	"net/mail"
 	"net/url"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/internal/delegation"
 )
 
@@ -38,9 +38,9 @@ const MaxDelegationDomains = 50
 // the calendars, and the room directory.
 var GoogleDelegationScopes = slices.Clone(delegation.GoogleScopes)
 
-// verifyClient makes the requests of [Service.VerifyDelegation]; the
-// timeout bounds a provider that does not answer.
-var verifyClient = &http.Client{Timeout: 30 * time.Second}
+// verifyTimeout bounds each request of [Service.VerifyDelegation] to a
+// provider that does not answer.
+const verifyTimeout = 30 * time.Second
 
 // DelegationParams set an application's delegation credential for one
 // provider type. provider_a takes ServiceAccountKey (Google's JSON key
@@ -122,15 +122,6 @@ func checkDelegationProvider(t unical.ProviderType) error {
 // without its sealed part, and the secret to seal.
 func checkDelegation(t unical.ProviderType, p *DelegationParams) (unical.Delegation, *delegationSecret, error) {
 	d := unical.Delegation{TokenURL: p.TokenURL, APIBaseURL: p.APIBaseURL, DirectoryURL: p.DirectoryURL, Status: DelegationPending}
-	for _, f := range []struct{ name, value string }{{"tokenUrl", p.TokenURL}, {"apiBaseUrl", p.APIBaseURL}, {"directoryUrl", p.DirectoryURL}} {
-		if f.value == "" {
-			continue
-		}
-		u, err := url.Parse(f.value)
-		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
-			return d, nil, unical.FieldError(f.name, "%s must be an absolute http or https URL without credentials or a fragment.", f.name)
-		}
-	}
 	domains, err := checkDomains(p.Domains)
 	if err != nil {
 		return d, nil, err
@@ -326,6 +317,9 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 	if err := checkDelegationProvider(t); err != nil {
 		return nil, err
 	}
+	if err := s.checkOutboundURLs(namedURL{"tokenUrl", p.TokenURL}, namedURL{"apiBaseUrl", p.APIBaseURL}, namedURL{"directoryUrl", p.DirectoryURL}); err != nil {
+		return nil, err
+	}
 	d, secret, err := checkDelegation(t, p)
 	if err != nil {
 		return nil, err
@@ -443,6 +437,11 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 	if err != nil {
 		return nil, err
 	}
+	// The credential's URLs were checked when it was saved; the guarded
+	// client refuses internal addresses again when it connects, so that
+	// a name resolving to one, or a credential saved under another
+	// policy, reaches nothing the address policy forbids.
+	verifyClient := httpguard.Client(verifyTimeout, s.client.WebhookConfig().AllowPrivateTargets)
 	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
 		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}

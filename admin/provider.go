@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -96,18 +95,6 @@ func checkProviderParams(info kit.ProviderInfo, p *ProviderSettingsParams) error
 			return unical.FieldError(setting.Name, "%s is not a setting of %s; its settings are %s.", setting.Name, info.Type.PathName(), strings.Join(info.Settings, ", "))
 		}
 	}
-	for _, f := range []struct{ name, value string }{
-		{"authUrl", p.AuthURL}, {"tokenUrl", p.TokenURL}, {"userInfoUrl", p.UserInfoURL},
-		{"apiBaseUrl", p.APIBaseURL}, {"revokeUrl", p.RevokeURL}, {"serverUrl", p.ServerURL},
-	} {
-		if f.value == "" {
-			continue
-		}
-		u, err := url.Parse(f.value)
-		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
-			return unical.FieldError(f.name, "%s must be an absolute http or https URL without credentials or a fragment.", f.name)
-		}
-	}
 	if strings.IndexFunc(p.ClientID, unicode.IsSpace) >= 0 || strings.IndexFunc(p.ClientID, unicode.IsControl) >= 0 {
 		return unical.FieldError("clientId", "clientId must not hold spaces or control characters.")
 	}
@@ -143,8 +130,10 @@ func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unica
 
 // SetProviderSettings replaces an application's settings for one
 // provider type (see [ProviderSettingsParams] for the client secret).
-// Without Config.AllowPrivateTargets a serverUrl on a loopback, private
-// or link-local address, or localhost, is refused as a webhook URL is.
+// Without Config.AllowPrivateTargets a URL the server connects to
+// (tokenUrl, userInfoUrl, apiBaseUrl, revokeUrl, serverUrl) on a
+// loopback, private or link-local address, or localhost, is refused as a
+// webhook URL is.
 // Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
 func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
@@ -155,7 +144,12 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	if err := checkProviderParams(info, p); err != nil {
 		return nil, err
 	}
-	if err := s.client.CheckTargetHost("serverUrl", p.ServerURL); err != nil {
+	if err := checkURLShape("authUrl", p.AuthURL); err != nil {
+		return nil, err
+	}
+	if err := s.checkOutboundURLs(settingsURLs("", unical.ProviderSettings{
+		TokenURL: p.TokenURL, UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL,
+	})...); err != nil {
 		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
@@ -287,4 +281,15 @@ func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t un
 func (s *Service) usesOAuth(t unical.ProviderType) bool {
 	info, err := s.settingsInfo(t)
 	return err == nil && info.Credential == unical.CredentialOAuth
+}
+
+// settingsURLs are the URLs of provider settings that the server
+// connects to, each named by its field after prefix. authUrl is not
+// among them: the server only sends it to browsers, which may well sign
+// in on a private network.
+func settingsURLs(prefix string, set unical.ProviderSettings) []namedURL {
+	return []namedURL{
+		{prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
+		{prefix + "apiBaseUrl", set.APIBaseURL}, {prefix + "revokeUrl", set.RevokeURL}, {prefix + "serverUrl", set.ServerURL},
+	}
 }

@@ -75,7 +75,15 @@ func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
 	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
 	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-	ts.Stack = apitest.StartWithOptions(tb, providers, configure, opts)
+	// The production address policy unless configure says otherwise: the
+	// memory providers need no URL, and webhook URLs on private addresses
+	// are refused.
+	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *unical.Config) {
+		cfg.AllowPrivateTargets = false
+		if configure != nil {
+			configure(cfg)
+		}
+	}, opts)
 
 	auth := httptest.NewServer(ts.Providers[unical.ProviderGoogle].AuthHandler(googleUser))
 	tb.Cleanup(auth.Close)

@@ -30,8 +30,13 @@ const offlineOpenTimeout = 300 * time.Millisecond
 
 // openOffline opens the data folder for an admin command. When a running
 // server holds it, the error says so in one line and names --server.
+// UNICAL_ALLOW_PRIVATE_TARGETS=1 lets the command save URLs on private
+// addresses, as --allow-private-targets lets the server use them.
 func (m *Main) openOffline(ctx context.Context, sf storeFlags) (*admin.Service, unical.Store, error) {
-	client, store, err := m.open(ctx, sf, "", engineSettings{}, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
+	// The URLs an offline command saves are held to the server's address
+	// policy, which it reads as the server does from the environment.
+	eng := engineSettings{allowPrivate: m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1"}
+	client, store, err := m.open(ctx, sf, "", eng, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
 	if sf.storeURL == "" && unical.ErrorCode(err) == unical.CodeUnavailable {
 		return nil, nil, fmt.Errorf("the data folder %s is in use by a running unicald; run the command against it with --server URL (and UNICAL_ADMIN_TOKEN)", sf.dataDir)
 	}

@@ -176,8 +176,8 @@ func TestAppsAndKeysCommands(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secretFile, []byte("s3cret-client\n"), 0o600)
 	out := run("apps", "update", "--id", created.ApplicationID, "--redirect-url", "https://shop.example.com/cb",
-		"--provider", "provider_a", "--client-id", "cid", "--client-secret-file", secretFile, "--token-url", "http://127.0.0.1:9/token")
-	if !strings.Contains(out, "https://shop.example.com/cb") || !strings.Contains(out, `"tokenUrl":"http://127.0.0.1:9/token"`) || strings.Contains(out, "s3cret-client") {
+		"--provider", "provider_a", "--client-id", "cid", "--client-secret-file", secretFile, "--token-url", "https://oauth.example.com/token")
+	if !strings.Contains(out, "https://shop.example.com/cb") || !strings.Contains(out, `"tokenUrl":"https://oauth.example.com/token"`) || strings.Contains(out, "s3cret-client") {
 		t.Errorf("apps update printed %s; want the settings without the client secret", out)
 	}
 	var key struct {

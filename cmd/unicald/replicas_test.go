@@ -119,7 +119,9 @@ func TestReplicas(t *testing.T) {
 	pg := pgtest.Start(t, pgtest.Options{})
 	storeURL := pg.NewDatabase(t)
 	masterKey := seal.NewKey().String()
-	env := envOf(map[string]string{"UNICAL_MASTER_KEY": masterKey})
+	// The fakes listen on loopback: the admin commands save their URLs
+	// under the development policy, as the replicas use them.
+	env := envOf(map[string]string{"UNICAL_MASTER_KEY": masterKey, "UNICAL_ALLOW_PRIVATE_TARGETS": "1"})
 
 	// The provider, and the receiver with a certificate the replicas
 	// trust through SSL_CERT_FILE.

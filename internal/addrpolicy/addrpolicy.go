@@ -14,6 +14,7 @@
 package addrpolicy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -116,13 +117,22 @@ func Control(network, address string, _ syscall.RawConn) error {
 }
 
 // Dialer returns a dialer with the given connect timeout that refuses
-// forbidden addresses unless allowPrivate.
+// forbidden addresses unless allowPrivate. Its DialContext is the hook for
+// every client that is not HTTP (an SMTP relay): see [DialFunc].
 func Dialer(timeout time.Duration, allowPrivate bool) *net.Dialer {
 	d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
 		d.Control = Control
 	}
 	return d
+}
+
+// DialFunc returns Dialer(timeout, allowPrivate).DialContext, in the shape
+// that clients taking a dial function want (net/smtp over a conn, a
+// custom http.Transport): the one way to open a connection to a host a
+// user or operator configured.
+func DialFunc(timeout time.Duration, allowPrivate bool) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return Dialer(timeout, allowPrivate).DialContext
 }
 
 // LoopbackHost reports whether a URL host (without port) names this

@@ -41,7 +41,7 @@ type Stack struct {
 
 // Start starts a server with the given providers. configure, when set, may
 // change the Client's Config (Store, MasterKey and PublicURL are filled
-// in already). Everything stops in Cleanup.
+// in already, and AllowPrivateTargets is true). Everything stops in Cleanup.
 func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Config)) *Stack {
 	tb.Helper()
 	return StartWithOptions(tb, providers, configure, httpapi.Options{})
@@ -63,7 +63,11 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	tb.Cleanup(srv.Close)
 	st.URL = srv.URL
 	// Every stack has virtual calendars, as unicald does.
+	// The fakes and test servers all listen on loopback, so a stack saves
+	// and uses such URLs as a development server does; a test of the
+	// production address policy sets AllowPrivateTargets back to false.
 	cfg := unical.Config{Store: store, Providers: virtual.Add(providers, store), MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	cfg.AllowPrivateTargets = true
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -41,6 +41,20 @@ const TTL = 24 * time.Hour
 // oldest records would silently turn a late retry into a second write.
 const MaxKeys = 100_000
 
+// MaxKeptBody bounds the body of a kept answer, in bytes before sealing.
+// A larger answer (a long page, an event with a large description read
+// from a provider) keeps its status and code but not its body: a retry is
+// then told, with [ErrNotKept], how the first request ended and that the
+// resource must be read again. Keeping it whole would let one key hold
+// megabytes for TTL.
+const MaxKeptBody = 64 << 10
+
+// MaxBytes bounds the kept bodies (sealed) an application holds at once:
+// past it a write with a new key is refused as past MaxKeys, until the
+// sweep removes expired records. With MaxKeptBody it bounds what one
+// application's keys can add to the Store in a day.
+const MaxBytes = 64 << 20
+
 // MaxKeyLen is the longest key accepted, in bytes.
 const MaxKeyLen = 255
 
@@ -123,6 +137,10 @@ var (
 	ErrRunning   = errors.New("idempotency: the first request with the key still runs")
 	// ErrUnopened wraps the failure to open a kept answer.
 	ErrUnopened = errors.New("idempotency: the kept answer does not open")
+	// ErrNotKept is a retry of a request whose answer was larger than
+	// MaxKeptBody: Run returns it with the kept status and code, and no
+	// body.
+	ErrNotKept = errors.New("idempotency: the answer was too large to keep")
 )
 
 // Runner runs requests once per key.
@@ -141,8 +159,9 @@ func New(master seal.Key, now func() time.Time, log *slog.Logger) *Runner {
 // Run runs run at most once for key of application appID, whose records
 // keys holds. fingerprint identifies the request; a request is a retry
 // when its key and fingerprint match. An answer whose code keep accepts
-// is stored until TTL; another is returned and the key freed. A retry
-// gets the kept answer with replayed true, and run is not called.
+// is stored until TTL (its body only up to MaxKeptBody); another is
+// returned and the key freed. A retry gets the kept answer with replayed
+// true, or ErrNotKept, and run is not called.
 func (r *Runner) Run(ctx context.Context, keys Keys, appID, key, fingerprint string, keep func(code string) bool, run func(context.Context) Answer) (ans Answer, replayed bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return Answer{}, false, err
@@ -177,6 +196,10 @@ func (r *Runner) Run(ctx context.Context, keys Keys, appID, key, fingerprint str
 		case held.Kept == nil:
 			return Answer{}, false, ErrRunning
 		}
+		if len(held.Kept.Body) == 0 {
+			// A sealed body is never empty: this answer was too large.
+			return Answer{Status: held.Kept.Status, Code: held.Kept.Code}, false, ErrNotKept
+		}
 		body, err := r.sealer.Open(held.Kept.Body, ad)
 		if err != nil {
 			return Answer{}, false, fmt.Errorf("%w: %w", ErrUnopened, err)
@@ -197,7 +220,11 @@ func (r *Runner) Run(ctx context.Context, keys Keys, appID, key, fingerprint str
 		}
 	}()
 	ans = run(runCtx)
-	if keep(ans.Code) {
+	switch {
+	case !keep(ans.Code):
+	case len(ans.Body) > MaxKeptBody:
+		kept = &Answer{Status: ans.Status, Code: ans.Code}
+	default:
 		kept = &Answer{Status: ans.Status, Code: ans.Code, Body: r.sealer.Seal(ans.Body, ad)}
 	}
 	return ans, false, nil

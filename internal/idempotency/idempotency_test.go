@@ -128,3 +128,47 @@ func TestRun_Running(t *testing.T) {
 		t.Errorf("retry after = %+v, replayed %v, %v; want the first answer, run with a context its caller did not end", ans, replayed, err)
 	}
 }
+
+// TestRun_LargeAnswer keeps an answer over MaxKeptBody as its status and
+// code alone: the first caller gets the whole answer, a retry gets
+// ErrNotKept with the status, and run is not called again. An answer at
+// the bound is kept whole.
+func TestRun_LargeAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		size     int
+		wantKept bool
+	}{
+		{"at the bound", idempotency.MaxKeptBody, true},
+		{"past the bound", idempotency.MaxKeptBody + 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, k := newRunner(), &keys{}
+			calls := 0
+			run := func(context.Context) idempotency.Answer {
+				calls++
+				return idempotency.Answer{Status: 200, Body: make([]byte, tc.size)}
+			}
+			first, _, err := r.Run(t.Context(), k, "app_1", "key-1", "fp", keepAll, run)
+			if err != nil || len(first.Body) != tc.size {
+				t.Fatalf("first Run() = %d bytes, %v; want the whole answer", len(first.Body), err)
+			}
+			again, replayed, err := r.Run(t.Context(), k, "app_1", "key-1", "fp", keepAll, run)
+			switch {
+			case tc.wantKept && (err != nil || !replayed || len(again.Body) != tc.size):
+				t.Errorf("retry = %d bytes, replayed %v, %v; want the kept answer", len(again.Body), replayed, err)
+			case !tc.wantKept && (!errors.Is(err, idempotency.ErrNotKept) || again.Status != 200 || len(again.Body) != 0):
+				t.Errorf("retry = %+v, %v; want ErrNotKept with status 200 and no body", again.Status, err)
+			}
+			if !tc.wantKept && len(k.kept.Body) != 0 {
+				t.Errorf("the store keeps %d bytes of an answer past the bound", len(k.kept.Body))
+			}
+			if calls != 1 {
+				t.Errorf("run was called %d times, want once", calls)
+			}
+		})
+	}
+}

@@ -31,7 +31,8 @@ func TestThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey()})
+	// The fake listens on loopback: save its URLs as a development server does.
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

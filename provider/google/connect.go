@@ -261,6 +261,9 @@ func endpointsFor(s unical.ProviderSettings) endpoints {
 	}
 }
 
+// RevokeTimeout bounds one revocation request (RevokeGrant).
+const RevokeTimeout = 5 * time.Second
+
 // scopesFor returns the scopes to request for an application.
 func scopesFor(s unical.ProviderSettings) []string {
 	if len(s.Scopes) > 0 {
@@ -274,8 +277,12 @@ func scopesFor(s unical.ProviderSettings) []string {
 // endpoint, which for a refresh token ends the whole grant (every access
 // token issued from it too); 200 is success, 400 an error such as a token
 // already revoked. Without a refresh token the access token is revoked,
-// which the guide says revokes its refresh token as well.
+// which the guide says revokes its refresh token as well. It waits at most
+// RevokeTimeout, so that an endpoint that hangs does not hold the DELETE
+// of the account for the whole request deadline.
 func (p *Provider) RevokeGrant(ctx context.Context, s *unical.Session) error {
+	ctx, cancel := context.WithTimeout(ctx, RevokeTimeout)
+	defer cancel()
 	tok := s.Token.RefreshToken
 	if tok == "" {
 		tok = s.Token.AccessToken

@@ -278,6 +278,9 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 // CreateEvent implements unical.Provider.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
 	// No underscore: instance ids are "<series id>_<original start>".
+	if err := eventbook.CheckSizes(params); err != nil {
+		return nil, err
+	}
 	if err := eventbook.CheckWrite(params, nil, s.Email); err != nil {
 		return nil, err
 	}
@@ -295,6 +298,9 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 
 // UpdateEvent implements unical.Provider.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+	if err := eventbook.CheckSizes(params); err != nil {
+		return nil, err
+	}
 	var out *unical.Event
 	err := p.write(ctx, s, calendarID, withSeries(eventID), "", func(b *eventbook.Book, version int64) (err error) {
 		if err := b.CheckIfMatch(ctx, eventID); err != nil {

@@ -375,7 +375,7 @@ func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
 			CreatedAt: t0, LeaseExpiry: t0.Add(time.Minute), ExpiresAt: t0.Add(24 * time.Hour)}
 	}
 	for _, key := range []string{"k1", "k2"} {
-		if _, err := s.BeginIdempotent(ctx, claim(key), 0); err != nil {
+		if _, err := s.BeginIdempotent(ctx, claim(key), 0, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -385,10 +385,10 @@ func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
 	makeOlder(t, path, "3", "idempotency.countByApp")
 
 	s = mustOpen(t, path)
-	if _, err := s.BeginIdempotent(ctx, claim("k3"), 2); unical.ErrorCode(err) != unical.CodeRateLimited {
+	if _, err := s.BeginIdempotent(ctx, claim("k3"), 2, 0); unical.ErrorCode(err) != unical.CodeRateLimited {
 		t.Errorf("BeginIdempotent(bound 2, two old records) = %v, want CodeRateLimited", err)
 	}
-	if _, err := s.BeginIdempotent(ctx, claim("k3"), 3); err != nil {
+	if _, err := s.BeginIdempotent(ctx, claim("k3"), 3, 0); err != nil {
 		t.Errorf("BeginIdempotent(bound 3, two old records) = %v, want it stored", err)
 	}
 }

@@ -44,8 +44,9 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 
 // BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
 // writer makes the read, the check and the write one atomic step. The
-// bound reads the application's count in idempotency.countByApp.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int) (*unical.IdempotencyRecord, error) {
+// bound reads the application's count and bytes in
+// idempotency.countByApp.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int, maxBytes int64) (*unical.IdempotencyRecord, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -75,18 +76,25 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 			if err := byExpiry.Delete(idempotencyExpiryKey(old.ExpiresAt, k)); err != nil {
 				return err
 			}
-		} else {
-			if maxKeys > 0 && idempotencyCount(tx, rec.ApplicationID) >= maxKeys {
-				return storedoc.IdempotencyBound(maxKeys)
+			if err := addIdempotencyCount(tx, rec.ApplicationID, 0, -keptBytes(old.Response)); err != nil {
+				return err
 			}
-			if err := addIdempotencyCount(tx, rec.ApplicationID, 1); err != nil {
+		} else {
+			n, size := idempotencyCount(tx, rec.ApplicationID)
+			if (maxKeys > 0 && n >= maxKeys) || (maxBytes > 0 && size >= maxBytes) {
+				return storedoc.IdempotencyBound(maxKeys, maxBytes)
+			}
+			if err := addIdempotencyCount(tx, rec.ApplicationID, 1, 0); err != nil {
 				return err
 			}
 		}
 		if err := putJSON(b, k, fresh); err != nil {
 			return err
 		}
-		return byExpiry.Put(idempotencyExpiryKey(fresh.ExpiresAt, k), nil)
+		if err := addIdempotencyCount(tx, rec.ApplicationID, 0, keptBytes(fresh.Response)); err != nil {
+			return err
+		}
+		return byExpiry.Put(idempotencyExpiryKey(fresh.ExpiresAt, k), sizeValue(keptBytes(fresh.Response)))
 	})
 	if err != nil {
 		return nil, err
@@ -115,14 +123,21 @@ func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string
 			if err := b.Delete(k); err != nil {
 				return err
 			}
-			if err := addIdempotencyCount(tx, appID, -1); err != nil {
+			if err := addIdempotencyCount(tx, appID, -1, 0); err != nil {
 				return err
 			}
 			return byExpiry.Delete(idempotencyExpiryKey(rec.ExpiresAt, k))
 		}
 		kept := *resp
 		rec.Response = &kept
-		return putJSON(b, k, &rec)
+		if err := putJSON(b, k, &rec); err != nil {
+			return err
+		}
+		if err := addIdempotencyCount(tx, appID, 0, keptBytes(&kept)); err != nil {
+			return err
+		}
+		// The index entry carries the size, for the sweep to take off.
+		return byExpiry.Put(idempotencyExpiryKey(rec.ExpiresAt, k), sizeValue(keptBytes(&kept)))
 	})
 }
 
@@ -132,11 +147,12 @@ func sweepIdempotency(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
 	index := tx.Bucket(bucketIdempotencyByExp)
 	keys := expiredKeys(index, nil, nowKey, max)
 	for _, k := range keys {
+		size := sizeOf(index.Get(k))
 		if err := tx.Bucket(bucketIdempotency).Delete(k[timeKeyLen:]); err != nil {
 			return 0, err
 		}
 		appID, _, _ := bytes.Cut(k[timeKeyLen:], []byte{0})
-		if err := addIdempotencyCount(tx, string(appID), -1); err != nil {
+		if err := addIdempotencyCount(tx, string(appID), -1, -size); err != nil {
 			return 0, err
 		}
 		if err := index.Delete(k); err != nil {
@@ -147,23 +163,53 @@ func sweepIdempotency(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
 }
 
 // idempotencyCount is the number of stored idempotency records of an
-// application, expired or not, from idempotency.countByApp.
-func idempotencyCount(tx *bbolt.Tx, appID string) int {
+// application, expired or not, and the bytes of their kept bodies, from
+// idempotency.countByApp: a count of 8 bytes, then the bytes, 8 more (a
+// file older than the bytes holds the count alone; its records' bodies
+// are not counted, and their index entries carry no size to take off).
+func idempotencyCount(tx *bbolt.Tx, appID string) (n int, size int64) {
 	v := tx.Bucket(bucketIdempotencyCounts).Get(keyOf(appID, ""))
-	if len(v) != 8 {
-		return 0
+	if len(v) < 8 {
+		return 0, 0
 	}
-	return int(binary.BigEndian.Uint64(v))
+	return int(binary.BigEndian.Uint64(v)), sizeOf(v[8:])
 }
 
-// addIdempotencyCount changes an application's count by delta.
-func addIdempotencyCount(tx *bbolt.Tx, appID string, delta int) error {
-	n := max(idempotencyCount(tx, appID)+delta, 0)
+// addIdempotencyCount changes an application's count by delta and its
+// bytes by deltaBytes.
+func addIdempotencyCount(tx *bbolt.Tx, appID string, delta int, deltaBytes int64) error {
+	if delta == 0 && deltaBytes == 0 {
+		return nil
+	}
+	n, size := idempotencyCount(tx, appID)
+	n, size = max(n+delta, 0), max(size+deltaBytes, 0)
 	k := keyOf(appID, "")
 	if n == 0 {
 		return tx.Bucket(bucketIdempotencyCounts).Delete(k)
 	}
-	return tx.Bucket(bucketIdempotencyCounts).Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
+	v := binary.BigEndian.AppendUint64(nil, uint64(n))
+	return tx.Bucket(bucketIdempotencyCounts).Put(k, append(v, sizeValue(size)...))
+}
+
+// keptBytes is what a kept answer counts against the application's
+// bytes: its sealed body.
+func keptBytes(r *unical.IdempotentResponse) int64 {
+	if r == nil {
+		return 0
+	}
+	return int64(len(r.SealedBody))
+}
+
+// sizeValue encodes a byte count as 8 bytes.
+func sizeValue(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+// sizeOf decodes sizeValue; 0 for anything else (an index entry written
+// before sizes were kept).
+func sizeOf(v []byte) int64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
 }
 
 // backfillIdempotencyCounts fills idempotency.countByApp from the records

@@ -46,10 +46,12 @@ func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string,
 // BeginIdempotent implements [unical.IdempotencyStore]: the record's row
 // lock makes the read, the check and the write one atomic step across
 // processes. The bound counts the application's rows after a new key's
-// insert, in the primary key's index and at most maxKeys+1 of them;
-// first uses of new keys committing at the same moment do not see each
-// other, so they may pass the bound by as many.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int) (*unical.IdempotencyRecord, error) {
+// insert, in the primary key's index and at most maxKeys+1 of them,
+// and sums the lengths of their kept bodies (octet_length reads a
+// stored value's size without reading the value); first uses of new
+// keys committing at the same moment do not see each other, so they may
+// pass the bound by as many.
+func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int, maxBytes int64) (*unical.IdempotencyRecord, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -66,16 +68,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 			return err
 		}
 		if tag.RowsAffected() == 1 {
-			if maxKeys <= 0 {
-				return nil
-			}
-			var n int
-			err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE application_id = $1 LIMIT $2) AS held",
-				rec.ApplicationID, maxKeys+1).Scan(&n)
-			if err == nil && n > maxKeys {
-				err = storedoc.IdempotencyBound(maxKeys) // rolls the insert back
-			}
-			return err
+			return checkIdempotencyBound(ctx, tx, rec.ApplicationID, maxKeys, maxBytes) // an error rolls the insert back
 		}
 		rows, err := tx.Query(ctx, "SELECT "+idempotencyColumns+" FROM idempotency_keys WHERE application_id = $1 AND key = $2 FOR UPDATE",
 			rec.ApplicationID, rec.Key)
@@ -99,6 +92,35 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 		return nil, err
 	}
 	return held, nil
+}
+
+// checkIdempotencyBound refuses the new key just inserted for appID when
+// the application's records, the new one counted, pass maxKeys or
+// maxBytes (each when positive).
+func checkIdempotencyBound(ctx context.Context, tx pgx.Tx, appID string, maxKeys int, maxBytes int64) error {
+	if maxKeys > 0 {
+		var n int
+		err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE application_id = $1 LIMIT $2) AS held",
+			appID, maxKeys+1).Scan(&n)
+		if err != nil {
+			return err
+		}
+		if n > maxKeys {
+			return storedoc.IdempotencyBound(maxKeys, maxBytes)
+		}
+	}
+	if maxBytes > 0 {
+		var size int64
+		err := tx.QueryRow(ctx, "SELECT coalesce(sum(octet_length(response_body)), 0) FROM idempotency_keys WHERE application_id = $1",
+			appID).Scan(&size)
+		if err != nil {
+			return err
+		}
+		if size >= maxBytes {
+			return storedoc.IdempotencyBound(maxKeys, maxBytes)
+		}
+	}
+	return nil
 }
 
 // CompleteIdempotent implements [unical.IdempotencyStore].

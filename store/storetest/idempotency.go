@@ -31,7 +31,7 @@ func fullResponse() *unical.IdempotentResponse {
 // mustBegin claims rec and fails tb unless the key was free.
 func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec, 0)
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, "BeginIdempotent()", err)
 	if held != nil {
 		tb.Fatalf("BeginIdempotent(%s) = held by %+v, want a fresh claim", rec.Key, held)
@@ -42,7 +42,7 @@ func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 // want.
 func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.IdempotencyRecord) {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), rec, 0)
+	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, call, err)
 	if d := diff(want, held); d != "" {
 		tb.Errorf("%s mismatch (-want +got):\n%s", call, d)
@@ -54,7 +54,7 @@ var idempotencyTests = []testCase{
 		const bound = 3
 		ctx := t.Context()
 		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
-			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound)
+			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound, 0)
 		}
 		keys := []string{newID("idem"), newID("idem"), newID("idem")}
 		for _, key := range keys {
@@ -95,6 +95,59 @@ var idempotencyTests = []testCase{
 		mustOK(t, "Sweep()", err)
 		held, err = begin("app_A", newID("idem"), later)
 		if err != nil || held != nil {
+			t.Errorf("BeginIdempotent(after the sweep) = %+v, %v; want a fresh claim", held, err)
+		}
+	}},
+	{"Begin/ByteBoundPerApplication", func(t *testing.T, s unical.Store) {
+		// Two kept bodies of 600 bytes pass a bound of 1,000 bytes: the
+		// bound is checked when a key is new, against what is kept then.
+		const maxKeys, maxBytes = 100, 1000
+		ctx := t.Context()
+		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
+			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), maxKeys, maxBytes)
+		}
+		body := &unical.IdempotentResponse{Status: 200, SealedBody: make([]byte, 600)}
+		keys := []string{newID("idem"), newID("idem")}
+		for _, key := range keys {
+			held, err := begin("app_A", key, base)
+			mustOK(t, "BeginIdempotent(under the byte bound)", err)
+			if held != nil {
+				t.Fatalf("BeginIdempotent(under the byte bound) = held by %+v", held)
+			}
+			mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(ctx, "app_A", key, claimOf(t, s, "app_A", key), body))
+		}
+		_, err := begin("app_A", newID("idem"), base)
+		wantCode(t, "BeginIdempotent(past the byte bound)", err, unical.CodeRateLimited)
+		// Kept answers are still replayed; other applications have bounds
+		// of their own; an answer kept without its body counts nothing.
+		held, err := begin("app_A", keys[0], base.Add(time.Second))
+		mustOK(t, "BeginIdempotent(held key past the byte bound)", err)
+		if held == nil || held.Response == nil || len(held.Response.SealedBody) != 600 {
+			t.Errorf("BeginIdempotent(held key past the byte bound) = %+v, want the kept answer", held)
+		}
+		small := newID("idem")
+		if held, err := begin("app_B", small, base); err != nil || held != nil {
+			t.Fatalf("BeginIdempotent(other application) = %+v, %v; want a fresh claim", held, err)
+		}
+		mustOK(t, "CompleteIdempotent(no body)", s.CompleteIdempotent(ctx, "app_B", small, claimOf(t, s, "app_B", small), &unical.IdempotentResponse{Status: 200}))
+		if held, err := begin("app_B", newID("idem"), base); err != nil || held != nil {
+			t.Errorf("BeginIdempotent(after a bodiless answer) = %+v, %v; want a fresh claim", held, err)
+		}
+		// An expired record taken over by a new claim of its key gives
+		// its bytes back; the sweep gives back the rest.
+		later := base.Add(25 * time.Hour)
+		if held, err := begin("app_A", keys[0], later); err != nil || held != nil {
+			t.Fatalf("BeginIdempotent(expired key again) = %+v, %v; want a fresh claim", held, err)
+		}
+		if held, err := begin("app_A", newID("idem"), later); err != nil || held != nil {
+			t.Errorf("BeginIdempotent(after an expired answer was replaced) = %+v, %v; want a fresh claim", held, err)
+		}
+		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(ctx, "app_A", keys[0], claimOf(t, s, "app_A", keys[0]), body))
+		_, err = begin("app_A", newID("idem"), later)
+		wantCode(t, "BeginIdempotent(past the byte bound again)", err, unical.CodeRateLimited)
+		_, err = s.Sweep(ctx, unical.SweepRequest{Now: later})
+		mustOK(t, "Sweep()", err)
+		if held, err := begin("app_A", newID("idem"), later); err != nil || held != nil {
 			t.Errorf("BeginIdempotent(after the sweep) = %+v, %v; want a fresh claim", held, err)
 		}
 	}},
@@ -169,7 +222,7 @@ var idempotencyTests = []testCase{
 		)
 		for range 8 {
 			wg.Go(func() {
-				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0)
+				held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0, 0)
 				if err != nil {
 					t.Errorf("BeginIdempotent(): %v", err)
 				} else if held == nil {
@@ -183,7 +236,7 @@ var idempotencyTests = []testCase{
 		}
 	}},
 	{"Begin/ErrInvalid", func(t *testing.T, s unical.Store) {
-		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base), 0)
+		_, err := s.BeginIdempotent(t.Context(), newClaim("app_A", "", "fp", base), 0, 0)
 		wantCode(t, "BeginIdempotent(empty key)", err, unical.CodeInvalid)
 	}},
 	{"Complete/ReleaseFreesKey", func(t *testing.T, s unical.Store) {
@@ -218,7 +271,7 @@ var idempotencyTests = []testCase{
 		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, want.Claim, resp))
 		resp.SealedBody[1] = 'X'
 		want.Response = fullResponse()
-		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0)
+		held, err := s.BeginIdempotent(t.Context(), newClaim("app_A", key, "fp", base), 0, 0)
 		mustOK(t, "BeginIdempotent()", err)
 		held.Response.SealedBody[2] = 'X'
 		wantHeld(t, s, "BeginIdempotent(again)", newClaim("app_A", key, "fp", base), &want)
@@ -247,7 +300,7 @@ var idempotencyTests = []testCase{
 // with the same fingerprint sees it.
 func claimOf(tb testing.TB, s unical.Store, appID, key string) string {
 	tb.Helper()
-	held, err := s.BeginIdempotent(tb.Context(), newClaim(appID, key, "POST /v1/x sha256:1", base), 0)
+	held, err := s.BeginIdempotent(tb.Context(), newClaim(appID, key, "POST /v1/x sha256:1", base), 0, 0)
 	mustOK(tb, "BeginIdempotent(read the claim)", err)
 	if held == nil {
 		tb.Fatalf("BeginIdempotent(%s) took the key, want it held", key)

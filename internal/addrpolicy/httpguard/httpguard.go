@@ -1,5 +1,8 @@
 // Package httpguard builds the HTTP transport of outbound provider
-// requests with internal/addrpolicy on every dial.
+// requests with internal/addrpolicy on every dial. It is the one place
+// that makes an HTTP transport or client for a URL a user or operator
+// configured: TestOutboundClientsAreGuarded (in this package) fails for
+// any other construction in the module that is not on its allow-list.
 package httpguard
 
 import (
@@ -20,4 +23,11 @@ func Transport(allowPrivate bool) *http.Transport {
 		t.DialContext = addrpolicy.Dialer(30*time.Second, false).DialContext
 	}
 	return t
+}
+
+// Client returns a client over Transport(allowPrivate) whose requests
+// time out after timeout. Redirects are followed as net/http does; each
+// one dials through the same policy.
+func Client(timeout time.Duration, allowPrivate bool) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: Transport(allowPrivate)}
 }

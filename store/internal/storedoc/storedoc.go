@@ -105,9 +105,9 @@ func CheckHeld(key string, found, held bool) error {
 }
 
 // IdempotencyBound is BeginIdempotent's refusal of a new key of an
-// application that holds maxKeys records.
-func IdempotencyBound(maxKeys int) *unical.Error {
-	return unical.Errorf(unical.CodeRateLimited, "This application holds %d Idempotency-Key records, the most kept at once.", maxKeys)
+// application that holds maxKeys records or maxBytes bytes of answers.
+func IdempotencyBound(maxKeys int, maxBytes int64) *unical.Error {
+	return unical.Errorf(unical.CodeRateLimited, "This application holds the most Idempotency-Key records kept at once (%d keys, %d bytes of answers).", maxKeys, maxBytes)
 }
 
 // CheckStatus refuses a message status UpdateMessage does not know.

@@ -1,0 +1,49 @@
+package admin
+
+import (
+	"net/url"
+
+	"github.com/unical/unical"
+)
+
+// namedURL is a configured URL the server connects to, with the field
+// that holds it.
+type namedURL struct{ field, value string }
+
+// checkOutboundURLs refuses, naming the field, a URL the server will
+// connect to (a provider's token, API, revocation, directory or CalDAV
+// server URL) that is not an absolute http or https URL without
+// credentials or a fragment, or whose host, without
+// Config.AllowPrivateTargets, is a loopback, private or link-local IP
+// literal or localhost ([unical.Client.CheckTargetHost]). An empty URL
+// is skipped: the provider's public default applies. This is the check
+// at save time; the guarded transport (internal/addrpolicy/httpguard)
+// refuses the same addresses again at every connection, names that
+// resolve to them included.
+func (s *Service) checkOutboundURLs(urls ...namedURL) error {
+	for _, f := range urls {
+		if f.value == "" {
+			continue
+		}
+		if err := checkURLShape(f.field, f.value); err != nil {
+			return err
+		}
+		if err := s.client.CheckTargetHost(f.field, f.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkURLShape refuses a URL that is not an absolute http or https URL
+// without credentials or a fragment, naming field; "" passes.
+func checkURLShape(field, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil || u.Fragment != "" {
+		return unical.FieldError(field, "%s must be an absolute http or https URL without credentials or a fragment.", field)
+	}
+	return nil
+}
