@@ -370,9 +370,10 @@ type DeliveryLogStore interface {
 	// now, in id order after the given id, at most limit of them.
 	ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*DeliveryAttempt, error)
 	// RetryMessage puts a failed message back in the queue: pending, due at
-	// now, with no attempts and no lease. CodeNotFound if the application
-	// has no such message (or it went with its subscription), CodeConflict
-	// if the message has not failed.
+	// now, with no attempts and no lease; a pending one, unless leased at now
+	// (being sent), is due at now, its attempts kept. CodeNotFound if the
+	// application has no such message (or it went with its subscription),
+	// CodeConflict if it was delivered.
 	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 
