@@ -78,7 +78,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, opts))
+	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(st.Client, opts))
 	return st
 }
 

@@ -92,6 +92,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/internal/retry"
+	"github.com/unical/unical/provider/kit"
 )
 
 // ProviderType is the provider type this package serves.
@@ -185,3 +186,12 @@ func New(cfg Config) (*Provider, error) {
 
 // Type returns [ProviderType].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "CalDAV", Settings: []string{"serverUrl"}}
+}
+
+// ConnectsWithPassword implements [unical.PasswordConnector]: accounts
+// connect with an app-specific password.
+func (p *Provider) ConnectsWithPassword() bool { return true }

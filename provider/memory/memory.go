@@ -131,6 +131,10 @@ func (p *Provider) Calls() int {
 // Type implements unical.Provider.
 func (p *Provider) Type() unical.ProviderType { return p.typ }
 
+// ConnectsWithPassword implements [unical.PasswordConnector]: accounts of
+// the CalDAV type connect with a password, the others through OAuth.
+func (p *Provider) ConnectsWithPassword() bool { return p.typ == unical.ProviderCalDAV }
+
 // Connect implements unical.Provider.
 func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	p.mu.Lock()

@@ -39,6 +39,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/provider/kit"
 )
 
 // MaxTombstones is how many deleted events a calendar remembers for sync
@@ -84,6 +85,11 @@ func New(store unical.RecordStore) *Provider {
 
 // Type implements unical.Provider.
 func (p *Provider) Type() unical.ProviderType { return unical.ProviderVirtual }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "Virtual calendars"}
+}
 
 // Connect implements unical.Provider: there are no credentials to check,
 // and the email is the account's identity.
