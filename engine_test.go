@@ -567,6 +567,71 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	}
 }
 
+// TestApp_ResendMessage_Pending checks "retry now" on a message waiting an
+// hour for its second attempt: resending it (three times, at once) brings
+// that attempt forward, so the message is delivered without the hour's
+// wait, verified, and exactly once.
+func TestApp_ResendMessage_Pending(t *testing.T) {
+	t.Parallel()
+	rcv := apitest.NewReceiverAnswering(t, func(n int) int {
+		if n < 1 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		cfg.WebhookSender = rcv.Sender()
+		cfg.RetrySchedule = []time.Duration{0, time.Hour}
+	})
+	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
+	rcv.SetSecret(secret)
+	ids := env.mustEnqueue(t, subID, 1)
+	env.run(t)
+	rcv.WaitFor(t, 1)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		msg, err := env.Store.GetMessage(t.Context(), env.App.ID(), ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Status == unical.MessagePending && msg.Attempts == 1 && msg.LeaseOwner == "" {
+			if wait := time.Until(msg.NextAttemptAt); wait < 30*time.Minute {
+				t.Fatalf("after the failed attempt the next is due in %v, want about an hour", wait)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first attempt's failure is not recorded after 20 s: %+v", msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			// A resend that comes after the delivery finds it delivered.
+			if _, err := engine.ResendMessage(t.Context(), env.App, env.AccountID, subID, ids[0]); err != nil && unical.ErrorCode(err) != unical.CodeConflict {
+				t.Errorf("ResendMessage(pending) = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	delivered := env.waitStatus(t, ids[0], unical.MessageDelivered)
+	if delivered.Attempts != 2 {
+		t.Errorf("delivered after %d attempts, want 2 (the failed one kept)", delivered.Attempts)
+	}
+	got := rcv.Deliveries()
+	if len(got) != 2 {
+		t.Fatalf("the receiver got %d requests, want 2 (one failed, one delivered)", len(got))
+	}
+	if last := got[1]; last.ID != ids[0] || !last.Verified {
+		t.Errorf("the brought-forward request: id %q verified %v", last.ID, last.Verified)
+	}
+	if _, err := engine.ResendMessage(t.Context(), env.App, env.AccountID, subID, ids[0]); unical.ErrorCode(err) != unical.CodeConflict {
+		t.Errorf("ResendMessage(delivered) = %v, want CodeConflict", err)
+	}
+}
+
 // TestClient_Run_GoneStopsRetries checks that a 410 answer fails the
 // message at once instead of retrying it, and disables the endpoint, so
 // the next message is not sent either (Standard Webhooks: the receiver

@@ -370,10 +370,10 @@ type DeliveryLogStore interface {
 	// (subscriptionID "" for its own endpoint) that have not expired at
 	// now, in id order after the given id, at most limit of them.
 	ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*DeliveryAttempt, error)
-	// RetryMessage puts a failed message back in the queue: pending, due at
-	// now, with no attempts and no lease. CodeNotFound if the application
-	// has no such message (or it went with its subscription), CodeConflict
-	// if the message has not failed.
+	// RetryMessage makes a failed message pending, due at now, with no attempts
+	// or lease, and a pending one not leased at now (being sent) due at now.
+	// CodeNotFound if the application has no such message (or it went with
+	// its subscription), CodeConflict if it was delivered.
 	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 

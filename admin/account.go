@@ -76,9 +76,10 @@ func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID stri
 }
 
 // ResendMessage queues a failed message of an application for
-// delivery again, as [engine.ResendMessage] does; the message names
-// its subscription. Returns CodeNotFound for an unknown message,
-// CodeConflict when it has not failed.
+// delivery again, or brings a pending one's next attempt forward, as
+// [engine.ResendMessage] does; the message names its subscription.
+// Returns CodeNotFound for an unknown message, CodeConflict when it was
+// delivered.
 func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*unical.Success, error) {
 	msg, err := s.store.GetMessage(ctx, appID, messageID)
 	if err != nil {

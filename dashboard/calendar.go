@@ -1,8 +1,11 @@
 package dashboard
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/unical/unical"
@@ -48,34 +51,73 @@ func (h *handler) loadAccount(r *http.Request, app *admin.ApplicationView) (any,
 }
 
 // calendarData is one week of a calendar's events, recurring ones
-// expanded to their occurrences.
+// expanded to their occurrences, laid out as a grid in a time zone.
 type calendarData struct {
 	Account  *unical.Account
 	Calendar *unical.Calendar
-	// Week is the Monday (UTC) the week starts on; Prev and Next are the
-	// weeks around it, as the week query parameter.
-	Week, Prev, Next string
-	Events           []*unical.Event
-	NextPage         string
+	// Week is the Monday the week starts on (YYYY-MM-DD) and Zone the
+	// IANA zone it is shown in; Zones are the suggestions of the zone
+	// field.
+	Week, Zone string
+	Zones      []string
+	// Prev, Next, Today and NextEvent are the query strings of the week
+	// before and after, of the current week and of the week of the next
+	// event after this one.
+	Prev, Next, Today, NextEvent string
+	Grid                         *weekGrid
+	// Jumped says where "Next event" led; Truncated that the week has
+	// more events than the grid shows.
+	Jumped    string
+	Truncated bool
+	Shown     int
 }
 
-// weekOf returns the Monday 00:00 UTC of the week parameter (a date in
+// zoneSuggestions are offered in the time zone field, after the
+// calendar's own; any IANA name may be typed.
+var zoneSuggestions = []string{"UTC", "Europe/London", "Europe/Berlin", "America/New_York", "America/Chicago", "America/Los_Angeles", "Asia/Kolkata", "Asia/Tokyo", "Australia/Sydney"}
+
+const (
+	// weekPages bounds the pages of a week read for the grid.
+	weekPages = 8
+	// nextEventYears bounds the search for the next event: a year a
+	// request, the first page of each.
+	nextEventYears = 10
+)
+
+// weekOf returns the Monday 00:00 in loc of the week parameter (a date in
 // the week, YYYY-MM-DD), or of now's week when it is empty.
-func weekOf(param string, now time.Time) (time.Time, error) {
-	day := now.UTC()
+func weekOf(param string, now time.Time, loc *time.Location) (time.Time, error) {
+	day := now.In(loc)
 	if param != "" {
-		d, err := time.Parse(unical.DateLayout, param)
+		d, err := time.ParseInLocation(unical.DateLayout, param, loc)
 		if err != nil {
 			return time.Time{}, unical.FieldError("week", "week must be a date, YYYY-MM-DD.")
 		}
 		day = d
 	}
-	day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-	return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)), nil
+	return weekStart(day, loc), nil
+}
+
+// zoneOf is the zone of the tz parameter, or the calendar's when it is
+// empty (UTC when the calendar names none it knows).
+func zoneOf(param string, cal *unical.Calendar) (*time.Location, error) {
+	if param != "" {
+		loc, err := unical.LoadLocation(param)
+		if err != nil {
+			return nil, unical.FieldError("tz", "tz must be an IANA time zone name such as Europe/Berlin; %q is not one.", param)
+		}
+		return loc, nil
+	}
+	if loc, err := unical.LoadLocation(cal.TimeZone); err == nil {
+		return loc, nil
+	}
+	return time.UTC, nil
 }
 
 // loadCalendar reads the calendar of the path and its events of one week,
-// expanded as GET /v1/events?expandRecurrences=true does, in time order.
+// expanded as GET /v1/events?expandRecurrences=true does, and lays them
+// out in the chosen zone. With jump=next it shows the week of the first
+// event that starts after the asked week instead.
 func (h *handler) loadCalendar(r *http.Request, app *admin.ApplicationView) (any, error) {
 	a, err := h.admin.Client().App(r.Context(), app.ID)
 	if err != nil {
@@ -90,24 +132,96 @@ func (h *handler) loadCalendar(r *http.Request, app *admin.ApplicationView) (any
 		return d, err
 	}
 	q := r.URL.Query()
-	start, err := weekOf(q.Get("week"), h.now())
+	loc, err := zoneOf(q.Get("tz"), d.Calendar)
 	if err != nil {
 		return d, err
 	}
-	d.Week, d.Prev, d.Next = start.Format(unical.DateLayout), start.AddDate(0, 0, -7).Format(unical.DateLayout), start.AddDate(0, 0, 7).Format(unical.DateLayout)
-	params := &unical.EventListParams{Start: start, End: start.AddDate(0, 0, 7), ExpandRecurrences: true, OrderBy: unical.OrderByStartTime, TimeZone: "UTC"}
-	if token := q.Get("page"); token != "" {
-		params = &unical.EventListParams{PageToken: token, TimeZone: "UTC"}
+	d.Zone = loc.String()
+	d.Zones = zoneSuggestions
+	if tz := d.Calendar.TimeZone; tz != "" && !slices.Contains(zoneSuggestions, tz) {
+		d.Zones = append([]string{tz}, zoneSuggestions...)
 	}
-	page, err := a.ListEvents(r.Context(), accountID, calendarID, params)
+	start, err := weekOf(q.Get("week"), h.now(), loc)
 	if err != nil {
 		return d, err
 	}
-	d.Events = page.Data
-	if page.NextPageToken != "" {
-		d.NextPage = "?" + url.Values{"week": {d.Week}, "page": {page.NextPageToken}}.Encode()
+	if q.Get("jump") == "next" {
+		next, found, err := nextEventAfter(r.Context(), a, accountID, calendarID, start.AddDate(0, 0, 7))
+		if err != nil {
+			return d, err
+		}
+		if found == nil {
+			d.Jumped = fmt.Sprintf("No event starts in the %d years after the week of %s.", nextEventYears, start.Format(unical.DateLayout))
+		} else {
+			start = weekStart(next, loc)
+			d.Jumped = fmt.Sprintf("The next event: %s, %s.", found.Title, next.In(loc).Format("Monday 2 January 2006 15:04 MST"))
+		}
 	}
+	weekQuery := func(day time.Time, extra ...string) string {
+		v := url.Values{"week": {day.Format(unical.DateLayout)}, "tz": {d.Zone}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			v.Set(extra[i], extra[i+1])
+		}
+		return "?" + v.Encode()
+	}
+	d.Week = start.Format(unical.DateLayout)
+	d.Prev, d.Next, d.NextEvent = weekQuery(start.AddDate(0, 0, -7)), weekQuery(start.AddDate(0, 0, 7)), weekQuery(start, "jump", "next")
+	d.Today = "?" + url.Values{"tz": {d.Zone}}.Encode()
+
+	params := &unical.EventListParams{Start: start, End: start.AddDate(0, 0, 7), ExpandRecurrences: true, OrderBy: unical.OrderByStartTime, TimeZone: d.Zone, Limit: unical.MaxPageSize}
+	var events []*unical.Event
+	for i := 0; ; i++ {
+		page, err := a.ListEvents(r.Context(), accountID, calendarID, params)
+		if err != nil {
+			return d, err
+		}
+		events = append(events, page.Data...)
+		if page.NextPageToken == "" {
+			break
+		}
+		if i == weekPages-1 {
+			d.Truncated = true
+			break
+		}
+		params = &unical.EventListParams{PageToken: page.NextPageToken, TimeZone: d.Zone, Limit: unical.MaxPageSize}
+	}
+	d.Shown = len(events)
+	d.Grid = layoutWeek(events, start, loc)
 	return d, nil
+}
+
+// nextEventAfter finds the first event (or occurrence) of the calendar
+// that starts at or after from, looking nextEventYears ahead, a year a
+// request.
+func nextEventAfter(ctx context.Context, a *unical.App, accountID, calendarID string, from time.Time) (time.Time, *unical.Event, error) {
+	for year := range nextEventYears {
+		params := &unical.EventListParams{Start: from.AddDate(year, 0, 0), End: from.AddDate(year+1, 0, 0), ExpandRecurrences: true, OrderBy: unical.OrderByStartTime, TimeZone: "UTC", Limit: unical.MaxPageSize}
+		page, err := a.ListEvents(ctx, accountID, calendarID, params)
+		if err != nil {
+			return time.Time{}, nil, err
+		}
+		// The listing keeps events that end after its start: skip the
+		// ones that began before from.
+		for _, ev := range page.Data {
+			if ev.Start == nil {
+				continue
+			}
+			var t time.Time
+			if ev.Start.IsDateOnly() {
+				day, err := ev.Start.Day("start")
+				if err != nil {
+					continue
+				}
+				t = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, from.Location())
+			} else if t, err = ev.Start.Time("start"); err != nil {
+				continue
+			}
+			if !t.Before(from) {
+				return t, ev, nil
+			}
+		}
+	}
+	return time.Time{}, nil, nil
 }
 
 // createVirtualAccount handles POST /dashboard/apps/{app}/accounts/virtual.

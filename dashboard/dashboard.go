@@ -147,6 +147,7 @@ func (h *handler) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
 	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /dashboard/static/week.css", weekStyle)
 	m.HandleFunc("GET /dashboard/login", h.loginPage)
 	m.HandleFunc("POST /dashboard/login", h.login)
 	m.HandleFunc("POST /dashboard/logout", h.form(h.logout))

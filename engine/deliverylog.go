@@ -68,7 +68,9 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 
 // ResendMessage queues a failed message for delivery again, with a fresh
 // set of attempts and the same webhook-id, so a receiver that deduplicates
-// still sees it once. It enables the endpoint again if it was disabled
+// still sees it once. A pending message waiting for a later attempt has
+// that attempt brought forward to now ("retry now"); one being sent at
+// that moment is left to that attempt, so no message is sent twice. It enables the endpoint again if it was disabled
 // (see [unical.EndpointState]). With accountID and subscriptionID both
 // empty it resends a message of the application's own endpoint. An
 // extension of the spec. Like the App's writes, it runs once per
@@ -77,7 +79,7 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 // HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend
 //
 // Returns CodeNotFound if the message is not the subscription's (or the
-// subscription not the account's), CodeConflict if it has not failed.
+// subscription not the account's), CodeConflict if it was delivered.
 func ResendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string) (*unical.Success, error) {
 	return unical.RunOnce(ctx, app, "ResendMessage", func(ctx context.Context) (*unical.Success, error) {
 		return resendMessage(ctx, app, accountID, subscriptionID, messageID)

@@ -126,15 +126,15 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	}
 	b.submit("open calendar", chromedp.Click(chromedp.CSS(`a[href$="/calendars/primary"]`)))
 	b.open(appURL + "/accounts/" + virtualID + "/calendars/primary?week=2026-06-03")
-	b.mustSee("calendar", "Week of 2026-06-01", "Stand-up")
-	events := b.rows("main table tbody tr")
-	if len(events) != 2 || events[0][0] != "2026-06-06T09:00:00Z" || events[1][0] != "2026-06-07T09:00:00Z" || events[0][3] != "occurrence" {
-		t.Errorf("week of 2026-06-01 events = %q, want the occurrences of 6 and 7 June", events)
+	b.mustSee("calendar", "Week of 2026-06-01 (UTC)", "Stand-up")
+	want := []string{"2026-06-06 09:00 ↻ Stand-up @9.00", "2026-06-07 09:00 ↻ Stand-up @9.00"}
+	if diff := cmp.Diff(want, b.weekBlocks()); diff != "" {
+		t.Errorf("week of 2026-06-01 (-want +got):\n%s", diff)
 	}
 	b.shot("ops-02-calendar-week")
-	b.submit("next week", chromedp.Click(chromedp.CSS(`nav.week a[href="?week=2026-06-08"]`)))
-	b.mustSee("next week", "Week of 2026-06-08")
-	if events := b.rows("main table tbody tr"); len(events) != 7 {
+	b.submit("next week", chromedp.Click(chromedp.CSS(`nav.week a[rel=next]`)))
+	b.mustSee("next week", "Week of 2026-06-08 (UTC)")
+	if events := b.weekBlocks(); len(events) != 7 {
 		t.Errorf("week of 2026-06-08 has %d events, want 7: %q", len(events), events)
 	}
 

@@ -154,7 +154,8 @@ func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, 
 }
 
 // RetryMessage puts a failed message back in the queue, due at now, with
-// its attempts reset and its last error kept until the next attempt.
+// its attempts reset and its last error kept until the next attempt; a
+// pending one not leased at now becomes due at now, its attempts kept.
 func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*unical.OutboxMessage, error) {
 	var out *unical.OutboxMessage
 	err := s.update(ctx, "retry message", func(tx *bbolt.Tx) error {
@@ -169,13 +170,21 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 		if rec.SubscriptionID != "" && tx.Bucket(bucketSubs).Get([]byte(rec.SubscriptionID)) == nil {
 			return storedoc.NotFound("Message", id) // its subscription was deleted
 		}
-		if rec.Status != unical.MessageFailed {
-			return storedoc.Conflict("Message %q is %s; only failed messages can be sent again.", id, rec.Status)
+		switch {
+		case rec.Status == unical.MessagePending && (rec.LeaseOwner != "" && rec.LeaseExpiry.After(now) || !rec.NextAttemptAt.After(now)):
+			// Being sent now, or due already: nothing to bring forward.
+			out = rec.toOutboxMessage()
+			return nil
+		case rec.Status != unical.MessageFailed && rec.Status != unical.MessagePending:
+			return storedoc.Conflict("Message %q is %s; only failed and pending messages can be sent again.", id, rec.Status)
 		}
 		if err := unindexMessage(tx, &rec); err != nil {
 			return err
 		}
-		rec.Status, rec.Attempts, rec.NextAttemptAt = unical.MessagePending, 0, storedoc.UTC(now)
+		if rec.Status == unical.MessageFailed {
+			rec.Status, rec.Attempts = unical.MessagePending, 0
+		}
+		rec.NextAttemptAt = storedoc.UTC(now)
 		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}
 		if err := putMessage(tx, &rec); err != nil {
 			return err

@@ -390,7 +390,8 @@ func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, 
 }
 
 // RetryMessage puts a failed message back in the queue, due at now, with
-// its attempts reset and its last error kept until the next attempt.
+// its attempts reset and its last error kept until the next attempt; a
+// pending one not leased at now becomes due at now, its attempts kept.
 func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*unical.OutboxMessage, error) {
 	var out *unical.OutboxMessage
 	err := s.tx(ctx, "retry message", func(tx pgx.Tx) error {
@@ -415,12 +416,21 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 				return err
 			}
 		}
-		if m.Status != unical.MessageFailed {
-			return storedoc.Conflict("Message %q is %s; only failed messages can be sent again.", id, m.Status)
+		switch {
+		case m.Status == unical.MessagePending && (m.LeaseOwner != "" && m.LeaseExpiry.After(now) || !m.NextAttemptAt.After(now)):
+			// Being sent now, or due already: nothing to bring forward.
+			out = m
+			return nil
+		case m.Status == unical.MessagePending:
+			rows, err = tx.Query(ctx, `UPDATE outbox SET next_attempt_at = $2, lease_owner = '', lease_expiry = $3
+				WHERE id = $1 RETURNING `+messageColumns, id, now, time.Time{})
+		case m.Status == unical.MessageFailed:
+			rows, err = tx.Query(ctx, `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = $2,
+					lease_owner = '', lease_expiry = $3
+				WHERE id = $1 RETURNING `+messageColumns, id, now, time.Time{})
+		default:
+			return storedoc.Conflict("Message %q is %s; only failed and pending messages can be sent again.", id, m.Status)
 		}
-		rows, err = tx.Query(ctx, `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = $2,
-				lease_owner = '', lease_expiry = $3
-			WHERE id = $1 RETURNING `+messageColumns, id, now, time.Time{})
 		if err != nil {
 			return err
 		}

@@ -200,15 +200,40 @@ var deliveryLogTests = []testCase{
 			t.Errorf("ClaimMessages() after retry mismatch (-want +got):\n%s", d)
 		}
 	}},
-	{"Retry/ErrConflictNotFailed", func(t *testing.T, s unical.Store) {
-		pending := newMessage("app_A", "", base)
-		mustEnqueue(t, s, pending)
-		_, err := s.RetryMessage(t.Context(), "app_A", pending.ID, base)
-		wantCode(t, "RetryMessage(pending)", err, unical.CodeConflict)
+	{"Retry/PendingBroughtForward", func(t *testing.T, s unical.Store) {
+		// A message whose first attempt failed waits an hour for its next.
+		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
+		claimed.Attempts, claimed.LastError, claimed.NextAttemptAt = 1, "HTTP 500", base.Add(time.Hour)
+		mustOK(t, "UpdateMessage(pending)", s.UpdateMessage(t.Context(), claimed))
+		now := base.Add(time.Minute)
+		got, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, now)
+		mustOK(t, "RetryMessage(pending)", err)
+		if got.Status != unical.MessagePending || got.Attempts != 1 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
+			t.Errorf("RetryMessage(pending) = %+v, want pending, its one attempt kept, due now, no lease", got)
+		}
+		// Claimed now, it is leased: a second retry leaves it to its
+		// holder, and no other worker can claim it.
+		again, err := s.ClaimMessages(t.Context(), "worker-2", now, time.Minute, 10)
+		mustOK(t, "ClaimMessages()", err)
+		if d := diff([]string{claimed.ID}, ids(again, messageID)); d != "" {
+			t.Fatalf("ClaimMessages() after retry mismatch (-want +got):\n%s", d)
+		}
+		held, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, now)
+		mustOK(t, "RetryMessage(leased)", err)
+		if held.LeaseOwner != "worker-2" || !held.LeaseExpiry.Equal(again[0].LeaseExpiry) {
+			t.Errorf("RetryMessage(leased) = %+v, want the lease of worker-2 kept", held)
+		}
+		other, err := s.ClaimMessages(t.Context(), "worker-3", now, time.Minute, 10)
+		mustOK(t, "ClaimMessages()", err)
+		if len(other) != 0 {
+			t.Errorf("ClaimMessages() while leased = %v, want none", ids(other, messageID))
+		}
+	}},
+	{"Retry/ErrConflictDelivered", func(t *testing.T, s unical.Store) {
 		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
 		claimed.Status = unical.MessageDelivered
 		mustOK(t, "UpdateMessage()", s.UpdateMessage(t.Context(), claimed))
-		_, err = s.RetryMessage(t.Context(), "app_A", claimed.ID, base)
+		_, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, base)
 		wantCode(t, "RetryMessage(delivered)", err, unical.CodeConflict)
 	}},
 	{"Retry/ErrNotFound", func(t *testing.T, s unical.Store) {
