@@ -54,6 +54,7 @@ var routeAccesses = map[string]routeAccess{
 	"DELETE /v1/events/{accountID}/{calendarID}/{eventID}":          {scope: scopedtoken.EventsWrite, account: "accountID", calendar: "calendarID"},
 	"GET /v1/events/{accountID}/{calendarID}/{eventID}/occurrences": {scope: scopedtoken.EventsRead, account: "accountID", calendar: "calendarID"},
 	"POST /v1/events/{accountID}/{calendarID}/{eventID}/rsvp":       {scope: scopedtoken.EventsWrite, account: "accountID", calendar: "calendarID"},
+	"GET /v1/events/{accountID}/{calendarID}/{eventID}/invitations": {scope: scopedtoken.EventsRead, account: "accountID", calendar: "calendarID"},
 	"GET /v1/events/{accountID}/{calendarID}/ics":                   {scope: scopedtoken.EventsRead, account: "accountID", calendar: "calendarID"},
 	"POST /v1/events/{accountID}/{calendarID}/ics":                  {scope: scopedtoken.EventsWrite, account: "accountID", calendar: "calendarID"},
 
@@ -89,7 +90,10 @@ var routeAccesses = map[string]routeAccess{
 	"POST /v1/calendarSubscriptions/{accountID}/{subscriptionID}/messages/{messageID}/resend": {},
 	"GET /v1/applicationWebhook/deliveries":                                                   {},
 	"POST /v1/applicationWebhook/messages/{messageID}/resend":                                 {},
-	"POST /v1/notifications/{provider}/{appID}/{subscriptionID}":                              {open: true},
+	// Inbound iMIP mail is authorized by the application's inbound
+	// secret, sent as its own Bearer; a scoped token never opens it.
+	"POST /v1/imip/{applicationID}":                              {open: true},
+	"POST /v1/notifications/{provider}/{appID}/{subscriptionID}": {open: true},
 
 	"GET /metrics":         {open: true},
 	"GET /healthz":         {open: true},
