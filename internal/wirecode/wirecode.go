@@ -15,6 +15,9 @@ import (
 const (
 	MethodNotAllowed unical.Code = "method_not_allowed"
 	Timeout          unical.Code = "timeout"
+	// Forbidden is a scoped token used outside what it grants (package
+	// scopedtoken): the scope or resource it lacks is named.
+	Forbidden unical.Code = "forbidden"
 )
 
 // Wire is the HTTP status and wire string of a Code.
@@ -43,6 +46,7 @@ var codes = map[unical.Code]Wire{
 	unical.CodeStoreUnavailable: {http.StatusServiceUnavailable, "store_unavailable"},
 	MethodNotAllowed:            {http.StatusMethodNotAllowed, "method_not_allowed"},
 	Timeout:                     {http.StatusGatewayTimeout, "timeout"},
+	Forbidden:                   {http.StatusForbidden, "forbidden"},
 }
 
 // Of returns the status and wire string of code; a code the table does
@@ -89,5 +93,5 @@ var statusOrder = []unical.Code{
 	unical.CodeInvalid, unical.CodeUnauthorized, unical.CodeNotFound, unical.CodeConflict, unical.CodeAccountExpired, unical.CodeSlotUnavailable, unical.CodeLimitReached,
 	unical.CodeGone, unical.CodePrecondition, unical.CodeTooLarge, unical.CodeKeyReused, unical.CodeRateLimited,
 	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, unical.CodeInternal,
-	MethodNotAllowed, Timeout,
+	MethodNotAllowed, Timeout, Forbidden,
 }
