@@ -53,5 +53,6 @@ func TestDocs_Browser(t *testing.T) {
 			t.Errorf("%s is wider than a 390 px screen", page)
 		}
 	}
-	b.shot("docs-narrow")
+	// No screenshot here: the whole reference at 390 px is taller than
+	// Chromium will capture in one image.
 }
