@@ -429,10 +429,11 @@ type Record struct {
 
 // RecordStore keeps small opaque records that belong to an end user
 // account, grouped in named collections: the data of a provider that lives
-// in the Store itself (the VIRTUAL provider's calendars and events). Every
-// write is a compare-and-set on the record's version, so that writers in
-// several replicas never lose each other's changes. An account's records
-// go with it: DeleteAccount removes them in the same atomic write.
+// in the Store itself (the VIRTUAL provider's calendars and events), and
+// when an account's grant is next checked (package grants). Every write
+// is a compare-and-set on the record's version, so that writers in several
+// replicas never lose each other's changes. An account's records go with
+// it: DeleteAccount removes them in the same atomic write.
 //
 // Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
 type RecordStore interface {

@@ -97,4 +97,12 @@ type WebhookConfig struct {
 	// spread over the interval by subscription, so that watched
 	// subscriptions are not all checked at the same instant.
 	ReconcileInterval time.Duration
+	// GrantCheckInterval is how often the engine refreshes the token of
+	// each ACTIVE Google and Microsoft account, so that a revoked grant
+	// expires the account without waiting for a call; default 6 hours.
+	GrantCheckInterval time.Duration
+	// GrantKeepAlive is the longest a refresh token goes unused before the
+	// engine refreshes it (Microsoft ends one unused for 90 days); default
+	// 30 days. Negative disables either (see package grants).
+	GrantKeepAlive time.Duration
 }
