@@ -170,9 +170,25 @@ var errUnchanged = Errorf(CodeConflict, "unchanged")
 func (c *Client) Provider(t ProviderType) (Provider, error) {
 	p, ok := c.providers[t]
 	if !ok {
-		return nil, &Error{Code: CodeNotImplemented, Field: "providerType", Message: "This server has no provider configured for " + string(t) + "."}
+		return nil, &Error{Code: CodeNotImplemented, Field: "providerType", Message: "This server has no provider configured for " + string(t) + "." + addProviderHint(t)}
 	}
 	return p, nil
+}
+
+// addProviderHint says how a program embedding the library adds the
+// provider a request named: the bundled providers' constructors, which
+// unicald always configures.
+func addProviderHint(t ProviderType) string {
+	constructor := map[ProviderType]string{
+		ProviderGoogle:    "google.New(google.Config{...}) from package provider/google",
+		ProviderMicrosoft: "microsoft.New(microsoft.Config{...}) from package provider/microsoft",
+		ProviderCalDAV:    "caldav.New(caldav.Config{...}) from package provider/caldav",
+		ProviderVirtual:   "virtual.New(store) from package provider/virtual",
+	}[t]
+	if constructor == "" {
+		return ""
+	}
+	return " Add " + constructor + " to unical.Config.Providers."
 }
 
 // GetCredentials returns an account's stored credentials: a valid access

@@ -90,6 +90,9 @@ type schema struct {
 	Maximum              *float64           `json:"maximum"`
 	MaxLength            *int               `json:"maxLength"`
 	MaxItems             *int               `json:"maxItems"`
+	Example              json.RawMessage    `json:"example"`
+	Default              json.RawMessage    `json:"default"`
+	ReadOnly             bool               `json:"readOnly"`
 }
 
 // The page's model: what the template walks.
@@ -97,6 +100,17 @@ type (
 	page struct {
 		Title, Version, Description string
 		Groups                      []group
+		// Errors are the shared error answers, each described once;
+		// an operation links to them instead of repeating them.
+		Errors []errorView
+		// Query and Results are a search's: what was asked and the
+		// operations that match it (nil Results: no search).
+		Query    string
+		Results  []op
+		Searched bool
+	}
+	errorView struct {
+		Anchor, Status, Name, Description string
 	}
 	group struct {
 		Name       string
@@ -108,6 +122,15 @@ type (
 		Parameters                                 []paramRow
 		Body                                       *bodyView
 		Answers                                    []answerRow
+		// SharedErrors link to the page's one description of each.
+		SharedErrors []errorView
+		// Example is a request and its answer, made from the schemas.
+		Example exampleView
+		// Tag is the operation's group, for search.
+		Tag string
+	}
+	exampleView struct {
+		Request, RequestBody, AnswerStatus, AnswerBody string
 	}
 	paramRow struct {
 		Name, In, Type, Description string
@@ -131,11 +154,32 @@ var methodOrder = []string{"get", "put", "post", "patch", "delete", "head", "opt
 
 // Render returns the HTML page for an OpenAPI 3.x document in JSON.
 func Render(openapi []byte) ([]byte, error) {
+	p, err := build(openapi)
+	if err != nil {
+		return nil, err
+	}
+	return p.render()
+}
+
+// render executes the page template for p.
+func (p *page) render() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("apidocs: %w", err)
+	}
+	// The buffer grew by doubling; the page is kept for as long as the
+	// server runs, so it keeps only its own bytes.
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// build reads the document into the page's model.
+func build(openapi []byte) (*page, error) {
 	var doc document
 	if err := json.Unmarshal(openapi, &doc); err != nil {
 		return nil, fmt.Errorf("apidocs: reading the OpenAPI document: %w", err)
 	}
-	p := page{Title: doc.Info.Title, Version: doc.Info.Version, Description: doc.Info.Description}
+	p := &page{Title: doc.Info.Title, Version: doc.Info.Version, Description: doc.Info.Description}
+	sharedUsed := map[string]errorView{}
 	byTag := map[string]*group{}
 	var order []string
 	for _, t := range doc.Tags {
@@ -149,6 +193,14 @@ func Render(openapi []byte) ([]byte, error) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		item := doc.Paths[path]
+		// Parameters of the path item apply to each of its operations,
+		// before the operation's own (OpenAPI 3.1 §4.8.9.1).
+		var shared []*parameter
+		if raw, ok := item["parameters"]; ok {
+			if err := json.Unmarshal(raw, &shared); err != nil {
+				return nil, fmt.Errorf("apidocs: %s parameters: %w", path, err)
+			}
+		}
 		for _, method := range methodOrder {
 			raw, ok := item[method]
 			if !ok {
@@ -158,6 +210,7 @@ func Render(openapi []byte) ([]byte, error) {
 			if err := json.Unmarshal(raw, &o); err != nil {
 				return nil, fmt.Errorf("apidocs: %s %s: %w", strings.ToUpper(method), path, err)
 			}
+			o.Parameters = append(append([]*parameter(nil), shared...), o.Parameters...)
 			view, err := doc.operationView(method, path, &o)
 			if err != nil {
 				return nil, err
@@ -172,6 +225,10 @@ func Render(openapi []byte) ([]byte, error) {
 				byTag[tag] = g
 				order = append(order, tag)
 			}
+			view.Tag = tag
+			for _, e := range view.SharedErrors {
+				sharedUsed[e.Name] = e
+			}
 			g.Operations = append(g.Operations, view)
 		}
 	}
@@ -180,20 +237,64 @@ func Render(openapi []byte) ([]byte, error) {
 			p.Groups = append(p.Groups, *g)
 		}
 	}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
-		return nil, fmt.Errorf("apidocs: %w", err)
+	for _, e := range sharedUsed {
+		p.Errors = append(p.Errors, e)
 	}
-	// The buffer grew by doubling; the page is kept for as long as the
-	// server runs, so it keeps only its own bytes (136 KB, not 192).
-	return bytes.Clone(buf.Bytes()), nil
+	sort.Slice(p.Errors, func(i, j int) bool {
+		if p.Errors[i].Status != p.Errors[j].Status {
+			return p.Errors[i].Status < p.Errors[j].Status
+		}
+		return p.Errors[i].Name < p.Errors[j].Name
+	})
+	return p, nil
+}
+
+// maxQuery bounds a search's text.
+const maxQuery = 200
+
+// search returns a copy of p that lists the operations matching q: each
+// word of q, ignoring case, must appear in the operation's method, path,
+// summary, description, group or id.
+func (p *page) search(q string) *page {
+	if len(q) > maxQuery {
+		q = q[:maxQuery]
+	}
+	found := *p
+	found.Query, found.Searched, found.Results = q, true, nil
+	words := strings.Fields(strings.ToLower(q))
+	if len(words) == 0 {
+		return &found
+	}
+	for _, g := range p.Groups {
+		for _, o := range g.Operations {
+			hay := strings.ToLower(strings.Join([]string{o.Method, o.Path, o.Summary, o.Description, o.Tag, o.Anchor}, " "))
+			all := true
+			for _, w := range words {
+				if !strings.Contains(hay, w) {
+					all = false
+					break
+				}
+			}
+			if all {
+				found.Results = append(found.Results, o)
+			}
+		}
+	}
+	return &found
 }
 
 // Handler serves the page rendered from openapi at GET requests; it is
 // rendered once, here, so a broken document stops start-up instead of a
 // request.
+//
+// A search (?q=words) answers the same page with the matching routes
+// listed first: it works without script, and the page needs none.
 func Handler(openapi []byte) (http.Handler, error) {
-	body, err := Render(openapi)
+	p, err := build(openapi)
+	if err != nil {
+		return nil, err
+	}
+	full, err := p.render()
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +304,20 @@ func Handler(openapi []byte) (http.Handler, error) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
+		body := full
+		if q, ok := r.URL.Query()["q"]; ok && len(q) > 0 {
+			found, err := p.search(q[0]).render()
+			if err != nil {
+				http.Error(w, "The search could not be shown.", http.StatusInternalServerError)
+				return
+			}
+			body = found
+		}
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		h.Set("Cache-Control", "public, max-age=300")
-		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodGet {
@@ -266,15 +376,60 @@ func (d *document) operationView(method, path string, o *operation) (op, error) 
 			}
 			r = resolved
 		}
+		if name := refName(o.Responses[status].Ref); o.Responses[status].Ref != "" && status >= "400" {
+			v.SharedErrors = append(v.SharedErrors, errorView{Anchor: "error-" + name, Status: status, Name: name, Description: r.Description})
+			continue
+		}
 		row := answerRow{Status: status, Description: r.Description}
 		for _, mt := range r.Content {
 			if mt.Schema != nil {
 				row.Schema = d.typeOf(mt.Schema)
+				if v.Example.AnswerStatus == "" && strings.HasPrefix(status, "2") {
+					v.Example.AnswerStatus = status
+					v.Example.AnswerBody = exampleJSON(d.example(mt.Schema, "", 0, map[string]bool{}, false))
+				}
 			}
+		}
+		if v.Example.AnswerStatus == "" && strings.HasPrefix(status, "2") {
+			v.Example.AnswerStatus = status
 		}
 		v.Answers = append(v.Answers, row)
 	}
+	v.Example.Request = d.exampleRequest(v.Method, path, o)
+	if rb := o.RequestBody; rb != nil {
+		for _, mt := range rb.Content {
+			if mt.Schema != nil {
+				v.Example.RequestBody = exampleJSON(d.example(mt.Schema, "", 0, map[string]bool{}, true))
+			}
+			break
+		}
+	}
 	return v, nil
+}
+
+// exampleRequest is the operation's request line with example values for
+// its path parameters and its required query parameters.
+func (d *document) exampleRequest(method, path string, o *operation) string {
+	var query []string
+	for _, prm := range o.Parameters {
+		if prm.Ref != "" {
+			prm = d.Components.Parameters[refName(prm.Ref)]
+		}
+		if prm == nil {
+			continue
+		}
+		val := fmt.Sprint(d.example(prm.Schema, prm.Name, 0, map[string]bool{}, true))
+		switch {
+		case prm.In == "path":
+			path = strings.ReplaceAll(path, "{"+prm.Name+"}", val)
+		case prm.In == "query" && prm.Required:
+			query = append(query, prm.Name+"="+val)
+		}
+	}
+	if len(query) > 0 {
+		path += "?" + strings.Join(query, "&")
+	}
+	return method + " " + path
 }
 
 // maxDepth bounds how far nested objects are unfolded into field rows.
@@ -409,4 +564,16 @@ func typeNames(raw json.RawMessage) string {
 
 func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"lower": strings.ToLower}).Parse(pageHTML))
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"lower": strings.ToLower,
+	// breakable lets a long path wrap after its slashes, not inside an
+	// identifier.
+	"breakable": func(path string) template.HTML {
+		return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(path), "/", "/<wbr>"))
+	},
+	// searchForm is the search box's model: the page has two (beside
+	// the text and, on a narrow screen, above it), each with its own id.
+	"searchForm": func(id, query string) struct{ ID, Query string } {
+		return struct{ ID, Query string }{id, query}
+	},
+}).Parse(pageHTML))

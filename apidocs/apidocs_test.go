@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -108,7 +109,9 @@ func TestRender_ShowsParametersBodiesAndAnswers(t *testing.T) {
 		{"parts[].size (required)", "integer 1 to 9", ""},
 		{"Status", "Body", "Meaning"},
 		{"200", "Thing", "The thing."},
-		{"400", "", "invalid_request: the field is named."},
+		// Shared error answers are described once, after every route.
+		{"Status", "Meaning"},
+		{"400", "invalid_request: the field is named."},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("table rows (-want +got):\n%s", diff)
@@ -170,4 +173,69 @@ func tableRows(page string) [][]string {
 		rows = append(rows, cells)
 	}
 	return rows
+}
+
+// TestHandler_Search: ?q= answers the page with the routes that match
+// every word listed first, each linking to its section; the query is
+// shown escaped, and a query that matches nothing says so.
+func TestHandler_Search(t *testing.T) {
+	h, err := apidocs.Handler(httpapi.OpenAPIDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	get := func(q string) string {
+		t.Helper()
+		res, err := http.Get(srv.URL + apidocs.Prefix + "?q=" + url.QueryEscape(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET ?q=%s: %d", q, res.StatusCode)
+		}
+		return string(body)
+	}
+	resultRE := regexp.MustCompile(`(?s)<section class="results".*?</section>`)
+	linkRE := regexp.MustCompile(`<a href="#([^"]+)"><span class="mono">([A-Z]+ [^<]+)</span></a>`)
+	results := func(page string) []string {
+		var got []string
+		for _, m := range linkRE.FindAllStringSubmatch(resultRE.FindString(page), -1) {
+			got = append(got, html.UnescapeString(m[2]))
+		}
+		return got
+	}
+	page := get("post freebusy")
+	if diff := cmp.Diff([]string{"POST /v1/freeBusy/{endUserAccountId}"}, results(page)); diff != "" {
+		t.Errorf("results for 'post freebusy' (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(page, `id="`+linkRE.FindStringSubmatch(resultRE.FindString(page))[1]+`"`) {
+		t.Errorf("the result's link has no section on the page")
+	}
+	page = get(`<script>alert(1)</script>`)
+	if strings.Contains(page, "<script>") || !strings.Contains(page, "No route matches every word") {
+		t.Errorf("a query matching nothing: the page shows it unescaped or does not say nothing matched")
+	}
+	if got := results(get("")); len(got) != 0 {
+		t.Errorf("an empty query lists %v", got)
+	}
+}
+
+// TestRender_ErrorsOnce: the shared error answers are described once,
+// after the routes, and each route links to them instead of repeating the
+// table.
+func TestRender_ErrorsOnce(t *testing.T) {
+	page, err := apidocs.Render(httpapi.OpenAPIDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	if n := strings.Count(s, "rate_limited"); n != 1 {
+		t.Errorf("the 429 answer's description stands %d times on the page, want once", n)
+	}
+	if n := strings.Count(s, `<a href="#error-RateLimited">429</a>`); n < 25 {
+		t.Errorf("%d routes link to the 429 description, want every route that answers it", n)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 )
@@ -138,11 +139,7 @@ func (m *Main) run(ctx context.Context, c *command, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return writeHelp(m.Stdout, c, fs)
 		}
-		msg := err.Error()
-		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-			msg = "unknown flag --" + name
-		}
-		return usageError{msg, c.name()}
+		return usageError{flagErrorMessage(err, fs), c.name()}
 	}
 	if setupErr != nil {
 		return blame(setupErr, c)
@@ -197,6 +194,9 @@ func writeHelp(w io.Writer, c *command, fs *flag.FlagSet) error {
 	if fs != nil {
 		b.WriteString("\nflags:\n")
 		fs.VisitAll(func(f *flag.Flag) {
+			if _, ok := f.Value.(ignoredFlag); ok {
+				return
+			}
 			arg, text := flag.UnquoteUsage(f)
 			if n, ok := f.Value.(argNamer); ok {
 				arg = n.argName()
@@ -216,6 +216,69 @@ func writeHelp(w io.Writer, c *command, fs *flag.FlagSet) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ignoredFlag is the value of a flag kept only so that old command lines
+// still start: it takes any value, does nothing, and help leaves it out.
+type ignoredFlag struct{}
+
+func (ignoredFlag) String() string   { return "" }
+func (ignoredFlag) Set(string) error { return nil }
+
+// flagErrorMessage rewrites an error of the flag package the way help
+// spells flags, with two dashes (the package says "-addr"), and for an
+// unknown flag suggests the defined one it is closest to.
+func flagErrorMessage(err error, fs *flag.FlagSet) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + name
+		if near := nearestFlag(fs, name); near != "" {
+			msg += "; did you mean --" + near + "?"
+		}
+		return msg
+	}
+	return singleDashFlag.ReplaceAllString(msg, "${1}--$2")
+}
+
+// singleDashFlag finds the flag names in the flag package's messages
+// ("flag needs an argument: -addr", `invalid value "x" for flag -addr`).
+var singleDashFlag = regexp.MustCompile(`(: |flag |for )-([a-z][a-z0-9-]*)`)
+
+// nearestFlag returns the defined flag whose name is within two edits of
+// name (a typo such as --adr), or "" when none is that close; ignored
+// flags are never suggested.
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestDist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(ignoredFlag); ok {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // argNamer is a flag.Value that names its argument in help, where the

@@ -34,7 +34,6 @@ var serveFlagEnv = map[string]string{
 	"rate-limit-ip":          "UNICAL_RATE_LIMIT_IP",
 	"trust-forwarded-for":    "UNICAL_TRUST_FORWARDED_FOR=1",
 	"request-timeout":        "UNICAL_REQUEST_TIMEOUT",
-	"max-pending-flows":      "",
 	"sweep-interval":         "",
 	"delivered-retention":    "",
 	"failed-retention":       "",
@@ -405,7 +404,12 @@ func TestServe_StartMessage(t *testing.T) {
 			if tc.base == "" {
 				urls = strings.ReplaceAll(urls, srv.URL, again.URL)
 			}
-			if diff := cmp.Diff("unicald is listening on "+addr+".\n"+urls, again.Stdout.String()); diff != "" {
+			base = strings.TrimPrefix(urls, "\n  API:           ")
+			base = base[:strings.Index(base, "/v1\n")]
+			lost := "\nThe API key and admin token were shown once, at first start. Lost them? Start with\n" +
+				"UNICAL_ADMIN_TOKEN set to a new token (32 characters or more) to replace the admin token, then\n" +
+				"make a new key: unicald keys create --app APP_ID --server " + base + " (application ids: unicald apps list).\n"
+			if diff := cmp.Diff("unicald is listening on "+addr+".\n"+urls+lost, again.Stdout.String()); diff != "" {
 				t.Errorf("later start mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -285,7 +285,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 	// Sign-ins in progress are no longer stored (their flow travels in the
 	// OAuth state), so there is nothing to cap; the flag is still
 	// accepted so that existing command lines keep starting.
-	fs.Int("max-pending-flows", 0, "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
+	fs.Var(ignoredFlag{}, "max-pending-flows", "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
 	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
 	fs.DurationVar(&ret.delivered, "delivered-retention", engine.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
 	fs.DurationVar(&ret.failed, "failed-retention", engine.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
@@ -308,7 +308,18 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if !(front.keyRate >= 0) || !(front.ipRate >= 0) || front.requestTimeout < 0 { // !(x >= 0) also refuses NaN
 			return usageError{msg: "--rate-limit-key, --rate-limit-ip and --request-timeout must not be negative (0 turns them off)"}
 		}
+		if err := checkPublicURL(*publicURL); err != nil {
+			return err
+		}
 		m.setServeGC()
+		// Bind before anything is created: a first start that cannot
+		// listen (the port is taken) must not make the API key and admin
+		// token it would then never print.
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("--addr %s: %w", *addr, listenCause(err))
+		}
+		defer ln.Close()
 		eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
 		eng.reconcileInterval = time.Duration(reconcile)
 		eng.grantCheck, eng.grantKeepAlive = time.Duration(grantCheck), time.Duration(grantKeepAlive)
@@ -338,10 +349,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		ln, err := net.Listen("tcp", *addr)
-		if err != nil {
-			return err
-		}
 		apiOpts := httpapi.Options{
 			Logger:            logger,
 			Requests:          met,
@@ -356,7 +363,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		} else {
 			mln, err := net.Listen("tcp", *metricsAddr)
 			if err != nil {
-				ln.Close()
 				return fmt.Errorf("--metrics-addr: %w", err)
 			}
 			metricsSrv = serveMetrics(mln, met, logger)
@@ -367,7 +373,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// UNICAL_MASTER_KEY, which masterKey reads first.
 		key, _, err := m.masterKey(sf.dataDir)
 		if err != nil {
-			ln.Close()
 			return err
 		}
 		// One count of refused admin tokens per address, wherever they are
@@ -375,14 +380,12 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
 		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures)
 		if err != nil {
-			ln.Close()
 			return err
 		}
 		// /admin/v1/ and the dashboard beside /v1 on the same listener;
 		// everything else, unknown paths included, goes to the /v1 handler.
 		reference, err := apidocs.Handler(httpapi.OpenAPIDocument)
 		if err != nil {
-			ln.Close()
 			return err
 		}
 		api := httpapi.NewHandler(client, apiOpts)
@@ -403,7 +406,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// is attached before the first request, so /readyz never sees it
 		// missing, and the deferred client.Close stops it and waits for it.
 		if _, err := webhooks.Start(ctx); err != nil {
-			ln.Close()
 			return fmt.Errorf("webhook engine: %w", err)
 		}
 		logger.Info("listening", "addr", ln.Addr().String(), "store", sf.where())
@@ -429,6 +431,28 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		return nil
 	}, setupErr
+}
+
+// listenCause is what a failed listen says without the "listen tcp"
+// prefix, which the flag's name replaces.
+func listenCause(err error) error {
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner
+	}
+	return err
+}
+
+// checkPublicURL refuses a --public-url that is not an absolute http or
+// https URL, naming the flag (the Client's own check names its Go field).
+func checkPublicURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageError{msg: fmt.Sprintf("--public-url must be an absolute http or https URL, such as https://cal.example.com, not %q", raw)}
+	}
+	return nil
 }
 
 // apiFirst hands root's requests for plain /v1/ paths straight to api,

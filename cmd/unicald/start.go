@@ -70,6 +70,11 @@ func (m *Main) printStart(addr net.Addr, publicURL string, created *admin.Create
 	fmt.Fprintf(&b, "  API:           %s/v1\n", base)
 	fmt.Fprintf(&b, "  Dashboard:     %s%s (log in with the admin token)\n", base, dashboard.Prefix)
 	fmt.Fprintf(&b, "  API reference: %s%s\n", base, apidocs.Prefix)
+	if created == nil && token == "" {
+		b.WriteString("\nThe API key and admin token were shown once, at first start. Lost them? Start with\n" +
+			"UNICAL_ADMIN_TOKEN set to a new token (32 characters or more) to replace the admin token, then\n" +
+			"make a new key: unicald keys create --app APP_ID --server " + base + " (application ids: unicald apps list).\n")
+	}
 	if created != nil {
 		fmt.Fprintf(&b, "\nTry it:\n  curl -H 'x-api-key: %s' %s/v1/endUserAccounts\n", created.APIKey, base)
 	}

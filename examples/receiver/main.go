@@ -17,6 +17,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log"
 	"net/http"
 	"os"
@@ -53,7 +54,10 @@ func main() {
 			return nil
 		},
 		OnError: func(r *http.Request, status int, err error) {
-			log.Printf("refused a delivery from %s: %d %v", r.RemoteAddr, status, err)
+			// The error's message is what the sender was told; its cause
+			// (errors.Is(err, webhookreceiver.ErrNoMatchingSignature), ...)
+			// is for the program, and says the same thing again.
+			log.Printf("refused a delivery from %s: %d %s", r.RemoteAddr, status, refusal(err))
 		},
 	})
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
@@ -107,4 +111,17 @@ func (s *seenIDs) add(id string) bool {
 		s.order = s.order[1:]
 	}
 	return true
+}
+
+// refusal is what a log line says of a refused delivery: the reason the
+// sender was given, naming the header or field it concerns.
+func refusal(err error) string {
+	var e *unical.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	if e.Field != "" {
+		return e.Message + " (" + e.Field + ")"
+	}
+	return e.Message
 }

@@ -371,6 +371,8 @@ func TestValidate(t *testing.T) {
 		{name: "ErrCountNegative", lines: []string{"RRULE:FREQ=DAILY;COUNT=-1"}, wantField: "COUNT"},
 		{name: "ErrGarbage", lines: []string{"RRULE:garbage"}, wantField: "RRULE"},
 		{name: "ErrNoColon", lines: []string{"RRULE FREQ=DAILY"}, wantField: "line"},
+		{name: "ErrRuleWithoutName", lines: []string{"FREQ=DAILY;COUNT=3"}, wantField: "line"},
+		{name: "ErrRuleWithoutNameOrParts", lines: []string{"FREQ=DAILY"}, wantField: "line"},
 		{name: "ErrEmptyValue", lines: []string{"RRULE:"}, wantField: "RRULE"},
 		{name: "ErrCountAndUntil", lines: []string{"RRULE:FREQ=DAILY;COUNT=2;UNTIL=20260110T000000Z"}, wantField: "COUNT"},
 		{name: "ErrPartTwice", lines: []string{"RRULE:FREQ=DAILY;FREQ=WEEKLY"}, wantField: "FREQ"},
@@ -454,5 +456,15 @@ func TestParse_StartErrors(t *testing.T) {
 				t.Errorf("Parse() error %q mismatch (-want +got):\n%s", err, diff)
 			}
 		})
+	}
+}
+
+// TestValidate_LineWithoutName: a rule written without "RRULE:" is told
+// how a recurrence line starts, not the grammar's shorthand.
+func TestValidate_LineWithoutName(t *testing.T) {
+	t.Parallel()
+	err := recur.Validate([]string{"FREQ=WEEKLY;BYDAY=MO"}, false)
+	if err == nil || !strings.Contains(err.Error(), "starts with its name and a colon, such as RRULE:FREQ=WEEKLY") {
+		t.Errorf("Validate(FREQ=WEEKLY;BYDAY=MO) = %v, want the message saying RRULE: starts the line", err)
 	}
 }

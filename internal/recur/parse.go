@@ -182,8 +182,10 @@ func ReadLine(line string) (Line, error) {
 // Colons and semicolons inside quoted parameter values do not split.
 func splitProperty(line string) (string, map[string]string, string, *fieldError) {
 	end := strings.IndexAny(line, ";:")
-	if end <= 0 {
-		return "", nil, "", errf("line", "want NAME[;PARAM=VALUE]:VALUE")
+	// A name holds no '=' or space: "FREQ=DAILY;COUNT=3" is a rule
+	// written without its "RRULE:".
+	if end <= 0 || strings.ContainsAny(line[:end], "= ") {
+		return "", nil, "", errf("line", "a recurrence line starts with its name and a colon, such as RRULE:FREQ=WEEKLY or EXDATE:20300101T090000Z")
 	}
 	name := strings.ToUpper(line[:end])
 	params := map[string]string{}
