@@ -35,8 +35,7 @@ func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitt
 // changes, for package subscriptions, which starts and renews the watches.
 func WatcherOf(p Provider) (Watcher, bool) { return faceOf[Watcher](p) }
 
-// RefresherOf returns p as a [TokenRefresher] when the provider it wraps
-// can refresh a token on demand, for package grants, which checks grants.
+// RefresherOf returns p as a [TokenRefresher] when the provider it wraps has one (package grants).
 func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
 
 // OAuthOf returns p as an [OAuthProvider] when the provider it wraps

@@ -427,13 +427,12 @@ type Record struct {
 	Version uint64
 }
 
-// RecordStore keeps small opaque records that belong to an end user
-// account, grouped in named collections: the data of a provider that lives
-// in the Store itself (the VIRTUAL provider's calendars and events), and
-// when an account's grant is next checked (package grants). Every write
-// is a compare-and-set on the record's version, so that writers in several
-// replicas never lose each other's changes. An account's records go with
-// it: DeleteAccount removes them in the same atomic write.
+// RecordStore keeps small opaque records of an end user account in named
+// collections: the data of a provider that lives in the Store (VIRTUAL's
+// calendars and events), an account's next grant check (package grants).
+// Every write is a compare-and-set on the record's version, so writers in
+// several replicas never lose each other's changes. An account's records
+// go with it: DeleteAccount removes them in the same atomic write.
 //
 // Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
 type RecordStore interface {

@@ -97,12 +97,10 @@ type WebhookConfig struct {
 	// spread over the interval by subscription, so that watched
 	// subscriptions are not all checked at the same instant.
 	ReconcileInterval time.Duration
-	// GrantCheckInterval is how often the engine refreshes the token of
-	// each ACTIVE Google and Microsoft account, so that a revoked grant
-	// expires the account without waiting for a call; default 6 hours.
-	GrantCheckInterval time.Duration
-	// GrantKeepAlive is the longest a refresh token goes unused before the
-	// engine refreshes it (Microsoft ends one unused for 90 days); default
-	// 30 days. Negative disables either (see package grants).
-	GrantKeepAlive time.Duration
+	// GrantCheckInterval and GrantKeepAlive bound how long the engine goes
+	// without refreshing an ACTIVE OAuth account's token (package grants):
+	// the check finds revoked grants (default 6 hours), the keep-alive
+	// outlives Microsoft's 90-day inactivity limit (default 30 days).
+	// Negative disables either.
+	GrantCheckInterval, GrantKeepAlive time.Duration
 }
