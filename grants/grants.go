@@ -11,9 +11,10 @@
 // subscription and without calls would stay ACTIVE until someone calls
 // and finds it EXPIRED. So the engine (package engine) calls [Check] now
 // and then: it refreshes the token of every ACTIVE Google and Microsoft
-// account at least once every [Period], which keeps the refresh token in
-// use and moves an account whose grant ended to EXPIRED, with one
-// enduseraccount.updated, as a refused call does.
+// account that has gone a [Period] without a refresh (calls refresh
+// tokens too, so a busy account costs nothing more), which keeps the
+// refresh token in use and moves an account whose grant ended to EXPIRED,
+// with one enduseraccount.updated, as a refused call does.
 //
 // Each account's next check time is a record of the account in the Store
 // (a [unical.RecordStore] record), and an engine takes a due account by
@@ -137,7 +138,9 @@ func Check(ctx context.Context, c *unical.Client) (int, error) {
 // claim reports whether rec is due at now and, when it is, takes it: it
 // moves the account's due time on by whole periods to the first time
 // after now, in a write that fails for a caller that read the record
-// before another one took it.
+// before another one took it. An account whose token was refreshed less
+// than a period ago (by a call) is not due: its due time moves to one
+// period after that refresh.
 func claim(ctx context.Context, st unical.Store, rec *unical.AccountRecord, now time.Time, period time.Duration) (bool, error) {
 	stored, err := st.GetRecord(ctx, rec.ApplicationID, rec.ID, collection, key)
 	var version uint64
@@ -154,9 +157,14 @@ func claim(ctx context.Context, st unical.Store, rec *unical.AccountRecord, now 
 		}
 	}
 	due := !s.Due.After(now)
-	if due {
+	switch {
+	case due && rec.CredentialsUpdatedAt.Add(period).After(now):
+		// A call refreshed the token within the period, which showed the
+		// grant alive then: the check is due one period after that.
+		s.Due, due = rec.CredentialsUpdatedAt.Add(period), false
+	case due:
 		s.Due = s.Due.Add(period * (now.Sub(s.Due)/period + 1))
-	} else if version != 0 {
+	case version != 0:
 		return false, nil // not due, and already scheduled
 	}
 	data, _ := json.Marshal(s)

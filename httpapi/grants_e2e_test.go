@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
@@ -145,5 +147,36 @@ func TestGoogleE2E_GrantCheckExpiresRevoked(t *testing.T) {
 	st.must(t, "GET", "/v1/endUserAccounts/"+accountID, nil, &acct)
 	if acct.Status != unical.AccountStatusExpired {
 		t.Errorf("account status = %s, want EXPIRED", acct.Status)
+	}
+}
+
+// TestGrantCheckCountsCalls: a call that refreshed an account's token
+// showed its grant alive, so the engine's check refreshes it again only
+// once the account has gone a whole period without a refresh.
+func TestGrantCheckCountsCalls(t *testing.T) {
+	t.Parallel()
+	clock := graphtest.NewClock(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
+	st := startGraphStackWith(t, graphtest.Options{}, clock, func(c *unical.Config) {
+		c.GrantCheckInterval, c.GrantKeepAlive = 6*time.Hour, -1
+	})
+	accountID := st.MustConnect(t)
+	check := func() int {
+		t.Helper()
+		n, err := engine.CheckGrants(t.Context(), st.Client)
+		if err != nil {
+			t.Fatalf("CheckGrants() = %v", err)
+		}
+		return n
+	}
+	var got []int
+	clock.Advance(time.Hour)
+	got = append(got, check()) // first seen: scheduled within the period
+	clock.Advance(5*time.Hour + time.Minute)
+	st.must(t, "GET", "/v1/calendars/"+accountID, nil) // the expired access token is refreshed
+	got = append(got, check())                         // due, but refreshed a moment ago
+	clock.Advance(6*time.Hour + time.Minute)
+	got = append(got, check()) // a period without a refresh
+	if diff := cmp.Diff([]int{0, 0, 1}, got); diff != "" {
+		t.Errorf("accounts checked at each step (-want +got):\n%s", diff)
 	}
 }
