@@ -180,3 +180,39 @@ func TestGrantCheckCountsCalls(t *testing.T) {
 		t.Errorf("accounts checked at each step (-want +got):\n%s", diff)
 	}
 }
+
+// TestGoogleE2E_KeepAlive: Google ends a refresh token unused for six
+// months. An account nobody calls for seven months stays ACTIVE under the
+// engine's keep-alive (every 30 days by default), and without it the
+// first call finds it EXPIRED.
+func TestGoogleE2E_KeepAlive(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		keepAlive  time.Duration // Config.GrantKeepAlive
+		wantStatus int
+	}{
+		{name: "KeepAlive", wantStatus: http.StatusOK},
+		{name: "Off", keepAlive: -1, wantStatus: http.StatusConflict},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := graphtest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+			st := mustNewGoogleStackWith(t, googletest.Options{Now: clock.Now}, func(cfg *unical.Config) {
+				cfg.Now = clock.Now
+				cfg.GrantCheckInterval, cfg.GrantKeepAlive = -1, tc.keepAlive
+			})
+			accountID := st.connect(t)
+			for range 7 * 30 {
+				clock.Advance(24 * time.Hour)
+				if _, err := engine.CheckGrants(t.Context(), st.Client); err != nil {
+					t.Fatalf("CheckGrants() = %v", err)
+				}
+			}
+			if r := st.do(t, "GET", "/v1/calendars/"+accountID, nil); r.Status != tc.wantStatus {
+				t.Errorf("GET calendars after seven idle months = %d %s, want %d", r.Status, r.Body, tc.wantStatus)
+			}
+		})
+	}
+}
