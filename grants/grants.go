@@ -73,8 +73,8 @@ type schedule struct {
 }
 
 // Check refreshes the token of every ACTIVE account, of every
-// application, whose grant check is due, and returns how many it
-// refreshed or found ended. An account seen for the first time is due
+// application, whose grant check is due, and returns how many accounts it
+// took to check. An account seen for the first time is due
 // within one Period (spread by its id, so that a server's accounts are not
 // all refreshed at once), or at once when its credentials have not been
 // refreshed for a Period. Accounts connected through the application's
