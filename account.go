@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/identity"
 )
 
 // ProviderType names a calendar provider. The spec uses neutral names:
@@ -307,7 +309,8 @@ func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
 // HTTP: POST /v1/endUserAccounts
 //
 // Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
-// the provider refuses the credentials.
+// the provider refuses the credentials; CodeConflict naming email when
+// they are another provider identity's than the account's with that email.
 func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
 	return write1(ctx, a, "CreateAccount", a.createAccount, params)
 }
@@ -491,7 +494,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				CredentialsID:        NewID("cred"),
 				CredentialsCreatedAt: now,
 				CredentialsUpdatedAt: now,
-				ProviderState:        conn.State,
+				ProviderState:        conn.State, ProviderTenantID: conn.TenantID,
 			}
 			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
 			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
@@ -509,6 +512,14 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		}
 		var msgs []*OutboxMessage
 		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+			if t.UsesOAuth() { // the email only found the account; its subject says whose it is
+				stored := identity.Stored(rec.ProviderAccountID, rec.ProviderTenantID)
+				bound, err := identity.Bind(stored, rec.Email, identity.Subject{ID: conn.ProviderAccountID, Tenant: conn.TenantID}, conn.VerifiedNames)
+				if err != nil {
+					return nil, &Error{Code: CodeConflict, Field: "email", Err: err, Message: "The account with this email address belongs to another identity at the provider; nothing was changed."}
+				}
+				rec.ProviderTenantID = bound.Tenant
+			}
 			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() && !conn.Delegated {
 				old, err := a.c.openSecrets(rec)
 				if err != nil {
@@ -534,11 +545,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 			if conn.ServerURL != "" {
 				rec.ServerURL = conn.ServerURL // reconnecting may move the account
 			}
-			if v, ok := externalID.Get(); ok {
-				rec.ExternalID = v
-			} else if externalID.IsNull() {
-				rec.ExternalID = ""
-			}
+			externalID.Apply(&rec.ExternalID)
 			if room.IsSet() {
 				rec.Room = room.Ptr()
 			}

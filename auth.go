@@ -25,9 +25,9 @@ func (c *Client) OAuthStates() *seal.Sealer { return c.flows }
 // take.
 func (c *Client) FlowTTL() time.Duration { return c.flowTTL }
 
-// SaveOAuthConnection creates or updates the account of type t that a
-// completed OAuth flow connected, under the email the provider told, and
-// sends the matching webhook messages.
+// SaveOAuthConnection creates or updates the account of type t with the
+// email a completed OAuth flow told, if conn's identity owns it (else a
+// CodeConflict wrapping identity.ErrOtherSubject), and sends webhooks.
 func (a *App) SaveOAuthConnection(ctx context.Context, t ProviderType, conn *Connection) (*Account, error) {
 	return a.saveConnection(ctx, t, conn.Email, Optional[string]{}, conn, "", Optional[RoomDetails]{})
 }

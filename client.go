@@ -386,5 +386,3 @@ func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcac
 	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
 
-// randomString returns n random bytes in URL-safe base32.
-func randomString(n int) string { return ids.Random(n) }

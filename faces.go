@@ -28,15 +28,15 @@ func faceOf[T any](p Provider) (T, bool) {
 }
 
 func freeBusyOf(p Provider) (FreeBusyQuerier, bool) { return faceOf[FreeBusyQuerier](p) }
+
+// RefresherOf returns p as a [TokenRefresher] when it has one (package grants).
+func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
 func revokerOf(p Provider) (GrantRevoker, bool)     { return faceOf[GrantRevoker](p) }
 func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitter](p) }
 
 // WatcherOf returns p as a [Watcher] when the provider it wraps can push
 // changes, for package subscriptions, which starts and renews the watches.
 func WatcherOf(p Provider) (Watcher, bool) { return faceOf[Watcher](p) }
-
-// RefresherOf returns p as a [TokenRefresher] when the provider it wraps has one (package grants).
-func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
 
 // OAuthOf returns p as an [OAuthProvider] when the provider it wraps
 // connects accounts through OAuth, for the browser flow of package oauth.

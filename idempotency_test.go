@@ -2,6 +2,7 @@ package unical_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -123,7 +124,7 @@ func TestRunIdempotentLease(t *testing.T) {
 		return unical.IdempotentResult{Status: 200, Body: []byte(`"second"`)}
 	}
 	_, _, err := app.RunIdempotent(t.Context(), "lease", "fp", second)
-	if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeConflict || e.Field != "Idempotency-Key" || e.RetryAfter <= 0 {
+	if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeConflict || e.Field != "Idempotency-Key" || e.RetryAfter <= 0 {
 		t.Errorf("retry while the first runs: %v, want CodeConflict naming Idempotency-Key with RetryAfter", err)
 	}
 	// Past the lease (one minute of deadline and the margin) the retry

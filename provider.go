@@ -165,8 +165,12 @@ type DelegatedConnector interface {
 type Connection struct {
 	// Email is the account's address as the provider knows it.
 	Email string
-	// ProviderAccountID is the provider's id of the user ("" for CalDAV).
-	ProviderAccountID string
+	// ProviderAccountID (Google sub, Microsoft object id; "" for CalDAV) and
+	// TenantID (Microsoft tid) are whom an OAuth account is bound to.
+	ProviderAccountID, TenantID string
+	// VerifiedNames are the sign-in names the provider vouches for, which
+	// loginHint is compared with (internal/identity).
+	VerifiedNames []string
 	// Scopes are the granted OAuth scopes.
 	Scopes []string
 	// Token holds the OAuth tokens (zero for CalDAV).

@@ -148,7 +148,8 @@ type AccountRecord struct {
 	CredentialsCreatedAt time.Time
 	CredentialsUpdatedAt time.Time
 	// ProviderState is the provider's Connection.State.
-	ProviderState []byte
+	ProviderState    []byte
+	ProviderTenantID string // Connection.TenantID, kept with ProviderAccountID
 }
 
 // AccountFilter selects accounts of one application.
@@ -428,8 +429,7 @@ type Record struct {
 }
 
 // RecordStore keeps small opaque records of an end user account in named
-// collections: the data of a provider that lives in the Store (VIRTUAL's
-// calendars and events), an account's next grant check (package grants).
+// collections (VIRTUAL's calendars and events; package grants' schedule).
 // Every write is a compare-and-set on the record's version, so writers in
 // several replicas never lose each other's changes. An account's records
 // go with it: DeleteAccount removes them in the same atomic write.

@@ -97,10 +97,6 @@ type WebhookConfig struct {
 	// spread over the interval by subscription, so that watched
 	// subscriptions are not all checked at the same instant.
 	ReconcileInterval time.Duration
-	// GrantCheckInterval and GrantKeepAlive bound how long the engine goes
-	// without refreshing an ACTIVE OAuth account's token (package grants):
-	// the check finds revoked grants (default 6 hours), the keep-alive
-	// outlives Microsoft's 90-day inactivity limit (default 30 days).
-	// Negative disables either.
+	// GrantCheckInterval and GrantKeepAlive are package grants' (6 h, 30 days; negative: never).
 	GrantCheckInterval, GrantKeepAlive time.Duration
 }

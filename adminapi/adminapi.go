@@ -92,8 +92,11 @@ func (h *handler) handle(pattern string, fn func(w http.ResponseWriter, r *http.
 }
 
 // authenticated checks the operator token before fn runs, from the
-// headers alone: a refused request's body is never read. An address with
-// too many refused tokens is answered 429 without a check.
+// headers alone: a refused request's body is never read. Only failures
+// are throttled: an address with too many refused tokens is answered 429
+// for every further wrong one, but the right token (compared in constant
+// time) still works, so that nobody sharing the operator's address (a
+// proxy's, say) can lock the operator out.
 func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if h.timeout > 0 {
@@ -101,11 +104,11 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		if wait := h.failures.Wait(r); wait > 0 {
-			httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
-			return
-		}
 		if err := h.svc.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
+			if wait := h.failures.Wait(r); wait > 0 && unical.ErrorCode(err) == unical.CodeUnauthorized {
+				httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
+				return
+			}
 			if unical.ErrorCode(err) == unical.CodeUnauthorized {
 				h.failures.Fail(r)
 				if bearerToken(r) == "" && r.Header.Get("x-api-key") != "" {

@@ -13,13 +13,15 @@ import (
 	"github.com/unical/unical/internal/openapitest"
 )
 
-// TestAuthentication_FailureLimit sends wrong operator tokens from one
-// client address: past the limit every request of that address, the
-// right token included, is answered 429 with Retry-After and its token is
-// not checked, while another address is served as before.
+// TestAuthentication_FailureLimit sends ten wrong operator tokens from
+// one client address, unicald's limit: past it every wrong token of that
+// address is answered 429 with Retry-After, but the right token still
+// works (only failures are throttled, so an anonymous caller behind the
+// operator's proxy cannot lock the operator out), and another address is
+// served as before.
 func TestAuthentication_FailureLimit(t *testing.T) {
 	s := startServer(t, nil)
-	failures := httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 3}, true)
+	failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, true)
 	h := openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Failures: failures}))
 	type answer struct {
 		Status     int
@@ -45,12 +47,13 @@ func TestAuthentication_FailureLimit(t *testing.T) {
 	wrong := admin.NewAdminToken()
 	refused := answer{Status: http.StatusUnauthorized, Code: "unauthorized"}
 	limited := answer{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: "60"}
-	got := []answer{
-		send("203.0.113.7", wrong), send("203.0.113.7", ""), send("203.0.113.7", wrong),
-		send("203.0.113.7", wrong), send("203.0.113.7", s.token),
-		send("198.51.100.9", s.token), send("198.51.100.9", wrong),
+	var got, want []answer
+	for i := 0; i < 10; i++ {
+		got, want = append(got, send("203.0.113.7", wrong)), append(want, refused)
 	}
-	want := []answer{refused, refused, refused, limited, limited, {Status: http.StatusOK}, refused}
+	got = append(got, send("203.0.113.7", wrong), send("203.0.113.7", ""), send("203.0.113.7", s.token),
+		send("203.0.113.7", wrong), send("198.51.100.9", s.token), send("198.51.100.9", wrong))
+	want = append(want, limited, limited, answer{Status: http.StatusOK}, limited, answer{Status: http.StatusOK}, refused)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("answers (-want +got):\n%s", d)
 	}

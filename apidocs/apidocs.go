@@ -27,7 +27,10 @@ type document struct {
 		Version     string `json:"version"`
 		Description string `json:"description"`
 	} `json:"info"`
-	Tags  []struct{ Name, Description string }  `json:"tags"`
+	Tags []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	} `json:"tags"`
 	Paths map[string]map[string]json.RawMessage `json:"paths"`
 	// Webhooks are the messages the server posts (OpenAPI 3.1), shown as
 	// POST operations named by their key.

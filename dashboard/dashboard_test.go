@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -319,14 +320,15 @@ func TestSession(t *testing.T) {
 	}
 }
 
-// TestLogin_FailureLimit fails the login twice with a limit of two
-// failures per address: the next login, even with the right token, is
-// answered 429 with Retry-After and sets no session.
+// TestLogin_FailureLimit fails the login ten times with unicald's limit
+// of ten failures per address: the next wrong token is answered 429 with
+// Retry-After and sets no session, but the right token still logs in
+// (only failures are throttled).
 func TestLogin_FailureLimit(t *testing.T) {
 	f := newFixture(t, "")
 	h, err := dashboard.New(dashboard.Options{
 		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
-		Failures: httpapi.NewFailureLimiter(httpapi.RateLimit{PerSecond: 1.0 / 60, Burst: 2}, false),
+		Failures: httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, false),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -335,17 +337,27 @@ func TestLogin_FailureLimit(t *testing.T) {
 	t.Cleanup(srv.Close)
 	b := f.browser(t)
 	b.base = srv.URL
-	var got [][]any
-	for _, token := range []string{"wrong-1", "wrong-2", adminToken} {
+	var got, want [][]any
+	login := func(token string) {
 		p := b.login(token)
 		got = append(got, []any{p.status, p.header.Get("Retry-After"), p.location})
 	}
-	want := [][]any{{http.StatusUnauthorized, "", ""}, {http.StatusUnauthorized, "", ""}, {http.StatusTooManyRequests, "60", ""}}
+	for i := 0; i < 10; i++ {
+		login(fmt.Sprintf("wrong-%d", i))
+		want = append(want, []any{http.StatusUnauthorized, "", ""})
+	}
+	login("wrong-10")
+	want = append(want, []any{http.StatusTooManyRequests, "60", ""})
+	if p := b.get("/dashboard/apps"); p.status != http.StatusSeeOther {
+		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
+	}
+	login(adminToken)
+	want = append(want, []any{http.StatusSeeOther, "", "/dashboard/apps"})
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("logins (-want +got):\n%s", d)
 	}
-	if p := b.get("/dashboard/apps"); p.status != http.StatusSeeOther {
-		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
+	if p := b.get("/dashboard/apps"); p.status != http.StatusOK {
+		t.Errorf("apps after the right token during the lockout = %d, want 200", p.status)
 	}
 }
 

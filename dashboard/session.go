@@ -203,7 +203,9 @@ func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 // success sets the session cookie. A wrong token answers 401 with what is
 // wrong (no token set, an API key instead) and logs nothing of what was
 // typed; an address with too many of them is answered 429 with
-// Retry-After, its token unchecked.
+// Retry-After for every further wrong token. The right one always logs
+// in: only failures are throttled, so nobody sharing the operator's
+// address can lock the operator out.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
@@ -220,16 +222,16 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 		h.renderLogin(w, r, http.StatusForbidden, "The login form expired or its security token is missing. Try again.")
 		return
 	}
-	if wait := h.failures.Wait(r); wait > 0 {
-		seconds := int((wait + time.Second - 1) / time.Second)
-		w.Header().Set("Retry-After", strconv.Itoa(seconds))
-		h.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins from this address; try again in %d seconds.", seconds))
-		return
-	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	if err := h.admin.VerifyAdminToken(r.Context(), token); err != nil {
 		if unical.ErrorCode(err) != unical.CodeUnauthorized {
 			h.renderLogin(w, r, statusOf(err), h.message(r, err))
+			return
+		}
+		if wait := h.failures.Wait(r); wait > 0 {
+			seconds := int((wait + time.Second - 1) / time.Second)
+			w.Header().Set("Retry-After", strconv.Itoa(seconds))
+			h.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed logins from this address; try again in %d seconds.", seconds))
 			return
 		}
 		h.failures.Fail(r)

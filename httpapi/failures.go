@@ -14,8 +14,10 @@ import (
 var DefaultFailureLimit = RateLimit{PerSecond: 1.0 / 60, Burst: 10}
 
 // FailureLimiter counts failed attempts per client address with the
-// front door's token buckets: each failure takes a token, and an address
-// without one is refused, whatever it sends, until one has come back.
+// front door's token buckets: each failure takes a token, and a failed
+// attempt of an address without one is answered 429 until one has come
+// back. Its users check the attempt first and ask Wait only when it
+// failed, so the right secret always works: only failures are throttled.
 // Addresses count as in Options.IPRateLimit (IPv6 by /64). It is safe
 // for concurrent use; one limiter may serve several handlers, so that a
 // guess counts the same wherever it is made.

@@ -93,29 +93,15 @@ func (st *googleStack) connect(t *testing.T) string {
 // authorization request and of our callback, as the browser saw them.
 func (st *googleStack) connectVia(t *testing.T) (accountID string, authorize, callback *url.URL) {
 	t.Helper()
-	var final *url.URL
-	browser := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {
-		switch {
-		case r.URL.Host == "app.example.com":
-			final = r.URL
-			return http.ErrUseLastResponse
-		case r.URL.Path == unical.OAuthCallbackPath:
-			callback = r.URL
-		case strings.HasPrefix(r.URL.String(), st.google.AuthURL()):
-			authorize = r.URL
-		}
-		return nil
-	}}
 	q := url.Values{"redirectUrl": {e2eBack}, "state": {"caller-state-1"}, "loginHint": {e2eUser}, "prompt": {"consent"}}
-	resp, err := browser.Get(st.URL + "/v1/oauth/authorize/" + st.AppID + "/provider_a?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if final == nil {
-		t.Fatalf("the flow ended at %s (%d), not at the application", resp.Request.URL, resp.StatusCode)
-	}
-	got := final.Query()
+	got := followSignIn(t, st.URL+"/v1/oauth/authorize/"+st.AppID+"/provider_a?"+q.Encode(), func(u *url.URL) {
+		switch {
+		case u.Path == unical.OAuthCallbackPath:
+			callback = u
+		case strings.HasPrefix(u.String(), st.google.AuthURL()):
+			authorize = u
+		}
+	})
 	if got.Get("state") != "caller-state-1" || got.Get("endUserAccountId") == "" || got.Get("error") != "" {
 		t.Fatalf("back at the application with %v", got)
 	}

@@ -51,6 +51,13 @@ func MustNewServerWith(tb testing.TB, wrap func(*memory.Provider) unical.Provide
 // newTestServer is MustNewServerWith with the handler built from opts.
 func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
+	return newTestServerConfig(tb, opts, wrap, nil)
+}
+
+// newTestServerConfig is newTestServer with configure changing the
+// Client's Config first (apitest.Start).
+func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider, configure func(*unical.Config)) *testServer {
+	tb.Helper()
 	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
 	for _, t := range unical.ProviderTypes {
@@ -68,7 +75,7 @@ func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provid
 	ts.Providers[unical.ProviderGoogle].AddUser(googleUser, googleToken, "")
 	ts.Providers[unical.ProviderMicrosoft].AddUser(outlookUser, outlookToken, "")
 	ts.Providers[unical.ProviderCalDAV].AddUser(davUser, "", davPassword)
-	ts.Stack = apitest.StartWithOptions(tb, providers, nil, opts)
+	ts.Stack = apitest.StartWithOptions(tb, providers, configure, opts)
 
 	auth := httptest.NewServer(ts.Providers[unical.ProviderGoogle].AuthHandler(googleUser))
 	tb.Cleanup(auth.Close)

@@ -1,14 +1,18 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 )
 
@@ -155,5 +159,90 @@ func TestOAuthFlow_LoginHint(t *testing.T) {
 	}
 	if d := cmp.Diff(connected, accounts()); d != "" {
 		t.Errorf("accounts changed by a mismatched sign-in (-before +after):\n%s", d)
+	}
+}
+
+// flowRecorder is the store with the used-flow records the callback
+// writes kept aside, as an operator would find them in the store.
+type flowRecorder struct {
+	unical.Store
+	mu    sync.Mutex
+	flows []unical.OAuthFlow
+}
+
+func (r *flowRecorder) CreateFlow(ctx context.Context, f *unical.OAuthFlow, maxPending int) error {
+	r.mu.Lock()
+	r.flows = append(r.flows, *f)
+	r.mu.Unlock()
+	return r.Store.CreateFlow(ctx, f, maxPending)
+}
+
+func (r *flowRecorder) recorded() []unical.OAuthFlow {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.flows)
+}
+
+// TestOAuthCallback_ProviderErrorAndUsedFlows: the provider's error
+// reaches the application only as a known code word, and a callback
+// records its flow as used only when it brings a code: an error or no
+// code writes nothing (and the state may come again), a code writes one
+// compact record (id, application, provider, times) and spends the state.
+func TestOAuthCallback_ProviderErrorAndUsedFlows(t *testing.T) {
+	t.Parallel()
+	rec := &flowRecorder{}
+	ts := newTestServerConfig(t, httpapi.Options{}, nil, func(cfg *unical.Config) {
+		rec.Store = cfg.Store
+		cfg.Store = rec
+	})
+	toProvider := apitest.Follow(t, authorizePath(ts, ts.Redirect, "s1"))
+	state := toProvider.Query().Get("state")
+	callback := func(q url.Values) url.Values {
+		t.Helper()
+		q.Set("state", state)
+		back := apitest.Follow(t, ts.URL+"/v1/oauth/callback?"+q.Encode())
+		if got := back.Scheme + "://" + back.Host + back.Path; got != ts.Redirect {
+			t.Fatalf("redirected to %s, want %s", got, ts.Redirect)
+		}
+		got := back.Query()
+		got.Del("error_description")
+		return got
+	}
+	for _, tc := range []struct {
+		name string
+		send url.Values
+		want url.Values
+	}{
+		{"Script", url.Values{"error": {`"><script>alert(1)</script>`}}, url.Values{"error": {"provider_error"}, "state": {"s1"}}},
+		{"UnknownWord", url.Values{"error": {"you_have_been_hacked"}, "error_description": {"call 555"}}, url.Values{"error": {"provider_error"}, "state": {"s1"}}},
+		{"RFC6749Code", url.Values{"error": {"temporarily_unavailable"}}, url.Values{"error": {"temporarily_unavailable"}, "state": {"s1"}}},
+		{"OIDCCode", url.Values{"error": {"interaction_required"}}, url.Values{"error": {"interaction_required"}, "state": {"s1"}}},
+		{"Denied", url.Values{"error": {"access_denied"}}, url.Values{"error": {"access_denied"}, "state": {"s1"}}},
+		{"NoCode", url.Values{}, url.Values{"error": {"invalid_request"}, "state": {"s1"}}},
+	} {
+		if diff := cmp.Diff(tc.want, callback(tc.send)); diff != "" {
+			t.Errorf("%s: redirect query mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if got := rec.recorded(); len(got) != 0 {
+		t.Fatalf("used flows after callbacks without a code = %+v, want none", got)
+	}
+
+	// The same state, now with the provider's code, connects the account.
+	code := apitest.Follow(t, toProvider.String()).Query().Get("code")
+	if got := callback(url.Values{"code": {code}}); got.Get("endUserAccountId") == "" {
+		t.Fatalf("callback with a code redirected with %v, want endUserAccountId", got)
+	}
+	got := rec.recorded()
+	if len(got) != 1 {
+		t.Fatalf("used flows after one callback with a code = %+v, want one", got)
+	}
+	want := unical.OAuthFlow{ID: got[0].ID, ApplicationID: ts.AppID, ProviderType: unical.ProviderGoogle, CreatedAt: got[0].CreatedAt, ExpiresAt: got[0].ExpiresAt}
+	if diff := cmp.Diff(want, got[0]); diff != "" || len(got[0].ID) > 32 || strings.Contains(state, got[0].ID) {
+		t.Errorf("used flow record (id %q) mismatch (-want +got):\n%s", got[0].ID, diff)
+	}
+	r := ts.doKey(t, "", "GET", "/v1/oauth/callback?"+url.Values{"state": {state}, "code": {code}}.Encode(), nil)
+	if r.Status != http.StatusBadRequest {
+		t.Errorf("replayed callback with a code = %d, want 400", r.Status)
 	}
 }

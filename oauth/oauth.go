@@ -15,11 +15,13 @@ package oauth
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/oauthstate"
 )
 
@@ -135,14 +137,17 @@ func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.
 // its id so that it works once, exchanges the code, creates or updates the
 // account, and returns the application URL to redirect the browser to,
 // with endUserAccountId and the caller's state. A denied consent, a failed
-// exchange or an account other than the login hint
-// (error=login_hint_mismatch, nothing saved) also returns a redirect, with
-// error and error_description instead of endUserAccountId.
+// exchange, an email the provider has not verified (error=email_unverified),
+// a sign-in name other than the login hint (error=login_hint_mismatch) or
+// another identity than the account with its email is bound to
+// (error=account_conflict) also returns a redirect, with error and
+// error_description instead of endUserAccountId; nothing is saved then.
 //
 // The used ids are the only thing the flow writes (Store.CreateFlow, kept
-// until the state expires): one per callback that brings a state we made,
-// so nobody can fill a shared quota, and nobody can spend another user's
-// state without holding it.
+// until the state expires): one per callback that brings a state we made
+// and a code, so nobody can fill a shared quota, and nobody can spend
+// another user's state without holding it. The provider's error is passed
+// on only as one of the codes of providerErrorCode.
 //
 // HTTP: GET /v1/oauth/callback
 //
@@ -172,12 +177,6 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		return "", unical.FieldError("state", "The redirectUrl of this sign-in is no longer registered for the application; start again.")
 	}
 	redirectURL := app.RedirectURLs[i]
-	used := &unical.OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
-	if err := c.Store().CreateFlow(ctx, used, 0); unical.ErrorCode(err) == unical.CodeConflict {
-		return "", expired
-	} else if err != nil {
-		return "", err
-	}
 	fail := func(code, description string) (string, error) {
 		return withQuery(redirectURL, url.Values{"error": {code}, "error_description": {description}, "state": {flow.State}}), nil
 	}
@@ -185,16 +184,28 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		if params.Error == "access_denied" {
 			return fail("access_denied", "The user did not grant access.")
 		}
-		return fail(params.Error, "The provider refused the sign-in.")
+		return fail(providerErrorCode(params.Error), "The provider refused the sign-in.")
 	}
 	if params.Code == "" {
 		return fail("invalid_request", "The provider sent no authorization code.")
+	}
+	// Only a callback with a code can connect an account, so only it
+	// spends the state; one that brings an error changes nothing and may
+	// come again.
+	used := &unical.OAuthFlow{ID: flow.ID, ApplicationID: flow.ApplicationID, ProviderType: t, CreatedAt: now, ExpiresAt: flow.ExpiresAt}
+	if err := c.Store().CreateFlow(ctx, used, 0); unical.ErrorCode(err) == unical.CodeConflict {
+		return "", expired
+	} else if err != nil {
+		return "", err
 	}
 	_, op, settings, err := oauthProvider(ctx, c, flow.ApplicationID, t)
 	if err != nil {
 		return "", err
 	}
 	conn, err := op.Exchange(ctx, settings, &unical.CodeExchange{Code: params.Code, RedirectURI: c.OAuthCallbackURL(), CodeVerifier: flow.Verifier})
+	if errors.Is(err, identity.ErrEmailUnverified) {
+		return fail("email_unverified", "The provider has not verified the account's email address; nothing was connected.")
+	}
 	if err != nil {
 		c.Logger().WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
 		return fail("exchange_failed", "The authorization code could not be exchanged for tokens.")
@@ -202,7 +213,7 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	if conn.Email == "" {
 		return fail("exchange_failed", "The provider did not tell the account's email address.")
 	}
-	if flow.LoginHint != "" && !strings.EqualFold(conn.Email, flow.LoginHint) {
+	if flow.LoginHint != "" && !identity.HasName(conn.VerifiedNames, flow.LoginHint) {
 		return fail("login_hint_mismatch", "The user signed in with another account than loginHint; nothing was connected.")
 	}
 	a, err := c.App(ctx, flow.ApplicationID)
@@ -210,6 +221,10 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 		return "", err
 	}
 	acct, err := a.SaveOAuthConnection(ctx, t, conn)
+	if errors.Is(err, identity.ErrOtherSubject) {
+		c.Logger().WarnContext(ctx, "oauth sign-in of another identity than the account with its email", "app", flow.ApplicationID, "provider", t)
+		return fail("account_conflict", "The account with this email address belongs to another identity at the provider; nothing was changed.")
+	}
 	if err != nil {
 		return "", err
 	}
@@ -256,4 +271,28 @@ func oauthProvider(ctx context.Context, c *unical.Client, appID string, t unical
 		return nil, nil, unical.ProviderSettings{}, err
 	}
 	return app, op, settings, nil
+}
+
+// providerErrors are the error codes an authorization endpoint may send
+// back (RFC 6749 §4.1.2.1 and OpenID Connect Core 1.0 §3.1.2.6); they are
+// passed on to the application as they are.
+var providerErrors = []string{
+	"invalid_request", "unauthorized_client", "access_denied", "unsupported_response_type",
+	"invalid_scope", "server_error", "temporarily_unavailable",
+	"interaction_required", "login_required", "account_selection_required", "consent_required",
+	"invalid_request_uri", "invalid_request_object", "request_not_supported",
+	"request_uri_not_supported", "registration_not_supported",
+}
+
+// providerErrorCode is the error code the application's redirect carries
+// for the error parameter a provider sent to the callback: one of the
+// codes of RFC 6749 and OpenID Connect as it is, provider_error for
+// anything else. The parameter comes through the user's browser, so
+// anyone can put anything there; the application only ever sees a known
+// word.
+func providerErrorCode(code string) string {
+	if slices.Contains(providerErrors, code) {
+		return code
+	}
+	return "provider_error"
 }

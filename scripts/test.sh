@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the real servers the tests start on
 # loopback (Radicale, Xandikos, Cyrus and PostgreSQL, from Debian's packages) when
-# they are missing, then vets and tests every package with the race
+# they are missing, then vets and lints (scripts/lint.sh) and tests every package with the race
 # detector, and fuzzes each parser of outside input for a short time. With
 # CI=true a missing server fails the run instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-test-deps.sh
 go vet ./...
+./scripts/lint.sh
 go test -race -count=1 -timeout 25m ./...
 
 # Fuzz each parser of outside input briefly (go runs one target per
@@ -56,4 +57,5 @@ FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/
 FuzzRecurrenceToGraph ./provider/microsoft/
+FuzzDecodeIDToken ./internal/identity/
 TARGETS

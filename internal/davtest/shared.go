@@ -67,7 +67,7 @@ func Shared(tb testing.TB, kind string) *Server {
 
 	// Concurrent first callers wait here until the one start has finished.
 	e.once.Do(func() {
-		e.dir, e.err = os.MkdirTemp("", "davtest-"+kind+"-")
+		e.dir, e.err = os.MkdirTemp("", "davtest-"+kind+"-") //nolint:usetesting // shared by every test of the process, so it outlives any one test
 		if e.err != nil {
 			return
 		}

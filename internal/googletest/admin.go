@@ -19,6 +19,13 @@ type User struct {
 	Name string
 	// TimeZone is the primary calendar's IANA zone; default "UTC".
 	TimeZone string
+	// EmailUnverified makes userinfo and ID tokens say email_verified
+	// false: Google never confirmed the address belongs to the account
+	// (the OpenID Connect guide's email_verified; an address may then be
+	// another account's too). Such a user may share its Email with another
+	// user; of the two, the one added second has its Sub as its primary
+	// calendar's id, since the fake keeps calendars by id.
+	EmailUnverified bool
 }
 
 // Client is a registered OAuth client.
@@ -39,6 +46,9 @@ type Consent struct {
 	// Email selects the account that signs in. Default: the login_hint
 	// user if known, else the first user added.
 	Email string
+	// Sub selects the account that signs in by its subject, before Email
+	// (two accounts may claim one unverified address).
+	Sub string
 	// GrantedScopes, when non-nil, limits the grant to these of the
 	// requested scopes, like a user unticking boxes (granular consent).
 	GrantedScopes []string
@@ -110,16 +120,19 @@ func (s *Server) AddUser(u User) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.users[u.Sub] != nil || s.userByEmailLocked(u.Email) != nil {
+	primary := u.Email
+	if other := s.userByEmailLocked(u.Email); s.st.users[u.Sub] != nil || (other != nil && !u.EmailUnverified && !other.emailUnverified) {
 		s.fatalf("AddUser: user %s already exists", u.Email)
+	} else if other != nil {
+		primary = u.Sub
 	}
 	usr := &user{
-		sub: u.Sub, email: u.Email, name: u.Name, timeZone: u.TimeZone,
-		order: len(s.st.users), primary: u.Email, entries: map[string]*listEntry{},
+		sub: u.Sub, email: u.Email, name: u.Name, timeZone: u.TimeZone, emailUnverified: u.EmailUnverified,
+		order: len(s.st.users), primary: primary, entries: map[string]*listEntry{},
 	}
 	s.st.users[u.Sub] = usr
 	summary := u.Email
-	s.newCalendarLocked(usr, &calendar{id: u.Email, summary: summary, timeZone: u.TimeZone, primary: true})
+	s.newCalendarLocked(usr, &calendar{id: primary, summary: summary, timeZone: u.TimeZone, primary: true})
 	return u.Sub
 }
 
@@ -159,9 +172,14 @@ func (s *Server) SetConsent(c Consent) {
 // the test names none.
 var defaultScopes = []string{scopeCal, scopeOpenID, scopeEmail}
 
+// userAndClient finds the user by email, or by sub (for a user whose
+// unverified address another user has too), and the client.
 func (s *Server) userAndClient(clientID, email string) (*user, *Client) {
 	s.tb.Helper()
-	u := s.userByEmailLocked(email)
+	u := s.st.users[email]
+	if u == nil {
+		u = s.userByEmailLocked(email)
+	}
 	if u == nil {
 		s.fatalf("unknown user %s", email)
 	}
@@ -183,9 +201,10 @@ func normalizeScopes(scopes []string) []string {
 	return out
 }
 
-// IssueRefreshToken grants client access to the user's account without the
-// browser flow and returns the refresh token, as if the user had consented
-// earlier. With no scopes it grants calendar, openid and email.
+// IssueRefreshToken grants client access to the user's account (named by
+// email or sub) without the browser flow and returns the refresh token,
+// as if the user had consented earlier. With no scopes it grants
+// calendar, openid and email.
 func (s *Server) IssueRefreshToken(clientID, email string, scopes ...string) string {
 	s.tb.Helper()
 	s.mu.Lock()

@@ -11,6 +11,7 @@ import (
 // user is a Google account known to the fake.
 type user struct {
 	sub, email, name, timeZone string
+	emailUnverified            bool
 	order                      int
 	primary                    string                // primary calendar id, the email
 	entries                    map[string]*listEntry // calendarList, by calendar id
@@ -57,13 +58,16 @@ func loadZone(name string) (*time.Location, bool) {
 	return loc, err == nil
 }
 
+// userByEmailLocked finds the user with that email, the verified one
+// when an unverified account claims the same address.
 func (s *Server) userByEmailLocked(email string) *user {
+	var found *user
 	for _, u := range s.st.users {
-		if strings.EqualFold(u.email, email) {
-			return u
+		if strings.EqualFold(u.email, email) && (found == nil || found.emailUnverified) {
+			found = u
 		}
 	}
-	return nil
+	return found
 }
 
 // resolveCalendar finds the calendar a path names ("primary" is the

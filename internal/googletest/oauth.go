@@ -391,6 +391,9 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 // consentUserLocked picks the account that "signs in": the one the test
 // named, else the login_hint (email or sub), else the first user added.
 func (s *Server) consentUserLocked(c Consent, hint string) *user {
+	if c.Sub != "" {
+		return s.st.users[c.Sub]
+	}
 	if c.Email != "" {
 		return s.userByEmailLocked(c.Email)
 	}
@@ -651,7 +654,7 @@ func (s *Server) handleUserinfo(w http.ResponseWriter, r *http.Request) {
 	claims := map[string]any{"sub": u.sub}
 	if at.scopes[scopeEmail] {
 		claims["email"] = u.email
-		claims["email_verified"] = true
+		claims["email_verified"] = !u.emailUnverified
 	}
 	if at.scopes[scopeProfile] && u.name != "" {
 		claims["name"] = u.name
@@ -725,7 +728,7 @@ func (s *Server) idTokenLocked(clientID, sub string, scopes []string, nonce, acc
 		"iat":     now.Unix(), "exp": now.Add(time.Hour).Unix(),
 	}
 	if slices.Contains(scopes, scopeEmail) && u != nil {
-		claims["email"], claims["email_verified"] = u.email, true
+		claims["email"], claims["email_verified"] = u.email, !u.emailUnverified
 	}
 	if slices.Contains(scopes, scopeProfile) && u != nil && u.name != "" {
 		claims["name"] = u.name

@@ -1,6 +1,8 @@
 package googletest_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -403,5 +405,71 @@ func TestOAuth_RefreshTokenUnusedLifetime(t *testing.T) {
 	want := []string{"", "", "invalid_grant: Token has been expired or revoked."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("refreshes (-want +got):\n%s", diff)
+	}
+}
+
+// TestOAuth_UnverifiedEmail: an account whose address Google never
+// verified may claim another account's address; Consent.Sub signs it in,
+// and userinfo and the ID token say email_verified false with its own
+// sub, while the verified owner of the address still says true.
+func TestOAuth_UnverifiedEmail(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	sub := f.srv.AddUser(googletest.User{Email: aliceEmail, Sub: "209876543210987654321", EmailUnverified: true})
+	cfg := oauthConfig(f.srv, "openid", "email")
+	type identity struct {
+		Sub, Email    string
+		EmailVerified bool
+	}
+	signIn := func(c googletest.Consent) (userinfo, idToken identity) {
+		t.Helper()
+		f.srv.SetConsent(c)
+		_, q, page := authorize(t, cfg.AuthCodeURL("s"))
+		if q == nil {
+			t.Fatalf("no redirect: %s", page)
+		}
+		tok, err := cfg.Exchange(t.Context(), q.Get("code"))
+		if err != nil {
+			t.Fatalf("Exchange() error = %v", err)
+		}
+		r := call(t, "GET", f.srv.UserinfoURL(), tok.AccessToken, nil)
+		userinfo = identity{Sub: r.body["sub"].(string), Email: r.body["email"].(string), EmailVerified: r.body["email_verified"].(bool)}
+		parts := strings.Split(tok.Extra("id_token").(string), ".")
+		payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var claims struct {
+			Sub           string `json:"sub"`
+			Email         string `json:"email"`
+			EmailVerified bool   `json:"email_verified"`
+		}
+		if err := json.Unmarshal(payload, &claims); err != nil {
+			t.Fatal(err)
+		}
+		return userinfo, identity(claims)
+	}
+	for _, tc := range []struct {
+		name    string
+		consent googletest.Consent
+		want    identity
+	}{
+		{"Unverified", googletest.Consent{Sub: sub}, identity{Sub: sub, Email: aliceEmail}},
+		// The owner's sub is its own (checked below): want.Sub is empty.
+		{"VerifiedOwner", googletest.Consent{Email: aliceEmail}, identity{Email: aliceEmail, EmailVerified: true}},
+	} {
+		userinfo, idToken := signIn(tc.consent)
+		if tc.want.Sub == "" {
+			if userinfo.Sub == sub || userinfo.Sub == "" || idToken.Sub != userinfo.Sub {
+				t.Errorf("%s: sub %q (ID token %q), want the owner's own", tc.name, userinfo.Sub, idToken.Sub)
+			}
+			userinfo.Sub, idToken.Sub = "", ""
+		}
+		if diff := cmp.Diff(tc.want, userinfo); diff != "" {
+			t.Errorf("%s: userinfo mismatch (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(tc.want, idToken); diff != "" {
+			t.Errorf("%s: ID token mismatch (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }

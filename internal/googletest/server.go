@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -363,8 +364,8 @@ func (s *Server) api(scopes scopeSet, h apiHandler) http.Handler {
 		}
 		status, resp, err := s.serveLocked(r, body, scopes, h)
 		if err != nil {
-			ae, ok := err.(*apiError)
-			if !ok {
+			var ae *apiError
+			if !errors.As(err, &ae) {
 				ae = &apiError{status: http.StatusInternalServerError, domain: "global", reason: "backendError", message: err.Error()}
 			}
 			writeAPIError(w, ae)

@@ -28,6 +28,11 @@ type User struct {
 	Mail string
 	// UserPrincipalName is the sign-in name. Default "user<n>@contoso.test".
 	UserPrincipalName string
+	// TenantID is the user's home tenant, the tid of its ID tokens.
+	// Default Options.Tenant. A user of another tenant models an identity
+	// whose directory someone else administers: its Mail may be any
+	// address, another tenant's user's included ("nOAuth").
+	TenantID string
 	// TimeZone is the mailbox time zone (a Windows name), used for working
 	// hours in getSchedule. Default "UTC".
 	TimeZone string
@@ -89,6 +94,9 @@ func (s *Server) AddUser(u User) string {
 	}
 	if u.Mail == "" {
 		u.Mail = u.UserPrincipalName
+	}
+	if u.TenantID == "" {
+		u.TenantID = s.opts.Tenant
 	}
 	if u.DisplayName == "" {
 		u.DisplayName = "Test User"
@@ -500,7 +508,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		resp["refresh_token"] = s.newRefreshToken(userID, clientID, scopes)
 	}
 	if hasScope(scopes, "openid") {
-		resp["id_token"] = s.idToken(userID, clientID)
+		resp["id_token"] = s.idToken(userID, clientID, scopes)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store, no-cache")
@@ -636,21 +644,35 @@ func hasScope(scopes []string, want string) bool {
 	return false
 }
 
-// idToken returns an unsigned JWT with the claims a client typically reads.
-// Clients must not rely on it for security, as the identity platform says.
-func (s *Server) idToken(userID, clientID string) string {
+// idToken returns an unsigned JWT with the v2.0 claims of the "ID token
+// claims reference"
+// (https://learn.microsoft.com/entra/identity-platform/id-token-claims-reference):
+// aud the client, iss and tid the user's tenant, oid the user's object
+// id, sub a pairwise id (unique to the user and the application, so not
+// the object id), and with the profile scope name and
+// preferred_username (the user principal name), with the email scope
+// email (the mail address, which the tenant's administrator sets).
+// The identity platform signs its tokens (RS256); this one is unsigned,
+// so a client that wants a signature fails here instead of trusting it.
+func (s *Server) idToken(userID, clientID string, scopes []string) string {
 	u := s.users[userID]
 	enc := func(v any) string {
 		b, _ := json.Marshal(v)
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
 	now := s.now().Unix()
+	pairwise := sha256.Sum256([]byte(u.ID + "|" + clientID))
 	claims := map[string]any{
-		"aud": clientID, "iss": "https://login.microsoftonline.com/" + s.opts.Tenant + "/v2.0",
+		"aud": clientID, "iss": "https://login.microsoftonline.com/" + u.TenantID + "/v2.0",
 		"iat": now, "nbf": now, "exp": now + 3600,
-		"oid": u.ID, "tid": s.opts.Tenant, "sub": u.ID,
-		"name": u.DisplayName, "preferred_username": u.UserPrincipalName, "email": u.Mail,
+		"oid": u.ID, "tid": u.TenantID, "sub": base64.RawURLEncoding.EncodeToString(pairwise[:]),
 		"ver": "2.0",
+	}
+	if hasScope(scopes, "profile") {
+		claims["name"], claims["preferred_username"] = u.DisplayName, u.UserPrincipalName
+	}
+	if hasScope(scopes, "email") && u.Mail != "" {
+		claims["email"] = u.Mail
 	}
 	return enc(map[string]string{"typ": "JWT", "alg": "none"}) + "." + enc(claims) + "."
 }

@@ -338,3 +338,66 @@ func TestGraph_InvalidAuthenticationToken(t *testing.T) {
 		mustStatus(t, doWith(t, f.srv, tok, http.MethodGet, "/v1.0/me/calendars", nil), http.StatusOK)
 	})
 }
+
+// TestOAuth_IDToken: with openid the token answer carries an ID token
+// whose tid is the user's tenant, oid the object id and sub a pairwise id
+// (not the object id); preferred_username and name come with profile,
+// email with email. A user of another tenant whose mail names someone
+// else's address keeps its own oid, tid and preferred_username.
+func TestOAuth_IDToken(t *testing.T) {
+	t.Parallel()
+	f := mustSetup(t, graphtest.Options{})
+	const otherTenant = "0c3f1e2d-9a8b-4c7d-8e6f-5a4b3c2d1e0f"
+	mallory := f.srv.AddUser(graphtest.User{UserPrincipalName: "mallory@fabrikam.test", Mail: "ada@contoso.test", DisplayName: "Mallory", TenantID: otherTenant})
+	type claims struct {
+		Aud, Iss, Oid, Tid, Sub, PreferredUsername, Name, Email string
+	}
+	signIn := func(userID string, scopes ...string) claims {
+		t.Helper()
+		f.srv.SignIn(userID)
+		conf := oauthConfig(f.srv)
+		conf.Scopes = append(conf.Scopes, scopes...)
+		_, q := authorize(t, f.srv, conf.AuthCodeURL("st"))
+		tok, err := conf.Exchange(oauthContext(t, f.srv), q.Get("code"))
+		if err != nil {
+			t.Fatalf("Exchange: %v", err)
+		}
+		raw, _ := tok.Extra("id_token").(string)
+		parts := strings.Split(raw, ".")
+		if len(parts) != 3 {
+			return claims{}
+		}
+		payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Aud, Iss, Oid, Tid, Sub, Name, Email string
+			PreferredUsername                    string `json:"preferred_username"`
+		}
+		if err := json.Unmarshal(payload, &c); err != nil {
+			t.Fatal(err)
+		}
+		return claims{c.Aud, c.Iss, c.Oid, c.Tid, c.Sub, c.PreferredUsername, c.Name, c.Email}
+	}
+	adaFull := signIn(f.user, "openid", "profile", "email")
+	malloryFull := signIn(mallory, "openid", "profile", "email")
+	adaBare := signIn(f.user, "openid")
+	none := signIn(f.user)
+	for _, c := range []*claims{&adaFull, &malloryFull, &adaBare} {
+		if c.Sub == "" || c.Sub == c.Oid {
+			t.Errorf("sub %q of oid %q, want a pairwise id", c.Sub, c.Oid)
+		}
+		c.Sub = ""
+	}
+	got := []claims{adaFull, malloryFull, adaBare, none}
+	want := []claims{
+		{Aud: "app", Iss: "https://login.microsoftonline.com/" + graphtest.DefaultTenant + "/v2.0", Oid: f.user, Tid: graphtest.DefaultTenant, PreferredUsername: "ada@contoso.test", Name: "Ada Lovelace", Email: "ada@contoso.test"},
+		{Aud: "app", Iss: "https://login.microsoftonline.com/" + otherTenant + "/v2.0", Oid: mallory, Tid: otherTenant, PreferredUsername: "mallory@fabrikam.test", Name: "Mallory", Email: "ada@contoso.test"},
+		{Aud: "app", Iss: "https://login.microsoftonline.com/" + graphtest.DefaultTenant + "/v2.0", Oid: f.user, Tid: graphtest.DefaultTenant},
+		{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ID token claims (ada with openid profile email, mallory the same, ada with openid, ada without) mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -61,7 +61,7 @@ func outputZone(pref string) zone {
 func parseDTTZ(v dateTimeTimeZone) (time.Time, zone, error) {
 	z, ok := lookupZone(v.TimeZone)
 	if !ok {
-		return time.Time{}, zone{}, fmt.Errorf("A valid TimeZone value must be specified. The following TimeZone value is not supported: '%s'.", v.TimeZone)
+		return time.Time{}, zone{}, fmt.Errorf("A valid TimeZone value must be specified. The following TimeZone value is not supported: '%s'.", v.TimeZone) //nolint:staticcheck // Graph's own message, word for word
 	}
 	t, err := parseLocal(v.DateTime, z.loc)
 	if err != nil {

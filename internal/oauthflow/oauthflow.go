@@ -113,14 +113,27 @@ func Fresh(t unical.Token, now time.Time) bool {
 // empty). It is not retried: a code works once, and a failed attempt may
 // have spent it. A refused code is CodeUnauthorized.
 func (f *Flow) Exchange(ctx context.Context, code, verifier string, opts ...oauth2.AuthCodeOption) (unical.Token, error) {
+	tok, _, err := f.ExchangeIDToken(ctx, code, verifier, opts...)
+	return tok, err
+}
+
+// ExchangeIDToken is Exchange that also returns the answer's ID token
+// (OpenID Connect Core 1.0 §3.1.3.3), "" when it has none.
+func (f *Flow) ExchangeIDToken(ctx context.Context, code, verifier string, opts ...oauth2.AuthCodeOption) (unical.Token, string, error) {
 	if verifier != "" {
 		opts = append(opts, oauth2.VerifierOption(verifier))
 	}
 	ot, err := f.Config.Exchange(f.ctx(ctx), code, opts...)
 	if err != nil {
-		return unical.Token{}, f.classify(ctx, err, unical.CodeUnauthorized).err
+		return unical.Token{}, "", f.classify(ctx, err, unical.CodeUnauthorized).err
 	}
-	return f.token(ot), nil
+	return f.token(ot), idToken(ot), nil
+}
+
+// idToken is the id_token member of a token answer, "" without one.
+func idToken(ot *oauth2.Token) string {
+	s, _ := ot.Extra("id_token").(string)
+	return s
 }
 
 // Refresh redeems a refresh token. A refused grant is rejected; transient
@@ -128,33 +141,44 @@ func (f *Flow) Exchange(ctx context.Context, code, verifier string, opts ...oaut
 // server rotates the refresh token the new one is returned, otherwise the
 // one given.
 func (f *Flow) Refresh(ctx context.Context, refreshToken string, rejected unical.Code) (unical.Token, error) {
+	tok, _, err := f.RefreshIDToken(ctx, refreshToken, rejected)
+	return tok, err
+}
+
+// RefreshIDToken is Refresh that also returns the answer's ID token, ""
+// when it has none (OpenID Connect Core 1.0 §12.2: a refresh "might not
+// contain an id_token").
+func (f *Flow) RefreshIDToken(ctx context.Context, refreshToken string, rejected unical.Code) (unical.Token, string, error) {
 	if refreshToken == "" {
-		return unical.Token{}, unical.Errorf(rejected, "The %s account has no refresh token; connect it again.", f.Name)
+		return unical.Token{}, "", unical.Errorf(rejected, "The %s account has no refresh token; connect it again.", f.Name)
 	}
-	var tok unical.Token
+	var (
+		tok unical.Token
+		id  string
+	)
 	res := f.Retry.Do(ctx, func(int) retry.Outcome {
 		ot, err := f.Config.TokenSource(f.ctx(ctx), &oauth2.Token{RefreshToken: refreshToken}).Token()
 		if err != nil {
 			c := f.classify(ctx, err, rejected)
 			return retry.Outcome{Err: c.err, Retry: c.retry, RetryAfter: c.retryAfter}
 		}
-		tok = f.token(ot)
+		tok, id = f.token(ot), idToken(ot)
 		return retry.Outcome{}
 	})
 	if res.Interrupted {
-		return unical.Token{}, unical.WrapError(unical.CodeUnavailable, res.Last, "The %s token endpoint did not answer in time.", f.Name)
+		return unical.Token{}, "", unical.WrapError(unical.CodeUnavailable, res.Last, "The %s token endpoint did not answer in time.", f.Name)
 	}
 	if res.Err != nil {
 		var e *unical.Error
 		if errors.As(res.Err, &e) && res.Wait > 0 && e.RetryAfter == 0 && e.Code == unical.CodeUnavailable {
 			e.RetryAfter = retry.RoundUpSecond(res.Wait)
 		}
-		return unical.Token{}, res.Err
+		return unical.Token{}, "", res.Err
 	}
 	if tok.RefreshToken == "" {
 		tok.RefreshToken = refreshToken
 	}
-	return tok, nil
+	return tok, id, nil
 }
 
 // RefreshSession refreshes the token of a stored account and persists

@@ -2,6 +2,7 @@ package providerhttp_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -108,7 +109,8 @@ func TestCaller_RetriesThenHandsOnTheWait(t *testing.T) {
 	srv, auth := server(t, 503)
 	var waits []time.Duration
 	_, err := caller(srv, &tokens{}, &waits).Do(t.Context(), providerhttp.Request{Method: "GET", URL: srv.URL})
-	e, ok := err.(*unical.Error)
+	var e *unical.Error
+	ok := errors.As(err, &e)
 	if !ok || e.Code != unical.CodeUnavailable || e.RetryAfter != time.Second {
 		t.Fatalf("Do() = %#v, want CodeUnavailable with RetryAfter 1s", err)
 	}

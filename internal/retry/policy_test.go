@@ -53,7 +53,7 @@ func TestPolicyDo(t *testing.T) {
 				tries++
 				return tc.outcomes[n]
 			})
-			if res.Err != tc.wantErr || res.Wait != tc.wantWait || tries != tc.wantTries || res.Interrupted {
+			if !errors.Is(res.Err, tc.wantErr) || res.Wait != tc.wantWait || tries != tc.wantTries || res.Interrupted {
 				t.Errorf("Do = %+v after %d tries, want err %v, wait %v after %d", res, tries, tc.wantErr, tc.wantWait, tc.wantTries)
 			}
 			if diff := cmp.Diff(tc.wantWaits, waits); diff != "" {
@@ -74,7 +74,7 @@ func TestPolicyDoInterrupted(t *testing.T) {
 	res := retry.Policy{MaxRetries: 5, Backoff: retry.Backoff{Base: time.Hour, Max: time.Hour}}.Do(ctx, func(int) retry.Outcome {
 		return retry.Outcome{Err: errBusy, Retry: true}
 	})
-	if !res.Interrupted || !errors.Is(res.Err, context.Canceled) || res.Last != errBusy {
+	if !res.Interrupted || !errors.Is(res.Err, context.Canceled) || !errors.Is(res.Last, errBusy) {
 		t.Errorf("Do with an ended context = %+v", res)
 	}
 }

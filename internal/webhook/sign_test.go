@@ -1,6 +1,7 @@
 package webhook_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func TestSigner_Sign_KnownAnswer(t *testing.T) {
 func TestNewSigner_ErrBadSecret(t *testing.T) {
 	t.Parallel()
 	for _, secret := range []string{"", "whsec_", "whsec_not base64!"} {
-		if _, err := webhook.NewSigner(secret); err != webhook.ErrBadSecret {
+		if _, err := webhook.NewSigner(secret); !errors.Is(err, webhook.ErrBadSecret) {
 			t.Errorf("NewSigner(%q) error = %v, want ErrBadSecret", secret, err)
 		}
 	}

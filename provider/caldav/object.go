@@ -244,7 +244,7 @@ func weakMatch(a, b string) bool {
 // error body (RFC 4918 §16), such as "valid-calendar-data", or "".
 func preconditionName(body []byte) string {
 	var e element
-	if err := xml.Unmarshal(body, &e); err != nil || e.XMLName.Local != "error" || len(e.Children) == 0 {
+	if err := xml.Unmarshal(body, &e); err != nil || e.XMLName.Local != "error" || len(e.Children) == 0 { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return "no reason given"
 	}
 	return e.Children[0].XMLName.Local

@@ -554,7 +554,7 @@ func (c *conn) syncCollection(ctx context.Context, calURL *url.URL, token string
 		if r.StatusCode != http.StatusMultiStatus {
 			return nil, nil, "", unical.Errorf(unical.CodeUpstream, "The CalDAV server answered sync-collection with status %d instead of 207.", r.StatusCode)
 		}
-		if err := xml.Unmarshal(r.Body, &ms); err != nil {
+		if err := xml.Unmarshal(r.Body, &ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 			return nil, nil, "", unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 		}
 		truncated := false

@@ -84,7 +84,7 @@ func (c *conn) do(ctx context.Context, method string, target *url.URL, header ht
 		ra, _ := retry.After(r.Header, time.Now())
 		return retry.Outcome{Err: errTurnedAway, Retry: true, RetryAfter: max(ra, 0)}
 	})
-	if res.Err != nil && res.Err != errTurnedAway && !res.Interrupted {
+	if res.Err != nil && !errors.Is(res.Err, errTurnedAway) && !res.Interrupted {
 		return nil, res.Err
 	}
 	// Turned away for good (or while waiting): the caller reads the
@@ -186,7 +186,7 @@ func (c *conn) propfind(ctx context.Context, target *url.URL, depth, body, what 
 		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
 	}
 	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+	if err := xml.Unmarshal(r.Body, &ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	return r, &ms, nil
@@ -210,7 +210,7 @@ func (c *conn) report(ctx context.Context, target *url.URL, depth, body, what st
 		return r, nil, unical.Errorf(unical.CodeUpstream, "The CalDAV server answered %s with status %d instead of 207.", what, r.StatusCode)
 	}
 	var ms multistatus
-	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil {
+	if err := xml.NewDecoder(bytes.NewReader(r.Body)).Decode(&ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return r, nil, unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	return r, &ms, nil
@@ -234,7 +234,7 @@ func (c *conn) proppatch(ctx context.Context, u *url.URL, instructions string) e
 		return nil
 	}
 	var ms multistatus
-	if err := xml.Unmarshal(r.Body, &ms); err != nil {
+	if err := xml.Unmarshal(r.Body, &ms); err != nil { //nolint:musttag // element.XMLName is untagged on purpose: it takes any element's name
 		return unical.WrapError(unical.CodeUpstream, err, "The CalDAV server sent a malformed answer.")
 	}
 	// The hrefs are not compared: Xandikos answers with the request's

@@ -38,7 +38,7 @@ func TestClassify(t *testing.T) {
 		if got := unical.ErrorCode(err); got != tt.want {
 			t.Errorf("%s: code = %q, want %q (%v)", tt.name, got, tt.want, err)
 		}
-		if e, ok := err.(*unical.Error); ok {
+		if e := (*unical.Error)(nil); errors.As(err, &e) {
 			if e.RetryAfter != tt.wantRetry {
 				t.Errorf("%s: RetryAfter = %v, want %v", tt.name, e.RetryAfter, tt.wantRetry)
 			}

@@ -2,6 +2,7 @@ package google
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -252,10 +253,11 @@ func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calend
 // isAlreadyDeleted reports Google's 410 "deleted", which Google documents
 // as safe to treat as success for deletes.
 func isAlreadyDeleted(err error) bool {
-	e, ok := err.(*unical.Error)
-	if !ok || e.Code != unical.CodeNotFound {
+	var e *unical.Error
+	if !errors.As(err, &e) || e.Code != unical.CodeNotFound {
 		return false
 	}
-	ae, ok := e.Err.(*APIError)
+	var ae *APIError
+	ok := errors.As(e.Err, &ae)
 	return ok && ae.Status == http.StatusGone && ae.Reason == "deleted"
 }

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 
@@ -55,7 +56,8 @@ func TestEventValueRefusals(t *testing.T) {
 		} else {
 			_, err = f.p.UpdateEvent(t.Context(), s, cal, ev.ID, &p)
 		}
-		e, ok := err.(*unical.Error)
+		var e *unical.Error
+		ok := errors.As(err, &e)
 		if !ok || e.Code != unical.CodeInvalid || e.Field != tc.field {
 			t.Errorf("%s: error %v, want CodeInvalid naming %s", tc.name, err, tc.field)
 		}

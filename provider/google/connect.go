@@ -14,6 +14,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/delegation"
+	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/oauthflow"
 )
 
@@ -210,12 +211,6 @@ func (p *Provider) testingExpiry(s *unical.Session, err error) error {
 	return &expired
 }
 
-// userinfo is the part of the OpenID Connect userinfo answer we read.
-type userinfo struct {
-	Sub   string `json:"sub"`
-	Email string `json:"email"`
-}
-
 // connection reads the identity behind a fresh token and checks the grant.
 func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, ut unical.Token) (*unical.Connection, error) {
 	if len(settings.Scopes) == 0 && ut.Scopes != nil && !slices.Contains(ut.Scopes, ScopeCalendar) {
@@ -223,16 +218,23 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 		return nil, unical.Errorf(unical.CodeUnauthorized, "The Google account did not grant access to its calendars.")
 	}
 	c := &conn{p: p, ep: endpointsFor(settings), token: ut, expiredCode: unical.CodeUnauthorized}
-	var info userinfo
+	var info identity.Claims
 	if err := c.do(ctx, "GET", c.ep.userinfo, nil, &info); err != nil {
 		return nil, err
 	}
-	if info.Sub == "" || info.Email == "" {
+	if info.Subject == "" || info.Email == "" {
 		return nil, unical.Errorf(unical.CodeUnauthorized, "Google did not share the account's email address; the email scope is required.")
+	}
+	if !info.EmailVerified {
+		// The OpenID Connect guide: email "may not be unique" and only
+		// email_verified says Google checked it. An unverified address may
+		// be anyone's, so it names no account here.
+		return nil, unical.WrapError(unical.CodeUnauthorized, identity.ErrEmailUnverified, "Google has not verified the account's email address %s.", info.Email)
 	}
 	return &unical.Connection{
 		Email:             info.Email,
-		ProviderAccountID: info.Sub,
+		ProviderAccountID: info.Subject,
+		VerifiedNames:     []string{info.Email},
 		Scopes:            ut.Scopes,
 		Token:             ut,
 	}, nil

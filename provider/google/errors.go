@@ -3,6 +3,7 @@ package google
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -139,7 +140,7 @@ func transportOutcome(ctx context.Context, err error, idempotent bool) outcome {
 // asError returns err as an *unical.Error, wrapping foreign errors (for
 // example from OnTokenRefresh) as internal ones.
 func asError(err error) *unical.Error {
-	if e, ok := err.(*unical.Error); ok {
+	if e := (*unical.Error)(nil); errors.As(err, &e) {
 		return e
 	}
 	return unical.WrapError(unical.ErrorCode(err), err, "%s", unical.ErrorMessage(err))

@@ -2,6 +2,7 @@ package google
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -185,7 +186,8 @@ func TestErrorTranslation(t *testing.T) {
 				t.Errorf("calendars = %d, want 1", len(cals))
 			}
 			if err != nil {
-				e := err.(*unical.Error)
+				var e *unical.Error
+				errors.As(err, &e)
 				if e.RetryAfter != tt.wantRetryAfter {
 					t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tt.wantRetryAfter)
 				}

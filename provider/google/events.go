@@ -3,6 +3,7 @@ package google
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -104,11 +105,12 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 }
 
 func isDuplicate(err error) bool {
-	e, ok := err.(*unical.Error)
-	if !ok || e.Code != unical.CodeConflict {
+	var e *unical.Error
+	if !errors.As(err, &e) || e.Code != unical.CodeConflict {
 		return false
 	}
-	ae, ok := e.Err.(*APIError)
+	var ae *APIError
+	ok := errors.As(e.Err, &ae)
 	return ok && ae.Reason == "duplicate"
 }
 

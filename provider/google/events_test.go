@@ -145,7 +145,7 @@ func TestCreateEvent_ErrTeams(t *testing.T) {
 		Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", ""), End: zonedAt("2026-05-04T11:00:00Z", ""),
 		GenerateMeetingURLProvider: unical.Some(unical.MeetingProviderTeams),
 	})
-	if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != "generateMeetingUrlProvider" {
+	if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != "generateMeetingUrlProvider" {
 		t.Errorf("CreateEvent with Teams: %v, want CodeInvalid on generateMeetingUrlProvider", err)
 	}
 	if n := f.srv.RequestCount(http.MethodPost, "/calendar/v3/calendars/"); n != 0 {
@@ -549,7 +549,7 @@ func TestCreateEvent_ErrNoEnd(t *testing.T) {
 		"EndAtStart": {Title: unical.Some("x"), Start: zonedAt("2026-05-04T10:00:00Z", ""), End: zonedAt("2026-05-04T12:00:00+02:00", "")},
 	} {
 		_, err := f.p.CreateEvent(t.Context(), s, alice, params)
-		if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != "end" {
+		if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != "end" {
 			t.Errorf("%s: CreateEvent() error %v, want CodeInvalid on end", name, err)
 		}
 	}

@@ -156,7 +156,7 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 
 func (p *Provider) connection(email, refreshToken string) *unical.Connection {
 	return &unical.Connection{
-		Email: email, ProviderAccountID: "uid-" + email, Scopes: []string{"calendar"},
+		Email: email, ProviderAccountID: "uid-" + email, VerifiedNames: []string{email}, Scopes: []string{"calendar"},
 		Token: unical.Token{AccessToken: "access-" + strconv.Itoa(p.nextID) + "-" + email, RefreshToken: refreshToken, Expiry: time.Now().Add(time.Hour)},
 	}
 }

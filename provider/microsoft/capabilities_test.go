@@ -1,6 +1,7 @@
 package microsoft
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,7 +51,7 @@ func TestUpdateEvent_Actions(t *testing.T) {
 	for _, tc := range refusals {
 		before, _ := f.p.GetEvent(t.Context(), s, def, tc.id)
 		_, err := f.p.UpdateEvent(t.Context(), s, def, tc.id, tc.params)
-		if e, ok := err.(*unical.Error); !ok || e.Code != unical.CodeInvalid || e.Field != tc.field {
+		if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeInvalid || e.Field != tc.field {
 			t.Errorf("%s: error %v, want CodeInvalid naming %s", tc.name, err, tc.field)
 		}
 		after, _ := f.p.GetEvent(t.Context(), s, def, tc.id)

@@ -3,6 +3,7 @@ package microsoft
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/delegation"
+	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/oauthflow"
 )
 
@@ -56,11 +58,11 @@ func (p *Provider) Exchange(ctx context.Context, settings unical.ProviderSetting
 	if settings.ClientID == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "The application has no Microsoft client id.")
 	}
-	tok, err := p.flow(settings, req.RedirectURI).Exchange(ctx, req.Code, req.CodeVerifier)
+	tok, idToken, err := p.flow(settings, req.RedirectURI).ExchangeIDToken(ctx, req.Code, req.CodeVerifier)
 	if err != nil {
 		return nil, err
 	}
-	return p.connection(ctx, settings, tok)
+	return p.connection(ctx, settings, tok, idToken)
 }
 
 // Connect checks a refresh token by redeeming it once and reads the
@@ -73,11 +75,11 @@ func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings
 		}
 		return nil, unical.FieldError("refreshToken", "refreshToken is required for Microsoft accounts.")
 	}
-	tok, err := p.flow(settings, "").Refresh(ctx, params.RefreshToken, unical.CodeUnauthorized)
+	tok, idToken, err := p.flow(settings, "").RefreshIDToken(ctx, params.RefreshToken, unical.CodeUnauthorized)
 	if err != nil {
 		return nil, err
 	}
-	return p.connection(ctx, settings, tok)
+	return p.connection(ctx, settings, tok, idToken)
 }
 
 // ConnectDelegated implements [unical.DelegatedConnector]: it connects
@@ -110,7 +112,9 @@ func (p *Provider) ConnectDelegated(ctx context.Context, settings unical.Provide
 	if u.ID == "" {
 		return nil, unical.Errorf(unical.CodeUpstream, "Microsoft Graph answered without the user's id.")
 	}
-	return &unical.Connection{Email: params.Email, ProviderAccountID: u.ID, Scopes: []string{delegation.GraphScope}}, nil
+	// The tenant's own directory answered for its user principal name.
+	return &unical.Connection{Email: params.Email, ProviderAccountID: u.ID, VerifiedNames: []string{u.UserPrincipalName},
+		Scopes: []string{delegation.GraphScope}}, nil
 }
 
 // RefreshToken implements [unical.TokenRefresher]: it always refreshes,
@@ -189,8 +193,13 @@ func (p *Provider) flow(settings unical.ProviderSettings, redirectURI string) *o
 
 // connection reads /me with tok: the account's email is mail, or the
 // userPrincipalName when the mailbox has no mail address; the provider
-// account id is the user's object id.
-func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, tok unical.Token) (*unical.Connection, error) {
+// account id is the user's object id, and the tenant the ID token's tid.
+// mail is whatever the user's tenant administrator set, so only the
+// userPrincipalName (in a domain the tenant verified) and the ID token's
+// preferred_username are verified names. Without an ID token (settings
+// whose scopes lack openid, a refresh token granted without it) the
+// tenant is unknown and the account is bound to the object id alone.
+func (p *Provider) connection(ctx context.Context, settings unical.ProviderSettings, tok unical.Token, idToken string) (*unical.Connection, error) {
 	s := &unical.Session{Settings: settings, Token: tok}
 	c := p.client(s)
 	var u user
@@ -207,7 +216,18 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 	if c.refreshed {
 		tok = c.token
 	}
-	return &unical.Connection{Email: email, ProviderAccountID: u.ID, Scopes: tok.Scopes, Token: tok}, nil
+	conn := &unical.Connection{Email: email, ProviderAccountID: u.ID, VerifiedNames: []string{u.UserPrincipalName}, Scopes: tok.Scopes, Token: tok}
+	if idToken != "" {
+		claims, err := identity.DecodeIDToken(idToken, settings.ClientID)
+		if err != nil {
+			return nil, unical.WrapError(unical.CodeUpstream, err, "Microsoft's token endpoint answered with an ID token unical cannot read.")
+		}
+		conn.TenantID = claims.TenantID
+		if claims.PreferredUsername != "" {
+			conn.VerifiedNames = append(conn.VerifiedNames, claims.PreferredUsername)
+		}
+	}
+	return conn, nil
 }
 
 // oauthConfig returns the x/oauth2 configuration of settings. The token
@@ -229,6 +249,14 @@ func oauthConfig(settings unical.ProviderSettings, redirectURI string) *oauth2.C
 	scopes := settings.Scopes
 	if len(scopes) == 0 {
 		scopes = DefaultScopes
+	}
+	// openid brings the ID token with the tenant (tid) the account is
+	// bound to, profile its preferred_username (id-token-claims-reference);
+	// both are asked for whatever the application's scopes say.
+	for _, sc := range []string{"openid", "profile"} {
+		if !slices.Contains(scopes, sc) {
+			scopes = append(slices.Clip(scopes), sc)
+		}
 	}
 	return &oauth2.Config{
 		ClientID:     settings.ClientID,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
@@ -94,7 +95,8 @@ func TestOAuthFlow(t *testing.T) {
 	for k, want := range map[string]string{
 		"client_id": "app", "response_type": "code", "redirect_uri": testRedirect, "state": "st4te",
 		"code_challenge_method": "S256", "prompt": "select_account", "login_hint": "ada@contoso.test",
-		"scope": "offline_access User.Read Calendars.ReadWrite",
+		// openid and profile bring the ID token's tid and preferred_username.
+		"scope": "offline_access User.Read Calendars.ReadWrite openid profile",
 	} {
 		if got := q.Get(k); got != want {
 			t.Errorf("authorize %s = %q, want %q", k, got, want)
@@ -110,6 +112,19 @@ func TestOAuthFlow(t *testing.T) {
 	}
 	if conn.Email != "ada@contoso.test" || conn.ProviderAccountID != f.userID || conn.Token.RefreshToken == "" || conn.Token.AccessToken == "" {
 		t.Errorf("connection = %+v", conn)
+	}
+	// The account is bound to the object id and the ID token's tenant;
+	// the user principal name (from /me and the ID token) is its verified
+	// name.
+	ident := struct {
+		ID, Tenant string
+		Names      []string
+	}{conn.ProviderAccountID, conn.TenantID, conn.VerifiedNames}
+	if diff := cmp.Diff(struct {
+		ID, Tenant string
+		Names      []string
+	}{f.userID, graphtest.DefaultTenant, []string{"ada@contoso.test", "ada@contoso.test"}}, ident); diff != "" {
+		t.Errorf("identity of the connection mismatch (-want +got):\n%s", diff)
 	}
 	// A code is single-use.
 	_, err = f.p.Exchange(t.Context(), f.settings, &unical.CodeExchange{Code: code, RedirectURI: testRedirect, CodeVerifier: verifier})

@@ -305,7 +305,8 @@ func writeChecked(t *testing.T, h *Harness, caps *unical.Capabilities, cal strin
 // wantRefusal checks that err is CodeInvalid naming field.
 func wantRefusal(t *testing.T, field string, err error) {
 	t.Helper()
-	e, ok := err.(*unical.Error)
+	var e *unical.Error
+	ok := errors.As(err, &e)
 	if !ok || e.Code != unical.CodeInvalid || e.Field != field {
 		t.Fatalf("writing %s, declared refused: error %v, want CodeInvalid naming %s", field, err, field)
 	}

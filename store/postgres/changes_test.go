@@ -114,7 +114,7 @@ func TestStore_Version(t *testing.T) {
 	if err != nil || killed != 1 {
 		t.Fatalf("terminating the reader's listening connection: %d terminated, %v", killed, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); reader.Version() == reader.Version(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); reader.Version() == reader.Version(); time.Sleep(time.Millisecond) { //nolint:staticcheck // two reads, waiting for them to differ
 		if time.Now().After(deadline) {
 			t.Fatal("Version() still steady 10 s after its listening connection was terminated")
 		}

@@ -97,6 +97,7 @@ func fullAccount(id, appID string, t unical.ProviderType, email string) *unical.
 		CredentialsCreatedAt: base.Add(2 * time.Second),
 		CredentialsUpdatedAt: base.Add(3 * time.Second),
 		ProviderState:        []byte(`{"home":"/calendars/user/"}`),
+		ProviderTenantID:     "6f1b4d3e-2c5a-4e8b-9d70-1a2b3c4d5e6f",
 	}
 }
 

@@ -165,6 +165,7 @@ type Account struct {
 	ServerURL            string               `json:"serverUrl,omitempty"`
 	Delegated            bool                 `json:"delegated,omitempty"`
 	Room                 *unical.RoomDetails  `json:"room,omitempty"`
+	ProviderTenantID     string               `json:"providerTenantId,omitempty"`
 }
 
 // FromAccount checks a and returns its stored form.
@@ -183,7 +184,7 @@ func FromAccount(a *unical.AccountRecord) (*Account, error) {
 		CredentialsID: a.CredentialsID, CredentialsCreatedAt: UTC(a.CredentialsCreatedAt),
 		CredentialsUpdatedAt: UTC(a.CredentialsUpdatedAt), ProviderState: a.ProviderState, ServerURL: a.ServerURL,
 		Delegated: a.Delegated,
-		Room:      a.Room,
+		Room:      a.Room, ProviderTenantID: a.ProviderTenantID,
 	}, nil
 }
 
@@ -206,7 +207,7 @@ func (rec *Account) ToAccountRecord() *unical.AccountRecord {
 		},
 		SealedSecrets: bytes.Clone(rec.SealedSecrets), TokenExpiry: rec.TokenExpiry, CredentialsID: rec.CredentialsID,
 		CredentialsCreatedAt: rec.CredentialsCreatedAt, CredentialsUpdatedAt: rec.CredentialsUpdatedAt,
-		ProviderState: bytes.Clone(rec.ProviderState),
+		ProviderState: bytes.Clone(rec.ProviderState), ProviderTenantID: rec.ProviderTenantID,
 	}
 }
 
@@ -298,15 +299,18 @@ func (rec *Subscription) ToSubscriptionRecord() *unical.SubscriptionRecord {
 	return sub
 }
 
-// Flow is the stored form of [unical.OAuthFlow].
+// Flow is the stored form of [unical.OAuthFlow]. The Client stores used
+// flows with only the id, application, provider type and times, so the
+// fields only flows of earlier versions carry are left out when empty:
+// each record stays near 150 bytes.
 type Flow struct {
 	ID             string              `json:"id"`
 	ApplicationID  string              `json:"applicationId"`
 	ProviderType   unical.ProviderType `json:"providerType"`
-	RedirectURL    string              `json:"redirectUrl"`
-	State          string              `json:"state"`
-	LoginHint      string              `json:"loginHint"`
-	SealedVerifier []byte              `json:"sealedVerifier"`
+	RedirectURL    string              `json:"redirectUrl,omitempty"`
+	State          string              `json:"state,omitempty"`
+	LoginHint      string              `json:"loginHint,omitempty"`
+	SealedVerifier []byte              `json:"sealedVerifier,omitempty"`
 	CreatedAt      time.Time           `json:"createdAt"`
 	ExpiresAt      time.Time           `json:"expiresAt"`
 }

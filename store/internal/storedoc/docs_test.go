@@ -31,8 +31,12 @@ func TestFormat(t *testing.T) {
 	must(t, err)
 	fl, err := FromFlow(&unical.OAuthFlow{ID: "f", ApplicationID: "app1", ProviderType: "google", RedirectURL: "https://r", State: "st", LoginHint: "lh", SealedVerifier: []byte("v"), CreatedAt: t0, ExpiresAt: t1})
 	must(t, err)
+	// A used flow as the OAuth callback records it: no field of the
+	// earlier versions' flows.
+	usedFlow, err := FromFlow(&unical.OAuthFlow{ID: "Qx7dZrVbS8m4kWcP1aJ0nA", ApplicationID: "app1", ProviderType: "PROVIDER_A", CreatedAt: t0, ExpiresAt: t1})
+	must(t, err)
 
-	docs := map[string]any{"application": app, "account": acc, "subscription": sub, "empty subscription": emptySub, "flow": fl}
+	docs := map[string]any{"application": app, "account": acc, "subscription": sub, "empty subscription": emptySub, "flow": fl, "used flow": usedFlow}
 	for _, tc := range []struct {
 		name string
 		want string
@@ -42,6 +46,7 @@ func TestFormat(t *testing.T) {
 		{"subscription", "{\"id\":\"sub1\",\"applicationId\":\"app1\",\"endUserAccountId\":\"acc1\",\"provider\":\"google\",\"url\":\"https://u\",\"calendarId\":\"cal\",\"expiration\":\"2026-01-02T04:04:05.000000006Z\",\"subscriptionId\":\"sid\",\"resourceId\":\"rid\",\"createdAt\":\"2026-01-02T03:04:05.000000006Z\",\"updatedAt\":\"2026-01-02T04:04:05.000000006Z\",\"rateLimit\":7,\"sealedSecret\":\"eA==\",\"watch\":{\"id\":\"w\",\"resourceId\":\"wr\",\"expiration\":\"2026-01-02T04:04:05.000000006Z\",\"token\":\"tok\"},\"cursor\":\"cur\",\"reconciledAt\":\"2026-01-02T03:04:05.000000006Z\",\"endpoint\":{\"failingSince\":\"2026-01-02T03:04:05.000000006Z\",\"disabledAt\":\"2026-01-02T04:04:05.000000006Z\",\"disabledReason\":\"gone\"},\"nextCheckAt\":\"2026-01-02T04:04:05.000000006Z\",\"nextSendAt\":\"2026-01-02T03:04:05.000000006Z\"}"},
 		{"empty subscription", "{\"id\":\"sub2\",\"applicationId\":\"app1\",\"endUserAccountId\":\"acc1\",\"provider\":\"\",\"url\":\"\",\"calendarId\":\"\",\"expiration\":null,\"subscriptionId\":\"\",\"resourceId\":\"\",\"createdAt\":\"0001-01-01T00:00:00Z\",\"updatedAt\":\"0001-01-01T00:00:00Z\",\"rateLimit\":0,\"sealedSecret\":null,\"watch\":null,\"cursor\":\"\",\"endpoint\":{}}"},
 		{"flow", "{\"id\":\"f\",\"applicationId\":\"app1\",\"providerType\":\"google\",\"redirectUrl\":\"https://r\",\"state\":\"st\",\"loginHint\":\"lh\",\"sealedVerifier\":\"dg==\",\"createdAt\":\"2026-01-02T03:04:05.000000006Z\",\"expiresAt\":\"2026-01-02T04:04:05.000000006Z\"}"},
+		{"used flow", "{\"id\":\"Qx7dZrVbS8m4kWcP1aJ0nA\",\"applicationId\":\"app1\",\"providerType\":\"PROVIDER_A\",\"createdAt\":\"2026-01-02T03:04:05.000000006Z\",\"expiresAt\":\"2026-01-02T04:04:05.000000006Z\"}"},
 	} {
 		got, err := json.Marshal(docs[tc.name])
 		must(t, err)
