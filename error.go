@@ -13,20 +13,22 @@ type Code string
 // Error codes. The wire strings and HTTP statuses are listed in docs/api.md and
 // paired with these constants in exactly one table, in package httpapi.
 const (
-	CodeInvalid        Code = "invalid"             // 400 invalid_request: bad input; Field names it.
-	CodeUnauthorized   Code = "unauthorized"        // 401: missing or wrong API key, or wrong provider credentials.
-	CodeNotFound       Code = "not_found"           // 404: no such resource in this application (also other applications' ids).
-	CodeConflict       Code = "conflict"            // 409: the request conflicts with the current state.
-	CodeAccountExpired Code = "account_expired"     // 409: the account's credentials stopped working; reconnect it.
-	CodeGone           Code = "gone"                // 410 sync_token_expired: the provider dropped the sync cursor; sync from scratch.
-	CodePrecondition   Code = "precondition_failed" // 412: the resource changed at the provider since it was read.
-	CodeTooLarge       Code = "too_large"           // 413 payload_too_large.
-	CodeKeyReused      Code = "key_reused"          // 422 idempotency_key_reused: the Idempotency-Key was first used with another request.
-	CodeRateLimited    Code = "rate_limited"        // 429: slow down; Error.RetryAfter says for how long.
-	CodeNotImplemented Code = "not_implemented"     // 501: the provider cannot do this.
-	CodeUpstream       Code = "upstream"            // 502 provider_error: the provider answered with an error we cannot map.
-	CodeUnavailable    Code = "unavailable"         // 503 provider_unavailable: the provider is down or timed out.
-	CodeInternal       Code = "internal"            // 500: a bug or a store failure; details only in logs.
+	CodeInvalid         Code = "invalid"             // 400 invalid_request: bad input; Field names it.
+	CodeUnauthorized    Code = "unauthorized"        // 401: missing or wrong API key, or wrong provider credentials.
+	CodeNotFound        Code = "not_found"           // 404: no such resource in this application (also other applications' ids).
+	CodeConflict        Code = "conflict"            // 409: the request conflicts with the current state.
+	CodeAccountExpired  Code = "account_expired"     // 409: the account's credentials stopped working; reconnect it.
+	CodeSlotUnavailable Code = "slot_unavailable"    // 409: a hold or booking's slot is taken; the message names the participant.
+	CodeLimitReached    Code = "limit_reached"       // 409: a booking type's perDay or perWeek limit is full for the participant named.
+	CodeGone            Code = "gone"                // 410 sync_token_expired: the provider dropped the sync cursor; sync from scratch.
+	CodePrecondition    Code = "precondition_failed" // 412: the resource changed at the provider since it was read.
+	CodeTooLarge        Code = "too_large"           // 413 payload_too_large.
+	CodeKeyReused       Code = "key_reused"          // 422 idempotency_key_reused: the Idempotency-Key was first used with another request.
+	CodeRateLimited     Code = "rate_limited"        // 429: slow down; Error.RetryAfter says for how long.
+	CodeNotImplemented  Code = "not_implemented"     // 501: the provider cannot do this.
+	CodeUpstream        Code = "upstream"            // 502 provider_error: the provider answered with an error we cannot map.
+	CodeUnavailable     Code = "unavailable"         // 503 provider_unavailable: the provider is down or timed out.
+	CodeInternal        Code = "internal"            // 500: a bug or a store failure; details only in logs.
 	// CodeStoreUnavailable is 503 store_unavailable: the Store cannot be
 	// reached (a database server that is down or unreachable); nothing was
 	// written, and the same call works again once the Store is back.

@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // ResponseStatus is an attendee's answer to an invitation.
@@ -76,6 +78,7 @@ const (
 // TimedAt returns the EventDateTime of t in t's location; t's location
 // must be an IANA zone or UTC.
 func TimedAt(t time.Time) *EventDateTime {
+	t = recur.Clamp(t) // an instance ending after the year 9999
 	name := t.Location().String()
 	if name == "Local" {
 		name = ""
@@ -85,41 +88,41 @@ func TimedAt(t time.Time) *EventDateTime {
 
 // AllDayOn returns the all-day EventDateTime of the calendar date of t.
 func AllDayOn(t time.Time) *EventDateTime {
-	return &EventDateTime{DateTime: t.Format(DateLayout) + "T00:00:00"}
+	return &EventDateTime{DateTime: recur.Clamp(t).Format(DateLayout) + "T00:00:00"}
 }
 
 // Time resolves d to an instant. A DateTime with an offset is used as it is;
 // one without an offset is read in TimeZone (UTC when there is none); a Date
-// is midnight in TimeZone. The field name is used in errors.
-func (d *EventDateTime) Time(field string) (time.Time, error) {
+// is midnight in TimeZone. The field name is used in errors, also for an
+// instant outside the years 1 to 9999 in UTC.
+func (d *EventDateTime) Time(field string) (t time.Time, err error) {
 	loc := time.UTC
 	if d.TimeZone != "" {
-		l, err := LoadLocation(d.TimeZone)
-		if err != nil {
+		if loc, err = LoadLocation(d.TimeZone); err != nil {
 			return time.Time{}, invalidf(field+".timeZone", "%q is not an IANA time zone name.", d.TimeZone)
 		}
-		loc = l
 	}
 	switch {
 	case d.DateTime != "":
-		if t, err := time.Parse(time.RFC3339, d.DateTime); err == nil {
-			if d.TimeZone != "" {
-				t = t.In(loc)
-			}
-			return t, nil
+		if t, err = time.Parse(time.RFC3339, d.DateTime); err == nil && d.TimeZone != "" {
+			t = t.In(loc)
+		} else if err != nil {
+			t, err = recur.ParseLocal(LocalDateTimeLayout, d.DateTime, loc)
 		}
-		if t, err := time.ParseInLocation(LocalDateTimeLayout, d.DateTime, loc); err == nil {
-			return t, nil
-		}
-		return time.Time{}, invalidf(field+".dateTime", "%q is not an ISO 8601 date-time such as 2026-01-05T09:00:00+01:00.", d.DateTime)
-	case d.Date != "":
-		t, err := time.ParseInLocation(DateLayout, d.Date, loc)
 		if err != nil {
+			return time.Time{}, invalidf(field+".dateTime", "%q is not an ISO 8601 date-time such as 2026-01-05T09:00:00+01:00.", d.DateTime)
+		}
+	case d.Date != "":
+		if t, err = recur.ParseLocal(DateLayout, d.Date, loc); err != nil {
 			return time.Time{}, invalidf(field+".date", "%q is not a date such as 2026-01-05.", d.Date)
 		}
-		return t, nil
+	default:
+		return time.Time{}, invalidf(field+".dateTime", "%s.dateTime is required.", field)
 	}
-	return time.Time{}, invalidf(field+".dateTime", "%s.dateTime is required.", field)
+	if !recur.InYears(t) {
+		return time.Time{}, invalidf(field, "%s is outside the years 0001 to 9999 in UTC.", field)
+	}
+	return t, nil
 }
 
 // IsDateOnly reports whether d names a calendar day rather than an instant:

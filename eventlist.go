@@ -377,10 +377,14 @@ func (q *savedQuery) matchesContent(e *Event) bool {
 }
 
 // overlaps reports whether e overlaps [from, to); open ends always match.
-// Series masters are kept: their instances are the provider's business.
+// A series overlaps when one of its instances does.
 func overlaps(e *Event, from, to time.Time) bool {
-	if e.IsRecurring || e.Start == nil || (from.IsZero() && to.IsZero()) {
+	if e.Start == nil || (from.IsZero() && to.IsZero()) {
 		return true
+	}
+	if e.IsRecurring { // one that cannot be read is kept
+		sr, err := newSeries(e, nil)
+		return err != nil || len(e.Recurrence) == 0 || sr.set.Overlaps(from, to, sr.dur)
 	}
 	start, end, err := e.Interval()
 	if err != nil {

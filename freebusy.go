@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/freebusy"
+	"github.com/unical/unical/internal/recur"
 )
 
 // FreeBusyParams is the body of POST /v1/freeBusy/{endUserAccountId}. All
@@ -173,8 +174,8 @@ func (a *App) busyFromEvents(ctx context.Context, p Provider, s *Session, calend
 		if allDay {
 			// All-day events name dates, not instants: they block those
 			// days in the zone the caller asked about.
-			start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, q.loc)
-			end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, q.loc)
+			start = recur.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, q.loc)
+			end = recur.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, q.loc)
 		}
 		if !end.After(q.start) || !start.Before(q.end) {
 			return nil

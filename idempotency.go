@@ -83,7 +83,7 @@ type IdempotentResult struct {
 //     lost client connection is never such a case.
 func keepsIdempotentResult(code Code) bool {
 	switch code {
-	case "", CodeNotFound, CodeConflict, CodePrecondition, CodeGone:
+	case "", CodeNotFound, CodeConflict, CodePrecondition, CodeGone, CodeSlotUnavailable, CodeLimitReached:
 		return true
 	}
 	return false

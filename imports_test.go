@@ -39,7 +39,7 @@ func TestImportRules(t *testing.T) {
 		banned []string // never depended on
 	}{
 		{pkg: "./engine", need: []string{mod}},
-		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe", mod + "/rooms", mod + "/subscriptions"}},
+		{pkg: ".", banned: []string{mod + "/engine", mod + "/availability", mod + "/oauth", mod + "/observe", mod + "/rooms", mod + "/subscriptions", mod + "/booking"}},
 		// Webhook subscriptions and their provider watches are built on the
 		// Client and serve no routes; the engine renews watches through
 		// them, and the Go client of the API shares their types.
@@ -70,6 +70,10 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 		// The room directory is built on the Client and serves no routes itself.
 		{pkg: "./rooms", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", "net/http"}},
+		// The booking layer is built on the Client and on availability,
+		// reaches the Store only through the root's interfaces, and serves
+		// no routes itself.
+		{pkg: "./booking", need: []string{mod, mod + "/availability"}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", "net/http"}},
 	}
 	for _, tt := range tests {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()

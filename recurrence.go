@@ -127,7 +127,7 @@ func newSeries(master *Event, overrides []*Event) (*series, error) {
 	} else if allDay {
 		end = start.AddDate(0, 0, 1)
 	}
-	set, err := recur.Parse(master.Recurrence, start, allDay)
+	set, err := recur.ParseAt(master.Recurrence, start, master.Start.DateTime, allDay)
 	if err != nil {
 		return nil, WrapError(CodeUpstream, err, "The provider returned a recurring event %q whose recurrence cannot be read.", master.ID)
 	}

@@ -97,9 +97,9 @@ type ApplicationStore interface {
 	UpdateApplication(ctx context.Context, app *Application) error
 	// ListApplications returns every application, oldest first.
 	ListApplications(ctx context.Context) ([]*Application, error)
-	// DeleteApplication removes an application and its API keys in one
-	// atomic write. CodeNotFound if there is no such application,
-	// CodeConflict (and nothing changes) while it still has accounts.
+	// DeleteApplication removes an application, its API keys and its own
+	// records (account id "") in one atomic write; CodeNotFound if there is
+	// none, CodeConflict (and nothing changes) while it still has accounts.
 	DeleteApplication(ctx context.Context, id string) error
 }
 
@@ -432,7 +432,8 @@ type Record struct {
 // collections (VIRTUAL's calendars and events; package grants' schedule).
 // Every write is a compare-and-set on the record's version, so writers in
 // several replicas never lose each other's changes. An account's records
-// go with it: DeleteAccount removes them in the same atomic write.
+// go with it (DeleteAccount); account id "" keeps the application's own
+// records (bookings), which need no account and go with DeleteApplication.
 //
 // Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
 type RecordStore interface {

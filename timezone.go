@@ -3,6 +3,8 @@ package unical
 import (
 	"sync"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 var locations sync.Map // string -> *time.Location
@@ -26,20 +28,14 @@ func LoadLocation(name string) (*time.Location, error) {
 }
 
 // ParseDateTime reads an ISO 8601 date-time query or body value: RFC 3339
-// with an offset, or a local date-time read in loc. field names the value in
-// the error.
+// with an offset, or a local date-time or date read in loc (see
+// recur.ParseDateTime: instants outside the years 1 to 9999 are refused,
+// and 0001-01-01T00:00:00Z stays a bound). field names the value in the
+// error.
 func ParseDateTime(field, s string, loc *time.Location) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+	t, err := recur.ParseDateTime(s, loc)
+	if err != nil {
+		return time.Time{}, invalidf(field, "%s %q %v.", field, s, err)
 	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	if t, err := time.ParseInLocation(LocalDateTimeLayout, s, loc); err == nil {
-		return t, nil
-	}
-	if t, err := time.ParseInLocation(DateLayout, s, loc); err == nil {
-		return t, nil
-	}
-	return time.Time{}, invalidf(field, "%s %q is not an ISO 8601 date-time such as 2026-01-05T09:00:00Z.", field, s)
+	return t, nil
 }

@@ -337,6 +337,26 @@ func clockMinutes(s string, end bool) (int, bool) {
 // provider failed (CodeUpstream, CodeUnavailable, ...), the error names
 // that participant in Field and Message, and no slots are returned.
 func Find(ctx context.Context, api unical.API, now time.Time, params *Params) (*Result, error) {
+	return FindWith(ctx, api, now, params, nil)
+}
+
+// Check checks params as Find does, without asking any provider:
+// CodeInvalid naming the field, or nil. Package booking checks a booking
+// type's rules with it.
+func Check(params *Params) error {
+	_, err := validate(params, time.Time{})
+	return err
+}
+
+// Busy is a span of busy time that a program adds to a participant's.
+type Busy struct {
+	Start, End time.Time
+}
+
+// FindWith is Find with more busy time for some participants, keyed by
+// account id, that the API's free/busy does not show: package booking adds
+// its holds, its bookings and the days a limit has filled.
+func FindWith(ctx context.Context, api unical.API, now time.Time, params *Params, extra map[string][]Busy) (*Result, error) {
 	if params == nil {
 		params = &Params{}
 	}
@@ -408,6 +428,9 @@ func Find(ctx context.Context, api unical.API, now time.Time, params *Params) (*
 	req := q.req
 	req.Participants = make([]slots.Participant, len(q.parts))
 	for i, pq := range q.parts {
+		for _, b := range extra[pq.accountID] {
+			busy[i] = append(busy[i], slots.Interval{Start: b.Start, End: b.End})
+		}
 		req.Participants[i] = slots.Participant{ID: pq.accountID, WorkingHours: pq.working, Required: pq.required, Group: pq.group, Busy: busy[i]}
 	}
 	out := &Result{Data: []*Slot{}}

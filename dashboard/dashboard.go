@@ -183,6 +183,7 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/resume", h.form(h.resumeSubscription))
 	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/delete", h.form(h.deleteSubscription))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
+	m.HandleFunc("GET /dashboard/apps/{app}/bookings", h.page(h.pageHandler(pageBookings)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))

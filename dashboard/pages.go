@@ -49,6 +49,7 @@ var (
 	pageProviders = appPage{"providers", "providers", "Providers", (*handler).loadProviders}
 	pageAccounts  = appPage{"accounts", "accounts", "Accounts", (*handler).loadAccounts}
 	pageWebhooks  = appPage{"webhooks", "webhooks", "Webhooks", (*handler).loadWebhooks}
+	pageBookings  = appPage{"bookings", "bookings", "Bookings", (*handler).loadBookings}
 )
 
 // show renders one of an application's pages. status, errMsg and set

@@ -55,6 +55,13 @@ var queryParams = map[string][]string{
 	"GET /v1/calendarSubscriptions/{accountID}/{subscriptionID}/deliveries": {"pageToken", "limit"},
 	"GET /v1/applicationWebhook/deliveries":                                 {"pageToken", "limit"},
 	"GET /v1/rooms":                                                         {"pageToken", "limit"},
+	"GET /v1/bookingTypes":                                                  {"pageToken", "limit"},
+	"GET /v1/bookingTypes/{id}/slots":                                       {"startDateTime", "endDateTime", "timeZone"},
+	"GET /v1/schedules":                                                     {"pageToken", "limit"},
+	"GET /v1/bookings":                                                      {"bookingTypeId", "startDateTime", "endDateTime", "pageToken", "limit"},
+	"POST /v1/bookings":                                                     {unical.NotifyAttendeesParameter},
+	"DELETE /v1/bookings/{id}":                                              {unical.NotifyAttendeesParameter},
+	"POST /v1/bookings/{id}/reschedule":                                     {unical.NotifyAttendeesParameter},
 	"GET /v1/oauth/authorize/{appID}/{provider}":                            {"redirectUrl", "prompt", "loginHint", "state"},
 }
 

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/booking"
 	"github.com/unical/unical/internal/wirecode"
 	"github.com/unical/unical/rooms"
 )
@@ -60,6 +61,7 @@ type Client struct {
 var (
 	_ unical.API   = (*Client)(nil)
 	_ rooms.Lister = (*Client)(nil)
+	_ booking.API  = (*Client)(nil)
 )
 
 // maxAnswerBytes bounds the answer read for one call: a full page of
@@ -161,7 +163,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if err != nil {
 		return unical.WrapError(unical.CodeUnavailable, err, "The answer of the unical server could not be read.")
 	}
-	if resp.StatusCode != http.StatusOK {
+	// 201 answers a hold or booking made.
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
 		return answerError(resp, data)
 	}
 	if len(data) > maxAnswerBytes {
@@ -187,7 +190,7 @@ func answerError(resp *http.Response, data []byte) error {
 	}
 	e := &unical.Error{Code: wirecode.CodeOfStatus(resp.StatusCode), RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	if resp.StatusCode < 400 {
-		// The API answers 200 or an error; a redirect (never followed) or
+		// The API answers 200 (201 for a hold or booking) or an error; a redirect (never followed) or
 		// another status is not its answer.
 		e.Code = unical.CodeUpstream
 	}

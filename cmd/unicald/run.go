@@ -21,6 +21,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/apidocs"
+	"github.com/unical/unical/booking"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/grants"
@@ -408,6 +409,18 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if _, err := webhooks.Start(ctx); err != nil {
 			return fmt.Errorf("webhook engine: %w", err)
 		}
+		// Recovery undoes the bookings whose writer died (this replica's
+		// or another's); it stops before the client and store close.
+		recoverCtx, stopRecovery := context.WithCancel(ctx)
+		recovered := make(chan struct{})
+		go func() {
+			defer close(recovered)
+			booking.RunRecovery(recoverCtx, client)
+		}()
+		defer func() {
+			stopRecovery()
+			<-recovered
+		}()
 		logger.Info("listening", "addr", ln.Addr().String(), "store", sf.where())
 		m.printStart(ln.Addr(), *publicURL, created, token)
 		if m.Ready != nil {

@@ -483,28 +483,47 @@ func Apply(ev *unical.Event, params *unical.EventParams, self string) {
 	if ev.Creator == nil {
 		ev.Creator = &unical.Creator{Email: self}
 	}
-	WithOffsets(ev)
+	Normalize(ev)
 }
 
-// WithOffsets gives ev's timed start and end the offset of their time
-// zone where they were written without one (see withOffset). Apply does it
-// on every write; a store of events written before Apply did (VIRTUAL
-// accounts) reads its events through it too.
-func WithOffsets(ev *unical.Event) {
-	if !ev.IsAllDay {
-		ev.Start, ev.End = withOffset(ev.Start), withOffset(ev.End)
+// Normalize puts ev's start and end in the form every provider answers:
+// timed values with the offset of their time zone where they were written
+// without one (see withOffset), all-day values as a dateTime at midnight
+// without offset or zone. Apply does it on every write; a store of events
+// written before Apply did (VIRTUAL accounts) reads its events through it
+// too.
+func Normalize(ev *unical.Event) {
+	if ev.IsAllDay {
+		ev.Start, ev.End = allDayForm(ev.Start), allDayForm(ev.End)
+		return
 	}
+	series := len(ev.Recurrence) > 0
+	ev.Start, ev.End = withOffset(ev.Start, series), withOffset(ev.End, false)
+}
+
+// allDayForm is d as an all-day value is answered: its date at midnight,
+// without offset or zone.
+func allDayForm(d *unical.EventDateTime) *unical.EventDateTime {
+	if d == nil {
+		return nil
+	}
+	day, err := d.Day("dateTime")
+	if err != nil {
+		return d // the Client refuses such a value before it gets here
+	}
+	return unical.AllDayOn(day)
 }
 
 // withOffset gives a timed value written without an offset the offset of
 // its time zone (of UTC without one) at that instant, keeping the wall
 // clock as written: Google, Graph and CalDAV servers answer such a value
 // with its offset, and so does a Book.
-func withOffset(d *unical.EventDateTime) *unical.EventDateTime {
+func withOffset(d *unical.EventDateTime, series bool) *unical.EventDateTime {
 	if d == nil || d.DateTime == "" || hasOffset(d.DateTime) {
 		return d
 	}
-	if _, err := time.Parse(unical.LocalDateTimeLayout, d.DateTime); err != nil {
+	wall, err := time.Parse(unical.LocalDateTimeLayout, d.DateTime)
+	if err != nil {
 		return d // it has an offset already
 	}
 	t, err := d.Time("dateTime")
@@ -513,6 +532,12 @@ func withOffset(d *unical.EventDateTime) *unical.EventDateTime {
 	}
 	out := *d
 	out.DateTime = t.Format(time.RFC3339)
+	if series {
+		// The wall clock as written, which a start a DST gap skips
+		// keeps (with the offset before the gap), so that the series
+		// keeps its time of day.
+		out.DateTime = recur.Stamp(wall, t.Location())
+	}
 	return &out
 }
 

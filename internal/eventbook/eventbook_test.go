@@ -153,10 +153,10 @@ func TestBook_Instance(t *testing.T) {
 	}
 }
 
-// WithOffsets adds the zone's offset to a timed value written without
-// one, fractional seconds included, and leaves every value that has one
-// (and all-day events) as they are.
-func TestWithOffsets(t *testing.T) {
+// Normalize adds the zone's offset to a timed value written without
+// one, fractional seconds included, leaves every value that has one as it
+// is, and answers all-day values as a dateTime at midnight without a zone.
+func TestNormalize(t *testing.T) {
 	tests := []struct {
 		in, zone, want string
 	}{
@@ -170,14 +170,14 @@ func TestWithOffsets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ev := &unical.Event{Start: &unical.EventDateTime{DateTime: tt.in, TimeZone: tt.zone}}
-		eventbook.WithOffsets(ev)
+		eventbook.Normalize(ev)
 		if ev.Start.DateTime != tt.want || ev.Start.TimeZone != tt.zone {
-			t.Errorf("WithOffsets(%q in %q) = %+v, want %q", tt.in, tt.zone, ev.Start, tt.want)
+			t.Errorf("Normalize(%q in %q) = %+v, want %q", tt.in, tt.zone, ev.Start, tt.want)
 		}
 	}
 	allDay := &unical.Event{IsAllDay: true, Start: &unical.EventDateTime{Date: "2026-07-06"}}
-	eventbook.WithOffsets(allDay)
-	if diff := cmp.Diff(&unical.EventDateTime{Date: "2026-07-06"}, allDay.Start); diff != "" {
+	eventbook.Normalize(allDay)
+	if diff := cmp.Diff(&unical.EventDateTime{DateTime: "2026-07-06T00:00:00"}, allDay.Start); diff != "" {
 		t.Errorf("all-day start (-want +got):\n%s", diff)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // storedEvent is an event as kept in a calendar. Deleted events stay as
@@ -78,7 +80,10 @@ func parseWhen(dt *EventDateTime, field string) (when, error) {
 		// (not in the errors guide).
 		return when{}, &apiError{status: http.StatusBadRequest, domain: "calendar", reason: "missingTimeZone", message: "Missing time zone definition for " + field + " time."}
 	}
-	return when{t: time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)}, nil
+	// UNVERIFIED: what Google makes of a wall clock that a DST gap skips
+	// or a fall-back repeats is not documented; the fake reads it as RFC
+	// 5545 §3.3.5 does (moved forward by the gap, the first occurrence).
+	return when{t: recur.At(t, loc)}, nil
 }
 
 // instant returns the absolute time a when stands for, reading all-day
@@ -88,7 +93,7 @@ func (w when) instant(loc *time.Location) time.Time {
 	if !w.allDay {
 		return w.t
 	}
-	return time.Date(w.t.Year(), w.t.Month(), w.t.Day(), 0, 0, 0, 0, loc)
+	return recur.Date(w.t.Year(), w.t.Month(), w.t.Day(), 0, 0, 0, loc)
 }
 
 // span returns an event's start and end instants.

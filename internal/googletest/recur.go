@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teambition/rrule-go"
+	"github.com/unical/unical/internal/recur"
 )
 
 // series is the expanded form of a recurring event's recurrence[] lines
@@ -17,7 +17,7 @@ import (
 // Event.start reference requires; all-day series expand over floating
 // dates, represented as midnight UTC.
 type series struct {
-	set    *rrule.Set
+	set    *recur.Set
 	allDay bool
 	loc    *time.Location
 	dur    time.Duration
@@ -36,67 +36,45 @@ func newSeries(ev *Event) (*series, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := &series{set: &rrule.Set{}, allDay: st.allDay, loc: time.UTC, dur: en.t.Sub(st.t)}
-	dtstart := st.t
+	rules := 0
+	for _, line := range ev.Recurrence {
+		name, _, ok := splitProperty(line)
+		if !ok {
+			return nil, fmt.Errorf("bad recurrence line %q", line)
+		}
+		switch name {
+		case "RRULE":
+			if rules++; rules > 1 {
+				return nil, errors.New("more than one RRULE")
+			}
+		case "RDATE", "EXDATE":
+		case "EXRULE":
+			// EXRULE is deprecated by RFC 5545; refuse rather than guess
+			// what Google does with it.
+			return nil, errors.New("EXRULE is not supported by the fake")
+		default:
+			return nil, fmt.Errorf("unsupported recurrence property %s", name)
+		}
+	}
+	sr := &series{allDay: st.allDay, loc: time.UTC, dur: en.t.Sub(st.t)}
 	if !st.allDay {
 		loc, ok := loadZone(ev.Start.TimeZone)
 		if !ok {
 			return nil, errors.New("recurring events need start.timeZone")
 		}
 		sr.loc = loc
-		dtstart = st.t.In(loc)
 	}
-	sr.set.DTStart(dtstart)
-	rules := 0
-	for _, line := range ev.Recurrence {
-		name, rest, ok := splitProperty(line)
-		if !ok {
-			return nil, fmt.Errorf("bad recurrence line %q", line)
-		}
-		switch name {
-		case "RRULE":
-			rules++
-			if rules > 1 {
-				return nil, errors.New("more than one RRULE")
-			}
-			opt, err := rrule.StrToROptionInLocation(rest, sr.loc)
-			if err != nil {
-				return nil, err
-			}
-			opt.Dtstart = dtstart
-			r, err := rrule.NewRRule(*opt)
-			if err != nil {
-				return nil, err
-			}
-			sr.set.RRule(r)
-		case "RDATE", "EXDATE":
-			ts, err := rrule.StrToDatesInLoc(rest, sr.loc)
-			if err != nil {
-				return nil, err
-			}
-			for _, t := range ts {
-				if name == "RDATE" {
-					sr.set.RDate(t)
-				} else {
-					sr.set.ExDate(t)
-				}
-			}
-		case "EXRULE":
-			// EXRULE is deprecated by RFC 5545 and rrule-go's Set has no
-			// support for it; refuse rather than expand wrongly.
-			return nil, errors.New("EXRULE is not supported by the fake")
-		default:
-			return nil, fmt.Errorf("unsupported recurrence property %s", name)
-		}
-	}
-	// RFC 5545 §3.8.5.3: DTSTART is always the first instance, even when
-	// the rule would not generate it (EXDATE can still remove it).
-	sr.set.RDate(dtstart)
-	return sr, nil
+	// The series keeps the start's wall clock as written in
+	// start.timeZone, where it expands (Event.start.timeZone: "the time
+	// zone in which the recurrence is expanded"); RFC 5545 §3.3.10 keeps
+	// the time of day, so a start a DST gap skips keeps it for the days
+	// after.
+	sr.set, err = recur.ParseAt(ev.Recurrence, st.t.In(sr.loc), ev.Start.DateTime, st.allDay)
+	return sr, err
 }
 
 // splitProperty splits "EXDATE;TZID=X:2025…" into "EXDATE" and
-// "TZID=X:2025…", the form rrule-go's parsers take.
+// "TZID=X:2025…".
 func splitProperty(line string) (string, string, bool) {
 	line = strings.TrimSpace(line)
 	i := strings.IndexAny(line, ";:")
@@ -111,36 +89,17 @@ func splitProperty(line string) (string, string, bool) {
 // absolute time; all-day starts are midnight UTC, so callers pad them.
 func (sr *series) between(after, before time.Time, limit int) []time.Time {
 	var out []time.Time
-	next := sr.set.Iterator()
-	for range maxIterations {
-		t, ok := next()
-		if !ok || !t.Before(before) {
+	for occ := range sr.set.Between(after, before, sr.dur) {
+		if len(out) >= limit || len(out) >= maxIterations {
 			break
 		}
-		if t.Add(sr.dur).After(after) {
-			out = append(out, t)
-			if len(out) >= limit {
-				break
-			}
-		}
+		out = append(out, occ.OriginalStart)
 	}
 	return out
 }
 
 // has reports whether t is the start of an instance.
-func (sr *series) has(t time.Time) bool {
-	next := sr.set.Iterator()
-	for range maxIterations {
-		o, ok := next()
-		if !ok || o.After(t) {
-			return false
-		}
-		if o.Equal(t) {
-			return true
-		}
-	}
-	return false
-}
+func (sr *series) has(t time.Time) bool { return sr.set.Contains(t) }
 
 // instanceID names an instance of a series. Google's instance ids have
 // long looked like the master id, "_" and the original start in UTC

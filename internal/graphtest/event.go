@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // Events follow https://learn.microsoft.com/graph/api/resources/event
@@ -63,6 +65,7 @@ type event struct {
 	body                  itemBody
 	start, end            time.Time
 	startZone, endZone    zone
+	startWall             time.Time // start's wall clock as sent (digits in UTC), which a series keeps
 	isAllDay              bool
 	recurrence            *patternedRecurrence
 	attendees             []attendee
@@ -330,6 +333,10 @@ func (c *call) applyEvent(ev *event, cal *calendar, body map[string]json.RawMess
 			return badRequest("TimeZoneNotSupportedException", "%v", err)
 		}
 		ev.start, ev.startZone = t, z
+		ev.startWall = t.In(z.loc)
+		if w, err := time.Parse("2006-01-02T15:04:05", startIn.DateTime[:min(len(startIn.DateTime), 19)]); err == nil && recur.At(w, z.loc).Equal(t.Truncate(time.Second)) {
+			ev.startWall = w
+		}
 	}
 	if endIn != nil {
 		t, z, err := parseDTTZ(*endIn)

@@ -52,6 +52,14 @@ func (s *Server) InjectFault(f Fault) {
 	s.faults = append(s.faults, &fault{Fault: f, left: f.Count})
 }
 
+// ClearFaults removes the faults not used up yet, so that Graph answers
+// again.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
 // Throttle makes the next n requests under pathPrefix answer 429 Too Many
 // Requests with Retry-After.
 func (s *Server) Throttle(pathPrefix string, n int, retryAfter time.Duration) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/teambition/rrule-go"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // patternedRecurrence is Graph's recurrence,
@@ -146,15 +148,34 @@ func (r *patternedRecurrence) wire() map[string]any {
 	}
 }
 
-// rule converts the pattern to an RRULE starting at the range's startDate
-// with the series' local start time, in the series' start zone.
+// starts returns the starts of ev's occurrences in [from, to]. The rule
+// runs on the series' wall clock (its local start time on every day, RFC
+// 5545 §3.3.10 style, as Outlook keeps a meeting's time of day), and each
+// wall clock is then read in the start zone.
+func (ev *event) starts(from, to time.Time) ([]time.Time, error) {
+	r, err := ev.rule()
+	if err != nil {
+		return nil, err
+	}
+	// Wall clocks are within a day of the instants they denote.
+	var out []time.Time
+	for _, w := range r.Between(from.UTC().Add(-26*time.Hour), to.UTC().Add(26*time.Hour), true) {
+		if t := recur.At(w, ev.startZone.loc); !t.Before(from) && !t.After(to) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// rule converts the pattern to an RRULE on the wall-clock line (wall
+// clocks written as UTC) starting at the range's startDate with the
+// series' local start time.
 func (ev *event) rule() (*rrule.RRule, error) {
 	p, rg := ev.recurrence.Pattern, ev.recurrence.Range
-	loc := ev.startZone.loc
-	ls := ev.start.In(loc)
+	ls := ev.startWall
 	sd, _ := time.Parse(time.DateOnly, rg.StartDate)
 	opt := rrule.ROption{
-		Dtstart:  time.Date(sd.Year(), sd.Month(), sd.Day(), ls.Hour(), ls.Minute(), ls.Second(), 0, loc),
+		Dtstart:  time.Date(sd.Year(), sd.Month(), sd.Day(), ls.Hour(), ls.Minute(), ls.Second(), 0, time.UTC),
 		Interval: p.Interval,
 		Wkst:     weekdays[p.FirstDayOfWeek],
 	}
@@ -180,10 +201,11 @@ func (ev *event) rule() (*rrule.RRule, error) {
 	case "numbered":
 		opt.Count = rg.NumberOfOccurrences
 	case "endDate":
-		// endDate is inclusive, in recurrenceTimeZone.
-		z, _ := lookupZone(rg.RecurrenceTimeZone)
+		// endDate is inclusive, in recurrenceTimeZone. UNVERIFIED: the
+		// fake takes recurrenceTimeZone to be the start's zone, whose wall
+		// clock the rule runs on.
 		ed, _ := time.Parse(time.DateOnly, rg.EndDate)
-		opt.Until = time.Date(ed.Year(), ed.Month(), ed.Day(), 23, 59, 59, 0, z.loc)
+		opt.Until = time.Date(ed.Year(), ed.Month(), ed.Day(), 23, 59, 59, 0, time.UTC)
 	}
 	return rrule.NewRRule(opt)
 }
@@ -226,11 +248,10 @@ func (u *user) resolve(id string) (instance, error) {
 	if !ok || master.typ != "seriesMaster" || master.cancelled[orig.Unix()] {
 		return instance{}, errNotFound
 	}
-	r, err := master.rule()
+	hits, err := master.starts(orig.Add(-time.Second), orig.Add(time.Second))
 	if err != nil {
 		return instance{}, errNotFound
 	}
-	hits := r.Between(orig.Add(-time.Second), orig.Add(time.Second), true)
 	for _, h := range hits {
 		if h.Equal(orig) {
 			return master.occurrence(orig), nil
@@ -266,13 +287,13 @@ func (u *user) instancesIn(ev *event, from, to time.Time) []instance {
 	default:
 		return nil
 	}
-	r, err := ev.rule()
+	dur := ev.end.Sub(ev.start)
+	starts, err := ev.starts(from.Add(-dur).Add(-time.Second), to)
 	if err != nil {
 		return nil
 	}
-	dur := ev.end.Sub(ev.start)
 	var out []instance
-	for _, t := range r.Between(from.Add(-dur).Add(-time.Second), to, true) {
+	for _, t := range starts {
 		key := t.Unix()
 		if ev.cancelled[key] || ev.exceptions[key] != "" {
 			continue

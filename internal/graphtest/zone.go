@@ -6,6 +6,7 @@ import (
 	"time"
 	_ "time/tzdata" // Zones must load on machines without a tz database.
 
+	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/internal/winzone"
 )
 
@@ -77,7 +78,10 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 		return t, nil
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+		// UNVERIFIED: Graph does not document how it reads a wall clock a
+		// DST gap skips or a fall-back repeats; the fake follows RFC 5545
+		// §3.3.5 (moved forward by the gap, the first occurrence).
+		if t, err := recur.ParseLocal(layout, s, loc); err == nil {
 			return t, nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/internal/winzone"
 )
 
@@ -86,6 +87,9 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 		start = start.UTC()
 	}
 	e.Start = eventTime(start, allDay)
+	if !allDay && (comp.Props.Get(ical.PropRecurrenceRule) != nil || comp.Props.Get(ical.PropRecurrenceDates) != nil) {
+		e.Start = seriesStart(startProp, start)
+	}
 	end, err := readEnd(comp, start, allDay, floating, opts.Zones)
 	if err != nil {
 		return nil, err
@@ -355,8 +359,21 @@ func readTime(p *ical.Prop, floating *time.Location, zones map[string]*time.Loca
 			return time.Time{}, false, err
 		}
 	}
-	t, err = time.ParseInLocation("20060102T150405", v, loc)
+	t, err = recur.ParseLocal(icalLocalLayout, v, loc)
 	return t, false, err
+}
+
+// icalLocalLayout is an iCalendar DATE-TIME without the UTC "Z".
+const icalLocalLayout = "20060102T150405"
+
+// seriesStart returns the EventDateTime of a series start t, read from
+// p: the wall clock as p has it (see recur.Stamp), so that a start a DST
+// gap skips keeps its time of day for the series.
+func seriesStart(p *ical.Prop, t time.Time) *unical.EventDateTime {
+	if wall, err := time.Parse(icalLocalLayout, p.Value); err == nil && recur.At(wall, t.Location()).Equal(t) {
+		return &unical.EventDateTime{DateTime: recur.Stamp(wall, t.Location()), TimeZone: unical.TimedAt(t).TimeZone}
+	}
+	return unical.TimedAt(t)
 }
 
 // resolveTZID resolves tzid with [ResolveTZID], then among zones defined
@@ -447,9 +464,15 @@ func writeTime(name string, d *unical.EventDateTime, allDay bool, field string) 
 		return nil, err
 	}
 	if d.TimeZone == "" || d.TimeZone == "UTC" {
-		t = t.UTC()
+		p.SetDateTime(t.UTC())
+		return p, nil
 	}
 	p.SetDateTime(t)
+	if wall := recur.WallOf(d.DateTime, t); recur.At(wall, t.Location()).Equal(t) {
+		// The wall clock as written, which a time a DST gap skips keeps
+		// (the instant's would not); RFC 5545 §3.3.5 reads it back the same.
+		p.Value = wall.Format(icalLocalLayout)
+	}
 	return p, nil
 }
 
@@ -610,7 +633,7 @@ func normalizeTZID(p *ical.Prop, zones map[string]*time.Location) error {
 	}
 	var vals []string
 	for _, v := range strings.Split(p.Value, ",") {
-		t, err := time.ParseInLocation("20060102T150405", strings.TrimSpace(v), loc)
+		t, err := recur.ParseLocal(icalLocalLayout, strings.TrimSpace(v), loc)
 		if err != nil {
 			return err
 		}

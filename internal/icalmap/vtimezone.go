@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // tzProps are the properties whose TZID parameter names a zone that the
@@ -49,7 +51,7 @@ func AddTimezones(cal *ical.Calendar) error {
 				if err != nil {
 					return err
 				}
-				t, err := time.ParseInLocation("20060102T150405", p.Value, loc)
+				t, err := recur.ParseLocal(icalLocalLayout, p.Value, loc)
 				if err != nil {
 					continue // a DATE or PERIOD value; DTSTART bounds the span
 				}
@@ -72,8 +74,8 @@ func AddTimezones(cal *ical.Calendar) error {
 	for _, tzid := range order {
 		loc, _ := ResolveTZID(tzid)
 		s := used[tzid]
-		from := time.Date(s.from.Year()-1, 1, 1, 0, 0, 0, 0, loc)
-		to := time.Date(s.to.Year()+5, 12, 31, 0, 0, 0, 0, loc)
+		from := recur.Date(s.from.Year()-1, 1, 1, 0, 0, 0, loc)
+		to := recur.Date(s.to.Year()+5, 12, 31, 0, 0, 0, loc)
 		zones = append(zones, VTimezone(tzid, loc, from, to))
 	}
 	// VTIMEZONEs go first, as producers conventionally write them.

@@ -438,7 +438,7 @@ func TestParse_StartErrors(t *testing.T) {
 		wantIndex int
 		wantField string
 	}{
-		{name: "ErrNoStart", lines: []string{"RRULE:FREQ=DAILY"}, wantIndex: -1, wantField: "start"},
+		{name: "ErrYearZero", lines: []string{"RRULE:FREQ=DAILY"}, start: time.Date(0, 12, 31, 9, 0, 0, 0, time.UTC), wantIndex: -1, wantField: "start"},
 		{name: "ErrDerivedFeb30", lines: []string{"RRULE:FREQ=YEARLY;BYMONTH=2"}, start: time.Date(2026, 1, 30, 9, 0, 0, 0, time.UTC), wantField: "RRULE"},
 		{name: "ErrSetposBeyondSet", lines: []string{"RRULE:FREQ=DAILY;BYHOUR=9,10;BYSETPOS=3"}, start: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), wantField: "BYSETPOS"},
 		{name: "ErrMinutelyNeverReached", lines: []string{"RRULE:FREQ=MINUTELY;INTERVAL=30;BYMINUTE=15"}, start: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), wantField: "INTERVAL"},
@@ -456,6 +456,33 @@ func TestParse_StartErrors(t *testing.T) {
 				t.Errorf("Parse() error %q mismatch (-want +got):\n%s", err, diff)
 			}
 		})
+	}
+}
+
+// TestParse_FirstInstants: a series may start at the first second of the
+// years 1 to 9999 but one, 0001-01-01T00:00:00 on its wall clock, which
+// rrule-go takes for no start (and would start from now): that one is
+// refused naming the start, never expanded from today.
+func TestParse_FirstInstants(t *testing.T) {
+	t.Parallel()
+	for _, allDay := range []bool{false, true} {
+		_, err := recur.Parse([]string{"RRULE:FREQ=DAILY;COUNT=2"}, time.Time{}, allDay)
+		var perr *recur.ParseError
+		if !errors.As(err, &perr) || perr.Field != "start" {
+			t.Errorf("Parse(0001-01-01T00:00:00Z, allDay %v) = %v, want a *ParseError naming start", allDay, err)
+		}
+		start := time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC)
+		set, err := recur.Parse([]string{"RRULE:FREQ=DAILY;COUNT=2"}, start, allDay)
+		if err != nil {
+			t.Fatalf("Parse(0001-01-02, allDay %v): %v", allDay, err)
+		}
+		var got []string
+		for occ := range set.Between(time.Time{}, time.Date(1, 1, 10, 0, 0, 0, 0, time.UTC), time.Hour) {
+			got = append(got, occ.Start.Format(time.RFC3339))
+		}
+		if diff := cmp.Diff([]string{"0001-01-02T00:00:00Z", "0001-01-03T00:00:00Z"}, got); diff != "" {
+			t.Errorf("instances (allDay %v) mismatch (-want +got):\n%s", allDay, diff)
+		}
 	}
 }
 

@@ -120,13 +120,6 @@ type movedOverride struct {
 //
 // Parse returns a *ParseError naming the line and the part at fault.
 func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
-	if start.IsZero() {
-		return nil, &ParseError{Index: -1, Field: "start", Reason: "the series start is missing"}
-	}
-	ls, err := parseLines(recurrence, allDay)
-	if err != nil {
-		return nil, err
-	}
 	s := &Set{loc: start.Location(), allDay: allDay}
 	if allDay {
 		y, m, d := start.Date()
@@ -137,11 +130,41 @@ func Parse(recurrence []string, start time.Time, allDay bool) (*Set, error) {
 		k := start.Unix()
 		s.start = item{key: k, wall: k + offsetAt(k, s.loc)}
 	}
+	return s.parse(recurrence)
+}
+
+// ParseAt is Parse for a series whose start was written as the date-time
+// text written (RFC 3339 or local, as an EventDateTime has it), which
+// denotes start in start's location. A timed series starts at the wall
+// clock [WallOf] finds in written: unlike an instant, it keeps a start
+// that a gap skips, so a daily series from 02:30 on the night clocks jump
+// from 02:00 to 03:00 starts at 03:30 and runs at 02:30 on the days after
+// (RFC 5545 §3.3.10 keeps the local time of day, §3.3.5 reads the
+// skipped one).
+func ParseAt(recurrence []string, start time.Time, written string, allDay bool) (*Set, error) {
+	if allDay {
+		return Parse(recurrence, start, true)
+	}
+	wall := WallOf(written, start) // digits in UTC
+	s := &Set{loc: start.Location()}
+	s.start = item{key: At(wall, s.loc).Unix(), wall: wall.Unix()}
+	return s.parse(recurrence)
+}
+
+func (s *Set) parse(recurrence []string) (*Set, error) {
+	ls, err := parseLines(recurrence, s.allDay)
+	if err != nil {
+		return nil, err
+	}
 	if y := time.Unix(s.start.wall, 0).UTC().Year(); y < 1 || y > 9999 {
 		// rrule-go fills its per-year tables only once the year differs
 		// from the zero it starts with: walked from the year 0 it indexes
 		// empty tables. Years are four digits in RFC 5545 and RFC 3339.
 		return nil, &ParseError{Index: -1, Field: "start", Reason: fmt.Sprintf("a recurring series must start in the years 1 to 9999, not %d", y)}
+	}
+	if s.start.wall == (time.Time{}).Unix() {
+		// rrule-go takes a zero DTSTART for none and starts from now.
+		return nil, &ParseError{Index: -1, Field: "start", Reason: "a recurring series must start after 0001-01-01T00:00:00, which the recurrence engine cannot tell from no start"}
 	}
 	for _, rl := range ls.rules {
 		r, perr := s.newRule(rl)
@@ -389,6 +412,18 @@ func ceilSecs(d time.Duration) int64 {
 func (s *Set) Between(from, to time.Time, dur time.Duration) iter.Seq[Occurrence] {
 	w := s.window(from, to, dur)
 	return func(yield func(Occurrence) bool) { s.run(w, yield) }
+}
+
+// Overlaps reports whether an instance overlaps [from, to), read as
+// Between reads them; a zero to means no end.
+func (s *Set) Overlaps(from, to time.Time, dur time.Duration) bool {
+	if to.IsZero() {
+		to = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	for range s.Between(from, to, dur) {
+		return true
+	}
+	return false
 }
 
 // StartingIn returns the instances that start in [from, to), ordered by

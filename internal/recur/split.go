@@ -98,7 +98,7 @@ func parseUntil(v string, loc *time.Location, allDay bool) (time.Time, error) {
 	case len(v) == len("20060102"):
 		t, err := time.ParseInLocation("20060102", v, time.UTC)
 		if err == nil && !allDay {
-			t = time.Date(t.Year(), t.Month(), t.Day(), 23, 59, 59, 0, loc)
+			t = Date(t.Year(), t.Month(), t.Day(), 23, 59, 59, loc)
 		}
 		return t, err
 	case strings.HasSuffix(v, "Z"):
@@ -108,7 +108,7 @@ func parseUntil(v string, loc *time.Location, allDay bool) (time.Time, error) {
 		}
 		return t, err
 	default:
-		t, err := time.ParseInLocation("20060102T150405", v, loc)
+		t, err := ParseLocal("20060102T150405", v, loc)
 		if err == nil && allDay {
 			t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 		}
@@ -185,7 +185,7 @@ func parseDateValue(v string, loc *time.Location, allDay bool) (time.Time, dateF
 		t, err = time.ParseInLocation("20060102T150405Z", v, time.UTC)
 		form = formUTC
 	default:
-		t, err = time.ParseInLocation("20060102T150405", v, loc)
+		t, err = ParseLocal("20060102T150405", v, loc)
 		form = formLocal
 	}
 	if err != nil {

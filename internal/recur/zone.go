@@ -26,6 +26,84 @@ func Date(year int, month time.Month, day, hour, min, sec int, loc *time.Locatio
 	return time.Unix(inst, 0).In(loc)
 }
 
+// At returns the instant that the wall clock of wall (its digits,
+// whatever its location) denotes in loc, by the rule of [Date], keeping
+// fractions of a second. The result is in loc.
+func At(wall time.Time, loc *time.Location) time.Time {
+	y, m, d := wall.Date()
+	h, mi, s := wall.Clock()
+	return Date(y, m, d, h, mi, s, loc).Add(time.Duration(wall.Nanosecond()))
+}
+
+// ParseLocal reads s, a date or date-time without a UTC offset in layout,
+// as a wall clock in loc by the rule of [Date]. This is how every local
+// time is read: event times, series starts, query windows, working hours.
+func ParseLocal(layout, s string, loc *time.Location) (time.Time, error) {
+	wall, err := time.Parse(layout, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return At(wall, loc), nil
+}
+
+// Stamp formats the wall clock of wall in loc as RFC 3339: the digits as
+// written with the UTC offset that makes them the instant [At] gives. That
+// is loc's offset at the instant, except for a wall clock that a gap
+// skips, which keeps its digits with the offset in effect before the gap
+// (RFC 5545 §3.3.5 reads it with that offset): 02:30 on the night New York
+// jumps from 02:00 to 03:00 is 02:30-05:00, the instant 03:30-04:00 shows,
+// and a series starting then keeps 02:30 as its time of day.
+func Stamp(wall time.Time, loc *time.Location) string {
+	inst := At(wall, loc)
+	y, m, d := wall.Date()
+	h, mi, s := wall.Clock()
+	off := time.Date(y, m, d, h, mi, s, 0, time.UTC).Unix() - inst.Unix()
+	return inst.In(time.FixedZone("", int(off))).Format(time.RFC3339)
+}
+
+// WallOf returns the wall clock, as digits in UTC, that s (an RFC 3339 or
+// local date-time as written) keeps for inst, the instant it denotes, in
+// inst's location: the digits of s when they denote inst there (a time a
+// gap skips, written as [Stamp] does, keeps its digits), otherwise the
+// wall clock inst shows. A series that recurs from s keeps that wall clock.
+func WallOf(s string, inst time.Time) time.Time {
+	loc := inst.Location()
+	if len(s) >= len(localLayout) {
+		if w, err := time.Parse(localLayout, s[:len(localLayout)]); err == nil && At(w, loc).Equal(inst.Truncate(time.Second)) {
+			return w.Add(time.Duration(inst.Nanosecond()))
+		}
+	}
+	y, m, d := inst.Date()
+	h, mi, sec := inst.Clock()
+	return time.Date(y, m, d, h, mi, sec, inst.Nanosecond(), time.UTC)
+}
+
+// Clamp returns t, or, when t is later, the last second that RFC 3339 and
+// RFC 5545 can write both in UTC and in t's location (their years have
+// four digits): 9999-12-31T23:59:59 in UTC or in t's location, whichever
+// comes first. An instance of a series that runs to the end of the year
+// 9999 can end after it.
+func Clamp(t time.Time) time.Time {
+	last := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	if local := time.Date(9999, 12, 31, 23, 59, 59, 0, t.Location()); local.Before(last) {
+		last = local
+	}
+	if t.After(last) {
+		return last.In(t.Location())
+	}
+	return t
+}
+
+// InYears reports whether t lies within the years 1 to 9999 in UTC, the
+// instants RFC 3339 and RFC 5545 can write.
+func InYears(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
+}
+
+// localLayout is a date-time without an offset.
+const localLayout = "2006-01-02T15:04:05"
+
 // LoadLocation resolves an IANA time-zone name for display, as in the
 // spec's timeZone query parameter and request fields. Unlike
 // time.LoadLocation it refuses the empty name and "Local", which would

@@ -159,3 +159,141 @@ func TestParseInstanceID_Errors(t *testing.T) {
 		})
 	}
 }
+
+// TestParseLocal reads local date-times and dates by the rule of Date.
+func TestParseLocal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, layout, in, zone, want string
+	}{
+		{"Ordinary", "2006-01-02T15:04:05", "2030-06-07T09:00:00", "America/New_York", "2030-06-07T13:00:00Z"},
+		{"Gap", "2006-01-02T15:04:05", "2030-03-10T02:30:00", "America/New_York", "2030-03-10T07:30:00Z"},
+		{"OverlapFirst", "2006-01-02T15:04:05", "2030-10-27T02:30:00", "Europe/Berlin", "2030-10-27T00:30:00Z"},
+		{"Fraction", "2006-01-02T15:04:05", "2030-06-07T09:00:00.25", "UTC", "2030-06-07T09:00:00.25Z"},
+		{"MidnightGap", "2006-01-02", "2026-09-06", "America/Santiago", "2026-09-06T04:00:00Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := recur.ParseLocal(tc.layout, tc.in, mustLoad(t, tc.zone))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.UTC().Format(time.RFC3339Nano)); diff != "" {
+				t.Errorf("ParseLocal(%q in %s) mismatch (-want +got):\n%s", tc.in, tc.zone, diff)
+			}
+		})
+	}
+	if _, err := recur.ParseLocal("2006-01-02T15:04:05", "2030-02-30T09:00:00", time.UTC); err == nil {
+		t.Error("ParseLocal accepted 30 February")
+	}
+}
+
+// TestStampWallOf writes wall clocks with the offset that keeps their
+// digits and reads the digits back: a time a gap skips keeps them with
+// the offset before the gap, a repeated one is its first occurrence, and
+// digits that do not denote the instant in its zone give way to the
+// instant's own wall clock.
+func TestStampWallOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, wall, zone, want string
+	}{
+		{"Ordinary", "2030-06-07T09:00:00", "America/New_York", "2030-06-07T09:00:00-04:00"},
+		{"Gap", "2030-03-10T02:30:00", "America/New_York", "2030-03-10T02:30:00-05:00"},
+		{"Overlap", "2030-10-27T02:30:00", "Europe/Berlin", "2030-10-27T02:30:00+02:00"},
+		{"UTC", "2030-03-10T02:30:00", "UTC", "2030-03-10T02:30:00Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			loc := mustLoad(t, tc.zone)
+			wall, err := time.Parse("2006-01-02T15:04:05", tc.wall)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := recur.Stamp(wall, loc)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Stamp(%s in %s) mismatch (-want +got):\n%s", tc.wall, tc.zone, diff)
+			}
+			inst, err := time.Parse(time.RFC3339, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !inst.Equal(recur.At(wall, loc)) {
+				t.Errorf("Stamp(%s in %s) = %s, not the instant At gives, %s", tc.wall, tc.zone, got, recur.At(wall, loc))
+			}
+			if back := recur.WallOf(got, inst.In(loc)); !back.Equal(wall) {
+				t.Errorf("WallOf(%s) = %s, want the digits %s", got, back, wall)
+			}
+		})
+	}
+	// The second 02:30 in Berlin, written with its offset: its digits
+	// would read as the first, so the wall clock is the instant's.
+	berlin := mustLoad(t, "Europe/Berlin")
+	second := time.Date(2030, 10, 27, 1, 30, 0, 0, time.UTC).In(berlin)
+	if got, want := recur.WallOf("2030-10-27T02:30:00+01:00", second), time.Date(2030, 10, 27, 2, 30, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("WallOf(second 02:30) = %s, want %s", got, want)
+	}
+	// Digits in another zone than the instant's: the instant's wall clock.
+	ny := mustLoad(t, "America/New_York")
+	inst := time.Date(2030, 6, 7, 13, 0, 0, 0, time.UTC).In(ny)
+	if got, want := recur.WallOf("2030-06-07T15:00:00+02:00", inst), time.Date(2030, 6, 7, 9, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("WallOf(a Berlin rendering of a New York time) = %s, want %s", got, want)
+	}
+}
+
+// TestParseAt expands a daily series from a start that the first day's
+// gap skips: the first instance moves forward by the gap, the later ones
+// keep the time of day as written. Parse, given the instant, cannot know
+// the wall clock and keeps 03:30.
+func TestParseAt(t *testing.T) {
+	t.Parallel()
+	ny := mustLoad(t, "America/New_York")
+	start := time.Date(2030, 3, 10, 7, 30, 0, 0, time.UTC).In(ny)
+	set, err := recur.ParseAt([]string{"RRULE:FREQ=DAILY;COUNT=3"}, start, "2030-03-10T02:30:00", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for occ := range set.Between(time.Date(2030, 3, 9, 0, 0, 0, 0, time.UTC), time.Date(2030, 3, 20, 0, 0, 0, 0, time.UTC), time.Hour) {
+		got = append(got, occ.Start.Format(time.RFC3339))
+	}
+	want := []string{"2030-03-10T03:30:00-04:00", "2030-03-11T02:30:00-04:00", "2030-03-12T02:30:00-04:00"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("instances mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSet_Overlaps: a series overlaps a window when one of its instances
+// does; one that ended before it or starts after it does not, and an open
+// end reaches to the year 9999.
+func TestSet_Overlaps(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2026, 9, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name     string
+		start    time.Time
+		rule     string
+		from, to time.Time
+		want     bool
+	}{
+		{"Ended", day(1).Add(10 * time.Hour), "RRULE:FREQ=DAILY;COUNT=3", day(4), day(6), false},
+		{"Running", day(1).Add(10 * time.Hour), "RRULE:FREQ=DAILY;COUNT=10", day(4), day(6), true},
+		{"Later", day(20).Add(10 * time.Hour), "RRULE:FREQ=WEEKLY", day(4), day(6), false},
+		{"LaterOpenEnd", day(20).Add(10 * time.Hour), "RRULE:FREQ=WEEKLY", day(4), time.Time{}, true},
+		{"LastInstanceLasts", day(3).Add(23 * time.Hour), "RRULE:FREQ=DAILY;COUNT=1", day(4), day(6), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			set, err := recur.Parse([]string{tc.rule}, tc.start, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := set.Overlaps(tc.from, tc.to, 2*time.Hour); got != tc.want {
+				t.Errorf("Overlaps(%v, %v) = %v, want %v", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/unical/unical/internal/recur"
 )
 
 // Interval is a half-open range [Start, End).
@@ -247,10 +249,10 @@ func (w *walker) free(s, e, bs, be int64) bool {
 func starts(loc *time.Location, from, to time.Time, step time.Duration) func(func(int64) bool) {
 	return func(yield func(int64) bool) {
 		l := from.In(loc)
-		day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
+		day := recur.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, loc)
 		f, end, st := from.UnixNano(), to.UnixNano(), int64(step)
 		for day.Before(to) {
-			next := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+			next := recur.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, loc)
 			t, stop := day.UnixNano(), min(next.UnixNano(), end)
 			if f > t {
 				// The first step at or after from.
@@ -282,17 +284,18 @@ func expand(wh *WorkingHours, from, to time.Time) []span {
 		overrides[date{o.Year, o.Month, o.Day}] = o.Intervals
 	}
 	add := func(out []span, day time.Time, start, end int) []span {
-		// time.Date reads the wall clock in loc on that very date, so
-		// the offset of each day applies.
-		s := time.Date(day.Year(), day.Month(), day.Day(), 0, start, 0, 0, loc)
-		e := time.Date(day.Year(), day.Month(), day.Day(), 0, end, 0, 0, loc)
+		// recur.Date reads the wall clock in loc on that very date, so
+		// the offset of each day applies; a time a DST gap skips moves
+		// forward by the gap, a repeated one is its first occurrence.
+		s := recur.Date(day.Year(), day.Month(), day.Day(), 0, start, 0, loc)
+		e := recur.Date(day.Year(), day.Month(), day.Day(), 0, end, 0, loc)
 		if e.After(s) {
 			out = append(out, span{s.UnixNano(), e.UnixNano()})
 		}
 		return out
 	}
 	f := from.In(loc)
-	day := time.Date(f.Year(), f.Month(), f.Day()-1, 0, 0, 0, 0, loc)
+	day := recur.Date(f.Year(), f.Month(), f.Day()-1, 0, 0, 0, loc)
 	var out []span
 	for !day.After(to) {
 		if ivs, ok := overrides[date{day.Year(), day.Month(), day.Day()}]; ok {
@@ -306,7 +309,7 @@ func expand(wh *WorkingHours, from, to time.Time) []span {
 				}
 			}
 		}
-		day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+		day = recur.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, loc)
 	}
 	return merge(out)
 }

@@ -357,3 +357,22 @@ func TestOverlaps(t *testing.T) {
 		t.Errorf("Overlaps without the last = %d, %d; want -1, -1", i, j)
 	}
 }
+
+// TestFind_WorkingHoursInGap reads working hours that start at a time the
+// day's DST change skips by RFC 5545 §3.3.5: 02:30 on 10 March 2030 in New
+// York (clocks jump from 02:00 to 03:00) is 03:30 EDT, so hours from 02:30
+// to 04:00 leave half an hour.
+func TestFind_WorkingHoursInGap(t *testing.T) {
+	newYork := zone(t, "America/New_York")
+	u := func(s string) time.Time { return at(t, time.UTC, s) }
+	wh := &slots.WorkingHours{Location: newYork, Intervals: []slots.WeeklyInterval{{Day: time.Sunday, Start: 2*60 + 30, End: 4 * 60}}}
+	got := slots.Find(&slots.Request{
+		Start: u("2030-03-10 04:00"), End: u("2030-03-10 10:00"),
+		Duration: 30 * time.Minute, Interval: 30 * time.Minute, Location: time.UTC,
+		Participants: []slots.Participant{{ID: "ny", Required: true, WorkingHours: wh}},
+	})
+	want := []slots.Slot{{Start: u("2030-03-10 07:30"), End: u("2030-03-10 08:00"), Participants: []string{"ny"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("slots in working hours from 02:30 on the gap day (-want +got):\n%s", diff)
+	}
+}

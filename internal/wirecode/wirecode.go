@@ -29,6 +29,8 @@ var codes = map[unical.Code]Wire{
 	unical.CodeNotFound:         {http.StatusNotFound, "not_found"},
 	unical.CodeConflict:         {http.StatusConflict, "conflict"},
 	unical.CodeAccountExpired:   {http.StatusConflict, "account_expired"},
+	unical.CodeSlotUnavailable:  {http.StatusConflict, "slot_unavailable"},
+	unical.CodeLimitReached:     {http.StatusConflict, "limit_reached"},
 	unical.CodeGone:             {http.StatusGone, "sync_token_expired"},
 	unical.CodePrecondition:     {http.StatusPreconditionFailed, "precondition_failed"},
 	unical.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "payload_too_large"},
@@ -84,7 +86,7 @@ func CodeOfStatus(status int) unical.Code {
 // statusOrder picks one code for the statuses several codes share (409:
 // conflict before account_expired).
 var statusOrder = []unical.Code{
-	unical.CodeInvalid, unical.CodeUnauthorized, unical.CodeNotFound, unical.CodeConflict, unical.CodeAccountExpired,
+	unical.CodeInvalid, unical.CodeUnauthorized, unical.CodeNotFound, unical.CodeConflict, unical.CodeAccountExpired, unical.CodeSlotUnavailable, unical.CodeLimitReached,
 	unical.CodeGone, unical.CodePrecondition, unical.CodeTooLarge, unical.CodeKeyReused, unical.CodeRateLimited,
 	unical.CodeNotImplemented, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, unical.CodeInternal,
 	MethodNotAllowed, Timeout,

@@ -111,13 +111,16 @@ func TestConnect_Errors(t *testing.T) {
 			params    unical.ConnectParams
 			want      unical.Code
 			wantField string
+			// wantSaid is text the message must hold ("" for any).
+			wantSaid string
 		}{
-			{"wrong password", s.URL, unical.ConnectParams{Email: s.Username, Password: s.Password + "x"}, unical.CodeUnauthorized, ""},
-			{"unknown user", s.URL, unical.ConnectParams{Email: "nobody", Password: s.Password}, unical.CodeUnauthorized, ""},
-			{"no password", s.URL, unical.ConnectParams{Email: s.Username}, unical.CodeInvalid, ""},
-			{"unreachable server", closed, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeUnavailable, ""},
-			{"not a CalDAV server", plain.URL, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl"},
-			{"not a URL", "ftp://example.com", unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl"},
+			{"wrong password", s.URL, unical.ConnectParams{Email: s.Username, Password: s.Password + "x"}, unical.CodeUnauthorized, "", `refused the login "` + s.Username + `"`},
+			{"wrong password with a username", s.URL, unical.ConnectParams{Email: "grace@example.org", Username: s.Username, Password: s.Password + "x"}, unical.CodeUnauthorized, "", `refused the login "` + s.Username + `"`},
+			{"unknown user", s.URL, unical.ConnectParams{Email: "nobody", Password: s.Password}, unical.CodeUnauthorized, "", ""},
+			{"no password", s.URL, unical.ConnectParams{Email: s.Username}, unical.CodeInvalid, "", ""},
+			{"unreachable server", closed, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeUnavailable, "", "The CalDAV server at " + closed + " cannot be reached."},
+			{"not a CalDAV server", plain.URL, unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl", ""},
+			{"not a URL", "ftp://example.com", unical.ConnectParams{Email: s.Username, Password: s.Password}, unical.CodeInvalid, "serverUrl", ""},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +130,9 @@ func TestConnect_Errors(t *testing.T) {
 				var ue *unical.Error
 				if got := unical.ErrorCode(err); got != tt.want || (tt.wantField != "" && (!errors.As(err, &ue) || ue.Field != tt.wantField)) {
 					t.Errorf("Connect = %+v, %v; want code %q naming %q", c, err, tt.want, tt.wantField)
+				}
+				if msg := unical.ErrorMessage(err); !strings.Contains(msg, tt.wantSaid) {
+					t.Errorf("Connect said %q; want it to hold %q", msg, tt.wantSaid)
 				}
 			})
 		}

@@ -34,7 +34,9 @@ func (c *conn) classify(r *response, what string) error {
 	switch r.StatusCode {
 	case http.StatusUnauthorized:
 		if c.connecting {
-			return unical.WrapError(unical.CodeUnauthorized, cause, "The CalDAV server refused the email and app-specific password.")
+			// Name the login sent, which is the username when one was
+			// given: "the email" misleads a user who sent a username.
+			return unical.WrapError(unical.CodeUnauthorized, cause, "The CalDAV server refused the login %q and its password (iCloud and Fastmail take an app-specific password, not the account's own).", c.username)
 		}
 		// A 401 on a stored account is the password (changed, or the
 		// app-specific password revoked): nothing else authenticates.

@@ -43,6 +43,9 @@ type conn struct {
 	floating *time.Location
 }
 
+// origin is u's scheme and host, which an error may show.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
 // maxRetryWait is the longest Retry-After waited for; a longer one is
 // handed to the caller as the error's RetryAfter instead.
 const maxRetryWait = 10 * time.Second
@@ -121,10 +124,12 @@ func (c *conn) doOnce(ctx context.Context, method string, target *url.URL, heade
 			return nil, c.refused(u, err)
 		}
 		if err != nil {
+			// Name the server (its origin: no path, no credentials), so
+			// that a mistyped serverUrl is seen in the answer.
 			if ctx.Err() != nil {
-				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server did not answer in time.")
+				return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server at %s did not answer in time.", origin(u))
 			}
-			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server cannot be reached.")
+			return nil, unical.WrapError(unical.CodeUnavailable, err, "The CalDAV server at %s cannot be reached.", origin(u))
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 		resp.Body.Close()

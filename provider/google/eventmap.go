@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
 )
 
 // Google's conference solution type for Meet, and the unified name of it.
@@ -119,6 +120,17 @@ func fromGoogleTime(d *eventDateTime, zone string, keepDate bool) *unical.EventD
 	out := &unical.EventDateTime{DateTime: d.DateTime, TimeZone: d.TimeZone}
 	if out.TimeZone == "" {
 		out.TimeZone = zone
+		return out
+	}
+	// Google renders dateTime in the calendar's zone (or the request's
+	// timeZone parameter: events.list and events.get "Time zone used in
+	// the response. Optional. The default is the time zone of the
+	// calendar."), not in the event's own start.timeZone; we answer the
+	// event's zone's wall clock and offset, as every provider does.
+	if t, err := time.Parse(time.RFC3339, d.DateTime); err == nil {
+		if loc, err := unical.LoadLocation(d.TimeZone); err == nil {
+			out.DateTime = t.In(loc).Format(time.RFC3339)
+		}
 	}
 	return out
 }
@@ -401,6 +413,12 @@ func toGoogleTime(d *unical.EventDateTime, allDay, recurs, patch bool, field str
 		zone, t = "UTC", t.UTC()
 	}
 	out["dateTime"] = t.Format(time.RFC3339)
+	if wall := recur.WallOf(d.DateTime, t); zone != "" && wall.Format(unical.LocalDateTimeLayout) != t.Format(unical.LocalDateTimeLayout) {
+		// A wall clock skipped by a DST gap: the instant would not keep
+		// it, and a series from it must keep its time of day. Google
+		// reads a dateTime without offset in timeZone.
+		out["dateTime"] = wall.Format(unical.LocalDateTimeLayout)
+	}
 	if zone != "" {
 		out["timeZone"] = zone
 	} else if patch {

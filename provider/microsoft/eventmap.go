@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
 )
 
 // Graph enum values the mapping uses.
@@ -492,6 +493,7 @@ func timeToGraph(d *unical.EventDateTime, allDay bool, field string) (any, *date
 	if err != nil {
 		return nil, nil, err
 	}
+	wall, wallLoc := recur.WallOf(d.DateTime, t), t.Location()
 	if zone == "" {
 		zone = "UTC"
 	}
@@ -504,6 +506,11 @@ func timeToGraph(d *unical.EventDateTime, allDay bool, field string) (any, *date
 		return nil, nil, unical.FieldError(field+".timeZone", "%q is not a time zone Microsoft Graph knows.", zone)
 	}
 	v := &dateTimeTimeZone{DateTime: formatGraphDateTime(t.In(loc)), TimeZone: name}
+	if wallLoc.String() == loc.String() {
+		// The wall clock as written, which a time skipped by a DST gap
+		// keeps so that a series keeps its time of day.
+		v.DateTime = wall.Format(graphLocalLayout)
+	}
 	return v, v, nil
 }
 

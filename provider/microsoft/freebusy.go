@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
 )
 
 var _ unical.FreeBusyQuerier = (*Provider)(nil)
@@ -161,8 +162,8 @@ func (c *client) viewBusy(ctx context.Context, calendarID string, from, to time.
 			if e.IsAllDay {
 				// All-day events name dates: they block those days in the
 				// requested zone, as unical's computed free/busy does.
-				start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc)
-				end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, loc)
+				start = recur.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, loc)
+				end = recur.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, loc)
 			}
 			busy = append(busy, unical.Interval{Start: start, End: end})
 		}

@@ -499,7 +499,7 @@ func recurrenceFromGraph(r *patternedRecurrence, allDay bool, loc *time.Location
 		if zl == nil {
 			zl = time.UTC
 		}
-		last := time.Date(end.Year(), end.Month(), end.Day(), 23, 59, 59, 0, zl)
+		last := recur.Date(end.Year(), end.Month(), end.Day(), 23, 59, 59, zl)
 		add("UNTIL", last.UTC().Format("20060102T150405Z"))
 	default:
 		return nil, fmt.Errorf("microsoft: unknown recurrence range type %q", rg.Type)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/internal/winzone"
 )
 
@@ -66,7 +67,7 @@ func parseGraphDateTime(d *dateTimeTimeZone) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	t, err := time.ParseInLocation(graphLocalLayout, d.DateTime, loc)
+	t, err := recur.ParseLocal(graphLocalLayout, d.DateTime, loc)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("microsoft: bad dateTime %q: %w", d.DateTime, err)
 	}

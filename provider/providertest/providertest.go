@@ -25,7 +25,15 @@
 //     cleared, and the ETag changes;
 //   - answer CodeNotFound for GetEvent, UpdateEvent and DeleteEvent of an
 //     event that does not exist or was deleted;
-//   - list only the events that overlap the query's window;
+//   - read local times that a DST change skips or repeats by RFC 5545
+//     §3.3.5 (forward by the gap; the first occurrence), and expand a
+//     daily series starting at a skipped time at that time of day after
+//     its first day;
+//   - answer a timed value in its own zone's wall clock and offset, not
+//     the calendar's, and all-day values as a dateTime at midnight
+//     without offset or zone;
+//   - list only the events that overlap the query's window, and (through
+//     a Client) no series whose instances all lie outside it;
 //   - expand a recurring series in its time zone across DST changes, with
 //     each instance's RecurringEventID set to the series id, either itself
 //     (EventBatch.Expanded) or by returning the series for
@@ -133,6 +141,10 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"Events/RoundTrip", testEventRoundTrip},
 		{"Events/AllDay", testAllDay},
 		{"Events/LocalTime", testLocalTime},
+		{"Events/WallClock", testWallClock},
+		{"Events/SeriesFromGap", testSeriesFromGap},
+		{"Events/ForeignZone", testForeignZone},
+		{"Events/EndedSeries", testEndedSeries},
 		{"Events/PartialUpdate", testPartialUpdate},
 		{"Events/Delete", testDelete},
 		{"Events/ErrNotFound", testEventNotFound},
@@ -323,13 +335,24 @@ func testAllDay(t *testing.T, h *Harness) {
 	cal := h.NewCalendar(t)
 	created := must[*unical.Event](t, "CreateEvent")(h.Provider.CreateEvent(ctxOf(t), h.Session, cal, &unical.EventParams{
 		Title: unical.Some("Holiday"), IsAllDay: unical.Some(true),
-		Start: timed("2026-07-01T00:00:00"), End: timed("2026-07-03T00:00:00"),
+		Start: unical.Some(unical.EventDateTime{Date: "2026-07-01", TimeZone: "Europe/Berlin"}),
+		End:   unical.Some(unical.EventDateTime{Date: "2026-07-03", TimeZone: "Europe/Berlin"}),
 	}))
 	got := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctxOf(t), h.Session, cal, created.ID))
-	start, err1 := got.Start.Day("start")
-	end, err2 := got.End.Day("end")
-	if !got.IsAllDay || err1 != nil || err2 != nil || start.Format(unical.DateLayout) != "2026-07-01" || end.Format(unical.DateLayout) != "2026-07-03" {
-		t.Errorf("all-day event = isAllDay %v start %+v end %+v, want 2026-07-01 to 2026-07-03 (exclusive)", got.IsAllDay, got.Start, got.End)
+	listed, _ := listAll(t, h, cal, unical.EventQuery{})
+	if len(listed) != 1 {
+		t.Fatalf("the listing holds %d events, want 1", len(listed))
+	}
+	// The one form of all-day values: the date at midnight without an
+	// offset, and no zone (a date means the same day everywhere).
+	want := [2]unical.EventDateTime{{DateTime: "2026-07-01T00:00:00"}, {DateTime: "2026-07-03T00:00:00"}}
+	for what, e := range map[string]*unical.Event{"CreateEvent": created, "GetEvent": got, "ListEvents": listed[0]} {
+		if !e.IsAllDay || e.Start == nil || e.End == nil {
+			t.Fatalf("%s: isAllDay %v start %v end %v", what, e.IsAllDay, e.Start, e.End)
+		}
+		if diff := cmp.Diff(want, [2]unical.EventDateTime{*e.Start, *e.End}); diff != "" {
+			t.Errorf("%s of an all-day event from 1 to 3 July (exclusive) mismatch (-want +got):\n%s", what, diff)
+		}
 	}
 }
 
@@ -411,21 +434,7 @@ func testRecurring(t *testing.T, h *Harness) {
 		t.Fatalf("created series isRecurring %v recurrence %v", series.IsRecurring, series.Recurrence)
 	}
 	from, to := time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
-	events, batch := listAll(t, h, cal, unical.EventQuery{TimeMin: from, TimeMax: to, SingleEvents: true})
-	if !batch.Expanded {
-		var err error
-		if events, err = unical.ExpandEvents(events, from, to); err != nil {
-			t.Fatalf("ExpandEvents: %v", err)
-		}
-	}
-	var starts []time.Time
-	for _, e := range events {
-		if e.RecurringEventID != series.ID {
-			t.Errorf("instance %s has recurringEventId %q, want %q", e.ID, e.RecurringEventID, series.ID)
-		}
-		starts = append(starts, instant(t, e.Start))
-	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	starts := instanceStarts(t, h, cal, series.ID, from, to)
 	// 09:00 Berlin stays 09:00 across the DST change of 29 March.
 	want := []time.Time{
 		time.Date(2026, 3, 27, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 28, 8, 0, 0, 0, time.UTC),

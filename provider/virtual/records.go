@@ -199,7 +199,7 @@ func (p *Provider) load(ctx context.Context, s *unical.Session, calendarID strin
 		if err := json.Unmarshal(rec.Data, &e); err != nil {
 			return unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
 		}
-		eventbook.WithOffsets(&e.Event) // stored before writes added them
+		eventbook.Normalize(&e.Event) // stored before writes added them
 		id := strings.TrimPrefix(rec.Key, calendarID+"/")
 		l.book.Events[id] = &e
 		l.versions[id] = rec.Version
@@ -246,7 +246,7 @@ func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID st
 		if err := json.Unmarshal(rec.Data, &e); err != nil {
 			return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
 		}
-		eventbook.WithOffsets(&e.Event) // stored before writes added them
+		eventbook.Normalize(&e.Event) // stored before writes added them
 		b.Events[strings.TrimPrefix(rec.Key, calendarID+"/")] = &e
 	}
 	return b, nil

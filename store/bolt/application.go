@@ -252,6 +252,9 @@ func (s *Store) DeleteApplication(ctx context.Context, id string) error {
 				return err
 			}
 		}
+		if err := deleteAccountRecords(tx, id, storedoc.ApplicationRecords); err != nil {
+			return err
+		}
 		return apps.Delete([]byte(id))
 	})
 }

@@ -39,8 +39,10 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	k := append(recordBase(appID, accountID, collection), key...)
 	var version uint64
 	err := s.update(ctx, "put record", func(tx *bbolt.Tx) error {
-		if _, err := getAccount(tx, appID, accountID); err != nil {
-			return err
+		if accountID != storedoc.ApplicationRecords {
+			if _, err := getAccount(tx, appID, accountID); err != nil {
+				return err
+			}
 		}
 		b := tx.Bucket(bucketRecords)
 		if err := checkRecordVersion(b, k, key, ifVersion, false); err != nil {

@@ -220,6 +220,9 @@ func (s *Store) DeleteApplication(ctx context.Context, id string) error {
 		if _, err := tx.Exec(ctx, "DELETE FROM api_keys WHERE application_id = $1", id); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, "DELETE FROM records WHERE application_id = $1 AND account_id = ''", id); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, "DELETE FROM applications WHERE id = $1", id)
 		return err
 	})

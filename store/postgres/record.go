@@ -38,14 +38,17 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	err := s.tx(ctx, "put record", func(tx pgx.Tx) error {
 		// FOR SHARE keeps the account from going (with its records) while
 		// the record is written.
-		var one int
-		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return storedoc.NotFound("Account", accountID)
+		if accountID != storedoc.ApplicationRecords {
+			var one int
+			err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return storedoc.NotFound("Account", accountID)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
+		var err error
 		if ifVersion == 0 {
 			err = tx.QueryRow(ctx, `INSERT INTO records (application_id, account_id, collection, key, data, version)
 				VALUES ($1, $2, $3, $4, $5, nextval('record_versions'))

@@ -8,6 +8,9 @@ import (
 	"github.com/unical/unical"
 )
 
+// appRecords is the account id of an application's own records.
+const appRecords = ""
+
 // recordTests cover RecordStore: compare-and-set versions, listing by
 // prefix, isolation between applications and accounts, and removal with
 // the account.
@@ -187,6 +190,33 @@ var recordTests = []testCase{
 		if d := diff(&unical.Record{Key: "1", Data: []byte("kept"), Version: vKeep}, got); d != "" {
 			t.Errorf("GetRecord(kept account) mismatch (-want +got):\n%s", d)
 		}
+	}},
+	{"ApplicationRecords", func(t *testing.T, s unical.Store) {
+		app := mustCreateApplication(t, s)
+		other := mustCreateApplication(t, s)
+		acc := mustCreateAccount(t, s, app.ID, unical.ProviderType("VIRTUAL"), "room@example.com")
+		v, err := s.PutRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1", []byte("app's"), 0)
+		mustOK(t, "PutRecord(application record)", err)
+		_, err = s.PutRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1", []byte("again"), 0)
+		wantCode(t, "PutRecord(application record exists)", err, unical.CodeConflict)
+		_, err = s.PutRecord(t.Context(), app.ID, acc.ID, "bookings", "bk_1", []byte("account's"), 0)
+		mustOK(t, "PutRecord(account record, same key)", err)
+		got, err := s.ListRecords(t.Context(), app.ID, appRecords, "bookings", "", "", 0)
+		mustOK(t, "ListRecords(application)", err)
+		if d := diff([]*unical.Record{{Key: "bk_1", Data: []byte("app's"), Version: v}}, got); d != "" {
+			t.Errorf("ListRecords(application) mismatch (-want +got):\n%s", d)
+		}
+		_, err = s.GetRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1")
+		wantCode(t, "GetRecord(other application)", err, unical.CodeNotFound)
+		// The application goes with its records once its accounts are gone.
+		mustOK(t, "DeleteAccount()", s.DeleteAccount(t.Context(), app.ID, acc.ID))
+		_, err = s.PutRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1", []byte("kept"), 0)
+		mustOK(t, "PutRecord(other application)", err)
+		mustOK(t, "DeleteApplication()", s.DeleteApplication(t.Context(), app.ID))
+		_, err = s.GetRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1")
+		wantCode(t, "GetRecord(deleted application)", err, unical.CodeNotFound)
+		_, err = s.GetRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1")
+		mustOK(t, "GetRecord(other application after the delete)", err)
 	}},
 	{"ConcurrentWriters", func(t *testing.T, s unical.Store) {
 		acc := mustCreateAccount(t, s, "app_A", unical.ProviderType("VIRTUAL"), "room@example.com")

@@ -50,14 +50,20 @@ func CheckID(what, id string) error {
 	return nil
 }
 
+// ApplicationRecords is the account id of an application's own records
+// in the RecordStore, which belong to no account.
+const ApplicationRecords = ""
+
 // CheckRecordKey refuses ids, collections and keys that CheckID refuses;
 // in bbolt they are parts of a records-bucket key.
 func CheckRecordKey(appID, accountID, collection, key string) error {
 	if err := CheckID("Application id", appID); err != nil {
 		return err
 	}
-	if err := CheckID("Account id", accountID); err != nil {
-		return err
+	if accountID != ApplicationRecords {
+		if err := CheckID("Account id", accountID); err != nil {
+			return err
+		}
 	}
 	if err := CheckID("Record collection", collection); err != nil {
 		return err
