@@ -385,4 +385,3 @@ func (c *Client) Application(ctx context.Context, id string) (*Application, erro
 func cachedApplication(ctx context.Context, store ApplicationStore, apps *ttlcache.Cache[*Application], id string) (*Application, error) {
 	return apps.Load(id, func() (*Application, error) { return store.GetApplication(ctx, id) })
 }
-

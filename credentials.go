@@ -175,20 +175,16 @@ func (c *Client) Provider(t ProviderType) (Provider, error) {
 	return p, nil
 }
 
-// addProviderHint says how a program embedding the library adds the
-// provider a request named: the bundled providers' constructors, which
-// unicald always configures.
+// addProviderHint says which constructor adds a bundled provider, for a
+// program embedding the library without it (unicald has them all).
 func addProviderHint(t ProviderType) string {
-	constructor := map[ProviderType]string{
-		ProviderGoogle:    "google.New(google.Config{...}) from package provider/google",
-		ProviderMicrosoft: "microsoft.New(microsoft.Config{...}) from package provider/microsoft",
-		ProviderCalDAV:    "caldav.New(caldav.Config{...}) from package provider/caldav",
-		ProviderVirtual:   "virtual.New(store) from package provider/virtual",
-	}[t]
-	if constructor == "" {
-		return ""
+	if pkg := map[ProviderType]string{ProviderGoogle: "google", ProviderMicrosoft: "microsoft", ProviderCalDAV: "caldav"}[t]; pkg != "" {
+		return " Add " + pkg + ".New(" + pkg + ".Config{...}) from package provider/" + pkg + " to unical.Config.Providers."
 	}
-	return " Add " + constructor + " to unical.Config.Providers."
+	if t == ProviderVirtual {
+		return " Add virtual.New(store) from package provider/virtual to unical.Config.Providers."
+	}
+	return ""
 }
 
 // GetCredentials returns an account's stored credentials: a valid access
