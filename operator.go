@@ -72,8 +72,7 @@ func (c *Client) SealClientSecret(app *Application, t ProviderType, secret strin
 	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), seal.ClientSecretBinding(app.ID, string(t)))
 }
 
-// SealDelegation seals the secret of app's delegation credential for
-// provider type t, bound to both.
+// SealDelegation seals app's delegation secret for provider type t.
 func (c *Client) SealDelegation(app *Application, t ProviderType, secret []byte) []byte {
 	return c.credentials.Seal(secret, seal.DelegationBinding(app.ID, string(t)))
 }
@@ -83,9 +82,11 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
 }
 
-// NewWebhookSecret gives app's own webhook endpoint a new whsec_ signing
-// secret, sealed into app.SealedWebhookSecret, and returns it to be shown
-// once.
+// MailSealer seals Application.SealedMail, bound by seal.MailBinding.
+func (c *Client) MailSealer() *seal.Sealer { return c.credentials }
+
+// NewWebhookSecret gives app's own webhook endpoint a new whsec_ secret,
+// sealed into app.SealedWebhookSecret, and returns it to be shown once.
 func (c *Client) NewWebhookSecret(app *Application) string {
 	secret := webhook.NewSecret()
 	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), seal.WebhookSecretBinding(app.ID))

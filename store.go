@@ -58,6 +58,7 @@ type Application struct {
 	// Delegations are the application's delegation credentials (our
 	// extension), at most one per provider type.
 	Delegations map[ProviderType]Delegation `json:"-"`
+	SealedMail  []byte                      `json:"-"` // invitation mail settings (package smtpsend), sealed; nil when unset
 }
 
 // Delegation is a credential that acts for every user of a Google

@@ -22,6 +22,8 @@ type ApplicationView struct {
 	// Providers has the settings of every provider type, configured or not.
 	Providers []*ProviderSettingsView `json:"providers"`
 	Webhook   *WebhookView            `json:"webhook"`
+	// Mail is the invitation mail settings; null when not set.
+	Mail *MailView `json:"mail"`
 }
 
 // WebhookView is an application's own webhook endpoint, which receives
@@ -41,6 +43,7 @@ func (s *Service) applicationView(app *unical.Application) *ApplicationView {
 		ID: app.ID, Name: app.Name, CreatedAt: app.CreatedAt, UpdatedAt: app.UpdatedAt,
 		RedirectURLs: slices.Clone(app.RedirectURLs),
 		Webhook:      &WebhookView{URL: app.WebhookURL, SecretSet: app.SealedWebhookSecret != nil, EndpointState: app.CurrentWebhookState()},
+		Mail:         s.mailView(app),
 	}
 	if v.RedirectURLs == nil {
 		v.RedirectURLs = []string{}

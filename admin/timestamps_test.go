@@ -39,7 +39,7 @@ func TestViews_Timestamps(t *testing.T) {
 					EndpointState: unical.EndpointState{FailingSince: &nanos, DisabledAt: &whole, DisabledReason: "gone"}}},
 			want: map[string]any{"applicationId": "app_1", "name": "one", "createdAt": nanosWant, "updatedAt": wholeWant,
 				"redirectUrls": []any{}, "providers": nil, "webhook": map[string]any{"url": "https://example.com/hook", "secretSet": true,
-					"failingSince": nanosWant, "disabledAt": wholeWant, "disabledReason": "gone"}},
+					"failingSince": nanosWant, "disabledAt": wholeWant, "disabledReason": "gone"}, "mail": nil},
 		},
 		{
 			name: "WebhookViewWorking",

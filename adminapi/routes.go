@@ -47,6 +47,11 @@ func (h *handler) routes() {
 	h.handle("POST /admin/v1/applications/{appId}/webhook/rotate", h.handleWebhookRotate)
 	h.handle("GET /admin/v1/applications/{appId}/webhook/deliveries", h.handleWebhookDeliveries)
 
+	h.handle("GET /admin/v1/applications/{appId}/mail", h.handleMailGet)
+	h.handle("PUT /admin/v1/applications/{appId}/mail", h.handleMailSet)
+	h.handle("DELETE /admin/v1/applications/{appId}/mail", h.handleMailRemove)
+	h.handle("POST /admin/v1/applications/{appId}/mail/verify", h.handleMailVerify)
+
 	h.handle("GET /admin/v1/applications/{appId}/accounts", h.handleAccountList)
 	h.handle("GET /admin/v1/applications/{appId}/accounts/{accountId}", h.handleAccountGet)
 	h.handle("DELETE /admin/v1/applications/{appId}/accounts/{accountId}", h.handleAccountDelete)
@@ -351,6 +356,49 @@ func (h *handler) handleProviderCheck(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	return ok(w, check)
+}
+
+// handleMailGet handles GET /admin/v1/applications/{appId}/mail.
+func (h *handler) handleMailGet(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.svc.ApplicationMail(r.Context(), r.PathValue("appId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleMailSet handles PUT /admin/v1/applications/{appId}/mail.
+func (h *handler) handleMailSet(w http.ResponseWriter, r *http.Request) error {
+	var body admin.MailParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.SetApplicationMail(r.Context(), r.PathValue("appId"), &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
+}
+
+// handleMailRemove handles DELETE /admin/v1/applications/{appId}/mail.
+func (h *handler) handleMailRemove(w http.ResponseWriter, r *http.Request) error {
+	if err := h.svc.RemoveApplicationMail(r.Context(), r.PathValue("appId")); err != nil {
+		return err
+	}
+	return ok(w, &unical.Success{Success: true})
+}
+
+// handleMailVerify handles POST /admin/v1/applications/{appId}/mail/verify.
+func (h *handler) handleMailVerify(w http.ResponseWriter, r *http.Request) error {
+	var body admin.MailVerifyParams
+	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	v, err := h.svc.VerifyApplicationMail(r.Context(), r.PathValue("appId"), &body)
+	if err != nil {
+		return err
+	}
+	return ok(w, v)
 }
 
 // handleWebhookGet handles GET /admin/v1/applications/{appId}/webhook.

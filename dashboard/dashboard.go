@@ -187,6 +187,10 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))
+	m.HandleFunc("GET /dashboard/apps/{app}/mail", h.page(h.pageHandler(pageMail)))
+	m.HandleFunc("POST /dashboard/apps/{app}/mail", h.form(h.saveMail))
+	m.HandleFunc("POST /dashboard/apps/{app}/mail/remove", h.form(h.removeMail))
+	m.HandleFunc("POST /dashboard/apps/{app}/mail/verify", h.form(h.verifyMail))
 	m.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Error: "There is no such page."})
 	})

@@ -33,6 +33,8 @@ var notices = map[string]string{
 	"webhook-cleared":      "The webhook URL was removed.",
 	"app-deleted":          "The application was deleted.",
 	"resent":               "The message was queued for delivery again.",
+	"mail-saved":           "The mail settings were saved; send a test message to check them.",
+	"mail-removed":         "The mail settings were removed: no invitation is mailed or received from now on.",
 }
 
 // appPage is one of an application's pages: its template, and load, which

@@ -100,6 +100,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerFreeBusyRoutes()
 	h.registerAvailabilityRoutes()
 	h.registerRoomRoutes()
+	h.registerInvitationRoutes()
 	h.registerBookingRoutes()
 	h.registerCapabilityRoutes()
 	h.registerWebhookRoutes()

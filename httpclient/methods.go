@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
+	"github.com/unical/unical/invite/invitelog"
 	"github.com/unical/unical/rooms"
 	"github.com/unical/unical/subscriptions"
 )
@@ -239,6 +240,13 @@ func scopeQuery(scope unical.EditScope) url.Values {
 // POST /v1/events/{endUserAccountId}/{calendarId}/{eventId}/rsvp.
 func (c *Client) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *unical.RSVPParams) (*unical.Success, error) {
 	return call[unical.Success](ctx, c, "POST", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID, "/rsvp")
+}
+
+// ListInvitations returns the delivery log of an event's emailed
+// invitations (as invite.ListInvitations does in-process):
+// GET /v1/events/{endUserAccountId}/{calendarId}/{eventId}/invitations.
+func (c *Client) ListInvitations(ctx context.Context, accountID, calendarID, eventID string) (*invitelog.List, error) {
+	return call[invitelog.List](ctx, c, "GET", nil, nil, "/v1/events/", accountID, "/", calendarID, "/", eventID, "/invitations")
 }
 
 // QueryFreeBusy returns busy slots: POST /v1/freeBusy/{endUserAccountId}.

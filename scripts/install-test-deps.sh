@@ -3,7 +3,8 @@
 # CalDAV servers Radicale, Xandikos and Cyrus IMAP's CalDAV with its SASL
 # user tool (internal/davtest), PostgreSQL
 # (internal/pgtest, which runs Debian's initdb and pg_ctl from
-# /usr/lib/postgresql/N/bin) and Chromium for the dashboard's headless
+# /usr/lib/postgresql/N/bin), Exim as the mail server invitations are
+# sent to (internal/smtptest) and Chromium for the dashboard's headless
 # browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
 # when all are already installed, prints nothing on success, and shows
 # apt-get's output only when a step fails.
@@ -11,9 +12,9 @@ set -euo pipefail
 
 # Each package with the program that shows it is usable.
 # Cyrus's programs live in /usr/lib/cyrus/bin, off PATH.
-packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin postgresql chromium)
+packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin postgresql exim4-daemon-light chromium)
 declare -A program=([radicale]=radicale [xandikos]=xandikos [cyrus-imapd]=/usr/lib/cyrus/bin/master
-	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2 [postgresql]=initdb [chromium]=chromium)
+	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2 [postgresql]=initdb [exim4-daemon-light]=exim4 [chromium]=chromium)
 
 # has reports whether a program is on PATH or, for PostgreSQL's, in
 # Debian's versioned folder, which is not on PATH.

@@ -57,5 +57,6 @@ FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/
 FuzzRecurrenceToGraph ./provider/microsoft/
+FuzzParse ./imip/
 FuzzDecodeIDToken ./internal/identity/
 TARGETS

@@ -138,6 +138,10 @@ type appsCommand struct {
 	webhookURL   string
 	provider     unical.ProviderType
 	settings     unical.ProviderSettings
+	// mail is the invitation mail settings to set; nil leaves them.
+	mail *admin.MailParams
+	// verifyTo is the address apps verify-mail sends its test to.
+	verifyTo string
 }
 
 // appsRemote runs an apps command through the admin API. update makes one
@@ -153,6 +157,12 @@ func (m *Main) appsRemote(ctx context.Context, remote *adminClient, cmd *appsCom
 			return err
 		}
 		return writeApps(m, list.Data, cmd.asJSON)
+	case "verify-mail":
+		var verified admin.MailVerified
+		if err := remote.do(ctx, "POST", "/applications/"+url.PathEscape(cmd.id)+"/mail/verify", &admin.MailVerifyParams{To: cmd.verifyTo}, &verified); err != nil {
+			return err
+		}
+		return writeVerified(m, &verified)
 	case "delete":
 		q := ""
 		if cmd.cascade {
@@ -250,6 +260,11 @@ func (m *Main) updateRemote(ctx context.Context, remote *adminClient, cmd *appsC
 			params.ClientSecret = unical.Some(s.ClientSecret)
 		}
 		if err := remote.do(ctx, "PUT", app+"/providers/"+cmd.provider.PathName(), &params, nil); err != nil {
+			return webhookSecret, err
+		}
+	}
+	if cmd.mail != nil {
+		if err := remote.do(ctx, "PUT", app+"/mail", cmd.mail, nil); err != nil {
 			return webhookSecret, err
 		}
 	}

@@ -36,13 +36,13 @@ func appsCommands() *command {
 		summary: "Create, change, list and delete applications (tenants of /v1) and their delegation credentials.",
 		notes:   adminNotes,
 		subs: []*command{
-			{path: "apps create", synopsis: "--name NAME [--json] [--redirect-url URL]... [--webhook-url URL] [provider flags]",
+			{path: "apps create", synopsis: "--name NAME [--json] [--redirect-url URL]... [--webhook-url URL] [provider flags] [mail flags]",
 				summary: "Create an application and print its id and first API key (shown only now).", notes: adminNotes,
 				setup: func(m *Main, fs *flag.FlagSet) (func(context.Context) error, error) {
 					return m.appsSetup(fs, "create")
 				}},
-			{path: "apps update", synopsis: "--id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL] [provider flags]",
-				summary: "Change an application's name, redirect URLs, webhook or provider settings.", notes: adminNotes,
+			{path: "apps update", synopsis: "--id APP_ID [--name NAME] [--redirect-url URL]... [--webhook-url URL] [provider flags] [mail flags]",
+				summary: "Change an application's name, redirect URLs, webhook, provider or invitation mail settings.", notes: adminNotes,
 				setup: func(m *Main, fs *flag.FlagSet) (func(context.Context) error, error) {
 					return m.appsSetup(fs, "update")
 				}},
@@ -55,6 +55,11 @@ func appsCommands() *command {
 				summary: "Delete an application (with --cascade, its accounts too).", notes: adminNotes,
 				setup: func(m *Main, fs *flag.FlagSet) (func(context.Context) error, error) {
 					return m.appsSetup(fs, "delete")
+				}},
+			{path: "apps verify-mail", synopsis: "--id APP_ID --to ADDRESS",
+				summary: "Send a test message through the application's SMTP server and print what the server answered.", notes: adminNotes,
+				setup: func(m *Main, fs *flag.FlagSet) (func(context.Context) error, error) {
+					return m.appsSetup(fs, "verify-mail")
 				}},
 			delegationCommands(),
 		},
@@ -82,7 +87,11 @@ func (m *Main) appsSetup(fs *flag.FlagSet, op string) (func(context.Context) err
 		fs.BoolVar(&cmd.asJSON, "json", false, "print indented JSON instead of a table")
 	case "delete":
 		fs.BoolVar(&cmd.cascade, "cascade", false, "also delete the application's accounts")
+	case "verify-mail":
+		fs.StringVar(&cmd.verifyTo, "to", "", "address the test message is sent to")
 	}
+	var mail admin.MailParams
+	var smtpPasswordFile, inboundSecretFile string
 	var provider, secretFile string
 	if op == "create" || op == "update" {
 		if op == "create" {
@@ -101,10 +110,37 @@ func (m *Main) appsSetup(fs *flag.FlagSet, op string) (func(context.Context) err
 		fs.StringVar(&ps.APIBaseURL, "api-base-url", "", "calendar API base URL override")
 		fs.StringVar(&ps.ServerURL, "server-url", "", "CalDAV server URL")
 		fs.StringVar(&ps.Tenant, "tenant", "", "Microsoft tenant")
+		fs.StringVar(&mail.SMTPURL, "smtp-url", "", "invitation mail: smtp://host[:port] (STARTTLS) or smtps://host[:port]")
+		fs.StringVar(&mail.Username, "smtp-user", "", "invitation mail: SMTP user")
+		fs.StringVar(&smtpPasswordFile, "smtp-password-file", "", "invitation mail: file holding the SMTP password")
+		fs.StringVar(&mail.From, "mail-from", "", "invitation mail: the From address")
+		fs.StringVar(&inboundSecretFile, "inbound-secret-file", "", "invitation mail: file holding the secret inbound mail is posted with")
 	}
 	return func(ctx context.Context) error {
-		if (op == "update" || op == "delete") && cmd.id == "" {
+		if (op == "update" || op == "delete" || op == "verify-mail") && cmd.id == "" {
 			return usageError{msg: "apps " + op + " needs --id"}
+		}
+		if op == "verify-mail" && cmd.verifyTo == "" {
+			return usageError{msg: "apps verify-mail needs --to"}
+		}
+		if mail != (admin.MailParams{}) || smtpPasswordFile != "" || inboundSecretFile != "" {
+			if mail.SMTPURL == "" || mail.From == "" {
+				return usageError{msg: "the mail flags need --smtp-url and --mail-from together"}
+			}
+			for _, f := range []struct {
+				file string
+				into *string
+			}{{smtpPasswordFile, &mail.Password}, {inboundSecretFile, &mail.InboundSecret}} {
+				if f.file == "" {
+					continue
+				}
+				b, err := os.ReadFile(f.file)
+				if err != nil {
+					return err
+				}
+				*f.into = strings.TrimSpace(string(b))
+			}
+			cmd.mail = &mail
 		}
 		if provider != "" {
 			t, ok := unical.ParseProviderPath(provider)
@@ -157,16 +193,35 @@ func (m *Main) appsOffline(ctx context.Context, sf storeFlags, cmd *appsCommand)
 		if err != nil {
 			return err
 		}
+		if cmd.mail != nil {
+			if _, err := client.SetApplicationMail(ctx, created.ApplicationID, cmd.mail); err != nil {
+				return err
+			}
+		}
 		return m.printCreated(created, cmd.asJSON)
 	case "update":
 		app, secret, err := client.UpdateApplication(ctx, cmd.id, params)
 		if err != nil {
 			return err
 		}
+		if cmd.mail != nil {
+			if _, err := client.SetApplicationMail(ctx, cmd.id, cmd.mail); err != nil {
+				return err
+			}
+			if app, err = client.GetApplication(ctx, cmd.id); err != nil {
+				return err
+			}
+		}
 		if secret != "" {
 			fmt.Fprintf(m.Stderr, "webhookSecret (shown once): %s\n", secret)
 		}
 		return json.NewEncoder(m.Stdout).Encode(app)
+	case "verify-mail":
+		verified, err := client.VerifyApplicationMail(ctx, cmd.id, &admin.MailVerifyParams{To: cmd.verifyTo})
+		if err != nil {
+			return err
+		}
+		return writeVerified(m, verified)
 	case "list":
 		apps, err := client.ListApplicationViews(ctx)
 		if err != nil {
@@ -180,6 +235,16 @@ func (m *Main) appsOffline(ctx context.Context, sf storeFlags, cmd *appsCommand)
 		}
 		return json.NewEncoder(m.Stdout).Encode(deleted)
 	}
+}
+
+// writeVerified prints the SMTP server's answer to apps verify-mail; a
+// refused message is an error, so the command fails.
+func writeVerified(m *Main, v *admin.MailVerified) error {
+	if !v.Accepted {
+		return fmt.Errorf("the SMTP server refused the test message: %s", v.Reply)
+	}
+	_, err := fmt.Fprintf(m.Stdout, "accepted: %s\n", v.Reply)
+	return err
 }
 
 // writeApps prints apps list, offline or from the admin API.

@@ -7,9 +7,11 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
+	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
+	"github.com/unical/unical/provider/virtual"
 )
 
 // defaultProviders returns the providers the server ships with, each with
@@ -33,4 +35,22 @@ func defaultProviders(logger *slog.Logger, allowPrivate bool) ([]unical.Provider
 		return nil, err
 	}
 	return []unical.Provider{g, ms, dav}, nil
+}
+
+// withInvitations wraps the bundled VIRTUAL and CalDAV providers so that
+// their writes with notifyAttendees=true mail iMIP invitations (package
+// invite); other providers, and providers an embedder passed in, are
+// left as they are, since the wrapper would hide their optional
+// interfaces.
+func withInvitations(providers []unical.Provider, cfg invite.Config) []unical.Provider {
+	out := make([]unical.Provider, len(providers))
+	for i, p := range providers {
+		switch p.(type) {
+		case *virtual.Provider, *caldav.Provider:
+			out[i] = invite.Wrap(p, cfg)
+		default:
+			out[i] = p
+		}
+	}
+	return out
 }

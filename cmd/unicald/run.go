@@ -29,6 +29,7 @@ import (
 	"github.com/unical/unical/internal/muxpath"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/invite"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
@@ -201,6 +202,9 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
 	providers = virtual.Add(providers, store)
+	// VIRTUAL and CalDAV accounts mail their invitations themselves
+	// (package invite); the sender runs in serve.
+	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		SweepInterval: eng.retention.sweepInterval,
@@ -409,6 +413,14 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if _, err := webhooks.Start(ctx); err != nil {
 			return fmt.Errorf("webhook engine: %w", err)
 		}
+		// The invitation sender resumes the invitations the Store holds
+		// (queued before a restart or by another replica); it stops
+		// before the client closes.
+		invitations := invite.NewSender(client, invite.SenderConfig{})
+		invitationsCtx, stopInvitations := context.WithCancel(ctx)
+		invitationsDone := make(chan struct{})
+		go func() { invitations.Run(invitationsCtx); close(invitationsDone) }()
+		defer func() { stopInvitations(); <-invitationsDone }()
 		// Recovery undoes the bookings whose writer died (this replica's
 		// or another's); it stops before the client and store close.
 		recoverCtx, stopRecovery := context.WithCancel(ctx)

@@ -127,7 +127,11 @@ func (s *Server) startCyrus(master string) error {
 		if err := chownAll(dir, uid, gid); err != nil {
 			return err
 		}
-		p, err := spawn(s.logFile, dir, master, "-C", filepath.Join(dir, "imapd.conf"), "-M", filepath.Join(dir, "cyrus.conf"))
+		// A pid file of its own: master locks its pid file and exits 71
+		// when another master (another test binary's) holds the default
+		// /run/cyrus-master.pid.
+		p, err := spawn(s.logFile, dir, master, "-C", filepath.Join(dir, "imapd.conf"), "-M", filepath.Join(dir, "cyrus.conf"),
+			"-p", filepath.Join(dir, "run", "master.pid"))
 		if err != nil {
 			return err
 		}

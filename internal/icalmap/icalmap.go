@@ -130,7 +130,7 @@ func ToEvent(comp *ical.Component, opts *Options) (*unical.Event, error) {
 		a := unical.Attendee{
 			Name:           p.Params.Get(ical.ParamCommonName),
 			Email:          address(p.Value),
-			ResponseStatus: readPartStat(p.Params.Get(ical.ParamParticipationStatus)),
+			ResponseStatus: ResponseStatusOf(p.Params.Get(ical.ParamParticipationStatus)),
 			Optional:       strings.EqualFold(p.Params.Get(ical.ParamRole), "OPT-PARTICIPANT"),
 		}
 		if opts.Self != "" && strings.EqualFold(a.Email, opts.Self) {
@@ -486,7 +486,9 @@ func readStamp(comp *ical.Component, name string) (time.Time, bool) {
 	return t, err == nil
 }
 
-func readPartStat(s string) unical.ResponseStatus {
+// ResponseStatusOf is the response status of a PARTSTAT value (RFC 5545
+// §3.2.12); an unknown one is needsAction.
+func ResponseStatusOf(s string) unical.ResponseStatus {
 	switch strings.ToUpper(s) {
 	case "ACCEPTED":
 		return unical.ResponseAccepted

@@ -65,11 +65,13 @@ type checker struct {
 }
 
 func load(data []byte) (*checker, error) {
-	// iCalendar bodies (the /ics routes) are text; the document declares
-	// them as strings. The decoder table is global, so it is filled once,
-	// before the first checker exists and so before any validation reads it.
+	// iCalendar bodies (the /ics routes) and mail messages (/v1/imip) are
+	// text; the document declares them as strings. The decoder table is
+	// global, so it is filled once, before the first checker exists and so
+	// before any validation reads it.
 	registerDecoders.Do(func() {
 		openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.PlainBodyDecoder)
+		openapi3filter.RegisterBodyDecoder("message/rfc822", openapi3filter.PlainBodyDecoder)
 	})
 	loadMu.Lock()
 	defer loadMu.Unlock()

@@ -30,3 +30,7 @@ func WebhookSecretBinding(appID string) []byte { return []byte("webhook-secret/"
 func SubscriptionSecretBinding(subscriptionID string) []byte {
 	return []byte("subscription/" + subscriptionID)
 }
+
+// MailBinding binds an application's invitation mail settings, which
+// hold the SMTP password and the inbound secret.
+func MailBinding(appID string) []byte { return []byte("mail/" + appID) }

@@ -69,6 +69,18 @@ func (p *Provider) schedules(ctx context.Context, c *conn, s *unical.Session, ca
 	return found, nil
 }
 
+// Schedules reports whether the server holding the calendar does RFC
+// 6638 scheduling itself (calendar-auto-schedule in its DAV header), so
+// that it sends the invitations of writes made with notifyAttendees=true.
+// Package invite mails them for servers that do not.
+func (p *Provider) Schedules(ctx context.Context, s *unical.Session, calendarID string) (bool, error) {
+	calURL, err := calendarURL(s, calendarID)
+	if err != nil {
+		return false, err
+	}
+	return p.schedules(ctx, p.conn(s), s, calURL)
+}
+
 // checkNotify refuses notifyAttendees=true on ctx, before anything is
 // written, when the server does no scheduling: nobody could send the
 // invitations.

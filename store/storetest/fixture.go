@@ -45,6 +45,7 @@ func fullApplication(id string, created time.Time) *unical.Application {
 				Status: "failing", StatusReason: "consent not granted", UpdatedAt: created.Add(time.Minute), Sealed: []byte{0x00, 's', 0xff},
 			},
 		},
+		SealedMail: []byte{0x01, 'm', 0x00, 0xfe},
 	}
 }
 

@@ -25,6 +25,7 @@ type Application struct {
 	WebhookState        EndpointState                          `json:"webhookState"`
 	WebhookStateURL     string                                 `json:"webhookStateUrl"`
 	Delegations         map[unical.ProviderType]Delegation     `json:"delegations,omitempty"`
+	SealedMail          []byte                                 `json:"sealedMail,omitempty"`
 }
 
 // Delegation is the stored form of [unical.Delegation].
@@ -83,7 +84,7 @@ func FromApplication(app *unical.Application) (*Application, error) {
 		ID: app.ID, Name: app.Name, CreatedAt: UTC(app.CreatedAt), UpdatedAt: UTC(app.UpdatedAt),
 		RedirectURLs: app.RedirectURLs, SealedSecrets: app.SealedSecrets,
 		WebhookURL: app.WebhookURL, SealedWebhookSecret: app.SealedWebhookSecret,
-		WebhookState: FromEndpointState(app.WebhookState), WebhookStateURL: app.WebhookStateURL,
+		WebhookState: FromEndpointState(app.WebhookState), WebhookStateURL: app.WebhookStateURL, SealedMail: app.SealedMail,
 	}
 	if app.Delegations != nil {
 		rec.Delegations = make(map[unical.ProviderType]Delegation, len(app.Delegations))
@@ -118,7 +119,7 @@ func (rec *Application) ToApplication() *unical.Application {
 		ID: rec.ID, Name: rec.Name, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt,
 		RedirectURLs: rec.RedirectURLs, SealedSecrets: rec.SealedSecrets,
 		WebhookURL: rec.WebhookURL, SealedWebhookSecret: rec.SealedWebhookSecret,
-		WebhookState: rec.WebhookState.ToEndpointState(), WebhookStateURL: rec.WebhookStateURL,
+		WebhookState: rec.WebhookState.ToEndpointState(), WebhookStateURL: rec.WebhookStateURL, SealedMail: rec.SealedMail,
 	}
 	if rec.Delegations != nil {
 		app.Delegations = make(map[unical.ProviderType]unical.Delegation, len(rec.Delegations))
