@@ -4,18 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/unical/unical/internal/identity"
 )
 
-// ProviderType names a calendar provider. The spec uses neutral names:
-// PROVIDER_A is Google Calendar, PROVIDER_B Microsoft Outlook (Graph),
-// PROVIDER_C CalDAV (iCloud by default).
+// ProviderType names a calendar provider: a name the provider declares
+// ([Provider.Type]), upper case letters, digits and underscores. The spec
+// uses neutral names: PROVIDER_A is Google Calendar, PROVIDER_B Microsoft
+// Outlook (Graph), PROVIDER_C CalDAV (iCloud by default). A Client knows
+// the types of its Config.Providers ([Client.ProviderTypes]).
 type ProviderType string
 
-// The provider types of the spec.
+// The provider types unical ships.
 const (
 	ProviderGoogle    ProviderType = "PROVIDER_A"
 	ProviderMicrosoft ProviderType = "PROVIDER_B"
@@ -26,34 +29,19 @@ const (
 	ProviderVirtual ProviderType = "VIRTUAL"
 )
 
-// ProviderTypes lists every provider type: the spec's in its order, then
-// ours.
+// ProviderTypes lists the provider types unical ships: the spec's in its
+// order, then ours. A Client may have others.
 var ProviderTypes = []ProviderType{ProviderGoogle, ProviderMicrosoft, ProviderCalDAV, ProviderVirtual}
-
-// Valid reports whether t is one of the provider types.
-func (t ProviderType) Valid() bool {
-	return t == ProviderGoogle || t == ProviderMicrosoft || t == ProviderCalDAV || t == ProviderVirtual
-}
 
 // PathName is the lower-case form used in URL paths ("provider_a").
 func (t ProviderType) PathName() string { return strings.ToLower(string(t)) }
 
-// UsesOAuth reports whether accounts of this type connect through OAuth 2.0
-// and a refresh token (rather than an app-specific password).
-func (t ProviderType) UsesOAuth() bool { return t == ProviderGoogle || t == ProviderMicrosoft }
-
-// ParseProviderPath turns "provider_a" (a path segment) into a ProviderType.
+// ParseProviderPath turns "provider_a" (a path segment) into a
+// ProviderType; ok is false when no provider type is written so. Whether
+// a Client has the type is [Client.Credential]'s answer.
 func ParseProviderPath(s string) (ProviderType, bool) {
 	t := ProviderType(strings.ToUpper(s))
-	return t, t.Valid() && s == t.PathName()
-}
-
-func providerTypeStrings() []string {
-	out := make([]string, len(ProviderTypes))
-	for i, t := range ProviderTypes {
-		out[i] = string(t)
-	}
-	return out
+	return t, s != "" && s == t.PathName() && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
 }
 
 // AccountStatus is the state of an end user account.
@@ -316,7 +304,7 @@ func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*
 }
 
 func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
-	if err := params.validate(); err != nil {
+	if err := params.validate(a.c); err != nil {
 		return nil, err
 	}
 	p, err := a.c.Provider(params.ProviderType)
@@ -333,7 +321,7 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	}
 	cp := ConnectParams{Email: params.Email, RefreshToken: params.RefreshToken.Value(), Password: params.Password.Value(),
 		Username: params.Username.Value(), ServerURL: params.ServerURL.Value()}
-	if params.ProviderType.UsesOAuth() && cp.RefreshToken == "" {
+	if a.c.Credential(params.ProviderType) == CredentialOAuth && cp.RefreshToken == "" {
 		if cp.Delegation, err = a.c.delegationFor(app, params.ProviderType, params.Email); err != nil {
 			return nil, err
 		}
@@ -351,8 +339,8 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 	if ErrorCode(err) == CodeUnauthorized && cp.Delegation == nil {
 		// The API key was fine; the credentials in the body were not. A 400
 		// naming the field keeps 401 for our own authentication.
-		field := "refreshToken"
-		if !params.ProviderType.UsesOAuth() {
+		field := map[Credential]string{CredentialOAuth: "refreshToken", CredentialURL: "serverUrl"}[a.c.Credential(params.ProviderType)]
+		if field == "" {
 			field = "password"
 		}
 		return nil, &Error{Code: CodeInvalid, Field: field, Message: ErrorMessage(err), Err: err}
@@ -369,7 +357,11 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 		// this email would mix two users' calendars.
 		return nil, invalidf("email", "The credentials belong to another account than %s.", params.Email)
 	}
-	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, params.Password.Value(), params.Room)
+	secret := params.Password.Value() // sealed; a feed's URL may hold a key
+	if a.c.Credential(params.ProviderType) == CredentialURL {
+		secret = params.ServerURL.Value()
+	}
+	return a.saveConnection(ctx, params.ProviderType, params.Email, params.ExternalID, conn, secret, params.Room)
 }
 
 // ConnectBasicAuth connects a CalDAV account with its email and
@@ -391,7 +383,7 @@ func (a *App) connectBasicAuth(ctx context.Context, params *BasicAuthConnectPara
 	})
 }
 
-func (p *AccountCreateParams) validate() error {
+func (p *AccountCreateParams) validate(c *Client) error {
 	if p.Email == "" {
 		return invalidf("email", "email is required.")
 	}
@@ -401,42 +393,42 @@ func (p *AccountCreateParams) validate() error {
 	if p.ProviderType == "" {
 		return invalidf("providerType", "providerType is required.")
 	}
-	if !p.ProviderType.Valid() {
-		return &Error{Code: CodeInvalid, Field: "providerType", Allowed: providerTypeStrings(),
-			Message: "providerType must be one of " + strings.Join(providerTypeStrings(), ", ") + "."}
+	// A type unical ships that this server lacks is CodeNotImplemented,
+	// after the checks of the other fields (createAccount).
+	kind := c.Credential(p.ProviderType)
+	if allowed := c.typesWith(""); kind == "" && !slices.Contains(ProviderTypes, p.ProviderType) {
+		return &Error{Code: CodeInvalid, Field: "providerType", Allowed: allowed,
+			Message: "providerType must be one of " + strings.Join(allowed, ", ") + "."}
 	}
-	switch {
-	case p.ProviderType == ProviderVirtual:
-		// A VIRTUAL account is only an email: there is nothing to check.
-		if p.RefreshToken.IsSet() && !p.RefreshToken.IsNull() {
-			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
+	// Each field is for the provider types whose credential takes it; an
+	// OAuth account without a refresh token connects through the
+	// application's delegation credential (createAccount).
+	for _, f := range []struct {
+		name  string
+		value Optional[string]
+		kinds []Credential
+	}{
+		{"refreshToken", p.RefreshToken, []Credential{CredentialOAuth}},
+		{"password", p.Password, []Credential{CredentialPassword}},
+		{"serverUrl", p.ServerURL, []Credential{CredentialPassword, CredentialURL}},
+		{"username", p.Username, []Credential{CredentialPassword}},
+	} {
+		v, set := f.value.Get()
+		if kind == "" {
+			break
 		}
-		if p.Password.IsSet() && !p.Password.IsNull() {
-			return invalidf("password", "password is only for PROVIDER_C accounts.")
-		}
-	case p.ProviderType.UsesOAuth():
-		// Without a refresh token the account connects through the
-		// application's delegation credential (createAccount).
-		if v, ok := p.RefreshToken.Get(); ok && v == "" {
-			return invalidf("refreshToken", "refreshToken must not be empty.")
-		}
-		if p.Password.IsSet() && !p.Password.IsNull() {
-			return invalidf("password", "password is only for PROVIDER_C accounts.")
-		}
-	default:
-		if v, ok := p.Password.Get(); !ok || v == "" {
-			return invalidf("password", "password (an app-specific password) is required for PROVIDER_C.")
-		}
-		if p.RefreshToken.IsSet() && !p.RefreshToken.IsNull() {
-			return invalidf("refreshToken", "refreshToken is only for PROVIDER_A and PROVIDER_B accounts.")
-		}
-	}
-	if p.ProviderType != ProviderCalDAV {
-		if p.ServerURL.IsSet() && !p.ServerURL.IsNull() {
-			return invalidf("serverUrl", "serverUrl is only for PROVIDER_C accounts.")
-		}
-		if p.Username.IsSet() && !p.Username.IsNull() {
-			return invalidf("username", "username is only for PROVIDER_C accounts.")
+		required := kind == CredentialPassword && f.name == "password" || kind == CredentialURL && f.name == "serverUrl"
+		switch taken := slices.Contains(f.kinds, kind); {
+		case set && !taken:
+			var types []string
+			for _, k := range f.kinds {
+				types = append(types, c.typesWith(k)...)
+			}
+			return invalidf(f.name, "%s is only for %s accounts.", f.name, strings.Join(types, ", "))
+		case required && v == "":
+			return invalidf(f.name, "%s is required for %s accounts.", f.name, p.ProviderType)
+		case set && v == "" && f.name == "refreshToken":
+			return invalidf(f.name, "%s must not be empty.", f.name)
 		}
 	}
 	if v, ok := p.Username.Get(); ok && (len(v) > 255 || strings.ContainsAny(v, ":\r\n")) {
@@ -459,7 +451,7 @@ func (p *AccountCreateParams) validate() error {
 // saveConnection creates or updates the account behind a successful
 // connect or OAuth exchange and emits the matching webhook messages.
 func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, externalID Optional[string], conn *Connection, password string, room Optional[RoomDetails]) (*Account, error) {
-	if conn.Email != "" && t.UsesOAuth() {
+	if conn.Email != "" && a.c.Credential(t) == CredentialOAuth {
 		email = conn.Email
 	}
 	now := a.c.now().UTC()
@@ -512,7 +504,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		}
 		var msgs []*OutboxMessage
 		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
-			if t.UsesOAuth() { // the email only found the account; its subject says whose it is
+			if a.c.Credential(t) == CredentialOAuth { // the email only found the account; its subject says whose it is
 				stored := identity.Stored(rec.ProviderAccountID, rec.ProviderTenantID)
 				bound, err := identity.Bind(stored, rec.Email, identity.Subject{ID: conn.ProviderAccountID, Tenant: conn.TenantID}, conn.VerifiedNames)
 				if err != nil {
@@ -520,7 +512,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				}
 				rec.ProviderTenantID = bound.Tenant
 			}
-			if sec.RefreshToken == "" && rec.ProviderType.UsesOAuth() && !conn.Delegated {
+			if sec.RefreshToken == "" && a.c.Credential(rec.ProviderType) == CredentialOAuth && !conn.Delegated {
 				old, err := a.c.openSecrets(rec)
 				if err != nil {
 					return nil, err

@@ -87,7 +87,7 @@ func NotifyAttendeesFrom(ctx context.Context) (notify, ok bool) {
 }
 
 // CapabilityList is the answer of GET /v1/capabilities: one entry per
-// provider type the server has, in the order of [ProviderTypes].
+// provider type the server has, in the order of [Client.ProviderTypes].
 type CapabilityList struct {
 	Data []*Capabilities `json:"data"`
 }
@@ -276,7 +276,7 @@ func filled[T comparable](o Optional[T]) bool {
 // HTTP: GET /v1/capabilities
 func (a *App) Capabilities(ctx context.Context) (*CapabilityList, error) {
 	list := &CapabilityList{Data: []*Capabilities{}}
-	for _, t := range ProviderTypes {
+	for _, t := range a.c.types {
 		if caps, ok := a.c.capabilities[t]; ok {
 			// A copy: the Client refuses writes from the original.
 			params := make(map[string]ParameterSupport, len(caps.Parameters))

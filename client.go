@@ -1,11 +1,13 @@
 package unical
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,6 +74,8 @@ type Config struct {
 type Client struct {
 	store     Store
 	providers map[ProviderType]Provider
+	// types are the providers' types, in ProviderTypes' order.
+	types []ProviderType
 	// capabilities are the providers' tables (capability.go).
 	capabilities map[ProviderType]*Capabilities
 	publicURL    string
@@ -139,8 +143,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	for _, p := range cfg.Providers {
 		t := p.Type()
-		if !t.Valid() {
-			return nil, errors.New("unical: provider with unknown type " + string(t))
+		if _, ok := ParseProviderPath(t.PathName()); !ok || t != ProviderType(strings.ToUpper(string(t))) {
+			return nil, errors.New("unical: provider type " + string(t) + " is not upper case letters, digits and underscores")
 		}
 		if _, dup := c.providers[t]; dup {
 			return nil, errors.New("unical: two providers for " + string(t))
@@ -154,7 +158,10 @@ func New(cfg Config) (*Client, error) {
 			p = w.WrapProvider(p)
 		}
 		c.providers[t] = p
+		c.types = append(c.types, t)
 	}
+	rank := func(t ProviderType) int { return cmp.Or(slices.Index(ProviderTypes, t)+1, len(ProviderTypes)+1) }
+	slices.SortStableFunc(c.types, func(a, b ProviderType) int { return rank(a) - rank(b) })
 	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
 		c.flowTTL = 15 * time.Minute

@@ -201,7 +201,7 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 	if err != nil {
 		return nil, err
 	}
-	if rec.ProviderType.UsesOAuth() && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
+	if a.c.Credential(rec.ProviderType) == CredentialOAuth && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
 		if refresher, ok := RefresherOf(a.c.providers[rec.ProviderType]); ok {
 			_, _, s, err := a.Session(ctx, accountID)
 			if err != nil {

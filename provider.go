@@ -204,7 +204,8 @@ type Session struct {
 	Settings          ProviderSettings
 	// Token holds the decrypted OAuth tokens.
 	Token Token
-	// Password is the decrypted CalDAV app-specific password.
+	// Password is the decrypted CalDAV app-specific password, or the
+	// address a [URLConnector]'s account connected with.
 	Password string
 	// State is the provider data from Connection.State.
 	State []byte

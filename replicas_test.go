@@ -22,6 +22,9 @@ type checkCounter struct {
 	checks map[string][]time.Time // calendar id → check times
 }
 
+// Unwrap lets the Client see the wrapped provider's credential.
+func (c *checkCounter) Unwrap() unical.Provider { return c.Provider }
+
 func (c *checkCounter) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	if q.SyncCursor != "" {
 		c.mu.Lock()

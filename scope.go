@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/ifmatch"
 )
 
 // EditScope says which occurrences of a recurring series a write on one
@@ -191,8 +193,11 @@ type exception struct {
 }
 
 // planSplit reads the occurrence and its series and computes the two
-// recurrences; it writes nothing.
+// recurrences; it writes nothing. One If-Match cannot condition two series.
 func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string) (*split, error) {
+	if _, ok := ifmatch.From(ctx); ok {
+		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
+	}
 	_, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, err

@@ -48,8 +48,8 @@ func (s *Service) applicationView(app *unical.Application) *ApplicationView {
 	if v.RedirectURLs == nil {
 		v.RedirectURLs = []string{}
 	}
-	for _, t := range settingsProviderTypes {
-		v.Providers = append(v.Providers, s.providerView(app, t))
+	for _, info := range s.SettingsProviders() {
+		v.Providers = append(v.Providers, s.providerView(app, info))
 	}
 	return v
 }
@@ -171,12 +171,16 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 		app.RedirectURLs = []string{}
 	}
 	for t, set := range params.Providers {
-		if !t.Valid() {
-			allowed := make([]string, len(unical.ProviderTypes))
-			for i, t := range unical.ProviderTypes {
-				allowed[i] = string(t)
+		if info, err := s.settingsInfo(t); err == nil {
+			if err := checkProviderParams(info, ParamsOf(set)); err != nil {
+				return "", err
 			}
-			return "", &unical.Error{Code: unical.CodeInvalid, Field: "providers", Allowed: allowed, Message: "providers keys must be provider types."}
+		} else {
+			var allowed []string
+			for _, info := range s.SettingsProviders() {
+				allowed = append(allowed, string(info.Type))
+			}
+			return "", &unical.Error{Code: unical.CodeInvalid, Field: "providers", Allowed: allowed, Message: "providers keys must be provider types that take settings."}
 		}
 		for name, raw := range map[string]string{"authUrl": set.AuthURL, "tokenUrl": set.TokenURL, "userInfoUrl": set.UserInfoURL, "apiBaseUrl": set.APIBaseURL, "revokeUrl": set.RevokeURL, "serverUrl": set.ServerURL} {
 			if raw == "" {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/provider/kit"
 )
 
 // ProviderSettingsView is one provider type's settings of an application.
@@ -16,6 +17,10 @@ import (
 // there is one.
 type ProviderSettingsView struct {
 	Provider unical.ProviderType `json:"provider"`
+	// DisplayName and Settings are the provider's [kit.ProviderInfo]:
+	// its name for people and the settings it takes.
+	DisplayName string   `json:"displayName"`
+	Settings    []string `json:"settings"`
 	// Configured says whether the application has settings for it.
 	Configured      bool     `json:"configured"`
 	ClientID        string   `json:"clientId"`
@@ -35,17 +40,18 @@ type ProviderSettingsView struct {
 }
 
 // providerView builds the view of app's settings for t.
-func (s *Service) providerView(app *unical.Application, t unical.ProviderType) *ProviderSettingsView {
+func (s *Service) providerView(app *unical.Application, info kit.ProviderInfo) *ProviderSettingsView {
+	t := info.Type
 	set, ok := app.Providers[t]
 	v := &ProviderSettingsView{
-		Provider: t, Configured: ok, ClientID: set.ClientID, ClientSecretSet: app.SealedSecrets[t] != nil,
+		Provider: t, DisplayName: info.DisplayName, Settings: info.Settings, Configured: ok, ClientID: set.ClientID, ClientSecretSet: app.SealedSecrets[t] != nil,
 		Scopes: slices.Clone(set.Scopes), AuthURL: set.AuthURL, TokenURL: set.TokenURL, UserInfoURL: set.UserInfoURL,
 		APIBaseURL: set.APIBaseURL, RevokeURL: set.RevokeURL, ServerURL: set.ServerURL, Tenant: set.Tenant,
 	}
 	if v.Scopes == nil {
 		v.Scopes = []string{}
 	}
-	if t.UsesOAuth() {
+	if info.Credential == unical.CredentialOAuth {
 		v.CallbackURL = s.client.OAuthCallbackURL()
 	}
 	return v
@@ -67,10 +73,28 @@ type ProviderSettingsParams struct {
 	Tenant       string                  `json:"tenant"`
 }
 
-// checkProviderParams validates settings for t, naming the field at fault.
-func checkProviderParams(t unical.ProviderType, p *ProviderSettingsParams) error {
-	if !slices.Contains(settingsProviderTypes, t) {
-		return &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+// settings are p as the provider reads them, with the client secret
+// when p sets one.
+func (p *ProviderSettingsParams) settings() unical.ProviderSettings {
+	return unical.ProviderSettings{
+		ClientID: p.ClientID, ClientSecret: p.ClientSecret.Value(), Scopes: slices.Clone(p.Scopes), AuthURL: p.AuthURL, TokenURL: p.TokenURL,
+		UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant,
+	}
+}
+
+// checkProviderParams validates settings for the provider info describes,
+// naming the field at fault: a setting it does not take is refused rather
+// than kept unused.
+func checkProviderParams(info kit.ProviderInfo, p *ProviderSettingsParams) error {
+	set := p.settings()
+	for _, setting := range ProviderSettings {
+		given := setting.Get(&set) != ""
+		if setting.Kind == SettingSecret {
+			_, given = p.ClientSecret.Get()
+		}
+		if given && !slices.Contains(info.Settings, setting.Name) {
+			return unical.FieldError(setting.Name, "%s is not a setting of %s; its settings are %s.", setting.Name, info.Type.PathName(), strings.Join(info.Settings, ", "))
+		}
 	}
 	for _, f := range []struct{ name, value string }{
 		{"authUrl", p.AuthURL}, {"tokenUrl", p.TokenURL}, {"userInfoUrl", p.UserInfoURL},
@@ -103,30 +127,18 @@ func checkProviderParams(t unical.ProviderType, p *ProviderSettingsParams) error
 	return nil
 }
 
-// settingsProviderTypes are the provider types an application configures:
-// VIRTUAL calendars live in the store and have no settings.
-var settingsProviderTypes = []unical.ProviderType{unical.ProviderGoogle, unical.ProviderMicrosoft, unical.ProviderCalDAV}
-
-// providerPaths lists the path names of the provider types with settings.
-func providerPaths() []string {
-	out := make([]string, len(settingsProviderTypes))
-	for i, t := range settingsProviderTypes {
-		out[i] = t.PathName()
-	}
-	return out
-}
-
 // GetProviderSettings returns an application's settings for one
 // provider type, the client secret as ClientSecretSet only.
 func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderSettingsView, error) {
-	if !slices.Contains(settingsProviderTypes, t) {
-		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	info, err := s.settingsInfo(t)
+	if err != nil {
+		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
-	return s.providerView(app, t), nil
+	return s.providerView(app, info), nil
 }
 
 // SetProviderSettings replaces an application's settings for one
@@ -136,7 +148,11 @@ func (s *Service) GetProviderSettings(ctx context.Context, appID string, t unica
 // Returns unical.CodeInvalid naming the field at fault, CodeNotFound for an
 // unknown application; nothing changes on error.
 func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unical.ProviderType, p *ProviderSettingsParams) (*ProviderSettingsView, error) {
-	if err := checkProviderParams(t, p); err != nil {
+	info, err := s.settingsInfo(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProviderParams(info, p); err != nil {
 		return nil, err
 	}
 	if err := s.client.CheckTargetHost("serverUrl", p.ServerURL); err != nil {
@@ -152,10 +168,9 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	if app.SealedSecrets == nil {
 		app.SealedSecrets = map[unical.ProviderType][]byte{}
 	}
-	app.Providers[t] = unical.ProviderSettings{
-		ClientID: p.ClientID, Scopes: slices.Clone(p.Scopes), AuthURL: p.AuthURL, TokenURL: p.TokenURL,
-		UserInfoURL: p.UserInfoURL, APIBaseURL: p.APIBaseURL, RevokeURL: p.RevokeURL, ServerURL: p.ServerURL, Tenant: p.Tenant,
-	}
+	settings := p.settings()
+	settings.ClientSecret = "" // sealed apart, below
+	app.Providers[t] = settings
 	if secret, ok := p.ClientSecret.Get(); ok {
 		s.client.SealClientSecret(app, t, secret)
 	} else if p.ClientSecret.IsNull() {
@@ -165,14 +180,15 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 		return nil, err
 	}
 	s.record(ctx, "provider.set", appID, t.PathName())
-	return s.providerView(app, t), nil
+	return s.providerView(app, info), nil
 }
 
 // RemoveProviderSettings removes an application's settings (and client
 // secret) for one provider type; removing absent settings changes nothing.
 func (s *Service) RemoveProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderSettingsView, error) {
-	if !slices.Contains(settingsProviderTypes, t) {
-		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	info, err := s.settingsInfo(t)
+	if err != nil {
+		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
 	if err != nil {
@@ -184,7 +200,7 @@ func (s *Service) RemoveProviderSettings(ctx context.Context, appID string, t un
 		return nil, err
 	}
 	s.record(ctx, "provider.remove", appID, t.PathName())
-	return s.providerView(app, t), nil
+	return s.providerView(app, info), nil
 }
 
 // ProviderCheck is the result of [Service.CheckProviderSettings].
@@ -208,14 +224,15 @@ type ProviderCheck struct {
 // part of a successful answer; the error is for an unknown application or
 // provider type.
 func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderCheck, error) {
-	if !slices.Contains(settingsProviderTypes, t) {
-		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: providerPaths(), Message: "provider must be a provider type."}
+	info, err := s.settingsInfo(t)
+	if err != nil {
+		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
-	view := s.providerView(app, t)
+	view := s.providerView(app, info)
 	check := &ProviderCheck{Provider: t, Passed: []string{}, Problems: []unical.SettingsProblem{}, CallbackURL: view.CallbackURL}
 	problem := func(field, format string, args ...any) {
 		check.Problems = append(check.Problems, unical.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -227,7 +244,7 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 	if !available {
 		problem("provider", "This server runs without a %s provider, so no account of that type can connect.", t)
 	}
-	if t.UsesOAuth() {
+	if info.Credential == unical.CredentialOAuth {
 		if view.ClientID == "" {
 			problem("clientId", "No OAuth client id is set; copy it from the provider's console.")
 		}
@@ -255,7 +272,7 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 // at all. OAuth settings without a client id and secret are not tried.
 func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t unical.ProviderType) (available bool, passed []string, problems []unical.SettingsProblem, err error) {
 	sc, available := s.client.SettingsChecker(t)
-	if sc == nil || (t.UsesOAuth() && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
+	if sc == nil || (s.usesOAuth(t) && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
 		return available, nil, nil, nil
 	}
 	settings, err := s.client.ProviderSettings(app, t)
@@ -264,4 +281,10 @@ func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t un
 	}
 	passed, problems = sc.CheckSettings(ctx, settings, s.client.OAuthCallbackURL())
 	return true, passed, problems, nil
+}
+
+// usesOAuth says whether the client's provider of type t is an OAuth one.
+func (s *Service) usesOAuth(t unical.ProviderType) bool {
+	info, err := s.settingsInfo(t)
+	return err == nil && info.Credential == unical.CredentialOAuth
 }

@@ -172,13 +172,11 @@ type list[T any] struct {
 }
 
 // provider reads the {provider} path segment (provider_a, provider_b,
-// provider_c).
+// provider_c); package admin says whether the type takes settings.
 func provider(r *http.Request) (unical.ProviderType, error) {
-	raw := r.PathValue("provider")
-	t, found := unical.ParseProviderPath(raw)
-	if !found || t == unical.ProviderVirtual { // VIRTUAL has no settings
-		return "", &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: []string{"provider_a", "provider_b", "provider_c"},
-			Message: "provider must be provider_a, provider_b or provider_c."}
+	t, found := unical.ParseProviderPath(r.PathValue("provider"))
+	if !found {
+		return "", unical.FieldError("provider", "provider must be the path name of a provider type, such as provider_a.")
 	}
 	return t, nil
 }

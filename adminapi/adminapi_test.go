@@ -436,7 +436,7 @@ func TestProviderSettings(t *testing.T) {
 	const secret = "client-secret-7f3b9a0c1d2e"
 	settings := map[string]any{
 		"clientId": "1234.apps.example", "clientSecret": secret, "scopes": []string{"openid", "email"},
-		"authUrl": "https://auth.example/authorize", "tokenUrl": "https://auth.example/token", "userInfoUrl": "https://auth.example/me",
+		"authUrl": "https://auth.example/authorize", "tokenUrl": "https://auth.example/token",
 		"apiBaseUrl": "https://api.example/", "tenant": "contoso.onmicrosoft.com",
 	}
 	r := s.admin(t, "PUT", base+"/provider_b", settings)
@@ -447,9 +447,10 @@ func TestProviderSettings(t *testing.T) {
 		t.Fatalf("the answer holds the client secret: %s", r.body)
 	}
 	want := admin.ProviderSettingsView{
-		Provider: unical.ProviderMicrosoft, Configured: true, ClientID: "1234.apps.example", ClientSecretSet: true,
+		Provider: unical.ProviderMicrosoft, DisplayName: "Microsoft Outlook", Settings: admin.Shipped[1].Settings,
+		Configured: true, ClientID: "1234.apps.example", ClientSecretSet: true,
 		Scopes: []string{"openid", "email"}, AuthURL: "https://auth.example/authorize", TokenURL: "https://auth.example/token",
-		UserInfoURL: "https://auth.example/me", APIBaseURL: "https://api.example/", Tenant: "contoso.onmicrosoft.com",
+		APIBaseURL: "https://api.example/", Tenant: "contoso.onmicrosoft.com",
 		CallbackURL: s.url + unical.OAuthCallbackPath,
 	}
 	var got admin.ProviderSettingsView

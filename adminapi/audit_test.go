@@ -62,7 +62,7 @@ func TestAuditLog(t *testing.T) {
 	s.must(t, "POST", appPath+"/keys", nil, &key)
 	s.must(t, "PUT", appPath+"/keys/"+key.Key.ID, map[string]string{"label": "ops"}, nil)
 	s.must(t, "DELETE", appPath+"/keys/"+key.Key.ID, nil, nil)
-	s.must(t, "PUT", appPath+"/providers/provider_c", map[string]any{"serverUrl": "https://dav.example.com/", "clientSecret": "s3cret-value"}, nil)
+	s.must(t, "PUT", appPath+"/providers/provider_a", map[string]any{"clientId": "id", "clientSecret": "s3cret-value"}, nil)
 	s.must(t, "GET", appPath, nil, nil)
 	type entry struct{ Actor, Operation, ApplicationID, TargetID string }
 	read := func(path string) ([]entry, string) {
@@ -84,7 +84,7 @@ func TestAuditLog(t *testing.T) {
 	}
 	appID := app.Application.ID
 	want := []entry{
-		{"admin-token", "provider.set", appID, "provider_c"},
+		{"admin-token", "provider.set", appID, "provider_a"},
 		{"admin-token", "apiKey.revoke", appID, key.Key.ID},
 		{"admin-token", "apiKey.label", appID, key.Key.ID},
 		{"admin-token", "apiKey.create", appID, key.Key.ID},

@@ -3,10 +3,13 @@ package adminapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/openapienum"
+	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -14,7 +17,8 @@ import (
 // one Service call and encodes the answer.
 func (h *handler) routes() {
 	h.patterns = append(h.patterns, "GET /admin/v1/openapi.json")
-	h.mux.HandleFunc("GET /admin/v1/openapi.json", handleOpenAPI)
+	h.mux.HandleFunc("GET /admin/v1/openapi.json", h.openAPIHandler())
+	h.handle("GET /admin/v1/providers", h.handleProviderInfos)
 
 	h.handle("GET /admin/v1/applications", h.handleApplicationList)
 	h.handle("POST /admin/v1/applications", h.handleApplicationCreate)
@@ -65,12 +69,38 @@ func (h *handler) routes() {
 	h.handle("GET /admin/v1/applications/{appId}/audit", h.handleApplicationAudit)
 }
 
-// handleOpenAPI handles GET /admin/v1/openapi.json, the one route without
-// the admin token.
-func handleOpenAPI(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(OpenAPIDocument)))
-	_, _ = w.Write(OpenAPIDocument)
+// openAPIHandler handles GET /admin/v1/openapi.json, the one route
+// without the admin token: the document with its provider type enums
+// naming the server's providers (OpenAPIDocumentFor).
+func (h *handler) openAPIHandler() http.HandlerFunc {
+	doc := sync.OnceValue(func() []byte { return OpenAPIDocumentFor(h.svc) })
+	return func(w http.ResponseWriter, r *http.Request) {
+		doc := doc()
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+		_, _ = w.Write(doc)
+	}
+}
+
+// OpenAPIDocumentFor is [OpenAPIDocument] with its provider type enums
+// naming the providers of svc's client.
+func OpenAPIDocumentFor(svc *admin.Service) []byte {
+	lists := openapienum.ProviderLists(svc.Client())
+	lists["settingsProviderTypes"] = []string{}
+	for _, info := range svc.SettingsProviders() {
+		lists["settingsProviderTypes"] = append(lists["settingsProviderTypes"], string(info.Type))
+	}
+	doc, err := openapienum.Fill(OpenAPIDocument, lists)
+	if err != nil {
+		panic("adminapi: openapi.json: " + err.Error()) // the embedded document is tested to parse
+	}
+	return doc
+}
+
+// handleProviderInfos handles GET /admin/v1/providers: the server's
+// providers, each with its display name, settings and credential.
+func (h *handler) handleProviderInfos(w http.ResponseWriter, r *http.Request) error {
+	return ok(w, list[kit.ProviderInfo]{Data: h.svc.ProviderInfos()})
 }
 
 // handleApplicationList handles GET /admin/v1/applications.

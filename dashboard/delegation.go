@@ -33,7 +33,7 @@ func (h *handler) loadDelegations(r *http.Request, appID string) ([]delegationFo
 // saveDelegation sets one provider's delegation credential from the form:
 // the key file's text for Google, tenant, client and secret for Microsoft.
 func (h *handler) saveDelegation(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := providerOf(r)
+	t, err := h.providerOf(r)
 	if err != nil {
 		h.failed(w, r, s, pageProviders, err)
 		return
@@ -61,7 +61,7 @@ func (h *handler) saveDelegation(w http.ResponseWriter, r *http.Request, s *sess
 // verifyDelegation tries one provider's credential on the form's mailbox;
 // the page then shows the status it found.
 func (h *handler) verifyDelegation(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := providerOf(r)
+	t, err := h.providerOf(r)
 	if err == nil {
 		_, err = h.admin.VerifyDelegation(r.Context(), r.PathValue("app"), t, &admin.VerifyParams{Email: r.PostFormValue("email")})
 	}
@@ -74,7 +74,7 @@ func (h *handler) verifyDelegation(w http.ResponseWriter, r *http.Request, s *se
 
 // removeDelegation removes one provider's credential.
 func (h *handler) removeDelegation(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := providerOf(r)
+	t, err := h.providerOf(r)
 	if err == nil {
 		err = h.admin.RemoveDelegation(r.Context(), r.PathValue("app"), t)
 	}

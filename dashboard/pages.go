@@ -3,10 +3,12 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -202,7 +204,7 @@ func (h *handler) loadSetup(r *http.Request, app *admin.ApplicationView) (any, e
 	d.Items = append(d.Items, setupItem{Done: h.publicURL != "", Title: "Public URL", Detail: detail})
 	var oauth []string
 	for _, p := range app.Providers {
-		if p.Provider.UsesOAuth() && p.ClientID != "" && p.ClientSecretSet {
+		if slices.Contains(p.Settings, "clientSecret") && p.ClientID != "" && p.ClientSecretSet {
 			oauth = append(oauth, providerName(p.Provider))
 		}
 	}
@@ -304,10 +306,17 @@ type providersData struct {
 	Check *admin.ProviderCheck
 	// Delegations are the Google and Microsoft delegation credentials.
 	Delegations []delegationForm
+	// Others are the server's providers that take no settings.
+	Others []kit.ProviderInfo
 }
 
 func (h *handler) loadProviders(r *http.Request, app *admin.ApplicationView) (any, error) {
 	d := &providersData{Providers: app.Providers}
+	for _, info := range h.admin.ProviderInfos() {
+		if len(info.Settings) == 0 {
+			d.Others = append(d.Others, info)
+		}
+	}
 	var err error
 	if d.Delegations, err = h.loadDelegations(r, app.ID); err != nil {
 		return nil, err
@@ -318,32 +327,35 @@ func (h *handler) loadProviders(r *http.Request, app *admin.ApplicationView) (an
 	return d, nil
 }
 
-// providerOf is the provider type in the request's path.
-func providerOf(r *http.Request) (unical.ProviderType, error) {
-	t, ok := unical.ParseProviderPath(r.PathValue("provider"))
-	if !ok {
-		return "", unical.Errorf(unical.CodeNotFound, "No provider %q; use provider_a, provider_b or provider_c.", r.PathValue("provider"))
+// providerOf is the provider type in the request's path, one that takes
+// settings.
+func (h *handler) providerOf(r *http.Request) (unical.ProviderType, error) {
+	t, _ := unical.ParseProviderPath(r.PathValue("provider"))
+	var names []string
+	for _, info := range h.admin.SettingsProviders() {
+		if info.Type == t {
+			return t, nil
+		}
+		names = append(names, info.Type.PathName())
 	}
-	return t, nil
+	return "", unical.Errorf(unical.CodeNotFound, "No provider %q; use %s.", r.PathValue("provider"), strings.Join(names, ", "))
 }
 
 // saveProvider replaces one provider's settings with the form's. An empty
 // client secret field keeps the stored secret; the removeSecret box
 // removes it.
 func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := providerOf(r)
+	t, err := h.providerOf(r)
 	if err != nil {
 		h.failed(w, r, s, pageProviders, err)
 		return
 	}
-	f := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
-	params := &admin.ProviderSettingsParams{
-		ClientID: f("clientId"), AuthURL: f("authUrl"), TokenURL: f("tokenUrl"), UserInfoURL: f("userInfoUrl"), APIBaseURL: f("apiBaseUrl"), RevokeURL: f("revokeUrl"),
-		ServerURL: f("serverUrl"), Tenant: f("tenant"), Scopes: strings.Fields(r.PostFormValue("scopes")),
+	var set unical.ProviderSettings
+	for _, setting := range admin.ProviderSettings {
+		setting.Set(&set, r.PostFormValue(setting.Name))
 	}
-	if secret := f("clientSecret"); secret != "" {
-		params.ClientSecret = unical.Some(secret)
-	} else if r.PostFormValue("removeSecret") == "true" {
+	params := admin.ParamsOf(set)
+	if set.ClientSecret == "" && r.PostFormValue("removeSecret") == "true" {
 		params.ClientSecret = unical.Null[string]()
 	}
 	if _, err := h.admin.SetProviderSettings(r.Context(), r.PathValue("app"), t, params); err != nil {
@@ -355,7 +367,7 @@ func (h *handler) saveProvider(w http.ResponseWriter, r *http.Request, s *sessio
 
 // checkProvider tries one provider's stored settings and shows the result.
 func (h *handler) checkProvider(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := providerOf(r)
+	t, err := h.providerOf(r)
 	var check *admin.ProviderCheck
 	if err == nil {
 		check, err = h.admin.CheckProviderSettings(r.Context(), r.PathValue("app"), t)

@@ -43,11 +43,32 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-	"ms":           func(d time.Duration) int64 { return d.Milliseconds() },
-	"providerName": providerName,
-	"path":         func(t unical.ProviderType) string { return t.PathName() },
-	"join":         strings.Join,
-	"paused":       admin.Paused,
+	"ms":            func(d time.Duration) int64 { return d.Milliseconds() },
+	"providerName":  providerName,
+	"path":          func(t unical.ProviderType) string { return t.PathName() },
+	"join":          strings.Join,
+	"paused":        admin.Paused,
+	"settingFields": settingFields,
+}
+
+// settingField is one input of a provider's settings form.
+type settingField struct {
+	admin.ProviderSetting
+	Value string
+}
+
+// settingFields are the inputs of v's form: the settings its provider
+// takes, as admin.ProviderSettings describes them.
+func settingFields(v *admin.ProviderSettingsView) []settingField {
+	set := unical.ProviderSettings{ClientID: v.ClientID, Scopes: v.Scopes, AuthURL: v.AuthURL, TokenURL: v.TokenURL, UserInfoURL: v.UserInfoURL,
+		APIBaseURL: v.APIBaseURL, RevokeURL: v.RevokeURL, ServerURL: v.ServerURL, Tenant: v.Tenant}
+	var out []settingField
+	for _, name := range v.Settings {
+		if setting, ok := admin.SettingNamed(name); ok {
+			out = append(out, settingField{setting, setting.Get(&set)})
+		}
+	}
+	return out
 }
 
 // providerName is the provider's name as operators know it.

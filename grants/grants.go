@@ -105,7 +105,7 @@ func Check(ctx context.Context, c *unical.Client) (int, error) {
 			return checked, err
 		}
 		for _, rec := range recs {
-			if !rec.ProviderType.UsesOAuth() || rec.Delegated {
+			if c.Credential(rec.ProviderType) != unical.CredentialOAuth || rec.Delegated {
 				continue
 			}
 			due, err := claim(ctx, st, rec, now, period)

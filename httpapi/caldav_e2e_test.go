@@ -64,7 +64,7 @@ type page struct {
 // tokens, and the refusals that write nothing.
 func TestCalDAVE2E(t *testing.T) {
 	t.Parallel()
-	for _, kind := range davtest.Kinds() {
+	for _, kind := range append(davtest.Kinds(), davtest.DAViCal) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			// unical accounts are email addresses; so is this server's user.

@@ -52,6 +52,9 @@ func (h *handler) handleCalendarGet(w http.ResponseWriter, r *http.Request, app 
 
 // handleCalendarUpdate handles PUT /v1/calendars/{endUserAccountId}/{calendarId}.
 func (h *handler) handleCalendarUpdate(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	if err := refuseIfMatch(r); err != nil {
+		return err
+	}
 	var params unical.CalendarParams
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
@@ -65,9 +68,21 @@ func (h *handler) handleCalendarUpdate(w http.ResponseWriter, r *http.Request, a
 
 // handleCalendarDelete handles DELETE /v1/calendars/{endUserAccountId}/{calendarId}.
 func (h *handler) handleCalendarDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
+	if err := refuseIfMatch(r); err != nil {
+		return err
+	}
 	res, err := app.DeleteCalendar(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"))
 	if err != nil {
 		return err
 	}
 	return ok(w, res)
+}
+
+// refuseIfMatch refuses If-Match on a calendar write: calendars carry no
+// etag to condition it on, and a precondition must not be dropped.
+func refuseIfMatch(r *http.Request) error {
+	if len(r.Header.Values("If-Match")) > 0 {
+		return unical.FieldError("If-Match", "Calendars take no If-Match; only event writes do.")
+	}
+	return nil
 }

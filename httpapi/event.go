@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/ifmatch"
 )
 
 func (h *handler) registerEventRoutes() {
@@ -94,6 +97,10 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 	if q.err != nil {
 		return q.err
 	}
+	ctx, err := withIfMatch(ctx, r)
+	if err != nil {
+		return err
+	}
 	e, err := app.UpdateEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params)
 	if err != nil {
 		return err
@@ -108,6 +115,10 @@ func (h *handler) handleEventDelete(w http.ResponseWriter, r *http.Request, app 
 	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
 	if q.err != nil {
 		return q.err
+	}
+	ctx, err := withIfMatch(ctx, r)
+	if err != nil {
+		return err
 	}
 	res, err := app.DeleteEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope)
 	if err != nil {
@@ -127,4 +138,23 @@ func (h *handler) handleEventRSVP(w http.ResponseWriter, r *http.Request, app *u
 		return err
 	}
 	return ok(w, res)
+}
+
+// withIfMatch returns ctx with the request's If-Match (package ifmatch):
+// one entity tag, the etag of the event as read. "*" (any current
+// version) is what a write asks anyway and adds nothing; a list of tags
+// is a 400 naming If-Match, as unical keeps one version of an event.
+func withIfMatch(ctx context.Context, r *http.Request) (context.Context, error) {
+	values := r.Header.Values("If-Match")
+	if len(values) == 0 {
+		return ctx, nil
+	}
+	v := strings.TrimSpace(values[0])
+	if len(values) > 1 || v == "" || (strings.Contains(v, ",") && v != "*") {
+		return ctx, unical.FieldError("If-Match", "If-Match takes one etag, the event's etag as read.")
+	}
+	if v == "*" {
+		return ctx, nil
+	}
+	return ifmatch.With(ctx, v), nil
 }

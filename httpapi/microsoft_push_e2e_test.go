@@ -20,27 +20,7 @@ import (
 // reference library. Polling is off, so only notifications cause messages.
 func TestPushVerifiedThroughHTTPAPI(t *testing.T) {
 	t.Parallel()
-	graph := graphtest.NewServer(t, graphtest.Options{AllowHTTPNotificationURLs: true})
-	userID := graph.AddUser(graphtest.User{UserPrincipalName: adaEmail, DisplayName: "Ada Lovelace", TimeZone: "W. Europe Standard Time"})
-	p, err := microsoft.New(microsoft.Config{HTTPClient: graph.Client(), MaxRetryWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) {
-		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
-		cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
-	})
-	graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
-	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
-		unical.ProviderMicrosoft: {ClientID: "unical-app", ClientSecret: "s3cret", AuthURL: graph.AuthURL(), TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()},
-	}})
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
-
-	var acct unical.Account
-	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{
-		"email": adaEmail, "providerType": "PROVIDER_B", "refreshToken": graph.IssueRefreshToken("unical-app", userID),
-	}).Into(t, &acct)
+	graph, rcv, st, acct := startGraphPush(t)
 	var cals unical.SyncPage[unical.Calendar]
 	st.Must(t, "GET", "/v1/calendars/"+acct.ID, nil).Into(t, &cals)
 	calID := cals.Data[0].ID
@@ -86,5 +66,51 @@ func TestPushVerifiedThroughHTTPAPI(t *testing.T) {
 	}
 	if !rcv.Tampered(t, got[0]) {
 		t.Error("the receiver accepted a tampered message")
+	}
+}
+
+// startGraphPush starts the Graph fake, a webhook receiver and a stack
+// with the engine running and polling off, and connects Ada's account.
+func startGraphPush(t *testing.T) (*graphtest.Server, *apitest.Receiver, *apitest.Stack, unical.Account) {
+	t.Helper()
+	graph := graphtest.NewServer(t, graphtest.Options{AllowHTTPNotificationURLs: true})
+	userID := graph.AddUser(graphtest.User{UserPrincipalName: adaEmail, DisplayName: "Ada Lovelace", TimeZone: "W. Europe Standard Time"})
+	p, err := microsoft.New(microsoft.Config{HTTPClient: graph.Client(), MaxRetryWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := apitest.NewReceiver(t)
+	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) {
+		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+		cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
+	})
+	graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
+	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
+		unical.ProviderMicrosoft: {ClientID: "unical-app", ClientSecret: "s3cret", AuthURL: graph.AuthURL(), TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()},
+	}})
+	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	var acct unical.Account
+	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{
+		"email": adaEmail, "providerType": "PROVIDER_B", "refreshToken": graph.IssueRefreshToken("unical-app", userID),
+	}).Into(t, &acct)
+	return graph, rcv, st, acct
+}
+
+// TestPushPrimary subscribes to the calendar alias primary: Graph is
+// asked for the default calendar's events (me/calendar/events), and an
+// event written through primary is delivered for it.
+func TestPushPrimary(t *testing.T) {
+	t.Parallel()
+	graph, rcv, st, acct := startGraphPush(t)
+	var sub subscriptions.Created
+	st.Must(t, "POST", "/v1/calendarSubscriptions/"+acct.ID, map[string]any{"calendarId": "primary", "webhookUrl": rcv.URL + "/hook"}).Into(t, &sub)
+	rcv.SetSecret(sub.EndpointSecret)
+	if subs := graph.Subscriptions(); len(subs) != 1 || subs[0].Resource != "me/calendar/events" {
+		t.Fatalf("Graph subscriptions = %+v, want one to me/calendar/events", subs)
+	}
+	st.Must(t, "POST", "/v1/events/"+acct.ID+"/primary", map[string]any{"title": "pushed", "start": map[string]any{"dateTime": "2026-05-06T09:00:00Z"}, "end": map[string]any{"dateTime": "2026-05-06T10:00:00Z"}})
+	got := rcv.WaitFor(t, 1)
+	if p := got[0].Payload(t); !got[0].Verified || p.EventType != unical.EventTypeCalendarEventChanged || p.SubscriptionID != sub.WebhookSubscriptionID {
+		t.Errorf("delivered %s (verified %v), want a verified calendar.event.changed for %s", got[0].Body, got[0].Verified, sub.WebhookSubscriptionID)
 	}
 }

@@ -19,8 +19,8 @@ func (h *handler) registerOAuthRoutes() {
 // Errors are answered as JSON; the browser is never redirected to a URL the
 // application did not register.
 func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
-	t, valid := unical.ParseProviderPath(r.PathValue("provider"))
-	if !valid || !t.UsesOAuth() {
+	t, _ := unical.ParseProviderPath(r.PathValue("provider"))
+	if h.client.Credential(t) != unical.CredentialOAuth {
 		h.writeError(w, r, unical.Errorf(unical.CodeNotFound, "No OAuth flow for provider %q; use provider_a or provider_b.", r.PathValue("provider")))
 		return
 	}

@@ -45,7 +45,7 @@ func scopeBackends() []scopeBackend {
 			return st.Stack, acct, scopeCalendar(t, st.Stack, acct)
 		}},
 	}
-	for _, kind := range davtest.Kinds() {
+	for _, kind := range append(davtest.Kinds(), davtest.DAViCal) {
 		backends = append(backends, scopeBackend{kind, func(t *testing.T) (*apitest.Stack, string, string) {
 			s := davtest.StartUser(t, kind, "ada@example.com")
 			st := mustNewDAVStack(t, s)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/ifmatch"
 	"github.com/unical/unical/internal/wirecode"
 	"github.com/unical/unical/rooms"
 )
@@ -144,6 +145,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if etag, ok := ifmatch.From(ctx); ok && (method == http.MethodPut || method == http.MethodDelete) && strings.HasPrefix(path, "/v1/events/") {
+		req.Header.Set("If-Match", etag)
 	}
 	if key, ok := unical.IdempotencyKeyFrom(ctx); ok && method != http.MethodGet {
 		// As the in-process App does, a write with a key runs once per

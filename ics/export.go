@@ -139,6 +139,13 @@ func encode(series, overrides []*unical.Event, now time.Time) ([]byte, error) {
 		return nil, &unical.Error{Code: unical.CodeInternal, Message: "The calendar could not be exported.", Err: err}
 	}
 	var buf bytes.Buffer
+	if len(cal.Children) == 0 {
+		// go-ical refuses to write a VCALENDAR without a component (RFC
+		// 5545 §3.6 asks for one), but an export of nothing is a calendar
+		// with no events, which readers (and Import) take as such.
+		fmt.Fprintf(&buf, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:%s\r\nEND:VCALENDAR\r\n", prodID)
+		return buf.Bytes(), nil
+	}
 	if err := ical.NewEncoder(&buf).Encode(cal); err != nil {
 		return nil, &unical.Error{Code: unical.CodeInternal, Message: "The calendar could not be exported.", Err: err}
 	}

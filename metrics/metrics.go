@@ -191,7 +191,7 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // providerLabel is a provider type as a label value: "provider_a".
 func providerLabel(t unical.ProviderType) string {
-	if !t.Valid() {
+	if _, ok := unical.ParseProviderPath(t.PathName()); !ok {
 		return "other"
 	}
 	return t.PathName()

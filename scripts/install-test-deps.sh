@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what the tests start on loopback: the
-# CalDAV servers Radicale, Xandikos and Cyrus IMAP's CalDAV with its SASL
-# user tool (internal/davtest), PostgreSQL
+# CalDAV servers Radicale, Xandikos, Cyrus IMAP's CalDAV with its SASL
+# user tool and DAViCal with php-cgi to serve it (internal/davtest),
+# PostgreSQL
 # (internal/pgtest, which runs Debian's initdb and pg_ctl from
 # /usr/lib/postgresql/N/bin), Exim as the mail server invitations are
 # sent to (internal/smtptest) and Chromium for the dashboard's headless
@@ -12,9 +13,12 @@ set -euo pipefail
 
 # Each package with the program that shows it is usable.
 # Cyrus's programs live in /usr/lib/cyrus/bin, off PATH.
-packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin postgresql exim4-daemon-light chromium)
+# DAViCal is PHP, so its "program" is the script that makes its database.
+packages=(radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin davical php-cgi postgresql exim4-daemon-light chromium)
 declare -A program=([radicale]=radicale [xandikos]=xandikos [cyrus-imapd]=/usr/lib/cyrus/bin/master
-	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2 [postgresql]=initdb [exim4-daemon-light]=exim4 [chromium]=chromium)
+	[cyrus-caldav]=/usr/lib/cyrus/bin/httpd [sasl2-bin]=saslpasswd2
+	[davical]=/usr/share/davical/dba/create-database.sh [php-cgi]=php-cgi
+	[postgresql]=initdb [exim4-daemon-light]=exim4 [chromium]=chromium)
 
 # has reports whether a program is on PATH or, for PostgreSQL's, in
 # Debian's versioned folder, which is not on PATH.

@@ -251,15 +251,8 @@ func (m *Main) updateRemote(ctx context.Context, remote *adminClient, cmd *appsC
 		webhookSecret = set.Secret
 	}
 	if cmd.provider != "" {
-		s := cmd.settings
-		params := admin.ProviderSettingsParams{
-			ClientID: s.ClientID, Scopes: s.Scopes, AuthURL: s.AuthURL, TokenURL: s.TokenURL,
-			UserInfoURL: s.UserInfoURL, APIBaseURL: s.APIBaseURL, ServerURL: s.ServerURL, Tenant: s.Tenant,
-		}
-		if s.ClientSecret != "" {
-			params.ClientSecret = unical.Some(s.ClientSecret)
-		}
-		if err := remote.do(ctx, "PUT", app+"/providers/"+cmd.provider.PathName(), &params, nil); err != nil {
+		params := admin.ParamsOf(cmd.settings)
+		if err := remote.do(ctx, "PUT", app+"/providers/"+cmd.provider.PathName(), params, nil); err != nil {
 			return webhookSecret, err
 		}
 	}

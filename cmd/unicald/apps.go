@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/provider/kit"
 )
 
 // adminFlags are the flags of every apps and keys command: the store to
@@ -73,6 +75,49 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func (s *stringList) argName() string    { return "URL" }
 
+// settingFlag is the flag of one provider setting: it writes the value
+// into the settings the command sends.
+type settingFlag struct {
+	setting admin.ProviderSetting
+	into    *unical.ProviderSettings
+}
+
+func (f *settingFlag) String() string {
+	if f.into == nil {
+		return ""
+	}
+	return f.setting.Get(f.into)
+}
+func (f *settingFlag) Set(v string) error { f.setting.Set(f.into, v); return nil }
+func (f *settingFlag) argName() string {
+	return map[admin.SettingKind]string{admin.SettingURL: "URL", admin.SettingList: "'WORD ...'", admin.SettingText: "string"}[f.setting.Kind]
+}
+
+// providerHelp names the providers of the server (Main.Providers, else
+// those it ships) for the help of --provider: those that take settings,
+// then the others.
+func (m *Main) providerHelp() string {
+	providers := m.Providers
+	if providers == nil {
+		providers, _ = defaultProviders(slog.New(slog.DiscardHandler), false)
+	}
+	var with, without []string
+	for _, p := range providers {
+		info := kit.Describe(p)
+		name := info.Type.PathName() + " (" + info.DisplayName + ")"
+		if len(info.Settings) > 0 {
+			with = append(with, name)
+		} else {
+			without = append(without, name)
+		}
+	}
+	help := "the provider the next flags set: " + strings.Join(with, ", ")
+	if len(without) > 0 {
+		help += "; " + strings.Join(without, ", ") + " take no settings"
+	}
+	return help
+}
+
 // appsSetup defines the flags of the apps command op, each command only
 // the ones it uses.
 func (m *Main) appsSetup(fs *flag.FlagSet, op string) (func(context.Context) error, error) {
@@ -100,16 +145,16 @@ func (m *Main) appsSetup(fs *flag.FlagSet, op string) (func(context.Context) err
 		fs.StringVar(&cmd.name, "name", "", "application name")
 		fs.Var((*stringList)(&cmd.redirects), "redirect-url", "registered OAuth redirect URL (repeatable; replaces the list)")
 		fs.StringVar(&cmd.webhookURL, "webhook-url", "", "URL for the application's enduseraccount.* messages")
-		fs.StringVar(&provider, "provider", "", "provider_a, provider_b or provider_c: the provider the next flags set")
-		ps := &cmd.settings
-		fs.StringVar(&ps.ClientID, "client-id", "", "OAuth client id")
-		fs.StringVar(&secretFile, "client-secret-file", "", "file holding the OAuth client secret")
-		fs.StringVar(&ps.AuthURL, "auth-url", "", "authorization endpoint override")
-		fs.StringVar(&ps.TokenURL, "token-url", "", "token endpoint override")
-		fs.StringVar(&ps.UserInfoURL, "userinfo-url", "", "user info endpoint override")
-		fs.StringVar(&ps.APIBaseURL, "api-base-url", "", "calendar API base URL override")
-		fs.StringVar(&ps.ServerURL, "server-url", "", "CalDAV server URL")
-		fs.StringVar(&ps.Tenant, "tenant", "", "Microsoft tenant")
+		fs.StringVar(&provider, "provider", "", m.providerHelp())
+		// One flag per setting of the table the admin API and the
+		// dashboard's form are held to as well.
+		for _, setting := range admin.ProviderSettings {
+			if setting.Kind == admin.SettingSecret {
+				fs.StringVar(&secretFile, setting.Flag, "", setting.Label)
+				continue
+			}
+			fs.Var(&settingFlag{setting: setting, into: &cmd.settings}, setting.Flag, setting.Label)
+		}
 		fs.StringVar(&mail.SMTPURL, "smtp-url", "", "invitation mail: smtp://host[:port] (STARTTLS) or smtps://host[:port]")
 		fs.StringVar(&mail.Username, "smtp-user", "", "invitation mail: SMTP user")
 		fs.StringVar(&smtpPasswordFile, "smtp-password-file", "", "invitation mail: file holding the SMTP password")
@@ -145,7 +190,7 @@ func (m *Main) appsSetup(fs *flag.FlagSet, op string) (func(context.Context) err
 		if provider != "" {
 			t, ok := unical.ParseProviderPath(provider)
 			if !ok {
-				return usageError{msg: "--provider must be provider_a, provider_b or provider_c"}
+				return usageError{msg: "--provider must be the path name of a provider type: " + m.providerHelp()}
 			}
 			cmd.provider = t
 			if secretFile != "" {

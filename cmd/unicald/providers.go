@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"
+	"github.com/unical/unical/provider/icsfeed"
 	"github.com/unical/unical/provider/microsoft"
 	"github.com/unical/unical/provider/virtual"
 )
@@ -19,22 +20,25 @@ import (
 // point them elsewhere (national clouds, self-hosted CalDAV, tests). Unless
 // allowPrivate (--allow-private-targets), their requests never connect to
 // loopback, private or link-local addresses, whatever URL the settings or
-// a provider's answers name.
+// a provider's answers name. A provider is one line of the list: nothing
+// else in unicald names it (admin, the dashboard, the CLI and the OpenAPI
+// documents list the Client's providers).
 func defaultProviders(logger *slog.Logger, allowPrivate bool) ([]unical.Provider, error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: httpguard.Transport(allowPrivate)}
-	g, err := google.New(google.Config{HTTPClient: client})
-	if err != nil {
-		return nil, err
+	var providers []unical.Provider
+	for _, build := range []func() (unical.Provider, error){
+		func() (unical.Provider, error) { return google.New(google.Config{HTTPClient: client}) },
+		func() (unical.Provider, error) { return microsoft.New(microsoft.Config{HTTPClient: client}) },
+		func() (unical.Provider, error) { return caldav.New(caldav.Config{AllowPrivateTargets: allowPrivate}) },
+		func() (unical.Provider, error) { return icsfeed.New(icsfeed.Config{AllowPrivateTargets: allowPrivate}) },
+	} {
+		p, err := build()
+		if err != nil {
+			return nil, err
+		}
+		providers = append(providers, p)
 	}
-	ms, err := microsoft.New(microsoft.Config{HTTPClient: client})
-	if err != nil {
-		return nil, err
-	}
-	dav, err := caldav.New(caldav.Config{AllowPrivateTargets: allowPrivate})
-	if err != nil {
-		return nil, err
-	}
-	return []unical.Provider{g, ms, dav}, nil
+	return providers, nil
 }
 
 // withInvitations wraps the bundled VIRTUAL and CalDAV providers so that

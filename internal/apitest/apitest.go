@@ -78,7 +78,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.Handler(tb, httpapi.NewHandler(st.Client, opts))
+	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(st.Client, opts))
 	return st
 }
 
@@ -161,6 +161,18 @@ func (st *Stack) Do(tb testing.TB, method, path string, body any) *Response {
 // are not followed.
 func (st *Stack) DoKey(tb testing.TB, key, method, path string, body any) *Response {
 	tb.Helper()
+	return st.send(tb, key, method, path, body, nil)
+}
+
+// DoHeader is Do with extra request headers (If-Match, a Content-Type of
+// its own).
+func (st *Stack) DoHeader(tb testing.TB, method, path string, body any, header http.Header) *Response {
+	tb.Helper()
+	return st.send(tb, st.APIKey, method, path, body, header)
+}
+
+func (st *Stack) send(tb testing.TB, key, method, path string, body any, header http.Header) *Response {
+	tb.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -181,6 +193,12 @@ func (st *Stack) DoKey(tb testing.TB, key, method, path string, body any) *Respo
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, vs := range header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	if key != "" {
 		req.Header.Set("x-api-key", key)

@@ -24,6 +24,9 @@ const (
 	// Cyrus is Cyrus IMAP's CalDAV (Debian's cyrus-imapd and
 	// cyrus-caldav), the server Fastmail runs. Its binary is master.
 	Cyrus = "cyrus"
+	// DAViCal is Debian's davical, a PHP CalDAV server keeping its data
+	// in PostgreSQL, served here through php-cgi. Its binary is php-cgi.
+	DAViCal = "davical"
 )
 
 // Kinds returns Radicale and Xandikos, in a fixed order, for tests that
@@ -31,12 +34,12 @@ const (
 // package records (see the package documentation).
 func Kinds() []string { return []string{Radicale, Xandikos} }
 
-// AllKinds is [Kinds] and [Cyrus], for suites every server must pass
-// (provider/providertest).
-func AllKinds() []string { return []string{Radicale, Xandikos, Cyrus} }
+// AllKinds is [Kinds], [Cyrus] and [DAViCal], for suites every server
+// must pass (provider/providertest).
+func AllKinds() []string { return []string{Radicale, Xandikos, Cyrus, DAViCal} }
 
 // installHint is the command printed when a server binary is missing.
-const installHint = "scripts/install-test-deps.sh (apt-get install radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin)"
+const installHint = "scripts/install-test-deps.sh (apt-get install radicale xandikos cyrus-imapd cyrus-caldav sasl2-bin davical php-cgi postgresql)"
 
 const (
 	// startTimeout bounds how long a server may take to answer its first
@@ -63,7 +66,7 @@ var errNotInstalled = errors.New("server binary not found")
 // (from [Start]) or of a test binary (from [Shared]). Its methods are safe
 // for concurrent use.
 type Server struct {
-	// Kind is [Radicale], [Xandikos] or [Cyrus].
+	// Kind is [Radicale], [Xandikos], [Cyrus] or [DAViCal].
 	Kind string
 	// URL is the server's root, "http://127.0.0.1:PORT", without a trailing
 	// slash, so that URL+path is the absolute URL of a server path.
@@ -165,12 +168,17 @@ func startAs(kind, dir, username string) (*Server, error) {
 		launch = (*Server).startXandikos
 	case Cyrus:
 		launch = (*Server).startCyrus
+	case DAViCal:
+		launch = (*Server).startDAViCal
 	default:
 		return nil, fmt.Errorf("unknown server kind %q (want one of %q)", kind, AllKinds())
 	}
 	binary := kind
-	if kind == Cyrus {
+	switch kind {
+	case Cyrus:
 		binary = cyrusBin + "/master"
+	case DAViCal:
+		binary = "php-cgi"
 	}
 	bin, err := findBinary(binary)
 	if err != nil {

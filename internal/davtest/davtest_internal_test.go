@@ -3,6 +3,7 @@ package davtest
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -26,15 +27,23 @@ func TestStart(t *testing.T) {
 			if s == nil {
 				t.Skip("server did not start")
 			}
-			// The subtest's cleanup has run: the process must be reaped,
-			// and its directory gone.
-			select {
-			case <-s.proc.exited:
-			default:
-				t.Fatalf("%s (pid %d) still running after cleanup", kind, s.proc.cmd.Process.Pid)
+			// The subtest's cleanup has run: the process (DAViCal has
+			// none, php-cgi runs per request) must be reaped, nothing
+			// may answer at the server's address, and its directory
+			// must be gone.
+			if s.proc != nil {
+				select {
+				case <-s.proc.exited:
+				default:
+					t.Fatalf("%s (pid %d) still running after cleanup", kind, s.proc.cmd.Process.Pid)
+				}
+				if err := syscall.Kill(s.proc.cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+					t.Errorf("signal 0 to pid %d after cleanup: %v, want ESRCH", s.proc.cmd.Process.Pid, err)
+				}
 			}
-			if err := syscall.Kill(s.proc.cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
-				t.Errorf("signal 0 to pid %d after cleanup: %v, want ESRCH", s.proc.cmd.Process.Pid, err)
+			if c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://")); err == nil {
+				c.Close()
+				t.Errorf("%s still accepts connections after cleanup", s.URL)
 			}
 			if _, err := os.Stat(s.Dir); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("server directory %s still there: %v", s.Dir, err)

@@ -1,5 +1,5 @@
-// Package davtest starts real Radicale, Xandikos and Cyrus IMAP CalDAV
-// servers on loopback for tests of the CalDAV provider, and records how
+// Package davtest starts real Radicale, Xandikos, Cyrus IMAP and DAViCal
+// CalDAV servers on loopback for tests of the CalDAV provider, and records how
 // Radicale and Xandikos behave.
 //
 // # Use
@@ -47,7 +47,9 @@
 // the proxy's. The proxy passes the Host header through.
 //
 // Cyrus IMAP 3.6 (the server Fastmail runs): /usr/lib/cyrus/bin/master
-// -C imapd.conf -M cyrus.conf with the httpd (CalDAV) and imapd services
+// -C imapd.conf -M cyrus.conf -p master.pid (so that masters of other
+// test binaries, which lock /run/cyrus-master.pid, do not stop it) with
+// the httpd (CalDAV) and imapd services
 // on two free loopback ports, everything it keeps in a folder of its own;
 // the user is added with saslpasswd2 and logs in with its plain user name
 // (HTTP Basic over SASL PLAIN). One IMAP login at start creates the user's
@@ -56,6 +58,19 @@
 // As root (CI), master runs its services as the cyrus user, which owns the
 // folder. Cyrus logs only to syslog. It is in [AllKinds], run by the
 // provider's conformance suite, not in the table below.
+//
+// DAViCal 1.1 (PHP, its data in PostgreSQL): a throwaway PostgreSQL
+// cluster from internal/pgtest, DAViCal's database made there by the
+// package's dba/create-database.sh, the test user added as DAViCal's
+// admin pages add one (with the home calendar and the scheduling inbox
+// and outbox, all three calendars), and caldav.php run by php-cgi for
+// each request from a Go CGI host on 127.0.0.1 (DAViCal has no server of
+// its own; the host plays Debian's Apache configuration, /.well-known/
+// included). php-cgi finds the cluster through PGHOST and PGPORT, so the
+// package's /etc/davical/config.php is used unchanged. Principal and home
+// are both /caldav.php/USER/. DAViCal keeps calendar-timezone set by
+// PROPPATCH but not by MKCALENDAR, and leaves it out of a depth-1
+// PROPFIND. It is in [AllKinds], not in the table below.
 //
 // # Verified behaviour
 //

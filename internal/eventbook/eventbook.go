@@ -9,13 +9,16 @@
 package eventbook
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/ifmatch"
 	"github.com/unical/unical/internal/captable"
+	"github.com/unical/unical/internal/precondition"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -348,6 +351,20 @@ func (b *Book) Lookup(id string) (*unical.Event, error) {
 		return ev, err
 	}
 	return b.Get(id)
+}
+
+// CheckIfMatch refuses a write to the event id names when ctx carries an
+// If-Match that is not its etag (internal/precondition); an unknown id
+// is CodeNotFound, as the write would be.
+func (b *Book) CheckIfMatch(ctx context.Context, id string) error {
+	if _, ok := ifmatch.From(ctx); !ok {
+		return nil
+	}
+	ev, err := b.Lookup(id)
+	if err != nil {
+		return err
+	}
+	return precondition.Check(ctx, ev.ETag)
 }
 
 // UpdateInstance changes the fields params sets of one instance at

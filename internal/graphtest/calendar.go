@@ -235,7 +235,7 @@ func (c *call) applyCalendar(cal *calendar, body map[string]json.RawMessage) boo
 	return true
 }
 
-// updateCalendar handles PATCH /me/calendars/{cid}.
+// updateCalendar handles PATCH /me/calendar and /me/calendars/{cid}.
 func (c *call) updateCalendar() {
 	cal, ok := c.pathCalendar()
 	if !ok {

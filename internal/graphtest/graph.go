@@ -48,6 +48,7 @@ func (s *Server) graphRoutes() {
 	r("GET /v1.0/me/calendar", scopeCalRead, (*call).getCalendar)
 	r("GET /v1.0/me/calendars/{cid}", scopeCalRead, (*call).getCalendar)
 	r("PATCH /v1.0/me/calendars/{cid}", scopeCalWrite, (*call).updateCalendar)
+	r("PATCH /v1.0/me/calendar", scopeCalWrite, (*call).updateCalendar) // api/calendar-update.md
 	r("DELETE /v1.0/me/calendars/{cid}", scopeCalWrite, (*call).deleteCalendar)
 
 	for _, base := range []string{"/v1.0/me", "/v1.0/me/calendar", "/v1.0/me/calendars/{cid}"} {

@@ -282,3 +282,56 @@ func (f *Flow) classify(ctx context.Context, err error, rejected unical.Code) cl
 	}
 	return classified{err: wrap(unical.CodeUpstream, "The %s token endpoint refused the request (%s).", f.Name, code)}
 }
+
+// CallTokens is the one access-token source of an OAuth provider call
+// (a providerhttp.TokenSource), which Google and Microsoft share. It lives
+// for one Provider method and one goroutine, so a token refreshed during
+// the call serves its later requests, and the call refreshes at most
+// once: a token refused again after a refresh is final.
+type CallTokens struct {
+	// Session is the account's; nil while an account is being connected,
+	// when Token is used as it is and never refreshed.
+	Session *unical.Session
+	// Current is the token in use: the session's, then the refreshed one.
+	Current unical.Token
+	// Refreshed is set once Token was refreshed in this call.
+	Refreshed bool
+	// Now is the clock ([Fresh]).
+	Now func() time.Time
+	// Refresh refreshes the session's grant from current and hands the
+	// new token to Session.OnTokenRefresh before returning it
+	// ([Flow.RefreshSession]).
+	Refresh func(ctx context.Context, s *unical.Session, current unical.Token) (unical.Token, error)
+	// Mint returns the token of a delegated session (Session.Delegation
+	// set), minted from the application's delegation credential.
+	Mint func(ctx context.Context, force bool) (unical.Token, error)
+	// Rejected is the error of a token that is neither fresh nor
+	// refreshable any more in this call.
+	Rejected error
+}
+
+// Token returns a usable access token, refreshing it once when it is
+// missing, about to expire, or force is set (after a 401).
+func (c *CallTokens) Token(ctx context.Context, force bool) (string, error) {
+	if c.Session != nil && c.Session.Delegation != nil {
+		tok, err := c.Mint(ctx, force)
+		c.Current = tok
+		return tok.AccessToken, err
+	}
+	fresh := Fresh(c.Current, c.Now())
+	if fresh && !force {
+		return c.Current.AccessToken, nil
+	}
+	if c.Session == nil || c.Refreshed {
+		if fresh {
+			return c.Current.AccessToken, nil
+		}
+		return "", c.Rejected
+	}
+	tok, err := c.Refresh(ctx, c.Session, c.Current)
+	if err != nil {
+		return "", err
+	}
+	c.Current, c.Refreshed = tok, true
+	return tok.AccessToken, nil
+}

@@ -46,9 +46,9 @@ const installHint = "scripts/install-test-deps.sh (apt-get install postgresql)"
 // loopback are trusted, so it has no password.
 const superuser = "unical"
 
-// errNotInstalled marks a start failure caused by missing binaries, which
+// ErrNotInstalled marks a start failure caused by missing binaries, which
 // is a skip outside CI and a failure in CI.
-var errNotInstalled = errors.New("PostgreSQL binaries (initdb, pg_ctl) not found")
+var ErrNotInstalled = errors.New("PostgreSQL binaries (initdb, pg_ctl) not found")
 
 // Options tune a cluster.
 type Options struct {
@@ -90,10 +90,16 @@ func Start(tb testing.TB, opts Options) *Cluster {
 		if tb.Failed() {
 			tb.Logf("pgtest: server log:\n%s", c.logTail())
 		}
-		c.remove()
+		c.Remove()
 	})
 	return c
 }
+
+// StartCluster starts a cluster for a helper that has no testing.TB, such
+// as a server kept for a whole test binary (internal/davtest's DAViCal,
+// which keeps its data in PostgreSQL). The caller stops and removes it
+// with [Cluster.Remove]. A missing PostgreSQL is [ErrNotInstalled].
+func StartCluster(opts Options) (*Cluster, error) { return start(opts) }
 
 var shared struct {
 	mu      sync.Mutex
@@ -113,7 +119,7 @@ func Main(m *testing.M) {
 	code := m.Run()
 	shared.mu.Lock()
 	if shared.cluster != nil {
-		shared.cluster.remove()
+		shared.cluster.Remove()
 	}
 	shared.mu.Unlock()
 	os.Exit(code)
@@ -142,7 +148,7 @@ func Shared(tb testing.TB) *Cluster {
 // takes ci as an argument so that both paths can be tested.
 func reportStartError(tb testing.TB, err error, ci bool) {
 	tb.Helper()
-	if errors.Is(err, errNotInstalled) {
+	if errors.Is(err, ErrNotInstalled) {
 		if ci {
 			tb.Fatalf("pgtest: PostgreSQL is required when CI=true: %v; install it with %s", err, installHint)
 			return
@@ -172,7 +178,7 @@ func findBin() (string, error) {
 			return dir, nil
 		}
 	}
-	return "", errNotInstalled
+	return "", ErrNotInstalled
 }
 
 // versionOf is the major version in a /usr/lib/postgresql/N/bin path.
@@ -288,8 +294,8 @@ func (c *Cluster) StopServer() error {
 	return nil
 }
 
-// remove stops the server at once and removes its folder.
-func (c *Cluster) remove() {
+// Remove stops the server at once and removes its folder.
+func (c *Cluster) Remove() {
 	c.run("pg_ctl", "stop", "-w", "-t", "30", "-m", "immediate", "-D", c.data)
 	os.RemoveAll(c.Dir)
 }

@@ -56,8 +56,8 @@ func TestReportStartError(t *testing.T) {
 		ci         bool
 		skip, fail bool
 	}{
-		{"missing outside CI skips", errNotInstalled, false, true, false},
-		{"missing in CI fails", errNotInstalled, true, false, true},
+		{"missing outside CI skips", ErrNotInstalled, false, true, false},
+		{"missing in CI fails", ErrNotInstalled, true, false, true},
 		{"other failure fails", errTest, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -123,7 +123,9 @@ func (c Caller) send(ctx context.Context, req Request, token string) (*Response,
 	for k, v := range req.Header {
 		hr.Header[k] = v
 	}
-	hr.Header.Set("Authorization", "Bearer "+token)
+	if token != "" { // a provider without credentials (a public feed) has none
+		hr.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := c.Client.Do(hr)
 	if err != nil {
 		return nil, err

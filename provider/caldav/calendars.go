@@ -17,14 +17,27 @@ import (
 	"github.com/unical/unical/internal/icalmap"
 )
 
+// propfindCalendars asks for what a calendar is made of, and for the
+// scheduling inbox and outbox URLs (RFC 6638 §2.2), which a home that is
+// also the principal (DAViCal) answers, so that they are left out of a
+// listing even where they are typed as plain calendars.
 const propfindCalendars = `<?xml version="1.0" encoding="utf-8"?>` +
 	`<D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:I="http://apple.com/ns/ical/">` +
 	`<D:prop><D:resourcetype/><D:displayname/><I:calendar-color/><C:calendar-timezone/>` +
-	`<C:supported-calendar-component-set/><D:current-user-privilege-set/></D:prop></D:propfind>`
+	`<C:supported-calendar-component-set/><D:current-user-privilege-set/>` +
+	`<C:schedule-inbox-URL/><C:schedule-outbox-URL/></D:prop></D:propfind>`
+
+// propfindTimeZone asks for a calendar's time zone alone.
+const propfindTimeZone = `<?xml version="1.0" encoding="utf-8"?>` +
+	`<D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-timezone/></D:prop></D:propfind>`
 
 // ListCalendars lists the calendar collections in the account's calendar
 // home that can hold events (PROPFIND Depth 1), sorted by id. A
-// calendar's id is its path segment under the home.
+// calendar's id is its path segment under the home. The scheduling inbox
+// and outbox are not calendars one writes to and are left out (DAViCal
+// lists them as calendars). DAViCal leaves calendar-timezone out of a
+// Depth 1 answer that it gives for one calendar, so a calendar listed
+// without one has it read on its own.
 func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*unical.Calendar, error) {
 	home, err := homeURL(s)
 	if err != nil {
@@ -35,6 +48,20 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	if err != nil {
 		return nil, err
 	}
+	boxes := map[string]bool{}
+	for i := range ms.Responses {
+		for _, name := range []string{"schedule-inbox-URL", "schedule-outbox-URL"} {
+			if e, ok := ms.Responses[i].prop(nsCalDAV, name); ok {
+				if href, ok := e.child(nsDAV, "href"); ok {
+					if u, err := r.URL.Parse(strings.TrimSpace(href.Text)); err == nil {
+						if id, ok := calendarID(home, u); ok {
+							boxes[id] = true
+						}
+					}
+				}
+			}
+		}
+	}
 	cals := []*unical.Calendar{}
 	for i := range ms.Responses {
 		resp := &ms.Responses[i]
@@ -43,31 +70,53 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 			continue
 		}
 		id, ok := calendarID(home, u)
+		if !ok || boxes[id] {
+			continue // the home itself, something outside it, or a scheduling box
+		}
+		cal, ok := toCalendar(id, resp, s.Email)
 		if !ok {
-			continue // the home itself, or something outside it
+			continue
 		}
-		if cal, ok := toCalendar(id, resp, s.Email); ok {
-			cals = append(cals, cal)
+		if _, ok := resp.prop(nsCalDAV, "calendar-timezone"); !ok {
+			if cal.TimeZone, err = c.timeZoneOf(ctx, calendarURLIn(home, id)); err != nil {
+				return nil, err
+			}
 		}
+		cals = append(cals, cal)
 	}
 	sort.Slice(cals, func(i, j int) bool { return cals[i].ID < cals[j].ID })
 	return cals, nil
 }
 
+// timeZoneOf reads one calendar's calendar-timezone; a calendar without
+// one has "".
+func (c *conn) timeZoneOf(ctx context.Context, u *url.URL) (string, error) {
+	_, ms, err := c.propfind(ctx, u, "0", propfindTimeZone, "get calendar")
+	if err != nil {
+		return "", err
+	}
+	for i := range ms.Responses {
+		if e, ok := ms.Responses[i].prop(nsCalDAV, "calendar-timezone"); ok {
+			return timeZoneName(e.Text), nil
+		}
+	}
+	return "", nil
+}
+
 // GetCalendar returns one calendar collection of the account's home; a
 // collection that does not exist or cannot hold events is CodeNotFound.
 func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarID string) (*unical.Calendar, error) {
-	u, err := calendarURL(s, calendarID)
+	c := p.conn(s)
+	id, u, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
-	c := p.conn(s)
 	_, ms, err := c.propfind(ctx, u, "0", propfindCalendars, "get calendar")
 	if err != nil {
 		return nil, err
 	}
 	for i := range ms.Responses {
-		if cal, ok := toCalendar(calendarID, &ms.Responses[i], s.Email); ok {
+		if cal, ok := toCalendar(id, &ms.Responses[i], s.Email); ok {
 			return cal, nil
 		}
 	}
@@ -86,9 +135,7 @@ func calendarURL(s *unical.Session, calendarID string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	// url.URL.JoinPath takes escaped segments: unescaped, an id such as
-	// "%2e%2e" would become ".." on the wire.
-	return home.JoinPath(url.PathEscape(calendarID) + "/"), nil
+	return calendarURLIn(home, calendarID), nil
 }
 
 // calendarID returns the id of the collection at u: its path segment
@@ -122,6 +169,11 @@ func toCalendar(id string, r *msResponse, email string) (*unical.Calendar, bool)
 	}
 	if _, ok := rt.child(nsCalDAV, "calendar"); !ok {
 		return nil, false
+	}
+	for _, box := range []string{"schedule-inbox", "schedule-outbox"} {
+		if _, ok := rt.child(nsCalDAV, box); ok {
+			return nil, false
+		}
 	}
 	if set, ok := r.prop(nsCalDAV, "supported-calendar-component-set"); ok && len(set.Children) > 0 {
 		events := false
@@ -218,9 +270,10 @@ func canWrite(set *element) bool {
 // CreateCalendar creates a calendar collection with MKCALENDAR (RFC 4791
 // §5.3.1) under a fresh random id, for VEVENT components, with its name,
 // time zone and colour. Xandikos ignores the colour in MKCALENDAR
-// (davtest), so the colour is set again with PROPPATCH afterwards; it
-// ignores the time zone too and refuses it in PROPPATCH, so there a new
-// calendar has no time zone.
+// (davtest), so the colour is set again with PROPPATCH afterwards. A time
+// zone MKCALENDAR did not keep (DAViCal 1.1 drops it there and keeps it
+// from PROPPATCH) is set again with PROPPATCH; where that is refused too
+// (Xandikos) the calendar is removed and the create is CodeNotImplemented.
 func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
 	id, err := newUID()
 	if err != nil {
@@ -262,10 +315,21 @@ func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params
 	if err != nil {
 		return nil, err
 	}
-	// A server may answer MKCALENDAR 201 and leave a property out
-	// (Xandikos drops calendar-timezone): a calendar that does not hold
-	// what was asked is removed and the write refused, never kept short.
-	if tz := params.TimeZone.Value(); tz != "" && cal.TimeZone != tz {
+	tz := params.TimeZone.Value()
+	if tz != "" && cal.TimeZone != tz {
+		err := c.proppatch(ctx, u, props.tz)
+		if err == nil {
+			cal, err = p.GetCalendar(ctx, s, id)
+		}
+		if err != nil && unical.ErrorCode(err) != unical.CodeNotImplemented {
+			p.discard(ctx, c, u)
+			return nil, err
+		}
+	}
+	// A server may answer MKCALENDAR 201 and PROPPATCH 207 and leave a
+	// property out: a calendar that does not hold what was asked is
+	// removed and the write refused, never kept short.
+	if tz != "" && cal.TimeZone != tz {
 		p.discard(ctx, c, u)
 		return nil, &unical.Error{Code: unical.CodeNotImplemented, Field: "timeZone",
 			Message: "This CalDAV server does not keep a calendar's time zone (calendar-timezone); create the calendar without timeZone."}
@@ -287,7 +351,8 @@ func (p *Provider) discard(ctx context.Context, c *conn, u *url.URL) {
 // (Xandikos refuses calendar-timezone with 409), before anything else is
 // changed.
 func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
-	u, err := calendarURL(s, calendarID)
+	c := p.conn(s)
+	id, u, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +375,6 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 	if props.set+props.color != "" {
 		steps = append(steps, `<D:set><D:prop>`+props.set+props.color+`</D:prop></D:set>`)
 	}
-	c := p.conn(s)
 	for _, step := range steps {
 		if err := c.proppatch(ctx, u, step); err != nil {
 			var ue *unical.Error
@@ -320,20 +384,20 @@ func (p *Provider) UpdateCalendar(ctx context.Context, s *unical.Session, calend
 			return nil, err
 		}
 	}
-	return p.GetCalendar(ctx, s, calendarID)
+	return p.GetCalendar(ctx, s, id)
 }
 
 // DeleteCalendar deletes a calendar collection and its events. Radicale
 // answers 200 with a multistatus, others 204; any 2xx is success.
 func (p *Provider) DeleteCalendar(ctx context.Context, s *unical.Session, calendarID string) error {
-	u, err := calendarURL(s, calendarID)
+	c := p.conn(s)
+	id, u, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return err
 	}
-	c := p.conn(s)
 	// Only a calendar may be deleted through this id, never another kind
 	// of collection in the home (an inbox, an address book).
-	if _, err := p.GetCalendar(ctx, s, calendarID); err != nil {
+	if _, err := p.GetCalendar(ctx, s, id); err != nil {
 		return err
 	}
 	r, err := c.do(ctx, http.MethodDelete, u, nil, "")

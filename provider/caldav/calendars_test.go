@@ -1,6 +1,8 @@
 package caldav_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/unical/unical"
@@ -81,6 +83,47 @@ func TestCalendars_Write(t *testing.T) {
 		if _, err := p.CreateEvent(t.Context(), sess, cal.ID, &unical.EventParams{Title: unical.Some("x"),
 			Start: unical.Some(unical.EventDateTime{DateTime: "2026-01-01T09:00:00Z"})}); unical.ErrorCode(err) != unical.CodeNotFound {
 			t.Errorf("CreateEvent in a deleted calendar = %v, want CodeNotFound", err)
+		}
+	})
+}
+
+// TestListCalendars_Dialects: a calendar created with a time zone is
+// listed with it, also where a Depth 1 PROPFIND leaves calendar-timezone
+// out (DAViCal, read per calendar), and the scheduling inbox and outbox
+// are never listed, also where they are typed as calendars (DAViCal's
+// .in and .out). Xandikos keeps no calendar time zone and refuses the
+// create.
+func TestListCalendars_Dialects(t *testing.T) {
+	t.Parallel()
+	forEachKindOf(t, davtest.AllKinds(), func(t *testing.T, s *davtest.Server) {
+		p := newProvider(t, caldav.Config{AllowPrivateTargets: true})
+		sess := connect(t, p, s)
+		created, err := p.CreateCalendar(t.Context(), sess, &unical.CalendarParams{
+			Name: unical.Some("Zoned"), TimeZone: unical.Some("Europe/Berlin"),
+		})
+		if s.Kind == davtest.Xandikos {
+			if unical.ErrorCode(err) != unical.CodeNotImplemented {
+				t.Fatalf("CreateCalendar with timeZone on Xandikos: %v, want not_implemented", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("CreateCalendar with timeZone: %v", err)
+		}
+		t.Cleanup(func() { _ = p.DeleteCalendar(context.Background(), sess, created.ID) })
+		cals, err := p.ListCalendars(t.Context(), sess)
+		if err != nil {
+			t.Fatalf("ListCalendars: %v", err)
+		}
+		zones := map[string]string{}
+		for _, c := range cals {
+			zones[c.ID] = c.TimeZone
+			if c.ID == ".in" || c.ID == ".out" || strings.EqualFold(c.ID, "inbox") || strings.EqualFold(c.ID, "outbox") {
+				t.Errorf("ListCalendars lists the scheduling box %q", c.ID)
+			}
+		}
+		if got := zones[created.ID]; got != "Europe/Berlin" {
+			t.Errorf("ListCalendars gives the new calendar time zone %q, want Europe/Berlin (GetCalendar: %q)", got, created.TimeZone)
 		}
 	})
 }

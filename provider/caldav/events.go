@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/precondition"
 	"github.com/unical/unical/internal/recur"
 )
 
@@ -24,7 +25,7 @@ const prodID = "-//unical//unical CalDAV provider//EN"
 // instance the series does not have, or one it excludes, is CodeNotFound.
 func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (*unical.Event, error) {
 	c := p.conn(s)
-	cal, err := calendarURL(s, calendarID)
+	_, cal, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 // before a refusal.
 func (p *Provider) writeTo(ctx context.Context, s *unical.Session, calendarID string) (*conn, *url.URL, error) {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,13 +98,17 @@ func (p *Provider) newObject(params *unical.EventParams, self string) (*object, 
 // with If-Match on the ETag it read, so that a change made in between
 // fails with CodePrecondition instead of being lost. Given an instance id,
 // it changes (or creates) that instance's override.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)
 	if err != nil {
+		return nil, err
+	}
+	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
 		return nil, err
 	}
 	if t.instance && len(params.Recurrence.Value()) > 0 {
@@ -139,12 +144,14 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // DeleteEvent deletes an event's resource (a whole series for a series
 // id). Given an instance id it removes that instance's override and adds
 // an EXDATE to the series (RFC 5545 §3.8.5.1), written with If-Match.
-// Deleting a whole resource is unconditional once it was read and found to
-// hold an event: the caller has no version to condition it on, and the
-// outcome (the event is gone) is the same.
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+// A whole resource is deleted with If-Match on the ETag just read (it was
+// read to know it holds an event), so a change made in between is
+// CodePrecondition rather than deleted unseen. A caller's If-Match
+// (package ifmatch) is compared with that ETag first.
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return err
 	}
@@ -163,13 +170,19 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		if err != nil {
 			return err
 		}
+		if err := precondition.Check(ctx, obj.ETag); err != nil {
+			return err
+		}
 		if unscheduled {
 			return c.deleteUnscheduled(ctx, calURL, obj)
 		}
-		return c.deleteObject(ctx, calURL, obj.Name, "")
+		return c.deleteObject(ctx, calURL, obj.Name, obj.ETag)
 	}
 	t, err := c.target(ctx, calURL, eventID, s.Email)
 	if err != nil {
+		return err
+	}
+	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
 		return err
 	}
 	if !t.instance {
@@ -210,7 +223,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 // version that wrote.
 func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *object) error {
 	if !markScheduleAgent(ctx, obj.Cal) {
-		return c.deleteObject(ctx, calURL, obj.Name, "")
+		return c.deleteObject(ctx, calURL, obj.Name, obj.ETag)
 	}
 	data, err := finish(obj.Cal)
 	if err != nil {
@@ -232,7 +245,7 @@ func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *obje
 // its attendees is CodeInvalid.
 func (p *Provider) RespondToEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return err
 	}

@@ -26,8 +26,9 @@
 // one adds an EXDATE. Every change to an existing resource is a
 // read-modify-write with If-Match on the ETag read, and creation uses
 // If-None-Match: *, so a concurrent change is never overwritten
-// (CodePrecondition); deleting a whole event is the one unconditional
-// write, as the caller holds no version to condition it on. A weak ETag
+// (CodePrecondition); deleting a whole event too is conditional on the
+// ETag read just before. A caller's If-Match (package ifmatch) is compared
+// with the ETag read before anything is written. A weak ETag
 // cannot be sent in If-Match (RFC 7232 §3.1 compares strongly), so with a
 // server that issues only weak ones the ETag is compared here just before
 // the write, which leaves a one-round-trip race; unquoted ETags are quoted
@@ -92,6 +93,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
 	"github.com/unical/unical/internal/retry"
+	"github.com/unical/unical/provider/kit"
 )
 
 // ProviderType is the provider type this package serves.
@@ -185,3 +187,12 @@ func New(cfg Config) (*Provider, error) {
 
 // Type returns [ProviderType].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "CalDAV", Settings: []string{"serverUrl"}}
+}
+
+// ConnectsWithPassword implements [unical.PasswordConnector]: accounts
+// connect with an app-specific password.
+func (p *Provider) ConnectsWithPassword() bool { return true }

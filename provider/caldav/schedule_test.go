@@ -153,8 +153,8 @@ func boolText(b bool) string {
 	return "false"
 }
 
-// TestNotifyAttendees_True: Cyrus announces calendar-auto-schedule, so
-// true is honoured and removes an earlier SCHEDULE-AGENT=CLIENT; Radicale
+// TestNotifyAttendees_True: Cyrus and DAViCal announce
+// calendar-auto-schedule, so true is honoured and removes an earlier SCHEDULE-AGENT=CLIENT; Radicale
 // and Xandikos (whose "calendar-auto-scheduling" is not RFC 6638's token)
 // do not, so true is refused naming notifyAttendees before anything is
 // written.
@@ -166,7 +166,7 @@ func TestNotifyAttendees_True(t *testing.T) {
 		dir := s.NewCalendar(t, "loud")
 		cal := segment(dir)
 		loud := unical.WithNotifyAttendees(t.Context(), true)
-		if s.Kind != davtest.Cyrus {
+		if s.Kind != davtest.Cyrus && s.Kind != davtest.DAViCal {
 			_, err := p.CreateEvent(loud, sess, cal, invitation("Loud", "ann@example.com"))
 			wantField(t, "CreateEvent with true", err, unical.CodeInvalid, unical.NotifyAttendeesParameter)
 			if err != nil && !strings.Contains(err.Error(), string(caldav.ProviderType)) {

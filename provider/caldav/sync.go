@@ -11,9 +11,12 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/icalmap"
@@ -48,7 +51,7 @@ import (
 // listing is taken before the listing is read.
 func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
 	c := p.conn(s)
-	calURL, err := calendarURL(s, calendarID)
+	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +89,11 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if err != nil {
 			return nil, err
 		}
+		onlySeries := map[string]bool{}
 		for name, etag := range series {
+			if _, ok := inRange[name]; !ok {
+				onlySeries[name] = true
+			}
 			inRange[name] = etag
 		}
 		names := make([]string, 0, len(inRange))
@@ -97,6 +104,9 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		if objs, _, err = c.fetch(ctx, calURL, names, inRange, held); err != nil {
 			return nil, err
 		}
+		// DAViCal ignores the RRULE prop-filter and answers every event,
+		// so what only the series query found is kept only if it recurs.
+		objs = slices.DeleteFunc(objs, func(o *object) bool { return onlySeries[o.Name] && !recurs(o.Cal) })
 	}
 	batch.Events = c.eventsOf(ctx, calURL, objs, s.Email)
 	return batch, nil
@@ -657,4 +667,17 @@ func decodeSnapshot(s string) (map[string]string, error) {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// recurs reports whether cal holds a series: a VEVENT with an RRULE or
+// RDATE, or an overridden instance of one.
+func recurs(cal *ical.Calendar) bool {
+	for _, ev := range cal.Events() {
+		for _, name := range []string{ical.PropRecurrenceRule, ical.PropRecurrenceDates, ical.PropRecurrenceID} {
+			if ev.Props.Get(name) != nil {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -217,7 +217,7 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 		// Granular consent: the user may untick the calendar scope.
 		return nil, unical.Errorf(unical.CodeUnauthorized, "The Google account did not grant access to its calendars.")
 	}
-	c := &conn{p: p, ep: endpointsFor(settings), token: ut, expiredCode: unical.CodeUnauthorized}
+	c := p.newConn(nil, settings, ut, unical.CodeUnauthorized)
 	var info identity.Claims
 	if err := c.do(ctx, "GET", c.ep.userinfo, nil, &info); err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"net/url"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/ifmatch"
+	"github.com/unical/unical/internal/precondition"
 )
 
 // base32hex is the alphabet of client-chosen event ids ([a-v0-9], events
@@ -140,11 +142,15 @@ func pendingConference(g *event) bool {
 // know whether it is all-day, which extended properties and guests it has,
 // and the account's own attendee entry), then patches it conditionally on
 // the etag it read, so a concurrent change is CodePrecondition rather than
-// lost.
-func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+// lost. A caller's If-Match (package ifmatch) must be that etag.
+func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	c := p.conn(s)
 	cur, err := c.getEvent(ctx, calendarID, eventID)
 	if err != nil {
+		return nil, err
+	}
+	if err := precondition.Check(ctx, cur.Etag); err != nil {
 		return nil, err
 	}
 	if err := checkEventParams(params, cur, calendarID, s.Email); err != nil {
@@ -181,13 +187,21 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 
 // DeleteEvent implements [unical.Provider]. Deleting a series deletes its
 // instances; deleting an instance cancels just that one. An event already
-// deleted is CodeNotFound (Google: 410 deleted).
-func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
+// deleted is CodeNotFound (Google: 410 deleted). A caller's If-Match
+// (package ifmatch) goes to Google as If-Match, which makes the delete
+// conditional ("Get specific versions of resources": update or delete,
+// 412 when the etag changed).
+func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
+	defer func() { err = precondition.Name(ctx, err) }()
 	if calendarID == "" || eventID == "" {
 		return unical.Errorf(unical.CodeNotFound, "Google has no such event.")
 	}
 	c := p.conn(s)
-	return c.do(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), nil, nil)
+	var opts callOpts
+	if etag, ok := ifmatch.From(ctx); ok {
+		opts.ifMatch = ifmatch.Quoted(etag)
+	}
+	return c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), opts, nil, nil)
 }
 
 // RespondToEvent implements [unical.Provider] the way the events reference

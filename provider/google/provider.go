@@ -37,6 +37,7 @@ import (
 	"github.com/unical/unical/internal/delegation"
 	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
+	"github.com/unical/unical/provider/kit"
 )
 
 // ProviderType is the provider type this package serves.
@@ -139,3 +140,9 @@ func New(cfg Config) (*Provider, error) {
 
 // Type implements [unical.Provider].
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "Google Calendar", Settings: []string{
+		"clientId", "clientSecret", "scopes", "authUrl", "tokenUrl", "userInfoUrl", "apiBaseUrl", "revokeUrl"}}
+}

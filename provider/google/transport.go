@@ -24,46 +24,33 @@ type conn struct {
 	p  *Provider
 	s  *unical.Session // nil while connecting: no refresh, no callback
 	ep endpoints
-	// token is the token in use.
-	token unical.Token
-	// refreshed is set once the token was refreshed in this call.
-	refreshed bool
+	// tokens hands out the call's access token, refreshed at most once.
+	tokens *oauthflow.CallTokens
 	// expiredCode is what rejected credentials mean: CodeAccountExpired for
 	// a stored account, CodeUnauthorized while connecting.
 	expiredCode unical.Code
 }
 
 func (p *Provider) conn(s *unical.Session) *conn {
-	return &conn{p: p, s: s, ep: endpointsFor(s.Settings), token: s.Token, expiredCode: unical.CodeAccountExpired}
+	return p.newConn(s, s.Settings, s.Token, unical.CodeAccountExpired)
 }
 
-// accessToken returns a usable access token, refreshing it when it is
-// missing, about to expire, or force is set (after a 401).
-func (c *conn) accessToken(ctx context.Context, force bool) (string, error) {
-	if c.s != nil && c.s.Delegation != nil {
+// newConn returns a conn for s (nil while connecting) with token.
+func (p *Provider) newConn(s *unical.Session, settings unical.ProviderSettings, token unical.Token, expiredCode unical.Code) *conn {
+	c := &conn{p: p, s: s, ep: endpointsFor(settings), expiredCode: expiredCode}
+	c.tokens = &oauthflow.CallTokens{
+		Session: s, Current: token, Now: p.now,
+		Refresh: func(ctx context.Context, s *unical.Session, _ unical.Token) (unical.Token, error) {
+			return p.RefreshToken(ctx, s)
+		},
 		// A delegated account has no refresh token: its tokens are minted
 		// for the user (sub) from the application's service account.
-		tok, err := c.p.minter.GoogleToken(ctx, c.s.Delegation, c.s.Email, force)
-		c.token = tok
-		return tok.AccessToken, err
+		Mint: func(ctx context.Context, force bool) (unical.Token, error) {
+			return p.minter.GoogleToken(ctx, s.Delegation, s.Email, force)
+		},
+		Rejected: unical.Errorf(expiredCode, "Google no longer accepts the account's credentials; reconnect it."),
 	}
-	t := c.token
-	fresh := oauthflow.Fresh(t, c.p.now())
-	if fresh && !force {
-		return t.AccessToken, nil
-	}
-	if c.s == nil || c.refreshed {
-		if fresh {
-			return t.AccessToken, nil
-		}
-		return "", unical.Errorf(c.expiredCode, "Google no longer accepts the account's credentials; reconnect it.")
-	}
-	nt, err := c.p.RefreshToken(ctx, c.s)
-	if err != nil {
-		return "", err
-	}
-	c.token, c.refreshed = nt, true
-	return nt.AccessToken, nil
+	return c
 }
 
 // api returns the URL of a Calendar API path (already escaped) with query.
@@ -110,7 +97,7 @@ func (c *conn) doWith(ctx context.Context, method, rawURL string, opts callOpts,
 	idempotent := method != http.MethodPost || opts.safe
 	caller := providerhttp.Caller{
 		Client:     c.p.client,
-		Tokens:     c,
+		Tokens:     c.tokens,
 		Refresh401: c.s != nil,
 		Policy:     c.p.policy(),
 		MaxBody:    maxResponse,
@@ -136,11 +123,6 @@ func (c *conn) doWith(ctx context.Context, method, rawURL string, opts callOpts,
 		}
 	}
 	return nil
-}
-
-// Token implements [providerhttp.TokenSource].
-func (c *conn) Token(ctx context.Context, force bool) (string, error) {
-	return c.accessToken(ctx, force)
 }
 
 // escapeID escapes a calendar or event id for a URL path: ids contain '@'

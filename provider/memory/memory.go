@@ -131,6 +131,10 @@ func (p *Provider) Calls() int {
 // Type implements unical.Provider.
 func (p *Provider) Type() unical.ProviderType { return p.typ }
 
+// ConnectsWithPassword implements [unical.PasswordConnector]: accounts of
+// the CalDAV type connect with a password, the others through OAuth.
+func (p *Provider) ConnectsWithPassword() bool { return p.typ == unical.ProviderCalDAV }
+
 // Connect implements unical.Provider.
 func (p *Provider) Connect(ctx context.Context, settings unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	p.mu.Lock()
@@ -235,6 +239,16 @@ func (p *Provider) calendar(s *unical.Session, id string) (*user, *calendar, err
 	u, err := p.account(s)
 	if err != nil {
 		return nil, nil, err
+	}
+	if id == "primary" {
+		// The alias of the primary calendar, as on Google and Graph; a
+		// CalDAV user's calendars have none.
+		for _, cid := range u.order {
+			if c, ok := u.calendars[cid]; ok && c.cal.IsPrimary {
+				return u, c, nil
+			}
+		}
+		return nil, nil, unical.FieldError("calendarId", `The account has no primary calendar, so "primary" names none.`)
 	}
 	c, ok := u.calendars[id]
 	if !ok {
@@ -385,6 +399,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
+	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
+		return nil, err
+	}
 	ev, ok, err := c.book.UpdateInstance(eventID, p.version+1, params, s.Email, time.Now())
 	if !ok {
 		ev, err = c.book.Update(eventID, p.version+1, params, s.Email, time.Now())
@@ -402,6 +419,9 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	defer p.mu.Unlock()
 	_, c, err := p.calendar(s, calendarID)
 	if err != nil {
+		return err
+	}
+	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
 		return err
 	}
 	ok, err := c.book.DeleteInstance(eventID, p.version+1, time.Now())

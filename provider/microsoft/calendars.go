@@ -30,8 +30,19 @@ func calendarFromGraph(g *calendar, selfEmail string) *unical.Calendar {
 	return c
 }
 
-// calendarPath is the path of a calendar.
-func calendarPath(id string) string { return "/me/calendars/" + pathID(id) }
+// primaryID is the calendar id that names the account's default calendar
+// on every provider.
+const primaryID = "primary"
+
+// calendarPath is the path of a calendar: "primary" is the default
+// calendar, /me/calendar (resources/calendar.md; Graph has no calendar
+// whose id is "primary" and answers /me/calendars/primary 404).
+func calendarPath(id string) string {
+	if id == primaryID {
+		return "/me/calendar"
+	}
+	return "/me/calendars/" + pathID(id)
+}
 
 // ListCalendars returns every calendar of the account, following
 // @odata.nextLink.

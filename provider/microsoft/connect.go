@@ -213,8 +213,8 @@ func (p *Provider) connection(ctx context.Context, settings unical.ProviderSetti
 	if email == "" {
 		email = u.UserPrincipalName
 	}
-	if c.refreshed {
-		tok = c.token
+	if c.tokens.Refreshed {
+		tok = c.tokens.Current
 	}
 	conn := &unical.Connection{Email: email, ProviderAccountID: u.ID, VerifiedNames: []string{u.UserPrincipalName}, Scopes: tok.Scopes, Token: tok}
 	if idToken != "" {

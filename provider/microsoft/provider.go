@@ -29,6 +29,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/delegation"
 	"github.com/unical/unical/internal/providerhttp"
+	"github.com/unical/unical/provider/kit"
 )
 
 // ProviderType is the provider type this package serves.
@@ -103,3 +104,9 @@ func New(cfg Config) (*Provider, error) {
 
 // Type returns ProviderType.
 func (p *Provider) Type() unical.ProviderType { return ProviderType }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "Microsoft Outlook", Settings: []string{
+		"clientId", "clientSecret", "scopes", "tenant", "authUrl", "tokenUrl", "apiBaseUrl"}}
+}

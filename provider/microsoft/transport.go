@@ -19,41 +19,29 @@ import (
 )
 
 // client makes the Graph requests of one provider call for one session.
-// It holds the access token it refreshed, so a call that takes several
-// requests refreshes at most once. It is not safe for concurrent use.
+// Its tokens hand out the access token, refreshed at most once in the
+// call; a refreshed token (with the refresh token Microsoft may have
+// rotated) is handed to Session.OnTokenRefresh before it is used. It is
+// not safe for concurrent use.
 type client struct {
-	p         *Provider
-	s         *unical.Session
-	base      string
-	token     unical.Token
-	refreshed bool
+	p      *Provider
+	s      *unical.Session
+	base   string
+	tokens *oauthflow.CallTokens
 }
 
 func (p *Provider) client(s *unical.Session) *client {
-	return &client{p: p, s: s, base: apiBase(s.Settings), token: s.Token}
-}
-
-// accessToken returns a usable access token, refreshing it when it is
-// missing, expires within a minute, or force is set. A refreshed token
-// (with the refresh token Microsoft may have rotated) is handed to
-// Session.OnTokenRefresh before it is used.
-func (c *client) accessToken(ctx context.Context, force bool) (string, error) {
-	if c.s.Delegation != nil {
+	return &client{p: p, s: s, base: apiBase(s.Settings), tokens: &oauthflow.CallTokens{
+		Session: s, Current: s.Token, Now: p.now,
+		Refresh: func(ctx context.Context, s *unical.Session, current unical.Token) (unical.Token, error) {
+			return p.flow(s.Settings, "").RefreshSession(ctx, s, current)
+		},
 		// A delegated account uses the tenant's app-only token.
-		tok, err := c.p.minter.MicrosoftToken(ctx, c.s.Delegation, force)
-		c.token = tok
-		return tok.AccessToken, err
-	}
-	t := c.token
-	if oauthflow.Fresh(t, c.p.now()) && !force {
-		return t.AccessToken, nil
-	}
-	tok, err := c.p.flow(c.s.Settings, "").RefreshSession(ctx, c.s, t)
-	if err != nil {
-		return "", err
-	}
-	c.token, c.refreshed = tok, true
-	return tok.AccessToken, nil
+		Mint: func(ctx context.Context, force bool) (unical.Token, error) {
+			return p.minter.MicrosoftToken(ctx, s.Delegation, force)
+		},
+		Rejected: unical.Errorf(unical.CodeAccountExpired, "Microsoft Graph no longer accepts the account's credentials; reconnect it."),
+	}}
 }
 
 // request is one Graph request.
@@ -139,7 +127,7 @@ func (c *client) send(ctx context.Context, r request, out any) (int, error) {
 	var status int
 	caller := providerhttp.Caller{
 		Client:     c.p.httpClient,
-		Tokens:     c,
+		Tokens:     c.tokens,
 		Refresh401: true,
 		Policy:     c.p.policy(),
 		MaxBody:    maxResponse,
@@ -170,11 +158,6 @@ func (c *client) send(ctx context.Context, r request, out any) (int, error) {
 		}
 	}
 	return status, nil
-}
-
-// Token implements [providerhttp.TokenSource].
-func (c *client) Token(ctx context.Context, force bool) (string, error) {
-	return c.accessToken(ctx, force)
 }
 
 // maxResponse bounds the bodies read from Graph.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/unical/unical"
@@ -84,7 +85,7 @@ func (p *Provider) Watch(ctx context.Context, s *unical.Session, req *unical.Wat
 	if err != nil {
 		return nil, err
 	}
-	w, err := p.subscribe(ctx, s, req, "me/calendars/"+req.CalendarID+"/events", exp)
+	w, err := p.subscribe(ctx, s, req, strings.TrimPrefix(calendarPath(req.CalendarID), "/")+"/events", exp)
 	if unical.ErrorCode(err) != unical.CodeInvalid {
 		return w, err
 	}

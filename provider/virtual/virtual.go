@@ -39,6 +39,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/provider/kit"
 )
 
 // MaxTombstones is how many deleted events a calendar remembers for sync
@@ -84,6 +85,11 @@ func New(store unical.RecordStore) *Provider {
 
 // Type implements unical.Provider.
 func (p *Provider) Type() unical.ProviderType { return unical.ProviderVirtual }
+
+// Info implements [unical.Describer].
+func (p *Provider) Info() kit.ProviderInfo {
+	return kit.ProviderInfo{DisplayName: "Virtual calendars"}
+}
 
 // Connect implements unical.Provider: there are no credentials to check,
 // and the email is the account's identity.
@@ -291,6 +297,9 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
 	var out *unical.Event
 	err := p.write(ctx, s, calendarID, withSeries(eventID), "", func(b *eventbook.Book, version int64) (err error) {
+		if err := b.CheckIfMatch(ctx, eventID); err != nil {
+			return err
+		}
 		var ok bool
 		if out, ok, err = b.UpdateInstance(eventID, version, params, s.Email, p.now()); ok {
 			return err
@@ -308,6 +317,9 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // edited and cancelled occurrences too.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	return p.write(ctx, s, calendarID, withSeries(eventID), eventID, func(b *eventbook.Book, version int64) error {
+		if err := b.CheckIfMatch(ctx, eventID); err != nil {
+			return err
+		}
 		if ok, err := b.DeleteInstance(eventID, version, p.now()); ok {
 			return err
 		}
