@@ -202,7 +202,7 @@ func (a *App) GetCredentials(ctx context.Context, accountID string) (*Credential
 		return nil, err
 	}
 	if a.c.Credential(rec.ProviderType) == CredentialOAuth && rec.Status == AccountStatusActive && !rec.TokenExpiry.IsZero() && a.c.now().Add(time.Minute).After(rec.TokenExpiry) {
-		if refresher, ok := refresherOf(a.c.providers[rec.ProviderType]); ok {
+		if refresher, ok := RefresherOf(a.c.providers[rec.ProviderType]); ok {
 			_, _, s, err := a.Session(ctx, accountID)
 			if err != nil {
 				return nil, err

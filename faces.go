@@ -28,7 +28,9 @@ func faceOf[T any](p Provider) (T, bool) {
 }
 
 func freeBusyOf(p Provider) (FreeBusyQuerier, bool) { return faceOf[FreeBusyQuerier](p) }
-func refresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
+
+// RefresherOf returns p as a [TokenRefresher] when it has one (package grants).
+func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
 func revokerOf(p Provider) (GrantRevoker, bool)     { return faceOf[GrantRevoker](p) }
 func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitter](p) }
 

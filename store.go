@@ -429,13 +429,11 @@ type Record struct {
 	Version uint64
 }
 
-// RecordStore keeps small opaque records that belong to an end user
-// account, grouped in named collections: the data of a provider that lives
-// in the Store itself (the VIRTUAL provider's calendars and events). Every
-// write is a compare-and-set on the record's version, so that writers in
-// several replicas never lose each other's changes. An account's records
-// go with it (DeleteAccount); account id "" keeps the application's own
-// records (bookings), which need no account and go with DeleteApplication.
+// RecordStore keeps small opaque records of an end user account in named
+// collections (VIRTUAL's calendars and events, package grants' schedule);
+// every write is a compare-and-set on the record's version, so replicas
+// never lose each other's changes. They go with the account (DeleteAccount);
+// account id "" keeps the application's own (bookings; DeleteApplication).
 //
 // Collections and keys are non-empty and hold no NUL byte (CodeInvalid).
 type RecordStore interface {

@@ -97,4 +97,6 @@ type WebhookConfig struct {
 	// spread over the interval by subscription, so that watched
 	// subscriptions are not all checked at the same instant.
 	ReconcileInterval time.Duration
+	// GrantCheckInterval and GrantKeepAlive are package grants' (6 h, 30 days; negative: never).
+	GrantCheckInterval, GrantKeepAlive time.Duration
 }

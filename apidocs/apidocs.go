@@ -31,7 +31,10 @@ type document struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	} `json:"tags"`
-	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Paths map[string]map[string]json.RawMessage `json:"paths"`
+	// Webhooks are the messages the server posts (OpenAPI 3.1), shown as
+	// POST operations named by their key.
+	Webhooks   map[string]map[string]json.RawMessage `json:"webhooks"`
 	Components struct {
 		Schemas    map[string]*schema         `json:"schemas"`
 		Responses  map[string]*response       `json:"responses"`
@@ -189,13 +192,11 @@ func build(openapi []byte) (*page, error) {
 		byTag[t.Name] = &group{Name: t.Name}
 		order = append(order, t.Name)
 	}
-	paths := make([]string, 0, len(doc.Paths))
-	for path := range doc.Paths {
-		paths = append(paths, path)
-	}
-	sort.Strings(paths)
-	for _, path := range paths {
-		item := doc.Paths[path]
+	for _, path := range append(sortedKeys(doc.Paths), sortedKeys(doc.Webhooks)...) {
+		item, ok := doc.Paths[path]
+		if !ok {
+			item = doc.Webhooks[path]
+		}
 		// Parameters of the path item apply to each of its operations,
 		// before the operation's own (OpenAPI 3.1 §4.8.9.1).
 		var shared []*parameter
@@ -250,6 +251,16 @@ func build(openapi []byte) (*page, error) {
 		return p.Errors[i].Name < p.Errors[j].Name
 	})
 	return p, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // maxQuery bounds a search's text.

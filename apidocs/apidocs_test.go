@@ -17,15 +17,16 @@ import (
 )
 
 // TestRender_NamesEveryRoute: the reference lists every operation of the
-// /v1 document with a heading of its own, so a route added to the contract
-// cannot be missing from the page.
+// /v1 document, and every webhook message, with a heading of its own, so a
+// route added to the contract cannot be missing from the page.
 func TestRender_NamesEveryRoute(t *testing.T) {
 	page, err := apidocs.Render(httpapi.OpenAPIDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
+		Paths    map[string]map[string]json.RawMessage `json:"paths"`
+		Webhooks map[string]map[string]json.RawMessage `json:"webhooks"`
 	}
 	if err := json.Unmarshal(httpapi.OpenAPIDocument, &doc); err != nil {
 		t.Fatal(err)
@@ -47,6 +48,14 @@ func TestRender_NamesEveryRoute(t *testing.T) {
 			if !headings[op] {
 				missing = append(missing, op)
 			}
+		}
+	}
+	// Each webhook message is shown as the POST it is, named by its key.
+	for name := range doc.Webhooks {
+		op := "POST " + name
+		want = append(want, op)
+		if !headings[op] {
+			missing = append(missing, op)
 		}
 	}
 	if len(want) < 25 {

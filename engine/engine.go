@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/subscriptions"
 )
@@ -48,6 +49,9 @@ type engineConfig struct {
 	// Config.FailedRetention; 0 keeps such messages for good.
 	delivered time.Duration
 	failed    time.Duration
+	// grantPeriod is grants.Period: how often each account's grant is
+	// refreshed; 0 never.
+	grantPeriod time.Duration
 }
 
 func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
@@ -65,6 +69,7 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 		reconcile:        orNever(cfg.ReconcileInterval, 15*time.Minute),
 		delivered:        orNever(cfg.DeliveredRetention, DefaultDeliveredRetention),
 		failed:           orNever(cfg.FailedRetention, DefaultFailedRetention),
+		grantPeriod:      grants.Period(*cfg),
 	}
 	if e.watchRenewBefore <= 0 {
 		e.watchRenewBefore = 12 * time.Hour
@@ -136,6 +141,10 @@ type Client interface {
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
 	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
 	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
+	// CheckGrants refreshes the grants of the accounts whose check is due
+	// (see package grants), sharing the work with other engines through
+	// the Store, and returns how many it checked.
+	CheckGrants(ctx context.Context) (int, error)
 	// Application reads an application through the Client's cache, for
 	// its own webhook endpoint.
 	Application(ctx context.Context, id string) (*unical.Application, error)
@@ -161,13 +170,17 @@ type Client interface {
 
 // ClientOf returns c as the engine's Client: its own methods, with the
 // watch renewal of package subscriptions, which keeps the provider
-// watches.
+// watches, and the grant checks of package grants.
 func ClientOf(c *unical.Client) Client { return watching{c} }
 
 type watching struct{ *unical.Client }
 
 func (w watching) RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error {
 	return subscriptions.RenewWatch(ctx, w.Client, sub)
+}
+
+func (w watching) CheckGrants(ctx context.Context) (int, error) {
+	return grants.Check(ctx, w.Client)
 }
 
 // Engine delivers webhooks and schedules change detection: it claims due
@@ -267,6 +280,9 @@ func (e *Engine) Start(ctx context.Context) (wait func(), err error) {
 		var sweep sync.WaitGroup
 		if iv := e.c.SweepInterval(); iv > 0 {
 			sweep.Go(func() { e.sweepLoop(ctx, iv) })
+		}
+		if e.grantPeriod > 0 {
+			sweep.Go(func() { e.grantLoop(ctx) })
 		}
 		e.run(ctx)
 		sweep.Wait()

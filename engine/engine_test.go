@@ -58,6 +58,10 @@ func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.Subscripti
 	c.note("check " + sub.ID)
 	return nil
 }
+func (c *fakeClient) CheckGrants(context.Context) (int, error) {
+	c.note("grants")
+	return 0, nil
+}
 func (c *fakeClient) RenewWatch(_ context.Context, sub *unical.SubscriptionRecord) error {
 	c.note("renew " + sub.ID)
 	return nil
@@ -298,6 +302,24 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, c.checks()); diff != "" {
 		t.Errorf("change checks (-want +got):\n%s", diff)
+	}
+}
+
+// The engine asks the Client to check due grants over and over, every
+// so often within Config.GrantCheckInterval.
+func TestEngine_SchedulesGrantChecks(t *testing.T) {
+	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+		cfg.GrantCheckInterval = 80 * time.Millisecond
+	})
+	start(t, c, newFakeStore())
+
+	want := []string{"grants", "grants", "grants"}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.checks()) < len(want) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if diff := cmp.Diff(want, c.checks()[:min(len(want), len(c.checks()))]); diff != "" {
+		t.Errorf("checks (-want +got):\n%s", diff)
 	}
 }
 

@@ -77,6 +77,13 @@ func MustStartGraphStack(tb testing.TB) *graphStack {
 // (when not nil) that the fake, the provider and the unical Client share.
 func startGraphStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock) *graphStack {
 	tb.Helper()
+	return startGraphStackWith(tb, opts, clock, nil)
+}
+
+// startGraphStackWith is startGraphStack with configure changing the
+// Client's Config last.
+func startGraphStackWith(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock, configure func(*unical.Config)) *graphStack {
+	tb.Helper()
 	st := &graphStack{}
 	opts.AllowHTTPNotificationURLs = true
 	var now func() time.Time
@@ -94,6 +101,9 @@ func startGraphStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clo
 	st.Stack = apitest.Start(tb, []unical.Provider{p}, func(cfg *unical.Config) {
 		cfg.AllowPrivateTargets, cfg.WebhookSender, cfg.ChangePollInterval = true, st.Sent, -1
 		cfg.Now = now
+		if configure != nil {
+			configure(cfg)
+		}
 	})
 	st.Graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
 	st.CreateApp(tb, &admin.ApplicationParams{

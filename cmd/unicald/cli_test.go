@@ -40,6 +40,8 @@ var serveFlagEnv = map[string]string{
 	"delivery-log-ttl":       "",
 	"poll-interval":          "UNICAL_POLL_INTERVAL",
 	"reconcile-interval":     "UNICAL_RECONCILE_INTERVAL",
+	"grant-check-interval":   "UNICAL_GRANT_CHECK_INTERVAL",
+	"grant-keep-alive":       "UNICAL_GRANT_KEEP_ALIVE",
 	"retry-schedule":         "UNICAL_RETRY_SCHEDULE",
 	"retry-jitter":           "UNICAL_RETRY_JITTER",
 	"metrics-addr":           "UNICAL_METRICS_ADDR",

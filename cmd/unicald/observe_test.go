@@ -296,7 +296,7 @@ func TestServe_MetricsAddr(t *testing.T) {
 }
 
 // TestServe_BadEngineSettings checks that bad --poll-interval,
-// --reconcile-interval and --retry-schedule values, on the command line or in the environment,
+// --reconcile-interval, grant check and --retry-schedule values, on the command line or in the environment,
 // stop serve before it starts with an error naming the setting.
 func TestServe_BadEngineSettings(t *testing.T) {
 	t.Parallel()
@@ -313,6 +313,8 @@ func TestServe_BadEngineSettings(t *testing.T) {
 		{"poll interval not a duration", []string{"--poll-interval", "often"}, nil, []string{"poll-interval"}},
 		{"reconcile interval zero", []string{"--reconcile-interval", "0"}, nil, []string{"reconcile-interval"}},
 		{"reconcile interval env", nil, map[string]string{"UNICAL_RECONCILE_INTERVAL": "often"}, []string{"UNICAL_RECONCILE_INTERVAL", "--reconcile-interval"}},
+		{"grant check interval zero", []string{"--grant-check-interval", "0"}, nil, []string{"grant-check-interval"}},
+		{"grant keep-alive env", nil, map[string]string{"UNICAL_GRANT_KEEP_ALIVE": "monthly"}, []string{"UNICAL_GRANT_KEEP_ALIVE", "--grant-keep-alive"}},
 		{"jitter out of range", []string{"--retry-jitter", "2"}, nil, []string{"retry-jitter"}},
 		{"schedule env", nil, map[string]string{"UNICAL_RETRY_SCHEDULE": "5s,,5m"}, []string{"UNICAL_RETRY_SCHEDULE", "--retry-schedule"}},
 		{"poll interval env", nil, map[string]string{"UNICAL_POLL_INTERVAL": "1 minute"}, []string{"UNICAL_POLL_INTERVAL", "--poll-interval"}},

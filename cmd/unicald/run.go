@@ -24,6 +24,7 @@ import (
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/muxpath"
 	"github.com/unical/unical/internal/seal"
@@ -75,9 +76,13 @@ type engineSettings struct {
 	// in Config's terms.
 	pollInterval      time.Duration
 	reconcileInterval time.Duration
-	retrySchedule     []time.Duration
-	retryJitter       float64
-	observer          unical.Observer
+	// grantCheck and grantKeepAlive are Config.GrantCheckInterval and
+	// Config.GrantKeepAlive.
+	grantCheck     time.Duration
+	grantKeepAlive time.Duration
+	retrySchedule  []time.Duration
+	retryJitter    float64
+	observer       unical.Observer
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -217,6 +222,8 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 			DeliveryLogTTL:       eng.retention.deliveryLog,
 			ChangePollInterval:   eng.pollInterval,
 			ReconcileInterval:    eng.reconcileInterval,
+			GrantCheckInterval:   eng.grantCheck,
+			GrantKeepAlive:       eng.grantKeepAlive,
 			RetrySchedule:        eng.retrySchedule,
 			RetryJitter:          eng.retryJitter,
 		},
@@ -290,12 +297,16 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
 	poll := pollInterval(time.Minute)
 	reconcile := pollInterval(15 * time.Minute)
+	grantCheck := pollInterval(grants.DefaultCheckInterval)
+	grantKeepAlive := pollInterval(grants.DefaultKeepAlive)
 	schedule := defaultRetrySchedule()
 	jitter := jitterFlag(webhook.DefaultJitter)
 	metricsAddr := fs.String("metrics-addr", m.env("UNICAL_METRICS_ADDR", ""), withEnv("serve /metrics on this address instead of the API's", "UNICAL_METRICS_ADDR"))
 	setupErr := firstError(frontErr,
 		m.envFlag(fs, &poll, "poll-interval", "UNICAL_POLL_INTERVAL", "how often subscriptions without a provider watch are checked for changes; negative: never"),
 		m.envFlag(fs, &reconcile, "reconcile-interval", "UNICAL_RECONCILE_INTERVAL", "how often subscriptions with a provider watch are still checked for changes push missed; negative: never"),
+		m.envFlag(fs, &grantCheck, "grant-check-interval", "UNICAL_GRANT_CHECK_INTERVAL", "how often each Google and Microsoft account's grant is checked with a token refresh, so that a revoked one expires the account without waiting for a call; negative: never"),
+		m.envFlag(fs, &grantKeepAlive, "grant-keep-alive", "UNICAL_GRANT_KEEP_ALIVE", "the longest an account's refresh token goes unused before the server refreshes it (Microsoft ends one unused for 90 days); negative: never"),
 		m.envFlag(fs, &schedule, "retry-schedule", "UNICAL_RETRY_SCHEDULE", "delays before each retry of a webhook message, comma-separated"),
 		m.envFlag(fs, &jitter, "retry-jitter", "UNICAL_RETRY_JITTER", "spread each retry delay by up to this fraction of itself, 0 for none"))
 	return func(ctx context.Context) error {
@@ -316,6 +327,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		defer ln.Close()
 		eng.pollInterval, eng.retrySchedule, eng.retryJitter = time.Duration(poll), schedule.config(), jitter.config()
 		eng.reconcileInterval = time.Duration(reconcile)
+		eng.grantCheck, eng.grantKeepAlive = time.Duration(grantCheck), time.Duration(grantKeepAlive)
 		met := metrics.New()
 		eng.observer = met
 		logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))

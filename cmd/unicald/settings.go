@@ -88,8 +88,9 @@ func (j jitterFlag) config() float64 {
 	return float64(j)
 }
 
-// pollInterval is --poll-interval and --reconcile-interval: a positive
-// duration, or a negative one to turn change polling (or reconciling) off.
+// pollInterval is --poll-interval, --reconcile-interval and the grant
+// check flags: a positive duration, or a negative one to turn change
+// polling (or reconciling, or the grant checks) off.
 type pollInterval time.Duration
 
 func (p *pollInterval) argName() string { return "duration" }

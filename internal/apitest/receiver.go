@@ -15,6 +15,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -39,10 +40,13 @@ func (d Delivery) Payload(tb testing.TB) unical.MessagePayload {
 
 // Receiver is a webhook receiver on loopback HTTPS that verifies every
 // request with the Standard Webhooks reference library, as the spec's
-// receiver does: a request that does not verify is answered 400.
+// receiver does: a request that does not verify is answered 400. A
+// verified body that the OpenAPI document's webhooks section does not
+// describe fails the test (openapitest.CheckWebhook).
 type Receiver struct {
 	URL string
 	srv *httptest.Server
+	tb  testing.TB
 
 	answer func(n int) int // status for the n-th request (0-based)
 
@@ -64,7 +68,7 @@ func NewReceiver(tb testing.TB) *Receiver {
 // tests of retries; nil answers 204.
 func NewReceiverAnswering(tb testing.TB, answer func(n int) int) *Receiver {
 	tb.Helper()
-	r := &Receiver{answer: answer, arrived: make(chan struct{}, 1000)}
+	r := &Receiver{tb: tb, answer: answer, arrived: make(chan struct{}, 1000)}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	tb.Cleanup(r.srv.Close)
 	r.URL = r.srv.URL
@@ -77,6 +81,13 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	d := Delivery{ID: req.Header.Get("webhook-id"), At: time.Now(), Body: body, Header: req.Header.Clone()}
 	if wh, err := standardwebhooks.NewWebhook(r.secret); err == nil {
 		d.Verified = wh.Verify(body, req.Header) == nil
+	}
+	if d.Verified {
+		// Every message unical sends must be one the OpenAPI document's
+		// webhooks section describes.
+		if err := openapitest.CheckWebhook(body); err != nil {
+			r.tb.Errorf("webhook %s: %v\n%s", d.ID, err, body)
+		}
 	}
 	n := len(r.got)
 	r.got = append(r.got, d)

@@ -117,6 +117,9 @@ type grant struct {
 	revoked      bool
 	// issued is when the refresh token was issued, for Options.TestingMode.
 	issued time.Time
+	// used is when it was issued or last redeemed, for
+	// Options.RefreshTokenUnusedLifetime.
+	used time.Time
 	// dropped: the refresh token fell out under maxRefreshTokens; access
 	// tokens issued from it keep working until they expire.
 	dropped bool
@@ -205,6 +208,7 @@ func (s *Server) newGrantLocked(clientID, sub string, scopes []string) *grant {
 		scopes:       slices.Clone(scopes),
 		refreshToken: "1//fake-" + randomID(48, alnum),
 		issued:       s.now(),
+		used:         s.now(),
 	}
 	s.st.grants = append(s.st.grants, g)
 	s.st.refresh[g.refreshToken] = g
@@ -556,7 +560,8 @@ func (s *Server) exchangeCodeLocked(cl *Client, form url.Values) (*tokenResponse
 
 func (s *Server) refreshLocked(cl *Client, form url.Values) (*tokenResponse, *oauthError) {
 	g := s.st.refresh[form.Get("refresh_token")]
-	if g == nil || g.revoked || s.opts.TestingMode && !s.now().Before(g.issued.Add(TestingRefreshTokenLifetime)) {
+	if g == nil || g.revoked || s.opts.TestingMode && !s.now().Before(g.issued.Add(TestingRefreshTokenLifetime)) ||
+		!s.now().Before(g.used.Add(s.opts.RefreshTokenUnusedLifetime)) {
 		// The body Google sends for a revoked or expired refresh token.
 		return nil, &oauthError{http.StatusBadRequest, "invalid_grant", "Token has been expired or revoked."}
 	}
@@ -575,6 +580,7 @@ func (s *Server) refreshLocked(cl *Client, form url.Values) (*tokenResponse, *oa
 			scopes = append(scopes, sc)
 		}
 	}
+	g.used = s.now()
 	at := s.issueAccessLocked(cl.ID, g.sub, scopes, g)
 	// Google does not rotate refresh tokens: the response omits
 	// refresh_token and clients keep the one they have.

@@ -380,6 +380,34 @@ func TestOAuth_RefreshTokenCap(t *testing.T) {
 	}
 }
 
+// TestOAuth_RefreshTokenUnusedLifetime: a refresh token Google has not
+// seen redeemed for six months answers invalid_grant; each redemption
+// starts the six months again.
+func TestOAuth_RefreshTokenUnusedLifetime(t *testing.T) {
+	t.Parallel()
+	f := MustNewFixture(t, googletest.Options{})
+	cfg := oauthConfig(f.srv)
+	rt := f.srv.IssueRefreshToken(testClientID, bobEmail)
+	refresh := func() string {
+		_, err := cfg.TokenSource(t.Context(), &oauth2.Token{RefreshToken: rt, Expiry: time.Unix(1, 0)}).Token()
+		if code := retrieveErrorCode(err); code != "" || err == nil {
+			return code
+		}
+		return err.Error()
+	}
+	var got []string
+	f.clock.Advance(googletest.DefaultRefreshTokenUnusedLifetime - time.Hour)
+	got = append(got, refresh()) // used just in time
+	f.clock.Advance(googletest.DefaultRefreshTokenUnusedLifetime - time.Hour)
+	got = append(got, refresh()) // six months counted from that use
+	f.clock.Advance(googletest.DefaultRefreshTokenUnusedLifetime)
+	got = append(got, refresh()) // unused for six months
+	want := []string{"", "", "invalid_grant: Token has been expired or revoked."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refreshes (-want +got):\n%s", diff)
+	}
+}
+
 // TestOAuth_UnverifiedEmail: an account whose address Google never
 // verified may claim another account's address; Consent.Sub signs it in,
 // and userinfo and the ID token say email_verified false with its own

@@ -62,7 +62,16 @@ type Options struct {
 	// expiration"). Redeeming one later answers the same invalid_grant
 	// "Token has been expired or revoked." as a revoked one.
 	TestingMode bool
+	// RefreshTokenUnusedLifetime is how long a refresh token may go
+	// unused before redeeming it answers invalid_grant "Token has been
+	// expired or revoked.": Google ends one that "has not been used for
+	// six months" (identity/protocols/oauth2, "Refresh token expiration").
+	// Default DefaultRefreshTokenUnusedLifetime.
+	RefreshTokenUnusedLifetime time.Duration
 }
+
+// DefaultRefreshTokenUnusedLifetime is Google's six months, as 183 days.
+const DefaultRefreshTokenUnusedLifetime = 183 * 24 * time.Hour
 
 // TestingRefreshTokenLifetime is the lifetime of refresh tokens under
 // Options.TestingMode.
@@ -147,6 +156,9 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	}
 	if opts.AccessTokenTTL <= 0 {
 		opts.AccessTokenTTL = 3599 * time.Second
+	}
+	if opts.RefreshTokenUnusedLifetime <= 0 {
+		opts.RefreshTokenUnusedLifetime = DefaultRefreshTokenUnusedLifetime
 	}
 	if opts.PushTimeout <= 0 {
 		opts.PushTimeout = 5 * time.Second

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -375,4 +376,96 @@ func (r *router) FindRoute(req *http.Request) (*routers.Route, map[string]string
 		return nil, nil, routers.ErrMethodNotAllowed
 	}
 	return &routers.Route{Spec: r.doc, Path: best.template, PathItem: best.item, Method: req.Method, Operation: op}, bestParams, nil
+}
+
+// CheckWebhook validates the body of a webhook message unical sent
+// against the request body schema of the document's webhook named by the
+// body's eventType, so that the message types generated clients get from
+// the webhooks section are the messages receivers get.
+func CheckWebhook(body []byte) error {
+	c, err := load(httpapi.OpenAPIDocument)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("the webhook body is not JSON: %w", err)
+	}
+	m, _ := v.(map[string]any)
+	eventType, _ := m["eventType"].(string)
+	hook := c.doc.Webhooks[eventType]
+	if hook == nil || hook.Post == nil || hook.Post.RequestBody == nil {
+		return fmt.Errorf("the document has no webhook %q", eventType)
+	}
+	media := hook.Post.RequestBody.Value.Content.Get("application/json")
+	if media == nil || media.Schema == nil {
+		return fmt.Errorf("the document's webhook %q has no JSON body", eventType)
+	}
+	if err := media.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+		return fmt.Errorf("the %s body does not match the document's webhook: %w", eventType, err)
+	}
+	return nil
+}
+
+// RequestDefaults lists, as JSON pointers, the schemas reachable from the
+// request bodies of an OpenAPI document (operations and webhooks) that
+// carry "default". Client generators read such a default as a promise of
+// the answer and make the field required in the request type
+// (openapi-typescript 7, whose defaultNonNullable is on by default), so a
+// request default is said in the description instead.
+func RequestDefaults(data []byte) ([]string, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var found []string
+	seen := map[string]bool{}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if !seen[ref] {
+					seen[ref] = true
+					walk(pointer(doc, ref), ref)
+				}
+				return
+			}
+			if _, ok := v["default"]; ok && !strings.HasSuffix(at, "/properties") {
+				found = append(found, at)
+			}
+			for k, child := range v {
+				if k != "description" && k != "example" && k != "examples" {
+					walk(child, at+"/"+k)
+				}
+			}
+		case []any:
+			for i, child := range v {
+				walk(child, fmt.Sprintf("%s/%d", at, i))
+			}
+		}
+	}
+	for _, section := range []string{"paths", "webhooks"} {
+		items, _ := doc[section].(map[string]any)
+		for path, item := range items {
+			ops, _ := item.(map[string]any)
+			for method, op := range ops {
+				if op, ok := op.(map[string]any); ok && op["requestBody"] != nil {
+					walk(op["requestBody"], "#/"+section+"/"+strings.ReplaceAll(path, "/", "~1")+"/"+method+"/requestBody")
+				}
+			}
+		}
+	}
+	sort.Strings(found)
+	return found, nil
+}
+
+// pointer resolves a local JSON pointer (#/components/schemas/X) in doc.
+func pointer(doc map[string]any, ref string) any {
+	var v any = doc
+	for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+		m, _ := v.(map[string]any)
+		v = m[strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")]
+	}
+	return v
 }

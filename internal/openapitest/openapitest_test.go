@@ -81,3 +81,67 @@ func TestHandlerReportsMismatches(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckWebhook checks that webhook bodies are held to the document's
+// webhooks section, by their eventType.
+func TestCheckWebhook(t *testing.T) {
+	const sub = `"timestamp":"2026-01-05T09:00:00.000Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1","calendarId":"primary"`
+	tests := []struct {
+		name      string
+		body      string
+		wantError string // "" for none
+	}{
+		{"Changed", `{"eventType":"calendar.event.changed",` + sub + `}`, ""},
+		{"ChangedWithData", `{"eventType":"calendar.event.changed",` + sub + `,"data":{"events":[` +
+			`{"changeType":"deleted","eventId":"e2","event":{"id":"e2","isCancelled":true}},` +
+			`{"changeType":"updated","eventId":"e3","truncated":true}],"truncated":true}}`, ""},
+		{"Unknown", `{"eventType":"calendar.event.unknown",` + sub + `}`, ""},
+		{"AccountUpdated", `{"eventType":"enduseraccount.updated","timestamp":"2026-01-05T09:00:00.000Z","endUserAccountId":"acc_1","endUserAccount":` + account + `}`, ""},
+		{"AccountWithoutAccount", `{"eventType":"enduseraccount.deleted","timestamp":"2026-01-05T09:00:00.000Z","endUserAccountId":"acc_1"}`, "endUserAccount"},
+		{"NoSuchWebhook", `{"eventType":"calendar.event.moved",` + sub + `}`, "no webhook"},
+		{"UndocumentedField", `{"eventType":"calendar.event.unknown",` + sub + `,"extra":1}`, "extra"},
+		{"ChangedMissingCalendar", `{"eventType":"calendar.event.changed","timestamp":"2026-01-05T09:00:00.000Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1"}`, "calendarId"},
+		{"BadChangeType", `{"eventType":"calendar.event.changed",` + sub + `,"data":{"events":[{"changeType":"moved","eventId":"e1"}]}}`, "changeType"},
+		{"NotJSON", `{`, "not JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := openapitest.CheckWebhook([]byte(tc.body))
+			switch {
+			case tc.wantError == "" && err != nil:
+				t.Errorf("CheckWebhook() = %v, want nil", err)
+			case tc.wantError != "" && (err == nil || !strings.Contains(err.Error(), tc.wantError)):
+				t.Errorf("CheckWebhook() = %v, want an error naming %q", err, tc.wantError)
+			}
+		})
+	}
+}
+
+// TestRequestDefaults checks that a default is found where generators
+// turn it into a required request field, and only there.
+func TestRequestDefaults(t *testing.T) {
+	const head = `{"openapi":"3.1.0","info":{"title":"t","version":"1"},`
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{"BodyProperty", head + `"paths":{"/a":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}},` +
+			`"components":{"schemas":{"A":{"type":"object","properties":{"flag":{"type":"boolean","default":false}}}}}}`,
+			[]string{"#/components/schemas/A/properties/flag"}},
+		{"PropertyNamedDefault", head + `"paths":{"/a":{"post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"default":{"type":"string"}}}}}}}}}}`, nil},
+		{"QueryParameter", head + `"paths":{"/a":{"get":{"parameters":[{"name":"q","in":"query","schema":{"type":"boolean","default":true}}]}}}}`, nil},
+		{"Response", head + `"paths":{"/a":{"get":{"responses":{"200":{"content":{"application/json":{"schema":{"type":"boolean","default":true}}}}}}}}}`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := openapitest.RequestDefaults([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("RequestDefaults() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
