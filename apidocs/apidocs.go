@@ -95,6 +95,7 @@ type schema struct {
 	Minimum              *float64           `json:"minimum"`
 	Maximum              *float64           `json:"maximum"`
 	MaxLength            *int               `json:"maxLength"`
+	MinLength            *int               `json:"minLength"`
 	MaxItems             *int               `json:"maxItems"`
 	Example              json.RawMessage    `json:"example"`
 	Default              json.RawMessage    `json:"default"`

@@ -176,6 +176,9 @@ func exampleString(s *schema, name string) string {
 	if v == "" {
 		v = stringByName(name)
 	}
+	if s.MinLength != nil && len(v) < *s.MinLength {
+		v += strings.Repeat("x", *s.MinLength-len(v))
+	}
 	if s.MaxLength != nil && len(v) > *s.MaxLength {
 		v = v[:*s.MaxLength]
 	}
