@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -110,7 +111,8 @@ func TestAllowToken(t *testing.T) {
 				}
 				return
 			}
-			e, ok := err.(*unical.Error)
+			var e *unical.Error
+			ok := errors.As(err, &e)
 			if !ok || e.Code != scopedtoken.CodeForbidden || e.Field != tt.field || statusCode(e.Code).Status != http.StatusForbidden {
 				t.Fatalf("allowToken = %#v, want 403 naming %s", err, tt.field)
 			}

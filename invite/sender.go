@@ -188,7 +188,7 @@ func (s *Sender) sendRecord(ctx context.Context, app *unical.Application, accoun
 	}
 	srv, set, srvErr := smtpsend.ForApplication(s.client, app)
 	for _, m := range claimed {
-		sendErr := srvErr
+		var sendErr error
 		if srvErr == nil {
 			var msg *imip.Message
 			msg, sendErr = imip.Encode(&imip.Invitation{Method: m.Method, Event: m.Event, Sequence: m.Sequence,

@@ -1,6 +1,7 @@
 package scopedtoken_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,8 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			e, ok := err.(*unical.Error)
+			var e *unical.Error
+			ok := errors.As(err, &e)
 			if !ok || e.Code != unical.CodeInvalid || e.Field != tt.field {
 				t.Fatalf("Validate = %#v, want invalid naming %s", err, tt.field)
 			}
@@ -130,7 +132,8 @@ func TestAllow(t *testing.T) {
 				}
 				return
 			}
-			e, ok := err.(*unical.Error)
+			var e *unical.Error
+			ok := errors.As(err, &e)
 			if !ok || e.Code != scopedtoken.CodeForbidden || e.Field != tt.field {
 				t.Fatalf("Allow = %#v, want forbidden naming %s", err, tt.field)
 			}

@@ -90,7 +90,7 @@ func MustStart(tb testing.TB) *Server {
 	// Exim delivers as an unprivileged user when run as root, which must
 	// reach the maildir: tb.TempDir's parent is private, so the folder is
 	// made here and removed in the cleanup.
-	dir, err := os.MkdirTemp("", "smtptest-")
+	dir, err := os.MkdirTemp("", "smtptest-") //nolint:usetesting // see above: tb.TempDir's parent is private
 	if err != nil {
 		tb.Fatal(err)
 	}
