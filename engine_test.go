@@ -147,7 +147,8 @@ func (env *engineEnv) mustEnqueue(tb testing.TB, subID string, n int) []string {
 	now := time.Now().UTC()
 	for i := range n {
 		id := subID + "_msg" + string(rune('a'+i))
-		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: subID})
+		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: subID,
+			EndUserAccountID: "acc_enqueued", CalendarID: "primary"})
 		msgs = append(msgs, &unical.OutboxMessage{
 			ID: id, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
 			Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,

@@ -80,7 +80,7 @@ func TestDelegationAddressPolicy(t *testing.T) {
 				{"Graph API on the metadata address", "/delegations/provider_b", microsoft("apiBaseUrl", "http://169.254.169.254/latest"), "apiBaseUrl"},
 				{"provider token URL on loopback", "/providers/provider_a", map[string]any{"clientId": "id", "tokenUrl": "http://" + addr + "/token"}, "tokenUrl"},
 				{"provider revoke URL on a private address", "/providers/provider_a", map[string]any{"clientId": "id", "revokeUrl": "https://192.168.1.1/revoke"}, "revokeUrl"},
-				{"provider user info on loopback", "/providers/provider_b", map[string]any{"clientId": "id", "userInfoUrl": "http://127.0.0.2/me"}, "userInfoUrl"},
+				{"provider user info on loopback", "/providers/provider_a", map[string]any{"clientId": "id", "userInfoUrl": "http://127.0.0.2/me"}, "userInfoUrl"},
 			}
 			for _, r := range refused {
 				got := s.admin(t, "PUT", base+r.path, r.body)

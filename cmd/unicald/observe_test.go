@@ -142,7 +142,9 @@ func TestServe_CalDAVPollingAndRetrySchedule(t *testing.T) {
 	// command, before serve takes the data folder.
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	admin := &Main{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+	// The CalDAV server is on loopback: the offline command saves its URL
+	// under the same address policy as the server it will run beside.
+	admin := &Main{Stdout: &out, Stderr: &errOut, Getenv: envOf(map[string]string{"UNICAL_ALLOW_PRIVATE_TARGETS": "1"})}
 	if err := admin.Run(t.Context(), []string{"apps", "create", "--name", "observed", "--json", "--data", dir,
 		"--provider", "provider_c", "--server-url", dav.URL}); err != nil {
 		t.Fatalf("apps create: %v\n%s", err, errOut.String())

@@ -39,6 +39,9 @@ var guardedConstructions = map[string]string{
 	"webhooksender/webhooksender.go http.Client":    "its Transport is the guarded one above",
 	// CalDAV: a client without a Transport gets Transport(AllowPrivateTargets).
 	"provider/caldav/provider.go http.Client": "Transport set to httpguard.Transport when the caller gave none",
+	// The ICS feed provider (which imports nothing internal) builds its
+	// client over the kit's guarded transport.
+	"provider/icsfeed/icsfeed.go http.Client": "Transport is httpkit.GuardedTransport(AllowPrivateTargets)",
 	// The server's providers share one guarded client.
 	"cmd/unicald/providers.go http.Client": "Transport is httpguard.Transport(--allow-private-targets)",
 	// A library default: an embedding program passes its own client, as
