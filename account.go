@@ -299,8 +299,12 @@ func (a *App) GetAccount(ctx context.Context, id string) (*Account, error) {
 // Returns CodeInvalid for missing or bad fields and CodeUnauthorized when
 // the provider refuses the credentials; CodeConflict naming email when
 // they are another provider identity's than the account's with that email.
-func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
-	return write1(ctx, a, "CreateAccount", a.createAccount, params)
+func (a *App) CreateAccount(ctx context.Context, params *AccountCreateParams, opts ...WriteOptions) (*Account, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "CreateAccount", func(ctx context.Context) (*Account, error) { return a.createAccount(ctx, params) }, params)
 }
 
 func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*Account, error) {
@@ -368,12 +372,16 @@ func (a *App) createAccount(ctx context.Context, params *AccountCreateParams) (*
 // app-specific password, exactly as CreateAccount with PROVIDER_C does.
 //
 // HTTP: POST /v1/basicAuth/connect/{app_id}/provider_c
-func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
-	return write1(ctx, a, "ConnectBasicAuth", a.connectBasicAuth, params)
+func (a *App) ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams, opts ...WriteOptions) (*Account, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "ConnectBasicAuth", func(ctx context.Context) (*Account, error) { return a.connectBasicAuth(ctx, params) }, params)
 }
 
 func (a *App) connectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error) {
-	return a.CreateAccount(ctx, &AccountCreateParams{
+	return a.createAccount(ctx, &AccountCreateParams{
 		Email:        params.Email,
 		ExternalID:   params.ExternalID,
 		ProviderType: ProviderCalDAV,
@@ -555,16 +563,21 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 
 // DeleteAccount deletes an account, its stored credentials and its webhook
 // subscriptions, and stops their provider watches. Calendars and events at
-// the provider are left alone.
+// the provider are left alone. The account's grant at the provider is
+// revoked unless WriteOptions.KeepGrant is set.
 //
 // HTTP: DELETE /v1/endUserAccounts/{id}
 //
 // Returns CodeNotFound if the account is not the application's.
-func (a *App) DeleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
-	return write1(ctx, a, "DeleteAccount", a.deleteAccount, id)
+func (a *App) DeleteAccount(ctx context.Context, id string, opts ...WriteOptions) (*AccountDeleted, error) {
+	o, err := OptionsOf(opts, OptionRevokeGrant)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "DeleteAccount", func(ctx context.Context) (*AccountDeleted, error) { return a.deleteAccount(ctx, id, o.KeepGrant) }, id)
 }
 
-func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, error) {
+func (a *App) deleteAccount(ctx context.Context, id string, keepGrant bool) (*AccountDeleted, error) {
 	rec, err := a.c.store.GetAccount(ctx, a.id, id)
 	if err != nil {
 		return nil, err
@@ -582,7 +595,7 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	if err != nil {
 		return nil, err
 	}
-	revoke := a.grantRevocation(ctx, rec)
+	revoke := a.grantRevocation(ctx, rec, keepGrant)
 	msgs := events.messages(&rec.Account, EventTypeAccountDeleted)
 	if err := a.c.store.DeleteAccount(ctx, a.id, id, msgs...); err != nil {
 		return nil, err
@@ -592,32 +605,14 @@ func (a *App) deleteAccount(ctx context.Context, id string) (*AccountDeleted, er
 	return &AccountDeleted{Message: "Account " + id + " deleted.", OK: true}, nil
 }
 
-type keepGrantCtx struct{}
-
-// WithRevokeGrant returns ctx telling DeleteAccount whether to revoke the
-// account's grant at the provider (the default, true) or leave it alive
-// (false, the behaviour before revocation existed, for an application
-// that keeps using the grant elsewhere). httpclient sends false as the
-// revokeGrant=false parameter.
-func WithRevokeGrant(ctx context.Context, revoke bool) context.Context {
-	return context.WithValue(ctx, keepGrantCtx{}, !revoke)
-}
-
-// RevokeGrantFrom returns the choice WithRevokeGrant set on ctx, true
-// when none.
-func RevokeGrantFrom(ctx context.Context) bool {
-	keep, _ := ctx.Value(keepGrantCtx{}).(bool)
-	return !keep
-}
-
 // grantRevocation returns what revokes rec's grant once the account is
 // deleted: its credentials are read now, while they are still stored.
 // Revocation is best effort: the account is deleted whatever the
 // provider answers, and a failure is only logged (the user can still
 // remove the access in the provider's account settings).
-func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
+func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord, keepGrant bool) func() {
 	none := func() {}
-	if !RevokeGrantFrom(ctx) || rec.Delegated {
+	if keepGrant || rec.Delegated {
 		// A delegated account's grant is the application's credential.
 		return none
 	}

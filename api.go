@@ -18,31 +18,35 @@ import (
 // httpclient matches: availability.Find works over this API, webhook
 // subscriptions are subscriptions.API and their delivery log is
 // engine.DeliveryLog.
+//
+// The writes take the per-call choices of a request (its Idempotency-Key,
+// If-Match and notifyAttendees or revokeGrant) as an optional last
+// argument, a [WriteOptions].
 type API interface {
 	ListAccounts(ctx context.Context, params *AccountListParams) (*Page[*Account], error)
 	GetAccount(ctx context.Context, id string) (*Account, error)
-	CreateAccount(ctx context.Context, params *AccountCreateParams) (*Account, error)
-	ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams) (*Account, error)
-	DeleteAccount(ctx context.Context, id string) (*AccountDeleted, error)
+	CreateAccount(ctx context.Context, params *AccountCreateParams, opts ...WriteOptions) (*Account, error)
+	ConnectBasicAuth(ctx context.Context, params *BasicAuthConnectParams, opts ...WriteOptions) (*Account, error)
+	DeleteAccount(ctx context.Context, id string, opts ...WriteOptions) (*AccountDeleted, error)
 	GetCredentials(ctx context.Context, accountID string) (*Credentials, error)
 
 	ListCalendars(ctx context.Context, accountID string, params *CalendarListParams) (*SyncPage[*Calendar], error)
 	GetCalendar(ctx context.Context, accountID, calendarID string) (*Calendar, error)
-	CreateCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error)
-	UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error)
-	DeleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error)
+	CreateCalendar(ctx context.Context, accountID string, params *CalendarParams, opts ...WriteOptions) (*Calendar, error)
+	UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams, opts ...WriteOptions) (*Calendar, error)
+	DeleteCalendar(ctx context.Context, accountID, calendarID string, opts ...WriteOptions) (*Success, error)
 
 	ListEvents(ctx context.Context, accountID, calendarID string, params *EventListParams) (*SyncPage[*Event], error)
 	ListOccurrences(ctx context.Context, accountID, calendarID, eventID string, params *OccurrenceListParams) (*SyncPage[*Event], error)
 	GetEvent(ctx context.Context, accountID, calendarID, eventID string) (*Event, error)
-	CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error)
-	UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error)
-	DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error)
-	UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error)
-	DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error)
-	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error)
+	CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams, opts ...WriteOptions) (*Event, error)
+	UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams, opts ...WriteOptions) (*Event, error)
+	DeleteEvent(ctx context.Context, accountID, calendarID, eventID string, opts ...WriteOptions) (*Success, error)
+	UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams, opts ...WriteOptions) (*Event, error)
+	DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, opts ...WriteOptions) (*Success, error)
+	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams, opts ...WriteOptions) (*Success, error)
 
-	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error)
+	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams, opts ...WriteOptions) ([]*FreeBusyResult, error)
 	Capabilities(ctx context.Context) (*CapabilityList, error)
 }
 

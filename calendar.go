@@ -226,8 +226,12 @@ func (a *App) GetCalendar(ctx context.Context, accountID, calendarID string) (*C
 //
 // Returns CodeInvalid naming the field for a missing name, a bad hexColor or
 // timeZone.
-func (a *App) CreateCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
-	return write2(ctx, a, "CreateCalendar", a.createCalendar, accountID, params)
+func (a *App) CreateCalendar(ctx context.Context, accountID string, params *CalendarParams, opts ...WriteOptions) (*Calendar, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "CreateCalendar", func(ctx context.Context) (*Calendar, error) { return a.createCalendar(ctx, accountID, params) }, accountID, params)
 }
 
 func (a *App) createCalendar(ctx context.Context, accountID string, params *CalendarParams) (*Calendar, error) {
@@ -254,8 +258,14 @@ func (a *App) createCalendar(ctx context.Context, accountID string, params *Cale
 //
 // Returns CodeInvalid naming the field for bad values, CodeNotFound for an
 // unknown calendar.
-func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
-	return write3(ctx, a, "UpdateCalendar", a.updateCalendar, accountID, calendarID, params)
+func (a *App) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams, opts ...WriteOptions) (*Calendar, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "UpdateCalendar", func(ctx context.Context) (*Calendar, error) {
+		return a.updateCalendar(ctx, accountID, calendarID, params)
+	}, accountID, calendarID, params)
 }
 
 func (a *App) updateCalendar(ctx context.Context, accountID, calendarID string, params *CalendarParams) (*Calendar, error) {
@@ -281,8 +291,12 @@ func (a *App) updateCalendar(ctx context.Context, accountID, calendarID string, 
 // HTTP: DELETE /v1/calendars/{endUserAccountId}/{calendarId}
 //
 // Returns CodeNotFound for an unknown calendar.
-func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {
-	return write2(ctx, a, "DeleteCalendar", a.deleteCalendar, accountID, calendarID)
+func (a *App) DeleteCalendar(ctx context.Context, accountID, calendarID string, opts ...WriteOptions) (*Success, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "DeleteCalendar", func(ctx context.Context) (*Success, error) { return a.deleteCalendar(ctx, accountID, calendarID) }, accountID, calendarID)
 }
 
 func (a *App) deleteCalendar(ctx context.Context, accountID, calendarID string) (*Success, error) {

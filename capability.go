@@ -67,25 +67,6 @@ const NotifyAttendeesParameter = "notifyAttendees"
 // Parameters are the parameters a provider declares, with their values.
 var Parameters = map[string][]string{NotifyAttendeesParameter: {"true", "false"}}
 
-type notifyAttendeesCtx struct{}
-
-// WithNotifyAttendees returns ctx asking the event write it is passed to
-// (CreateEvent, UpdateEvent(WithScope), DeleteEvent(WithScope)) to email
-// the attendees (true) or not (false); without it each provider does what
-// it does by default (see GET /v1/capabilities). A value the account's
-// provider cannot honour is refused with CodeInvalid naming
-// notifyAttendees. httpclient sends it as the notifyAttendees parameter.
-func WithNotifyAttendees(ctx context.Context, notify bool) context.Context {
-	return context.WithValue(ctx, notifyAttendeesCtx{}, notify)
-}
-
-// NotifyAttendeesFrom returns the choice WithNotifyAttendees set on ctx;
-// ok is false when there is none. Providers read it on event writes.
-func NotifyAttendeesFrom(ctx context.Context) (notify, ok bool) {
-	notify, ok = ctx.Value(notifyAttendeesCtx{}).(bool)
-	return notify, ok
-}
-
 // CapabilityList is the answer of GET /v1/capabilities: one entry per
 // provider type the server has, in the order of [Client.ProviderTypes].
 type CapabilityList struct {
@@ -191,15 +172,14 @@ func (c *Capabilities) checkParameter(name, value string) error {
 	return nil
 }
 
-// checkNotifyAttendees refuses a notifyAttendees value on ctx that the
-// provider type cannot honour.
-func (c *Client) checkNotifyAttendees(ctx context.Context, t ProviderType) error {
-	notify, ok := NotifyAttendeesFrom(ctx)
-	if !ok {
+// checkNotifyAttendees refuses a notifyAttendees value that the provider
+// type cannot honour.
+func (c *Client) checkNotifyAttendees(notify *bool, t ProviderType) error {
+	if notify == nil {
 		return nil
 	}
 	if caps, ok := c.capabilities[t]; ok {
-		return caps.checkParameter(NotifyAttendeesParameter, strconv.FormatBool(notify))
+		return caps.checkParameter(NotifyAttendeesParameter, strconv.FormatBool(*notify))
 	}
 	return nil
 }

@@ -33,11 +33,17 @@ type DeliveryListParams struct {
 func (a *App) Client() *Client { return a.c }
 
 // RunOnce runs the write op of a, named op with its arguments args, once
-// per Idempotency-Key when ctx carries one (see [WithIdempotencyKey]), as
+// per Idempotency-Key when opts (a write's variadic argument, at most one
+// [WriteOptions], which takes only a key) has one, as
 // the App's own writes do: a repeat replays the first answer, and the
 // same key with other arguments is CodeKeyReused. Without a key it just
 // calls call. It exists for writes built outside the root
 // (engine.ResendMessage).
-func RunOnce[T any](ctx context.Context, a *App, op string, call func(context.Context) (T, error), args ...any) (T, error) {
-	return once(ctx, a, op, call, args...)
+func RunOnce[T any](ctx context.Context, a *App, opts []WriteOptions, op string, call func(context.Context) (T, error), args ...any) (T, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return idempotent(ctx, a, o, op, call, args...)
 }

@@ -683,12 +683,16 @@ func (a *App) GetEvent(ctx context.Context, accountID, calendarID, eventID strin
 // Returns CodeInvalid naming the field for missing or bad values (an end
 // before the start, a malformed recurrence line, a bad enum value); nothing
 // is written at the provider then.
-func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
-	return write3(ctx, a, "CreateEvent", a.createEvent, accountID, calendarID, params)
+func (a *App) CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams, opts ...WriteOptions) (*Event, error) {
+	o, err := OptionsOf(opts, OptionNotifyAttendees)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "CreateEvent", func(ctx context.Context) (*Event, error) { return a.createEvent(ctx, accountID, calendarID, params, o) }, accountID, calendarID, params)
 }
 
-func (a *App) createEvent(ctx context.Context, accountID, calendarID string, params *EventParams) (*Event, error) {
-	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, true)
+func (a *App) createEvent(ctx context.Context, accountID, calendarID string, params *EventParams, o WriteOptions) (*Event, error) {
+	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, true, o)
 	if err != nil {
 		return nil, err
 	}
@@ -703,20 +707,32 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 // eventWriteSession checks params for a create (creating) or an update
 // and opens the account's session, refusing what its provider cannot
 // honour (a field, notifyAttendees) before any call to the provider.
-func (a *App) eventWriteSession(ctx context.Context, accountID string, params *EventParams, creating bool) (*AccountRecord, Provider, *Session, error) {
+func (a *App) eventWriteSession(ctx context.Context, accountID string, params *EventParams, creating bool, o WriteOptions) (*AccountRecord, Provider, *Session, error) {
 	if err := params.validate(creating, nil); err != nil {
 		return nil, nil, nil, err
 	}
-	rec, p, s, err := a.Session(ctx, accountID)
+	rec, p, s, err := a.writeSession(ctx, accountID, o)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if err := a.c.checkEvent(rec.ProviderType, params); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+	return rec, p, s, nil
+}
+
+// writeSession opens the account's session for an event write with the
+// caller's options o, refusing a notifyAttendees value its provider
+// cannot honour.
+func (a *App) writeSession(ctx context.Context, accountID string, o WriteOptions) (*AccountRecord, Provider, *Session, error) {
+	rec, p, s, err := a.Session(ctx, accountID)
+	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := a.c.checkNotifyAttendees(o.NotifyAttendees, rec.ProviderType); err != nil {
+		return nil, nil, nil, err
+	}
+	s.NotifyAttendees, s.IfMatch = o.NotifyAttendees, o.IfMatch
 	return rec, p, s, nil
 }
 
@@ -729,12 +745,18 @@ func (a *App) eventWriteSession(ctx context.Context, accountID string, params *E
 // Returns CodeInvalid naming the field for bad values, CodeNotFound for an
 // unknown event, CodePrecondition when the event changed at the provider
 // meanwhile.
-func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
-	return write4(ctx, a, "UpdateEvent", a.updateEvent, accountID, calendarID, eventID, params)
+func (a *App) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams, opts ...WriteOptions) (*Event, error) {
+	o, err := OptionsOf(opts, OptionNotifyAttendees, OptionIfMatch)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "UpdateEvent", func(ctx context.Context) (*Event, error) {
+		return a.updateEvent(ctx, accountID, calendarID, eventID, params, o)
+	}, accountID, calendarID, eventID, params)
 }
 
-func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams) (*Event, error) {
-	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, false)
+func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams, o WriteOptions) (*Event, error) {
+	rec, p, s, err := a.eventWriteSession(ctx, accountID, params, false, o)
 	if err != nil {
 		return nil, err
 	}
@@ -762,16 +784,19 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 // HTTP: DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}
 //
 // Returns CodeNotFound for an unknown event.
-func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	return write3(ctx, a, "DeleteEvent", a.deleteEvent, accountID, calendarID, eventID)
-}
-
-func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*Success, error) {
-	rec, p, s, err := a.Session(ctx, accountID)
+func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string, opts ...WriteOptions) (*Success, error) {
+	o, err := OptionsOf(opts, OptionNotifyAttendees, OptionIfMatch)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.c.checkNotifyAttendees(ctx, rec.ProviderType); err != nil {
+	return idempotent(ctx, a, o, "DeleteEvent", func(ctx context.Context) (*Success, error) {
+		return a.deleteEvent(ctx, accountID, calendarID, eventID, o)
+	}, accountID, calendarID, eventID)
+}
+
+func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string, o WriteOptions) (*Success, error) {
+	rec, p, s, err := a.writeSession(ctx, accountID, o)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
@@ -787,8 +812,14 @@ func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID st
 //
 // Returns CodeInvalid for a missing or bad responseStatus, or when the
 // account is not among the event's attendees.
-func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error) {
-	return write4(ctx, a, "RSVP", a.rsvp, accountID, calendarID, eventID, params)
+func (a *App) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams, opts ...WriteOptions) (*Success, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "RSVP", func(ctx context.Context) (*Success, error) {
+		return a.rsvp(ctx, accountID, calendarID, eventID, params)
+	}, accountID, calendarID, eventID, params)
 }
 
 func (a *App) rsvp(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams) (*Success, error) {

@@ -118,8 +118,12 @@ const MaxFreeBusyInstances = 100_000
 //
 // Returns CodeInvalid naming the field for missing or bad values,
 // CodeNotFound for an unknown calendar.
-func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error) {
-	return write2(ctx, a, "QueryFreeBusy", a.queryFreeBusy, accountID, params)
+func (a *App) QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams, opts ...WriteOptions) ([]*FreeBusyResult, error) {
+	o, err := OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "QueryFreeBusy", func(ctx context.Context) ([]*FreeBusyResult, error) { return a.queryFreeBusy(ctx, accountID, params) }, accountID, params)
 }
 
 func (a *App) queryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams) ([]*FreeBusyResult, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 // Idempotency-Key: a write sent with a key runs once per application and
 // key; its answer is kept for a day and every retry of the same request
 // gets that answer instead of a second provider call. The HTTP layer
-// (header Idempotency-Key) and the Go write methods (a key set with
-// WithIdempotencyKey) both go through App.RunIdempotent; the claim, the
+// (header Idempotency-Key) and the Go write methods (WriteOptions'
+// IdempotencyKey) both go through App.RunIdempotent; the claim, the
 // lease, the checks and the replay are internal/idempotency's.
 
 // IdempotencyKeyField is how errors about the key name it: the header.
@@ -31,26 +32,88 @@ func CheckIdempotencyKey(key string) error {
 	return nil
 }
 
-type idempotencyKeyCtx struct{}
-
-// WithIdempotencyKey returns ctx carrying an Idempotency-Key for the write
-// it is passed to: App's methods whose HTTP form is POST, PUT or DELETE
-// then run once per key (see App.RunIdempotent), and httpclient sends the
-// key in the Idempotency-Key header. Reads ignore it. Use a new key for
-// each intended write and the same key for its retries; the key is
-// checked when the write is called; an empty key is no key, so that
-// WithIdempotencyKey(ctx, "") takes it away. An in-process write with a
-// key is not stopped by cancelling ctx: it runs to ctx's deadline (or two
-// minutes), so that its answer is kept for the retry.
-func WithIdempotencyKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
+// WriteOptions are the per-call choices of a write, the Go form of a
+// write request's Idempotency-Key and If-Match headers and its
+// notifyAttendees and revokeGrant parameters. A write method takes at
+// most one (its last, variadic argument); a field the write has no use
+// for is refused with CodeInvalid naming it, as an option the request
+// cannot honour. httpclient sends each field as its header or parameter.
+type WriteOptions struct {
+	// IdempotencyKey makes the write run once per application and key:
+	// a retry with the same key and arguments gets the first answer
+	// (see App.RunIdempotent). Use a new key for each intended write and
+	// the same key for its retries; "" is none. An in-process write with
+	// a key is not stopped by cancelling ctx: it runs to ctx's deadline
+	// (or two minutes), so that its answer is kept for the retry. Every
+	// write takes it.
+	IdempotencyKey string
+	// NotifyAttendees asks an event write (create, update, delete, and
+	// their scoped forms) to email the attendees (true) or not (false);
+	// nil leaves it to the provider's default (see GET /v1/capabilities).
+	// A value the account's provider cannot honour is refused with
+	// CodeInvalid naming notifyAttendees.
+	NotifyAttendees *bool
+	// KeepGrant asks DeleteAccount to leave the account's grant alive at
+	// the provider (revokeGrant=false) rather than revoke it, for an
+	// application that keeps using the grant elsewhere.
+	KeepGrant bool
+	// IfMatch makes an event update or delete conditional on etag, the
+	// event's etag as read: a write to an event no longer at it is
+	// CodePrecondition naming If-Match, and nothing is written.
+	IfMatch string
 }
 
-// IdempotencyKeyFrom returns the key WithIdempotencyKey set on ctx; ok is
-// false when there is none or it is empty.
-func IdempotencyKeyFrom(ctx context.Context) (key string, ok bool) {
-	key, _ = ctx.Value(idempotencyKeyCtx{}).(string)
-	return key, key != ""
+// The names of WriteOptions' fields besides IdempotencyKey, as a write
+// request names them and as OptionsOf takes them.
+const (
+	OptionNotifyAttendees = NotifyAttendeesParameter
+	OptionRevokeGrant     = "revokeGrant"
+	OptionIfMatch         = "If-Match"
+)
+
+// OptionsOf returns the WriteOptions of a write's variadic argument (the
+// zero value for none), refusing a second one and a field the write does
+// not take: takes names those it does, by the Option constants. Writes
+// built outside the root (package booking, subscriptions) use it as the
+// App's own do.
+func OptionsOf(opts []WriteOptions, takes ...string) (WriteOptions, error) {
+	switch {
+	case len(opts) == 0:
+		return WriteOptions{}, nil
+	case len(opts) > 1:
+		return WriteOptions{}, Errorf(CodeInvalid, "Pass at most one WriteOptions to a write.")
+	}
+	o := opts[0]
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{
+		{OptionNotifyAttendees, o.NotifyAttendees != nil},
+		{OptionRevokeGrant, o.KeepGrant},
+		{OptionIfMatch, o.IfMatch != ""},
+	} {
+		if f.given && !slices.Contains(takes, f.name) {
+			return WriteOptions{}, FieldError(f.name, "This write does not take %s.", f.name)
+		}
+	}
+	return o, nil
+}
+
+// Query returns the options of o that are query parameters of the write's
+// HTTP request (notifyAttendees, revokeGrant), as httpclient sends them
+// and as a Go write's fingerprint counts them; nil when there is none.
+func (o WriteOptions) Query() map[string]string {
+	q := map[string]string{}
+	if o.NotifyAttendees != nil {
+		q[NotifyAttendeesParameter] = strconv.FormatBool(*o.NotifyAttendees)
+	}
+	if o.KeepGrant {
+		q[OptionRevokeGrant] = "false"
+	}
+	if len(q) == 0 {
+		return nil
+	}
+	return q
 }
 
 // IdempotentResult is an encoded answer: what RunIdempotent keeps and
@@ -90,7 +153,8 @@ func keepsIdempotentResult(code Code) bool {
 }
 
 // RunIdempotent runs run at most once for the application's key: the one
-// implementation behind the Idempotency-Key header and WithIdempotencyKey.
+// implementation behind the Idempotency-Key header and
+// WriteOptions.IdempotencyKey.
 // fingerprint identifies the request (the HTTP layer hashes the method,
 // path, query and body); a request is a retry when its key and fingerprint
 // match.
@@ -177,60 +241,25 @@ func (k idempotencyKeys) Complete(ctx context.Context, c *idempotency.Claim, kep
 	return k.a.c.store.CompleteIdempotent(ctx, k.a.id, k.key, c.ID, resp)
 }
 
-// Every App write goes through one of writeN (N its argument count), the
-// one place that gives Go calls their Idempotency-Key: the exported method
-// is a single call of writeN, and the write itself, an unexported method,
-// never sees the key. op and the arguments make the request's fingerprint.
-func write1[A, R any](ctx context.Context, a *App, op string, f func(context.Context, A) (R, error), x A) (R, error) {
-	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x) }, x)
-}
-
-func write2[A, B, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B) (R, error), x A, y B) (R, error) {
-	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y) }, x, y)
-}
-
-func write3[A, B, C, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C) (R, error), x A, y B, z C) (R, error) {
-	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z) }, x, y, z)
-}
-
-func write4[A, B, C, D, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C, D) (R, error), x A, y B, z C, w D) (R, error) {
-	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z, w) }, x, y, z, w)
-}
-
-func write5[A, B, C, D, E, R any](ctx context.Context, a *App, op string, f func(context.Context, A, B, C, D, E) (R, error), x A, y B, z C, w D, v E) (R, error) {
-	return once(ctx, a, op, func(ctx context.Context) (R, error) { return f(ctx, x, y, z, w, v) }, x, y, z, w, v)
-}
-
-// once runs call directly when ctx carries no Idempotency-Key, and else
-// once per key through internal/idempotency's Once, with the key taken
-// off ctx so that the write's own calls of other App methods do not claim
-// it again.
-func once[T any](ctx context.Context, a *App, op string, call func(context.Context) (T, error), args ...any) (T, error) {
-	key, ok := IdempotencyKeyFrom(ctx)
-	if !ok {
+// idempotent runs call, a Go write named op with its arguments args,
+// directly when o has no Idempotency-Key, and else once per key through
+// internal/idempotency's Once. op, the arguments and the options that
+// change what the write does make the request's fingerprint, so that a
+// retry with other options is refused as a reused key, on the Go path as
+// over HTTP (where they are the query and the If-Match header), rather
+// than replayed. Without options the fingerprint is the one it was before
+// options counted.
+func idempotent[T any](ctx context.Context, a *App, o WriteOptions, op string, call func(context.Context) (T, error), args ...any) (T, error) {
+	if o.IdempotencyKey == "" {
 		return call(ctx)
 	}
-	return idempotency.Once(WithIdempotencyKey(ctx, ""), a.goCall(key), call, op, append(args, writeOptions(ctx)...)...)
-}
-
-// writeOptions are the options on ctx that change what a write does, as
-// the query parameters httpclient sends for them. They are part of a Go
-// write's fingerprint as the query is part of an HTTP request's, so that
-// a retry with other options is refused as a reused key on both paths
-// rather than replayed in process. Without options the fingerprint is
-// the one it was before options counted.
-func writeOptions(ctx context.Context) []any {
-	q := map[string]string{}
-	if notify, ok := NotifyAttendeesFrom(ctx); ok {
-		q[NotifyAttendeesParameter] = strconv.FormatBool(notify)
+	if q := o.Query(); q != nil {
+		args = append(args, q)
 	}
-	if !RevokeGrantFrom(ctx) {
-		q["revokeGrant"] = "false"
+	if o.IfMatch != "" {
+		args = append(args, map[string]string{OptionIfMatch: o.IfMatch})
 	}
-	if len(q) == 0 {
-		return nil
-	}
-	return []any{q}
+	return idempotency.Once(ctx, a.goCall(o.IdempotencyKey), call, op, args...)
 }
 
 // goCall runs a Go write once for key through runIdempotent, keeping its

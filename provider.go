@@ -222,6 +222,16 @@ type Session struct {
 	// provider mints the user's tokens from it (a refusal is
 	// CodeAccountExpired with StatusReasonDelegationRevoked).
 	Delegation *DelegationGrant
+
+	// NotifyAttendees is the caller's notifyAttendees choice for the
+	// event writes of this call (WriteOptions.NotifyAttendees): email the
+	// attendees (true) or not (false); nil is the provider's default.
+	NotifyAttendees *bool
+	// IfMatch is the etag the caller's event update or delete is
+	// conditional on (WriteOptions.IfMatch); "" is none. A provider
+	// refuses a write to an event no longer at it with CodePrecondition
+	// naming If-Match (ifmatch.Matches compares etags).
+	IfMatch string
 }
 
 // DelegationGrant is an application's delegation credential for one

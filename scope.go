@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/unical/unical/ifmatch"
 )
 
 // EditScope says which occurrences of a recurring series a write on one
@@ -43,23 +41,29 @@ var EditScopes = []string{string(ScopeThis), string(ScopeThisAndFollowing)}
 // Returns CodeInvalid naming scope for an unknown scope, or for
 // thisAndFollowing on an id that is not an occurrence, and naming the
 // field for bad values; nothing is written then.
-func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error) {
+func (a *App) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams, opts ...WriteOptions) (*Event, error) {
+	o, err := OptionsOf(opts, OptionNotifyAttendees, OptionIfMatch)
+	if err != nil {
+		return nil, err
+	}
 	// A split makes several writes: the key covers the whole call, and
 	// the writes inside run without it.
-	return write5(ctx, a, "UpdateEventWithScope", a.updateEventWithScope, accountID, calendarID, eventID, scope, params)
+	return idempotent(ctx, a, o, "UpdateEventWithScope", func(ctx context.Context) (*Event, error) {
+		return a.updateEventWithScope(ctx, accountID, calendarID, eventID, scope, params, o)
+	}, accountID, calendarID, eventID, scope, params)
 }
 
-func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams) (*Event, error) {
+func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams, o WriteOptions) (*Event, error) {
 	if err := checkEnum("scope", string(scope), EditScopes); err != nil {
 		return nil, err
 	}
 	if scope != ScopeThisAndFollowing {
-		return a.UpdateEvent(ctx, accountID, calendarID, eventID, params)
+		return a.updateEvent(ctx, accountID, calendarID, eventID, params, o)
 	}
 	if err := params.validate(false, nil); err != nil {
 		return nil, err
 	}
-	sp, err := a.planSplit(ctx, accountID, calendarID, eventID)
+	sp, err := a.planSplit(ctx, accountID, calendarID, eventID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 		return nil, err
 	}
 	if sp.first {
-		return a.UpdateEvent(ctx, accountID, calendarID, sp.master.ID, params)
+		return a.updateEvent(ctx, accountID, calendarID, sp.master.ID, params, o)
 	}
 	create, shift, err := sp.newSeriesParams(params)
 	if err != nil {
@@ -122,23 +126,29 @@ func (a *App) updateEventWithScope(ctx context.Context, accountID, calendarID, e
 // Returns CodeInvalid naming scope for an unknown scope, or for
 // thisAndFollowing on an id that is not an occurrence; nothing is written
 // then.
-func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error) {
-	return write4(ctx, a, "DeleteEventWithScope", a.deleteEventWithScope, accountID, calendarID, eventID, scope)
+func (a *App) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, opts ...WriteOptions) (*Success, error) {
+	o, err := OptionsOf(opts, OptionNotifyAttendees, OptionIfMatch)
+	if err != nil {
+		return nil, err
+	}
+	return idempotent(ctx, a, o, "DeleteEventWithScope", func(ctx context.Context) (*Success, error) {
+		return a.deleteEventWithScope(ctx, accountID, calendarID, eventID, scope, o)
+	}, accountID, calendarID, eventID, scope)
 }
 
-func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope) (*Success, error) {
+func (a *App) deleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, o WriteOptions) (*Success, error) {
 	if err := checkEnum("scope", string(scope), EditScopes); err != nil {
 		return nil, err
 	}
 	if scope != ScopeThisAndFollowing {
-		return a.DeleteEvent(ctx, accountID, calendarID, eventID)
+		return a.deleteEvent(ctx, accountID, calendarID, eventID, o)
 	}
-	sp, err := a.planSplit(ctx, accountID, calendarID, eventID)
+	sp, err := a.planSplit(ctx, accountID, calendarID, eventID, o)
 	if err != nil {
 		return nil, err
 	}
 	if sp.first {
-		return a.DeleteEvent(ctx, accountID, calendarID, sp.master.ID)
+		return a.deleteEvent(ctx, accountID, calendarID, sp.master.ID, o)
 	}
 	if splitter, ok := splitterOf(sp.p); ok {
 		if _, err := splitter.SplitSeries(ctx, sp.s, calendarID, sp.request(nil, 0)); err != nil {
@@ -194,15 +204,12 @@ type exception struct {
 
 // planSplit reads the occurrence and its series and computes the two
 // recurrences; it writes nothing. One If-Match cannot condition two series.
-func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string) (*split, error) {
-	if _, ok := ifmatch.From(ctx); ok {
+func (a *App) planSplit(ctx context.Context, accountID, calendarID, eventID string, o WriteOptions) (*split, error) {
+	if o.IfMatch != "" {
 		return nil, invalidf("If-Match", "If-Match cannot condition a scope=thisAndFollowing write, which changes two series.")
 	}
-	_, p, s, err := a.Session(ctx, accountID)
+	_, p, s, err := a.writeSession(ctx, accountID, o)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.c.checkNotifyAttendees(ctx, p.Type()); err != nil {
 		return nil, err
 	}
 	occ, err := p.GetEvent(ctx, s, calendarID, eventID)

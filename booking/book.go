@@ -255,15 +255,17 @@ func (s *Service) providerFree(ctx context.Context, r *typeRules, start, end tim
 	return free, nil
 }
 
-// quietCopy is the context of the write of a booking's k-th event: the
-// organizer's (k 0) invites as notifyAttendees says; a VIRTUAL
-// participant's own copy invites no one, so it is written with
-// notifyAttendees false when the request gave a value.
-func quietCopy(ctx context.Context, k int) context.Context {
-	if _, ok := unical.NotifyAttendeesFrom(ctx); ok && k > 0 {
-		return unical.WithNotifyAttendees(ctx, false)
+// quietCopy is the options of the write of a booking's k-th event, for
+// the request's notifyAttendees choice notify: the organizer's (k 0)
+// invites as notify says; a VIRTUAL participant's own copy invites no
+// one, so it is written with notifyAttendees false when the request gave
+// a value.
+func quietCopy(notify *bool, k int) unical.WriteOptions {
+	if notify != nil && k > 0 {
+		quiet := false
+		return unical.WriteOptions{NotifyAttendees: &quiet}
 	}
-	return ctx
+	return unical.WriteOptions{NotifyAttendees: notify}
 }
 
 // checkFree answers slotTaken naming the first of accounts the providers
@@ -383,8 +385,12 @@ func (r *typeRules) dateTime(t time.Time) unical.EventDateTime {
 // Returns CodeSlotUnavailable or CodeLimitReached naming the participant,
 // CodeInvalid naming startDateTime off the grid, inside the notice or
 // beyond the horizon.
-func (s *Service) CreateHold(ctx context.Context, params *HoldParams) (*Hold, error) {
-	return once(ctx, s, "CreateHold", func(ctx context.Context) (*Hold, error) { return s.createHold(ctx, params) }, params)
+func (s *Service) CreateHold(ctx context.Context, params *HoldParams, opts ...unical.WriteOptions) (*Hold, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return once(ctx, s, o, "CreateHold", func(ctx context.Context) (*Hold, error) { return s.createHold(ctx, params) }, params)
 }
 
 func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, error) {
@@ -455,11 +461,15 @@ func sortedIDs(ids []string) []string {
 // Returns CodeSlotUnavailable or CodeLimitReached naming the participant,
 // CodeInvalid naming the field, the provider's error naming the
 // participant.
-func (s *Service) CreateBooking(ctx context.Context, params *BookingParams) (*Booking, error) {
-	return once(ctx, s, "CreateBooking", func(ctx context.Context) (*Booking, error) { return s.createBooking(ctx, params) }, params)
+func (s *Service) CreateBooking(ctx context.Context, params *BookingParams, opts ...unical.WriteOptions) (*Booking, error) {
+	o, err := unical.OptionsOf(opts, unical.OptionNotifyAttendees)
+	if err != nil {
+		return nil, err
+	}
+	return once(ctx, s, o, "CreateBooking", func(ctx context.Context) (*Booking, error) { return s.createBooking(ctx, params, o.NotifyAttendees) }, params)
 }
 
-func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Booking, error) {
+func (s *Service) createBooking(ctx context.Context, params *BookingParams, notify *bool) (*Booking, error) {
 	if params == nil {
 		params = &BookingParams{}
 	}
@@ -530,7 +540,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	}
 	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
 	defer cancel()
-	undo := func() { s.undo(ctx, pending, pendingVersion) }
+	undo := func() { s.undo(ctx, pending, pendingVersion, notify) }
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
@@ -544,7 +554,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	for i := range targets {
 		k := (i + 1) % len(targets)
 		tg := targets[k]
-		ev, err := s.app.CreateEvent(quietCopy(wctx, k), tg.EndUserAccountID, tg.CalendarID, s.eventParams(r, &rec, tg.EndUserAccountID, ch, accounts))
+		ev, err := s.app.CreateEvent(wctx, tg.EndUserAccountID, tg.CalendarID, s.eventParams(r, &rec, tg.EndUserAccountID, ch, accounts), quietCopy(notify, k))
 		if err != nil {
 			undo()
 			return nil, participantFailed(tg.EndUserAccountID, err)
@@ -707,13 +717,14 @@ func (s *Service) eventParams(r *typeRules, b *bookingRecord, acc string, ch *ch
 // targets' calendars that carries the booking's marker in its slot (a
 // reschedule's events move back instead), its ledger claims and its
 // pending record. The writer itself and recovery both undo this way, so
-// an event whose id never reached the writer goes too.
-func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uint64) error {
+// an event whose id never reached the writer goes too. notify is the
+// writer's notifyAttendees choice (nil for recovery's).
+func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uint64, notify *bool) error {
 	var errs []error
 	if p.Reschedule != nil {
-		errs = append(errs, s.moveEvents(ctx, &p.Booking, p.Reschedule.Start, p.Reschedule.End))
+		errs = append(errs, s.moveEvents(ctx, &p.Booking, p.Reschedule.Start, p.Reschedule.End, notify))
 	} else {
-		errs = append(errs, s.deleteMarked(ctx, &p.Booking.Booking, p.Targets))
+		errs = append(errs, s.deleteMarked(ctx, &p.Booking.Booking, p.Targets, notify))
 	}
 	errs = append(errs, s.releaseAll(ctx, p.Claimed, p.ClaimID))
 	if err := errors.Join(errs...); err != nil {
@@ -729,15 +740,15 @@ func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uin
 
 // undo is undoPending for a writer that failed: what it cannot undo now
 // stays in the pending record, for recovery to finish after the lease.
-func (s *Service) undo(ctx context.Context, p *pendingRecord, version uint64) {
-	if err := s.undoPending(context.WithoutCancel(ctx), p, version); err != nil {
+func (s *Service) undo(ctx context.Context, p *pendingRecord, version uint64, notify *bool) {
+	if err := s.undoPending(context.WithoutCancel(ctx), p, version, notify); err != nil {
 		s.c.Logger().ErrorContext(ctx, "booking: undo a failed write; recovery will finish it", "applicationId", s.app.ID(), "bookingId", p.Booking.ID, "err", err)
 	}
 }
 
 // deleteMarked deletes the events of b in the targets' calendars that
 // carry its marker.
-func (s *Service) deleteMarked(ctx context.Context, b *Booking, targets []BookingEvent) error {
+func (s *Service) deleteMarked(ctx context.Context, b *Booking, targets []BookingEvent, notify *bool) error {
 	start, _ := time.Parse(time.RFC3339, b.Start.DateTime)
 	end, _ := time.Parse(time.RFC3339, b.End.DateTime)
 	var errs []error
@@ -750,7 +761,7 @@ func (s *Service) deleteMarked(ctx context.Context, b *Booking, targets []Bookin
 			if ev.PrivateExtendedProperties[markerProperty] != b.ID {
 				continue
 			}
-			if _, err := s.app.DeleteEvent(quietCopy(ctx, k), tg.EndUserAccountID, tg.CalendarID, ev.ID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+			if _, err := s.app.DeleteEvent(ctx, tg.EndUserAccountID, tg.CalendarID, ev.ID, quietCopy(notify, k)); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 				errs = append(errs, err)
 			}
 		}

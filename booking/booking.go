@@ -36,13 +36,13 @@ type API interface {
 	DeleteSchedule(ctx context.Context, id string) (*unical.Success, error)
 
 	ListSlots(ctx context.Context, bookingTypeID string, params *SlotParams) (*availability.Result, error)
-	CreateHold(ctx context.Context, params *HoldParams) (*Hold, error)
+	CreateHold(ctx context.Context, params *HoldParams, opts ...unical.WriteOptions) (*Hold, error)
 
-	CreateBooking(ctx context.Context, params *BookingParams) (*Booking, error)
+	CreateBooking(ctx context.Context, params *BookingParams, opts ...unical.WriteOptions) (*Booking, error)
 	ListBookings(ctx context.Context, params *BookingListParams) (*unical.Page[*Booking], error)
 	GetBooking(ctx context.Context, id string) (*Booking, error)
-	CancelBooking(ctx context.Context, id string) (*Booking, error)
-	RescheduleBooking(ctx context.Context, id string, params *RescheduleParams) (*Booking, error)
+	CancelBooking(ctx context.Context, id string, opts ...unical.WriteOptions) (*Booking, error)
+	RescheduleBooking(ctx context.Context, id string, params *RescheduleParams, opts ...unical.WriteOptions) (*Booking, error)
 }
 
 // appRecords is the account id of the application's own records in the

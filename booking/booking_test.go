@@ -464,13 +464,13 @@ func TestBooking_IdempotencyKey(t *testing.T) {
 	e := newEnv(t)
 	host := e.host(t, "host")
 	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Intro"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host))})
-	ctx := unical.WithIdempotencyKey(t.Context(), "book-1")
+	ctx, key := t.Context(), unical.WriteOptions{IdempotencyKey: "book-1"}
 	p := &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()}
-	first, err := e.svc.CreateBooking(ctx, p)
+	first, err := e.svc.CreateBooking(ctx, p, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := e.svc.CreateBooking(ctx, p)
+	again, err := e.svc.CreateBooking(ctx, p, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -586,7 +586,7 @@ func TestBooking_NotifyAttendees(t *testing.T) {
 	e := newEnv(t)
 	host, room := e.host(t, "host"), e.host(t, "room")
 	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Desk"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host, room))})
-	_, err := e.svc.CreateBooking(unical.WithNotifyAttendees(t.Context(), true), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	_, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()}, notifyAttendees(true))
 	var ue *unical.Error
 	if !errorAs(err, &ue) || ue.Field != unical.NotifyAttendeesParameter {
 		t.Fatalf("notifyAttendees=true for a VIRTUAL organizer: %v, want it refused naming notifyAttendees", err)
@@ -594,11 +594,17 @@ func TestBooking_NotifyAttendees(t *testing.T) {
 	if n := len(e.events(t, host)) + len(e.events(t, room)); n != 0 {
 		t.Errorf("%d events after the refusal, want none", n)
 	}
-	b, err := e.svc.CreateBooking(unical.WithNotifyAttendees(t.Context(), false), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	b, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()}, notifyAttendees(false))
 	if err != nil {
 		t.Fatalf("notifyAttendees=false after the refusal: %v", err)
 	}
 	if len(b.Events) != 2 {
 		t.Errorf("booking events %+v, want the host's and the room's", b.Events)
 	}
+}
+
+// notifyAttendees is the options of a write that asks to email the
+// attendees (notify) or not.
+func notifyAttendees(notify bool) unical.WriteOptions {
+	return unical.WriteOptions{NotifyAttendees: &notify}
 }

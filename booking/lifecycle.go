@@ -83,11 +83,15 @@ func (s *Service) ListBookings(ctx context.Context, params *BookingListParams) (
 // cancelled booking answers it unchanged.
 //
 // HTTP: DELETE /v1/bookings/{id}
-func (s *Service) CancelBooking(ctx context.Context, id string) (*Booking, error) {
-	return once(ctx, s, "CancelBooking", func(ctx context.Context) (*Booking, error) { return s.cancelBooking(ctx, id) }, id)
+func (s *Service) CancelBooking(ctx context.Context, id string, opts ...unical.WriteOptions) (*Booking, error) {
+	o, err := unical.OptionsOf(opts, unical.OptionNotifyAttendees)
+	if err != nil {
+		return nil, err
+	}
+	return once(ctx, s, o, "CancelBooking", func(ctx context.Context) (*Booking, error) { return s.cancelBooking(ctx, id, o.NotifyAttendees) }, id)
 }
 
-func (s *Service) cancelBooking(ctx context.Context, id string) (*Booking, error) {
+func (s *Service) cancelBooking(ctx context.Context, id string, notify *bool) (*Booking, error) {
 	rec, version, err := s.getBooking(ctx, id)
 	if err != nil {
 		return nil, err
@@ -96,7 +100,7 @@ func (s *Service) cancelBooking(ctx context.Context, id string) (*Booking, error
 		return &rec.Booking, nil
 	}
 	for k, ev := range rec.Events {
-		if _, err := s.app.DeleteEvent(quietCopy(ctx, k), ev.EndUserAccountID, ev.CalendarID, ev.EventID); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
+		if _, err := s.app.DeleteEvent(ctx, ev.EndUserAccountID, ev.CalendarID, ev.EventID, quietCopy(notify, k)); err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 			return nil, participantFailed(ev.EndUserAccountID, err)
 		}
 	}
@@ -120,11 +124,17 @@ func (s *Service) cancelBooking(ctx context.Context, id string) (*Booking, error
 // booking.rescheduled is sent.
 //
 // HTTP: POST /v1/bookings/{id}/reschedule
-func (s *Service) RescheduleBooking(ctx context.Context, id string, params *RescheduleParams) (*Booking, error) {
-	return once(ctx, s, "RescheduleBooking", func(ctx context.Context) (*Booking, error) { return s.rescheduleBooking(ctx, id, params) }, id, params)
+func (s *Service) RescheduleBooking(ctx context.Context, id string, params *RescheduleParams, opts ...unical.WriteOptions) (*Booking, error) {
+	o, err := unical.OptionsOf(opts, unical.OptionNotifyAttendees)
+	if err != nil {
+		return nil, err
+	}
+	return once(ctx, s, o, "RescheduleBooking", func(ctx context.Context) (*Booking, error) {
+		return s.rescheduleBooking(ctx, id, params, o.NotifyAttendees)
+	}, id, params)
 }
 
-func (s *Service) rescheduleBooking(ctx context.Context, id string, params *RescheduleParams) (*Booking, error) {
+func (s *Service) rescheduleBooking(ctx context.Context, id string, params *RescheduleParams, notify *bool) (*Booking, error) {
 	if params == nil {
 		params = &RescheduleParams{}
 	}
@@ -171,8 +181,8 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 		return nil, err
 	}
-	undo := func() { s.undo(ctx, pending, pendingVersion) }
-	if err := s.moveEvents(wctx, &moved, moved.Start, moved.End); err != nil {
+	undo := func() { s.undo(ctx, pending, pendingVersion, notify) }
+	if err := s.moveEvents(wctx, &moved, moved.Start, moved.End, notify); err != nil {
 		undo()
 		return nil, err
 	}
@@ -193,13 +203,13 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 // moveEvents sets the start and end of b's events. When one fails, the
 // ones already moved go back to b's own slot, and the error names the
 // participant.
-func (s *Service) moveEvents(ctx context.Context, b *bookingRecord, start, end unical.EventDateTime) error {
+func (s *Service) moveEvents(ctx context.Context, b *bookingRecord, start, end unical.EventDateTime, notify *bool) error {
 	for i, ev := range b.Events {
-		_, err := s.app.UpdateEvent(quietCopy(ctx, i), ev.EndUserAccountID, ev.CalendarID, ev.EventID, &unical.EventParams{Start: unical.Some(start), End: unical.Some(end)})
+		_, err := s.app.UpdateEvent(ctx, ev.EndUserAccountID, ev.CalendarID, ev.EventID, &unical.EventParams{Start: unical.Some(start), End: unical.Some(end)}, quietCopy(notify, i))
 		if err != nil {
 			bg := context.WithoutCancel(ctx)
 			for j, back := range b.Events[:i] {
-				_, _ = s.app.UpdateEvent(quietCopy(bg, j), back.EndUserAccountID, back.CalendarID, back.EventID, &unical.EventParams{Start: unical.Some(b.Start), End: unical.Some(b.End)})
+				_, _ = s.app.UpdateEvent(bg, back.EndUserAccountID, back.CalendarID, back.EventID, &unical.EventParams{Start: unical.Some(b.Start), End: unical.Some(b.End)}, quietCopy(notify, j))
 			}
 			return participantFailed(ev.EndUserAccountID, err)
 		}
@@ -239,18 +249,18 @@ type errorBody struct {
 	Field   string `json:"field,omitempty"`
 }
 
-// once runs a write at most once per Idempotency-Key on ctx, as the App's
-// own writes do (App.RunIdempotent): a retry with the same key and
-// arguments gets the first answer. The calls the write makes run without
-// the key.
-func once[R any](ctx context.Context, s *Service, op string, fn func(context.Context) (*R, error), args ...any) (*R, error) {
-	key, ok := unical.IdempotencyKeyFrom(ctx)
-	if !ok {
+// once runs a write at most once per Idempotency-Key of o, as the App's
+// own writes do (App.RunIdempotent): a retry with the same key,
+// arguments and notifyAttendees gets the first answer. The calls the
+// write makes run without the key.
+func once[R any](ctx context.Context, s *Service, o unical.WriteOptions, op string, fn func(context.Context) (*R, error), args ...any) (*R, error) {
+	key := o.IdempotencyKey
+	if key == "" {
 		return fn(ctx)
 	}
 	fp := []any{op, args}
-	if notify, ok := unical.NotifyAttendeesFrom(ctx); ok {
-		fp = append(fp, notify)
+	if o.NotifyAttendees != nil {
+		fp = append(fp, *o.NotifyAttendees)
 	}
 	raw, _ := json.Marshal(fp)
 	sum := sha256.Sum256(raw)
@@ -259,7 +269,7 @@ func once[R any](ctx context.Context, s *Service, op string, fn func(context.Con
 		callEr error
 	)
 	res, replayed, err := s.app.RunIdempotent(ctx, key, "booking:"+hex.EncodeToString(sum[:]), func(ctx context.Context) unical.IdempotentResult {
-		out, callEr = fn(unical.WithIdempotencyKey(ctx, ""))
+		out, callEr = fn(ctx)
 		if callEr != nil {
 			var e *unical.Error
 			if !errors.As(callEr, &e) {
@@ -415,5 +425,5 @@ func (s *Service) recoverOne(ctx context.Context, p *pendingRecord, version uint
 		}
 		return err
 	}
-	return s.undoPending(ctx, p, version)
+	return s.undoPending(ctx, p, version, nil)
 }

@@ -20,7 +20,7 @@ import (
 // it with the same types, as both implement unical.API.
 type DeliveryLog interface {
 	ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
-	ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*unical.Success, error)
+	ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error)
 }
 
 // DeliveryLogOf returns the delivery log of app, whose methods are
@@ -33,8 +33,8 @@ func (l appLog) ListDeliveries(ctx context.Context, accountID, subscriptionID st
 	return ListDeliveries(ctx, l.app, accountID, subscriptionID, params)
 }
 
-func (l appLog) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*unical.Success, error) {
-	return ResendMessage(ctx, l.app, accountID, subscriptionID, messageID)
+func (l appLog) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return ResendMessage(ctx, l.app, accountID, subscriptionID, messageID, opts...)
 }
 
 // ListDeliveries lists the delivery attempts of a subscription's messages,
@@ -80,8 +80,8 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 //
 // Returns CodeNotFound if the message is not the subscription's (or the
 // subscription not the account's), CodeConflict if it was delivered.
-func ResendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string) (*unical.Success, error) {
-	return unical.RunOnce(ctx, app, "ResendMessage", func(ctx context.Context) (*unical.Success, error) {
+func ResendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return unical.RunOnce(ctx, app, opts, "ResendMessage", func(ctx context.Context) (*unical.Success, error) {
 		return resendMessage(ctx, app, accountID, subscriptionID, messageID)
 	}, accountID, subscriptionID, messageID)
 }

@@ -46,12 +46,11 @@ func (h *handler) handleAccountGet(w http.ResponseWriter, r *http.Request, app *
 
 // handleAccountDelete handles DELETE /v1/endUserAccounts/{id}.
 func (h *handler) handleAccountDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-	q := &query{r: r}
-	ctx := q.withBoolOption(r.Context(), "revokeGrant", unical.WithRevokeGrant)
-	if q.err != nil {
-		return q.err
+	opts, err := (&query{r: r}).writeOptions(unical.OptionRevokeGrant)
+	if err != nil {
+		return err
 	}
-	res, err := app.DeleteAccount(ctx, r.PathValue("id"))
+	res, err := app.DeleteAccount(r.Context(), r.PathValue("id"), opts)
 	if err != nil {
 		return err
 	}

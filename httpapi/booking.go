@@ -15,30 +15,34 @@ import (
 func (h *handler) registerBookingRoutes() {
 	type svc = booking.Service
 	h.mux.HandleFunc("GET /v1/bookingTypes", h.api(bookingList(h, (*svc).ListBookingTypes)))
-	h.mux.HandleFunc("POST /v1/bookingTypes", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.BookingTypeParams) (*booking.BookingType, error) {
+	h.mux.HandleFunc("POST /v1/bookingTypes", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.BookingTypeParams, _ unical.WriteOptions) (*booking.BookingType, error) {
 		return s.CreateBookingType(ctx, p)
 	})))
-	h.mux.HandleFunc("GET /v1/bookingTypes/{id}", h.api(bookingByID(h, false, (*svc).GetBookingType)))
-	h.mux.HandleFunc("PUT /v1/bookingTypes/{id}", h.api(bookingWrite(h, http.StatusOK, false, (*svc).UpdateBookingType)))
-	h.mux.HandleFunc("DELETE /v1/bookingTypes/{id}", h.api(bookingByID(h, false, (*svc).DeleteBookingType)))
+	h.mux.HandleFunc("GET /v1/bookingTypes/{id}", h.api(bookingByID(h, false, withoutOptions((*svc).GetBookingType))))
+	h.mux.HandleFunc("PUT /v1/bookingTypes/{id}", h.api(bookingWrite(h, http.StatusOK, false, withoutOptionsBody((*svc).UpdateBookingType))))
+	h.mux.HandleFunc("DELETE /v1/bookingTypes/{id}", h.api(bookingByID(h, false, withoutOptions((*svc).DeleteBookingType))))
 	h.mux.HandleFunc("GET /v1/bookingTypes/{id}/slots", h.api(h.handleSlotList))
 	h.mux.HandleFunc("GET /v1/schedules", h.api(bookingList(h, (*svc).ListSchedules)))
-	h.mux.HandleFunc("POST /v1/schedules", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.ScheduleParams) (*booking.Schedule, error) {
+	h.mux.HandleFunc("POST /v1/schedules", h.api(bookingWrite(h, http.StatusOK, false, func(s *svc, ctx context.Context, _ string, p *booking.ScheduleParams, _ unical.WriteOptions) (*booking.Schedule, error) {
 		return s.CreateSchedule(ctx, p)
 	})))
-	h.mux.HandleFunc("GET /v1/schedules/{id}", h.api(bookingByID(h, false, (*svc).GetSchedule)))
-	h.mux.HandleFunc("PUT /v1/schedules/{id}", h.api(bookingWrite(h, http.StatusOK, false, (*svc).UpdateSchedule)))
-	h.mux.HandleFunc("DELETE /v1/schedules/{id}", h.api(bookingByID(h, false, (*svc).DeleteSchedule)))
-	h.mux.HandleFunc("POST /v1/holds", h.api(bookingWrite(h, http.StatusCreated, false, func(s *svc, ctx context.Context, _ string, p *booking.HoldParams) (*booking.Hold, error) {
+	h.mux.HandleFunc("GET /v1/schedules/{id}", h.api(bookingByID(h, false, withoutOptions((*svc).GetSchedule))))
+	h.mux.HandleFunc("PUT /v1/schedules/{id}", h.api(bookingWrite(h, http.StatusOK, false, withoutOptionsBody((*svc).UpdateSchedule))))
+	h.mux.HandleFunc("DELETE /v1/schedules/{id}", h.api(bookingByID(h, false, withoutOptions((*svc).DeleteSchedule))))
+	h.mux.HandleFunc("POST /v1/holds", h.api(bookingWrite(h, http.StatusCreated, false, func(s *svc, ctx context.Context, _ string, p *booking.HoldParams, _ unical.WriteOptions) (*booking.Hold, error) {
 		return s.CreateHold(ctx, p)
 	})))
 	h.mux.HandleFunc("GET /v1/bookings", h.api(h.handleBookingList))
-	h.mux.HandleFunc("POST /v1/bookings", h.api(bookingWrite(h, http.StatusCreated, true, func(s *svc, ctx context.Context, _ string, p *booking.BookingParams) (*booking.Booking, error) {
-		return s.CreateBooking(ctx, p)
+	h.mux.HandleFunc("POST /v1/bookings", h.api(bookingWrite(h, http.StatusCreated, true, func(s *svc, ctx context.Context, _ string, p *booking.BookingParams, opts unical.WriteOptions) (*booking.Booking, error) {
+		return s.CreateBooking(ctx, p, opts)
 	})))
-	h.mux.HandleFunc("GET /v1/bookings/{id}", h.api(bookingByID(h, false, (*svc).GetBooking)))
-	h.mux.HandleFunc("DELETE /v1/bookings/{id}", h.api(bookingByID(h, true, (*svc).CancelBooking)))
-	h.mux.HandleFunc("POST /v1/bookings/{id}/reschedule", h.api(bookingWrite(h, http.StatusOK, true, (*svc).RescheduleBooking)))
+	h.mux.HandleFunc("GET /v1/bookings/{id}", h.api(bookingByID(h, false, withoutOptions((*svc).GetBooking))))
+	h.mux.HandleFunc("DELETE /v1/bookings/{id}", h.api(bookingByID(h, true, func(s *svc, ctx context.Context, id string, opts unical.WriteOptions) (*booking.Booking, error) {
+		return s.CancelBooking(ctx, id, opts)
+	})))
+	h.mux.HandleFunc("POST /v1/bookings/{id}/reschedule", h.api(bookingWrite(h, http.StatusOK, true, func(s *svc, ctx context.Context, id string, p *booking.RescheduleParams, opts unical.WriteOptions) (*booking.Booking, error) {
+		return s.RescheduleBooking(ctx, id, p, opts)
+	})))
 }
 
 // bookings is the booking layer of app.
@@ -65,17 +69,14 @@ func bookingList[T any](h *handler, list func(*booking.Service, context.Context,
 }
 
 // bookingByID serves a call on the path's id (a read, a delete, a
-// cancel); notify reads notifyAttendees.
-func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, context.Context, string) (T, error)) appHandler {
+// cancel); notify reads notifyAttendees into the call's options.
+func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, context.Context, string, unical.WriteOptions) (T, error)) appHandler {
 	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
-		ctx := r.Context()
-		if notify {
-			q := &query{r: r}
-			if ctx = q.withBoolOption(ctx, unical.NotifyAttendeesParameter, unical.WithNotifyAttendees); q.err != nil {
-				return q.err
-			}
+		opts, err := bookingOptions(r, notify)
+		if err != nil {
+			return err
 		}
-		v, err := call(h.bookings(app), ctx, r.PathValue("id"))
+		v, err := call(h.bookings(app), r.Context(), r.PathValue("id"), opts)
 		if err != nil {
 			return err
 		}
@@ -84,26 +85,47 @@ func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, con
 }
 
 // bookingWrite serves a write with a JSON body, on the path's id when
-// the route has one, answering status; notify reads notifyAttendees.
-func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*booking.Service, context.Context, string, *P) (T, error)) appHandler {
+// the route has one, answering status; notify reads notifyAttendees into
+// the call's options.
+func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*booking.Service, context.Context, string, *P, unical.WriteOptions) (T, error)) appHandler {
 	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 		var params P
 		if err := decodeBody(w, r, &params, serverSet); err != nil {
 			return err
 		}
-		ctx := r.Context()
-		if notify {
-			q := &query{r: r}
-			if ctx = q.withBoolOption(ctx, unical.NotifyAttendeesParameter, unical.WithNotifyAttendees); q.err != nil {
-				return q.err
-			}
+		opts, err := bookingOptions(r, notify)
+		if err != nil {
+			return err
 		}
-		v, err := call(h.bookings(app), ctx, r.PathValue("id"), &params)
+		v, err := call(h.bookings(app), r.Context(), r.PathValue("id"), &params, opts)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, status, v)
 		return nil
+	}
+}
+
+// bookingOptions decodes notifyAttendees when the route takes it (notify).
+func bookingOptions(r *http.Request, notify bool) (unical.WriteOptions, error) {
+	if !notify {
+		return unical.WriteOptions{}, nil
+	}
+	return (&query{r: r}).writeOptions(unical.OptionNotifyAttendees)
+}
+
+// withoutOptions adapts a booking call on an id that takes no options.
+func withoutOptions[T any](call func(*booking.Service, context.Context, string) (T, error)) func(*booking.Service, context.Context, string, unical.WriteOptions) (T, error) {
+	return func(s *booking.Service, ctx context.Context, id string, _ unical.WriteOptions) (T, error) {
+		return call(s, ctx, id)
+	}
+}
+
+// withoutOptionsBody adapts a booking call with a body that takes no
+// options.
+func withoutOptionsBody[P, T any](call func(*booking.Service, context.Context, string, *P) (T, error)) func(*booking.Service, context.Context, string, *P, unical.WriteOptions) (T, error) {
+	return func(s *booking.Service, ctx context.Context, id string, p *P, _ unical.WriteOptions) (T, error) {
+		return call(s, ctx, id, p)
 	}
 }
 

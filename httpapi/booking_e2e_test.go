@@ -111,12 +111,12 @@ func TestBookingE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyed := unical.WithIdempotencyKey(ctx, "booking-retry-1")
-	second, err := c.CreateBooking(keyed, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(10), Guest: guest})
+	keyed := unical.WriteOptions{IdempotencyKey: "booking-retry-1"}
+	second, err := c.CreateBooking(ctx, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(10), Guest: guest}, keyed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	retry, err := c.CreateBooking(keyed, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(10), Guest: guest})
+	retry, err := c.CreateBooking(ctx, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(10), Guest: guest}, keyed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,10 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/ifmatch"
 )
 
 func (h *handler) registerEventRoutes() {
@@ -73,12 +71,11 @@ func (h *handler) handleEventCreate(w http.ResponseWriter, r *http.Request, app 
 	if err := decodeBody(w, r, &params, unical.EventReadOnlyFields); err != nil {
 		return err
 	}
-	q := &query{r: r}
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
+	opts, err := (&query{r: r}).writeOptions(unical.OptionNotifyAttendees)
+	if err != nil {
+		return err
 	}
-	e, err := app.CreateEvent(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), &params)
+	e, err := app.CreateEvent(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), &params, opts)
 	if err != nil {
 		return err
 	}
@@ -93,15 +90,11 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 	}
 	q := &query{r: r}
 	scope := unical.EditScope(q.str("scope"))
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
-	}
-	ctx, err := withIfMatch(ctx, r)
+	opts, err := q.writeOptions(unical.OptionNotifyAttendees, unical.OptionIfMatch)
 	if err != nil {
 		return err
 	}
-	e, err := app.UpdateEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params)
+	e, err := app.UpdateEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params, opts)
 	if err != nil {
 		return err
 	}
@@ -112,15 +105,11 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 func (h *handler) handleEventDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
 	scope := unical.EditScope(q.str("scope"))
-	ctx := q.withBoolOption(r.Context(), unical.NotifyAttendeesParameter, unical.WithNotifyAttendees)
-	if q.err != nil {
-		return q.err
-	}
-	ctx, err := withIfMatch(ctx, r)
+	opts, err := q.writeOptions(unical.OptionNotifyAttendees, unical.OptionIfMatch)
 	if err != nil {
 		return err
 	}
-	res, err := app.DeleteEventWithScope(ctx, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope)
+	res, err := app.DeleteEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, opts)
 	if err != nil {
 		return err
 	}
@@ -140,21 +129,21 @@ func (h *handler) handleEventRSVP(w http.ResponseWriter, r *http.Request, app *u
 	return ok(w, res)
 }
 
-// withIfMatch returns ctx with the request's If-Match (package ifmatch):
-// one entity tag, the etag of the event as read. "*" (any current
-// version) is what a write asks anyway and adds nothing; a list of tags
-// is a 400 naming If-Match, as unical keeps one version of an event.
-func withIfMatch(ctx context.Context, r *http.Request) (context.Context, error) {
+// ifMatch returns the request's If-Match, "" when it has none: one
+// entity tag, the etag of the event as read. "*" (any current version) is
+// what a write asks anyway and adds nothing; a list of tags is a 400
+// naming If-Match, as unical keeps one version of an event.
+func ifMatch(r *http.Request) (string, error) {
 	values := r.Header.Values("If-Match")
 	if len(values) == 0 {
-		return ctx, nil
+		return "", nil
 	}
 	v := strings.TrimSpace(values[0])
 	if len(values) > 1 || v == "" || (strings.Contains(v, ",") && v != "*") {
-		return ctx, unical.FieldError("If-Match", "If-Match takes one etag, the event's etag as read.")
+		return "", unical.FieldError("If-Match", "If-Match takes one etag, the event's etag as read.")
 	}
 	if v == "*" {
-		return ctx, nil
+		return "", nil
 	}
-	return ifmatch.With(ctx, v), nil
+	return v, nil
 }

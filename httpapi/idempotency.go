@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/ics"
@@ -88,8 +89,16 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 
 // requestFingerprint identifies a request for its Idempotency-Key: the
 // method, the escaped path, the query (parameters in sorted order) and a
-// SHA-256 of the body. Headers are not part of it.
+// SHA-256 of the body, and the If-Match header when there is one: a write
+// conditional on another etag is another request, as a Go write's
+// WriteOptions.IfMatch is part of its fingerprint. No other header is
+// part of it, and a request without If-Match has the fingerprint it had
+// before If-Match counted.
 func requestFingerprint(r *http.Request, body []byte) string {
 	sum := sha256.Sum256(body)
-	return "http\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
+	fp := "http\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
+	if etags := r.Header.Values("If-Match"); len(etags) > 0 {
+		fp += "\x00" + strings.Join(etags, "\x00")
+	}
+	return fp
 }

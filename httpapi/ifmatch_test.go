@@ -11,13 +11,12 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpclient"
-	"github.com/unical/unical/ifmatch"
 )
 
 // TestIfMatch: If-Match on PUT and DELETE of an event, through the
 // calendar alias primary: a stale etag is 412 naming If-Match and changes
 // nothing, the current one goes through (sent by httpclient from
-// ifmatch.With), and what cannot be honoured is a 400 naming If-Match.
+// WriteOptions.IfMatch), and what cannot be honoured is a 400 naming If-Match.
 func TestIfMatch(t *testing.T) {
 	t.Parallel()
 	ts := MustNewServer(t)
@@ -65,12 +64,12 @@ func TestIfMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = api.DeleteEvent(ifmatch.With(t.Context(), stale), acct, "primary", e.ID)
+	_, err = api.DeleteEvent(t.Context(), acct, "primary", e.ID, unical.WriteOptions{IfMatch: stale})
 	var ue *unical.Error
 	if !errors.As(err, &ue) || ue.Code != unical.CodePrecondition || ue.Field != "If-Match" {
 		t.Errorf("httpclient DeleteEvent with a stale etag: %v, want precondition_failed naming If-Match", err)
 	}
-	if _, err := api.UpdateEvent(ifmatch.With(t.Context(), e.ETag), acct, "primary", e.ID, &unical.EventParams{Title: unical.Some("v3")}); err != nil {
+	if _, err := api.UpdateEvent(t.Context(), acct, "primary", e.ID, &unical.EventParams{Title: unical.Some("v3")}, unical.WriteOptions{IfMatch: e.ETag}); err != nil {
 		t.Fatalf("httpclient UpdateEvent with the current etag: %v", err)
 	}
 	if r := ts.do(t, "GET", path, nil); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"v3"`) {

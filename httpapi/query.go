@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -167,17 +166,35 @@ func (q *query) boolean(name string) bool {
 	return b
 }
 
-// withBoolOption returns ctx with set(ctx, value) applied when the
-// boolean parameter name is present, for the per-call options the Go API
-// carries in the context (notifyAttendees, revokeGrant).
-func (q *query) withBoolOption(ctx context.Context, name string, set func(context.Context, bool) context.Context) context.Context {
-	if q.str(name) == "" {
-		return ctx
+// writeOptions decodes the per-call options of a write request that the
+// route takes (by unical's Option names): notifyAttendees and revokeGrant
+// from the query, If-Match from the header. The Idempotency-Key header
+// is the idempotent middleware's.
+func (q *query) writeOptions(takes ...string) (unical.WriteOptions, error) {
+	var o unical.WriteOptions
+	for _, name := range takes {
+		switch name {
+		case unical.OptionNotifyAttendees:
+			if q.str(name) != "" {
+				notify := q.boolean(name)
+				o.NotifyAttendees = &notify
+			}
+		case unical.OptionRevokeGrant:
+			if q.str(name) != "" {
+				o.KeepGrant = !q.boolean(name)
+			}
+		case unical.OptionIfMatch:
+			if q.err != nil {
+				break
+			}
+			etag, err := ifMatch(q.r)
+			if err != nil {
+				return o, err
+			}
+			o.IfMatch = etag
+		}
 	}
-	if b := q.boolean(name); q.err == nil {
-		return set(ctx, b)
-	}
-	return ctx
+	return o, q.err
 }
 
 func (q *query) integer(name string) int {

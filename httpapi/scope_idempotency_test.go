@@ -44,13 +44,13 @@ func TestEditScopesWithIdempotencyKey(t *testing.T) {
 	if err != nil || len(occ.Data) != 6 {
 		t.Fatalf("occurrences = %v, %v", occ, err)
 	}
-	ctx := unical.WithIdempotencyKey(t.Context(), "split-once")
+	ctx, key := t.Context(), unical.WriteOptions{IdempotencyKey: "split-once"}
 	params := &unical.EventParams{Title: unical.Some("Standup (new time)")}
-	first, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params)
+	first, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params, key)
 	if err != nil {
 		t.Fatalf("keyed split: %v", err)
 	}
-	again, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params)
+	again, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params, key)
 	if err != nil {
 		t.Fatalf("retried split: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestEditScopesWithIdempotencyKey(t *testing.T) {
 	if diff := cmp.Diff([]string{"Standup", "Standup (new time)"}, titles); diff != "" {
 		t.Errorf("series after a split and its retry (-want +got):\n%s", diff)
 	}
-	if _, err := app.DeleteEventWithScope(ctx, acct.ID, cal, first.ID, unical.ScopeThisAndFollowing); unical.ErrorCode(err) != unical.CodeKeyReused {
+	if _, err := app.DeleteEventWithScope(ctx, acct.ID, cal, first.ID, unical.ScopeThisAndFollowing, key); unical.ErrorCode(err) != unical.CodeKeyReused {
 		t.Errorf("the key reused for a delete = %v, want %s", err, unical.CodeKeyReused)
 	}
 }

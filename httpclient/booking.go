@@ -83,13 +83,13 @@ func (c *Client) ListSlots(ctx context.Context, bookingTypeID string, params *bo
 }
 
 // CreateHold holds a slot: POST /v1/holds.
-func (c *Client) CreateHold(ctx context.Context, params *booking.HoldParams) (*booking.Hold, error) {
-	return call[booking.Hold](ctx, c, "POST", nil, orEmpty(params), "/v1/holds")
+func (c *Client) CreateHold(ctx context.Context, params *booking.HoldParams, opts ...unical.WriteOptions) (*booking.Hold, error) {
+	return write[booking.Hold](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/holds")
 }
 
 // CreateBooking books a slot: POST /v1/bookings.
-func (c *Client) CreateBooking(ctx context.Context, params *booking.BookingParams) (*booking.Booking, error) {
-	return call[booking.Booking](ctx, c, "POST", notifyQuery(ctx, nil), orEmpty(params), "/v1/bookings")
+func (c *Client) CreateBooking(ctx context.Context, params *booking.BookingParams, opts ...unical.WriteOptions) (*booking.Booking, error) {
+	return write[booking.Booking](ctx, c, opts, notifyOnly, "POST", nil, orEmpty(params), "/v1/bookings")
 }
 
 // ListBookings lists bookings: GET /v1/bookings.
@@ -111,11 +111,11 @@ func (c *Client) GetBooking(ctx context.Context, id string) (*booking.Booking, e
 }
 
 // CancelBooking cancels a booking: DELETE /v1/bookings/{id}.
-func (c *Client) CancelBooking(ctx context.Context, id string) (*booking.Booking, error) {
-	return call[booking.Booking](ctx, c, "DELETE", notifyQuery(ctx, nil), nil, "/v1/bookings/", id)
+func (c *Client) CancelBooking(ctx context.Context, id string, opts ...unical.WriteOptions) (*booking.Booking, error) {
+	return write[booking.Booking](ctx, c, opts, notifyOnly, "DELETE", nil, nil, "/v1/bookings/", id)
 }
 
 // RescheduleBooking moves a booking: POST /v1/bookings/{id}/reschedule.
-func (c *Client) RescheduleBooking(ctx context.Context, id string, params *booking.RescheduleParams) (*booking.Booking, error) {
-	return call[booking.Booking](ctx, c, "POST", notifyQuery(ctx, nil), orEmpty(params), "/v1/bookings/", id, "/reschedule")
+func (c *Client) RescheduleBooking(ctx context.Context, id string, params *booking.RescheduleParams, opts ...unical.WriteOptions) (*booking.Booking, error) {
+	return write[booking.Booking](ctx, c, opts, notifyOnly, "POST", nil, orEmpty(params), "/v1/bookings/", id, "/reschedule")
 }

@@ -30,7 +30,6 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/ifmatch"
 	"github.com/unical/unical/internal/wirecode"
 	"github.com/unical/unical/rooms"
 )
@@ -122,8 +121,9 @@ func path(parts ...string) (string, error) {
 }
 
 // do sends one request and decodes a 200 answer into out. body, when not
-// nil, is sent as JSON.
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+// nil, is sent as JSON; o's Idempotency-Key and If-Match, when set, are
+// sent as those headers.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any, o unical.WriteOptions) error {
 	target := c.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -146,10 +146,10 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if etag, ok := ifmatch.From(ctx); ok && (method == http.MethodPut || method == http.MethodDelete) && strings.HasPrefix(path, "/v1/events/") {
-		req.Header.Set("If-Match", etag)
+	if o.IfMatch != "" {
+		req.Header.Set("If-Match", o.IfMatch)
 	}
-	if key, ok := unical.IdempotencyKeyFrom(ctx); ok && method != http.MethodGet {
+	if key := o.IdempotencyKey; key != "" {
 		// As the in-process App does, a write with a key runs once per
 		// key; a key that could not travel in a header is refused here as
 		// the server would.

@@ -296,9 +296,9 @@ func TestNew(t *testing.T) {
 	}
 }
 
-// TestPerCallOptions checks that the per-call options carried in the
-// context travel as the query parameters the server reads:
-// WithNotifyAttendees on event writes, WithRevokeGrant(false) on an
+// TestPerCallOptions checks that the per-call options of
+// unical.WriteOptions travel as the query parameters the server reads:
+// NotifyAttendees on event writes, KeepGrant (revokeGrant=false) on an
 // account delete. The calls fail (no such account); what matters is what
 // was sent.
 func TestPerCallOptions(t *testing.T) {
@@ -306,14 +306,16 @@ func TestPerCallOptions(t *testing.T) {
 	st, _ := stack(t)
 	rec := &recorder{}
 	c := newClient(t, st.URL+"/", st.APIKey, &httpclient.Options{HTTPClient: &http.Client{Transport: rec}})
-	quiet := unical.WithNotifyAttendees(t.Context(), false)
-	loud := unical.WithNotifyAttendees(t.Context(), true)
-	_, _ = c.CreateEvent(quiet, "acc_1", "cal_1", &unical.EventParams{})
-	_, _ = c.UpdateEvent(loud, "acc_1", "cal_1", "ev_1", &unical.EventParams{})
-	_, _ = c.UpdateEventWithScope(quiet, "acc_1", "cal_1", "ev_1", unical.ScopeThisAndFollowing, &unical.EventParams{})
-	_, _ = c.DeleteEvent(quiet, "acc_1", "cal_1", "ev_1")
+	no, yes := false, true
+	quiet := unical.WriteOptions{NotifyAttendees: &no}
+	loud := unical.WriteOptions{NotifyAttendees: &yes}
+	ctx := t.Context()
+	_, _ = c.CreateEvent(ctx, "acc_1", "cal_1", &unical.EventParams{}, quiet)
+	_, _ = c.UpdateEvent(ctx, "acc_1", "cal_1", "ev_1", &unical.EventParams{}, loud)
+	_, _ = c.UpdateEventWithScope(ctx, "acc_1", "cal_1", "ev_1", unical.ScopeThisAndFollowing, &unical.EventParams{}, quiet)
+	_, _ = c.DeleteEvent(ctx, "acc_1", "cal_1", "ev_1", quiet)
 	_, _ = c.DeleteEvent(t.Context(), "acc_1", "cal_1", "ev_1")
-	_, _ = c.DeleteAccount(unical.WithRevokeGrant(t.Context(), false), "acc_1")
+	_, _ = c.DeleteAccount(ctx, "acc_1", unical.WriteOptions{KeepGrant: true})
 	_, _ = c.DeleteAccount(t.Context(), "acc_1")
 	var got []string
 	for _, r := range rec.requests() {

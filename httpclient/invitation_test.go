@@ -43,11 +43,12 @@ func TestListInvitations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := c.CreateEvent(unical.WithNotifyAttendees(ctx, true), acct.ID, virtual.PrimaryCalendarID, &unical.EventParams{
+	yes := true
+	ev, err := c.CreateEvent(ctx, acct.ID, virtual.PrimaryCalendarID, &unical.EventParams{
 		Title: unical.Some("Planning"),
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T10:00:00Z"}), End: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T11:00:00Z"}),
 		Attendees: unical.Some([]unical.Attendee{{Email: "ann@example.org"}}),
-	})
+	}, unical.WriteOptions{NotifyAttendees: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/unical/unical"
@@ -19,12 +18,37 @@ import (
 
 // call builds the path from parts (see path) and sends the request.
 func call[T any](ctx context.Context, c *Client, method string, query url.Values, body any, parts ...string) (*T, error) {
+	return write[T](ctx, c, nil, nil, method, query, body, parts...)
+}
+
+// The WriteOptions fields the writes take besides the Idempotency-Key.
+var (
+	notifyOnly = []string{unical.OptionNotifyAttendees}
+	eventWrite = []string{unical.OptionNotifyAttendees, unical.OptionIfMatch}
+	revokeOnly = []string{unical.OptionRevokeGrant}
+)
+
+// write is call for a write with the caller's options opts: at most one
+// unical.WriteOptions, whose fields other than those takes names are
+// refused as the in-process writes refuse them. Its notifyAttendees and
+// revokeGrant go in the query, its key and If-Match in headers.
+func write[T any](ctx context.Context, c *Client, opts []unical.WriteOptions, takes []string, method string, query url.Values, body any, parts ...string) (*T, error) {
+	o, err := unical.OptionsOf(opts, takes...)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range o.Query() {
+		if query == nil {
+			query = url.Values{}
+		}
+		query.Set(name, v)
+	}
 	p, err := path(parts...)
 	if err != nil {
 		return nil, err
 	}
 	out := new(T)
-	if err := c.do(ctx, method, p, query, body, out); err != nil {
+	if err := c.do(ctx, method, p, query, body, out, o); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -58,8 +82,8 @@ func (c *Client) GetAccount(ctx context.Context, id string) (*unical.Account, er
 
 // CreateAccount creates an account or updates its credentials:
 // POST /v1/endUserAccounts.
-func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreateParams) (*unical.Account, error) {
-	return call[unical.Account](ctx, c, "POST", nil, orEmpty(params), "/v1/endUserAccounts")
+func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreateParams, opts ...unical.WriteOptions) (*unical.Account, error) {
+	return write[unical.Account](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/endUserAccounts")
 }
 
 // ConnectBasicAuth connects a CalDAV account with an app-specific password:
@@ -67,20 +91,16 @@ func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreate
 // Options.ApplicationID. params.ServerURL and params.Username (our
 // extensions) name the account's server and login when they are not the
 // defaults.
-func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthConnectParams) (*unical.Account, error) {
+func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthConnectParams, opts ...unical.WriteOptions) (*unical.Account, error) {
 	if c.appID == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Options.ApplicationID.")
 	}
-	return call[unical.Account](ctx, c, "POST", nil, orEmpty(params), "/v1/basicAuth/connect/", c.appID, "/"+unical.ProviderCalDAV.PathName())
+	return write[unical.Account](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/basicAuth/connect/", c.appID, "/"+unical.ProviderCalDAV.PathName())
 }
 
 // DeleteAccount deletes an account: DELETE /v1/endUserAccounts/{id}.
-func (c *Client) DeleteAccount(ctx context.Context, id string) (*unical.AccountDeleted, error) {
-	var q url.Values
-	if !unical.RevokeGrantFrom(ctx) {
-		q = url.Values{"revokeGrant": {"false"}}
-	}
-	return call[unical.AccountDeleted](ctx, c, "DELETE", q, nil, "/v1/endUserAccounts/", id)
+func (c *Client) DeleteAccount(ctx context.Context, id string, opts ...unical.WriteOptions) (*unical.AccountDeleted, error) {
+	return write[unical.AccountDeleted](ctx, c, opts, revokeOnly, "DELETE", nil, nil, "/v1/endUserAccounts/", id)
 }
 
 // GetCredentials returns an account's provider credentials:
@@ -108,20 +128,20 @@ func (c *Client) GetCalendar(ctx context.Context, accountID, calendarID string) 
 }
 
 // CreateCalendar creates a calendar: POST /v1/calendars/{endUserAccountId}.
-func (c *Client) CreateCalendar(ctx context.Context, accountID string, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return call[unical.Calendar](ctx, c, "POST", nil, orEmpty(params), "/v1/calendars/", accountID)
+func (c *Client) CreateCalendar(ctx context.Context, accountID string, params *unical.CalendarParams, opts ...unical.WriteOptions) (*unical.Calendar, error) {
+	return write[unical.Calendar](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/calendars/", accountID)
 }
 
 // UpdateCalendar changes a calendar:
 // PUT /v1/calendars/{endUserAccountId}/{calendarId}.
-func (c *Client) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return call[unical.Calendar](ctx, c, "PUT", nil, orEmpty(params), "/v1/calendars/", accountID, "/", calendarID)
+func (c *Client) UpdateCalendar(ctx context.Context, accountID, calendarID string, params *unical.CalendarParams, opts ...unical.WriteOptions) (*unical.Calendar, error) {
+	return write[unical.Calendar](ctx, c, opts, nil, "PUT", nil, orEmpty(params), "/v1/calendars/", accountID, "/", calendarID)
 }
 
 // DeleteCalendar deletes a calendar:
 // DELETE /v1/calendars/{endUserAccountId}/{calendarId}.
-func (c *Client) DeleteCalendar(ctx context.Context, accountID, calendarID string) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", nil, nil, "/v1/calendars/", accountID, "/", calendarID)
+func (c *Client) DeleteCalendar(ctx context.Context, accountID, calendarID string, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return write[unical.Success](ctx, c, opts, nil, "DELETE", nil, nil, "/v1/calendars/", accountID, "/", calendarID)
 }
 
 // eventQuery holds the parameters events and occurrences share.
@@ -186,46 +206,32 @@ func (c *Client) GetEvent(ctx context.Context, accountID, calendarID, eventID st
 }
 
 // CreateEvent creates an event: POST /v1/events/{endUserAccountId}/{calendarId}.
-func (c *Client) CreateEvent(ctx context.Context, accountID, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "POST", notifyQuery(ctx, nil), orEmpty(params), "/v1/events/", accountID, "/", calendarID)
+func (c *Client) CreateEvent(ctx context.Context, accountID, calendarID string, params *unical.EventParams, opts ...unical.WriteOptions) (*unical.Event, error) {
+	return write[unical.Event](ctx, c, opts, notifyOnly, "POST", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID)
 }
 
 // UpdateEvent changes an event:
 // PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
-func (c *Client) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "PUT", notifyQuery(ctx, nil), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
+func (c *Client) UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *unical.EventParams, opts ...unical.WriteOptions) (*unical.Event, error) {
+	return write[unical.Event](ctx, c, opts, eventWrite, "PUT", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // DeleteEvent deletes an event:
 // DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
-func (c *Client) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", notifyQuery(ctx, nil), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
+func (c *Client) DeleteEvent(ctx context.Context, accountID, calendarID, eventID string, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return write[unical.Success](ctx, c, opts, eventWrite, "DELETE", nil, nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // UpdateEventWithScope changes an occurrence, or it and the following ones:
 // PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
-func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, params *unical.EventParams) (*unical.Event, error) {
-	return call[unical.Event](ctx, c, "PUT", notifyQuery(ctx, scopeQuery(scope)), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
+func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, params *unical.EventParams, opts ...unical.WriteOptions) (*unical.Event, error) {
+	return write[unical.Event](ctx, c, opts, eventWrite, "PUT", scopeQuery(scope), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // DeleteEventWithScope deletes an occurrence, or it and the following ones:
 // DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
-func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", notifyQuery(ctx, scopeQuery(scope)), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
-}
-
-// notifyQuery adds the notifyAttendees choice of ctx
-// (unical.WithNotifyAttendees), if any, to q.
-func notifyQuery(ctx context.Context, q url.Values) url.Values {
-	notify, ok := unical.NotifyAttendeesFrom(ctx)
-	if !ok {
-		return q
-	}
-	if q == nil {
-		q = url.Values{}
-	}
-	q.Set(unical.NotifyAttendeesParameter, strconv.FormatBool(notify))
-	return q
+func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return write[unical.Success](ctx, c, opts, eventWrite, "DELETE", scopeQuery(scope), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // scopeQuery is the query of a scoped write; the default scope is left out.
@@ -238,8 +244,8 @@ func scopeQuery(scope unical.EditScope) url.Values {
 
 // RSVP answers an invitation:
 // POST /v1/events/{endUserAccountId}/{calendarId}/{eventId}/rsvp.
-func (c *Client) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *unical.RSVPParams) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "POST", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID, "/rsvp")
+func (c *Client) RSVP(ctx context.Context, accountID, calendarID, eventID string, params *unical.RSVPParams, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return write[unical.Success](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID, "/rsvp")
 }
 
 // ListInvitations returns the delivery log of an event's emailed
@@ -250,8 +256,8 @@ func (c *Client) ListInvitations(ctx context.Context, accountID, calendarID, eve
 }
 
 // QueryFreeBusy returns busy slots: POST /v1/freeBusy/{endUserAccountId}.
-func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *unical.FreeBusyParams) ([]*unical.FreeBusyResult, error) {
-	res, err := call[[]*unical.FreeBusyResult](ctx, c, "POST", nil, orEmpty(params), "/v1/freeBusy/", accountID)
+func (c *Client) QueryFreeBusy(ctx context.Context, accountID string, params *unical.FreeBusyParams, opts ...unical.WriteOptions) ([]*unical.FreeBusyResult, error) {
+	res, err := write[[]*unical.FreeBusyResult](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/freeBusy/", accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -282,14 +288,14 @@ func (c *Client) ListSubscriptions(ctx context.Context, accountID string, params
 
 // CreateSubscription creates a webhook subscription:
 // POST /v1/calendarSubscriptions/{endUserAccountId}.
-func (c *Client) CreateSubscription(ctx context.Context, accountID string, params *subscriptions.CreateParams) (*subscriptions.Created, error) {
-	return call[subscriptions.Created](ctx, c, "POST", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
+func (c *Client) CreateSubscription(ctx context.Context, accountID string, params *subscriptions.CreateParams, opts ...unical.WriteOptions) (*subscriptions.Created, error) {
+	return write[subscriptions.Created](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
 }
 
 // DeleteSubscription deletes a webhook subscription:
 // DELETE /v1/calendarSubscriptions/{endUserAccountId}.
-func (c *Client) DeleteSubscription(ctx context.Context, accountID string, params *subscriptions.DeleteParams) (*unical.Success, error) {
-	return call[unical.Success](ctx, c, "DELETE", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
+func (c *Client) DeleteSubscription(ctx context.Context, accountID string, params *subscriptions.DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return write[unical.Success](ctx, c, opts, nil, "DELETE", nil, orEmpty(params), "/v1/calendarSubscriptions/", accountID)
 }
 
 // deliveryWire is a delivery attempt as the server writes it: the latency
@@ -342,11 +348,11 @@ func (c *Client) ListDeliveries(ctx context.Context, accountID, subscriptionID s
 // POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend,
 // or with both ids empty one of the application's own endpoint,
 // POST /v1/applicationWebhook/messages/{messageId}/resend.
-func (c *Client) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string) (*unical.Success, error) {
+func (c *Client) ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error) {
 	if accountID == "" && subscriptionID == "" {
-		return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/applicationWebhook/messages/", messageID, "/resend")
+		return write[unical.Success](ctx, c, opts, nil, "POST", nil, nil, "/v1/applicationWebhook/messages/", messageID, "/resend")
 	}
-	return call[unical.Success](ctx, c, "POST", nil, nil, "/v1/calendarSubscriptions/", accountID, "/", subscriptionID, "/messages/", messageID, "/resend")
+	return write[unical.Success](ctx, c, opts, nil, "POST", nil, nil, "/v1/calendarSubscriptions/", accountID, "/", subscriptionID, "/messages/", messageID, "/resend")
 }
 
 // ListRooms lists the application's room directory: GET /v1/rooms, which

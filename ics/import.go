@@ -108,11 +108,9 @@ type series struct {
 // sends invitations; components other than VEVENT (VTODO, VJOURNAL) are
 // listed as errors and skipped.
 //
-// Import is idempotent by UID already, and makes many writes: an
-// Idempotency-Key in ctx (unical.WithIdempotencyKey) is not passed on to
-// them, because the second write would find the key used by the first.
+// Import is idempotent by UID already; its many writes are made without
+// an Idempotency-Key.
 func Import(ctx context.Context, api unical.API, accountID, calendarID string, body io.Reader) (*ImportResult, error) {
-	ctx = unical.WithIdempotencyKey(ctx, "")
 	data, err := io.ReadAll(io.LimitReader(body, MaxImportBytes+1))
 	if err != nil {
 		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "body", Message: "The body could not be read.", Err: err}

@@ -1,33 +1,14 @@
-// Package ifmatch carries an If-Match precondition to the event writes
-// of a unical.API: a caller that read an event and wants its update or
-// delete to fail rather than overwrite a change made since puts the
-// event's etag on the context with [With]. The Client and every provider
-// honour it: a write to an event no longer at that etag is
-// unical.CodePrecondition naming If-Match, and nothing is written. Over
-// HTTP it is the If-Match header of PUT and DELETE
-// /v1/events/{endUserAccountId}/{calendarId}/{eventId}, which httpclient
-// sends from the context.
+// Package ifmatch compares the etags of an If-Match precondition: a
+// caller that read an event and wants its update or delete to fail rather
+// than overwrite a change made since passes the event's etag as
+// unical.WriteOptions.IfMatch (over HTTP, the If-Match header of PUT and
+// DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}). The
+// Client hands it to the provider as Session.IfMatch, and every provider
+// honours it: a write to an event no longer at that etag is
+// unical.CodePrecondition naming If-Match, and nothing is written.
 package ifmatch
 
-import (
-	"context"
-	"strings"
-)
-
-type key struct{}
-
-// With returns ctx making the event write it is passed to (UpdateEvent,
-// DeleteEvent, and their WithScope forms for one event) conditional on
-// etag, an event's etag as read.
-func With(ctx context.Context, etag string) context.Context {
-	return context.WithValue(ctx, key{}, etag)
-}
-
-// From returns the etag With set on ctx; ok is false when there is none.
-func From(ctx context.Context) (etag string, ok bool) {
-	etag, ok = ctx.Value(key{}).(string)
-	return etag, ok
-}
+import "strings"
 
 // Matches reports whether the etag a caller sent names the current one.
 // Both are compared without a weak prefix and quotes, since providers

@@ -1,7 +1,6 @@
 package ifmatch_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/unical/unical/ifmatch"
@@ -26,13 +25,7 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-func TestWithFrom(t *testing.T) {
-	if _, ok := ifmatch.From(context.Background()); ok {
-		t.Error("From(Background) reports an etag")
-	}
-	if got, ok := ifmatch.From(ifmatch.With(context.Background(), `"7"`)); !ok || got != `"7"` {
-		t.Errorf("From(With(\"7\")) = %q, %v", got, ok)
-	}
+func TestQuoted(t *testing.T) {
 	if got := ifmatch.Quoted(`7`); got != `"7"` {
 		t.Errorf("Quoted(7) = %s", got)
 	}

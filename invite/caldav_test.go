@@ -55,17 +55,17 @@ func TestCalDAV_Radicale(t *testing.T) {
 	e.wantMessages(t, "create", 0, []received{
 		request("ann@example.org", "0", "20270316T100000"), request("bob@example.net", "0", "20270316T100000"),
 	})
-	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T09:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-16T10:00:00", TimeZone: "Europe/Berlin"}),
-	}); err != nil {
+	}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
 	e.wantMessages(t, "time change", 2, []received{
 		request("ann@example.org", "1", "20270316T090000"), request("bob@example.net", "1", "20270316T090000"),
 	})
-	if _, err := e.app.DeleteEvent(notify(ctx), acct, cal, ev.ID); err != nil {
+	if _, err := e.app.DeleteEvent(ctx, acct, cal, ev.ID, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -84,11 +84,11 @@ func TestCalDAV_CyrusSchedulesItself(t *testing.T) {
 	e := mustNewEnv(t, withCalDAV(t))
 	ctx := t.Context()
 	acct, cal := e.mustConnectCalDAV(t, davtest.Cyrus)
-	ev, err := e.app.CreateEvent(notify(ctx), acct, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
+	ev, err := e.app.CreateEvent(ctx, acct, cal, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"), notify)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.app.DeleteEvent(notify(ctx), acct, cal, ev.ID); err != nil {
+	if _, err := e.app.DeleteEvent(ctx, acct, cal, ev.ID, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -121,8 +121,8 @@ func TestCalDAV_SplitMailsNothing(t *testing.T) {
 	if err != nil || len(occ.Data) != 1 {
 		t.Fatalf("ListOccurrences = %d, %v; want the third occurrence", len(occ.Data), err)
 	}
-	if _, err := e.app.UpdateEventWithScope(notify(ctx), acct, cal, occ.Data[0].ID, unical.ScopeThisAndFollowing,
-		&unical.EventParams{Title: unical.Some("Weekly (new room)")}); err != nil {
+	if _, err := e.app.UpdateEventWithScope(ctx, acct, cal, occ.Data[0].ID, unical.ScopeThisAndFollowing,
+		&unical.EventParams{Title: unical.Some("Weekly (new room)")}, notify); err != nil {
 		t.Fatalf("thisAndFollowing with notifyAttendees=true: %v", err)
 	}
 	e.sendDue(t)

@@ -94,10 +94,10 @@ func TestReceive_Reply(t *testing.T) {
 
 	// A time change raises SEQUENCE; Bob's answer to the old one is
 	// recorded, not applied.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T12:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-16T13:00:00", TimeZone: "Europe/Berlin"}),
-	}); err != nil {
+	}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)

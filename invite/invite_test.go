@@ -2,7 +2,6 @@ package invite_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -155,7 +154,8 @@ func (e *env) wantMessages(t *testing.T, step string, from int, want []received)
 	}
 }
 
-var notify = func(ctx context.Context) context.Context { return unical.WithNotifyAttendees(ctx, true) }
+// notify asks an event write to email its attendees.
+var notify = func() unical.WriteOptions { yes := true; return unical.WriteOptions{NotifyAttendees: &yes} }()
 
 func meetingParams(title, start, end string) *unical.EventParams {
 	return &unical.EventParams{
@@ -182,7 +182,7 @@ func (e *env) mustVirtual(t *testing.T, email string) string {
 // invitations, and sends them.
 func (e *env) mustPlanning(t *testing.T, accountID, calendarID string) *unical.Event {
 	t.Helper()
-	ev, err := e.app.CreateEvent(notify(t.Context()), accountID, calendarID, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
+	ev, err := e.app.CreateEvent(t.Context(), accountID, calendarID, meetingParams("Planning", "2027-03-16T10:00:00", "2027-03-16T11:00:00"), notify)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,10 +214,10 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	})
 
 	// A time change: SEQUENCE + 1.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-16T14:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-16T15:00:00", TimeZone: "Europe/Berlin"}),
-	}); err != nil {
+	}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -230,7 +230,7 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{Description: unical.Some("quiet")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{Description: unical.Some("agenda attached")}); err != nil {
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{Description: unical.Some("agenda attached")}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -239,9 +239,9 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	})
 
 	// Bob taken off: a REQUEST to Ann with SEQUENCE + 1, a CANCEL to Bob.
-	if _, err := e.app.UpdateEvent(notify(ctx), acct, cal, ev.ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(ctx, acct, cal, ev.ID, &unical.EventParams{
 		Attendees: unical.Some([]unical.Attendee{{Email: "ann@example.org", Name: "Ann"}}),
-	}); err != nil {
+	}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -254,7 +254,7 @@ func TestVirtual_RequestUpdateCancel(t *testing.T) {
 	})
 
 	// The delete: a CANCEL to Ann.
-	if _, err := e.app.DeleteEvent(notify(ctx), acct, cal, ev.ID); err != nil {
+	if _, err := e.app.DeleteEvent(ctx, acct, cal, ev.ID, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)
@@ -277,7 +277,7 @@ func TestVirtual_DeliveryLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cal := virtual.PrimaryCalendarID
-	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, meetingParams("Review", "2027-03-17T10:00:00", "2027-03-17T11:00:00"))
+	ev, err := e.app.CreateEvent(ctx, acct.ID, cal, meetingParams("Review", "2027-03-17T10:00:00", "2027-03-17T11:00:00"), notify)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestVirtual_ErrNoMailSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.app.CreateEvent(notify(ctx), acct.ID, virtual.PrimaryCalendarID, meetingParams("x", "2027-03-16T10:00:00", "2027-03-16T11:00:00"))
+	_, err = e.app.CreateEvent(ctx, acct.ID, virtual.PrimaryCalendarID, meetingParams("x", "2027-03-16T10:00:00", "2027-03-16T11:00:00"), notify)
 	var ue *unical.Error
 	if unical.ErrorCode(err) != unical.CodeInvalid || !asError(err, &ue) || ue.Field != "notifyAttendees" {
 		t.Fatalf("CreateEvent(notify) without mail settings = %v, want invalid naming notifyAttendees", err)
@@ -370,7 +370,7 @@ func TestVirtual_Occurrence(t *testing.T) {
 	params.Attendees = unical.Some([]unical.Attendee{{Email: "ann@example.org"}})
 	params.IsRecurring = unical.Some(true)
 	params.Recurrence = unical.Some([]string{"RRULE:FREQ=WEEKLY;COUNT=3"})
-	ev, err := e.app.CreateEvent(notify(ctx), acct.ID, cal, params)
+	ev, err := e.app.CreateEvent(ctx, acct.ID, cal, params, notify)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,10 +380,10 @@ func TestVirtual_Occurrence(t *testing.T) {
 	if err != nil || len(occ.Data) != 1 {
 		t.Fatalf("ListOccurrences = %d, %v; want the second occurrence", len(occ.Data), err)
 	}
-	if _, err := e.app.UpdateEvent(notify(ctx), acct.ID, cal, occ.Data[0].ID, &unical.EventParams{
+	if _, err := e.app.UpdateEvent(ctx, acct.ID, cal, occ.Data[0].ID, &unical.EventParams{
 		Start: unical.Some(unical.EventDateTime{DateTime: "2027-03-23T12:00:00", TimeZone: "Europe/Berlin"}),
 		End:   unical.Some(unical.EventDateTime{DateTime: "2027-03-23T13:00:00", TimeZone: "Europe/Berlin"}),
-	}); err != nil {
+	}, notify); err != nil {
 		t.Fatal(err)
 	}
 	e.sendDue(t)

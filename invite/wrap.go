@@ -108,18 +108,27 @@ func (w *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 		return nil, err
 	}
 	if app != nil {
-		ctx = unical.WithNotifyAttendees(ctx, false)
+		s = quiet(s)
 	}
 	return sp.SplitSeries(ctx, s, calendarID, req)
 }
 
-// mailing returns the application's settings when the write on ctx asks
+// quiet returns a copy of s whose writes email no one: unical sends the
+// invitations itself.
+func quiet(s *unical.Session) *unical.Session {
+	q := *s
+	no := false
+	q.NotifyAttendees = &no
+	return &q
+}
+
+// mailing returns the application's settings when the write of s asks
 // for invitations that unical must send: nil when it does not
 // (notifyAttendees absent or false, or a scheduling CalDAV server sends
 // them). Returns CodeInvalid naming notifyAttendees when the application
 // has no mail settings.
 func (w *Provider) mailing(ctx context.Context, s *unical.Session, calendarID string) (*unical.Application, error) {
-	if notify, ok := unical.NotifyAttendeesFrom(ctx); !ok || !notify {
+	if s.NotifyAttendees == nil || !*s.NotifyAttendees {
 		return nil, nil
 	}
 	if sch, ok := w.Provider.(Scheduler); ok {
@@ -149,7 +158,7 @@ func (w *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 		}
 		return w.Provider.CreateEvent(ctx, s, calendarID, params)
 	}
-	e, err := w.Provider.CreateEvent(unical.WithNotifyAttendees(ctx, false), s, calendarID, params)
+	e, err := w.Provider.CreateEvent(ctx, quiet(s), calendarID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +180,7 @@ func (w *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	e, err := w.Provider.UpdateEvent(unical.WithNotifyAttendees(ctx, false), s, calendarID, eventID, params)
+	e, err := w.Provider.UpdateEvent(ctx, quiet(s), calendarID, eventID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +201,7 @@ func (w *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if err := w.Provider.DeleteEvent(unical.WithNotifyAttendees(ctx, false), s, calendarID, eventID); err != nil {
+	if err := w.Provider.DeleteEvent(ctx, quiet(s), calendarID, eventID); err != nil {
 		return err
 	}
 	return w.queue(ctx, app, s, calendarID, old, nil)

@@ -64,8 +64,8 @@ type ListParams struct {
 // types, as both implement unical.API.
 type API interface {
 	ListSubscriptions(ctx context.Context, accountID string, params *ListParams) (*unical.Page[*unical.Subscription], error)
-	CreateSubscription(ctx context.Context, accountID string, params *CreateParams) (*Created, error)
-	DeleteSubscription(ctx context.Context, accountID string, params *DeleteParams) (*unical.Success, error)
+	CreateSubscription(ctx context.Context, accountID string, params *CreateParams, opts ...unical.WriteOptions) (*Created, error)
+	DeleteSubscription(ctx context.Context, accountID string, params *DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error)
 }
 
 // Of returns the subscriptions of app, whose methods are [List], [Create]
@@ -78,12 +78,12 @@ func (s appSubscriptions) ListSubscriptions(ctx context.Context, accountID strin
 	return List(ctx, s.app, accountID, params)
 }
 
-func (s appSubscriptions) CreateSubscription(ctx context.Context, accountID string, params *CreateParams) (*Created, error) {
-	return Create(ctx, s.app, accountID, params)
+func (s appSubscriptions) CreateSubscription(ctx context.Context, accountID string, params *CreateParams, opts ...unical.WriteOptions) (*Created, error) {
+	return Create(ctx, s.app, accountID, params, opts...)
 }
 
-func (s appSubscriptions) DeleteSubscription(ctx context.Context, accountID string, params *DeleteParams) (*unical.Success, error) {
-	return Delete(ctx, s.app, accountID, params)
+func (s appSubscriptions) DeleteSubscription(ctx context.Context, accountID string, params *DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return Delete(ctx, s.app, accountID, params, opts...)
 }
 
 // All walks an account's webhook subscriptions.
@@ -135,8 +135,8 @@ func List(ctx context.Context, app *unical.App, accountID string, params *ListPa
 // Returns CodeInvalid naming calendarId (unknown calendar), webhookUrl
 // (not an absolute https URL) or rateLimit (below 1); CodeNotFound if the
 // account is not the application's.
-func Create(ctx context.Context, app *unical.App, accountID string, params *CreateParams) (*Created, error) {
-	return unical.RunOnce(ctx, app, "CreateSubscription", func(ctx context.Context) (*Created, error) {
+func Create(ctx context.Context, app *unical.App, accountID string, params *CreateParams, opts ...unical.WriteOptions) (*Created, error) {
+	return unical.RunOnce(ctx, app, opts, "CreateSubscription", func(ctx context.Context) (*Created, error) {
 		return create(ctx, app, accountID, params)
 	}, accountID, params)
 }
@@ -216,8 +216,8 @@ func firstCheck(now time.Time, interval time.Duration) time.Time {
 //
 // Returns CodeInvalid without subscriptionId and CodeNotFound if the
 // subscription is not the account's.
-func Delete(ctx context.Context, app *unical.App, accountID string, params *DeleteParams) (*unical.Success, error) {
-	return unical.RunOnce(ctx, app, "DeleteSubscription", func(ctx context.Context) (*unical.Success, error) {
+func Delete(ctx context.Context, app *unical.App, accountID string, params *DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error) {
+	return unical.RunOnce(ctx, app, opts, "DeleteSubscription", func(ctx context.Context) (*unical.Success, error) {
 		return deleteSubscription(ctx, app, accountID, params)
 	}, accountID, params)
 }

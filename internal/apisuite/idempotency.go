@@ -1,7 +1,6 @@
 package apisuite
 
 import (
-	"context"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,7 +8,7 @@ import (
 	"github.com/unical/unical"
 )
 
-// testIdempotency checks WithIdempotencyKey on the write methods: the
+// testIdempotency checks WriteOptions.IdempotencyKey on the write methods: the
 // in-process App runs App.RunIdempotent itself, httpclient sends the key
 // to the server, which runs the same; both must answer alike.
 func testIdempotency(e *env) {
@@ -31,9 +30,9 @@ func testIdempotency(e *env) {
 	}
 
 	// A retry returns the first result and creates nothing.
-	ctx := unical.WithIdempotencyKey(e.ctx, "create-review")
-	first := must(e.api.CreateEvent(ctx, acct.ID, cal, params("Review")))
-	again := must(e.api.CreateEvent(ctx, acct.ID, cal, params("Review")))
+	key := unical.WriteOptions{IdempotencyKey: "create-review"}
+	first := must(e.api.CreateEvent(e.ctx, acct.ID, cal, params("Review"), key))
+	again := must(e.api.CreateEvent(e.ctx, acct.ID, cal, params("Review"), key))
 	if d := cmp.Diff(first, again, equate); d != "" {
 		t.Errorf("retried CreateEvent differs from the first (-first +retry):\n%s", d)
 	}
@@ -42,9 +41,9 @@ func testIdempotency(e *env) {
 	}
 
 	// The same key with other arguments, or another method, is refused.
-	_, err := e.api.CreateEvent(ctx, acct.ID, cal, params("Other"))
+	_, err := e.api.CreateEvent(e.ctx, acct.ID, cal, params("Other"), key)
 	wantError(t, "CreateEvent with a reused key", err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
-	_, err = e.api.DeleteEvent(ctx, acct.ID, cal, first.ID)
+	_, err = e.api.DeleteEvent(e.ctx, acct.ID, cal, first.ID, key)
 	wantError(t, "DeleteEvent with a reused key", err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
 	if n := titled("Other"); n != 0 {
 		t.Errorf("a refused reuse created %d events", n)
@@ -53,67 +52,63 @@ func testIdempotency(e *env) {
 	// So is the same key with other options, which travel as query
 	// parameters over HTTP: a create that emails no attendee is not the
 	// retry of one that does, nor of one that leaves it to the provider.
-	quiet := unical.WithIdempotencyKey(unical.WithNotifyAttendees(e.ctx, false), "create-quiet")
-	firstQuiet := must(e.api.CreateEvent(quiet, acct.ID, cal, params("Quiet")))
-	if again := must(e.api.CreateEvent(quiet, acct.ID, cal, params("Quiet"))); again.ID != firstQuiet.ID {
+	no, yes := false, true
+	quiet := unical.WriteOptions{IdempotencyKey: "create-quiet", NotifyAttendees: &no}
+	firstQuiet := must(e.api.CreateEvent(e.ctx, acct.ID, cal, params("Quiet"), quiet))
+	if again := must(e.api.CreateEvent(e.ctx, acct.ID, cal, params("Quiet"), quiet)); again.ID != firstQuiet.ID {
 		t.Errorf("retried CreateEvent with notifyAttendees=false made %s, want the first's %s", again.ID, firstQuiet.ID)
 	}
 	for _, c := range []struct {
 		name string
-		ctx  context.Context
+		opts unical.WriteOptions
 	}{
-		{"notifyAttendees=true", unical.WithNotifyAttendees(e.ctx, true)},
-		{"no notifyAttendees", e.ctx},
+		{"notifyAttendees=true", unical.WriteOptions{IdempotencyKey: "create-quiet", NotifyAttendees: &yes}},
+		{"no notifyAttendees", unical.WriteOptions{IdempotencyKey: "create-quiet"}},
 	} {
-		_, err := e.api.CreateEvent(unical.WithIdempotencyKey(c.ctx, "create-quiet"), acct.ID, cal, params("Quiet"))
+		_, err := e.api.CreateEvent(e.ctx, acct.ID, cal, params("Quiet"), c.opts)
 		wantError(t, "CreateEvent with the key of a notifyAttendees=false create and "+c.name, err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
 	}
 	if n := titled("Quiet"); n != 1 {
 		t.Errorf("%d Quiet events after a create, its retry and two refused reuses, want 1", n)
 	}
 	dav := accts[unical.ProviderCalDAV]
-	keepGrant := unical.WithIdempotencyKey(unical.WithRevokeGrant(e.ctx, false), "delete-keep-grant")
+	keepGrant := unical.WriteOptions{IdempotencyKey: "delete-keep-grant", KeepGrant: true}
 	for i := range 2 {
-		if res := must(e.api.DeleteAccount(keepGrant, dav.ID)); !res.OK {
+		if res := must(e.api.DeleteAccount(e.ctx, dav.ID, keepGrant)); !res.OK {
 			t.Errorf("DeleteAccount with revokeGrant=false #%d = %+v", i+1, res)
 		}
 	}
-	_, err = e.api.DeleteAccount(unical.WithIdempotencyKey(e.ctx, "delete-keep-grant"), dav.ID)
+	_, err = e.api.DeleteAccount(e.ctx, dav.ID, unical.WriteOptions{IdempotencyKey: "delete-keep-grant"})
 	wantError(t, "DeleteAccount with the key of a revokeGrant=false delete and no revokeGrant", err, &unical.Error{Code: unical.CodeKeyReused, Field: "Idempotency-Key"})
 
-	// Reads ignore the key.
-	if got := must(e.api.GetEvent(ctx, acct.ID, cal, first.ID)); got.ID != first.ID {
-		t.Errorf("GetEvent with a key = %+v", got)
-	}
-
 	// Another application's same key is its own.
-	_, err = e.other.CreateEvent(ctx, acct.ID, cal, params("Review"))
+	_, err = e.other.CreateEvent(e.ctx, acct.ID, cal, params("Review"), key)
 	wantError(t, "another application's create with the same key", err, &unical.Error{Code: unical.CodeNotFound})
 
 	// A delete's retry is its kept success; a kept 404 is replayed as the
 	// same error.
-	delCtx := unical.WithIdempotencyKey(e.ctx, "delete-review")
+	delKey := unical.WriteOptions{IdempotencyKey: "delete-review"}
 	for i := range 2 {
-		if res := must(e.api.DeleteEvent(delCtx, acct.ID, cal, first.ID)); !res.Success {
+		if res := must(e.api.DeleteEvent(e.ctx, acct.ID, cal, first.ID, delKey)); !res.Success {
 			t.Errorf("DeleteEvent #%d = %+v", i+1, res)
 		}
 	}
-	missCtx := unical.WithIdempotencyKey(e.ctx, "update-missing")
+	missKey := unical.WriteOptions{IdempotencyKey: "update-missing"}
 	for range 2 {
-		_, err := e.api.UpdateEvent(missCtx, acct.ID, cal, first.ID, params("Gone"))
+		_, err := e.api.UpdateEvent(e.ctx, acct.ID, cal, first.ID, params("Gone"), missKey)
 		wantError(t, "UpdateEvent of a deleted event", err, &unical.Error{Code: unical.CodeNotFound})
 	}
 
 	// A refused request frees its key: fixed, it runs.
-	fixCtx := unical.WithIdempotencyKey(e.ctx, "fix-me")
-	_, err = e.api.CreateEvent(fixCtx, acct.ID, cal, &unical.EventParams{Title: unical.Some("No start")})
+	fixKey := unical.WriteOptions{IdempotencyKey: "fix-me"}
+	_, err = e.api.CreateEvent(e.ctx, acct.ID, cal, &unical.EventParams{Title: unical.Some("No start")}, fixKey)
 	wantError(t, "CreateEvent without start", err, &unical.Error{Code: unical.CodeInvalid, Field: "start"})
-	if fixed := must(e.api.CreateEvent(fixCtx, acct.ID, cal, params("Fixed"))); fixed.Title != "Fixed" {
+	if fixed := must(e.api.CreateEvent(e.ctx, acct.ID, cal, params("Fixed"), fixKey)); fixed.Title != "Fixed" {
 		t.Errorf("the fixed create = %+v", fixed)
 	}
 
 	for _, bad := range []string{"has space", strings.Repeat("k", 256), "naïve"} {
-		_, err := e.api.CreateEvent(unical.WithIdempotencyKey(e.ctx, bad), acct.ID, cal, params("Bad key"))
+		_, err := e.api.CreateEvent(e.ctx, acct.ID, cal, params("Bad key"), unical.WriteOptions{IdempotencyKey: bad})
 		wantError(t, "CreateEvent with key "+bad, err, &unical.Error{Code: unical.CodeInvalid, Field: "Idempotency-Key"})
 	}
 	if n := titled("Bad key"); n != 0 {

@@ -9,14 +9,12 @@
 package eventbook
 
 import (
-	"context"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/ifmatch"
 	"github.com/unical/unical/internal/captable"
 	"github.com/unical/unical/internal/precondition"
 	"github.com/unical/unical/internal/recur"
@@ -353,18 +351,18 @@ func (b *Book) Lookup(id string) (*unical.Event, error) {
 	return b.Get(id)
 }
 
-// CheckIfMatch refuses a write to the event id names when ctx carries an
-// If-Match that is not its etag (internal/precondition); an unknown id
-// is CodeNotFound, as the write would be.
-func (b *Book) CheckIfMatch(ctx context.Context, id string) error {
-	if _, ok := ifmatch.From(ctx); !ok {
+// CheckIfMatch refuses a write to the event id names when the caller
+// sent an If-Match, sent, that is not its etag (internal/precondition);
+// an unknown id is CodeNotFound, as the write would be.
+func (b *Book) CheckIfMatch(sent, id string) error {
+	if sent == "" {
 		return nil
 	}
 	ev, err := b.Lookup(id)
 	if err != nil {
 		return err
 	}
-	return precondition.Check(ctx, ev.ETag)
+	return precondition.Check(sent, ev.ETag)
 }
 
 // UpdateInstance changes the fields params sets of one instance at

@@ -50,7 +50,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	markScheduleAgent(ctx, obj.Cal)
+	markScheduleAgent(s.NotifyAttendees, obj.Cal)
 	return c.save(ctx, calURL, obj, e.ICalUID, s.Email, true)
 }
 
@@ -99,7 +99,7 @@ func (p *Provider) newObject(params *unical.EventParams, self string) (*object, 
 // fails with CodePrecondition instead of being lost. Given an instance id,
 // it changes (or creates) that instance's override.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	c, calURL, err := p.writeTo(ctx, s, calendarID)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
+	if err := precondition.Check(s.IfMatch, t.obj.ETag); err != nil {
 		return nil, err
 	}
 	if t.instance && len(params.Recurrence.Value()) > 0 {
@@ -137,7 +137,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err := write(t.comp, e, s.Email, p.now()); err != nil {
 		return nil, err
 	}
-	markScheduleAgent(ctx, t.obj.Cal)
+	markScheduleAgent(s.NotifyAttendees, t.obj.Cal)
 	return c.save(ctx, calURL, t.obj, eventID, s.Email, false)
 }
 
@@ -149,7 +149,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // CodePrecondition rather than deleted unseen. A caller's If-Match
 // (package ifmatch) is compared with that ETag first.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	c := p.conn(s)
 	_, calURL, err := p.calendarAt(ctx, c, s, calendarID)
 	if err != nil {
@@ -161,8 +161,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err := p.checkNotify(ctx, c, s, calURL); err != nil {
 		return err
 	}
-	notify, notifySet := unical.NotifyAttendeesFrom(ctx)
-	unscheduled := notifySet && !notify
+	unscheduled := s.NotifyAttendees != nil && !*s.NotifyAttendees
 	if _, _, _, err := recur.ParseInstanceID(eventID); err != nil {
 		// Read before deleting: the id may name a to-do or a journal entry
 		// in the same collection, which is not an event to delete.
@@ -170,7 +169,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		if err != nil {
 			return err
 		}
-		if err := precondition.Check(ctx, obj.ETag); err != nil {
+		if err := precondition.Check(s.IfMatch, obj.ETag); err != nil {
 			return err
 		}
 		if unscheduled {
@@ -182,7 +181,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if err := precondition.Check(ctx, t.obj.ETag); err != nil {
+	if err := precondition.Check(s.IfMatch, t.obj.ETag); err != nil {
 		return err
 	}
 	if !t.instance {
@@ -206,7 +205,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		bumpSequence(master)
 		master.Props.SetDateTime(ical.PropDateTimeStamp, p.now().UTC().Truncate(time.Second))
 	}
-	markScheduleAgent(ctx, t.obj.Cal)
+	markScheduleAgent(s.NotifyAttendees, t.obj.Cal)
 	data, err := finish(t.obj.Cal)
 	if err != nil {
 		return err
@@ -222,7 +221,8 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 // (If-Match on the version read), and the delete is conditioned on the
 // version that wrote.
 func (c *conn) deleteUnscheduled(ctx context.Context, calURL *url.URL, obj *object) error {
-	if !markScheduleAgent(ctx, obj.Cal) {
+	no := false
+	if !markScheduleAgent(&no, obj.Cal) {
 		return c.deleteObject(ctx, calURL, obj.Name, obj.ETag)
 	}
 	data, err := finish(obj.Cal)

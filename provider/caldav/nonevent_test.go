@@ -78,7 +78,7 @@ func TestEvents_NonEventResources(t *testing.T) {
 				}},
 				{"DeleteEvent", func() error { return p.DeleteEvent(t.Context(), sess, cal, id) }},
 				{"DeleteEvent without notifying", func() error {
-					return p.DeleteEvent(unical.WithNotifyAttendees(t.Context(), false), sess, cal, id)
+					return p.DeleteEvent(t.Context(), withNotify(sess, false), cal, id)
 				}},
 			}
 			for _, op := range ops {

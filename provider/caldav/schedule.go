@@ -81,11 +81,11 @@ func (p *Provider) Schedules(ctx context.Context, s *unical.Session, calendarID 
 	return p.schedules(ctx, p.conn(s), s, calURL)
 }
 
-// checkNotify refuses notifyAttendees=true on ctx, before anything is
+// checkNotify refuses notifyAttendees=true of s, before anything is
 // written, when the server does no scheduling: nobody could send the
 // invitations.
 func (p *Provider) checkNotify(ctx context.Context, c *conn, s *unical.Session, calURL *url.URL) error {
-	if notify, ok := unical.NotifyAttendeesFrom(ctx); !ok || !notify {
+	if s.NotifyAttendees == nil || !*s.NotifyAttendees {
 		return nil
 	}
 	ok, err := p.schedules(ctx, c, s, calURL)
@@ -100,13 +100,12 @@ func (p *Provider) checkNotify(ctx context.Context, c *conn, s *unical.Session, 
 	return nil
 }
 
-// markScheduleAgent writes the notifyAttendees choice of ctx, if any,
+// markScheduleAgent writes the notifyAttendees choice notify, if any,
 // into every VEVENT of cal as SCHEDULE-AGENT on each ATTENDEE and on the
 // ORGANIZER (RFC 6638 §7.1): CLIENT for false, so that the server sends
 // no invitation, update, cancellation or reply; for true the parameter is
 // removed, which is SERVER. It reports whether cal has attendees.
-func markScheduleAgent(ctx context.Context, cal *ical.Calendar) bool {
-	notify, ok := unical.NotifyAttendeesFrom(ctx)
+func markScheduleAgent(notify *bool, cal *ical.Calendar) bool {
 	attendees := false
 	for _, comp := range cal.Children {
 		if comp.Name != ical.CompEvent {
@@ -115,14 +114,14 @@ func markScheduleAgent(ctx context.Context, cal *ical.Calendar) bool {
 		for _, name := range []string{ical.PropAttendee, ical.PropOrganizer} {
 			props := comp.Props.Values(name)
 			attendees = attendees || name == ical.PropAttendee && len(props) > 0
-			if !ok {
+			if notify == nil {
 				continue
 			}
 			for i := range props {
 				if props[i].Params == nil {
 					props[i].Params = ical.Params{}
 				}
-				if notify {
+				if *notify {
 					props[i].Params.Del(paramScheduleAgent)
 				} else {
 					props[i].Params.Set(paramScheduleAgent, "CLIENT")

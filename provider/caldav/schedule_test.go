@@ -57,10 +57,10 @@ func TestNotifyAttendees_False(t *testing.T) {
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "quiet")
 		cal := segment(dir)
-		quiet := unical.WithNotifyAttendees(t.Context(), false)
+		quiet := withNotify(sess, false)
 		organizer := "ORGANIZER mailto:" + strings.ToLower(sess.Email)
 
-		e, err := p.CreateEvent(quiet, sess, cal, invitation("Quiet", "ann@example.com"))
+		e, err := p.CreateEvent(t.Context(), quiet, cal, invitation("Quiet", "ann@example.com"))
 		if err != nil {
 			t.Fatalf("CreateEvent: %v", err)
 		}
@@ -77,7 +77,7 @@ func TestNotifyAttendees_False(t *testing.T) {
 			t.Errorf("after an update without the parameter (-want +got):\n%s", diff)
 		}
 
-		if _, err := p.UpdateEvent(quiet, sess, cal, e.ID, invitation("Quiet", "ann@example.com", "bob@example.com")); err != nil {
+		if _, err := p.UpdateEvent(t.Context(), quiet, cal, e.ID, invitation("Quiet", "ann@example.com", "bob@example.com")); err != nil {
 			t.Fatalf("UpdateEvent with false: %v", err)
 		}
 		want["ATTENDEE mailto:bob@example.com"] = true
@@ -129,7 +129,7 @@ func TestNotifyAttendees_FalseDelete(t *testing.T) {
 				seen = append(seen, "DELETE if-match="+boolText(req.Header.Get("If-Match") != ""))
 			}
 		}
-		if err := p.DeleteEvent(unical.WithNotifyAttendees(t.Context(), false), sess, cal, e.ID); err != nil {
+		if err := p.DeleteEvent(t.Context(), withNotify(sess, false), cal, e.ID); err != nil {
 			t.Fatalf("DeleteEvent with false: %v", err)
 		}
 		hook.before = nil
@@ -165,9 +165,9 @@ func TestNotifyAttendees_True(t *testing.T) {
 		sess := connect(t, p, s)
 		dir := s.NewCalendar(t, "loud")
 		cal := segment(dir)
-		loud := unical.WithNotifyAttendees(t.Context(), true)
+		loud := withNotify(sess, true)
 		if s.Kind != davtest.Cyrus && s.Kind != davtest.DAViCal {
-			_, err := p.CreateEvent(loud, sess, cal, invitation("Loud", "ann@example.com"))
+			_, err := p.CreateEvent(t.Context(), loud, cal, invitation("Loud", "ann@example.com"))
 			wantField(t, "CreateEvent with true", err, unical.CodeInvalid, unical.NotifyAttendeesParameter)
 			if err != nil && !strings.Contains(err.Error(), string(caldav.ProviderType)) {
 				t.Errorf("the refusal %q does not name the provider", err)
@@ -179,20 +179,20 @@ func TestNotifyAttendees_True(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.UpdateEvent(loud, sess, cal, e.ID, &unical.EventParams{Title: unical.Some("Loud")})
+			_, err = p.UpdateEvent(t.Context(), loud, cal, e.ID, &unical.EventParams{Title: unical.Some("Loud")})
 			wantField(t, "UpdateEvent with true", err, unical.CodeInvalid, unical.NotifyAttendeesParameter)
-			err = p.DeleteEvent(loud, sess, cal, e.ID)
+			err = p.DeleteEvent(t.Context(), loud, cal, e.ID)
 			wantField(t, "DeleteEvent with true", err, unical.CodeInvalid, unical.NotifyAttendeesParameter)
 			if got, err := p.GetEvent(t.Context(), sess, cal, e.ID); err != nil || got.Title != "Plain" {
 				t.Errorf("after the refused writes: %v, %v; want the event unchanged", got, err)
 			}
 			return
 		}
-		e, err := p.CreateEvent(unical.WithNotifyAttendees(t.Context(), false), sess, cal, invitation("Loud", "ann@example.com"))
+		e, err := p.CreateEvent(t.Context(), withNotify(sess, false), cal, invitation("Loud", "ann@example.com"))
 		if err != nil {
 			t.Fatalf("CreateEvent with false: %v", err)
 		}
-		if _, err := p.UpdateEvent(loud, sess, cal, e.ID, &unical.EventParams{Title: unical.Some("Louder")}); err != nil {
+		if _, err := p.UpdateEvent(t.Context(), loud, cal, e.ID, &unical.EventParams{Title: unical.Some("Louder")}); err != nil {
 			t.Fatalf("UpdateEvent with true: %v", err)
 		}
 		path := dir + e.ID + ".ics"
@@ -200,7 +200,7 @@ func TestNotifyAttendees_True(t *testing.T) {
 		if diff := cmp.Diff(want, schedulingLines(t, s, path)); diff != "" {
 			t.Errorf("after update with true, SCHEDULE-AGENT=CLIENT per line (-want +got):\n%s", diff)
 		}
-		if err := p.DeleteEvent(loud, sess, cal, e.ID); err != nil {
+		if err := p.DeleteEvent(t.Context(), loud, cal, e.ID); err != nil {
 			t.Errorf("DeleteEvent with true: %v", err)
 		}
 	})
@@ -257,7 +257,7 @@ func TestNotifyAttendees_FalseSplit(t *testing.T) {
 		next := invitation("Weekly v2", "ann@example.com")
 		next.Start, next.End = unical.Some(*unical.TimedAt(at)), unical.Some(*unical.TimedAt(at.Add(time.Hour)))
 		next.Recurrence = unical.Some(after)
-		created, err := p.SplitSeries(unical.WithNotifyAttendees(t.Context(), false), sess, cal, &unical.SeriesSplit{SeriesID: series.ID, At: at, Before: before, New: next})
+		created, err := p.SplitSeries(t.Context(), withNotify(sess, false), cal, &unical.SeriesSplit{SeriesID: series.ID, At: at, Before: before, New: next})
 		if err != nil {
 			t.Fatalf("SplitSeries with false: %v", err)
 		}
@@ -268,4 +268,12 @@ func TestNotifyAttendees_FalseSplit(t *testing.T) {
 			}
 		}
 	})
+}
+
+// withNotify returns a copy of sess whose event writes carry the
+// caller's notifyAttendees choice notify.
+func withNotify(sess *unical.Session, notify bool) *unical.Session {
+	s := *sess
+	s.NotifyAttendees = &notify
+	return &s
 }

@@ -39,7 +39,7 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 
 	var created *unical.Event
 	if req.New != nil {
-		if created, err = p.createSplit(ctx, c, calURL, s.Email, req, floating); err != nil {
+		if created, err = p.createSplit(ctx, c, calURL, s, req, floating); err != nil {
 			return nil, err
 		}
 	}
@@ -81,7 +81,7 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 	if err := write(master, old, s.Email, p.now()); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
-	markScheduleAgent(ctx, obj.Cal)
+	markScheduleAgent(s.NotifyAttendees, obj.Cal)
 	if _, err := c.save(ctx, calURL, obj, req.SeriesID, s.Email, false); err != nil {
 		return nil, p.undoSplit(ctx, c, calURL, created, err)
 	}
@@ -89,7 +89,8 @@ func (p *Provider) SplitSeries(ctx context.Context, s *unical.Session, calendarI
 }
 
 // createSplit writes the new half of a split as a resource of its own.
-func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, self string, req *unical.SeriesSplit, floating *time.Location) (*unical.Event, error) {
+func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, s *unical.Session, req *unical.SeriesSplit, floating *time.Location) (*unical.Event, error) {
+	self := s.Email
 	obj, e, err := p.newObject(req.New, self)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func (p *Provider) createSplit(ctx context.Context, c *conn, calURL *url.URL, se
 			obj.Cal.Children = append(obj.Cal.Children, ov)
 		}
 	}
-	markScheduleAgent(ctx, obj.Cal)
+	markScheduleAgent(s.NotifyAttendees, obj.Cal)
 	return c.save(ctx, calURL, obj, uid, self, true)
 }
 

@@ -33,9 +33,9 @@ func eventPath(calendarID, eventID string) string {
 
 // writeQuery is the query of every event write: conference data
 // support (conferenceDataVersion, events.insert/patch reference).
-func writeQuery(ctx context.Context) url.Values {
+func writeQuery(s *unical.Session) url.Values {
 	q := url.Values{"conferenceDataVersion": {"1"}}
-	addSendUpdates(ctx, q)
+	addSendUpdates(s, q)
 	return q
 }
 
@@ -43,9 +43,9 @@ func writeQuery(ctx context.Context) url.Values {
 // caller chose notifyAttendees: all emails every guest, none nobody (the
 // values events.insert, patch and delete enumerate in the discovery
 // document). Without a choice Google's default applies, as before.
-func addSendUpdates(ctx context.Context, q url.Values) url.Values {
-	if notify, ok := unical.NotifyAttendeesFrom(ctx); ok {
-		q.Set("sendUpdates", map[bool]string{true: "all", false: "none"}[notify])
+func addSendUpdates(s *unical.Session, q url.Values) url.Values {
+	if s.NotifyAttendees != nil {
+		q.Set("sendUpdates", map[bool]string{true: "all", false: "none"}[*s.NotifyAttendees])
 	}
 	return q
 }
@@ -93,7 +93,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 	body["id"] = id
 	c := p.conn(s)
 	var g event
-	err = c.doWith(ctx, http.MethodPost, c.api(eventsPath(calendarID), writeQuery(ctx)), callOpts{safe: true}, body, &g)
+	err = c.doWith(ctx, http.MethodPost, c.api(eventsPath(calendarID), writeQuery(s)), callOpts{safe: true}, body, &g)
 	if isDuplicate(err) {
 		var got *event
 		if got, err = c.getEvent(ctx, calendarID, id); err == nil {
@@ -144,13 +144,13 @@ func pendingConference(g *event) bool {
 // the etag it read, so a concurrent change is CodePrecondition rather than
 // lost. A caller's If-Match (package ifmatch) must be that etag.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	c := p.conn(s)
 	cur, err := c.getEvent(ctx, calendarID, eventID)
 	if err != nil {
 		return nil, err
 	}
-	if err := precondition.Check(ctx, cur.Etag); err != nil {
+	if err := precondition.Check(s.IfMatch, cur.Etag); err != nil {
 		return nil, err
 	}
 	if err := checkEventParams(params, cur, calendarID, s.Email); err != nil {
@@ -163,7 +163,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	g := cur
 	if len(body) > 0 {
 		g = &event{}
-		if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery(ctx)), callOpts{ifMatch: cur.Etag}, body, g); err != nil {
+		if err := c.doWith(ctx, http.MethodPatch, c.api(eventPath(calendarID, eventID), writeQuery(s)), callOpts{ifMatch: cur.Etag}, body, g); err != nil {
 			return nil, err
 		}
 	}
@@ -172,7 +172,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 		// (an instance's is a cancelled exception), and events.delete is
 		// how a client makes one. Conditional on the version just read or
 		// written, like the patch.
-		if err := c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), callOpts{ifMatch: g.Etag}, nil, nil); err != nil {
+		if err := c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(s, url.Values{})), callOpts{ifMatch: g.Etag}, nil, nil); err != nil {
 			return nil, err
 		}
 		e := toEvent(g, "", s.Email)
@@ -192,16 +192,16 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // conditional ("Get specific versions of resources": update or delete,
 // 412 when the etag changed).
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	if calendarID == "" || eventID == "" {
 		return unical.Errorf(unical.CodeNotFound, "Google has no such event.")
 	}
 	c := p.conn(s)
 	var opts callOpts
-	if etag, ok := ifmatch.From(ctx); ok {
-		opts.ifMatch = ifmatch.Quoted(etag)
+	if s.IfMatch != "" {
+		opts.ifMatch = ifmatch.Quoted(s.IfMatch)
 	}
-	return c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(ctx, url.Values{})), opts, nil, nil)
+	return c.doWith(ctx, http.MethodDelete, c.api(eventPath(calendarID, eventID), addSendUpdates(s, url.Values{})), opts, nil, nil)
 }
 
 // RespondToEvent implements [unical.Provider] the way the events reference

@@ -399,7 +399,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
+	if err := c.book.CheckIfMatch(s.IfMatch, eventID); err != nil {
 		return nil, err
 	}
 	ev, ok, err := c.book.UpdateInstance(eventID, p.version+1, params, s.Email, time.Now())
@@ -421,7 +421,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return err
 	}
-	if err := c.book.CheckIfMatch(ctx, eventID); err != nil {
+	if err := c.book.CheckIfMatch(s.IfMatch, eventID); err != nil {
 		return err
 	}
 	ok, err := c.book.DeleteInstance(eventID, p.version+1, time.Now())

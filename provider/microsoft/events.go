@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/ifmatch"
 	"github.com/unical/unical/internal/precondition"
 )
 
@@ -58,7 +57,7 @@ func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarI
 // If-Match on the change key it read, so a concurrent change at Graph is
 // CodePrecondition rather than lost.
 func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarID, eventID string, params *unical.EventParams) (_ *unical.Event, err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	c := p.client(s)
 	cur, err := c.getEvent(ctx, calendarID, eventID)
 	if err != nil {
@@ -68,7 +67,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	if err != nil {
 		return nil, err
 	}
-	if err := precondition.Check(ctx, current.ETag); err != nil {
+	if err := precondition.Check(s.IfMatch, current.ETag); err != nil {
 		return nil, err
 	}
 	if err := checkEventParams(params, cur, s.Email); err != nil {
@@ -156,10 +155,10 @@ func written(g *event, body map[string]any, current *unical.Event, s *unical.Ses
 // so whether Graph holds the DELETE to it is UNVERIFIED (the fake does, as
 // Graph does for PATCH), and the read makes a stale etag fail either way.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) (err error) {
-	defer func() { err = precondition.Name(ctx, err) }()
+	defer func() { err = precondition.Name(s.IfMatch, err) }()
 	c := p.client(s)
 	req := request{method: "DELETE", target: eventPath(calendarID, eventID)}
-	if _, ok := ifmatch.From(ctx); ok {
+	if s.IfMatch != "" {
 		cur, err := c.getEvent(ctx, calendarID, eventID)
 		if err != nil {
 			return err
@@ -168,7 +167,7 @@ func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarI
 		if err != nil {
 			return err
 		}
-		if err := precondition.Check(ctx, current.ETag); err != nil {
+		if err := precondition.Check(s.IfMatch, current.ETag); err != nil {
 			return err
 		}
 		if cur.ChangeKey != "" {

@@ -162,8 +162,8 @@ func mustTime(t *testing.T, s string) time.Time {
 	return v
 }
 
-// testIfMatch makes event writes conditional on an etag (package
-// ifmatch): with the current one they go through; with a stale one an
+// testIfMatch makes event writes conditional on an etag
+// (Session.IfMatch, WriteOptions.IfMatch): with the current one they go through; with a stale one an
 // update and a delete are CodePrecondition, named If-Match through a
 // Client, and the event stays as it was.
 func testIfMatch(t *testing.T, h *Harness) {
@@ -177,24 +177,30 @@ func testIfMatch(t *testing.T, h *Harness) {
 	if stale == "" {
 		t.Fatal("the event has no etag")
 	}
-	must[*unical.Event](t, "UpdateEvent with the current etag")(h.Provider.UpdateEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID, &unical.EventParams{Title: unical.Some("v2")}))
+	// conditional is h.Session made conditional on etag.
+	conditional := func(etag string) *unical.Session {
+		s := *h.Session
+		s.IfMatch = etag
+		return &s
+	}
+	must[*unical.Event](t, "UpdateEvent with the current etag")(h.Provider.UpdateEvent(ctx, conditional(stale), cal, e.ID, &unical.EventParams{Title: unical.Some("v2")}))
 	current := must[*unical.Event](t, "GetEvent")(h.Provider.GetEvent(ctx, h.Session, cal, e.ID))
 	if ifmatch.Matches(stale, current.ETag) {
 		t.Fatalf("the etag %s did not change with the update", stale)
 	}
-	_, err := h.Provider.UpdateEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID, &unical.EventParams{Title: unical.Some("v3")})
+	_, err := h.Provider.UpdateEvent(ctx, conditional(stale), cal, e.ID, &unical.EventParams{Title: unical.Some("v3")})
 	wantCode(t, "UpdateEvent with a stale etag", err, unical.CodePrecondition)
-	err = h.Provider.DeleteEvent(ifmatch.With(ctx, stale), h.Session, cal, e.ID)
+	err = h.Provider.DeleteEvent(ctx, conditional(stale), cal, e.ID)
 	wantCode(t, "DeleteEvent with a stale etag", err, unical.CodePrecondition)
-	_, err = app.UpdateEvent(ifmatch.With(ctx, stale), accountID, cal, e.ID, &unical.EventParams{Title: unical.Some("v3")})
+	_, err = app.UpdateEvent(ctx, accountID, cal, e.ID, &unical.EventParams{Title: unical.Some("v3")}, unical.WriteOptions{IfMatch: stale})
 	wantIfMatchError(t, "Client UpdateEvent with a stale etag", err)
-	_, err = app.DeleteEvent(ifmatch.With(ctx, stale), accountID, cal, e.ID)
+	_, err = app.DeleteEvent(ctx, accountID, cal, e.ID, unical.WriteOptions{IfMatch: stale})
 	wantIfMatchError(t, "Client DeleteEvent with a stale etag", err)
 	got := must[*unical.Event](t, "GetEvent after the refused writes")(h.Provider.GetEvent(ctx, h.Session, cal, e.ID))
 	if got.Title != "v2" || got.ETag != current.ETag {
 		t.Errorf("after the refused writes the event is %q at %s, want v2 at %s", got.Title, got.ETag, current.ETag)
 	}
-	if err := h.Provider.DeleteEvent(ifmatch.With(ctx, current.ETag), h.Session, cal, e.ID); err != nil {
+	if err := h.Provider.DeleteEvent(ctx, conditional(current.ETag), cal, e.ID); err != nil {
 		t.Fatalf("DeleteEvent with the current etag: %v", err)
 	}
 	_, err = h.Provider.GetEvent(ctx, h.Session, cal, e.ID)

@@ -303,7 +303,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 	}
 	var out *unical.Event
 	err := p.write(ctx, s, calendarID, withSeries(eventID), "", func(b *eventbook.Book, version int64) (err error) {
-		if err := b.CheckIfMatch(ctx, eventID); err != nil {
+		if err := b.CheckIfMatch(s.IfMatch, eventID); err != nil {
 			return err
 		}
 		var ok bool
@@ -323,7 +323,7 @@ func (p *Provider) UpdateEvent(ctx context.Context, s *unical.Session, calendarI
 // edited and cancelled occurrences too.
 func (p *Provider) DeleteEvent(ctx context.Context, s *unical.Session, calendarID, eventID string) error {
 	return p.write(ctx, s, calendarID, withSeries(eventID), eventID, func(b *eventbook.Book, version int64) error {
-		if err := b.CheckIfMatch(ctx, eventID); err != nil {
+		if err := b.CheckIfMatch(s.IfMatch, eventID); err != nil {
 			return err
 		}
 		if ok, err := b.DeleteInstance(eventID, version, p.now()); ok {
