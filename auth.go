@@ -2,9 +2,6 @@ package unical
 
 import (
 	"context"
-	"time"
-
-	"github.com/unical/unical/internal/seal"
 )
 
 // This file holds what the browser OAuth flow (package oauth) needs of
@@ -15,15 +12,6 @@ import (
 // OAuthCallbackPath is where providers send the browser back after
 // consent, under the Client's PublicURL.
 const OAuthCallbackPath = "/v1/oauth/callback"
-
-// OAuthStates returns the sealer of OAuth states (internal/oauthstate),
-// under a key derived from the master key: every replica opens the states
-// another made.
-func (c *Client) OAuthStates() *seal.Sealer { return c.flows }
-
-// FlowTTL is Config.FlowTTL with its default: how long an OAuth flow may
-// take.
-func (c *Client) FlowTTL() time.Duration { return c.flowTTL }
 
 // SaveOAuthConnection creates or updates the account of type t with the
 // email a completed OAuth flow told, if conn's identity owns it (else a

@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/unical/unical/internal/idempotency"
@@ -95,25 +93,19 @@ type Client struct {
 	keysUsed   *ttlcache.Every
 	keySecrets seal.CheckedSecrets // API key secrets that matched
 
-	// webhook is Config.WebhookConfig, for package engine.
+	// webhook is Config.WebhookConfig.
 	webhook WebhookConfig
-	// wake signals a running engine that this Client queued messages.
-	wake chan struct{}
+	// outbox wakes and tracks a running engine.
+	outbox *Outbox
+	// keys seal and open for the parts beside the Client.
+	keys *Keys
 	// changePoll is Config.ChangePollInterval with its default
 	// (ChangePollInterval).
 	changePoll time.Duration
-	// allowPrivate is Config.AllowPrivateTargets.
-	allowPrivate bool
-	obs          Observer // never nil: NopObserver when Config has none
-	// engineRunning is set while an engine is attached.
-	engineRunning atomic.Bool
-	// done is closed by Close; an attached engine stops then. runMu
-	// orders Attach's registration in running against Close's Wait.
-	done    chan struct{}
-	runMu   sync.Mutex
-	running sync.WaitGroup
+	obs        Observer // never nil: NopObserver when Config has none
 
-	closeOnce sync.Once
+	// cfg is Config with its defaults, for Config().
+	cfg Config
 }
 
 // New validates cfg and returns a Client. It checks that Config.MasterKey
@@ -180,18 +172,17 @@ func New(cfg Config) (*Client, error) {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	c.apps = ttlcache.New[*Application](ttl, c.now, c.StoreVersion)
-	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.StoreVersion)
+	c.apps = ttlcache.New[*Application](ttl, c.now, c.storeVersion)
+	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.storeVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
 	c.idempotency = idempotency.New(key, c.now, c.log)
-	c.done = make(chan struct{})
-	c.allowPrivate = cfg.AllowPrivateTargets
+	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
 	c.webhook = cfg.WebhookConfig
-	c.wake = make(chan struct{}, 1)
 	c.changePoll = cfg.ChangePollInterval
 	if c.changePoll == 0 {
 		c.changePoll = time.Minute
@@ -199,80 +190,54 @@ func New(cfg Config) (*Client, error) {
 	if err := c.checkMasterKey(context.Background(), key); err != nil {
 		return nil, err
 	}
+	c.cfg = cfg
+	c.cfg.MasterKey = [32]byte{}
+	c.cfg.PublicURL, c.cfg.FlowTTL, c.cfg.SweepInterval = c.publicURL, c.flowTTL, cmp.Or(c.sweep.interval, -1)
+	c.cfg.Now, c.cfg.Logger, c.cfg.Observer, c.cfg.CacheTTL = c.now, c.log, c.obs, ttl
+	c.cfg.ChangePollInterval = c.changePoll
 	return c, nil
 }
 
-// Close stops the Client's background work: an engine attached to it
-// (package engine) stops, and Close waits for it, so that no delivery is
-// left half written. It does not close the Store.
+// Config returns the Config the Client runs with, every default applied
+// (a negative SweepInterval or CacheTTL, never, stays negative) and
+// PublicURL without a trailing slash; MasterKey is left out, since the
+// Client's [Keys] seal with it. The parts that run beside the Client
+// (packages engine, admin, oauth, subscriptions, grants) read their
+// settings here.
+func (c *Client) Config() Config { return c.cfg }
+
+// OAuthCallbackURL is the OAuth redirect URI to register at Google and
+// Microsoft, built from PublicURL; "" when there is none.
+func (cfg Config) OAuthCallbackURL() string {
+	if cfg.PublicURL == "" {
+		return ""
+	}
+	return strings.TrimRight(cfg.PublicURL, "/") + OAuthCallbackPath
+}
+
+// Close stops the Client's background work: an engine attached to its
+// Outbox (package engine) stops, and Close waits for it, so that no
+// delivery is left half written. It does not close the Store.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() {
-		c.runMu.Lock()
-		close(c.done)
-		c.runMu.Unlock()
-	})
-	c.running.Wait()
+	c.outbox.close()
 	return nil
 }
 
-// Attach registers a running engine (package engine) with the Client:
-// the returned context ends with ctx or when the Client is closed, and
-// detach, which the engine calls when it has stopped, ends what
-// [Client.Close] waits for. [Client.EngineRunning] reports true in
-// between. It fails after Close.
-func (c *Client) Attach(ctx context.Context) (context.Context, func(), error) {
-	c.runMu.Lock()
-	select {
-	case <-c.done:
-		c.runMu.Unlock()
-		return nil, nil, errors.New("unical: engine started after Close")
-	default:
-	}
-	c.running.Add(1)
-	c.runMu.Unlock()
-	c.engineRunning.Store(true)
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-c.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		cancel()
-		c.engineRunning.Store(false)
-		c.running.Done()
-	}, nil
-}
+// Outbox returns what wakes and tracks the engine (package engine) that
+// delivers the messages this Client queues.
+func (c *Client) Outbox() *Outbox { return c.outbox }
 
-// WebhookConfig returns Config.WebhookConfig, the settings of the engine.
-func (c *Client) WebhookConfig() WebhookConfig { return c.webhook }
+// storeVersion is the Store's version, for the caches.
+func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
 
-// ChangePollInterval is Config.ChangePollInterval with its default: a
-// new subscription is first checked at a random time within it.
-func (c *Client) ChangePollInterval() time.Duration { return c.changePoll }
-
-// PublicURL is Config.PublicURL without a trailing slash; "" when there
-// is none, and then there is no push.
-func (c *Client) PublicURL() string { return c.publicURL }
+// Keys returns the sealing of secrets under the Client's master key, for
+// the parts beside the Client.
+func (c *Client) Keys() *Keys { return c.keys }
 
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package
 // admin).
 func (c *Client) Store() Store { return c.store }
-
-// SweepInterval is Config.SweepInterval with its default; 0 never sweeps.
-func (c *Client) SweepInterval() time.Duration { return c.sweep.interval }
-
-// Observer returns Config.Observer (NopObserver when it had none).
-func (c *Client) Observer() Observer { return c.obs }
-
-// Logger returns Config.Logger (one that discards when it had none).
-func (c *Client) Logger() *slog.Logger { return c.log }
-
-// Now returns the time by Config.Now.
-func (c *Client) Now() time.Time { return c.now() }
 
 // NewID returns a new id with prefix: unique, and ordered by creation
 // time to the millisecond.

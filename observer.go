@@ -47,7 +47,7 @@ func (NopObserver) PollCycle(int, time.Duration, time.Duration)              {}
 func (NopObserver) PushNotification(ProviderType, bool)                      {}
 
 // StatsStore is a Store that can count what monitoring asks about in one
-// cheap read. It is optional: [Client.StoreStats] needs it.
+// cheap read. It is optional: [StatsOf] needs it.
 type StatsStore interface {
 	// Stats counts accounts by provider type and status, and the pending
 	// outbox messages.
@@ -67,16 +67,12 @@ type StoreStats struct {
 	OldestPending time.Time
 }
 
-// StoreStats returns the Store's counts, or CodeNotImplemented when the
-// Store is not a [StatsStore].
-func (c *Client) StoreStats(ctx context.Context) (*StoreStats, error) {
-	s, ok := c.store.(StatsStore)
+// StatsOf returns store's counts, or CodeNotImplemented when it is not a
+// [StatsStore].
+func StatsOf(ctx context.Context, store Store) (*StoreStats, error) {
+	s, ok := store.(StatsStore)
 	if !ok {
 		return nil, Errorf(CodeNotImplemented, "The store keeps no statistics.")
 	}
 	return s.Stats(ctx)
 }
-
-// EngineRunning reports whether an engine (package engine) is attached: started, and not
-// yet stopped or failed.
-func (c *Client) EngineRunning() bool { return c.engineRunning.Load() }

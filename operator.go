@@ -3,9 +3,6 @@ package unical
 import (
 	"context"
 	"strings"
-
-	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/internal/webhook"
 )
 
 // This file holds what the operator side (package admin, which the admin
@@ -26,14 +23,12 @@ type SettingsChecker interface {
 	CheckSettings(ctx context.Context, settings ProviderSettings, redirectURI string) (ok []string, problems []SettingsProblem)
 }
 
-// SettingsChecker returns the Client's provider of type t as a
-// SettingsChecker, nil when it is none; available says whether the Client
-// has a provider of that type at all. The check is not a call on an
-// account, so it is not measured.
-func (c *Client) SettingsChecker(t ProviderType) (sc SettingsChecker, available bool) {
-	p, available := c.providers[t]
-	sc, _ = unwrapped(p).(SettingsChecker)
-	return sc, available
+// SettingsCheckerOf returns p (as [Client.Provider] returns it, wrapped or
+// not) as a SettingsChecker, nil when it is none. The check is not a call
+// on an account, so it is not measured.
+func SettingsCheckerOf(p Provider) SettingsChecker {
+	sc, _ := unwrapped(p).(SettingsChecker)
+	return sc
 }
 
 // SettingsProblem is one thing wrong with an application's provider
@@ -57,47 +52,4 @@ func (c *Client) Invalidate(appID string, keyIDs ...string) {
 		c.apiKeys.Drop(strings.TrimPrefix(id, storedKeyPrefix))
 		c.keysUsed.Forget(id)
 	}
-}
-
-// SealClientSecret seals an OAuth client secret of app for provider type
-// t into app.SealedSecrets; an empty secret removes it.
-func (c *Client) SealClientSecret(app *Application, t ProviderType, secret string) {
-	if secret == "" {
-		delete(app.SealedSecrets, t)
-		return
-	}
-	if app.SealedSecrets == nil {
-		app.SealedSecrets = map[ProviderType][]byte{}
-	}
-	app.SealedSecrets[t] = c.credentials.Seal([]byte(secret), seal.ClientSecretBinding(app.ID, string(t)))
-}
-
-// SealDelegation seals app's delegation secret for provider type t.
-func (c *Client) SealDelegation(app *Application, t ProviderType, secret []byte) []byte {
-	return c.credentials.Seal(secret, seal.DelegationBinding(app.ID, string(t)))
-}
-
-// OpenDelegation opens what SealDelegation sealed for app and t.
-func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte) ([]byte, error) {
-	return c.credentials.Open(sealed, seal.DelegationBinding(app.ID, string(t)))
-}
-
-// MailSealer seals Application.SealedMail, bound by seal.MailBinding.
-func (c *Client) MailSealer() *seal.Sealer { return c.credentials }
-
-// NewWebhookSecret gives app's own webhook endpoint a new whsec_ secret,
-// sealed into app.SealedWebhookSecret, and returns it to be shown once.
-func (c *Client) NewWebhookSecret(app *Application) string {
-	secret := webhook.NewSecret()
-	app.SealedWebhookSecret = c.credentials.Seal([]byte(secret), seal.WebhookSecretBinding(app.ID))
-	return secret
-}
-
-// OAuthCallbackURL is the OAuth redirect URI to register at Google and
-// Microsoft, built from Config.PublicURL; "" when there is none.
-func (c *Client) OAuthCallbackURL() string {
-	if c.publicURL == "" {
-		return ""
-	}
-	return c.publicURL + OAuthCallbackPath
 }

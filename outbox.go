@@ -15,15 +15,15 @@ import (
 // EnqueueSubscriptionMessage queues a calendar.event.* message for a
 // subscription, carrying data when not nil, wakes the engine and returns
 // the message id.
-func (c *Client) EnqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *ChangeData) (string, error) {
-	msg, err := c.subscriptionMessage(sub, eventType, data)
+func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *ChangeData) (string, error) {
+	msg, err := o.subscriptionMessage(sub, eventType, data)
 	if err != nil {
 		return "", err
 	}
-	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+	if err := o.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
 		return "", err
 	}
-	c.NotifyOutbox()
+	o.Notify()
 	return msg.ID, nil
 }
 
@@ -32,22 +32,22 @@ func (c *Client) EnqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 // make the receiver sync, and the sync sees this change too. The Store
 // decides (OutboxStore.EnqueueCoalesced), so that it holds across
 // replicas.
-func (c *Client) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
-	msg, err := c.subscriptionMessage(sub, EventTypeCalendarEventChanged, nil)
+func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
+	msg, err := o.subscriptionMessage(sub, EventTypeCalendarEventChanged, nil)
 	if err != nil {
 		return err
 	}
-	queued, err := c.store.EnqueueCoalesced(ctx, msg)
+	queued, err := o.store.EnqueueCoalesced(ctx, msg)
 	if queued {
-		c.NotifyOutbox()
+		o.Notify()
 	}
 	return err
 }
 
 // subscriptionMessage returns a pending calendar.event.* message for sub,
 // carrying data when not nil.
-func (c *Client) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*OutboxMessage, error) {
-	now := c.now().UTC()
+func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*OutboxMessage, error) {
+	now := o.now().UTC()
 	body, err := json.Marshal(MessagePayload{
 		EventType: eventType, Timestamp: FormatTimestamp(now),
 		SubscriptionID: sub.ID, EndUserAccountID: sub.EndUserAccountID, CalendarID: sub.CalendarID, Data: data,

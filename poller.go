@@ -4,25 +4,26 @@ import (
 	"context"
 )
 
-// CheckSubscription checks one subscription without a provider watch for
-// changes with its sync cursor: it lists the calendar's events since the
-// cursor and queues one calendar.event.changed message when anything
-// changed, however much did. A cursor the provider no longer accepts is
-// replaced by a fresh one and reported as calendar.event.unknown, because
-// what changed in between cannot be told. An EXPIRED or deleted account
-// is skipped. The engine (package engine) calls it on its change polls.
-func (c *Client) CheckSubscription(ctx context.Context, sub *SubscriptionRecord) error {
-	return c.syncSubscription(ctx, sub, false)
-}
-
-// ReconcileSubscription checks one subscription with a provider watch, in
-// case push missed a change: changes found are reported as
-// calendar.event.changed (coalesced with a push message still waiting),
-// and the check's time is recorded on the subscription. The cursor is not
-// moved by push, so a check may report again a change push reported;
-// that is harmless, a message only tells the receiver to sync.
-func (c *Client) ReconcileSubscription(ctx context.Context, sub *SubscriptionRecord) error {
-	return c.syncSubscription(ctx, sub, true)
+// DetectChanges is change detection, the one call of the engine (package
+// engine) into the Client for a subscription: it checks the subscription
+// for changes with its sync cursor, listing the calendar's events since
+// the cursor.
+//
+// Without reconcile (a subscription without a provider watch, on the
+// engine's change polls) it queues one calendar.event.changed message
+// when anything changed, however much did. A cursor the provider no
+// longer accepts is replaced by a fresh one and reported as
+// calendar.event.unknown, because what changed in between cannot be told.
+// An EXPIRED or deleted account is skipped.
+//
+// With reconcile (a subscription with a provider watch, in case push
+// missed a change) changes found are reported as calendar.event.changed
+// (coalesced with a push message still waiting), and the check's time is
+// recorded on the subscription. The cursor is not moved by push, so a
+// check may report again a change push reported; that is harmless, a
+// message only tells the receiver to sync.
+func (c *Client) DetectChanges(ctx context.Context, sub *SubscriptionRecord, reconcile bool) error {
+	return c.syncSubscription(ctx, sub, reconcile)
 }
 
 // syncSubscription checks one subscription with its sync cursor; reconcile
@@ -55,11 +56,11 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 	case eventType == EventTypeCalendarEventChanged && sub.IncludeEvents:
 		// The step's own listing is the message's content, so it is not
 		// coalesced with a waiting message (which carries other changes).
-		_, err = c.EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
+		_, err = c.outbox.EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
 	case eventType == EventTypeCalendarEventChanged && reconcile:
-		err = c.EnqueueCoalesced(ctx, sub)
+		err = c.outbox.EnqueueCoalesced(ctx, sub)
 	case eventType != "":
-		_, err = c.EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
+		_, err = c.outbox.EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
 	}
 	if err != nil {
 		return err

@@ -17,10 +17,10 @@ type VersionedStore interface {
 	Version() uint64
 }
 
-// StoreVersion returns the Store's version and true when the Store is a
+// StoreVersion returns store's version and true when it is a
 // [VersionedStore]; false means every read must go to the Store.
-func (c *Client) StoreVersion() (uint64, bool) {
-	if vs, ok := c.store.(VersionedStore); ok {
+func StoreVersion(store Store) (uint64, bool) {
+	if vs, ok := store.(VersionedStore); ok {
 		return vs.Version(), true
 	}
 	return 0, false

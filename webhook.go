@@ -174,25 +174,26 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*Outbox
 // queued wakes a running engine when msgs were queued.
 func (c *Client) queued(msgs []*OutboxMessage) {
 	if len(msgs) > 0 {
-		c.NotifyOutbox()
+		c.outbox.Notify()
 	}
 }
 
 // CheckWebhookURL refuses a webhook URL (a subscription's, or an
-// application's own) that is not an absolute https URL or, without
-// Config.AllowPrivateTargets, names a loopback, private or link-local
-// host (see addrpolicy.TargetURLProblem), as CodeInvalid naming field.
-func (c *Client) CheckWebhookURL(field, raw string) error {
-	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, c.allowPrivate))
+// application's own) that is not an absolute https URL or, unless
+// allowPrivate (Config.AllowPrivateTargets), names a loopback, private or
+// link-local host (see addrpolicy.TargetURLProblem), as CodeInvalid
+// naming field.
+func CheckWebhookURL(field, raw string, allowPrivate bool) error {
+	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, allowPrivate))
 }
 
-// CheckTargetHost refuses, without Config.AllowPrivateTargets, a URL
-// whose host is a loopback, private or link-local IP literal, or
-// localhost, with the webhook URL's CodeInvalid naming field: a CalDAV
-// server URL saved by the operator (use is refused too, when the name
-// resolves to such an address).
-func (c *Client) CheckTargetHost(field, raw string) error {
-	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, c.allowPrivate))
+// CheckTargetHost refuses, unless allowPrivate
+// (Config.AllowPrivateTargets), a URL whose host is a loopback, private
+// or link-local IP literal, or localhost, with the webhook URL's
+// CodeInvalid naming field: a CalDAV server URL saved by the operator
+// (use is refused too, when the name resolves to such an address).
+func CheckTargetHost(field, raw string, allowPrivate bool) error {
+	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, allowPrivate))
 }
 
 // refusedURL is CodeInvalid naming field for an address policy's problem,
@@ -203,19 +204,3 @@ func refusedURL(field, problem string) error {
 	}
 	return invalidf(field, "%s", problem)
 }
-
-// NotifyOutbox wakes a running engine (package engine) after messages
-// were queued through this Client, by the Client itself or by an
-// operation built beside it (engine.ResendMessage), so that they go out
-// without waiting for the engine's next poll.
-func (c *Client) NotifyOutbox() {
-	select {
-	case c.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
-
-// OutboxQueued signals, once for any number of messages, after this
-// Client queued messages, so that a running engine (package engine) sends
-// them without waiting for its next poll.
-func (c *Client) OutboxQueued() <-chan struct{} { return c.wake }

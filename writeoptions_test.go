@@ -1,6 +1,7 @@
 package unical_test
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -79,8 +80,8 @@ func TestOptionsOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := unical.OptionsOf(tc.opts, tc.takes...)
 			if tc.err != nil {
-				e, ok := err.(*unical.Error)
-				if !ok || e.Code != tc.err.Code || e.Field != tc.err.Field {
+				var e *unical.Error
+				if !errors.As(err, &e) || e.Code != tc.err.Code || e.Field != tc.err.Field {
 					t.Fatalf("OptionsOf = %v, want %s naming %q", err, tc.err.Code, tc.err.Field)
 				}
 				return

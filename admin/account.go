@@ -126,7 +126,7 @@ type OutboxStatus struct {
 // Outbox returns the outbox's pending count. Returns CodeNotImplemented
 // when the Store keeps no statistics.
 func (s *Service) Outbox(ctx context.Context) (*OutboxStatus, error) {
-	st, err := s.client.StoreStats(ctx)
+	st, err := unical.StatsOf(ctx, s.client.Store())
 	if err != nil {
 		return nil, err
 	}

@@ -193,17 +193,17 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			app.Providers = map[unical.ProviderType]unical.ProviderSettings{}
 		}
 		if set.ClientSecret != "" {
-			s.client.SealClientSecret(app, t, set.ClientSecret)
+			s.client.Keys().SealClientSecret(app, t, set.ClientSecret)
 		}
 		set.ClientSecret = ""
 		app.Providers[t] = set
 	}
 	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := s.client.CheckWebhookURL("webhookUrl", raw); err != nil {
+		if err := unical.CheckWebhookURL("webhookUrl", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return "", err
 		}
 		if app.SealedWebhookSecret == nil {
-			webhookSecret = s.client.NewWebhookSecret(app)
+			webhookSecret = s.client.Keys().NewWebhookSecret(app)
 		}
 		app.WebhookURL = raw
 	} else if params.WebhookURL.IsSet() {
@@ -422,7 +422,7 @@ type WebhookSet struct {
 // at a private address without Config.AllowPrivateTargets).
 func (s *Service) SetApplicationWebhook(ctx context.Context, appID, raw string) (*WebhookSet, error) {
 	if raw != "" {
-		if err := s.client.CheckWebhookURL("url", raw); err != nil {
+		if err := unical.CheckWebhookURL("url", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return nil, err
 		}
 	}
@@ -453,7 +453,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID string) (*Webho
 	if app.WebhookURL == "" {
 		return nil, &unical.Error{Code: unical.CodeConflict, Field: "url", Message: "The application has no webhook URL; set one first."}
 	}
-	secret := s.client.NewWebhookSecret(app)
+	secret := s.client.Keys().NewWebhookSecret(app)
 	if err := s.saveApplication(ctx, app); err != nil {
 		return nil, err
 	}

@@ -281,7 +281,7 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 
 // openDelegation opens the sealed part of app's credential for t.
 func (s *Service) openDelegation(app *unical.Application, t unical.ProviderType) (*delegationSecret, error) {
-	plain, err := s.client.OpenDelegation(app, t, app.Delegations[t].Sealed)
+	plain, err := s.client.Keys().OpenDelegation(app, t, app.Delegations[t].Sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 	if err != nil {
 		return nil, err
 	}
-	d.Sealed = s.client.SealDelegation(app, t, plain)
+	d.Sealed = s.client.Keys().SealDelegation(app, t, plain)
 	d.UpdatedAt = s.now().UTC()
 	if app.Delegations == nil {
 		app.Delegations = map[unical.ProviderType]unical.Delegation{}
@@ -441,7 +441,7 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 	// client refuses internal addresses again when it connects, so that
 	// a name resolving to one, or a credential saved under another
 	// policy, reaches nothing the address policy forbids.
-	verifyClient := httpguard.Client(verifyTimeout, s.client.WebhookConfig().AllowPrivateTargets)
+	verifyClient := httpguard.Client(verifyTimeout, s.client.Config().WebhookConfig.AllowPrivateTargets)
 	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
 		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}

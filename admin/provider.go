@@ -51,7 +51,7 @@ func (s *Service) providerView(app *unical.Application, info kit.ProviderInfo) *
 		v.Scopes = []string{}
 	}
 	if info.Credential == unical.CredentialOAuth {
-		v.CallbackURL = s.client.OAuthCallbackURL()
+		v.CallbackURL = s.client.Config().OAuthCallbackURL()
 	}
 	return v
 }
@@ -166,7 +166,7 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	settings.ClientSecret = "" // sealed apart, below
 	app.Providers[t] = settings
 	if secret, ok := p.ClientSecret.Get(); ok {
-		s.client.SealClientSecret(app, t, secret)
+		s.client.Keys().SealClientSecret(app, t, secret)
 	} else if p.ClientSecret.IsNull() {
 		delete(app.SealedSecrets, t)
 	}
@@ -265,7 +265,12 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 // unical.SettingsChecker; available says whether it has one of that type
 // at all. OAuth settings without a client id and secret are not tried.
 func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t unical.ProviderType) (available bool, passed []string, problems []unical.SettingsProblem, err error) {
-	sc, available := s.client.SettingsChecker(t)
+	p, err := s.client.Provider(t)
+	available = err == nil
+	var sc unical.SettingsChecker
+	if available {
+		sc = unical.SettingsCheckerOf(p)
+	}
 	if sc == nil || (s.usesOAuth(t) && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
 		return available, nil, nil, nil
 	}
@@ -273,7 +278,7 @@ func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t un
 	if err != nil {
 		return true, nil, nil, err
 	}
-	passed, problems = sc.CheckSettings(ctx, settings, s.client.OAuthCallbackURL())
+	passed, problems = sc.CheckSettings(ctx, settings, s.client.Config().OAuthCallbackURL())
 	return true, passed, problems, nil
 }
 

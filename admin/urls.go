@@ -28,7 +28,7 @@ func (s *Service) checkOutboundURLs(urls ...namedURL) error {
 		if err := checkURLShape(f.field, f.value); err != nil {
 			return err
 		}
-		if err := s.client.CheckTargetHost(f.field, f.value); err != nil {
+		if err := unical.CheckTargetHost(f.field, f.value, s.client.Config().AllowPrivateTargets); err != nil {
 			return err
 		}
 	}

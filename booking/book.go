@@ -131,7 +131,7 @@ func (s *Service) slotAt(r *typeRules, value string) (time.Time, time.Time, erro
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
-	t, now := r.t, s.c.Now()
+	t, now := r.t, s.c.Config().Now()
 	local := start.In(r.loc)
 	mins := local.Hour()*60 + local.Minute()
 	if local.Second() != 0 || local.Nanosecond() != 0 || mins%t.IntervalMinutes != 0 {
@@ -165,7 +165,7 @@ func (s *Service) ListSlots(ctx context.Context, bookingTypeID string, params *S
 	if params.TimeZone != "" {
 		q.TimeZone = params.TimeZone
 	}
-	now := s.c.Now()
+	now := s.c.Config().Now()
 	horizon := now.AddDate(0, 0, r.t.HorizonDays)
 	loc, err := unical.LoadLocation(q.TimeZone)
 	if err != nil {
@@ -309,8 +309,8 @@ func (s *Service) choose(ctx context.Context, r *typeRules, start, end time.Time
 		if err != nil {
 			return nil, err
 		}
-		l.prune(s.c.Now())
-		counts[acc] = l.countIn(t.ID, start.Add(-roundRobinLookback), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), owner, s.c.Now())
+		l.prune(s.c.Config().Now())
+		counts[acc] = l.countIn(t.ID, start.Add(-roundRobinLookback), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), owner, s.c.Config().Now())
 		if err := s.claimOne(l, acc, probe); err != nil {
 			refusal[acc] = err
 		}
@@ -500,7 +500,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams, noti
 		if h.BookingTypeID != r.t.ID {
 			return nil, unical.FieldError("holdId", "The hold is for booking type %s, not %s.", h.BookingTypeID, r.t.ID)
 		}
-		if !s.c.Now().Before(h.ExpiresAt) {
+		if !s.c.Config().Now().Before(h.ExpiresAt) {
 			return nil, &unical.Error{Code: unical.CodeConflict, Field: "holdId", Message: "The hold has expired; make a new hold or book the slot by startDateTime."}
 		}
 		start, _ = time.Parse(time.RFC3339, h.Start.DateTime)
@@ -742,7 +742,7 @@ func (s *Service) undoPending(ctx context.Context, p *pendingRecord, version uin
 // stays in the pending record, for recovery to finish after the lease.
 func (s *Service) undo(ctx context.Context, p *pendingRecord, version uint64, notify *bool) {
 	if err := s.undoPending(context.WithoutCancel(ctx), p, version, notify); err != nil {
-		s.c.Logger().ErrorContext(ctx, "booking: undo a failed write; recovery will finish it", "applicationId", s.app.ID(), "bookingId", p.Booking.ID, "err", err)
+		s.c.Config().Logger.ErrorContext(ctx, "booking: undo a failed write; recovery will finish it", "applicationId", s.app.ID(), "bookingId", p.Booking.ID, "err", err)
 	}
 }
 

@@ -173,4 +173,4 @@ func (s *Service) deleteRecord(ctx context.Context, collection, id, what string)
 
 // now is the Client's clock, in UTC and to the second, as records keep
 // their times.
-func (s *Service) now() time.Time { return s.c.Now().UTC().Truncate(time.Second) }
+func (s *Service) now() time.Time { return s.c.Config().Now().UTC().Truncate(time.Second) }

@@ -128,7 +128,7 @@ func (s *Service) updateLedger(ctx context.Context, accountID string, fn func(*l
 		if err != nil {
 			return err
 		}
-		l.prune(s.c.Now())
+		l.prune(s.c.Config().Now())
 		if err := fn(l); err != nil {
 			return err
 		}
@@ -171,7 +171,7 @@ func (s *Service) claimAll(ctx context.Context, accounts []string, req *claimReq
 // claimOne adds req's claim to acc's ledger l unless it is taken or a
 // limit is full.
 func (s *Service) claimOne(l *ledger, acc string, req *claimRequest) error {
-	now := s.c.Now()
+	now := s.c.Config().Now()
 	owner := req.c.owner()
 	if req.replace != "" {
 		i := slices.IndexFunc(l.Claims, func(c claim) bool { return c.ID == req.replace })

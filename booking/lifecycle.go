@@ -165,7 +165,7 @@ func (s *Service) rescheduleBooking(ctx context.Context, id string, params *Resc
 	moved.Start, moved.End, moved.From, moved.To = r.dateTime(start), r.dateTime(end), from, to
 	moved.ClaimID = fmt.Sprintf("%s@%d", id, start.Unix())
 	moved.UpdatedAt = s.now()
-	pending := &pendingRecord{Booking: moved, Lease: s.c.Now().Add(lease), Claimed: sortedIDs(rec.Participants), ClaimID: moved.ClaimID,
+	pending := &pendingRecord{Booking: moved, Lease: s.c.Config().Now().Add(lease), Claimed: sortedIDs(rec.Participants), ClaimID: moved.ClaimID,
 		Reschedule: &slotRecord{Start: rec.Start, End: rec.End, ClaimID: rec.ClaimID}}
 	pendingVersion, err := s.putRecord(ctx, pendingCollection, id, pending, 0)
 	if unical.ErrorCode(err) == unical.CodeConflict {
@@ -237,10 +237,10 @@ func (s *Service) notify(ctx context.Context, eventType string, b *Booking) {
 	msg := &unical.OutboxMessage{ID: unical.NewID("msg"), ApplicationID: s.app.ID(), EventType: eventType, Payload: body,
 		CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
 	if err := s.store.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
-		s.c.Logger().Error("booking: queue webhook message", "applicationId", s.app.ID(), "bookingId", b.ID, "error", err)
+		s.c.Config().Logger.Error("booking: queue webhook message", "applicationId", s.app.ID(), "bookingId", b.ID, "error", err)
 		return
 	}
-	s.c.NotifyOutbox()
+	s.c.Outbox().Notify()
 }
 
 // errorBody is how once keeps an error answer.
@@ -342,10 +342,10 @@ func RunRecovery(ctx context.Context, c *unical.Client) {
 	for {
 		n, err := Recover(ctx, c)
 		if err != nil && ctx.Err() == nil {
-			c.Logger().ErrorContext(ctx, "booking recovery", "err", err)
+			c.Config().Logger.ErrorContext(ctx, "booking recovery", "err", err)
 		}
 		if n > 0 {
-			c.Logger().InfoContext(ctx, "booking recovery undid the writes of dead writers", "bookings", n)
+			c.Config().Logger.InfoContext(ctx, "booking recovery undid the writes of dead writers", "bookings", n)
 		}
 		select {
 		case <-ctx.Done():
@@ -368,7 +368,7 @@ func (s *Service) recover(ctx context.Context) (int, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if s.c.Now().Before(p.Lease.Add(RecoverGrace)) {
+		if s.c.Config().Now().Before(p.Lease.Add(RecoverGrace)) {
 			continue
 		}
 		if err := s.recoverOne(ctx, &p, raw.Version); err != nil {
@@ -395,7 +395,7 @@ func (s *Service) dropExpiredHolds(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		if s.c.Now().After(h.ExpiresAt.Add(RecoverGrace)) {
+		if s.c.Config().Now().After(h.ExpiresAt.Add(RecoverGrace)) {
 			err := s.store.DeleteRecord(ctx, s.app.ID(), appRecords, holdsCollection, h.ID, raw.Version)
 			if c := unical.ErrorCode(err); err != nil && c != unical.CodeNotFound && c != unical.CodeConflict {
 				errs = append(errs, err)

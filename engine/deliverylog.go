@@ -60,7 +60,7 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 	c := app.Client()
 	return unical.ListStorePage(ctx, app, "deliveries", subscriptionID, params.PageToken, params.Limit,
 		func(after string, limit int) ([]*unical.DeliveryAttempt, error) {
-			return c.Store().ListAttempts(ctx, app.ID(), subscriptionID, c.Now(), after, limit)
+			return c.Store().ListAttempts(ctx, app.ID(), subscriptionID, c.Config().Now(), after, limit)
 		},
 		func(rec *unical.DeliveryAttempt) string { return rec.ID },
 		func(rec *unical.DeliveryAttempt) *unical.DeliveryAttempt { return rec })
@@ -108,10 +108,10 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 			return nil, err
 		}
 	}
-	if _, err := c.Store().RetryMessage(ctx, app.ID(), messageID, c.Now()); err != nil {
+	if _, err := c.Store().RetryMessage(ctx, app.ID(), messageID, c.Config().Now()); err != nil {
 		return nil, err
 	}
-	c.NotifyOutbox()
+	c.Outbox().Notify()
 	return &unical.Success{Success: true}, nil
 }
 

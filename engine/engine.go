@@ -175,6 +175,38 @@ func ClientOf(c *unical.Client) Client { return watching{c} }
 
 type watching struct{ *unical.Client }
 
+func (w watching) WebhookConfig() unical.WebhookConfig { return w.Config().WebhookConfig }
+
+func (w watching) CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
+	return w.DetectChanges(ctx, sub, false)
+}
+
+func (w watching) ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
+	return w.DetectChanges(ctx, sub, true)
+}
+
+func (w watching) SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error) {
+	return w.Keys().SubscriptionSecret(sub)
+}
+
+func (w watching) WebhookSecret(app *unical.Application) (string, error) {
+	return w.Keys().WebhookSecret(app)
+}
+
+func (w watching) SweepInterval() time.Duration { return max(w.Config().SweepInterval, 0) }
+
+func (w watching) OutboxQueued() <-chan struct{} { return w.Outbox().Queued() }
+
+func (w watching) Attach(ctx context.Context) (context.Context, func(), error) {
+	return w.Outbox().Attach(ctx)
+}
+
+func (w watching) Observer() unical.Observer { return w.Config().Observer }
+
+func (w watching) Logger() *slog.Logger { return w.Config().Logger }
+
+func (w watching) Now() time.Time { return w.Config().Now() }
+
 func (w watching) RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error {
 	return subscriptions.RenewWatch(ctx, w.Client, sub)
 }

@@ -84,7 +84,7 @@ type schedule struct {
 // [unical.App.ProviderFailed]), any other failure of one account is
 // logged and left for its next due time.
 func Check(ctx context.Context, c *unical.Client) (int, error) {
-	period := Period(c.WebhookConfig())
+	period := Period(c.Config().WebhookConfig)
 	if period <= 0 {
 		return 0, nil
 	}
@@ -93,7 +93,7 @@ func Check(ctx context.Context, c *unical.Client) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := c.Now().UTC()
+	now := c.Config().Now().UTC()
 	sem := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -123,7 +123,7 @@ func Check(ctx context.Context, c *unical.Client) (int, error) {
 			wg.Go(func() {
 				defer func() { <-sem }()
 				if err := refresh(ctx, c, rec.ApplicationID, rec.ID); err != nil && ctx.Err() == nil {
-					c.Logger().WarnContext(ctx, "check account grant", "app", rec.ApplicationID, "account", rec.ID, "err", err)
+					c.Config().Logger.WarnContext(ctx, "check account grant", "app", rec.ApplicationID, "account", rec.ID, "err", err)
 				}
 				mu.Lock()
 				checked++

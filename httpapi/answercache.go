@@ -81,7 +81,7 @@ func (c *answerCache) put(key answerKey, version uint64, body []byte) {
 func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical.App, read func(ctx context.Context) (any, error)) error {
 	// The version is read before the data, so an answer is never filed
 	// under a version newer than what it shows.
-	version, versioned := h.client.StoreVersion()
+	version, versioned := unical.StoreVersion(h.client.Store())
 	if !versioned {
 		v, err := read(requestContext(w, r))
 		if err != nil {

@@ -111,7 +111,7 @@ func TestAvailability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := availability.Find(t.Context(), app, ts.Client.Now(), &availability.Params{
+	res, err := availability.Find(t.Context(), app, ts.Client.Config().Now(), &availability.Params{
 		Participants: []availability.Participant{
 			{EndUserAccountID: ada, WorkingHours: &availability.WorkingHours{TimeZone: "Europe/Berlin", Intervals: []availability.WorkingInterval{{Day: "monday", Start: "09:00", End: "17:00"}}}},
 			{EndUserAccountID: alan, Required: unical.Some(false)},

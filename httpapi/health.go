@@ -89,7 +89,7 @@ func checkReadiness(ctx context.Context, client *unical.Client) (bool, *readyChe
 			checks.Store = "timeout"
 		}
 	}
-	if !client.EngineRunning() {
+	if !client.Outbox().EngineRunning() {
 		ready = false
 		checks.WebhookEngine = "not_running"
 	}

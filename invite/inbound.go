@@ -172,7 +172,7 @@ func (r *receiver) reply(ctx context.Context) (*Received, error) {
 			return nil, err
 		}
 	}
-	now := r.c.Now().UTC()
+	now := r.c.Config().Now().UTC()
 	_, err = updateRecord(ctx, r.c.Store(), r.app.ID, acct.ID, key, func(cur *record) (*record, error) {
 		if cur == nil {
 			return nil, nil
@@ -314,7 +314,7 @@ func (r *receiver) request(ctx context.Context) (*Received, error) {
 	reply := *e
 	reply.ICalUID = r.in.UID
 	reply.Attendees = []unical.Attendee{{Email: room.Email, ResponseStatus: answer}}
-	now := r.c.Now().UTC()
+	now := r.c.Config().Now().UTC()
 	_, err = updateRecord(ctx, r.c.Store(), r.app.ID, room.ID, key, func(cur *record) (*record, error) {
 		if cur == nil {
 			cur = &record{UID: r.in.UID}

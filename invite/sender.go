@@ -59,7 +59,7 @@ type SenderConfig struct {
 // NewSender returns a sender over c's Store and mail settings.
 func NewSender(c *unical.Client, cfg SenderConfig) *Sender {
 	s := &Sender{client: c, owner: ids.New("sender"), retries: cfg.RetrySchedule, interval: cfg.ScanInterval,
-		wake: cfg.Wakeup, log: c.Logger()}
+		wake: cfg.Wakeup, log: c.Config().Logger}
 	for _, t := range []unical.ProviderType{unical.ProviderVirtual, unical.ProviderCalDAV} {
 		p, err := c.Provider(t)
 		for err == nil && s.wake == nil && p != nil {
@@ -164,7 +164,7 @@ func (s *Sender) sendAccount(ctx context.Context, app *unical.Application, accou
 // records the outcome.
 func (s *Sender) sendRecord(ctx context.Context, app *unical.Application, accountID, key string) error {
 	st := s.client.Store()
-	now := s.client.Now().UTC()
+	now := s.client.Config().Now().UTC()
 	var claimed []outgoing
 	_, err := updateRecord(ctx, st, app.ID, accountID, key, func(r *record) (*record, error) {
 		claimed = claimed[:0]
@@ -212,7 +212,7 @@ func (s *Sender) sendRecord(ctx context.Context, app *unical.Application, accoun
 // record writes the outcome of sending message id: sent, retried later,
 // or failed.
 func (s *Sender) record(ctx context.Context, appID, accountID, key, id string, sendErr error) error {
-	now := s.client.Now().UTC()
+	now := s.client.Config().Now().UTC()
 	_, err := updateRecord(ctx, s.client.Store(), appID, accountID, key, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, nil

@@ -87,7 +87,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	m.WatchStore(client.StoreStats)
+	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
 	// With a deadline, as unicald serves: routeMux then routes a copy of
 	// the request, whose route the metrics must still see.
 	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
@@ -348,7 +348,7 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.WatchStore(client.StoreStats)
+	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
 	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{Metrics: m.Handler()}))
 	t.Cleanup(srv.Close)
 

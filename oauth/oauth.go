@@ -117,16 +117,16 @@ func AuthorizeURL(ctx context.Context, c *unical.Client, appID string, t unical.
 		return "", &unical.Error{Code: unical.CodeInvalid, Field: "prompt", Allowed: prompts,
 			Message: "prompt must be one of " + strings.Join(prompts, ", ") + "."}
 	}
-	callback := c.OAuthCallbackURL()
+	callback := c.Config().OAuthCallbackURL()
 	if callback == "" {
 		return "", unical.Errorf(unical.CodeNotImplemented, "The server has no public URL configured, so it cannot receive OAuth callbacks.")
 	}
 	flow := oauthstate.New()
 	flow.ApplicationID, flow.ProviderType, flow.RedirectHash = appID, string(t), oauthstate.RedirectHash(params.RedirectURL)
-	flow.State, flow.LoginHint, flow.ExpiresAt = params.State, params.LoginHint, c.Now().Add(c.FlowTTL())
+	flow.State, flow.LoginHint, flow.ExpiresAt = params.State, params.LoginHint, c.Config().Now().Add(c.Config().FlowTTL)
 	return op.AuthCodeURL(settings, &unical.AuthCodeRequest{
 		RedirectURI:   callback,
-		State:         oauthstate.Seal(c.OAuthStates(), flow),
+		State:         oauthstate.Seal(c.Keys().OAuthStates(), flow),
 		CodeChallenge: flow.Challenge(),
 		Prompt:        params.Prompt,
 		LoginHint:     params.LoginHint,
@@ -158,11 +158,11 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	if params.State == "" {
 		return "", unical.FieldError("state", "state is required.")
 	}
-	flow, err := oauthstate.Open(c.OAuthStates(), params.State)
+	flow, err := oauthstate.Open(c.Keys().OAuthStates(), params.State)
 	if err != nil {
 		return "", unical.FieldError("state", "state was not issued by this server.")
 	}
-	now := c.Now().UTC()
+	now := c.Config().Now().UTC()
 	expired := unical.FieldError("state", "This sign-in link was already used or has expired; start again.")
 	if !now.Before(flow.ExpiresAt) {
 		return "", expired
@@ -202,12 +202,12 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	if err != nil {
 		return "", err
 	}
-	conn, err := op.Exchange(ctx, settings, &unical.CodeExchange{Code: params.Code, RedirectURI: c.OAuthCallbackURL(), CodeVerifier: flow.Verifier})
+	conn, err := op.Exchange(ctx, settings, &unical.CodeExchange{Code: params.Code, RedirectURI: c.Config().OAuthCallbackURL(), CodeVerifier: flow.Verifier})
 	if errors.Is(err, identity.ErrEmailUnverified) {
 		return fail("email_unverified", "The provider has not verified the account's email address; nothing was connected.")
 	}
 	if err != nil {
-		c.Logger().WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
+		c.Config().Logger.WarnContext(ctx, "oauth code exchange failed", "app", flow.ApplicationID, "provider", t, "err", err)
 		return fail("exchange_failed", "The authorization code could not be exchanged for tokens.")
 	}
 	if conn.Email == "" {
@@ -222,7 +222,7 @@ func Complete(ctx context.Context, c *unical.Client, params *CallbackParams) (st
 	}
 	acct, err := a.SaveOAuthConnection(ctx, t, conn)
 	if errors.Is(err, identity.ErrOtherSubject) {
-		c.Logger().WarnContext(ctx, "oauth sign-in of another identity than the account with its email", "app", flow.ApplicationID, "provider", t)
+		c.Config().Logger.WarnContext(ctx, "oauth sign-in of another identity than the account with its email", "app", flow.ApplicationID, "provider", t)
 		return fail("account_conflict", "The account with this email address belongs to another identity at the provider; nothing was changed.")
 	}
 	if err != nil {

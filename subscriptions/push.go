@@ -29,7 +29,7 @@ var errUnchanged = errors.New("subscriptions: unchanged")
 // matched with one read and no index; the watch token, not the address,
 // is what authenticates it.
 func notificationURL(c *unical.Client, sub *unical.SubscriptionRecord) string {
-	return c.PublicURL() + "/v1/notifications/" + sub.Provider.PathName() + "/" + url.PathEscape(sub.ApplicationID) + "/" + url.PathEscape(sub.ID)
+	return c.Config().PublicURL + "/v1/notifications/" + sub.Provider.PathName() + "/" + url.PathEscape(sub.ApplicationID) + "/" + url.PathEscape(sub.ID)
 }
 
 // session opens the provider session of sub's account.
@@ -46,16 +46,16 @@ func session(ctx context.Context, c *unical.Client, sub *unical.SubscriptionReco
 // subscription is polled instead, so the failure is only logged.
 func startWatch(ctx context.Context, c *unical.Client, p unical.Provider, s *unical.Session, sub *unical.SubscriptionRecord) {
 	w, ok := unical.WatcherOf(p)
-	if !ok || c.PublicURL() == "" {
+	if !ok || c.Config().PublicURL == "" {
 		return
 	}
 	req := &unical.WatchRequest{
 		CalendarID: sub.CalendarID, Address: notificationURL(c, sub),
-		Token: ids.Random(24), Expiration: c.Now().Add(watchLifetime),
+		Token: ids.Random(24), Expiration: c.Config().Now().Add(watchLifetime),
 	}
 	watch, err := w.Watch(ctx, s, req)
 	if err != nil {
-		c.Logger().WarnContext(ctx, "provider watch failed; polling instead", "subscription", sub.ID, "err", err)
+		c.Config().Logger.WarnContext(ctx, "provider watch failed; polling instead", "subscription", sub.ID, "err", err)
 		return
 	}
 	setWatch(sub, watch, req.Token)
@@ -79,7 +79,7 @@ func setWatch(sub *unical.SubscriptionRecord, w *unical.Watch, token string) {
 // is polled from then on; while it still runs, a failed renewal leaves it
 // for the next try.
 func RenewWatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionRecord) error {
-	now := c.Now()
+	now := c.Config().Now()
 	renewed, token, err := providerRenewWatch(ctx, c, sub)
 	if err != nil && now.Before(sub.Watch.Expiration) {
 		return err // try again on the next pass while the watch still runs
@@ -105,12 +105,12 @@ func providerRenewWatch(ctx context.Context, c *unical.Client, sub *unical.Subsc
 		return nil, token, err
 	}
 	w, ok := unical.WatcherOf(p)
-	if !ok || c.PublicURL() == "" {
+	if !ok || c.Config().PublicURL == "" {
 		return nil, token, unical.Errorf(unical.CodeNotImplemented, "push is no longer available")
 	}
 	renewed, err := w.RenewWatch(ctx, s, sub.Watch, &unical.WatchRequest{
 		CalendarID: sub.CalendarID, Address: notificationURL(c, sub),
-		Token: token, Expiration: c.Now().Add(watchLifetime),
+		Token: token, Expiration: c.Config().Now().Add(watchLifetime),
 	})
 	return renewed, token, err
 }
@@ -126,7 +126,7 @@ func replaceWatch(ctx context.Context, c *unical.Client, sub *unical.Subscriptio
 			return errUnchanged
 		}
 		setWatch(r, w, token)
-		r.UpdatedAt = c.Now().UTC()
+		r.UpdatedAt = c.Config().Now().UTC()
 		return nil
 	})
 	if err != nil && !errors.Is(err, errUnchanged) && unical.ErrorCode(err) != unical.CodeNotFound {
@@ -142,7 +142,7 @@ func replaceWatch(ctx context.Context, c *unical.Client, sub *unical.Subscriptio
 func reauthorizeWatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionRecord) error {
 	renewed, token, err := providerRenewWatch(ctx, c, sub)
 	if err != nil {
-		c.Logger().WarnContext(ctx, "reauthorize provider watch failed; polling instead", "subscription", sub.ID, "err", err)
+		c.Config().Logger.WarnContext(ctx, "reauthorize provider watch failed; polling instead", "subscription", sub.ID, "err", err)
 		return dropWatch(ctx, c, sub)
 	}
 	return replaceWatch(ctx, c, sub, renewed, token)
@@ -158,7 +158,7 @@ func rewatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionReco
 	if _, p, s, err := session(ctx, c, sub); err == nil {
 		startWatch(ctx, c, p, s, &fresh) // logs its own failure
 	} else {
-		c.Logger().WarnContext(ctx, "provider watch removed; polling instead", "subscription", sub.ID, "err", err)
+		c.Config().Logger.WarnContext(ctx, "provider watch removed; polling instead", "subscription", sub.ID, "err", err)
 	}
 	if fresh.Watch == nil {
 		return dropWatch(ctx, c, sub)
@@ -166,7 +166,7 @@ func rewatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionReco
 	if err := replaceWatch(ctx, c, sub, fresh.Watch, fresh.Watch.Token); err != nil {
 		return err
 	}
-	_, err := c.EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+	_, err := c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -177,7 +177,7 @@ func dropWatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionRe
 	if err := replaceWatch(ctx, c, sub, nil, ""); err != nil {
 		return err
 	}
-	_, err := c.EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+	_, err := c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -214,7 +214,7 @@ func HandleNotification(ctx context.Context, c *unical.Client, providerPath, app
 	// A notification is ignored when it cannot be read, or names changes
 	// of which none matches (a handshake names none and is answered).
 	ignored := true
-	defer func() { c.Observer().PushNotification(t, ignored) }()
+	defer func() { c.Config().Observer.PushNotification(t, ignored) }()
 	res, err := w.ParseNotification(n)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func HandleNotification(ctx context.Context, c *unical.Client, providerPath, app
 	if err != nil {
 		return nil, err
 	}
-	log := c.Logger()
+	log := c.Config().Logger
 	for _, ch := range res.Changes {
 		if sub.Watch == nil || ch.WatchID != sub.Watch.ID ||
 			subtle.ConstantTimeCompare([]byte(ch.Token), []byte(sub.Watch.Token)) != 1 {
@@ -243,12 +243,12 @@ func HandleNotification(ctx context.Context, c *unical.Client, providerPath, app
 			// burst's later notifications find nothing left and queue
 			// nothing, and neither a reconcile nor a poll lists them again.
 			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
-			err = c.CheckSubscription(lctx, sub)
+			err = c.DetectChanges(lctx, sub, false)
 			cancel()
 		case ch.Kind == unical.WatchChanged:
-			err = c.EnqueueCoalesced(ctx, sub)
+			err = c.Outbox().EnqueueCoalesced(ctx, sub)
 		case ch.Kind == unical.WatchMissed:
-			_, err = c.EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+			_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the

@@ -149,7 +149,7 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 	if params.WebhookURL == "" {
 		return nil, unical.FieldError("webhookUrl", "webhookUrl is required.")
 	}
-	if err := c.CheckWebhookURL("webhookUrl", params.WebhookURL); err != nil {
+	if err := unical.CheckWebhookURL("webhookUrl", params.WebhookURL, c.Config().AllowPrivateTargets); err != nil {
 		return nil, err
 	}
 	rate := DefaultRateLimit
@@ -172,7 +172,7 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		}
 		return nil, app.ProviderFailed(ctx, accountID, err)
 	}
-	now := c.Now().UTC()
+	now := c.Config().Now().UTC()
 	secret := webhook.NewSecret()
 	sub := &unical.SubscriptionRecord{
 		Subscription: unical.Subscription{
@@ -183,15 +183,15 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		RateLimit:     rate,
 		// The first check comes at a random point of the first interval,
 		// so that subscriptions made together are not checked together.
-		NextCheckAt: firstCheck(now, c.ChangePollInterval()),
+		NextCheckAt: firstCheck(now, c.Config().ChangePollInterval),
 	}
-	c.SealSubscriptionSecret(sub, secret)
+	c.Keys().SealSubscriptionSecret(sub, secret)
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
 	if cursor, err := unical.SyncCursor(ctx, p, s, params.CalendarID); err == nil {
 		sub.Cursor, sub.CursorAt = cursor, now
 	} else {
-		c.Logger().WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
+		c.Config().Logger.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
 	}
 	startWatch(ctx, c, p, s, sub)
 	if err := c.Store().CreateSubscription(ctx, sub); err != nil {

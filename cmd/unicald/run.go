@@ -341,7 +341,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		met.WatchStore(client.StoreStats)
+		met.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, store) })
 		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger})
 		if err != nil {
 			return err

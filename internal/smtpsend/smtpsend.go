@@ -204,7 +204,7 @@ func LoadSettings(c *unical.Client, app *unical.Application) (*Settings, error) 
 	if app.SealedMail == nil {
 		return nil, nil
 	}
-	data, err := c.MailSealer().Open(app.SealedMail, seal.MailBinding(app.ID))
+	data, err := c.Keys().MailSealer().Open(app.SealedMail, seal.MailBinding(app.ID))
 	var set Settings
 	if err == nil {
 		err = json.Unmarshal(data, &set)
@@ -225,7 +225,7 @@ func SaveSettings(c *unical.Client, app *unical.Application, set *Settings) erro
 	if err != nil {
 		return err
 	}
-	app.SealedMail = c.MailSealer().Seal(data, seal.MailBinding(app.ID))
+	app.SealedMail = c.Keys().MailSealer().Seal(data, seal.MailBinding(app.ID))
 	return nil
 }
 
@@ -240,5 +240,5 @@ func ForApplication(c *unical.Client, app *unical.Application) (*Server, *Settin
 	if set == nil {
 		return nil, nil, &unical.Error{Code: unical.CodeConflict, Field: "mail", Message: "The application has no mail settings; set them first (docs/operations.md)."}
 	}
-	return &Server{URL: set.SMTPURL, Username: set.Username, Password: set.Password, AllowPrivate: c.WebhookConfig().AllowPrivateTargets}, set, nil
+	return &Server{URL: set.SMTPURL, Username: set.Username, Password: set.Password, AllowPrivate: c.Config().WebhookConfig.AllowPrivateTargets}, set, nil
 }

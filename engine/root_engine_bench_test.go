@@ -1,4 +1,4 @@
-package unical_test
+package engine_test
 
 import (
 	"context"
@@ -136,7 +136,7 @@ func BenchmarkDelivery(b *testing.B) {
 		for range b.N {
 			<-tick.C
 			start := time.Now()
-			id, err := env.Client.EnqueueChangeForTest(ctx, env.App.ID(), subID)
+			id, err := enqueueChange(ctx, env.Client, env.App.ID(), subID)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -352,4 +352,15 @@ func deliveredResults(msgs []*unical.OutboxMessage) []unical.DeliveryResult {
 			EventType: m.EventType, Attempt: 1, At: time.Now(), StatusCode: 204, ExpiresAt: time.Now().Add(time.Hour)}})
 	}
 	return results
+}
+
+// enqueueChange queues a calendar.event.changed message for a
+// subscription the way change detection does (waking a running engine),
+// so that benchmarks can time detection-to-delivery without a provider.
+func enqueueChange(ctx context.Context, c *unical.Client, appID, subID string) (string, error) {
+	sub, err := c.Store().GetSubscription(ctx, appID, subID)
+	if err != nil {
+		return "", err
+	}
+	return c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventChanged, nil)
 }

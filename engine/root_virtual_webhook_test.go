@@ -1,4 +1,4 @@
-package unical_test
+package engine_test
 
 import (
 	"context"

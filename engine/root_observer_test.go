@@ -1,4 +1,4 @@
-package unical_test
+package engine_test
 
 import (
 	"context"
@@ -227,7 +227,7 @@ func TestObserver_Deliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	rcv.SetSecret(sub.EndpointSecret)
-	if _, err := client.EnqueueChangeForTest(ctx, app.ID(), sub.WebhookSubscriptionID); err != nil {
+	if _, err := enqueueChange(ctx, client, app.ID(), sub.WebhookSubscriptionID); err != nil {
 		t.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
