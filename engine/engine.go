@@ -239,16 +239,30 @@ type Engine struct {
 	started time.Time
 }
 
-// New returns an engine for c over st, with the settings of
-// c.WebhookConfig(); it starts nothing (see [Engine.Run]).
-func New(c Client, st Store) (*Engine, error) {
+// Config configures an Engine. Client and Store are required.
+type Config struct {
+	// Client is what the engine calls back into (change detection, the
+	// signing secrets, the cache); [ClientOf] a *unical.Client is one.
+	// Its WebhookConfig() are the engine's settings.
+	Client Client
+	// Store is the outbox, delivery log and subscriptions it works on.
+	Store Store
+}
+
+// New returns an engine for cfg.Client over cfg.Store, with the settings
+// of cfg.Client.WebhookConfig(); it starts nothing (see [Engine.Run]).
+func New(cfg Config) (*Engine, error) {
+	c, st := cfg.Client, cfg.Store
+	if c == nil || st == nil {
+		return nil, errors.New("engine: Config.Client and Config.Store are required")
+	}
 	wc := c.WebhookConfig()
-	cfg, err := newEngineConfig(&wc)
+	ec, err := newEngineConfig(&wc)
 	if err != nil {
 		return nil, err
 	}
 	return &Engine{
-		engineConfig: cfg,
+		engineConfig: ec,
 		c:            c,
 		store:        st,
 		sender:       wc.WebhookSender,
@@ -261,7 +275,7 @@ func New(c Client, st Store) (*Engine, error) {
 
 // Run runs the engine for c over its Store (see [New] and [Engine.Run]).
 func Run(ctx context.Context, c *unical.Client) error {
-	e, err := New(ClientOf(c), c.Store())
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
 	if err != nil {
 		return err
 	}
@@ -270,7 +284,7 @@ func Run(ctx context.Context, c *unical.Client) error {
 
 // PollChanges checks c's subscriptions once (see [Engine.PollChanges]).
 func PollChanges(ctx context.Context, c *unical.Client) error {
-	e, err := New(ClientOf(c), c.Store())
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
 	if err != nil {
 		return err
 	}

@@ -217,7 +217,7 @@ func (r *recordingSender) requests() []string {
 // start runs the engine until the test ends.
 func start(tb testing.TB, c engine.Client, st engine.Store) {
 	tb.Helper()
-	e, err := engine.New(c, st)
+	e, err := engine.New(engine.Config{Client: c, Store: st})
 	if err != nil {
 		tb.Fatalf("New() = %v", err)
 	}
@@ -348,7 +348,7 @@ func TestEngine_Sweep(t *testing.T) {
 		cfg.DeliveredRetention, cfg.FailedRetention = time.Hour, -1
 	})
 	c.now = now
-	e, err := engine.New(c, st)
+	e, err := engine.New(engine.Config{Client: c, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestEngine_RenewsWatchesDueSoon(t *testing.T) {
 		cfg.ReconcileInterval = -1
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
-	e, err := engine.New(c, st)
+	e, err := engine.New(engine.Config{Client: c, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -337,7 +337,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		defer store.Close()
 		defer client.Close()
-		webhooks, err := engine.New(engine.ClientOf(client), store)
+		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store})
 		if err != nil {
 			return err
 		}
