@@ -203,7 +203,7 @@ func BenchmarkPolling(b *testing.B) {
 	b.Run("Bolt", func(b *testing.B) { benchmarkPolling(b, nil) })
 	b.Run("Postgres", func(b *testing.B) {
 		url := pgtest.Start(b, pgtest.Options{Durable: true}).NewDatabase(b)
-		store, err := postgres.Open(b.Context(), url)
+		store, err := postgres.Open(b.Context(), postgres.Config{URL: url})
 		if err != nil {
 			b.Fatal(err)
 		}

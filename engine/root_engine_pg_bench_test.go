@@ -38,7 +38,7 @@ func BenchmarkDeliveryStores(b *testing.B) {
 			return s
 		}},
 		{"postgres", func(b *testing.B) unical.Store {
-			s, err := postgres.Open(b.Context(), cluster.NewDatabase(b))
+			s, err := postgres.Open(b.Context(), postgres.Config{URL: cluster.NewDatabase(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

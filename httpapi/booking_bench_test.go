@@ -135,7 +135,7 @@ func BenchmarkBookingCreate(b *testing.B) {
 				}
 				store = s
 			case "postgres":
-				s, err := postgres.Open(b.Context(), pgtest.Start(b, pgtest.Options{}).NewDatabase(b), postgres.MaxConns(16))
+				s, err := postgres.Open(b.Context(), postgres.Config{URL: pgtest.Start(b, pgtest.Options{}).NewDatabase(b), MaxConns: 16})
 				if err != nil {
 					b.Fatal(err)
 				}

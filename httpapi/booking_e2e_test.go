@@ -316,7 +316,7 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 	var servers []*httptest.Server
 	var first *unical.Client
 	for range 3 {
-		s, err := postgres.Open(t.Context(), url, postgres.MaxConns(8))
+		s, err := postgres.Open(t.Context(), postgres.Config{URL: url, MaxConns: 8})
 		if err != nil {
 			t.Fatal(err)
 		}

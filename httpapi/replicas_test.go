@@ -52,7 +52,7 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	url := pgtest.Start(t, pgtest.Options{}).NewDatabase(t)
 	key := seal.NewKey()
 	replica := func() (*unical.Client, *countingStore, *httptest.Server) {
-		s, err := postgres.Open(t.Context(), url, postgres.MaxConns(2))
+		s, err := postgres.Open(t.Context(), postgres.Config{URL: url, MaxConns: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

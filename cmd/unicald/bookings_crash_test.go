@@ -133,7 +133,7 @@ func TestReplicas_BookingsSurviveAKill(t *testing.T) {
 
 	// Recovery as a surviving replica runs it once the leases are over:
 	// a Client whose clock is 5 minutes ahead.
-	store, err := postgres.Open(t.Context(), storeURL)
+	store, err := postgres.Open(t.Context(), postgres.Config{URL: storeURL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -296,7 +296,7 @@ func TestReplicas(t *testing.T) {
 	}
 
 	// Meanwhile: a burst for a subscription limited to 2 per second.
-	store, err := postgres.Open(t.Context(), storeURL)
+	store, err := postgres.Open(t.Context(), postgres.Config{URL: storeURL})
 	if err != nil {
 		t.Fatal(err)
 	}

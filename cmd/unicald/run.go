@@ -152,7 +152,7 @@ func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Opti
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
 	defer cancel()
-	store, err := postgres.Open(ctx, sf.storeURL)
+	store, err := postgres.Open(ctx, postgres.Config{URL: sf.storeURL})
 	if err != nil {
 		// pgx masks the password in what it reports; scrubbing it here
 		// as well keeps that promise whatever the driver says.

@@ -87,7 +87,7 @@ func seed(args []string) error {
 		if key, err = seal.ParseKey(os.Getenv("UNICAL_MASTER_KEY")); err != nil {
 			return fmt.Errorf("-store needs UNICAL_MASTER_KEY: %w", err)
 		}
-		if store, err = postgres.Open(context.Background(), *storeURL); err != nil {
+		if store, err = postgres.Open(context.Background(), postgres.Config{URL: *storeURL}); err != nil {
 			return err
 		}
 	case *dataDir == "":

@@ -17,7 +17,7 @@ func TestStore_OutboxWakeups(t *testing.T) {
 	t.Parallel()
 	url := pgtest.Shared(t).NewDatabase(t)
 	open := func() *postgres.Store {
-		s, err := postgres.Open(t.Context(), url, postgres.MaxConns(2))
+		s, err := postgres.Open(t.Context(), postgres.Config{URL: url, MaxConns: 2})
 		if err != nil {
 			t.Fatalf("Open(): %v", err)
 		}

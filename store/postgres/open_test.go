@@ -19,7 +19,7 @@ var t0 = time.Date(2031, time.March, 14, 15, 9, 26, 0, time.UTC)
 // openURL opens a Store at url and closes it when the test ends.
 func openURL(tb testing.TB, url string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), url, postgres.MaxConns(2))
+	s, err := postgres.Open(tb.Context(), postgres.Config{URL: url, MaxConns: 2})
 	if err != nil {
 		tb.Fatalf("Open(): %v", err)
 	}
@@ -68,7 +68,7 @@ func TestOpen_MigratesOnceAndReopens(t *testing.T) {
 	errs := make([]error, len(stores))
 	var wg sync.WaitGroup
 	for i := range stores {
-		wg.Go(func() { stores[i], errs[i] = postgres.Open(t.Context(), url, postgres.MaxConns(2)) })
+		wg.Go(func() { stores[i], errs[i] = postgres.Open(t.Context(), postgres.Config{URL: url, MaxConns: 2}) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -113,7 +113,7 @@ func TestOpen_NewerSchema(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "INSERT INTO unical_schema (version, name) VALUES ($1, 'from_the_future.sql')", newer); err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.Open(t.Context(), url)
+	s, err := postgres.Open(t.Context(), postgres.Config{URL: url})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open() of a database with a newer schema succeeded")
@@ -140,7 +140,7 @@ func TestOpen_Unreachable(t *testing.T) {
 	// refused at once.
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	s, err := postgres.Open(ctx, "postgres://unical:"+password+"@127.0.0.1:1/unical?sslmode=disable&connect_timeout=5")
+	s, err := postgres.Open(ctx, postgres.Config{URL: "postgres://unical:" + password + "@127.0.0.1:1/unical?sslmode=disable&connect_timeout=5"})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open() of an unreachable database succeeded")
@@ -157,7 +157,7 @@ func TestOpen_Unreachable(t *testing.T) {
 func TestOpen_BadURL(t *testing.T) {
 	t.Parallel()
 	const password = "s3cret-Pa55word"
-	_, err := postgres.Open(t.Context(), "postgres://unical:"+password+"@127.0.0.1:notaport/unical")
+	_, err := postgres.Open(t.Context(), postgres.Config{URL: "postgres://unical:" + password + "@127.0.0.1:notaport/unical"})
 	if code := unical.ErrorCode(err); code != unical.CodeInvalid {
 		t.Errorf("Open() code = %q, want %q (err: %v)", code, unical.CodeInvalid, err)
 	}

@@ -34,39 +34,35 @@ type Store struct {
 	changes changeFeed
 }
 
-// Option tunes [Open].
-type Option func(*pgxpool.Config)
-
-// MaxConns caps the connections the Store keeps open to the database.
-// Without it the URL's pool_max_conns parameter counts, and without that
-// pgxpool's default: 4, or the number of CPUs when there are more.
-func MaxConns(n int32) Option {
-	return func(c *pgxpool.Config) {
-		if n > 0 {
-			c.MaxConns = n
-		}
-	}
+// Config configures [Open]. URL is required.
+type Config struct {
+	// URL is the database: a postgres:// URL or a key=value connection
+	// string, as libpq takes them.
+	URL string
+	// MaxConns caps the connections the Store keeps open to the database.
+	// 0: the URL's pool_max_conns parameter counts, and without that
+	// pgxpool's default: 4, or the number of CPUs when there are more.
+	MaxConns int32
 }
 
-// Open connects to the database at url (a postgres:// URL or a key=value
-// connection string, as libpq takes them), creates or migrates its schema,
+// Open connects to the database at cfg.URL, creates or migrates its schema,
 // and returns the Store. Several processes may open the same database at
 // once: migrations run under an advisory lock, one process at a time.
 //
 // It fails with CodeStoreUnavailable when the database cannot be reached,
-// CodeInvalid when url cannot be parsed, and CodeInternal when the
+// CodeInvalid when the URL cannot be parsed, and CodeInternal when the
 // database's schema is newer than this binary knows. No error carries the
 // URL's password.
-func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	pcfg, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		// pgconn's parse errors name the URL with its password masked.
 		return nil, unical.WrapError(unical.CodeInvalid, fmt.Errorf("postgres: %w", err), "The PostgreSQL connection URL cannot be parsed.")
 	}
-	for _, o := range opts {
-		o(cfg)
+	if cfg.MaxConns > 0 {
+		pcfg.MaxConns = cfg.MaxConns
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, translate("open", err)
 	}

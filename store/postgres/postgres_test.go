@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func mustOpen(tb testing.TB) *postgres.Store {
 	tb.Helper()
 	url := pgtest.Shared(tb).NewClearedDatabase(tb, "unical_schema")
-	s, err := postgres.Open(tb.Context(), url, postgres.MaxConns(4))
+	s, err := postgres.Open(tb.Context(), postgres.Config{URL: url, MaxConns: 4})
 	if err != nil {
 		tb.Fatalf("Open(): %v", err)
 	}
