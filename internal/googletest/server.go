@@ -133,6 +133,9 @@ type state struct {
 
 	faults   []*Fault
 	requests []requestRecord
+	// revokeTokens are the tokens of the revocation requests that reached
+	// the revocation endpoint (not faulted), in order.
+	revokeTokens []string
 
 	// serviceAccounts are by client_email; see [Server.AddServiceAccount].
 	serviceAccounts map[string]*ServiceAccount
