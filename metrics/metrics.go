@@ -185,6 +185,31 @@ func (m *Metrics) DeliveryCounts() map[string]float64 {
 	return out
 }
 
+// RequestCounts returns the HTTP requests served since the process
+// started by status code ("200", "404"), summed over routes and methods:
+// read from the counters unical_http_requests_total exports, so that the
+// dashboard's overview and /metrics show the same numbers.
+func (m *Metrics) RequestCounts() map[string]float64 {
+	ch := make(chan prometheus.Metric)
+	go func() {
+		m.httpRequests.Collect(ch)
+		close(ch)
+	}()
+	out := map[string]float64{}
+	for metric := range ch {
+		var c dto.Metric
+		if err := metric.Write(&c); err != nil {
+			continue
+		}
+		for _, l := range c.GetLabel() {
+			if l.GetName() == "status" {
+				out[l.GetValue()] += c.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}
+
 // Registry is the registry the metrics are in, for a program that adds
 // its own.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
