@@ -17,6 +17,61 @@ import (
 	"github.com/unical/unical/internal/davtest"
 )
 
+// dashboardServe is a unicald serve on a loopback port of its own, for
+// a browser test: its admin token set, its first start's application and
+// API key read from its output.
+type dashboardServe struct {
+	srv                         *running
+	base, apiKey, appID, appURL string
+	adminToken                  string
+}
+
+// serveDashboard starts unicald serve with adminToken and args (beyond
+// --addr and --public-url).
+func serveDashboard(t *testing.T, adminToken string, args ...string) *dashboardServe {
+	t.Helper()
+	addr := freeLoopbackPort(t)
+	ds := &dashboardServe{base: "http://" + addr, adminToken: adminToken}
+	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
+	ds.srv = startServe(t, &Main{Getenv: func(k string) string { return env[k] }}, t.TempDir(), append([]string{"--addr", addr, "--public-url", ds.base}, args...)...)
+	ds.apiKey = apiKeyFrom(t, ds.srv.Stdout.String())
+	ds.appID = regexp.MustCompile(`applicationId: +(\S+)`).FindStringSubmatch(ds.srv.Stdout.String())[1]
+	ds.appURL = ds.base + "/dashboard/apps/" + ds.appID
+	return ds
+}
+
+// login logs b in to the dashboard with the admin token, by keyboard.
+func (ds *dashboardServe) login(b *browser) {
+	b.open(ds.base + "/dashboard/login")
+	b.submit("login", chromedp.KeyEvent(ds.adminToken+"\r"))
+}
+
+// create sends body to path with the API key and returns the id of what
+// it made.
+func (ds *dashboardServe) create(t *testing.T, what, path string, body any) string {
+	t.Helper()
+	status, resp := request(t, "POST", ds.base+path, ds.apiKey, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s = %d %s", what, status, resp)
+	}
+	var created struct{ ID string }
+	if err := json.Unmarshal(resp, &created); err != nil {
+		t.Fatal(err)
+	}
+	return created.ID
+}
+
+// createQuickstart makes the README Quickstart's account and its two
+// events (Planning, and three Standups) and returns the account's id.
+func (ds *dashboardServe) createQuickstart(t *testing.T, quickstart map[string]string) string {
+	t.Helper()
+	id := ds.create(t, "the Quickstart's account", "/v1/endUserAccounts", quickstartBody(t, quickstart, "account"))
+	for _, step := range []string{"event", "recurring"} {
+		ds.create(t, "the Quickstart's "+step, "/v1/events/"+id+"/primary", quickstartBody(t, quickstart, step))
+	}
+	return id
+}
+
 // slotBlocks turns the slots of a POST /v1/availability answer into what
 // browser.weekBlocks reads from a grid of free slots: the day, the start
 // time, "Free" and the hour the block's top is drawn at, in loc.
@@ -57,37 +112,16 @@ func TestDashboard_AvailabilityExplorer_Browser(t *testing.T) {
 	t.Parallel()
 	_, quickstart := readQuickstart(t)
 	b := newBrowser(t)
-	const adminToken = "uat_browser-explorer-admin-token-0123456789ab"
-	addr := freeLoopbackPort(t)
-	base := "http://" + addr
-	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
-	srv := startServe(t, &Main{Getenv: func(k string) string { return env[k] }}, t.TempDir(), "--addr", addr, "--public-url", base)
-	apiKey := apiKeyFrom(t, srv.Stdout.String())
-	appID := regexp.MustCompile(`applicationId: +(\S+)`).FindStringSubmatch(srv.Stdout.String())[1]
-	appURL := base + "/dashboard/apps/" + appID
-
-	create := func(what, path string, body any) string {
-		t.Helper()
-		status, resp := request(t, "POST", base+path, apiKey, body)
-		if status != http.StatusOK {
-			t.Fatalf("%s = %d %s", what, status, resp)
-		}
-		var created struct{ ID string }
-		json.Unmarshal(resp, &created)
-		return created.ID
-	}
-	room := create("the Quickstart's account", "/v1/endUserAccounts", quickstartBody(t, quickstart, "account"))
-	for _, step := range []string{"event", "recurring"} {
-		create("the Quickstart's "+step, "/v1/events/"+room+"/primary", quickstartBody(t, quickstart, step))
-	}
-	grace := create("a second account", "/v1/endUserAccounts", map[string]any{"email": "grace@example.com", "providerType": "VIRTUAL"})
-	create("Grace's event", "/v1/events/"+grace+"/primary", map[string]any{
+	ds := serveDashboard(t, "uat_browser-explorer-admin-token-0123456789ab")
+	base, apiKey, appURL := ds.base, ds.apiKey, ds.appURL
+	room := ds.createQuickstart(t, quickstart)
+	grace := ds.create(t, "a second account", "/v1/endUserAccounts", map[string]any{"email": "grace@example.com", "providerType": "VIRTUAL"})
+	ds.create(t, "Grace's event", "/v1/events/"+grace+"/primary", map[string]any{
 		"title": "Dentist", "start": map[string]any{"dateTime": "2030-01-08T10:30:00+01:00", "timeZone": "Europe/Berlin"},
 		"end": map[string]any{"dateTime": "2030-01-08T12:00:00+01:00", "timeZone": "Europe/Berlin"},
 	})
 
-	b.open(base + "/dashboard/login")
-	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
+	ds.login(b)
 	if status := b.open(appURL + "/availability"); status != http.StatusOK {
 		t.Fatalf("availability explorer = %d:\n%s", status, b.text())
 	}
@@ -172,7 +206,7 @@ func TestDashboard_AvailabilityExplorer_Browser(t *testing.T) {
 		t.Errorf("the navigation links %d pages, want every page: %q", len(pages), pages)
 	}
 	for _, page := range pages {
-		if u, err := url.Parse(page); err != nil || u.Host != addr {
+		if u, err := url.Parse(page); err != nil || "http://"+u.Host != base {
 			t.Errorf("the navigation links %q, outside the dashboard", page)
 			continue
 		}
@@ -197,17 +231,9 @@ func TestDashboard_CalDAVForm_Browser(t *testing.T) {
 	const email = "form@example.com"
 	dav := davtest.StartUser(t, davtest.Radicale, email)
 	b := newBrowser(t)
-	const adminToken = "uat_browser-caldav-admin-token-0123456789abc"
-	addr := freeLoopbackPort(t)
-	base := "http://" + addr
-	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
-	srv := startServe(t, &Main{Getenv: func(k string) string { return env[k] }}, t.TempDir(), "--addr", addr, "--public-url", base, "--allow-private-targets")
-	appID := regexp.MustCompile(`applicationId: +(\S+)`).FindStringSubmatch(srv.Stdout.String())[1]
-	appURL := base + "/dashboard/apps/" + appID
-
-	b.open(base + "/dashboard/login")
-	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
-	b.open(appURL + "/accounts")
+	ds := serveDashboard(t, "uat_browser-caldav-admin-token-0123456789abc", "--allow-private-targets")
+	ds.login(b)
+	b.open(ds.appURL + "/accounts")
 	const wrong = "not-the-password-needle"
 	b.do("fill the CalDAV form",
 		chromedp.SendKeys(chromedp.ID("caldav-email"), email),
