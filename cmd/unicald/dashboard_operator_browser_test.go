@@ -259,6 +259,34 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	b.mustSee("health", "Ready", "Store", "Webhook engine", "running", "Webhook outbox", "waiting for delivery", "Error rate: 0.0% of 1 attempts")
 	b.shot("ops-06-health")
 
+	// The overview's accounts by provider and status are the
+	// unical_accounts gauge's (read from the store at most every 10 s).
+	accounts := func() (page, metrics map[string]string) {
+		page = map[string]string{}
+		for _, r := range b.rows("section[aria-labelledby=accounts-h] tbody tr") {
+			label := strings.ToLower(strings.Trim(r[0][strings.LastIndexByte(r[0], ' ')+1:], "()"))
+			page[label+" active"], page[label+" expired"] = r[1], r[2]
+		}
+		_, body := request(t, "GET", base+"/metrics", "", nil)
+		metrics = map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^unical_accounts\{provider="(\w+)",status="(\w+)"\} (\d+)$`).FindAllSubmatch(body, -1) {
+			metrics[string(m[1])+" "+string(m[2])] = string(m[3])
+		}
+		return page, metrics
+	}
+	b.open(dash + "/overview")
+	page, metrics = accounts()
+	for deadline := time.Now().Add(15 * time.Second); !cmp.Equal(page, metrics) && time.Now().Before(deadline); page, metrics = accounts() {
+		time.Sleep(500 * time.Millisecond)
+		b.open(dash + "/overview")
+	}
+	if d := cmp.Diff(metrics, page); d != "" {
+		t.Errorf("the overview's accounts differ from /metrics' unical_accounts (-metrics +overview):\n%s", d)
+	}
+	if page["virtual active"] != "1" || page["provider_c active"] != "1" {
+		t.Errorf("the overview counts %v, want the VIRTUAL and the CalDAV account active", page)
+	}
+
 	// The audit log: the dashboard's changes and the admin API's, newest
 	// first, naming ids and never a secret.
 	b.open(dash + "/audit")
