@@ -242,8 +242,9 @@ func (h *handler) createVirtualAccount(w http.ResponseWriter, r *http.Request, s
 type calDAVForm struct {
 	Email, Username, ServerURL string
 	// Field is the form field the error names (email, username,
-	// password, serverUrl), empty when it names none of them; Error is
-	// the error's message.
+	// password, serverUrl) and Error the error's message, shown beside
+	// it; both are empty when the error names none of them, and is shown
+	// above the page instead.
 	Field, Error string
 }
 
@@ -259,8 +260,7 @@ func (h *handler) connectCalDAVAccount(w http.ResponseWriter, r *http.Request, s
 		Email: form.Email, Username: form.Username, Password: r.PostFormValue("password"), ServerURL: form.ServerURL,
 	})
 	if err != nil {
-		form.Error = h.message(r, err)
-		summary := form.Error
+		summary := h.message(r, err)
 		var e *unical.Error
 		if errors.As(err, &e) && slices.Contains(calDAVFields, e.Field) {
 			form.Field, form.Error = e.Field, unical.ErrorMessage(err)
