@@ -63,8 +63,8 @@ type Options struct {
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// DeliveryCounts returns the webhook delivery attempts since start by
-	// outcome, for the health panel; unicald passes its metrics' counts
-	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
+	// outcome, for the overview; unicald passes its metrics' counts
+	// (metrics.Metrics.DeliveryCounts), so the overview and /metrics agree.
 	// Nil leaves the error rate out.
 	DeliveryCounts func() map[string]float64
 	// RequestCounts returns the HTTP requests served since start by

@@ -60,7 +60,7 @@ func (h *handler) handleReadyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // Readiness is what /readyz reports, for other pages that show it (the
-// dashboard's health panel): Store is "ok", "timeout" or "error",
+// dashboard's overview): Store is "ok", "timeout" or "error",
 // WebhookEngine "ok" or "not_running".
 type Readiness struct {
 	Ready         bool

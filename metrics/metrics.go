@@ -172,8 +172,8 @@ func (m *Metrics) Handler() http.Handler {
 
 // DeliveryCounts returns the webhook delivery attempts since the process
 // started, by outcome (engine.DeliveryOutcomes): read from the counters
-// unical_webhook_deliveries_total exports, so that the dashboard's health
-// panel and /metrics show the same numbers.
+// unical_webhook_deliveries_total exports, so that the dashboard's
+// overview and /metrics show the same numbers.
 func (m *Metrics) DeliveryCounts() map[string]float64 {
 	out := make(map[string]float64, len(engine.DeliveryOutcomes))
 	for _, o := range engine.DeliveryOutcomes {
