@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -129,12 +130,16 @@ func TestScopedToken_FreeBusyOnly(t *testing.T) {
 		})
 	}
 
-	// The whole answer about another application's account and about a
-	// missing one is the same but for the id it names.
-	other := ts.DoToken(t, tok.Token, "POST", "/v1/freeBusy/"+ts.foreign, window, nil)
-	missing := ts.DoToken(t, tok.Token, "POST", "/v1/freeBusy/"+ts.b+"x", window, nil)
-	if a, b := strings.ReplaceAll(string(other.Body), ts.foreign, "ID"), strings.ReplaceAll(string(missing.Body), ts.b+"x", "ID"); a != b {
-		t.Errorf("another application's account and a missing one answer differently:\n%s\n%s", a, b)
+	// The whole answer about another account of the application, another
+	// application's account and a missing one is the same but for the id
+	// the request named.
+	var answers []string
+	for _, id := range []string{ts.b, ts.foreign, ts.b + "x"} {
+		r := ts.DoToken(t, tok.Token, "POST", "/v1/freeBusy/"+id, window, nil)
+		answers = append(answers, fmt.Sprintf("%d %s", r.Status, strings.ReplaceAll(string(r.Body), id, "ID")))
+	}
+	if answers[0] != answers[1] || answers[1] != answers[2] {
+		t.Errorf("accounts outside the token answer differently (same application, another one, missing):\n%s", strings.Join(answers, "\n"))
 	}
 
 	// The token still works after its refusals, and shows its grant.
