@@ -79,6 +79,12 @@ func TestImportRules(t *testing.T) {
 		// reaches the Store only through the root's interfaces, and serves
 		// no routes itself.
 		{pkg: "./booking", need: []string{mod, mod + "/availability"}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", "net/http"}},
+		// Scoped tokens are decided and kept over the Client and the
+		// Store's interfaces; httpapi serves them, stores implement their
+		// GrantStore without importing the package.
+		{pkg: "./scopedtoken", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres"}},
+		{pkg: "./store/bolt", banned: []string{mod + "/scopedtoken"}},
+		{pkg: "./store/postgres", banned: []string{mod + "/scopedtoken"}},
 	}
 	for _, tt := range tests {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
