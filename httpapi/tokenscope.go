@@ -23,6 +23,10 @@ type routeAccess struct {
 	// open marks a route that takes no credential at all (provider
 	// callbacks, health, the OpenAPI document).
 	open bool
+	// delegates marks a route that calls other /v1 routes with the
+	// caller's credential (the MCP server's tools): any token opens it,
+	// and each call it makes is checked as a request of its own.
+	delegates bool
 }
 
 // routeAccesses holds every /v1 route (and the other routes NewHandler
@@ -82,6 +86,10 @@ var routeAccesses = map[string]routeAccess{
 
 	"GET /v1/capabilities": {},
 
+	// The MCP server lists and runs only the tools within the token's
+	// scopes, each a call of the routes above.
+	"POST /v1/mcp": {delegates: true},
+
 	// Webhooks are the application's server-to-server business.
 	"GET /v1/calendarSubscriptions/{accountID}":                                               {},
 	"POST /v1/calendarSubscriptions/{accountID}":                                              {},
@@ -108,6 +116,9 @@ var routeAccesses = map[string]routeAccess{
 // or not what r names exists.
 func allowToken(g *scopedtoken.Grant, r *http.Request) error {
 	a, ok := routeAccesses[r.Pattern]
+	if ok && a.delegates {
+		return nil
+	}
 	if !ok || a.scope == "" {
 		return &unical.Error{Code: scopedtoken.CodeForbidden, Field: "Authorization",
 			Message: "This endpoint takes the application's x-api-key, not a scoped token."}

@@ -39,6 +39,9 @@ func TestRouteAccesses(t *testing.T) {
 		if a.open && (a.scope != "" || a.inBody) {
 			t.Errorf("%s: an open route takes no token, yet has a scope", pattern)
 		}
+		if a.delegates && (a.open || a.scope != "" || a.inBody) {
+			t.Errorf("%s: a route whose calls are checked one by one has no scope of its own", pattern)
+		}
 		if a.scope != "" && !slices.Contains(scopedtoken.Scopes, a.scope) {
 			t.Errorf("%s: unknown scope %q", pattern, a.scope)
 		}
@@ -90,6 +93,8 @@ func TestAllowToken(t *testing.T) {
 		{"GET", "/v1/calendars/acc_a", "scope"},
 		{"GET", "/v1/endUserAccounts/acc_a", "Authorization"},
 		{"POST", "/v1/bookingTypes", "Authorization"},
+		// The MCP server opens to any token; its tools' calls are checked.
+		{"POST", "/v1/mcp", ""},
 	}
 	h, _ := newHandler(nil, Options{})
 	for _, tt := range tests {
