@@ -74,6 +74,9 @@ func TestImportRules(t *testing.T) {
 		// reaches the Store only through the root's interfaces, and serves
 		// no routes itself.
 		{pkg: "./booking", need: []string{mod, mod + "/availability"}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", "net/http"}},
+		// The MCP server reaches unical only through the /v1 API, so that
+		// its tools are checked and answered as /v1 requests are.
+		{pkg: "./mcpserver", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", mod + "/httpclient"}},
 	}
 	for _, tt := range tests {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
