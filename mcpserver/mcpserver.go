@@ -130,11 +130,11 @@ func Handler(send Sender, opts *Options) http.Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
-	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: opts.Logger}
+	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: quiet(opts.Logger)}
 	h.sdk = mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       opts.Logger,
+		Logger:       h.log,
 		// The SDK refuses a loopback request with another Host, against
 		// DNS rebinding. That guards servers trusting whoever reaches
 		// them; this one needs the caller's token, which a rebinding page
@@ -165,7 +165,13 @@ func serverOf(r *http.Request) *mcp.Server {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &caller{send: h.send, base: "http://" + r.Host, header: r.Header, remoteAddr: r.RemoteAddr}
+	header := http.Header{}
+	for _, name := range forwarded {
+		if v := r.Header.Values(name); len(v) > 0 {
+			header[name] = slices.Clone(v)
+		}
+	}
+	c := &caller{send: h.send, base: "http://" + r.Host, header: header, remoteAddr: r.RemoteAddr}
 	g, refused, err := c.resolveGrant(r.Context())
 	switch {
 	case err != nil:
@@ -226,5 +232,28 @@ func (rm *Remote) Run(ctx context.Context, t mcp.Transport) error {
 		_ = json.Unmarshal(refused.body, &b)
 		return errors.New("the server refused the token (" + b.Error.Code + "): " + b.Error.Message)
 	}
-	return newServer(c, g, nil, rm.Logger).Run(ctx, t)
+	return newServer(c, g, nil, quiet(rm.Logger)).Run(ctx, t)
 }
+
+// quiet passes on the SDK's warnings and errors only: its info lines (a
+// session connected, initialized, ended) come with every request of a
+// stateless server.
+func quiet(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(warnings{l.Handler()})
+}
+
+// warnings is a slog.Handler that drops records below slog.LevelWarn.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && w.Handler.Enabled(ctx, level)
+}
+
+func (w warnings) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnings{w.Handler.WithAttrs(attrs)}
+}
+
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }
