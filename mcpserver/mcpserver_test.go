@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/unical/unical"
@@ -280,5 +282,50 @@ func TestUnauthenticated(t *testing.T) {
 		if r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") == "" || r.Error(t).Code != "unauthorized" {
 			t.Errorf("key %q: %d %s %s, want 401 unauthorized with WWW-Authenticate", key, r.Status, r.Header.Get("WWW-Authenticate"), r.Body)
 		}
+	}
+}
+
+// TestResultsAreV1Answers checks that a tool's result is the /v1 answer
+// itself: list_calendars answers what GET /v1/calendars/{id} does, and a
+// failing call the route's error body.
+func TestResultsAreV1Answers(t *testing.T) {
+	t.Parallel()
+	st, host, _ := bookingStack(t)
+	s := connect(t, st, withHeader{"X-Api-Key", st.APIKey})
+	var viaTool, viaAPI any
+	mustCall(t, s, "list_calendars", map[string]any{"endUserAccountId": host.ID}, &viaTool)
+	st.Must(t, "GET", "/v1/calendars/"+host.ID, nil).Into(t, &viaAPI)
+	// The sync token is sealed anew for each answer: present in both,
+	// compared apart from its bytes.
+	syncToken := cmpopts.IgnoreMapEntries(func(k string, v any) bool { return k == "nextSyncToken" && v != "" })
+	if d := cmp.Diff(viaAPI, viaTool, syncToken); d != "" {
+		t.Errorf("list_calendars and GET /v1/calendars differ (-api +tool):\n%s", d)
+	}
+	want := st.Do(t, "GET", "/v1/calendars/acc_unknown", nil).Error(t)
+	got := toolError(t, s, "list_calendars", map[string]any{"endUserAccountId": "acc_unknown"})
+	if d := cmp.Diff(want, got); d != "" || got.Code != "not_found" {
+		t.Errorf("an unknown account: tool error and API error differ (-api +tool):\n%s", d)
+	}
+}
+
+// TestIdempotencyKeyRefused checks the write tools' idempotencyKey: an
+// empty, too long or unsendable key is refused naming it, and nothing is
+// booked.
+func TestIdempotencyKeyRefused(t *testing.T) {
+	t.Parallel()
+	st, _, bt := bookingStack(t)
+	s := connect(t, st, withHeader{"X-Api-Key", st.APIKey})
+	start := nextMonday().Add(9 * time.Hour).Format(time.RFC3339)
+	for _, key := range []string{"", strings.Repeat("k", 129), "two words", "naïve"} {
+		e := toolError(t, s, "book", map[string]any{"bookingTypeId": bt.ID, "startDateTime": start,
+			"guest": map[string]any{"email": "guest@example.org"}, "idempotencyKey": key})
+		if e.Code != "invalid_request" || e.Field != "idempotencyKey" {
+			t.Errorf("key %q: %+v, want invalid_request naming idempotencyKey", key, e)
+		}
+	}
+	var page unical.Page[*booking.Booking]
+	st.Must(t, "GET", "/v1/bookings", nil).Into(t, &page)
+	if len(page.Data) != 0 {
+		t.Errorf("refused calls booked %d", len(page.Data))
 	}
 }
