@@ -23,10 +23,10 @@ type routeAccess struct {
 	// open marks a route that takes no credential at all (provider
 	// callbacks, health, the OpenAPI document).
 	open bool
-	// delegates marks a route that calls other /v1 routes with the
-	// caller's credential (the MCP server's tools): any token opens it,
-	// and each call it makes is checked as a request of its own.
-	delegates bool
+	// anyToken marks a route every live token may use, whatever it
+	// grants: GET /v1/tokens/current, and POST /v1/mcp, whose tools'
+	// calls of other routes are each checked as requests of their own.
+	anyToken bool
 }
 
 // routeAccesses holds every /v1 route (and the other routes NewHandler
@@ -86,9 +86,15 @@ var routeAccesses = map[string]routeAccess{
 
 	"GET /v1/capabilities": {},
 
+	// A token is issued and revoked with the API key only: a token never
+	// makes or ends a token, its own included.
+	"POST /v1/tokens":        {},
+	"DELETE /v1/tokens/{id}": {},
+	"GET /v1/tokens/current": {anyToken: true},
+
 	// The MCP server lists and runs only the tools within the token's
 	// scopes, each a call of the routes above.
-	"POST /v1/mcp": {delegates: true},
+	"POST /v1/mcp": {anyToken: true},
 
 	// Webhooks are the application's server-to-server business.
 	"GET /v1/calendarSubscriptions/{accountID}":                                               {},
@@ -116,7 +122,7 @@ var routeAccesses = map[string]routeAccess{
 // or not what r names exists.
 func allowToken(g *scopedtoken.Grant, r *http.Request) error {
 	a, ok := routeAccesses[r.Pattern]
-	if ok && a.delegates {
+	if a.anyToken {
 		return nil
 	}
 	if !ok || a.scope == "" {

@@ -97,8 +97,8 @@ func withinScopes(granted []scopedtoken.Scope) mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok {
 				if scope, known := toolScopes[call.Params.Name]; known && !slices.Contains(granted, scope) {
-					err := &unical.Error{Code: scopedtoken.CodeForbidden, Field: "scopes",
-						Message: "This token does not grant the scope " + string(scope) + ", which the tool " + call.Params.Name + " needs."}
+					err := &unical.Error{Code: scopedtoken.CodeForbidden, Field: "scope",
+						Message: "This token does not have the scope " + string(scope) + ", which the tool " + call.Params.Name + " needs."}
 					return errorResult(encodeError(err)), nil
 				}
 			}

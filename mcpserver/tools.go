@@ -94,7 +94,7 @@ var tools = []toolSpec{
 	newTool(scopedtoken.BookingsRead, &mcp.Tool{
 		Name:        "list_bookings",
 		Title:       "List bookings",
-		Description: "Lists the application's bookings, optionally of one booking type and meeting a window: GET /v1/bookings. When the answer has nextPageToken, call again with it as pageToken.",
+		Description: "Lists the application's bookings, optionally of one booking type and meeting a window: GET /v1/bookings (with a scoped token, name one of its booking types as bookingTypeId). When the answer has nextPageToken, call again with it as pageToken.",
 		Annotations: readOnly("List bookings"),
 	}, listBookings),
 	newTool(scopedtoken.BookingsWrite, &mcp.Tool{
