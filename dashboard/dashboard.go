@@ -30,7 +30,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -56,7 +56,7 @@ type Options struct {
 	// Failures counts failed logins per client address; past its limit
 	// the login form answers 429 with Retry-After without checking the
 	// token. Nil is no limit; unicald shares one with the admin API.
-	Failures *httpapi.FailureLimiter
+	Failures httpwire.FailureCounter
 	// Logger receives errors (never secrets); default discards them.
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
@@ -84,7 +84,7 @@ type handler struct {
 	// revoked keeps the sessions logged out before their expiry: the
 	// Client's Store, so that every replica sees them.
 	revoked  unical.BlobStore
-	failures *httpapi.FailureLimiter
+	failures httpwire.FailureCounter
 	log      *slog.Logger
 	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
@@ -106,7 +106,7 @@ func New(opts Options) (http.Handler, error) {
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
 		revoked:    opts.Admin.Client().Store(),
-		failures:   opts.Failures,
+		failures:   httpwire.OrNoLimit(opts.Failures),
 		log:        opts.Logger,
 		now:        opts.Now,
 

@@ -6,12 +6,12 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // healthData is what the health panel shows.
 type healthData struct {
-	Ready  httpapi.Readiness
+	Ready  httpwire.Readiness
 	Outbox *admin.OutboxStatus
 	// Counts are the delivery attempts since start by outcome; nil when
 	// the server measures none (Options.DeliveryCounts unset).
@@ -26,7 +26,9 @@ type healthData struct {
 // it, the outbox as GET /admin/v1/outbox counts it, and the delivery
 // outcomes /metrics exports, read from the same counters.
 func (h *handler) healthPage(w http.ResponseWriter, r *http.Request, s *session) {
-	d := &healthData{Ready: httpapi.CheckReadiness(r.Context(), h.admin.Client())}
+	client := h.admin.Client()
+	ready, _ := httpwire.CheckReadiness(r.Context(), client.Store(), client.EngineRunning(), httpwire.ReadyTimeout)
+	d := &healthData{Ready: ready}
 	status, errMsg := http.StatusOK, ""
 	out, err := h.admin.Outbox(r.Context())
 	switch {

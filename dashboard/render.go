@@ -10,7 +10,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // view is what a template sees: the fields every page has, and Data, the
@@ -126,7 +126,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 }
 
 // statusOf is the HTTP status of a failed operation, as /v1 answers it.
-func statusOf(err error) int { return httpapi.StatusOf(err) }
+func statusOf(err error) int { return httpwire.StatusOf(err) }
 
 // message is what the page says about a failed operation: the error's
 // caller-safe message, naming the field where there is one. Internal
