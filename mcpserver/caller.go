@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // A Sender sends one /v1 request and returns its answer: InProcess serves
@@ -154,27 +153,12 @@ func (c *caller) call(ctx context.Context, method, path string, query url.Values
 	return answer{status: resp.StatusCode, body: data}, nil
 }
 
-// errorBody is the /v1 error body, which tool errors share.
+// errorBody is the /v1 error body, as far as unicald mcp reports it.
 type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
-		Field   string `json:"field,omitempty"`
 	} `json:"error"`
-}
-
-// encodeError returns err as the /v1 error body: its wire code, its
-// caller-safe message and field.
-func encodeError(err error) []byte {
-	var b errorBody
-	b.Error.Code = wirecode.Of(unical.ErrorCode(err)).Code
-	b.Error.Message = unical.ErrorMessage(err)
-	var e *unical.Error
-	if errors.As(err, &e) {
-		b.Error.Field = e.Field
-	}
-	data, _ := json.Marshal(b)
-	return data
 }
 
 // toolResult is a tool's answer: the /v1 answer's JSON as the structured
@@ -186,6 +170,10 @@ func toolResult(a answer) (*mcp.CallToolResult, any, error) {
 	}
 	return errorResult(a.body), nil, nil
 }
+
+// refusal is the tool error of err, a refusal of the server's own (no
+// /v1 call made): the /v1 error body of err.
+func refusal(err error) *mcp.CallToolResult { return errorResult(httpwire.ErrorJSON(err)) }
 
 // errorResult is a tool error carrying body, a /v1 error body.
 func errorResult(body []byte) *mcp.CallToolResult {

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -99,7 +100,7 @@ func withinScopes(granted []scopedtoken.Scope) mcp.Middleware {
 				if scope, known := toolScopes[call.Params.Name]; known && !slices.Contains(granted, scope) {
 					err := &unical.Error{Code: scopedtoken.CodeForbidden, Field: "scope",
 						Message: "This token does not have the scope " + string(scope) + ", which the tool " + call.Params.Name + " needs."}
-					return errorResult(encodeError(err)), nil
+					return refusal(err), nil
 				}
 			}
 			res, err := next(ctx, method, req)
@@ -130,7 +131,10 @@ func Handler(send Sender, opts *Options) http.Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
-	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: quiet(opts.Logger)}
+	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: quiet(opts.Logger), errLog: opts.Logger}
+	if h.errLog == nil {
+		h.errLog = slog.New(slog.DiscardHandler)
+	}
 	h.sdk = mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -151,8 +155,10 @@ func Handler(send Sender, opts *Options) http.Handler {
 type handler struct {
 	send  Sender
 	cache *mcp.SchemaCache
-	log   *slog.Logger
-	sdk   *mcp.StreamableHTTPHandler
+	log   *slog.Logger // the SDK's, warnings and errors only
+	// errLog receives the failures to reach the API (httpwire.WriteError).
+	errLog *slog.Logger
+	sdk    *mcp.StreamableHTTPHandler
 }
 
 // serverKey is the context key of a request's server, from ServeHTTP to
@@ -175,26 +181,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g, refused, err := c.resolveGrant(r.Context())
 	switch {
 	case err != nil:
-		writeAnswer(w, http.StatusBadGateway, encodeError(err))
+		httpwire.WriteError(w, r, h.errLog, err)
 		return
 	case refused != nil:
 		if refused.status == http.StatusUnauthorized {
 			// RFC 9728's hint for MCP clients: send a bearer token.
 			w.Header().Set("WWW-Authenticate", `Bearer realm="unical"`)
 		}
-		writeAnswer(w, refused.status, refused.body)
+		httpwire.WriteBody(w, refused.status, refused.body)
 		return
 	}
 	s := newServer(c, g, h.cache, h.log)
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
-}
-
-// writeAnswer writes a /v1 JSON answer.
-func writeAnswer(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // Remote is the MCP server of a local agent: its tools call the /v1 API of

@@ -37,7 +37,7 @@ func newTool[In any](scope scopedtoken.Scope, t *mcp.Tool, run func(ctx context.
 		mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 			a, err := run(ctx, c, in)
 			if err != nil {
-				return errorResult(encodeError(err)), nil, nil
+				return refusal(err), nil, nil
 			}
 			return toolResult(a)
 		})
