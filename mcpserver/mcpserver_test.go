@@ -122,6 +122,25 @@ func bookingStack(t *testing.T) (st *apitest.Stack, host unical.Account, bt book
 	return st, host, bt
 }
 
+// bookTwice calls book twice with args, one idempotencyKey, and checks
+// that both calls answered the same confirmed booking, the application's
+// only one.
+func bookTwice(t *testing.T, st *apitest.Stack, s *mcp.ClientSession, args map[string]any) booking.Booking {
+	t.Helper()
+	var first, again booking.Booking
+	mustCall(t, s, "book", args, &first)
+	mustCall(t, s, "book", args, &again)
+	if d := cmp.Diff(first, again); d != "" {
+		t.Errorf("the repeated call answered another booking (-first +again):\n%s", d)
+	}
+	var page unical.Page[*booking.Booking]
+	st.Must(t, "GET", "/v1/bookings", nil).Into(t, &page)
+	if len(page.Data) != 1 || page.Data[0].ID != first.ID || first.Status != booking.StatusConfirmed {
+		t.Fatalf("bookings after two calls with one key: %+v, want only %s, confirmed", page.Data, first.ID)
+	}
+	return first
+}
+
 // TestTools_APIKey checks what an agent with the application's API key
 // sees: every tool, each with a documented object schema, and write
 // tools that require an idempotencyKey.
@@ -178,17 +197,8 @@ func TestBook(t *testing.T) {
 	}
 	args := map[string]any{"bookingTypeId": bt.ID, "startDateTime": slots.Data[0].Start.DateTime,
 		"guest": map[string]any{"email": "guest@example.org", "name": "Grace"}, "idempotencyKey": "book-1"}
-	var first, again booking.Booking
-	mustCall(t, s, "book", args, &first)
-	mustCall(t, s, "book", args, &again)
-	if d := cmp.Diff(first, again); d != "" {
-		t.Errorf("the repeated call answered another booking (-first +again):\n%s", d)
-	}
-	var page unical.Page[*booking.Booking]
-	st.Must(t, "GET", "/v1/bookings", nil).Into(t, &page)
-	if len(page.Data) != 1 || page.Data[0].ID != first.ID || first.Status != booking.StatusConfirmed {
-		t.Fatalf("bookings after two calls with one key: %+v, want only %s", page.Data, first.ID)
-	}
+	first := bookTwice(t, st, s, args)
+	var again booking.Booking
 	var events unical.SyncPage[*unical.Event]
 	mustCall(t, s, "list_events", map[string]any{"endUserAccountId": host.ID, "calendarId": "primary"}, &events)
 	if len(events.Data) != 1 || events.Data[0].ID != first.Events[0].EventID {

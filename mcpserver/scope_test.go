@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/internal/apitest"
@@ -65,17 +64,7 @@ func TestScopedToken(t *testing.T) {
 	}
 	args := map[string]any{"bookingTypeId": bt.ID, "startDateTime": slots.Data[0].Start.DateTime,
 		"guest": map[string]any{"email": "guest@example.org"}, "idempotencyKey": "agent-call-7"}
-	var first, again booking.Booking
-	mustCall(t, s, "book", args, &first)
-	mustCall(t, s, "book", args, &again)
-	if d := cmp.Diff(first, again); d != "" {
-		t.Errorf("the repeated call answered another booking (-first +again):\n%s", d)
-	}
-	var page unical.Page[*booking.Booking]
-	st.Must(t, "GET", "/v1/bookings", nil).Into(t, &page)
-	if len(page.Data) != 1 || page.Data[0].ID != first.ID {
-		t.Fatalf("bookings after two calls with one key: %+v, want only %s", page.Data, first.ID)
-	}
+	bookTwice(t, st, s, args)
 
 	// Outside the scopes: refused by the server before any call.
 	for _, tool := range []string{"list_calendars", "hold_slot", "list_bookings"} {
