@@ -204,8 +204,8 @@ type Remote struct {
 	// or, for a trusted local agent, the application's API key (uk_...),
 	// sent as x-api-key.
 	Token string
-	// HTTPClient sends the calls; it must not follow redirects, so that
-	// the token goes to URL only.
+	// HTTPClient sends the calls, required; it must not follow
+	// redirects, so that the token goes to URL only.
 	HTTPClient *http.Client
 	Options
 }
@@ -214,6 +214,9 @@ type Remote struct {
 // or ctx ends. The token's grant is read once, at the start: a token the
 // server refuses is an error before anything is served.
 func (rm *Remote) Run(ctx context.Context, t mcp.Transport) error {
+	if rm.HTTPClient == nil || rm.Token == "" {
+		return errors.New("mcpserver: Remote needs an HTTPClient and a Token")
+	}
 	header := http.Header{}
 	if strings.HasPrefix(rm.Token, "uk_") {
 		header.Set("X-Api-Key", rm.Token)
