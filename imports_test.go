@@ -78,6 +78,12 @@ func TestImportRules(t *testing.T) {
 		// reaches the Store only through the root's interfaces, and serves
 		// no routes itself.
 		{pkg: "./booking", need: []string{mod, mod + "/availability"}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", "net/http"}},
+		// Scoped tokens are decided and kept over the Client and the
+		// Store's interfaces; httpapi serves them, stores implement their
+		// GrantStore without importing the package.
+		{pkg: "./scopedtoken", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres"}},
+		{pkg: "./store/bolt", banned: []string{mod + "/scopedtoken"}},
+		{pkg: "./store/postgres", banned: []string{mod + "/scopedtoken"}},
 		// The MCP server reaches unical only through the /v1 API, so that
 		// its tools are checked and answered as /v1 requests are.
 		{pkg: "./mcpserver", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", mod + "/httpclient"}},

@@ -477,3 +477,32 @@ func TestScopedToken_Bookings(t *testing.T) {
 		t.Errorf("the other booking is %s after the token's refused cancel", still.Status)
 	}
 }
+
+// An Idempotency-Key used with a token belongs to the token: its retry
+// replays the kept answer, while the same key and request with the API
+// key (or another token) is another request, refused as a key reused,
+// never answered with the token's kept answer.
+func TestScopedToken_IdempotencyKey(t *testing.T) {
+	t.Parallel()
+	ts := newTokenStack(t)
+	var bt booking.BookingType
+	ts.Must(t, "POST", "/v1/bookingTypes", map[string]any{"name": "Visit", "durationMinutes": 30,
+		"participants": []map[string]any{{"endUserAccountId": ts.a}}}).Into(t, &bt)
+	body := map[string]any{"endUserAccountIds": []string{ts.a}, "scopes": []string{"holds.write"}, "ttlSeconds": 600}
+	tok, other := ts.issue(t, body), ts.issue(t, body)
+	hold := map[string]any{"bookingTypeId": bt.ID, "startDateTime": bookingMonday().Format(time.RFC3339)}
+	key := http.Header{"Idempotency-Key": {"hold-1"}}
+
+	first := ts.DoToken(t, tok.Token, "POST", "/v1/holds", hold, key)
+	again := ts.DoToken(t, tok.Token, "POST", "/v1/holds", hold, key)
+	if first.Status != http.StatusCreated || again.Status != http.StatusCreated || !bytes.Equal(first.Body, again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("a token's retry: %d then %d (replayed %q)\n%s\n%s", first.Status, again.Status, again.Header.Get("Idempotent-Replayed"), first.Body, again.Body)
+	}
+	want := refusal{422, "idempotency_key_reused", "Idempotency-Key"}
+	if got := refusalOf(t, ts.DoHeader(t, "POST", "/v1/holds", hold, key)); got != want {
+		t.Errorf("the same key and request with the API key: %+v, want %+v", got, want)
+	}
+	if got := refusalOf(t, ts.DoToken(t, other.Token, "POST", "/v1/holds", hold, key)); got != want {
+		t.Errorf("the same key and request with another token: %+v, want %+v", got, want)
+	}
+}

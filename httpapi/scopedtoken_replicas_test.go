@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,11 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/virtual"
@@ -51,19 +47,8 @@ func TestReplicas_ScopedTokens(t *testing.T) {
 	key := seal.NewKey()
 	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
 	replica := func() (*unical.Client, *grantCountingStore, *httptest.Server) {
-		s, err := postgres.Open(t.Context(), dsn, postgres.MaxConns(2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		store := &grantCountingStore{Store: s}
-		client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: key, CacheTTL: time.Hour, Now: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { client.Close() })
-		srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
-		t.Cleanup(srv.Close)
+		store := &grantCountingStore{Store: mustOpenReplicaStore(t, dsn)}
+		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: key, CacheTTL: time.Hour, Now: clock.Now})
 		return client, store, srv
 	}
 	clientA, _, srvA := replica()
@@ -163,7 +148,7 @@ func TestReplicas_ScopedTokens(t *testing.T) {
 		t.Errorf("expired token on B = %d, want 401 at once", code)
 	}
 
-	dump := dumpTables(t, dsn)
+	dump := pgtest.DumpTables(t, dsn)
 	if !strings.Contains(dump, expiring.ID) {
 		t.Fatalf("the dump does not hold the token's id; it did not read the grants:\n%.2000s", dump)
 	}
@@ -175,35 +160,4 @@ func TestReplicas_ScopedTokens(t *testing.T) {
 			}
 		}
 	}
-}
-
-// dumpTables returns every row of every table of the database at dsn as
-// text, bytea columns in hex.
-func dumpTables(t *testing.T, dsn string) string {
-	t.Helper()
-	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dump strings.Builder
-	for _, table := range tables {
-		var text *string
-		if err := conn.QueryRow(ctx, fmt.Sprintf("SELECT string_agg(t::text, E'\\n') FROM %q t", table)).Scan(&text); err != nil {
-			t.Fatal(err)
-		}
-		if text != nil {
-			dump.WriteString(*text)
-		}
-	}
-	return dump.String()
 }
