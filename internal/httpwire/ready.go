@@ -13,7 +13,7 @@ import (
 const ReadyTimeout = time.Second
 
 // Readiness is what /readyz reports, and what other pages that show it
-// (the dashboard's health panel) read. Each part is "ok" or what is wrong
+// (the dashboard's overview) read. Each part is "ok" or what is wrong
 // with it, never an error's text, which could name files or hosts.
 type Readiness struct {
 	Ready bool `json:"-"`
