@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/mcpserver"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -112,7 +113,17 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	}
 	// The request metrics sit right around the mux, which sets the route
 	// pattern they label by; the front door's refusals happen outside.
-	return h, h.recoverer(h.frontDoor(h.preflight(routed)))
+	root := h.recoverer(h.frontDoor(h.preflight(routed)))
+	h.registerMCPRoute(root)
+	return h, root
+}
+
+// registerMCPRoute mounts the MCP server (package mcpserver), whose tools
+// call api, this whole handler, in memory: each tool's call passes the
+// front door and its checks of the caller's credential as a request from
+// outside would.
+func (h *handler) registerMCPRoute(api http.Handler) {
+	h.mux.Handle("POST /v1/mcp", mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the

@@ -24,7 +24,8 @@ type routeAccess struct {
 	// callbacks, health, the OpenAPI document).
 	open bool
 	// anyToken marks a route every live token may use, whatever it
-	// grants (GET /v1/tokens/current).
+	// grants: GET /v1/tokens/current, and POST /v1/mcp, whose tools'
+	// calls of other routes are each checked as requests of their own.
 	anyToken bool
 }
 
@@ -90,6 +91,10 @@ var routeAccesses = map[string]routeAccess{
 	"POST /v1/tokens":        {},
 	"DELETE /v1/tokens/{id}": {},
 	"GET /v1/tokens/current": {anyToken: true},
+
+	// The MCP server lists and runs only the tools within the token's
+	// scopes, each a call of the routes above.
+	"POST /v1/mcp": {anyToken: true},
 
 	// Webhooks are the application's server-to-server business.
 	"GET /v1/calendarSubscriptions/{accountID}":                                               {},

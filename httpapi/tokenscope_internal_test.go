@@ -42,6 +42,9 @@ func TestRouteAccesses(t *testing.T) {
 		if a.open && (a.scope != "" || a.inBody) {
 			t.Errorf("%s: an open route takes no token, yet has a scope", pattern)
 		}
+		if a.anyToken && (a.open || a.scope != "" || a.inBody) {
+			t.Errorf("%s: a route any token may use has no scope of its own", pattern)
+		}
 		if a.scope != "" && !slices.Contains(scopedtoken.Scopes, a.scope) {
 			t.Errorf("%s: unknown scope %q", pattern, a.scope)
 		}
@@ -97,6 +100,8 @@ func TestAllowToken(t *testing.T) {
 		{"POST", "/v1/tokens", "Authorization"},
 		{"DELETE", "/v1/tokens/tok_1", "Authorization"},
 		{"GET", "/v1/capabilities", "Authorization"},
+		// The MCP server opens to any token; its tools' calls are checked.
+		{"POST", "/v1/mcp", ""},
 	}
 	h, _ := newHandler(nil, Options{})
 	for _, tt := range tests {

@@ -40,6 +40,8 @@ import (
 // Main is the program, with its surroundings as fields so tests can run it
 // in-process.
 type Main struct {
+	// Stdin is what unicald mcp reads; nil is os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Providers overrides the provider implementations (tests).
