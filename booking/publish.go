@@ -187,6 +187,7 @@ func (s *Service) releaseSlug(ctx context.Context, slug, id string) {
 // Published is a booking type published at a slug, with the booking
 // layer of its application.
 type Published struct {
+	AppID   string
 	Service *Service
 	Type    *BookingType
 }
@@ -229,5 +230,5 @@ func LookupSlug(ctx context.Context, c *unical.Client, slug string) (*Published,
 	if !t.Public || t.Slug != slug {
 		return nil, notFound
 	}
-	return &Published{Service: s, Type: t}, nil
+	return &Published{AppID: o.ApplicationID, Service: s, Type: t}, nil
 }

@@ -56,3 +56,38 @@ func (f *FailureLimiter) Fail(r *http.Request) {
 func RateLimited(wait time.Duration) error {
 	return rateLimited(wait, "Too many failed attempts from this address.")
 }
+
+// AddressLimiter is a rate limit per client address (IPv6 by /64) for
+// handlers served beside /v1, such as the public booking page: the front
+// door's token buckets, taking the address as Options.TrustForwardedFor
+// says. It is safe for concurrent use.
+type AddressLimiter struct {
+	l                 *limiter[netip.Addr]
+	trustForwardedFor bool
+}
+
+// NewAddressLimiter returns a limiter of rl requests per address; nil
+// (no limit) when rl has no rate.
+func NewAddressLimiter(rl RateLimit, trustForwardedFor bool) *AddressLimiter {
+	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
+	if l == nil {
+		return nil
+	}
+	return &AddressLimiter{l: l, trustForwardedFor: trustForwardedFor}
+}
+
+// Allow takes a token of r's address, and otherwise reports how long it
+// must wait. A nil limiter always allows.
+func (a *AddressLimiter) Allow(r *http.Request) (bool, time.Duration) {
+	if a == nil {
+		return true, 0
+	}
+	return a.l.allow(clientAddr(r, a.trustForwardedFor))
+}
+
+// ClientAddr is the address r counts under in the per-address limits:
+// the connection's peer, or with trustForwardedFor the last
+// X-Forwarded-For entry; an IPv6 address as its /64.
+func ClientAddr(r *http.Request, trustForwardedFor bool) netip.Addr {
+	return clientAddr(r, trustForwardedFor)
+}
