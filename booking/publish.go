@@ -93,6 +93,20 @@ func checkPublishing(t *BookingType) error {
 	return nil
 }
 
+// readStored reads and decodes a record of the application's own (or
+// the server's) records: the Store's CodeNotFound when there is none.
+func readStored[T any](ctx context.Context, st unical.Store, appID, collection, key string) (*T, uint64, error) {
+	rec, err := st.GetRecord(ctx, appID, appRecords, collection, key)
+	if err != nil {
+		return nil, 0, err
+	}
+	v := new(T)
+	if err := json.Unmarshal(rec.Data, v); err != nil {
+		return nil, 0, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+	}
+	return v, rec.Version, nil
+}
+
 // slugOwner is a slug's index record.
 type slugOwner struct {
 	ApplicationID string    `json:"applicationId"`
@@ -117,21 +131,17 @@ func (s *Service) claimSlug(ctx context.Context, slug, id string) (bool, error) 
 		if unical.ErrorCode(err) != unical.CodeConflict {
 			return false, err
 		}
-		rec, err := s.store.GetRecord(ctx, serverRecords, appRecords, slugsCollection, slug)
+		have, version, err := readStored[slugOwner](ctx, s.store, serverRecords, slugsCollection, slug)
 		if unical.ErrorCode(err) == unical.CodeNotFound {
 			continue
 		}
 		if err != nil {
 			return false, err
 		}
-		var have slugOwner
-		if err := json.Unmarshal(rec.Data, &have); err != nil {
-			return false, unical.WrapError(unical.CodeInternal, err, "Internal error.")
-		}
 		if have.ApplicationID == want.ApplicationID && have.BookingTypeID == want.BookingTypeID {
 			return false, nil
 		}
-		if held, err := s.holdsSlug(ctx, &have, slug); err != nil || held {
+		if held, err := s.holdsSlug(ctx, have, slug); err != nil || held {
 			if err != nil {
 				return false, err
 			}
@@ -140,7 +150,7 @@ func (s *Service) claimSlug(ctx context.Context, slug, id string) (bool, error) 
 		// The type it names is gone or holds another slug: the index
 		// record is stale (an application deleted with its types, a
 		// writer that died), and the slug free.
-		err = s.store.DeleteRecord(ctx, serverRecords, appRecords, slugsCollection, slug, rec.Version)
+		err = s.store.DeleteRecord(ctx, serverRecords, appRecords, slugsCollection, slug, version)
 		if err != nil && unical.ErrorCode(err) != unical.CodeConflict && unical.ErrorCode(err) != unical.CodeNotFound {
 			return false, err
 		}
@@ -154,16 +164,12 @@ func (s *Service) holdsSlug(ctx context.Context, o *slugOwner, slug string) (boo
 	if s.c.Now().Sub(o.ClaimedAt) < slugGrace {
 		return true, nil
 	}
-	rec, err := s.store.GetRecord(ctx, o.ApplicationID, appRecords, typesCollection, o.BookingTypeID)
+	t, _, err := readStored[BookingType](ctx, s.store, o.ApplicationID, typesCollection, o.BookingTypeID)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
-	}
-	var t BookingType
-	if err := json.Unmarshal(rec.Data, &t); err != nil {
-		return false, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
 	return t.Slug == slug, nil
 }
@@ -173,15 +179,11 @@ func (s *Service) holdsSlug(ctx context.Context, o *slugOwner, slug string) (boo
 // takes over.
 func (s *Service) releaseSlug(ctx context.Context, slug, id string) {
 	ctx = context.WithoutCancel(ctx)
-	rec, err := s.store.GetRecord(ctx, serverRecords, appRecords, slugsCollection, slug)
-	if err != nil {
+	have, version, err := readStored[slugOwner](ctx, s.store, serverRecords, slugsCollection, slug)
+	if err != nil || have.ApplicationID != s.app.ID() || have.BookingTypeID != id {
 		return
 	}
-	var have slugOwner
-	if json.Unmarshal(rec.Data, &have) != nil || have.ApplicationID != s.app.ID() || have.BookingTypeID != id {
-		return
-	}
-	_ = s.store.DeleteRecord(ctx, serverRecords, appRecords, slugsCollection, slug, rec.Version)
+	_ = s.store.DeleteRecord(ctx, serverRecords, appRecords, slugsCollection, slug, version)
 }
 
 // Published is a booking type published at a slug, with the booking
@@ -201,16 +203,12 @@ func LookupSlug(ctx context.Context, c *unical.Client, slug string) (*Published,
 	if CheckSlug(slug) != nil {
 		return nil, notFound
 	}
-	rec, err := c.Store().GetRecord(ctx, serverRecords, appRecords, slugsCollection, slug)
+	o, _, err := readStored[slugOwner](ctx, c.Store(), serverRecords, slugsCollection, slug)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
 		return nil, notFound
 	}
 	if err != nil {
 		return nil, err
-	}
-	var o slugOwner
-	if err := json.Unmarshal(rec.Data, &o); err != nil {
-		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
 	app, err := c.App(ctx, o.ApplicationID)
 	if unical.ErrorCode(err) == unical.CodeNotFound {
