@@ -33,7 +33,13 @@ type site struct {
 
 func newSite(t *testing.T, opts bookingpage.Options) *site {
 	t.Helper()
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.ChangePollInterval = -1 })
+	return newSiteAt(t, opts, nil)
+}
+
+// newSiteAt is newSite on a server whose clock is now (nil: the real one).
+func newSiteAt(t *testing.T, opts bookingpage.Options, now func() time.Time) *site {
+	t.Helper()
+	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.ChangePollInterval = -1; cfg.Now = now })
 	created, err := st.Admin.CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("page")})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +133,7 @@ func find(t *testing.T, re *regexp.Regexp, p *page) string {
 // hold places a hold on the first free slot and returns the details form.
 func (s *site) hold(t *testing.T, tz string) (start string, details *page) {
 	t.Helper()
-	pick := s.get(t, "/book/intro?tz="+url.QueryEscape(tz))
+	pick := s.get(t, "/book/intro?"+dayAfterTomorrow(tz))
 	if pick.status != http.StatusOK {
 		t.Fatalf("GET /book/intro = %d:\n%s", pick.status, pick.body)
 	}
@@ -239,7 +245,7 @@ func TestPage_Reschedule(t *testing.T) {
 	const tz = "America/New_York"
 	start, details := s.hold(t, tz)
 	conf := s.post(t, "/book/intro/book", bookForm(t, details, start, tz))
-	page := s.get(t, find(t, linkHref("reschedule"), s.get(t, conf.location)))
+	page := s.get(t, find(t, linkHref("reschedule"), s.get(t, conf.location))+"&"+dayAfterTomorrow(tz))
 	if page.status != http.StatusOK || !strings.Contains(page.body, "Your booking is on") {
 		t.Fatalf("reschedule page = %d:\n%s", page.status, page.body)
 	}
@@ -313,7 +319,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	t.Run("LiveHolds", func(t *testing.T) {
 		t.Parallel()
 		s := newSite(t, bookingpage.Options{MaxHolds: 2, WriteLimit: httpapi.RateLimit{PerSecond: -1}})
-		pick := s.get(t, "/book/intro?tz=UTC")
+		pick := s.get(t, "/book/intro?"+dayAfterTomorrow("UTC"))
 		starts := allSlots(pick)
 		if len(starts) < 4 {
 			t.Fatalf("%d slots on the page, want 4", len(starts))
@@ -404,4 +410,35 @@ func allSlots(p *page) []string {
 		out = append(out, html.UnescapeString(m[1]))
 	}
 	return out
+}
+
+// dayAfterTomorrow is the query of the pick page's day after tomorrow in
+// tz, a day whose slots are all free whatever the time of the test.
+func dayAfterTomorrow(tz string) string {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		panic(err)
+	}
+	return url.Values{"tz": {tz}, "date": {time.Now().In(loc).AddDate(0, 0, 2).Format(time.DateOnly)}}.Encode()
+}
+
+// TestPage_LateInTheMonth opens a first visit on the next month when the
+// current one has no free slot left: at 23:30 on 31 January (UTC) with
+// an hour of notice, February's first day is chosen.
+func TestPage_LateInTheMonth(t *testing.T) {
+	t.Parallel()
+	late := time.Date(2031, 1, 31, 23, 30, 0, 0, time.UTC)
+	s := newSiteAt(t, bookingpage.Options{}, func() time.Time { return late })
+	p := s.get(t, "/book/intro?tz=UTC")
+	if p.status != http.StatusOK || !strings.Contains(p.body, `<h2 id="month">February 2031</h2>`) || !strings.Contains(p.body, `<h2 id="day">Saturday 1 February 2031</h2>`) {
+		t.Fatalf("first visit late on 31 January = %d, want February 1st:\n%s", p.status, p.body)
+	}
+	if got := allSlots(p)[0]; got != "2031-02-01T00:30:00Z" {
+		t.Errorf("first slot = %s, want 00:30 (an hour's notice)", got)
+	}
+	// Asked for January, the page shows January, empty, with a way on.
+	p = s.get(t, "/book/intro?tz=UTC&month=2031-01")
+	if p.status != http.StatusOK || !strings.Contains(p.body, "No free times in January 2031") || !strings.Contains(p.body, "the next month") {
+		t.Errorf("January asked for = %d:\n%s", p.status, p.body)
+	}
 }

@@ -134,6 +134,12 @@ func (h *handler) renderPick(w http.ResponseWriter, ctx context.Context, status 
 		month = last
 	}
 	slots, err := monthSlots(ctx, svc, t, month, now, loc)
+	if next := month.AddDate(0, 1, 0); err == nil && len(slots) == 0 && p.month == "" && p.date == "" && !next.After(last) {
+		// Late in a month, its last free slot may be past: a first visit
+		// opens on the next month instead.
+		month = next
+		slots, err = monthSlots(ctx, svc, t, month, now, loc)
+	}
 	if err != nil {
 		h.failed(w, t, err)
 		return
