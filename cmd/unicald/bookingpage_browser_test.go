@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,15 +15,20 @@ import (
 // bookingSite is a unicald with a VIRTUAL host and a booking type
 // published at /book/intro-call.
 type bookingSite struct {
-	base, apiKey, host, typeID string
+	base, apiKey, appID, host, typeID string
 }
+
+// bookingAdminToken is the booking sites' admin token.
+const bookingAdminToken = "uat_browser-booking-admin-token-0123456789abcdef"
 
 func startBookingSite(t *testing.T) *bookingSite {
 	t.Helper()
 	addr := freeLoopbackPort(t)
 	base := "http://" + addr
-	srv := startServe(t, &Main{}, t.TempDir(), "--addr", addr, "--public-url", base)
-	s := &bookingSite{base: base, apiKey: apiKeyFrom(t, srv.Stdout.String())}
+	env := map[string]string{"UNICAL_ADMIN_TOKEN": bookingAdminToken}
+	srv := startServe(t, &Main{Getenv: func(k string) string { return env[k] }}, t.TempDir(), "--addr", addr, "--public-url", base)
+	out := srv.Stdout.String()
+	s := &bookingSite{base: base, apiKey: apiKeyFrom(t, out), appID: regexp.MustCompile(`applicationId: +(\S+)`).FindStringSubmatch(out)[1]}
 	var acct struct{ ID string }
 	s.mustPost(t, "/v1/endUserAccounts", map[string]any{"email": "host@example.com", "providerType": "VIRTUAL"}, &acct)
 	s.host = acct.ID
@@ -267,4 +273,32 @@ func TestBookingPage_TwoGuests_Browser(t *testing.T) {
 	if got := s.bookings(t); len(got) != 1 || got[0].Guest.Email != "ada@example.org" {
 		t.Errorf("GET /v1/bookings = %+v, want ada's booking alone", got)
 	}
+}
+
+// TestBookingPage_DashboardEmbed_Browser finds a public booking type's
+// link and iframe snippet on the dashboard's Bookings page, which fits
+// 390 px, and follows the link to the booking page.
+func TestBookingPage_DashboardEmbed_Browser(t *testing.T) {
+	t.Parallel()
+	s := startBookingSite(t)
+	b := newBrowser(t)
+	b.do("narrow", chromedp.EmulateViewport(390, 800))
+	b.open(s.base + "/dashboard/")
+	b.submit("login", chromedp.KeyEvent(bookingAdminToken+"\r"))
+	if status := b.open(s.base + "/dashboard/apps/" + s.appID + "/bookings"); status != http.StatusOK {
+		t.Fatalf("bookings page = %d:\n%s", status, b.text())
+	}
+	link := s.base + "/book/intro-call"
+	b.mustSee("bookings", "Booking page: Intro call", "Public link: "+link, "(frameAncestors): https://www.example.com")
+	if got, want := b.value("embed-"+s.typeID), `<iframe src="`+link+`" title="Intro call" width="100%" height="760" style="border:0"></iframe>`; got != want {
+		t.Errorf("embed snippet = %q, want %q", got, want)
+	}
+	if b.overflows() {
+		t.Error("the dashboard's bookings page is wider than 390 px")
+	}
+	b.shot("booking-05-dashboard-embed")
+	if status := b.submit("follow the public link", chromedp.Click(chromedp.CSS(`section.bookpage a`))); status != http.StatusOK {
+		t.Fatalf("public link = %d", status)
+	}
+	b.mustSee("booking page", "Intro call", "30 minutes")
 }
