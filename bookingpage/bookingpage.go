@@ -9,27 +9,28 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // Prefix is the path under which the booking pages are served.
 const Prefix = "/book/"
 
-// Defaults of Options.
-var (
-	// DefaultPageLimit is the page views per client address: 30 at once,
-	// then one a second. Each view asks the participants' providers for
-	// busy time.
-	DefaultPageLimit = httpapi.RateLimit{PerSecond: 1, Burst: 30}
-	// DefaultWriteLimit is the holds, bookings, cancellations and
-	// reschedules per client address: 10 at once, then one every 20 s.
-	DefaultWriteLimit = httpapi.RateLimit{PerSecond: 1.0 / 20, Burst: 10}
+// Default per-address limits, which unicald builds the Options'
+// limiters from: page views 30 at once, then one a second (each view
+// asks the participants' providers for busy time); holds, bookings,
+// cancellations and reschedules 10 at once, then one every 20 s.
+const (
+	DefaultPageRate   = 1.0
+	DefaultPageBurst  = 30
+	DefaultWriteRate  = 1.0 / 20
+	DefaultWriteBurst = 10
 )
 
 const (
@@ -40,6 +41,13 @@ const (
 	DefaultHoldTTL = 600
 )
 
+// Limiter limits requests per client address: Allow takes one request
+// of r's address, or reports how long it must wait. unicald passes the
+// front door's token buckets (httpapi.AddressLimiter).
+type Limiter interface {
+	Allow(r *http.Request) (bool, time.Duration)
+}
+
 // Options configures the booking page.
 type Options struct {
 	// Client is the Client whose applications' published booking types
@@ -49,14 +57,14 @@ type Options struct {
 	// least 32 bytes, the same on every replica (unicald derives it from
 	// the master key). Required.
 	LinkKey []byte
-	// PageLimit and WriteLimit are the per-address rate limits of page
-	// views and of writes (holds, bookings, cancellations, reschedules);
-	// zero values are DefaultPageLimit and DefaultWriteLimit, a negative
-	// PerSecond no limit.
-	PageLimit, WriteLimit httpapi.RateLimit
-	// TrustForwardedFor takes the client address from the last
-	// X-Forwarded-For entry, as httpapi.Options.TrustForwardedFor.
-	TrustForwardedFor bool
+	// PageLimit limits every request per client address, WriteLimit the
+	// holds, bookings, cancellations and reschedules too; nil is no
+	// limit.
+	PageLimit, WriteLimit Limiter
+	// ClientAddr is the address a request's live holds count under;
+	// default the connection's peer. unicald passes the address its
+	// limits use (the last X-Forwarded-For entry behind a proxy).
+	ClientAddr func(*http.Request) netip.Addr
 	// MaxHolds is how many live holds one address may have; default
 	// DefaultMaxHolds.
 	MaxHolds int
@@ -75,16 +83,16 @@ var staticFiles embed.FS
 
 // handler serves the booking pages.
 type handler struct {
-	c        *unical.Client
-	links    signer
-	pages    *httpapi.AddressLimiter
-	writes   *httpapi.AddressLimiter
-	trustFwd bool
-	holds    *holdCounter
-	holdTTL  int
-	log      *slog.Logger
-	tmpl     map[string]*template.Template
-	mux      *http.ServeMux
+	c          *unical.Client
+	links      signer
+	pages      Limiter
+	writes     Limiter
+	clientAddr func(*http.Request) netip.Addr
+	holds      *holdCounter
+	holdTTL    int
+	log        *slog.Logger
+	tmpl       map[string]*template.Template
+	mux        *http.ServeMux
 }
 
 // New returns the booking page as an http.Handler for the paths under
@@ -96,24 +104,18 @@ func New(opts Options) (http.Handler, error) {
 	if len(opts.LinkKey) < 32 {
 		return nil, fmt.Errorf("bookingpage: Options.LinkKey must be at least 32 bytes")
 	}
-	limit := func(rl, def httpapi.RateLimit) httpapi.RateLimit {
-		if rl.PerSecond == 0 {
-			return def
-		}
-		if rl.PerSecond < 0 {
-			return httpapi.RateLimit{}
-		}
-		return rl
-	}
 	h := &handler{
-		c:        opts.Client,
-		links:    signer{key: append([]byte(nil), opts.LinkKey...)},
-		pages:    httpapi.NewAddressLimiter(limit(opts.PageLimit, DefaultPageLimit), opts.TrustForwardedFor),
-		writes:   httpapi.NewAddressLimiter(limit(opts.WriteLimit, DefaultWriteLimit), opts.TrustForwardedFor),
-		trustFwd: opts.TrustForwardedFor,
-		holds:    newHoldCounter(cmpOr(opts.MaxHolds, DefaultMaxHolds)),
-		holdTTL:  min(cmpOr(opts.HoldTTL, DefaultHoldTTL), booking.MaxHoldTTL),
-		log:      opts.Logger,
+		c:          opts.Client,
+		links:      signer{key: append([]byte(nil), opts.LinkKey...)},
+		pages:      opts.PageLimit,
+		writes:     opts.WriteLimit,
+		clientAddr: opts.ClientAddr,
+		holds:      newHoldCounter(cmpOr(opts.MaxHolds, DefaultMaxHolds)),
+		holdTTL:    min(cmpOr(opts.HoldTTL, DefaultHoldTTL), booking.MaxHoldTTL),
+		log:        opts.Logger,
+	}
+	if h.clientAddr == nil {
+		h.clientAddr = peerAddr
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -124,6 +126,16 @@ func New(opts Options) (http.Handler, error) {
 	}
 	h.routes()
 	return h, nil
+}
+
+// peerAddr is the address of the connection's peer; the zero address
+// for a peer that is not an IP address.
+func peerAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
 }
 
 func cmpOr(v, def int) int {
@@ -194,9 +206,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // token, and a POST a write token too.
 func (h *handler) limited(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ok, wait := h.pages.Allow(r)
+		ok, wait := allow(h.pages, r)
 		if ok && r.Method == http.MethodPost {
-			ok, wait = h.writes.Allow(r)
+			ok, wait = allow(h.writes, r)
 		}
 		if !ok {
 			secs := max(1, int((wait+time.Second-1)/time.Second))
@@ -207,6 +219,13 @@ func (h *handler) limited(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
+}
+
+func allow(l Limiter, r *http.Request) (bool, time.Duration) {
+	if l == nil {
+		return true, 0
+	}
+	return l.Allow(r)
 }
 
 // view is what a page template sees.
@@ -261,7 +280,7 @@ func (h *handler) notFound(w http.ResponseWriter) {
 // failed answers an error of the booking layer that the page cannot
 // turn into advice: its status, and a message safe to show.
 func (h *handler) failed(w http.ResponseWriter, t *booking.BookingType, err error) {
-	status := httpapi.StatusOf(err)
+	status := httpwire.StatusOf(err)
 	if status >= 500 {
 		h.log.Error("booking page", "err", err)
 	}

@@ -318,7 +318,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	t.Parallel()
 	t.Run("LiveHolds", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{MaxHolds: 2, WriteLimit: httpapi.RateLimit{PerSecond: -1}})
+		s := newSite(t, bookingpage.Options{MaxHolds: 2})
 		pick := s.get(t, "/book/intro?"+dayAfterTomorrow("UTC"))
 		starts := allSlots(pick)
 		if len(starts) < 4 {
@@ -345,7 +345,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("WriteRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{WriteLimit: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}})
+		s := newSite(t, bookingpage.Options{WriteLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}, false)})
 		for i := range 3 {
 			p := s.post(t, "/book/intro/hold", url.Values{"start": {"not-a-time"}, "tz": {"UTC"}})
 			if i < 2 && p.status == http.StatusTooManyRequests {
@@ -361,7 +361,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("PageRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{PageLimit: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}})
+		s := newSite(t, bookingpage.Options{PageLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}, false)})
 		if p := s.get(t, "/book/no-such-page"); p.status != http.StatusNotFound {
 			t.Fatalf("first view = %d", p.status)
 		}

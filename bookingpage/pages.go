@@ -13,7 +13,6 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/httpapi"
 )
 
 // pickData is the page where the guest picks a time: a month of days
@@ -204,7 +203,7 @@ func (h *handler) hold(w http.ResponseWriter, r *http.Request) {
 	loc := zoneOf(tz, pub.Type.TimeZone)
 	base := "/book/" + pub.Type.Slug
 	retry := pickRequest{base: base, action: base + "/hold", tz: loc.String(), date: dateOf(start, loc)}
-	addr := httpapi.ClientAddr(r, h.trustFwd)
+	addr := h.clientAddr(r)
 	now := h.c.Now()
 	key := "pending:" + rand.Text()
 	if !h.holds.reserve(addr, key, now.Add(time.Duration(h.holdTTL)*time.Second), now) {
@@ -294,7 +293,7 @@ func (h *handler) book(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, pub.Type, err)
 		return
 	}
-	h.holds.release(httpapi.ClientAddr(r, h.trustFwd), d.HoldID)
+	h.holds.release(h.clientAddr(r), d.HoldID)
 	h.redirectToConfirmation(w, r, pub.AppID, b, d.TZ)
 }
 

@@ -52,11 +52,6 @@ func (f *FailureLimiter) Fail(r *http.Request) {
 	}
 }
 
-// RateLimited is the 429 answer of a refusal by a FailureLimiter.
-func RateLimited(wait time.Duration) error {
-	return rateLimited(wait, "Too many failed attempts from this address.")
-}
-
 // AddressLimiter is a rate limit per client address (IPv6 by /64) for
 // handlers served beside /v1, such as the public booking page: the front
 // door's token buckets, taking the address as Options.TrustForwardedFor
