@@ -22,18 +22,17 @@ var DefaultFailureLimit = RateLimit{PerSecond: 1.0 / 60, Burst: 10}
 // for concurrent use; one limiter may serve several handlers, so that a
 // guess counts the same wherever it is made.
 type FailureLimiter struct {
-	l                 *limiter[netip.Addr]
-	trustForwardedFor bool
+	a AddressLimiter
 }
 
 // NewFailureLimiter returns a limiter of rl failures per address, taking
 // the address as Options.TrustForwardedFor says; nil when rl has no rate.
 func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
-	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
-	if l == nil {
+	a := NewAddressLimiter(rl, trustForwardedFor)
+	if a == nil {
 		return nil
 	}
-	return &FailureLimiter{l: l, trustForwardedFor: trustForwardedFor}
+	return &FailureLimiter{a: *a}
 }
 
 // Wait returns how long r's address must wait before its next attempt is
@@ -42,13 +41,13 @@ func (f *FailureLimiter) Wait(r *http.Request) time.Duration {
 	if f == nil {
 		return 0
 	}
-	return f.l.waitAt(clientAddr(r, f.trustForwardedFor), int64(time.Since(f.l.epoch)))
+	return f.a.l.waitAt(clientAddr(r, f.a.trustForwardedFor), int64(time.Since(f.a.l.epoch)))
 }
 
 // Fail counts a failed attempt of r's address.
 func (f *FailureLimiter) Fail(r *http.Request) {
 	if f != nil {
-		f.l.allow(clientAddr(r, f.trustForwardedFor))
+		f.a.Allow(r)
 	}
 }
 
