@@ -142,8 +142,8 @@ func sameTime(t *testing.T, a, b string) bool {
 // a 390 px wide screen: the page detects the zone and shows Tokyo's
 // times, a slot is held and booked with a name and an email, the
 // booking is in GET /v1/bookings and its event on the host's calendar;
-// then the guest opens the emailed-style cancel link, confirms, and the
-// booking is cancelled and the event gone. No page needs scrolling
+// the reschedule link moves both; then the guest opens the emailed-style
+// cancel link, confirms, and the booking is cancelled and the event gone. No page needs scrolling
 // sideways, and every field has a label.
 func TestBookingPage_Browser(t *testing.T) {
 	t.Parallel()
@@ -210,6 +210,32 @@ func TestBookingPage_Browser(t *testing.T) {
 	events := s.hostEvents(t)
 	if len(events) != 1 || !sameTime(t, events[0], start) {
 		t.Fatalf("the host's calendar holds %v, want one event at %s", events, start)
+	}
+
+	// The reschedule link offers the days again (not the booked slot)
+	// and moves the booking and its event to the slot chosen.
+	if status := b.submit("reschedule link", chromedp.Click(chromedp.ID("reschedule"))); status != http.StatusOK {
+		t.Fatalf("reschedule link = %d:\n%s", status, b.text())
+	}
+	b.mustSee("reschedule", "Your booking is on")
+	narrow("reschedule")
+	moved := eval[string](b, `document.querySelector("ul.slots button").value`)
+	if moved == start {
+		t.Fatalf("the reschedule page offers the booked slot %s", start)
+	}
+	if status := b.submit("reschedule", chromedp.Click(chromedp.CSS(`ul.slots button`))); status != http.StatusOK {
+		t.Fatalf("reschedule = %d:\n%s", status, b.text())
+	}
+	movedAt, err := time.Parse(time.RFC3339, moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mustSee("rescheduled", "You are booked.", movedAt.In(tokyo).Format("15:04"))
+	if got := s.bookings(t); len(got) != 1 || !sameTime(t, got[0].Start.DateTime, moved) {
+		t.Fatalf("GET /v1/bookings after the reschedule = %+v, want it at %s", got, moved)
+	}
+	if events := s.hostEvents(t); len(events) != 1 || !sameTime(t, events[0], moved) {
+		t.Fatalf("the host's calendar holds %v after the reschedule, want one event at %s", events, moved)
 	}
 
 	// The cancel link works on its own, as from an email: a fresh tab.
