@@ -52,6 +52,9 @@ func TestImportRules(t *testing.T) {
 		// The front ends share their wire code through internal/httpwire;
 		// none imports another.
 		{pkg: "./adminapi", banned: []string{mod + "/httpapi", mod + "/dashboard"}},
+		// The public booking pages are a front end of their own over
+		// package booking; unicald hands them httpapi's address limiters.
+		{pkg: "./bookingpage", need: []string{mod + "/booking"}, banned: []string{mod + "/httpapi", mod + "/adminapi", mod + "/dashboard", mod + "/engine"}},
 		{pkg: "./dashboard", banned: []string{mod + "/httpapi", mod + "/adminapi"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
