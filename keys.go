@@ -43,6 +43,10 @@ func (k *Keys) OpenDelegation(app *Application, t ProviderType, sealed []byte) (
 // MailSealer seals Application.SealedMail, bound by seal.MailBinding.
 func (k *Keys) MailSealer() *seal.Sealer { return k.credentials }
 
+// RevocationSealer seals the grants of queued revocations, bound by
+// internal/revocation.
+func (k *Keys) RevocationSealer() *seal.Sealer { return k.credentials }
+
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ secret,
 // sealed into app.SealedWebhookSecret, and returns it to be shown once.
 func (k *Keys) NewWebhookSecret(app *Application) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/scopedtoken"
 )
 
 // These tests run the engine over a fake Client and a fake Store, so that
@@ -27,8 +28,11 @@ type fakeClient struct {
 	// now is the clock; zero for time.Now.
 	now time.Time
 
+	// revoke answers RevokeGrant; nil succeeds.
+	revoke func(msg *unical.OutboxMessage) error
+
 	mu      sync.Mutex
-	checked []string // "check sub_1", "renew sub_2"
+	checked []string // "check sub_1", "renew sub_2", "revoke msg_1"
 }
 
 func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
@@ -61,6 +65,13 @@ func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.Subscripti
 func (c *fakeClient) CheckGrants(context.Context) (int, error) {
 	c.note("grants")
 	return 0, nil
+}
+func (c *fakeClient) RevokeGrant(_ context.Context, msg *unical.OutboxMessage) error {
+	c.note("revoke " + msg.ID)
+	if c.revoke == nil {
+		return nil
+	}
+	return c.revoke(msg)
 }
 func (c *fakeClient) RenewWatch(_ context.Context, sub *unical.SubscriptionRecord) error {
 	c.note("renew " + sub.ID)
@@ -362,6 +373,52 @@ func TestEngine_Sweep(t *testing.T) {
 	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
 	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
 		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
+	}
+}
+
+// grantSweepStore is a sweepStore that keeps scoped tokens' grants: it
+// hands out removal counts and records the times it was asked for.
+type grantSweepStore struct {
+	sweepStore
+	removed []int
+	asked   []time.Time
+}
+
+func (s *grantSweepStore) CreateTokenGrant(context.Context, string, string, []byte, time.Time) error {
+	return nil
+}
+func (s *grantSweepStore) GetTokenGrant(context.Context, string, time.Time) ([]byte, error) {
+	return nil, nil
+}
+func (s *grantSweepStore) DeleteTokenGrant(context.Context, string, string) error { return nil }
+func (s *grantSweepStore) SweepTokenGrants(_ context.Context, now time.Time, limit int) (int, error) {
+	s.asked = append(s.asked, now)
+	n := s.removed[0]
+	s.removed = s.removed[1:]
+	if n > limit {
+		n = limit
+	}
+	return n, nil
+}
+
+// Sweep also removes expired grants of scoped tokens, in batches until
+// one comes back short, when the Store keeps them.
+func TestEngine_SweepTokenGrants(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	st := &grantSweepStore{sweepStore: sweepStore{results: []unical.SweepResult{{}}}, removed: []int{1000, 7}}
+	var _ scopedtoken.GrantStore = st
+	c := newFakeClient(&recordingSender{}, nil)
+	c.now = now
+	e, err := engine.New(engine.Config{Client: c, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Time{now, now}, st.asked); diff != "" {
+		t.Errorf("SweepTokenGrants calls (-want +got):\n%s", diff)
 	}
 }
 

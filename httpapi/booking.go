@@ -76,6 +76,9 @@ func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, con
 		if err != nil {
 			return err
 		}
+		if err := h.allowBooking(r.Context(), r, app, r.PathValue("id")); err != nil {
+			return err
+		}
 		v, err := call(h.bookings(app), r.Context(), r.PathValue("id"), opts)
 		if err != nil {
 			return err
@@ -91,6 +94,12 @@ func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*book
 	return func(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 		var params P
 		if err := decodeBody(w, r, &params, serverSet); err != nil {
+			return err
+		}
+		if err := allowBookingParams(r, &params); err != nil {
+			return err
+		}
+		if err := h.allowBooking(r.Context(), r, app, r.PathValue("id")); err != nil {
 			return err
 		}
 		opts, err := bookingOptions(r, notify)
@@ -150,6 +159,9 @@ func (h *handler) handleBookingList(w http.ResponseWriter, r *http.Request, app 
 		EndDateTime: q.str("endDateTime"), PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
+	}
+	if err := allowBookingList(r, params.BookingTypeID); err != nil {
+		return err
 	}
 	page, err := h.bookings(app).ListBookings(r.Context(), params)
 	if err != nil {

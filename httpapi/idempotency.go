@@ -97,6 +97,12 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 func requestFingerprint(r *http.Request, body []byte) string {
 	sum := sha256.Sum256(body)
 	fp := "http\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
+	// A scoped token's writes are its own: the same key and request
+	// with the API key or another token is another request, so that no
+	// credential replays an answer it could not have been given.
+	if g := grantOf(r); g != nil {
+		fp = "token\x00" + g.ID + "\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
+	}
 	if etags := r.Header.Values("If-Match"); len(etags) > 0 {
 		fp += "\x00" + strings.Join(etags, "\x00")
 	}

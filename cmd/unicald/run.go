@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/bookingpage"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/grants"
@@ -40,6 +41,8 @@ import (
 // Main is the program, with its surroundings as fields so tests can run it
 // in-process.
 type Main struct {
+	// Stdin is what unicald mcp reads; nil is os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Providers overrides the provider implementations (tests).
@@ -201,7 +204,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		}
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
-	providers = virtual.Add(providers, store)
+	providers = virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: publicURL})
 	// VIRTUAL and CalDAV accounts mail their invitations themselves
 	// (package invite); the sender runs in serve.
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
@@ -262,7 +265,7 @@ func (m *Main) masterKey(dataDir string) (k seal.Key, source string, err error) 
 func serveCommand() *command {
 	return &command{
 		path: "serve", synopsis: "[flags]",
-		summary: "Run the server: /v1, the admin API, the dashboard and the API reference on one address.",
+		summary: "Run the server: /v1, the admin API, the dashboard, the booking pages and the API reference on one address.",
 		notes: `Environment without a flag:
   UNICAL_MASTER_KEY   the key that seals stored secrets (else a 0600 key file in --data, made on first start;
                       required with --store)
@@ -383,7 +386,11 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
 		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
-		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures)
+		dash, err := newDashboard(svc, key, *publicURL, logger, met, failures)
+		if err != nil {
+			return err
+		}
+		bookPage, err := newBookingPage(client, key, &front, logger)
 		if err != nil {
 			return err
 		}
@@ -398,6 +405,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		root.Handle(apidocs.Prefix, reference)
 		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 		root.Handle(dashboard.Prefix, dash)
+		root.Handle(bookingpage.Prefix, bookPage)
 		root.Handle("/", api)
 		srv := &http.Server{
 			Handler:           apiFirst(api, root),

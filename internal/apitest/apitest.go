@@ -66,7 +66,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// The fakes and test servers all listen on loopback, so a stack saves
 	// and uses such URLs as a development server does; a test of the
 	// production address policy sets AllowPrivateTargets back to false.
-	cfg := unical.Config{Store: store, Providers: virtual.Add(providers, store), MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	cfg := unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
 	cfg.AllowPrivateTargets = true
 	if configure != nil {
 		configure(&cfg)
@@ -173,6 +173,17 @@ func (st *Stack) DoKey(tb testing.TB, key, method, path string, body any) *Respo
 func (st *Stack) DoHeader(tb testing.TB, method, path string, body any, header http.Header) *Response {
 	tb.Helper()
 	return st.send(tb, st.APIKey, method, path, body, header)
+}
+
+// DoToken sends a request with a scoped token (Authorization: Bearer)
+// and no API key, plus header (an Origin).
+func (st *Stack) DoToken(tb testing.TB, token, method, path string, body any, header http.Header) *Response {
+	tb.Helper()
+	h := http.Header{"Authorization": {"Bearer " + token}}
+	for k, vs := range header {
+		h[k] = vs
+	}
+	return st.send(tb, "", method, path, body, h)
 }
 
 func (st *Stack) send(tb testing.TB, key, method, path string, body any, header http.Header) *Response {
