@@ -1,7 +1,7 @@
 // Package dashboard serves unicald's web dashboard at /dashboard/: the
 // operator's pages for applications, API keys, redirect URLs, provider
-// settings, accounts and webhooks, a set-up checklist, and the audit log of
-// operator changes.
+// settings, accounts and webhooks, a set-up checklist, each application's
+// recent /v1 requests, and the audit log of operator changes.
 //
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
@@ -31,6 +31,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/requestlog"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -66,6 +67,10 @@ type Options struct {
 	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
 	// Nil leaves the error rate out.
 	DeliveryCounts func() map[string]float64
+	// Requests is the /v1 request log the Requests page shows, the one
+	// given to httpapi.Options.RequestLog; nil shows the page empty, with
+	// a note that no log is kept.
+	Requests *requestlog.Log
 }
 
 //go:embed templates/*.html
@@ -89,7 +94,9 @@ type handler struct {
 	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
 	deliveryCounts func() map[string]float64
-	mux            *http.ServeMux
+	// requests is Options.Requests.
+	requests *requestlog.Log
+	mux      *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
@@ -111,6 +118,7 @@ func New(opts Options) (http.Handler, error) {
 		now:        opts.Now,
 
 		deliveryCounts: opts.DeliveryCounts,
+		requests:       opts.Requests,
 	}
 	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
 		h.secure = true
@@ -185,6 +193,7 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/delete", h.form(h.deleteSubscription))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
 	m.HandleFunc("GET /dashboard/apps/{app}/bookings", h.page(h.pageHandler(pageBookings)))
+	m.HandleFunc("GET /dashboard/apps/{app}/requests", h.page(h.pageHandler(pageRequests)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))

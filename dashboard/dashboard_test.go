@@ -25,6 +25,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -37,8 +38,10 @@ type fixture struct {
 	srv    *httptest.Server
 	logs   *apitest.LogBuffer
 	key    []byte
-	mu     sync.Mutex
-	now    time.Time
+	// requests is the request log the Requests page shows.
+	requests *requestlog.Log
+	mu       sync.Mutex
+	now      time.Time
 }
 
 func (f *fixture) clock() time.Time {
@@ -68,6 +71,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 		t.Fatal(err)
 	}
 	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f.requests = requestlog.New(requestlog.Options{Now: f.clock})
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -79,7 +83,7 @@ func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handl
 	t.Helper()
 	h, err := dashboard.New(dashboard.Options{
 		Admin: admin.Of(f.client), SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
-		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
+		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock, Requests: f.requests,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ var (
 	pageAccounts  = appPage{"accounts", "accounts", "Accounts", (*handler).loadAccounts}
 	pageWebhooks  = appPage{"webhooks", "webhooks", "Webhooks", (*handler).loadWebhooks}
 	pageBookings  = appPage{"bookings", "bookings", "Bookings", (*handler).loadBookings}
+	pageRequests  = appPage{"requests", "requests", "Requests", (*handler).loadRequests}
 )
 
 // show renders one of an application's pages. status, errMsg and set

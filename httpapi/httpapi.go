@@ -21,6 +21,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/strictjson"
 	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/requestlog"
 )
 
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
@@ -56,6 +57,11 @@ type Options struct {
 	Requests RequestObserver
 	// Metrics, when set, is served at GET /metrics without an API key.
 	Metrics http.Handler
+	// RequestLog, when set, records each request made with a valid API
+	// key under its application (method, route pattern, status, latency,
+	// key id); requests refused before their key was known are not an
+	// application's. nil records nothing.
+	RequestLog *requestlog.Log
 }
 
 // handler serves the API over a Client.
@@ -73,6 +79,8 @@ type handler struct {
 	timeout           time.Duration
 	// answers keeps encoded account reads (answercache.go).
 	answers answerCache
+	// requests is Options.RequestLog.
+	requests *requestlog.Log
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -92,6 +100,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString)
 	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr)
 	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
+	h.requests = opts.RequestLog
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
 	h.registerCalendarRoutes()
@@ -300,22 +309,40 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 			h.refuse(w, r, err)
 			return
 		}
-		if h.keyLimit != nil {
-			if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(w)); !ok {
-				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
-				return
-			}
+		if h.requests == nil {
+			h.serveApp(w, r, app, key, fn)
+			return
 		}
-		if isWrite(r.Method) {
-			if keys := r.Header[idempotencyHeader]; keys != nil {
-				h.idempotent(w, r, app, keys, fn)
-				return
-			}
-		}
-		if err := fn(w, r, app); err != nil {
-			h.writeError(w, r, err)
+		x := logged(w)
+		// A panic leaves this 500, the recoverer's answer; else serveApp
+		// says 0 for the exchange's status.
+		status := http.StatusInternalServerError
+		defer func() { h.logRequest(x, r, app.ID(), key, status) }()
+		status = h.serveApp(x, r, app, key, fn)
+	}
+}
+
+// serveApp serves a request authenticated as app with key: its rate
+// limit, its Idempotency-Key, then fn. It returns the status of a refusal
+// it answered on a connection it took over (refuse), which the answer's
+// writer does not see; 0 otherwise.
+func (h *handler) serveApp(w http.ResponseWriter, r *http.Request, app *unical.App, key string, fn appHandler) int {
+	if h.keyLimit != nil {
+		if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(w)); !ok {
+			h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
+			return http.StatusTooManyRequests
 		}
 	}
+	if isWrite(r.Method) {
+		if keys := r.Header[idempotencyHeader]; keys != nil {
+			h.idempotent(w, r, app, keys, fn)
+			return 0
+		}
+	}
+	if err := fn(w, r, app); err != nil {
+		h.writeError(w, r, err)
+	}
+	return 0
 }
 
 // apiKey returns the x-api-key header. It indexes the header map by the

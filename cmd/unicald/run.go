@@ -32,6 +32,7 @@ import (
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/virtual"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/webhooksender"
@@ -354,9 +355,13 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
+		// The request log is this process's memory, per replica (package
+		// requestlog): the dashboard shows what this replica served.
+		requests := requestlog.New(requestlog.Options{})
 		apiOpts := httpapi.Options{
 			Logger:            logger,
 			Requests:          met,
+			RequestLog:        requests,
 			KeyRateLimit:      httpapi.RateLimit{PerSecond: front.keyRate},
 			IPRateLimit:       httpapi.RateLimit{PerSecond: front.ipRate},
 			TrustForwardedFor: front.trustForwardedFor,
@@ -383,7 +388,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
 		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
-		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures)
+		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures, requests)
 		if err != nil {
 			return err
 		}
