@@ -21,8 +21,8 @@ func logged(w http.ResponseWriter) *exchange {
 // logRequest adds the request answered through x to the request log of
 // application appID, with status, or x's status when it is 0 (200 when
 // nothing was written: net/http sends 200). It keeps the route pattern,
-// never the path, and of key only its public prefix (a new string, so
-// that the log holds no part of the key's secret).
+// never the path, and of key only its public prefix ("uk_<id>_", which
+// the log copies, so that it holds no part of the key's secret).
 func (h *handler) logRequest(x *exchange, r *http.Request, appID, key string, status int) {
 	if status == 0 {
 		status = x.status
@@ -36,6 +36,6 @@ func (h *handler) logRequest(x *exchange, r *http.Request, appID, key string, st
 	}
 	h.requests.Record(appID, requestlog.Entry{
 		At: x.start.UTC(), Method: r.Method, Route: route, Status: status,
-		Latency: time.Since(x.start), KeyPrefix: unical.APIKeyPrefix + apiKeyID(key) + "_",
+		Latency: time.Since(x.start), KeyPrefix: key[:len(unical.APIKeyPrefix)+len(apiKeyID(key))+1],
 	})
 }

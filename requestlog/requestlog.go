@@ -16,6 +16,7 @@ package requestlog
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +76,14 @@ type ring struct {
 	entries []Entry
 	next    int // where the next entry goes once entries is full
 	last    time.Time
+	// prefixes holds one copy of each key prefix, so that recording a
+	// request allocates nothing.
+	prefixes map[string]string
 }
+
+// maxPrefixes bounds ring.prefixes; past it, prefixes are copied each
+// time.
+const maxPrefixes = 64
 
 // New returns an empty log.
 func New(opts Options) *Log {
@@ -92,7 +100,9 @@ func New(opts Options) *Log {
 	return l
 }
 
-// Record adds a request of application appID.
+// Record adds a request of application appID. It keeps its own copy of
+// e.KeyPrefix, so that the caller may pass a part of the whole key: the
+// log never holds on to the key's secret.
 func (l *Log) Record(appID string, e Entry) {
 	if l == nil {
 		return
@@ -106,6 +116,17 @@ func (l *Log) Record(appID string, e Entry) {
 	}
 	r := v.(*ring)
 	r.mu.Lock()
+	if p, ok := r.prefixes[e.KeyPrefix]; ok {
+		e.KeyPrefix = p
+	} else {
+		e.KeyPrefix = strings.Clone(e.KeyPrefix)
+		if r.prefixes == nil {
+			r.prefixes = map[string]string{}
+		}
+		if len(r.prefixes) < maxPrefixes {
+			r.prefixes[e.KeyPrefix] = e.KeyPrefix
+		}
+	}
 	if len(r.entries) < l.size {
 		r.entries = append(r.entries, e)
 	} else {
