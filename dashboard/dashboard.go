@@ -197,6 +197,8 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/test", h.form(h.sendTest))
+	m.HandleFunc("GET /dashboard/apps/{app}/webhooks/messages/{message}", h.page(h.pageHandler(pageMessage)))
 	m.HandleFunc("GET /dashboard/apps/{app}/mail", h.page(h.pageHandler(pageMail)))
 	m.HandleFunc("POST /dashboard/apps/{app}/mail", h.form(h.saveMail))
 	m.HandleFunc("POST /dashboard/apps/{app}/mail/remove", h.form(h.removeMail))

@@ -58,12 +58,23 @@ func (f *fixture) advance(d time.Duration) {
 
 func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *fixture {
 	t.Helper()
+	return newFixtureWith(t, publicURL, nil, providers...)
+}
+
+// newFixtureWith is newFixture with configure changing the Client's
+// Config first.
+func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Config), providers ...unical.Provider) *fixture {
+	t.Helper()
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers})
+	cfg := unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}
+	if configure != nil {
+		configure(&cfg)
+	}
+	client, err := unical.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

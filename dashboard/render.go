@@ -95,7 +95,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "health", "bookings", "requests"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "health", "bookings", "requests", "message"}
 
 // checkPages parses every page, so that a broken template stops start-up
 // rather than a request.
