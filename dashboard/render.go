@@ -46,11 +46,21 @@ var funcs = template.FuncMap{
 	},
 	"ms":            func(d time.Duration) int64 { return d.Milliseconds() },
 	"span":          span,
+	"latency":       latency,
 	"providerName":  providerName,
 	"path":          func(t unical.ProviderType) string { return t.PathName() },
 	"join":          strings.Join,
 	"paused":        admin.Paused,
 	"settingFields": settingFields,
+}
+
+// latency writes a request's latency in milliseconds, with a tenth below
+// 10 ms, where most API requests are.
+func latency(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
 
 // span writes a retention period in whole hours, or minutes below one.

@@ -47,7 +47,7 @@ func TestRequestsPage(t *testing.T) {
 	if deleteAt < 0 || listAt < 0 || deleteAt > listAt {
 		t.Errorf("the page does not list both requests newest first:\n%s", p.body)
 	}
-	for _, want := range []string{"<td>404</td>", "<td>200</td>", "backend-prod", keys[0].ID, "uk_gone_…</code> (revoked)", "5 ms"} {
+	for _, want := range []string{"<td>404</td>", "<td>200</td>", "backend-prod", keys[0].ID, "uk_gone_…</code> (revoked)", "5.0 ms", "3.0 ms"} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("the page does not show %q", want)
 		}
