@@ -31,7 +31,6 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/requestlog"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -67,10 +66,6 @@ type Options struct {
 	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
 	// Nil leaves the error rate out.
 	DeliveryCounts func() map[string]float64
-	// Requests is the /v1 request log the Requests page shows, the one
-	// given to httpapi.Options.RequestLog; nil shows the page empty, with
-	// a note that no log is kept.
-	Requests *requestlog.Log
 }
 
 //go:embed templates/*.html
@@ -94,9 +89,7 @@ type handler struct {
 	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
 	deliveryCounts func() map[string]float64
-	// requests is Options.Requests.
-	requests *requestlog.Log
-	mux      *http.ServeMux
+	mux            *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
@@ -118,7 +111,6 @@ func New(opts Options) (http.Handler, error) {
 		now:        opts.Now,
 
 		deliveryCounts: opts.DeliveryCounts,
-		requests:       opts.Requests,
 	}
 	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
 		h.secure = true

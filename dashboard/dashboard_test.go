@@ -92,9 +92,13 @@ func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Confi
 // replica would run it.
 func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handler {
 	t.Helper()
+	svc, err := admin.New(admin.Config{Client: f.client, RequestLog: f.requests})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := dashboard.New(dashboard.Options{
-		Admin: admin.Of(f.client), SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
-		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock, Requests: f.requests,
+		Admin: svc, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
+		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
 	if err != nil {
 		t.Fatal(err)

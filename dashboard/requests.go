@@ -30,11 +30,12 @@ type requestRow struct {
 }
 
 func (h *handler) loadRequests(r *http.Request, app *admin.ApplicationView) (any, error) {
-	d := &requestsData{Kept: h.requests != nil, Failed: r.URL.Query().Get("failed") == "1"}
-	if !d.Kept {
-		return d, nil
+	d := &requestsData{Failed: r.URL.Query().Get("failed") == "1"}
+	list, err := h.admin.ListRequests(r.Context(), app.ID, d.Failed)
+	if err != nil {
+		return d, err
 	}
-	d.PerApplication, d.Retention = h.requests.PerApplication(), h.requests.Retention()
+	d.Kept, d.PerApplication, d.Retention = list.Kept, list.PerApplication, time.Duration(list.RetentionSeconds)*time.Second
 	keys, err := h.admin.ListAPIKeyViews(r.Context(), app.ID)
 	if err != nil {
 		return d, err
@@ -43,10 +44,7 @@ func (h *handler) loadRequests(r *http.Request, app *admin.ApplicationView) (any
 	for _, k := range keys {
 		byPrefix[k.Prefix] = k
 	}
-	for _, e := range h.requests.List(app.ID) {
-		if d.Failed && e.Status < 400 {
-			continue
-		}
+	for _, e := range list.Data {
 		d.Requests = append(d.Requests, requestRow{Entry: e, Key: byPrefix[e.KeyPrefix]})
 	}
 	return d, nil

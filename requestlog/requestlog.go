@@ -15,6 +15,7 @@
 package requestlog
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,17 @@ type Entry struct {
 	// public part up to the secret ("uk_<id>_"), as the API keys page
 	// and the admin API's key list show it.
 	KeyPrefix string `json:"apiKeyPrefix"`
+}
+
+// MarshalJSON writes the entry with its latency in milliseconds
+// (latencyMs, to the microsecond) and its time in UTC.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry // without this method
+	return json.Marshal(struct {
+		plain
+		At        time.Time `json:"timestamp"`
+		LatencyMS float64   `json:"latencyMs"`
+	}{plain(e), e.At.UTC(), float64(e.Latency.Microseconds()) / 1000})
 }
 
 // Options configures New.

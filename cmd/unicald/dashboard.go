@@ -8,14 +8,13 @@ import (
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/requestlog"
 )
 
 // newDashboard returns the web dashboard, to be served under
 // dashboard.Prefix. Its session key is derived from the master key, and
 // logouts are kept in the store, so that every replica accepts the
 // others' sessions and refuses the ones logged out anywhere.
-func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, deliveryCounts func() map[string]float64, failures *httpapi.FailureLimiter, requests *requestlog.Log) (http.Handler, error) {
+func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, deliveryCounts func() map[string]float64, failures *httpapi.FailureLimiter) (http.Handler, error) {
 	sessionKey := key.Derive("dashboard-session")
 	return dashboard.New(dashboard.Options{
 		Admin:      svc,
@@ -25,6 +24,5 @@ func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *sl
 		Logger:     logger,
 
 		DeliveryCounts: deliveryCounts,
-		Requests:       requests,
 	})
 }

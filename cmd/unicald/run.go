@@ -343,7 +343,11 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 			return err
 		}
 		met.WatchStore(client.StoreStats)
-		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger})
+		// The request log is this process's memory, per replica (package
+		// requestlog): the dashboard and the admin API show what this
+		// replica served.
+		requests := requestlog.New(requestlog.Options{})
+		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger, RequestLog: requests})
 		if err != nil {
 			return err
 		}
@@ -355,9 +359,6 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		// The request log is this process's memory, per replica (package
-		// requestlog): the dashboard shows what this replica served.
-		requests := requestlog.New(requestlog.Options{})
 		apiOpts := httpapi.Options{
 			Logger:            logger,
 			Requests:          met,
@@ -388,7 +389,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
 		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
-		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures, requests)
+		dash, err := newDashboard(svc, key, *publicURL, logger, met.DeliveryCounts, failures)
 		if err != nil {
 			return err
 		}
