@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -9,36 +8,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/unical/unical/internal/apitest"
 )
-
-// lockedBuffer is an io.Writer a subprocess writes to while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // startExampleReceiver builds examples/receiver and runs it on addr with
 // secrets, until the test ends; its log goes to the returned buffer.
-func startExampleReceiver(t *testing.T, addr string, secrets ...string) *lockedBuffer {
+func startExampleReceiver(t *testing.T, addr string, secrets ...string) *apitest.LogBuffer {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "receiver")
 	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./examples/receiver")
@@ -46,7 +27,7 @@ func startExampleReceiver(t *testing.T, addr string, secrets ...string) *lockedB
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/receiver: %v\n%s", err, out)
 	}
-	out := &lockedBuffer{}
+	out := &apitest.LogBuffer{}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "UNICAL_WEBHOOK_SECRETS="+strings.Join(secrets, ","), "ADDR="+addr)
 	cmd.Stdout, cmd.Stderr = out, out
