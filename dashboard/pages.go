@@ -388,6 +388,9 @@ type accountsData struct {
 	Accounts       []*unical.Account
 	Search, Status string
 	NextPage       string
+	// CalDAV is what the CalDAV form shows again after a failed connect;
+	// nil shows it empty.
+	CalDAV *calDAVForm
 }
 
 // accountsPageSize is how many accounts one page lists.
@@ -426,7 +429,7 @@ type webhooksData struct {
 	// NextSubscriptions continues the subscription list.
 	NextSubscriptions string
 	// Log is the delivery log of subscription LogSubscription, or of the
-	// application's own endpoint when it is empty.
+	// application's own endpoint when it is empty (see logSubscription).
 	LogSubscription string
 	Log             []*unical.DeliveryAttempt
 	NextLogPage     string
@@ -446,6 +449,9 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 		return d, err
 	}
 	d.Subscriptions = subs.Data
+	if !q.Has("sub") {
+		d.LogSubscription = logSubscription(subs.Data)
+	}
 	if subs.NextPageToken != nil {
 		d.NextSubscriptions = "?" + url.Values{"sub": {d.LogSubscription}, "subs": {*subs.NextPageToken}}.Encode()
 	}
@@ -473,6 +479,18 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 		}
 	}
 	return d, nil
+}
+
+// logSubscription is the delivery log the Webhooks page opens on when
+// the address names none (no sub parameter; sub= empty names the
+// application webhook's): the first subscription listed, when there is
+// one, since an application with calendar subscriptions receives most of
+// its messages through them; else the application webhook's.
+func logSubscription(subs []*unical.Subscription) string {
+	if len(subs) == 0 {
+		return ""
+	}
+	return subs[0].ID
 }
 
 func (h *handler) setWebhookURL(w http.ResponseWriter, r *http.Request, s *session) {
@@ -537,10 +555,8 @@ func (h *handler) sendTest(w http.ResponseWriter, r *http.Request, s *session) {
 }
 
 // logOf is the query that shows the delivery log of the form's sub field
-// after an action.
+// after an action, kept even when empty: sub= is the application
+// webhook's log.
 func logOf(r *http.Request) url.Values {
-	if sub := r.PostFormValue("sub"); sub != "" {
-		return url.Values{"sub": {sub}}
-	}
-	return nil
+	return url.Values{"sub": {r.PostFormValue("sub")}}
 }
