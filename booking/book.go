@@ -415,11 +415,11 @@ func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, er
 		ExpiresAt: s.now().Add(time.Duration(ttl) * time.Second), Participants: ch.participants}
 	from, to := buffered(r.t, start, end)
 	req := &claimRequest{typ: r.t, locs: r.locs(), c: claim{ID: id, Type: r.t.ID, State: stateHeld, Start: start, From: from, To: to, Until: h.ExpiresAt}}
-	if _, err := s.putRecord(ctx, holdsCollection, id, h, 0); err != nil {
+	held, err := appRecord(holdsCollection, id, h)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.claimAll(ctx, sortedIDs(ch.participants), req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, id, 0)
+	if _, err := s.claimWith(ctx, sortedIDs(ch.participants), req, held); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -524,19 +524,19 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 		return nil, err
 	}
 	pending := &pendingRecord{Booking: rec, Lease: now.Add(lease), Targets: targets, Claimed: sortedIDs(ch.participants), ClaimID: id}
-	pendingVersion, err := s.putRecord(ctx, pendingCollection, id, pending, 0)
+	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
+	defer cancel()
+	write, err := appRecord(pendingCollection, id, pending)
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
-	defer cancel()
-	undo := func() { s.undo(ctx, pending, pendingVersion) }
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
-	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
+	pendingVersion, err := s.claimWith(wctx, pending.Claimed, req, write)
+	if err != nil {
 		return nil, err
 	}
+	undo := func() { s.undo(ctx, pending, pendingVersion) }
 	// The organizer's event, the one that invites, is written last, so
 	// that no invitation goes out for a booking undone because a copy
 	// failed.
@@ -555,11 +555,10 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	if afterEvents != nil {
 		afterEvents()
 	}
-	if _, err := s.putRecord(wctx, bookingsCollection, id, &rec, 0); err != nil {
+	if err := s.recordBooking(wctx, &rec, pendingVersion); err != nil {
 		undo()
 		return nil, err
 	}
-	_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 	if replace != "" {
 		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, replace, 0)
 	}

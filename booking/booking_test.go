@@ -30,8 +30,18 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newEnvWith is newEnv whose Client's Store is wrap of the stack's, when
+// wrap is set.
+func newEnvWith(t *testing.T, wrap func(unical.Store) unical.Store) *env {
+	t.Helper()
 	rcv := apitest.NewReceiver(t)
 	st := apitest.Start(t, nil, func(cfg *unical.Config) {
+		if wrap != nil {
+			cfg.Store = wrap(cfg.Store)
+		}
 		cfg.WebhookSender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
