@@ -41,7 +41,7 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	var version uint64
 	err := s.update(ctx, "put record", func(tx *bbolt.Tx) error {
 		var err error
-		version, err = putRecord(tx, appID, accountID, collection, key, data, ifVersion)
+		version, err = s.putRecord(tx, appID, accountID, collection, key, data, ifVersion)
 		return err
 	})
 	if err != nil {
@@ -50,9 +50,12 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	return version, nil
 }
 
-func putRecord(tx *bbolt.Tx, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
+// putRecord writes a record in tx. The account is read through the
+// decoded-account cache: every write of a VIRTUAL calendar checks it, and
+// decoding it each time held the file's only write lock for longer.
+func (s *Store) putRecord(tx *bbolt.Tx, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
 	if accountID != storedoc.ApplicationRecords {
-		if _, err := getAccount(tx, appID, accountID); err != nil {
+		if _, err := s.readAccount(tx, appID, accountID); err != nil {
 			return 0, err
 		}
 	}
@@ -152,7 +155,7 @@ func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.
 			if w.Delete {
 				err = deleteRecord(tx, appID, w.AccountID, w.Collection, w.Key, w.IfVersion)
 			} else {
-				versions[i], err = putRecord(tx, appID, w.AccountID, w.Collection, w.Key, w.Data, w.IfVersion)
+				versions[i], err = s.putRecord(tx, appID, w.AccountID, w.Collection, w.Key, w.Data, w.IfVersion)
 			}
 			if err != nil {
 				return err
