@@ -35,13 +35,21 @@ func appRecord(collection, id string, v any) (unical.RecordWrite, error) {
 	return unical.RecordWrite{AccountID: appRecords, Collection: collection, Key: id, Data: data}, nil
 }
 
+// ledgerRead is a ledger as read, with its version.
+type ledgerRead struct {
+	l       *ledger
+	version uint64
+}
+
 // claimWith writes first, a new record of the application (a booking's
 // pending record, a hold), and claims req.c in each account's ledger: all
 // in one write, read again and retried while another writer changes a
 // ledger meanwhile, or (a Store without batches) first, then the claims
-// in turn, then first removed again if a claim is refused. It returns
-// first's version; on an error nothing is left written.
-func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRequest, first unical.RecordWrite) (uint64, error) {
+// in turn, then first removed again if a claim is refused. The first
+// attempt starts from the ledgers in read, where it has them (choose read
+// them a moment before); the compare-and-set catches any change since. It
+// returns first's version; on an error nothing is left written.
+func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRequest, first unical.RecordWrite, read map[string]ledgerRead) (uint64, error) {
 	if _, batches := s.store.(unical.RecordBatchStore); !batches {
 		version, err := s.store.PutRecord(ctx, s.app.ID(), first.AccountID, first.Collection, first.Key, first.Data, 0)
 		if err != nil {
@@ -56,9 +64,12 @@ func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRe
 	for range casAttempts {
 		writes := []unical.RecordWrite{first}
 		for _, acc := range accounts {
-			l, version, err := s.readLedger(ctx, acc)
-			if err != nil {
-				return 0, err
+			l, version := read[acc].l, read[acc].version
+			if l == nil {
+				var err error
+				if l, version, err = s.readLedger(ctx, acc); err != nil {
+					return 0, err
+				}
 			}
 			l.prune(s.c.Now())
 			if err := s.claimOne(l, acc, req); err != nil {
@@ -70,6 +81,7 @@ func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRe
 			}
 			writes = append(writes, unical.RecordWrite{AccountID: acc, Collection: ledgerCollection, Key: ledgerKey, Data: data, IfVersion: version})
 		}
+		read = nil
 		versions, _, err := s.writeBatch(ctx, writes)
 		if unical.ErrorCode(err) == unical.CodeConflict {
 			// A ledger moved since it was read (first is new and

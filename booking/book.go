@@ -228,6 +228,9 @@ type choice struct {
 	// participants are the chosen accounts in the type's order.
 	participants []string
 	organizer    string
+	// ledgers are the participants' ledgers as choose read them, for
+	// the claim's first attempt.
+	ledgers map[string]ledgerRead
 }
 
 // providerFree asks the providers which of the type's participants are
@@ -297,17 +300,19 @@ func (s *Service) choose(ctx context.Context, r *typeRules, start, end time.Time
 	probe := &claimRequest{typ: t, locs: r.locs(), c: claim{ID: owner, Type: t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	refusal := map[string]error{}
 	counts := map[string]int{}
+	read := map[string]ledgerRead{}
 	for _, p := range t.Participants {
 		acc := p.EndUserAccountID
 		if !free[acc] {
 			refusal[acc] = slotTaken(acc)
 			continue
 		}
-		l, _, err := s.readLedger(ctx, acc)
+		l, version, err := s.readLedger(ctx, acc)
 		if err != nil {
 			return nil, err
 		}
 		l.prune(s.c.Now())
+		read[acc] = ledgerRead{l: &ledger{Claims: slices.Clone(l.Claims)}, version: version}
 		counts[acc] = l.countIn(t.ID, start.Add(-roundRobinLookback), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), owner, s.c.Now())
 		if err := s.claimOne(l, acc, probe); err != nil {
 			refusal[acc] = err
@@ -356,7 +361,7 @@ func (s *Service) choose(ctx context.Context, r *typeRules, start, end time.Time
 		}
 		chosen[assigned] = true
 	}
-	out := &choice{organizer: cmp.Or(organizer, assigned, firstGroup)}
+	out := &choice{organizer: cmp.Or(organizer, assigned, firstGroup), ledgers: read}
 	for _, p := range t.Participants {
 		if chosen[p.EndUserAccountID] {
 			out.participants = append(out.participants, p.EndUserAccountID)
@@ -419,7 +424,7 @@ func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.claimWith(ctx, sortedIDs(ch.participants), req, held); err != nil {
+	if _, err := s.claimWith(ctx, sortedIDs(ch.participants), req, held, ch.ledgers); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -532,7 +537,7 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Bo
 	}
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
-	pendingVersion, err := s.claimWith(wctx, pending.Claimed, req, write)
+	pendingVersion, err := s.claimWith(wctx, pending.Claimed, req, write, ch.ledgers)
 	if err != nil {
 		return nil, err
 	}
