@@ -234,14 +234,29 @@ func (p *Provider) load(ctx context.Context, s *unical.Session, calendarID strin
 	return l, nil
 }
 
-// loadAll reads every event of a calendar.
-func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID string) (*eventbook.Book, error) {
+// loadAll reads the events of a calendar that book.List(q, since) may
+// answer. A live listing (since < 0) of the whole calendar leaves out
+// deleted events and single events outside q's window, so those are
+// skipped after decoding only the fields that say so: a free/busy of one
+// slot decodes the events of that slot (and the calendar's series and
+// their overrides), not every event the calendar holds.
+func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery, since int64) (*eventbook.Book, error) {
 	recs, err := p.store.ListRecords(ctx, s.ApplicationID, s.AccountID, eventCollection, calendarID+"/", "", 0)
 	if err != nil {
 		return nil, err
 	}
+	narrow := since < 0 && q.SeriesID == "" && (!q.TimeMin.IsZero() || !q.TimeMax.IsZero())
 	b := eventbook.New()
 	for _, rec := range recs {
+		if narrow {
+			leave, err := outside(rec.Data, q)
+			if err != nil {
+				return nil, err
+			}
+			if leave {
+				continue
+			}
+		}
 		var e eventbook.Entry
 		if err := json.Unmarshal(rec.Data, &e); err != nil {
 			return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
@@ -250,6 +265,39 @@ func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID st
 		b.Events[strings.TrimPrefix(rec.Key, calendarID+"/")] = &e
 	}
 	return b, nil
+}
+
+// windowFields are the fields of a stored event (an eventbook.Entry) that
+// say whether a live listing of a window answers it.
+type windowFields struct {
+	Event struct {
+		Start            *unical.EventDateTime `json:"start"`
+		End              *unical.EventDateTime `json:"end"`
+		IsAllDay         bool                  `json:"isAllDay"`
+		IsRecurring      bool                  `json:"isRecurring"`
+		Recurrence       []string              `json:"recurrence"`
+		RecurringEventID string                `json:"recurringEventId"`
+	} `json:"event"`
+	Deleted bool `json:"deleted"`
+}
+
+// outside reports whether a live listing of q's window leaves out the
+// stored event data: it is deleted, or a single event (no series, no
+// occurrence of one) that does not meet the window.
+func outside(data []byte, q *unical.EventQuery) (bool, error) {
+	var w windowFields
+	if err := json.Unmarshal(data, &w); err != nil {
+		return false, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
+	}
+	if w.Deleted {
+		return true, nil
+	}
+	if w.Event.IsRecurring || w.Event.RecurringEventID != "" {
+		return false, nil
+	}
+	ev := unical.Event{Start: w.Event.Start, End: w.Event.End, IsAllDay: w.Event.IsAllDay, Recurrence: w.Event.Recurrence}
+	eventbook.Normalize(&ev)
+	return !eventbook.InWindow(&ev, q.TimeMin, q.TimeMax), nil
 }
 
 // write changes some events of a calendar: it reserves a version in the

@@ -238,7 +238,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	book, err := p.loadAll(ctx, s, calendarID)
+	book, err := p.loadAll(ctx, s, calendarID, q, since)
 	if err != nil {
 		return nil, err
 	}
