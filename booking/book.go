@@ -190,7 +190,7 @@ func (s *Service) ListSlots(ctx context.Context, bookingTypeID string, params *S
 		}
 		extra[p.EndUserAccountID] = ledgerBusy(l, r, i, now)
 	}
-	return availability.FindWith(ctx, s.app, now, q, extra)
+	return availability.FindWith(ctx, s.reads, now, q, extra)
 }
 
 // ledgerBusy is the busy time participant i's ledger adds: its live
@@ -245,7 +245,7 @@ func (s *Service) providerFree(ctx context.Context, r *typeRules, start, end tim
 		q.Participants[i].Group = ""
 	}
 	q.StartDateTime, q.EndDateTime = start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano)
-	res, err := availability.FindWith(ctx, s.app, start, q, nil)
+	res, err := availability.FindWith(ctx, s.reads, start, q, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +393,7 @@ func (s *Service) CreateHold(ctx context.Context, params *HoldParams) (*Hold, er
 }
 
 func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, error) {
+	s = s.memoized()
 	if params == nil {
 		params = &HoldParams{}
 	}
@@ -465,6 +466,7 @@ func (s *Service) CreateBooking(ctx context.Context, params *BookingParams) (*Bo
 }
 
 func (s *Service) createBooking(ctx context.Context, params *BookingParams) (*Booking, error) {
+	s = s.memoized()
 	if params == nil {
 		params = &BookingParams{}
 	}
@@ -614,7 +616,7 @@ func organizerOf(t *BookingType, chosen []string) string {
 func (s *Service) accounts(ctx context.Context, ids []string) (map[string]*unical.Account, error) {
 	out := map[string]*unical.Account{}
 	for _, id := range ids {
-		a, err := s.app.GetAccount(ctx, id)
+		a, err := s.reads.GetAccount(ctx, id)
 		if err != nil {
 			return nil, participantFailed(id, err)
 		}
@@ -657,7 +659,7 @@ func (s *Service) calendarOf(ctx context.Context, p *Participant) (string, error
 		return p.CalendarIDs[0], nil
 	}
 	var own string
-	for c, err := range unical.AllCalendars(ctx, s.app, p.EndUserAccountID, nil, nil) {
+	for c, err := range unical.AllCalendars(ctx, s.reads, p.EndUserAccountID, nil, nil) {
 		if err != nil {
 			return "", err
 		}
