@@ -58,12 +58,13 @@ const PrimaryCalendarID = "primary"
 // retry means another writer changed the calendar in between.
 const writeAttempts = 16
 
-// Provider is the VIRTUAL provider. It keeps nothing in the process: all
-// state is in the Store, so it is safe for concurrent use and for
-// replicas.
+// Provider is the VIRTUAL provider. All state is in the Store, so it is
+// safe for concurrent use and for replicas; the process keeps only what
+// it derived from stored records, by their versions (windows).
 type Provider struct {
-	store unical.RecordStore
-	now   func() time.Time
+	store   unical.RecordStore
+	windows windowCache
+	now     func() time.Time
 	// maxTombstones is MaxTombstones, lower in tests.
 	maxTombstones int
 }
