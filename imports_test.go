@@ -49,6 +49,10 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		// The measuring provider wrapper is built on the Provider contract alone.
 		{pkg: "./observe", need: []string{mod}, banned: []string{"net/http"}},
+		// The front ends share their wire code through internal/httpwire;
+		// none imports another.
+		{pkg: "./adminapi", banned: []string{mod + "/httpapi", mod + "/dashboard"}},
+		{pkg: "./dashboard", banned: []string{mod + "/httpapi", mod + "/adminapi"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
 		// Retries are counted in the one retry loop, through the call's

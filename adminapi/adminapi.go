@@ -3,7 +3,8 @@
 // webhook, and their accounts, subscriptions and delivery logs. Every
 // route but the OpenAPI document needs the operator token in
 // "Authorization: Bearer <token>"; application API keys are refused.
-// Errors are written by httpapi, so they have the /v1 body and statuses.
+// Errors are written by internal/httpwire, as /v1 writes them, so they
+// have the /v1 body and statuses.
 // Each handler makes one call on the operator's [admin.Service], acting
 // as [admin.ActorAdminToken], so that the audit log names the admin API.
 package adminapi
@@ -20,7 +21,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // Prefix is where the admin API is mounted.
@@ -43,7 +44,7 @@ type Options struct {
 	// Failures counts refused tokens per client address: an address past
 	// its limit is answered 429 with Retry-After, its token unchecked.
 	// Nil is no limit; unicald shares one with the dashboard's login.
-	Failures *httpapi.FailureLimiter
+	Failures httpwire.FailureCounter
 }
 
 // handler serves the admin API over a Client.
@@ -54,7 +55,7 @@ type handler struct {
 	mux      *http.ServeMux
 	patterns []string
 	timeout  time.Duration
-	failures *httpapi.FailureLimiter
+	failures httpwire.FailureCounter
 }
 
 // NewHandler returns the admin API over svc, to be mounted at Prefix.
@@ -69,7 +70,7 @@ func MountedRoutes() []string {
 }
 
 func newHandler(svc *admin.Service, opts Options) *handler {
-	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout, failures: opts.Failures}
+	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout, failures: httpwire.OrNoLimit(opts.Failures)}
 	if svc != nil {
 		h.svc, h.client = svc.As(admin.ActorAdminToken), svc.Client()
 	}
@@ -106,7 +107,7 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 		}
 		if err := h.svc.VerifyAdminToken(r.Context(), bearerToken(r)); err != nil {
 			if wait := h.failures.Wait(r); wait > 0 && unical.ErrorCode(err) == unical.CodeUnauthorized {
-				httpapi.WriteError(w, r, h.log, httpapi.RateLimited(wait))
+				httpwire.WriteError(w, r, h.log, httpwire.TooManyFailures(wait))
 				return
 			}
 			if unical.ErrorCode(err) == unical.CodeUnauthorized {
@@ -116,15 +117,15 @@ func (h *handler) authenticated(fn func(w http.ResponseWriter, r *http.Request) 
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="unical admin"`)
 			}
-			httpapi.WriteError(w, r, h.log, err)
+			httpwire.WriteError(w, r, h.log, err)
 			return
 		}
-		if err := httpapi.CheckQuery(r, queryParams[r.Pattern]); err != nil {
-			httpapi.WriteError(w, r, h.log, err)
+		if err := httpwire.CheckQuery(r, queryParams[r.Pattern]); err != nil {
+			httpwire.WriteError(w, r, h.log, err)
 			return
 		}
 		if err := fn(w, r); err != nil {
-			httpapi.WriteError(w, r, h.log, err)
+			httpwire.WriteError(w, r, h.log, err)
 		}
 	}
 }
@@ -157,12 +158,12 @@ func bearerToken(r *http.Request) string {
 // unrouted answers what no route took: 405 with Allow when the path
 // exists for other methods, else 404, both with the error body.
 func (h *handler) unrouted(w http.ResponseWriter, r *http.Request) {
-	httpapi.WriteError(w, r, h.log, httpapi.UnroutedError(w, r, h.mux))
+	httpwire.WriteError(w, r, h.log, httpwire.UnroutedError(w, r, h.mux))
 }
 
 // ok writes a 200 JSON answer.
 func ok(w http.ResponseWriter, v any) error {
-	httpapi.WriteJSON(w, http.StatusOK, v)
+	httpwire.WriteJSON(w, http.StatusOK, v)
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/openapienum"
 	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
@@ -123,7 +123,7 @@ func (h *handler) handleApplicationCreate(w http.ResponseWriter, r *http.Request
 	var body struct {
 		Name string `json:"name"`
 	}
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	created, err := h.svc.CreateApplication(r.Context(), &admin.ApplicationParams{Name: unical.Some(body.Name)})
@@ -151,7 +151,7 @@ func (h *handler) handleApplicationRename(w http.ResponseWriter, r *http.Request
 	var body struct {
 		Name string `json:"name"`
 	}
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	app, err := h.svc.RenameApplication(r.Context(), r.PathValue("appId"), body.Name)
@@ -194,7 +194,7 @@ type keyLabelBody struct {
 func (h *handler) handleKeyCreate(w http.ResponseWriter, r *http.Request) error {
 	var body keyLabelBody
 	if r.ContentLength != 0 {
-		if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+		if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 			return err
 		}
 	}
@@ -208,7 +208,7 @@ func (h *handler) handleKeyCreate(w http.ResponseWriter, r *http.Request) error 
 // handleKeyLabel handles PUT /admin/v1/applications/{appId}/keys/{keyId}.
 func (h *handler) handleKeyLabel(w http.ResponseWriter, r *http.Request) error {
 	var body keyLabelBody
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	key, err := h.svc.LabelAPIKey(r.Context(), r.PathValue("appId"), r.PathValue("keyId"), body.Label)
@@ -240,7 +240,7 @@ func (h *handler) handleRedirectAdd(w http.ResponseWriter, r *http.Request) erro
 	var body struct {
 		URL string `json:"url"`
 	}
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	urls, err := h.svc.AddRedirectURL(r.Context(), r.PathValue("appId"), body.URL)
@@ -293,7 +293,7 @@ func (h *handler) handleDelegationSet(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	var body admin.DelegationParams
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	v, err := h.svc.SetDelegation(r.Context(), r.PathValue("appId"), t, &body)
@@ -310,7 +310,7 @@ func (h *handler) handleDelegationVerify(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	var body admin.VerifyParams
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	v, err := h.svc.VerifyDelegation(r.Context(), r.PathValue("appId"), t, &body)
@@ -352,7 +352,7 @@ func (h *handler) handleProviderSet(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	var body admin.ProviderSettingsParams
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	v, err := h.svc.SetProviderSettings(r.Context(), r.PathValue("appId"), t, &body)
@@ -400,7 +400,7 @@ func (h *handler) handleMailGet(w http.ResponseWriter, r *http.Request) error {
 // handleMailSet handles PUT /admin/v1/applications/{appId}/mail.
 func (h *handler) handleMailSet(w http.ResponseWriter, r *http.Request) error {
 	var body admin.MailParams
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	v, err := h.svc.SetApplicationMail(r.Context(), r.PathValue("appId"), &body)
@@ -421,7 +421,7 @@ func (h *handler) handleMailRemove(w http.ResponseWriter, r *http.Request) error
 // handleMailVerify handles POST /admin/v1/applications/{appId}/mail/verify.
 func (h *handler) handleMailVerify(w http.ResponseWriter, r *http.Request) error {
 	var body admin.MailVerifyParams
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	v, err := h.svc.VerifyApplicationMail(r.Context(), r.PathValue("appId"), &body)
@@ -445,7 +445,7 @@ func (h *handler) handleWebhookSet(w http.ResponseWriter, r *http.Request) error
 	var body struct {
 		URL string `json:"url"`
 	}
-	if err := httpapi.DecodeJSON(w, r, &body); err != nil {
+	if err := httpwire.DecodeJSON(w, r, &body, nil); err != nil {
 		return err
 	}
 	set, err := h.svc.SetApplicationWebhook(r.Context(), r.PathValue("appId"), body.URL)

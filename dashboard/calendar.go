@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -187,6 +188,7 @@ func (h *handler) loadCalendar(r *http.Request, app *admin.ApplicationView) (any
 	}
 	d.Shown = len(events)
 	d.Grid = layoutWeek(events, start, loc)
+	d.Grid.ID, d.Grid.Caption = "week-title", fmt.Sprintf("Week of %s (%s)", d.Week, d.Zone)
 	return d, nil
 }
 
@@ -234,14 +236,37 @@ func (h *handler) createVirtualAccount(w http.ResponseWriter, r *http.Request, s
 	done(w, r, "/accounts/"+url.PathEscape(acct.ID), "account-created", nil)
 }
 
+// calDAVForm is the CalDAV form as the operator filled it in, shown
+// again after a failed connect with the error beside the field it names.
+// The password is never part of it: it is not echoed into HTML.
+type calDAVForm struct {
+	Email, Username, ServerURL string
+	// Field is the form field the error names (email, username,
+	// password, serverUrl) and Error the error's message, shown beside
+	// it; both are empty when the error names none of them, and is shown
+	// above the page instead.
+	Field, Error string
+}
+
+// calDAVFields are the CalDAV form's fields, by the names errors give.
+var calDAVFields = []string{"email", "username", "password", "serverUrl"}
+
 // connectCalDAVAccount handles POST /dashboard/apps/{app}/accounts/caldav.
+// A failure shows the form again as it was filled in, except the
+// password, with the error beside its field.
 func (h *handler) connectCalDAVAccount(w http.ResponseWriter, r *http.Request, s *session) {
+	form := &calDAVForm{Email: r.PostFormValue("email"), Username: r.PostFormValue("username"), ServerURL: r.PostFormValue("serverUrl")}
 	acct, err := h.admin.ConnectCalDAVAccount(r.Context(), r.PathValue("app"), admin.CalDAVConnection{
-		Email: r.PostFormValue("email"), Username: r.PostFormValue("username"),
-		Password: r.PostFormValue("password"), ServerURL: r.PostFormValue("serverUrl"),
+		Email: form.Email, Username: form.Username, Password: r.PostFormValue("password"), ServerURL: form.ServerURL,
 	})
 	if err != nil {
-		h.failed(w, r, s, pageAccounts, err)
+		summary := h.message(r, err)
+		var e *unical.Error
+		if errors.As(err, &e) && slices.Contains(calDAVFields, e.Field) {
+			form.Field, form.Error = e.Field, unical.ErrorMessage(err)
+			summary = "The CalDAV account was not connected: see the field marked below."
+		}
+		h.show(w, r, s, pageAccounts, statusOf(err), summary, func(data any) { data.(*accountsData).CalDAV = form })
 		return
 	}
 	done(w, r, "/accounts/"+url.PathEscape(acct.ID), "account-connected", nil)

@@ -1,7 +1,8 @@
-// Package dashboard serves unicald's web dashboard at /dashboard/: the
-// operator's pages for applications, API keys, redirect URLs, provider
-// settings, accounts and webhooks, a set-up checklist, and the audit log of
-// operator changes.
+// Package dashboard serves unicald's web dashboard at /dashboard/: an
+// overview of the server, the operator's pages for applications, API
+// keys, redirect URLs, provider settings, accounts, calendars, an
+// availability explorer and webhooks, a set-up checklist, and the audit
+// log of operator changes.
 //
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
@@ -30,7 +31,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // Prefix is where the dashboard is mounted.
@@ -56,16 +57,21 @@ type Options struct {
 	// Failures counts failed logins per client address; past its limit
 	// the login form answers 429 with Retry-After without checking the
 	// token. Nil is no limit; unicald shares one with the admin API.
-	Failures *httpapi.FailureLimiter
+	Failures httpwire.FailureCounter
 	// Logger receives errors (never secrets); default discards them.
 	Logger *slog.Logger
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// DeliveryCounts returns the webhook delivery attempts since start by
-	// outcome, for the health panel; unicald passes its metrics' counts
-	// (metrics.Metrics.DeliveryCounts), so the panel and /metrics agree.
+	// outcome, for the overview; unicald passes its metrics' counts
+	// (metrics.Metrics.DeliveryCounts), so the overview and /metrics agree.
 	// Nil leaves the error rate out.
 	DeliveryCounts func() map[string]float64
+	// RequestCounts returns the HTTP requests served since start by
+	// status code, for the overview's error rate; unicald passes its
+	// metrics' counts (metrics.Metrics.RequestCounts). Nil leaves the
+	// request counts out.
+	RequestCounts func() map[string]float64
 }
 
 //go:embed templates/*.html
@@ -84,12 +90,14 @@ type handler struct {
 	// revoked keeps the sessions logged out before their expiry: the
 	// Client's Store, so that every replica sees them.
 	revoked  unical.BlobStore
-	failures *httpapi.FailureLimiter
+	failures httpwire.FailureCounter
 	log      *slog.Logger
 	now      func() time.Time
 	// deliveryCounts is Options.DeliveryCounts.
 	deliveryCounts func() map[string]float64
-	mux            *http.ServeMux
+	// requestCounts is Options.RequestCounts.
+	requestCounts func() map[string]float64
+	mux           *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
@@ -106,11 +114,12 @@ func New(opts Options) (http.Handler, error) {
 		publicURL:  strings.TrimRight(opts.PublicURL, "/"),
 		sessionTTL: opts.SessionTTL,
 		revoked:    opts.Admin.Client().Store(),
-		failures:   opts.Failures,
+		failures:   httpwire.OrNoLimit(opts.Failures),
 		log:        opts.Logger,
 		now:        opts.Now,
 
 		deliveryCounts: opts.DeliveryCounts,
+		requestCounts:  opts.RequestCounts,
 	}
 	if u, err := url.Parse(h.publicURL); err == nil && u.Scheme == "https" {
 		h.secure = true
@@ -151,12 +160,17 @@ func (h *handler) routes() {
 	m.HandleFunc("GET /dashboard/login", h.loginPage)
 	m.HandleFunc("POST /dashboard/login", h.login)
 	m.HandleFunc("POST /dashboard/logout", h.form(h.logout))
+	// The overview is the landing page; /dashboard/health, its former
+	// name, leads there.
 	m.HandleFunc("GET /dashboard/{$}", h.page(func(w http.ResponseWriter, r *http.Request, s *session) {
-		http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
+		http.Redirect(w, r, "/dashboard/overview", http.StatusSeeOther)
 	}))
+	m.HandleFunc("GET /dashboard/health", h.page(func(w http.ResponseWriter, r *http.Request, s *session) {
+		http.Redirect(w, r, "/dashboard/overview", http.StatusMovedPermanently)
+	}))
+	m.HandleFunc("GET /dashboard/overview", h.page(h.overviewPage))
 	m.HandleFunc("GET /dashboard/apps", h.page(h.appsPage))
 	m.HandleFunc("GET /dashboard/audit", h.page(h.auditPage))
-	m.HandleFunc("GET /dashboard/health", h.page(h.healthPage))
 	m.HandleFunc("POST /dashboard/apps", h.form(h.createApp))
 	m.HandleFunc("GET /dashboard/apps/{app}", h.page(h.pageHandler(pageSetup)))
 	m.HandleFunc("POST /dashboard/apps/{app}/rename", h.form(h.renameApp))
@@ -178,6 +192,7 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/{account}/delete", h.form(h.deleteAccount))
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/virtual", h.form(h.createVirtualAccount))
 	m.HandleFunc("POST /dashboard/apps/{app}/accounts/caldav", h.form(h.connectCalDAVAccount))
+	m.HandleFunc("GET /dashboard/apps/{app}/availability", h.page(h.pageHandler(pageAvailability)))
 	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}", h.page(h.pageHandler(pageAccount)))
 	m.HandleFunc("GET /dashboard/apps/{app}/accounts/{account}/calendars/{calendar}", h.page(h.pageHandler(pageCalendar)))
 	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/pause", h.form(h.pauseSubscription))

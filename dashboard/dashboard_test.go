@@ -156,8 +156,8 @@ func (b *browser) login(token string) page {
 
 func (b *browser) mustLogin() string {
 	b.t.Helper()
-	if p := b.login(adminToken); p.status != http.StatusSeeOther || p.location != "/dashboard/apps" {
-		b.t.Fatalf("login = %d to %q, want 303 to /dashboard/apps:\n%s", p.status, p.location, p.body)
+	if p := b.login(adminToken); p.status != http.StatusSeeOther || p.location != "/dashboard/overview" {
+		b.t.Fatalf("login = %d to %q, want 303 to /dashboard/overview:\n%s", p.status, p.location, p.body)
 	}
 	return csrf(b.t, b.get("/dashboard/apps"))
 }
@@ -359,7 +359,7 @@ func TestLogin_FailureLimit(t *testing.T) {
 		t.Errorf("apps after a refused login = %d, want 303 to login", p.status)
 	}
 	login(adminToken)
-	want = append(want, []any{http.StatusSeeOther, "", "/dashboard/apps"})
+	want = append(want, []any{http.StatusSeeOther, "", "/dashboard/overview"})
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("logins (-want +got):\n%s", d)
 	}

@@ -385,6 +385,9 @@ type accountsData struct {
 	Accounts       []*unical.Account
 	Search, Status string
 	NextPage       string
+	// CalDAV is what the CalDAV form shows again after a failed connect;
+	// nil shows it empty.
+	CalDAV *calDAVForm
 }
 
 // accountsPageSize is how many accounts one page lists.
@@ -423,7 +426,7 @@ type webhooksData struct {
 	// NextSubscriptions continues the subscription list.
 	NextSubscriptions string
 	// Log is the delivery log of subscription LogSubscription, or of the
-	// application's own endpoint when it is empty.
+	// application's own endpoint when it is empty (see logSubscription).
 	LogSubscription string
 	Log             []*unical.DeliveryAttempt
 	NextLogPage     string
@@ -440,6 +443,9 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 		return d, err
 	}
 	d.Subscriptions = subs.Data
+	if !q.Has("sub") {
+		d.LogSubscription = logSubscription(subs.Data)
+	}
 	if subs.NextPageToken != nil {
 		d.NextSubscriptions = "?" + url.Values{"sub": {d.LogSubscription}, "subs": {*subs.NextPageToken}}.Encode()
 	}
@@ -452,6 +458,18 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 		d.NextLogPage = "?" + url.Values{"sub": {d.LogSubscription}, "page": {*log.NextPageToken}}.Encode()
 	}
 	return d, nil
+}
+
+// logSubscription is the delivery log the Webhooks page opens on when
+// the address names none (no sub parameter; sub= empty names the
+// application webhook's): the first subscription listed, when there is
+// one, since an application with calendar subscriptions receives most of
+// its messages through them; else the application webhook's.
+func logSubscription(subs []*unical.Subscription) string {
+	if len(subs) == 0 {
+		return ""
+	}
+	return subs[0].ID
 }
 
 func (h *handler) setWebhookURL(w http.ResponseWriter, r *http.Request, s *session) {
@@ -492,9 +510,6 @@ func (h *handler) resend(w http.ResponseWriter, r *http.Request, s *session) {
 		h.failed(w, r, s, pageWebhooks, err)
 		return
 	}
-	var extra url.Values
-	if sub := r.PostFormValue("sub"); sub != "" {
-		extra = url.Values{"sub": {sub}}
-	}
-	done(w, r, "/webhooks", "resent", extra)
+	// sub is kept even when empty: sub= is the application webhook's log.
+	done(w, r, "/webhooks", "resent", url.Values{"sub": {r.PostFormValue("sub")}})
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/httpapi"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // view is what a template sees: the fields every page has, and Data, the
@@ -85,7 +85,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "health", "bookings"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "overview", "bookings", "availability"}
 
 // checkPages parses every page, so that a broken template stops start-up
 // rather than a request.
@@ -98,13 +98,13 @@ func checkPages() error {
 	return nil
 }
 
-// parsePage parses page with the layout. A page is parsed for each render
+// parsePage parses page with the layout and the week grid. A page is parsed for each render
 // and not kept: kept, the parse trees of all pages (about 500 KB, a third
 // of an idle server's live heap) are marked in every garbage collection,
 // a cost every API request shares, while a server renders a page rarely;
 // a parse costs about 250 µs of an operator's page view.
 func parsePage(page string) (*template.Template, error) {
-	return template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html")
+	return template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/grid.html", "templates/"+page+".html")
 }
 
 // render writes page with v. The page is rendered into memory first, so
@@ -126,7 +126,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 }
 
 // statusOf is the HTTP status of a failed operation, as /v1 answers it.
-func statusOf(err error) int { return httpapi.StatusOf(err) }
+func statusOf(err error) int { return httpwire.StatusOf(err) }
 
 // message is what the page says about a failed operation: the error's
 // caller-safe message, naming the field where there is one. Internal

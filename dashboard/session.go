@@ -186,7 +186,7 @@ func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 // token that goes with it.
 func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
 	if _, ok := h.sessionOf(r); ok {
-		http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
+		http.Redirect(w, r, "/dashboard/overview", http.StatusSeeOther)
 		return
 	}
 	h.renderLogin(w, r, http.StatusOK, "")
@@ -244,7 +244,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	h.setCookie(w, r, sessionCookie, value, expires, int(h.sessionTTL/time.Second))
 	h.setCookie(w, r, loginCookie, "", time.Unix(0, 0), -1)
 	h.log.InfoContext(r.Context(), "dashboard: login", "remote", r.RemoteAddr)
-	http.Redirect(w, r, "/dashboard/apps", http.StatusSeeOther)
+	http.Redirect(w, r, "/dashboard/overview", http.StatusSeeOther)
 }
 
 // logout ends the session on the server, by recording it in the Store

@@ -29,6 +29,11 @@ const (
 
 // weekGrid is one week in a time zone.
 type weekGrid struct {
+	// ID is the grid's heading's id, Caption its text.
+	ID, Caption string
+	// Free marks a grid of free slots (the availability explorer's):
+	// no all-day row.
+	Free  bool
 	Days  []*gridDay
 	Hours []string
 }

@@ -1,13 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // appendJSON appends v as json.Encoder writes it (HTML-safe escaping, a
@@ -27,9 +27,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			return append(out, '\n'), nil
 		}
 	}
-	buf := bytes.NewBuffer(b)
-	err := json.NewEncoder(buf).Encode(v)
-	return buf.Bytes(), err
+	return httpwire.AppendJSON(b, v)
 }
 
 // appendAccountPage appends a page of accounts; false when an account needs

@@ -51,8 +51,3 @@ func (f *FailureLimiter) Fail(r *http.Request) {
 		f.l.allow(clientAddr(r, f.trustForwardedFor))
 	}
 }
-
-// RateLimited is the 429 answer of a refusal by a FailureLimiter.
-func RateLimited(wait time.Duration) error {
-	return rateLimited(wait, "Too many failed attempts from this address.")
-}

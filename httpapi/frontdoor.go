@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/wirecode"
 )
 
-// codeTimeout exists only on the wire, like codeMethodNotAllowed: the
+// codeTimeout exists only on the wire, like wirecode.MethodNotAllowed: the
 // request deadline is the HTTP layer's, not a Client call's.
 const codeTimeout = wirecode.Timeout
 
@@ -49,7 +50,7 @@ func (h *handler) frontDoor(next http.Handler) http.Handler {
 
 // rateLimited is the 429 of our own limits.
 func rateLimited(wait time.Duration, message string) error {
-	return &unical.Error{Code: unical.CodeRateLimited, RetryAfter: wait, Message: message + " Retry after the seconds in Retry-After."}
+	return httpwire.RateLimited(wait, message)
 }
 
 // timedOut replaces a server-side failure of a request whose deadline,

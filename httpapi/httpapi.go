@@ -5,26 +5,20 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/strictjson"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/wirecode"
 )
 
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = httpwire.MaxBodyBytes
 
 // Options configures NewHandler. The zero value is usable.
 type Options struct {
@@ -119,146 +113,42 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 // handleUnrouted answers requests no route took: 405 with Allow when the
 // path exists for other methods, else 404, both with the JSON error body.
 func (h *handler) handleUnrouted(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, UnroutedError(w, r, h.mux.ServeMux))
+	h.writeError(w, r, httpwire.UnroutedError(w, r, h.mux.ServeMux))
 }
-
-// UnroutedError is the error for a request mux has no route for: 405
-// (setting Allow on w) when the path exists for other methods, else 404.
-// Other handlers of the same server (the admin API) answer unrouted
-// requests with it too, through WriteError.
-func UnroutedError(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) error {
-	var allowed []string
-	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
-		probe := r.Clone(r.Context())
-		probe.Method = m
-		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
-			allowed = append(allowed, m)
-		}
-	}
-	if len(allowed) > 0 {
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		return &unical.Error{Code: codeMethodNotAllowed, Allowed: allowed,
-			Message: fmt.Sprintf("%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or "))}
-	}
-	return unical.Errorf(unical.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path)
-}
-
-// codeMethodNotAllowed is sent for a path served under other methods.
-const codeMethodNotAllowed = wirecode.MethodNotAllowed
 
 // statusCode returns the HTTP status and wire string of code, from the one
 // table that pairs them.
 func statusCode(code unical.Code) wirecode.Wire { return wirecode.Of(code) }
 
-// errorBody is the one JSON error shape.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string   `json:"code"`
-	Message string   `json:"message"`
-	Field   string   `json:"field,omitempty"`
-	Allowed []string `json:"allowed,omitempty"`
-}
-
 // writeError writes err as the JSON error body with its status. Internal
 // and provider failures are logged with their cause; the body only ever
 // carries the caller-safe message.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := writeErrorBody(w, r, h.log, h.timedOut(requestContext(w, r), err))
+	code := httpwire.WriteError(w, r, h.log, h.timedOut(requestContext(w, r), err))
 	h.mu.Lock()
 	h.errorCount[code]++
 	h.mu.Unlock()
 }
 
-// WriteError writes err as the /v1 API does: the one JSON error body, with
-// the status of the one table of codes, logging internal and provider
-// failures with their cause to logger. It is for other handlers of the
-// same server (the admin API), so that they answer errors alike.
-func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
-	writeErrorBody(w, r, logger, err)
-}
-
-// WriteJSON writes v as a JSON answer with status, as the /v1 API does.
-func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
-
-// DecodeJSON reads a JSON request body into v as the /v1 API does: at
-// most MaxBodyBytes, keys spelled exactly, no unknown field at any depth,
-// no key twice, nothing after the object; each
-// failure is an *unical.Error naming the field where there is one.
-func DecodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	return decodeBody(w, r, v, nil)
-}
-
-// writeErrorBody writes err and returns its code.
-func writeErrorBody(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) unical.Code {
-	code := unical.ErrorCode(err)
-	wire := statusCode(code)
-	detail := errorDetail{Code: wire.Code, Message: unical.ErrorMessage(err)}
-	var e *unical.Error
-	if errors.As(err, &e) {
-		detail.Field, detail.Allowed = e.Field, e.Allowed
-		if e.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+999_999_999)/1_000_000_000)))
-		}
-	}
-	if code == unical.CodeRateLimited && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "1")
-	}
-	switch code {
-	case unical.CodeInternal, unical.CodeUpstream, unical.CodeUnavailable, unical.CodeStoreUnavailable, codeTimeout:
-		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
-	}
-	writeJSON(w, wire.Status, errorBody{Error: detail})
-	return code
-}
-
-// writeJSON encodes v with status. The body is encoded into a pooled
-// buffer first, so it goes out with a Content-Length in one write, and a
-// value that fails to encode is a 500 rather than a status with no body.
+// writeJSON writes v as a JSON answer with status, the most frequent
+// answers encoded by hand (appendJSON).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := jsonBuffers.Get().(*[]byte)
-	body, err := appendJSON((*buf)[:0], v)
-	if err != nil {
-		status, body = http.StatusInternalServerError, append(body[:0], internalErrorBody...)
-	}
-	writeBody(w, status, body)
-	if cap(body) <= maxPooledBuffer {
-		*buf = body
-		jsonBuffers.Put(buf)
-	}
+	httpwire.WriteAppended(w, status, v, appendJSON)
 }
 
 // writeBody writes an encoded JSON answer.
-func writeBody(w http.ResponseWriter, status int, body []byte) {
-	writeBodyLength(w, status, body, []string{strconv.Itoa(len(body))})
-}
+func writeBody(w http.ResponseWriter, status int, body []byte) { httpwire.WriteBody(w, status, body) }
 
-// writeBodyLength is writeBody with the Content-Length value given, so
-// that a kept answer keeps its length too (two allocations fewer).
+// writeBodyLength is writeBody with the Content-Length value given.
 func writeBodyLength(w http.ResponseWriter, status int, body []byte, length []string) {
-	h := w.Header()
-	// Shared, never-modified values save two allocations per answer.
-	h["Content-Type"] = jsonContentType
-	h["Cache-Control"] = noStore
-	h["Content-Length"] = length
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpwire.WriteBodyLength(w, status, body, length)
 }
 
-var (
-	jsonContentType   = []string{"application/json; charset=utf-8"}
-	noStore           = []string{"no-store"}
-	internalErrorBody = `{"error":{"code":"internal","message":"Internal error."}}` + "\n"
-)
-
-// jsonBuffers holds answer buffers for reuse; buffers that grew past
-// maxPooledBuffer (long event pages) are left to the garbage collector, so
-// the pool stays small.
-var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledBuffer = 64 << 10
+// decodeBody reads a JSON object into v (httpwire.DecodeJSON), refusing
+// the readOnly fields.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
+	return httpwire.DecodeJSON(w, r, v, readOnly)
+}
 
 // recoverer turns a panic into a 500 with no internals.
 func (h *handler) recoverer(next http.Handler) http.Handler {
@@ -332,95 +222,4 @@ func apiKey(r *http.Request) string {
 func ok(w http.ResponseWriter, v any) error {
 	writeJSON(w, http.StatusOK, v)
 	return nil
-}
-
-// decodeBody reads a JSON object into v: at most MaxBodyBytes, keys spelled
-// exactly, no unknown field at any depth, no key twice, none of readOnly,
-// nothing after the object. Each failure is a 400 (413 for size) naming
-// the field where there is one. An update passes no readOnly: the
-// resource's read-only fields are then taken, so that a fetched resource
-// can be sent back, and ignored by v's UnmarshalJSON.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any, readOnly []string) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return unical.FieldError("Content-Type", "Send the body as application/json.")
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return unical.Errorf(unical.CodeTooLarge, "The request body is larger than 1 MiB.")
-		}
-		return unical.Errorf(unical.CodeInvalid, "The request body could not be read.")
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return unical.Errorf(unical.CodeInvalid, "A JSON request body is required.")
-	}
-	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
-	if !utf8.Valid(body) {
-		return invalidUTF8(body)
-	}
-	// One object and nothing after it: encoding/json refuses the rest.
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return syntaxError(err)
-	}
-	for _, name := range readOnly {
-		if _, ok := fields[name]; ok {
-			return unical.FieldError(name, "%s is read-only.", name)
-		}
-	}
-	if err := strictjson.Unmarshal(body, v); err != nil {
-		return decodeError(err)
-	}
-	return nil
-}
-
-func syntaxError(err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return unical.Errorf(unical.CodeInvalid, "The request body is not valid JSON (at byte %d).", syn.Offset)
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) && typ.Field == "" {
-		return unical.Errorf(unical.CodeInvalid, "The request body must be a JSON object.")
-	}
-	return unical.Errorf(unical.CodeInvalid, "The request body is not valid JSON.")
-}
-
-// decodeError names the field of a decoding failure.
-func decodeError(err error) error {
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		field := typ.Field
-		if field == "" {
-			return unical.Errorf(unical.CodeInvalid, "The request body must be a JSON object.")
-		}
-		return unical.FieldError(field, "%s must be %s, not %s.", field, jsonType(typ.Type.Kind().String()), typ.Value)
-	}
-	var e *unical.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	var key *strictjson.Error
-	if errors.As(err, &key) {
-		return unical.FieldError(key.Path, "%s", key.Error())
-	}
-	return syntaxError(err)
-}
-
-// jsonType names a Go kind as a JSON type.
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int64", "int32", "float64", "uint":
-		return "a number"
-	case "slice":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	}
-	return "another type"
 }

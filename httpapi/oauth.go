@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/oauth"
 )
 
@@ -28,7 +29,7 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	q, err := parseQuery(r.URL.RawQuery)
+	q, err := httpwire.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -46,7 +47,7 @@ func (h *handler) handleOAuthAuthorize(w http.ResponseWriter, r *http.Request) {
 
 // handleOAuthCallback handles GET /v1/oauth/callback.
 func (h *handler) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r.URL.RawQuery)
+	q, err := httpwire.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

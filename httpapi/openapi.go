@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/openapienum"
 )
 
@@ -27,7 +28,7 @@ func (h *handler) registerOpenAPIRoute() {
 	h.mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		doc := doc()
 		hdr := w.Header()
-		hdr["Content-Type"] = jsonContentType
+		hdr["Content-Type"] = httpwire.JSONContentType
 		hdr.Set("Content-Length", strconv.Itoa(len(doc)))
 		// The document changes only with the binary.
 		hdr.Set("Cache-Control", "public, max-age=300")

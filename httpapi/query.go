@@ -3,17 +3,14 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/httpwire"
 )
 
 // query reads and checks query parameters, keeping the first error.
@@ -29,7 +26,7 @@ func (q *query) str(name string) string {
 	if !q.parsed {
 		q.parsed = true
 		var err error
-		if q.values, err = parseQuery(q.r.URL.RawQuery); err != nil && q.err == nil {
+		if q.values, err = httpwire.ParseQuery(q.r.URL.RawQuery); err != nil && q.err == nil {
 			q.err = err
 		}
 	}
@@ -68,80 +65,7 @@ var queryParams = map[string][]string{
 // checkQuery refuses a query parameter r's route does not take (see
 // queryParams). The OAuth callback and the provider notification routes
 // are not checked: providers add parameters of their own there.
-func checkQuery(r *http.Request) error { return CheckQuery(r, queryParams[r.Pattern]) }
-
-// CheckQuery refuses a query parameter of r that is not in allowed, and
-// one given twice (only the first would be read), with a 400 naming it, as
-// the /v1 API does; for other handlers of the same server (the admin API).
-func CheckQuery(r *http.Request, allowed []string) error {
-	if r.URL.RawQuery == "" {
-		return nil
-	}
-	values, err := parseQuery(r.URL.RawQuery)
-	if err != nil {
-		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		if !slices.Contains(allowed, name) {
-			return unical.FieldError(name, "%s is not a query parameter of this request.", name)
-		}
-		if len(values[name]) > 1 {
-			return unical.FieldError(name, "%s is given more than once.", name)
-		}
-	}
-	return nil
-}
-
-// parseQuery decodes a query string. r.URL.Query drops the pairs it
-// cannot decode, which turns a bad filter into no filter; here bad
-// percent-encoding, a semicolon separator and bytes that are not UTF-8
-// once decoded are a 400 naming the parameter ("query" when the name
-// itself cannot be read).
-func parseQuery(raw string) (url.Values, error) {
-	values, err := url.ParseQuery(raw)
-	if err == nil {
-		err = checkQueryUTF8(values)
-	}
-	if err == nil {
-		return values, nil
-	}
-	// Find the pair that failed, to name it.
-	for pair := range strings.SplitSeq(raw, "&") {
-		if pair == "" {
-			continue
-		}
-		v, err := url.ParseQuery(pair)
-		if err == nil {
-			err = checkQueryUTF8(v)
-		}
-		if err == nil {
-			continue
-		}
-		rawName, _, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(rawName); err == nil && n != "" && utf8.ValidString(n) && !strings.Contains(n, ";") {
-			return nil, unical.FieldError(n, "The query parameter %s cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.", n)
-		}
-		break
-	}
-	return nil, unical.FieldError("query", "The query string cannot be decoded: send percent-encoded UTF-8 and separate parameters with &.")
-}
-
-// checkQueryUTF8 reports an error if a decoded name or value is not UTF-8.
-func checkQueryUTF8(values url.Values) error {
-	for k, vs := range values {
-		if !utf8.ValidString(k) {
-			return errQueryNotUTF8
-		}
-		for _, v := range vs {
-			if !utf8.ValidString(v) {
-				return errQueryNotUTF8
-			}
-		}
-	}
-	return nil
-}
-
-var errQueryNotUTF8 = errors.New("query is not UTF-8")
+func checkQuery(r *http.Request) error { return httpwire.CheckQuery(r, queryParams[r.Pattern]) }
 
 func (q *query) dateTime(name string) time.Time {
 	s := q.str(name)

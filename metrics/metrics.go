@@ -172,14 +172,39 @@ func (m *Metrics) Handler() http.Handler {
 
 // DeliveryCounts returns the webhook delivery attempts since the process
 // started, by outcome (engine.DeliveryOutcomes): read from the counters
-// unical_webhook_deliveries_total exports, so that the dashboard's health
-// panel and /metrics show the same numbers.
+// unical_webhook_deliveries_total exports, so that the dashboard's
+// overview and /metrics show the same numbers.
 func (m *Metrics) DeliveryCounts() map[string]float64 {
 	out := make(map[string]float64, len(engine.DeliveryOutcomes))
 	for _, o := range engine.DeliveryOutcomes {
 		var c dto.Metric
 		if err := m.deliveries.WithLabelValues(o).Write(&c); err == nil {
 			out[o] = c.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// RequestCounts returns the HTTP requests served since the process
+// started by status code ("200", "404"), summed over routes and methods:
+// read from the counters unical_http_requests_total exports, so that the
+// dashboard's overview and /metrics show the same numbers.
+func (m *Metrics) RequestCounts() map[string]float64 {
+	ch := make(chan prometheus.Metric)
+	go func() {
+		m.httpRequests.Collect(ch)
+		close(ch)
+	}()
+	out := map[string]float64{}
+	for metric := range ch {
+		var c dto.Metric
+		if err := metric.Write(&c); err != nil {
+			continue
+		}
+		for _, l := range c.GetLabel() {
+			if l.GetName() == "status" {
+				out[l.GetValue()] += c.GetCounter().GetValue()
+			}
 		}
 	}
 	return out

@@ -372,3 +372,27 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 		t.Errorf("oldest pending age = %v s, want that of the message created an hour ago", age)
 	}
 }
+
+// TestMetrics_RequestCounts checks that RequestCounts sums the requests
+// unical_http_requests_total counts by status, over routes and methods,
+// as the dashboard's overview shows them.
+func TestMetrics_RequestCounts(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	if got := m.RequestCounts(); len(got) != 0 {
+		t.Errorf("RequestCounts() before any request = %v, want none", got)
+	}
+	list := m.ObserveRoute("/v1/endUserAccounts", "GET")
+	get := m.ObserveRoute("/v1/endUserAccounts/{id}", "GET")
+	del := m.ObserveRoute("/v1/endUserAccounts/{id}", "DELETE")
+	for _, r := range []struct {
+		observe func(int, time.Duration)
+		status  int
+	}{{list, 200}, {list, 200}, {get, 200}, {get, 404}, {del, 404}, {del, 500}} {
+		r.observe(r.status, time.Millisecond)
+	}
+	want := map[string]float64{"200": 3, "404": 2, "500": 1}
+	if diff := cmp.Diff(want, m.RequestCounts()); diff != "" {
+		t.Errorf("RequestCounts() mismatch (-want +got):\n%s", diff)
+	}
+}

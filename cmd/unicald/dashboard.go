@@ -8,13 +8,14 @@ import (
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/metrics"
 )
 
 // newDashboard returns the web dashboard, to be served under
 // dashboard.Prefix. Its session key is derived from the master key, and
 // logouts are kept in the store, so that every replica accepts the
 // others' sessions and refuses the ones logged out anywhere.
-func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, deliveryCounts func() map[string]float64, failures *httpapi.FailureLimiter) (http.Handler, error) {
+func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, met *metrics.Metrics, failures *httpapi.FailureLimiter) (http.Handler, error) {
 	sessionKey := key.Derive("dashboard-session")
 	return dashboard.New(dashboard.Options{
 		Admin:      svc,
@@ -23,6 +24,7 @@ func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *sl
 		Failures:   failures,
 		Logger:     logger,
 
-		DeliveryCounts: deliveryCounts,
+		DeliveryCounts: met.DeliveryCounts,
+		RequestCounts:  met.RequestCounts,
 	})
 }

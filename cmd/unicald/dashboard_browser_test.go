@@ -242,10 +242,12 @@ func TestDashboard_Browser(t *testing.T) {
 		t.Fatalf("after a wrong token, /dashboard/apps = %d and not the login page:\n%s", status, b.text())
 	}
 
-	// The right token logs in, to the applications (the first start's
-	// default one among them).
+	// The right token logs in, to the overview; the applications list
+	// the first start's default one.
 	// By keyboard alone: the token field has the focus, Enter submits.
 	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
+	b.mustSee("overview", "Overview", "Readiness")
+	b.open(dash + "/apps")
 	b.mustSee("applications", "Applications", "default")
 
 	// A new application shows its first API key once; the key works on /v1.
@@ -422,20 +424,24 @@ func TestDashboard_Browser(t *testing.T) {
 	}
 	json.Unmarshal(body, &sub)
 	secrets = append(secrets, sub.Secret)
+	// The page opens on the subscription's log.
 	b.open(appURL + "/webhooks")
-	b.mustSee("webhooks", sub.ID, acct.ID, calID, rcv.URL+"/calendar")
+	b.mustSee("webhooks", sub.ID, acct.ID, calID, rcv.URL+"/calendar", "Delivery log of subscription "+sub.ID, "No delivery attempts in the log.")
+	b.submit("application log", chromedp.Click(chromedp.CSS(`a[href="?sub="]`)))
+	b.mustSee("application log", "Delivery log of the application webhook")
 	b.submit("subscription log", chromedp.Click(chromedp.CSS(`a[href="?sub=`+sub.ID+`"]`)))
 	b.mustSee("subscription log", "Delivery log of subscription "+sub.ID, "No delivery attempts in the log.")
 
 	// The account's enduseraccount message fails twice at the receiver;
 	// the delivery log shows both attempts, and a resend delivers it.
 	rcv.WaitFor(t, 2)
-	// logShows reloads the Webhooks page until its delivery log has a
-	// row of that attempt number and status code (20 s at most).
+	// logShows reloads the application webhook's delivery log (the page
+	// opens on the subscription's) until it has a row of that attempt
+	// number and status code (20 s at most).
 	logShows := func(attempt, status string) bool {
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			b.open(appURL + "/webhooks")
+			b.open(appURL + "/webhooks?sub=")
 			rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[[][]string](
 				`Array.from(document.querySelectorAll("table.log tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent.trim()))`))
 			if err != nil {

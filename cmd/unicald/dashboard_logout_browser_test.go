@@ -23,7 +23,7 @@ func TestDashboard_BrowserLogoutEndsSession(t *testing.T) {
 
 	b.open(dash + "/login")
 	b.submit("login", chromedp.SendKeys(chromedp.ID("token"), adminToken), chromedp.Submit(chromedp.ID("token")))
-	b.mustSee("applications", "Applications")
+	b.mustSee("overview", "Overview")
 	kept := sessionCookieOf(t, b, dash+"/apps")
 	if kept == nil || !kept.HTTPOnly {
 		t.Fatalf("after logging in, the browser holds no HttpOnly session cookie: %+v", kept)

@@ -87,6 +87,7 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 
 	b.open(dash + "/")
 	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
+	b.open(dash + "/apps")
 	b.mustSee("applications", "Applications", "default")
 
 	// A VIRTUAL account, by keyboard: Tab reaches the email field, Enter
@@ -149,9 +150,17 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	if status := b.submit("connect caldav elsewhere", chromedp.Submit(chromedp.ID("caldav-email"))); status != http.StatusBadRequest {
 		t.Errorf("connect with a server URL that is not CalDAV = %d, want 400", status)
 	}
-	b.mustSee("refused caldav", "serverUrl")
+	// The form keeps what was typed but the password, the error beside
+	// the server URL.
+	b.mustSee("refused caldav", "The CalDAV account was not connected")
+	if got := b.value("caldav-email"); got != email {
+		t.Errorf("the refused form's email = %q, want %q", got, email)
+	}
+	if got, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.ID("caldav-server-error"))); err != nil || got == "" {
+		t.Errorf("no error beside the server URL (%v)", err)
+	}
 	b.do("fill caldav",
-		chromedp.SendKeys(chromedp.ID("caldav-email"), email),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("caldav-server").value = ""`),
 		chromedp.SendKeys(chromedp.ID("caldav-password"), dav.Password))
 	b.submit("connect caldav", chromedp.Submit(chromedp.ID("caldav-email")))
 	b.mustSee("caldav account", "The CalDAV account was connected.", email, "CalDAV (PROVIDER_C)")
@@ -224,7 +233,7 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	// which read as /metrics does once the delivery is counted (10 s at
 	// most).
 	counts := func() (page, metrics map[string]string) {
-		b.open(dash + "/health")
+		b.open(dash + "/overview")
 		page, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]string](
 			`Object.fromEntries(Array.from(document.querySelectorAll("section[aria-labelledby=deliveries-h] dt")).map(d => [d.textContent.toLowerCase(), d.nextElementSibling.textContent]))`))
 		if err != nil {
@@ -249,6 +258,34 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	}
 	b.mustSee("health", "Ready", "Store", "Webhook engine", "running", "Webhook outbox", "waiting for delivery", "Error rate: 0.0% of 1 attempts")
 	b.shot("ops-06-health")
+
+	// The overview's accounts by provider and status are the
+	// unical_accounts gauge's (read from the store at most every 10 s).
+	accounts := func() (page, metrics map[string]string) {
+		page = map[string]string{}
+		for _, r := range b.rows("section[aria-labelledby=accounts-h] tbody tr") {
+			label := strings.ToLower(strings.Trim(r[0][strings.LastIndexByte(r[0], ' ')+1:], "()"))
+			page[label+" active"], page[label+" expired"] = r[1], r[2]
+		}
+		_, body := request(t, "GET", base+"/metrics", "", nil)
+		metrics = map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^unical_accounts\{provider="(\w+)",status="(\w+)"\} (\d+)$`).FindAllSubmatch(body, -1) {
+			metrics[string(m[1])+" "+string(m[2])] = string(m[3])
+		}
+		return page, metrics
+	}
+	b.open(dash + "/overview")
+	page, metrics = accounts()
+	for deadline := time.Now().Add(15 * time.Second); !cmp.Equal(page, metrics) && time.Now().Before(deadline); page, metrics = accounts() {
+		time.Sleep(500 * time.Millisecond)
+		b.open(dash + "/overview")
+	}
+	if d := cmp.Diff(metrics, page); d != "" {
+		t.Errorf("the overview's accounts differ from /metrics' unical_accounts (-metrics +overview):\n%s", d)
+	}
+	if page["virtual active"] != "1" || page["provider_c active"] != "1" {
+		t.Errorf("the overview counts %v, want the VIRTUAL and the CalDAV account active", page)
+	}
 
 	// The audit log: the dashboard's changes and the admin API's, newest
 	// first, naming ids and never a secret.
@@ -287,7 +324,7 @@ func TestDashboard_OperatorPages_Browser(t *testing.T) {
 	b.do("narrow", chromedp.EmulateViewport(390, 800))
 	for _, page := range []string{
 		appURL + "/accounts", appURL + "/accounts/" + virtualID, appURL + "/accounts/" + virtualID + "/calendars/primary?week=2026-06-08",
-		appURL + "/keys", appURL + "/webhooks", dash + "/health", dash + "/audit",
+		appURL + "/keys", appURL + "/webhooks", dash + "/overview", dash + "/audit",
 	} {
 		b.open(page)
 		if b.overflows() {

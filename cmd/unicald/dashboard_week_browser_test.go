@@ -67,28 +67,11 @@ func TestDashboard_WeekGrid_Browser(t *testing.T) {
 	_, quickstart := readQuickstart(t)
 	b := newBrowser(t)
 	const adminToken = "uat_browser-week-admin-token-0123456789abcdef"
-	addr := freeLoopbackPort(t)
-	base := "http://" + addr
-	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminToken}
-	srv := startServe(t, &Main{Getenv: func(k string) string { return env[k] }}, t.TempDir(), "--addr", addr, "--public-url", base)
-	apiKey := apiKeyFrom(t, srv.Stdout.String())
-	appID := regexp.MustCompile(`applicationId: +(\S+)`).FindStringSubmatch(srv.Stdout.String())[1]
+	ds := serveDashboard(t, adminToken)
+	acctID := ds.createQuickstart(t, quickstart)
 
-	status, body := request(t, "POST", base+"/v1/endUserAccounts", apiKey, quickstartBody(t, quickstart, "account"))
-	if status != http.StatusOK {
-		t.Fatalf("create the Quickstart's account = %d %s", status, body)
-	}
-	var acct struct{ ID string }
-	json.Unmarshal(body, &acct)
-	for _, step := range []string{"event", "recurring"} {
-		if status, body := request(t, "POST", base+"/v1/events/"+acct.ID+"/primary", apiKey, quickstartBody(t, quickstart, step)); status != http.StatusOK {
-			t.Fatalf("the Quickstart's %s = %d %s", step, status, body)
-		}
-	}
-
-	b.open(base + "/dashboard/")
-	b.submit("login", chromedp.KeyEvent(adminToken+"\r"))
-	calendarURL := base + "/dashboard/apps/" + appID + "/accounts/" + acct.ID + "/calendars/primary"
+	ds.login(b)
+	calendarURL := ds.appURL + "/accounts/" + acctID + "/calendars/primary"
 	if status := b.open(calendarURL); status != http.StatusOK {
 		t.Fatalf("calendar page = %d:\n%s", status, b.text())
 	}

@@ -2,7 +2,6 @@ package googletest
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -442,55 +441,21 @@ func (s *Server) InjectFault(f Fault) {
 	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
 		s.fatalf("InjectFault: Status %d is not an error status", f.Status)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ff := f
-	s.st.faults = append(s.st.faults, &ff)
-}
-
-// takeFaultLocked returns the first fault matching r and uses one of its
-// Times.
-func (s *Server) takeFaultLocked(r *http.Request) *Fault {
-	for i, f := range s.st.faults {
-		if (f.Method == "" || f.Method == r.Method) && strings.HasPrefix(r.URL.Path, f.PathPrefix) {
-			f.Times--
-			if f.Times == 0 {
-				s.st.faults = append(s.st.faults[:i:i], s.st.faults[i+1:]...)
-			}
-			return f
-		}
-	}
-	return nil
+	s.st.faults.Add(f.Method, f.PathPrefix, f.Times, f)
 }
 
 // RequestCount returns how many requests with the method (empty: any) and
 // a path starting with pathPrefix the server has received, faulted ones
 // included.
 func (s *Server) RequestCount(method, pathPrefix string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.st.requests {
-		if (method == "" || r.method == method) && strings.HasPrefix(r.path, pathPrefix) {
-			n++
-		}
-	}
-	return n
+	return s.st.requests.Count(method, pathPrefix)
 }
 
 // RequestQueries returns the query parameters of the requests
 // RequestCount counts, in the order they came, so that a test can check
 // what a write asked for (sendUpdates, for example).
 func (s *Server) RequestQueries(method, pathPrefix string) []url.Values {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []url.Values
-	for _, r := range s.st.requests {
-		if (method == "" || r.method == method) && strings.HasPrefix(r.path, pathPrefix) {
-			out = append(out, r.query)
-		}
-	}
-	return out
+	return s.st.requests.Queries(method, pathPrefix)
 }
 
 // SetConferencePending makes later Meet creations asynchronous, as Google

@@ -1,22 +1,18 @@
 package googletest
 
 import (
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/unical/unical/internal/fakekit"
 )
 
 // Scope strings. "email" and "profile" are the OpenID short forms; Google
@@ -529,12 +525,7 @@ func (s *Server) exchangeCodeLocked(cl *Client, form url.Values) (*tokenResponse
 		if v == "" {
 			return nil, &oauthError{http.StatusBadRequest, "invalid_grant", "Missing code verifier."}
 		}
-		want := v
-		if code.method == "S256" {
-			sum := sha256.Sum256([]byte(v))
-			want = base64.RawURLEncoding.EncodeToString(sum[:])
-		}
-		if subtle.ConstantTimeCompare([]byte(want), []byte(code.challenge)) != 1 {
+		if !fakekit.PKCEMatches(code.method, code.challenge, v) {
 			return nil, &oauthError{http.StatusBadRequest, "invalid_grant", "Invalid code verifier."}
 		}
 	}
@@ -686,40 +677,15 @@ func (s *Server) handleDiscovery(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// signer is the ID-token key, shared by all servers in the test binary and
-// generated on first use: RSA key generation is slow under -race.
-var signer struct {
-	once sync.Once
-	key  *rsa.PrivateKey
-	kid  string
-}
-
-func signingKey() (*rsa.PrivateKey, string) {
-	signer.once.Do(func() {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(fmt.Sprintf("googletest: generate RSA key: %v", err))
-		}
-		signer.key, signer.kid = k, "fake-"+randomID(16, alnum)
-	})
-	return signer.key, signer.kid
-}
-
 // handleCerts serves the JWKS that verifies ID tokens.
 func (s *Server) handleCerts(w http.ResponseWriter, r *http.Request) {
-	k, kid := signingKey()
-	writeJSON(w, http.StatusOK, map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid,
-		"n": base64.RawURLEncoding.EncodeToString(k.N.Bytes()),
-		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes()),
-	}}})
+	writeJSON(w, http.StatusOK, fakekit.JWKS())
 }
 
 // idTokenLocked signs an RS256 ID token with the claims Google documents
 // (iss, azp, aud, sub, email, email_verified, at_hash, iat, exp, nonce).
 func (s *Server) idTokenLocked(clientID, sub string, scopes []string, nonce, accessTok string) string {
 	u := s.st.users[sub]
-	k, kid := signingKey()
 	now := s.now()
 	sum := sha256.Sum256([]byte(accessTok))
 	claims := map[string]any{
@@ -736,15 +702,7 @@ func (s *Server) idTokenLocked(clientID, sub string, scopes []string, nonce, acc
 	if nonce != "" {
 		claims["nonce"] = nonce
 	}
-	hdr, _ := json.Marshal(map[string]string{"alg": "RS256", "kid": kid, "typ": "JWT"})
-	body, _ := json.Marshal(claims)
-	signing := base64.RawURLEncoding.EncodeToString(hdr) + "." + base64.RawURLEncoding.EncodeToString(body)
-	digest := sha256.Sum256([]byte(signing))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, digest[:])
-	if err != nil {
-		panic(fmt.Sprintf("googletest: sign ID token: %v", err))
-	}
-	return signing + "." + base64.RawURLEncoding.EncodeToString(sig)
+	return fakekit.SignJWT(claims)
 }
 
 // sortedScopes returns scopes in a stable order for test-facing APIs.

@@ -2,7 +2,6 @@ package googletest
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,8 @@ import (
 	// The fake expands recurrences and renders times in IANA zones; embed
 	// the zone database so results do not depend on the machine.
 	_ "time/tzdata"
+
+	"github.com/unical/unical/internal/fakekit"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -131,8 +132,8 @@ type state struct {
 	conferencePendingReads int
 	pendingConferences     map[string]int
 
-	faults   []*Fault
-	requests []requestRecord
+	faults   fakekit.Faults[Fault]
+	requests fakekit.RequestLog
 
 	// serviceAccounts are by client_email; see [Server.AddServiceAccount].
 	serviceAccounts map[string]*ServiceAccount
@@ -140,11 +141,6 @@ type state struct {
 	// the Workspace administrators ([Server.AddRoom], [Server.SetAdmin]).
 	rooms  []Room
 	admins map[string]bool
-}
-
-type requestRecord struct {
-	method, path string
-	query        url.Values
 }
 
 // NewServer starts a fake on 127.0.0.1 and registers its shutdown with
@@ -287,23 +283,11 @@ func (s *Server) routes() http.Handler {
 // request reaches its handler.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.st.requests = append(s.st.requests, requestRecord{method: r.Method, path: r.URL.Path, query: r.URL.Query()})
-		f := s.takeFaultLocked(r)
-		s.mu.Unlock()
-
-		if f != nil {
-			if f.Delay > 0 {
-				t := time.NewTimer(f.Delay)
-				select {
-				case <-t.C:
-				case <-r.Context().Done():
-					t.Stop()
-					return
-				case <-s.ctx.Done():
-					t.Stop()
-					return
-				}
+		s.st.requests.Record(r)
+		f, faulted := s.st.faults.Take(r)
+		if faulted {
+			if !fakekit.Hold(r, f.Delay, s.ctx.Done()) {
+				return
 			}
 			if f.Status != 0 {
 				if f.RetryAfter != "" {
@@ -413,16 +397,7 @@ func decodeBody(body []byte, v any) error {
 }
 
 // randomID returns n characters from alphabet, from crypto/rand.
-func randomID(n int, alphabet string) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(fmt.Sprintf("googletest: crypto/rand: %v", err))
-	}
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return string(b)
-}
+func randomID(n int, alphabet string) string { return fakekit.RandomString(n, alphabet) }
 
 const (
 	alnum     = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -4,8 +4,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/unical/unical/internal/fakekit"
 )
 
 // Fault makes the next Count requests that match answer with an error or
@@ -36,29 +37,15 @@ type Fault struct {
 	Delay time.Duration
 }
 
-type fault struct {
-	Fault
-	left int
-}
-
 // InjectFault adds a fault. Faults apply in the order they were added; one
 // request consumes at most one fault.
 func (s *Server) InjectFault(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f.Count <= 0 {
-		f.Count = 1
-	}
-	s.faults = append(s.faults, &fault{Fault: f, left: f.Count})
+	s.faults.Add(f.Method, f.PathPrefix, f.Count, f)
 }
 
 // ClearFaults removes the faults not used up yet, so that Graph answers
 // again.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-}
+func (s *Server) ClearFaults() { s.faults.Clear() }
 
 // Throttle makes the next n requests under pathPrefix answer 429 Too Many
 // Requests with Retry-After.
@@ -66,33 +53,11 @@ func (s *Server) Throttle(pathPrefix string, n int, retryAfter time.Duration) {
 	s.InjectFault(Fault{PathPrefix: pathPrefix, Count: n, Status: http.StatusTooManyRequests, RetryAfter: retryAfter})
 }
 
-// takeFault returns the first fault matching r and consumes one use of it.
-// The caller holds s.mu.
-func (s *Server) takeFault(r *http.Request) *fault {
-	for i, f := range s.faults {
-		if !strings.HasPrefix(r.URL.Path, f.PathPrefix) || (f.Method != "" && f.Method != r.Method) {
-			continue
-		}
-		f.left--
-		if f.left <= 0 {
-			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-		}
-		return f
-	}
-	return nil
-}
-
 // applyFault delays and answers a faulted request. It reports whether it
 // wrote the response.
-func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *fault) bool {
-	if f.Delay > 0 {
-		t := time.NewTimer(f.Delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return true
-		}
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) bool {
+	if !fakekit.Hold(r, f.Delay, s.ctx.Done()) {
+		return true
 	}
 	if f.Status == 0 {
 		return false
@@ -125,26 +90,8 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *fault) bo
 	return true
 }
 
-// Clock is a settable clock for Options.Now. Its methods are safe for
-// concurrent use.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock is a settable clock for Options.Now, shared by the fakes.
+type Clock = fakekit.Clock
 
 // NewClock returns a Clock that starts at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func NewClock(t time.Time) *Clock { return fakekit.NewClock(t) }

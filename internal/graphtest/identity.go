@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/unical/unical/internal/fakekit"
 )
 
 // The identity platform side follows "Microsoft identity platform and OAuth
@@ -559,13 +561,7 @@ func (s *Server) redeemCode(clientID string, f url.Values) (string, []string, *t
 		return "", nil, grantError(500112, "The reply address does not match the reply address provided when requesting the authorization code.")
 	}
 	if ac.challenge != "" {
-		verifier := f.Get("code_verifier")
-		want := verifier
-		if ac.method == "S256" {
-			sum := sha256.Sum256([]byte(verifier))
-			want = base64.RawURLEncoding.EncodeToString(sum[:])
-		}
-		if verifier == "" || subtle.ConstantTimeCompare([]byte(want), []byte(ac.challenge)) != 1 {
+		if !fakekit.PKCEMatches(ac.method, ac.challenge, f.Get("code_verifier")) {
 			return "", nil, grantError(501481, "The Code_Verifier does not match the code_challenge supplied in the authorization request.")
 		}
 	}
@@ -656,10 +652,6 @@ func hasScope(scopes []string, want string) bool {
 // so a client that wants a signature fails here instead of trusting it.
 func (s *Server) idToken(userID, clientID string, scopes []string) string {
 	u := s.users[userID]
-	enc := func(v any) string {
-		b, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
 	now := s.now().Unix()
 	pairwise := sha256.Sum256([]byte(u.ID + "|" + clientID))
 	claims := map[string]any{
@@ -674,5 +666,5 @@ func (s *Server) idToken(userID, clientID string, scopes []string) string {
 	if hasScope(scopes, "email") && u.Mail != "" {
 		claims["email"] = u.Mail
 	}
-	return enc(map[string]string{"typ": "JWT", "alg": "none"}) + "." + enc(claims) + "."
+	return fakekit.UnsignedJWT(claims)
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/unical/unical/internal/fakekit"
 )
 
 // DefaultTenant is the tenant ID the fake uses when Options.Tenant is empty.
@@ -128,8 +130,8 @@ type Server struct {
 	refresh      map[string]*refreshToken
 	subs         map[string]*subscription
 	deltas       map[string]*deltaToken
-	faults       []*fault
-	counts       map[string]int
+	faults       fakekit.Faults[Fault]
+	requests     fakekit.RequestLog
 	deliveries   []Delivery
 	outboundUsed int
 	// rooms are the tenant's room mailboxes; see [Server.AddRoom].
@@ -182,7 +184,6 @@ func NewServer(tb testing.TB, opts Options) *Server {
 		refresh: make(map[string]*refreshToken),
 		subs:    make(map[string]*subscription),
 		deltas:  make(map[string]*deltaToken),
-		counts:  make(map[string]int),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -237,11 +238,8 @@ func (s *Server) Tenant() string { return s.opts.Tenant }
 
 // ServeHTTP counts the request, applies any injected fault and routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.counts[r.Method+" "+r.URL.Path]++
-	f := s.takeFault(r)
-	s.mu.Unlock()
-	if f != nil && s.applyFault(w, r, f) {
+	s.requests.Record(r)
+	if f, ok := s.faults.Take(r); ok && s.applyFault(w, r, f) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/v1.0/") {
@@ -255,16 +253,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // received for paths that start with pathPrefix (for example
 // "/v1.0/me/calendarView"). Faulted requests count.
 func (s *Server) RequestCount(pathPrefix string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for k, c := range s.counts {
-		_, path, _ := strings.Cut(k, " ")
-		if strings.HasPrefix(path, pathPrefix) {
-			n += c
-		}
-	}
-	return n
+	return s.requests.Count("", pathPrefix)
 }
 
 func (s *Server) routes() {

@@ -1,4 +1,4 @@
-package httpapi
+package httpwire
 
 import (
 	"encoding/json"
