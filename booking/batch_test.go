@@ -1,7 +1,6 @@
 package booking_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -41,22 +40,7 @@ func TestBooking_WritesWithAndWithoutBatches(t *testing.T) {
 			a, b := e.host(t, "ann"), e.host(t, "bob")
 			bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Pair"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(a, b))})
 			start := monday()
-			var wg sync.WaitGroup
-			codes := make([]unical.Code, 20)
-			for i := range codes {
-				wg.Go(func() {
-					_, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(start), Guest: guest()})
-					codes[i] = unical.ErrorCode(err)
-					if err == nil {
-						codes[i] = "created"
-					}
-				})
-			}
-			wg.Wait()
-			count := map[unical.Code]int{}
-			for _, c := range codes {
-				count[c]++
-			}
+			count := e.race(t, 20, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(start), Guest: guest()})
 			if d := cmp.Diff(map[unical.Code]int{"created": 1, unical.CodeSlotUnavailable: 19}, count); d != "" {
 				t.Errorf("answers mismatch (-want +got):\n%s", d)
 			}
