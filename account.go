@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/identity"
+	"github.com/unical/unical/internal/revocation"
 )
 
 // ProviderType names a calendar provider: a name the provider declares
@@ -612,9 +613,8 @@ func RevokeGrantFrom(ctx context.Context) bool {
 
 // grantRevocation returns what revokes rec's grant once the account is
 // deleted: its credentials are read now, while they are still stored.
-// Revocation is best effort: the account is deleted whatever the
-// provider answers, and a failure is only logged (the user can still
-// remove the access in the provider's account settings).
+// The account is deleted whatever the provider answers; a failure worth
+// retrying queues the revocation for the engine (package grants).
 func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 	none := func() {}
 	if !RevokeGrantFrom(ctx) || rec.Delegated {
@@ -625,7 +625,7 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 	if err != nil {
 		return none
 	}
-	r, ok := revokerOf(p)
+	r, ok := RevokerOf(p)
 	if !ok {
 		return none
 	}
@@ -640,6 +640,25 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord) func() {
 	return func() {
 		if err := r.RevokeGrant(ctx, s); err != nil {
 			a.c.log.WarnContext(ctx, "revoke grant of deleted account", "account", rec.ID, "provider", rec.ProviderType, "err", err)
+			if RevocationRetryable(err) {
+				a.c.queueRevocation(context.WithoutCancel(ctx), rec.ProviderType, s)
+			}
 		}
 	}
+}
+
+// queueRevocation queues s's grant for the engine to revoke (package
+// grants), sealed and bound to its message, at once and then on the
+// webhook retry schedule.
+func (c *Client) queueRevocation(ctx context.Context, t ProviderType, s *Session) {
+	now := c.now()
+	msg := &OutboxMessage{ID: NewID("msg"), ApplicationID: s.ApplicationID, EventType: revocation.EventType, CreatedAt: now, Status: MessagePending, NextAttemptAt: now}
+	msg.Payload = revocation.Seal(c.credentials, msg.ApplicationID, msg.ID, revocation.Grant{
+		ProviderType: string(t), AccountID: s.AccountID, AccessToken: s.Token.AccessToken, RefreshToken: s.Token.RefreshToken,
+	})
+	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+		c.log.ErrorContext(ctx, "queue the revocation of a deleted account's grant", "account", s.AccountID, "err", err)
+		return
+	}
+	c.queued([]*OutboxMessage{msg})
 }

@@ -20,22 +20,9 @@ import (
 // by email alone. The answer is a 400 naming providerType, and nothing is
 // stored.
 func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
+	client, store, appID := mustOpenMemoryGoogle(t, "delegated")
 	ctx := t.Context()
-	created, err := admin.Of(client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("delegated")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := store.GetApplication(ctx, created.ApplicationID)
+	rec, err := store.GetApplication(ctx, appID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,4 +55,27 @@ func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
 	if len(accounts.Data) != 0 {
 		t.Errorf("ListAccounts() after the refused connect = %d accounts, want none", len(accounts.Data))
 	}
+}
+
+// mustOpenMemoryGoogle opens a Client over a bolt Store in a temporary
+// folder whose one provider is the memory provider standing in for
+// PROVIDER_A, and creates an application called name; all is closed in
+// Cleanup.
+func mustOpenMemoryGoogle(t *testing.T, name string) (*unical.Client, *bolt.Store, string) {
+	t.Helper()
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, store, created.ApplicationID
 }

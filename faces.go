@@ -31,8 +31,10 @@ func freeBusyOf(p Provider) (FreeBusyQuerier, bool) { return faceOf[FreeBusyQuer
 
 // RefresherOf returns p as a [TokenRefresher] when it has one (package grants).
 func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
-func revokerOf(p Provider) (GrantRevoker, bool)     { return faceOf[GrantRevoker](p) }
 func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitter](p) }
+
+// RevokerOf returns p as a [GrantRevoker] when it has one (package grants).
+func RevokerOf(p Provider) (GrantRevoker, bool) { return faceOf[GrantRevoker](p) }
 
 // WatcherOf returns p as a [Watcher] when the provider it wraps can push
 // changes, for package subscriptions, which starts and renews the watches.

@@ -71,6 +71,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./internal/webhook", banned: []string{mod}},
 		{pkg: "./internal/addrpolicy", banned: []string{mod}},
 		{pkg: "./internal/identity", banned: []string{mod}},
+		{pkg: "./internal/revocation", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 		// The room directory is built on the Client and serves no routes itself.
 		{pkg: "./rooms", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", "net/http"}},

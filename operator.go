@@ -85,6 +85,10 @@ func (c *Client) OpenDelegation(app *Application, t ProviderType, sealed []byte)
 // MailSealer seals Application.SealedMail, bound by seal.MailBinding.
 func (c *Client) MailSealer() *seal.Sealer { return c.credentials }
 
+// RevocationSealer seals the grants of queued revocations, bound by
+// internal/revocation.
+func (c *Client) RevocationSealer() *seal.Sealer { return c.credentials }
+
 // NewWebhookSecret gives app's own webhook endpoint a new whsec_ secret,
 // sealed into app.SealedWebhookSecret, and returns it to be shown once.
 func (c *Client) NewWebhookSecret(app *Application) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/revocation"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -18,6 +19,10 @@ import (
 // deliver makes one attempt at a claimed message and writes the outcome.
 func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 	e := w.e
+	if revocation.IsInternal(msg.EventType) {
+		w.revoke(ctx, msg)
+		return
+	}
 	tgt, err := e.target(ctx, msg)
 	switch {
 	case unical.ErrorCode(err) == unical.CodeNotFound && msg.SubscriptionID == "":

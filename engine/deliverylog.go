@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/revocation"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -97,7 +98,9 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 	if err != nil {
 		return nil, err
 	}
-	if msg.SubscriptionID != subscriptionID {
+	if msg.SubscriptionID != subscriptionID || revocation.IsInternal(msg.EventType) {
+		// The server's own work (a queued revocation) is no webhook
+		// message, and its id is not one to know of.
 		return nil, unical.Errorf(unical.CodeNotFound, "No message %q for this subscription.", messageID)
 	}
 	if msg.Status == unical.MessageFailed {

@@ -145,6 +145,9 @@ type Client interface {
 	// (see package grants), sharing the work with other engines through
 	// the Store, and returns how many it checked.
 	CheckGrants(ctx context.Context) (int, error)
+	// RevokeGrant makes one try at a revocation queued in the outbox
+	// when its account was deleted (see package grants).
+	RevokeGrant(ctx context.Context, msg *unical.OutboxMessage) error
 	// Application reads an application through the Client's cache, for
 	// its own webhook endpoint.
 	Application(ctx context.Context, id string) (*unical.Application, error)
@@ -170,7 +173,7 @@ type Client interface {
 
 // ClientOf returns c as the engine's Client: its own methods, with the
 // watch renewal of package subscriptions, which keeps the provider
-// watches, and the grant checks of package grants.
+// watches, and the grant checks and queued revocations of package grants.
 func ClientOf(c *unical.Client) Client { return watching{c} }
 
 type watching struct{ *unical.Client }
@@ -181,6 +184,10 @@ func (w watching) RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord
 
 func (w watching) CheckGrants(ctx context.Context) (int, error) {
 	return grants.Check(ctx, w.Client)
+}
+
+func (w watching) RevokeGrant(ctx context.Context, msg *unical.OutboxMessage) error {
+	return grants.Revoke(ctx, w.Client, msg)
 }
 
 // Engine delivers webhooks and schedules change detection: it claims due

@@ -27,8 +27,11 @@ type fakeClient struct {
 	// now is the clock; zero for time.Now.
 	now time.Time
 
+	// revoke answers RevokeGrant; nil succeeds.
+	revoke func(msg *unical.OutboxMessage) error
+
 	mu      sync.Mutex
-	checked []string // "check sub_1", "renew sub_2"
+	checked []string // "check sub_1", "renew sub_2", "revoke msg_1"
 }
 
 func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
@@ -61,6 +64,13 @@ func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.Subscripti
 func (c *fakeClient) CheckGrants(context.Context) (int, error) {
 	c.note("grants")
 	return 0, nil
+}
+func (c *fakeClient) RevokeGrant(_ context.Context, msg *unical.OutboxMessage) error {
+	c.note("revoke " + msg.ID)
+	if c.revoke == nil {
+		return nil
+	}
+	return c.revoke(msg)
 }
 func (c *fakeClient) RenewWatch(_ context.Context, sub *unical.SubscriptionRecord) error {
 	c.note("renew " + sub.ID)

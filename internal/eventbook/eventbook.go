@@ -148,11 +148,16 @@ func (b *Book) Get(id string) (*unical.Event, error) {
 }
 
 // Create adds an event with id at version, made by self (the account's
-// email), created and updated at now, and returns a copy.
+// email), created and updated at now, and returns a copy. Its iCalUid is
+// its id.
 func (b *Book) Create(id string, version int64, params *unical.EventParams, self string, now time.Time) *unical.Event {
+	return b.CreateUID(id, id, version, params, self, now)
+}
+
+// CreateUID is Create with the event's iCalUid.
+func (b *Book) CreateUID(id, uid string, version int64, params *unical.EventParams, self string, now time.Time) *unical.Event {
 	ts := unical.FormatTimestamp(now)
-	ev := unical.Event{ID: id, CreatedAt: ts, EventType: unical.EventTypeDefault}
-	ev.ICalUID = ev.ID
+	ev := unical.Event{ID: id, ICalUID: uid, CreatedAt: ts, EventType: unical.EventTypeDefault}
 	Apply(&ev, params, self)
 	ev.UpdatedAt = ts
 	ev.ETag = etag(version)

@@ -3,6 +3,7 @@ package googletest
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -234,6 +235,15 @@ func (s *Server) RevokeRefreshToken(refreshToken string) {
 		s.fatalf("RevokeRefreshToken: unknown refresh token")
 	}
 	g.revoked = true
+}
+
+// RevokeRequests returns the tokens of the revocation requests that
+// reached the revocation endpoint, in order; requests a [Fault] failed
+// or held are not among them.
+func (s *Server) RevokeRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.st.revokeTokens)
 }
 
 // RevokeAccess revokes every grant the user gave the client, including

@@ -592,8 +592,13 @@ func (s *Server) refreshLocked(cl *Client, form url.Values) (*tokenResponse, *oa
 // an access token and it has a corresponding refresh token, the refresh
 // token will also be revoked"; success is 200, "for error conditions, an
 // HTTP status code 400 is returned along with an error code" (web-server
-// guide, "Token revocation"). UNVERIFIED: which error code; the guide
-// names none, and invalid_token is RFC 7009 §2.2.1's.
+// guide, "Revoking a token"). UNVERIFIED: which error code; the guide
+// names none, and invalid_token is RFC 7009 §2.2.1's. The guide names no
+// other status; an outage (a 5xx, RFC 7009 §2.2.1's 503 "the client must
+// assume the token still exists and may retry after a reasonable delay"),
+// throttling (429) or an endpoint that hangs is a [Fault] with PathPrefix
+// "/revoke", which fails or holds the next Times requests before they
+// reach this handler.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
 	if err := r.ParseForm(); err != nil {
@@ -603,6 +608,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	tok := r.Form.Get("token")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.st.revokeTokens = append(s.st.revokeTokens, tok)
 	if g := s.st.refresh[tok]; g != nil && !g.revoked {
 		g.revoked = true
 		writeJSON(w, http.StatusOK, map[string]any{})

@@ -134,6 +134,9 @@ type state struct {
 
 	faults   fakekit.Faults[Fault]
 	requests fakekit.RequestLog
+	// revokeTokens are the tokens of the revocation requests that reached
+	// the revocation endpoint (not faulted), in order.
+	revokeTokens []string
 
 	// serviceAccounts are by client_email; see [Server.AddServiceAccount].
 	serviceAccounts map[string]*ServiceAccount

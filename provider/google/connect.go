@@ -2,7 +2,9 @@ package google
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -275,9 +277,15 @@ func scopesFor(s unical.ProviderSettings) []string {
 // RevokeGrant implements [unical.GrantRevoker] as the web-server guide's
 // "Revoking a token" describes it: a form POST of token= to the revocation
 // endpoint, which for a refresh token ends the whole grant (every access
-// token issued from it too); 200 is success, 400 an error such as a token
-// already revoked. Without a refresh token the access token is revoked,
-// which the guide says revokes its refresh token as well. It waits at most
+// token issued from it too); 200 is success, and "for error conditions,
+// an HTTP status code 400 is returned along with an error code". Without
+// a refresh token the access token is revoked, which the guide says
+// revokes its refresh token as well. A 400 invalid_token (a token already
+// revoked or expired, as RFC 7009 §2.2.1 names the error) means the grant
+// is gone, so it is success here. No answer, a 5xx (RFC 7009 §2.2.1: 503
+// means the token may still exist and the client may retry later) and a
+// 429 are CodeUnavailable and CodeRateLimited, which the Client retries
+// through the outbox; any other refusal is CodeUpstream. It waits at most
 // RevokeTimeout, so that an endpoint that hangs does not hold the DELETE
 // of the account for the whole request deadline.
 func (p *Provider) RevokeGrant(ctx context.Context, s *unical.Session) error {
@@ -302,9 +310,21 @@ func (p *Provider) RevokeGrant(ctx context.Context, s *unical.Session) error {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode != http.StatusOK {
-		// The answer names no token, so it may be logged.
-		return unical.Errorf(unical.CodeUpstream, "Google refused the revocation: HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	var answer struct {
+		Error string `json:"error"`
 	}
-	return nil
+	_ = json.Unmarshal(body, &answer) // a body that is not JSON names no error
+	// The answer names no token, so it may be logged.
+	refused := fmt.Sprintf("Google refused the revocation: HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return nil
+	case resp.StatusCode == http.StatusBadRequest && answer.Error == "invalid_token":
+		return nil // already revoked or expired: the grant is gone
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return unical.Errorf(unical.CodeRateLimited, "%s", refused)
+	case resp.StatusCode >= 500:
+		return unical.Errorf(unical.CodeUnavailable, "%s", refused)
+	}
+	return unical.Errorf(unical.CodeUpstream, "%s", refused)
 }

@@ -27,11 +27,12 @@
 package virtual
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/provider/kit"
 )
 
@@ -58,6 +61,21 @@ const PrimaryCalendarID = "primary"
 // retry means another writer changed the calendar in between.
 const writeAttempts = 16
 
+// DefaultUIDHost is the domain of the iCalUid of VIRTUAL events when the
+// provider knows no public URL of the server: a name under .invalid (RFC
+// 2606), which is no one's domain. The id before the "@" is unique on
+// its own, so the domain only gives the UID the form RFC 5545 §3.8.4.7
+// recommends.
+const DefaultUIDHost = "unical.invalid"
+
+// Config is the VIRTUAL provider's settings beyond its Store.
+type Config struct {
+	// PublicURL is the server's public base URL (unical.Config.PublicURL).
+	// Its host is the domain of the events' iCalUid, "<event id>@<host>";
+	// empty (or without a host): DefaultUIDHost.
+	PublicURL string
+}
+
 // Provider is the VIRTUAL provider. All state is in the Store, so it is
 // safe for concurrent use and for replicas; the process keeps only what
 // it derived from stored records, by their versions (windows).
@@ -65,6 +83,8 @@ type Provider struct {
 	store   unical.RecordStore
 	windows windowCache
 	now     func() time.Time
+	// uidHost is the domain of new events' iCalUid.
+	uidHost string
 	// maxTombstones is MaxTombstones, lower in tests.
 	maxTombstones int
 }
@@ -80,8 +100,15 @@ func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabil
 // New returns the VIRTUAL provider keeping its calendars in store, which
 // should be the Store the Client is configured with (so that deleting an
 // account deletes its calendars).
-func New(store unical.RecordStore) *Provider {
-	return &Provider{store: store, now: time.Now, maxTombstones: MaxTombstones}
+func New(store unical.RecordStore) *Provider { return NewWithConfig(store, Config{}) }
+
+// NewWithConfig is New with cfg's settings.
+func NewWithConfig(store unical.RecordStore, cfg Config) *Provider {
+	host := DefaultUIDHost
+	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return &Provider{store: store, now: time.Now, uidHost: host, maxTombstones: MaxTombstones}
 }
 
 // Type implements unical.Provider.
@@ -113,16 +140,16 @@ func validCalendarID(id string) bool {
 	return id != "" && !strings.ContainsRune(id, 0)
 }
 
-// newID returns a random id with prefix; ids of calendars start with the
-// time in hex, so that listing them in key order lists them in creation
-// order.
-func newID(prefix string, t time.Time) string {
-	var r [8]byte
-	rand.Read(r[:])
-	if prefix == "cal" {
-		return fmt.Sprintf("cal_%016x%s", t.UnixNano(), hex.EncodeToString(r[:4]))
+// legacyCalendarID reports whether id is a calendar id of the form
+// made before ids.New ("cal_" and 24 hex digits, the creation time
+// first): such calendars were all made before any of the new form.
+func legacyCalendarID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "cal_")
+	if !ok || len(rest) != 24 {
+		return false
 	}
-	return prefix + hex.EncodeToString(r[:])
+	_, err := hex.DecodeString(rest)
+	return err == nil
 }
 
 // ListCalendars implements unical.Provider: the primary calendar, then the
@@ -132,6 +159,11 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	if err != nil {
 		return nil, err
 	}
+	// Key order is creation order within each id form; calendars of the
+	// older form came first.
+	slices.SortStableFunc(recs, func(a, b *unical.Record) int {
+		return cmp.Compare(legacyOrder(a.Key), legacyOrder(b.Key))
+	})
 	first := primaryCalendar(s)
 	out := []*unical.Calendar{&first}
 	for _, rec := range recs {
@@ -151,6 +183,14 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	return out, nil
 }
 
+// legacyOrder sorts calendars of the older id form first.
+func legacyOrder(id string) int {
+	if legacyCalendarID(id) {
+		return 0
+	}
+	return 1
+}
+
 // GetCalendar implements unical.Provider.
 func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarID string) (*unical.Calendar, error) {
 	h, _, err := p.loadHead(ctx, s, calendarID)
@@ -163,7 +203,7 @@ func (p *Provider) GetCalendar(ctx context.Context, s *unical.Session, calendarI
 // CreateCalendar implements unical.Provider. A calendar without a time
 // zone gets UTC.
 func (p *Provider) CreateCalendar(ctx context.Context, s *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
-	id := newID("cal", p.now())
+	id := ids.New("cal")
 	h := &head{Calendar: unical.Calendar{ID: id, InviteEmail: s.Email, AllowedOnlineMeetingProviders: []string{}}}
 	params.Apply(&h.Calendar)
 	if h.Calendar.TimeZone == "" {
@@ -258,8 +298,8 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 // withSeries returns the event ids a write of eventID reads: the event,
 // and the series of an instance id.
 func withSeries(eventID string) []string {
-	if i := strings.LastIndexByte(eventID, '_'); i > 0 {
-		return []string{eventID, eventID[:i]}
+	if series, _, _, err := recur.ParseInstanceID(eventID); err == nil {
+		return []string{eventID, series}
 	}
 	return []string{eventID}
 }
@@ -278,17 +318,18 @@ func (p *Provider) GetEvent(ctx context.Context, s *unical.Session, calendarID, 
 
 // CreateEvent implements unical.Provider.
 func (p *Provider) CreateEvent(ctx context.Context, s *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	// No underscore: instance ids are "<series id>_<original start>".
 	if err := eventbook.CheckSizes(params); err != nil {
 		return nil, err
 	}
 	if err := eventbook.CheckWrite(params, nil, s.Email); err != nil {
 		return nil, err
 	}
-	id := newID("evt", time.Time{})
+	// Instance ids are "<series id>_<original start>", split at the last
+	// underscore, so the one in the id is no trouble.
+	id := ids.New("evt")
 	var out *unical.Event
 	err := p.write(ctx, s, calendarID, nil, "", func(b *eventbook.Book, version int64) error {
-		out = b.Create(id, version, params, s.Email, p.now())
+		out = b.CreateUID(id, id+"@"+p.uidHost, version, params, s.Email, p.now())
 		return nil
 	})
 	if err != nil {
@@ -374,10 +415,15 @@ func roundTrip(ev *unical.Event) (*unical.Event, error) {
 // one of type VIRTUAL is already among them: how unicald and the test
 // stacks give every Client virtual calendars.
 func Add(providers []unical.Provider, store unical.RecordStore) []unical.Provider {
+	return AddWithConfig(providers, store, Config{})
+}
+
+// AddWithConfig is Add with the appended provider's settings.
+func AddWithConfig(providers []unical.Provider, store unical.RecordStore, cfg Config) []unical.Provider {
 	for _, p := range providers {
 		if p.Type() == unical.ProviderVirtual {
 			return providers
 		}
 	}
-	return append(slices.Clip(providers), New(store))
+	return append(slices.Clip(providers), NewWithConfig(store, cfg))
 }
