@@ -52,6 +52,9 @@ func TestImportRules(t *testing.T) {
 		// The front ends share their wire code through internal/httpwire;
 		// none imports another.
 		{pkg: "./adminapi", banned: []string{mod + "/httpapi", mod + "/dashboard"}},
+		// The public booking pages are a front end of their own over
+		// package booking; unicald hands them httpapi's address limiters.
+		{pkg: "./bookingpage", need: []string{mod + "/booking"}, banned: []string{mod + "/httpapi", mod + "/adminapi", mod + "/dashboard", mod + "/engine"}},
 		{pkg: "./dashboard", banned: []string{mod + "/httpapi", mod + "/adminapi"}},
 		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
@@ -79,6 +82,15 @@ func TestImportRules(t *testing.T) {
 		// reaches the Store only through the root's interfaces, and serves
 		// no routes itself.
 		{pkg: "./booking", need: []string{mod, mod + "/availability"}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", "net/http"}},
+		// Scoped tokens are decided and kept over the Client and the
+		// Store's interfaces; httpapi serves them, stores implement their
+		// GrantStore without importing the package.
+		{pkg: "./scopedtoken", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres"}},
+		{pkg: "./store/bolt", banned: []string{mod + "/scopedtoken"}},
+		{pkg: "./store/postgres", banned: []string{mod + "/scopedtoken"}},
+		// The MCP server reaches unical only through the /v1 API, so that
+		// its tools are checked and answered as /v1 requests are.
+		{pkg: "./mcpserver", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/store/bolt", mod + "/store/postgres", mod + "/httpclient"}},
 	}
 	for _, tt := range tests {
 		out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()

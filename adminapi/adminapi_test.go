@@ -241,6 +241,14 @@ func (s *server) applications(t *testing.T) []string {
 func TestAuthentication(t *testing.T) {
 	s := startServer(t, nil)
 	app := s.createApp(t, "one")
+	// A scoped token of the application, with every scope.
+	issue := s.v1(t, app.APIKey, "POST", "/v1/tokens", map[string]any{"endUserAccountIds": []string{s.connect(t, app.APIKey, "ada@example.com")},
+		"scopes": []string{"freebusy.read", "events.read", "events.write"}, "ttlSeconds": 600})
+	var scoped struct{ Token string }
+	if issue.status != http.StatusCreated {
+		t.Fatalf("POST /v1/tokens = %d\n%s", issue.status, issue.body)
+	}
+	issue.into(t, &scoped)
 	before := s.applications(t)
 	body := map[string]string{"name": "sneaky"}
 	for _, tc := range []struct {
@@ -252,6 +260,7 @@ func TestAuthentication(t *testing.T) {
 		{"basic scheme", map[string]string{"Authorization": "Basic " + s.token}},
 		{"application key as x-api-key", map[string]string{"x-api-key": app.APIKey}},
 		{"application key as bearer", map[string]string{"Authorization": "Bearer " + app.APIKey}},
+		{"scoped token", map[string]string{"Authorization": "Bearer " + scoped.Token}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.send(t, "POST", "/admin/v1/applications", tc.headers, body)

@@ -70,13 +70,22 @@ type BookingType struct {
 	HorizonDays          int                  `json:"horizonDays"`
 	Limits               Limits               `json:"limits"`
 	Event                EventTemplate        `json:"event"`
-	CreatedAt            time.Time            `json:"createdAt"`
-	UpdatedAt            time.Time            `json:"updatedAt"`
+	// Public publishes the type's booking page at /book/{Slug}.
+	Public bool `json:"public"`
+	// Slug names the booking page: unique on the server, 3 to 64
+	// lowercase letters, digits and hyphens.
+	Slug string `json:"slug,omitempty"`
+	// FrameAncestors are the origins whose pages may embed the booking
+	// page in a frame; none: no page may.
+	FrameAncestors []string  `json:"frameAncestors,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
 // BookingTypeParams is the body of POST and PUT /v1/bookingTypes: name,
 // durationMinutes and participants are required on a create; an update
-// changes the fields it sets (null puts limits and event back to none).
+// changes the fields it sets (null puts limits, event, slug and
+// frameAncestors back to none).
 type BookingTypeParams struct {
 	Name                 unical.Optional[string]               `json:"name,omitzero"`
 	DurationMinutes      unical.Optional[int]                  `json:"durationMinutes,omitzero"`
@@ -90,6 +99,9 @@ type BookingTypeParams struct {
 	HorizonDays          unical.Optional[int]                  `json:"horizonDays,omitzero"`
 	Limits               unical.Optional[Limits]               `json:"limits,omitzero"`
 	Event                unical.Optional[EventTemplate]        `json:"event,omitzero"`
+	Public               unical.Optional[bool]                 `json:"public,omitzero"`
+	Slug                 unical.Optional[string]               `json:"slug,omitzero"`
+	FrameAncestors       unical.Optional[[]string]             `json:"frameAncestors,omitzero"`
 }
 
 // ListParams page a listing of booking types or schedules.

@@ -53,7 +53,15 @@ func (s *Service) CreateBookingType(ctx context.Context, params *BookingTypePara
 	if err := s.applyType(ctx, t, params); err != nil {
 		return nil, err
 	}
+	if t.Slug != "" {
+		if _, err := s.claimSlug(ctx, t.Slug, t.ID); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := s.putRecord(ctx, typesCollection, t.ID, t, 0); err != nil {
+		if t.Slug != "" {
+			s.releaseSlug(ctx, t.Slug, t.ID)
+		}
 		return nil, err
 	}
 	return t, nil
@@ -67,13 +75,37 @@ func (s *Service) UpdateBookingType(ctx context.Context, id string, params *Book
 	if params == nil {
 		params = &BookingTypeParams{}
 	}
-	return updateRecord(ctx, s, typesCollection, id, "Booking type", func(t *BookingType) error {
+	// A new slug is claimed before the type names it and the old one
+	// released after, so that no moment has two types on one slug.
+	claimed := false
+	if slug, ok := params.Slug.Get(); ok && slug != "" {
+		if err := CheckSlug(slug); err != nil {
+			return nil, err
+		}
+		var err error
+		if claimed, err = s.claimSlug(ctx, slug, id); err != nil {
+			return nil, err
+		}
+	}
+	oldSlug := ""
+	t, err := updateRecord(ctx, s, typesCollection, id, "Booking type", func(t *BookingType) error {
+		oldSlug = t.Slug
 		if err := s.applyType(ctx, t, params); err != nil {
 			return err
 		}
 		t.UpdatedAt = s.now()
 		return nil
 	})
+	if err != nil {
+		if claimed {
+			s.releaseSlug(ctx, params.Slug.Value(), id)
+		}
+		return nil, err
+	}
+	if oldSlug != "" && oldSlug != t.Slug {
+		s.releaseSlug(ctx, oldSlug, id)
+	}
+	return t, nil
 }
 
 // DeleteBookingType removes a booking type. Its bookings stay, and can
@@ -81,7 +113,18 @@ func (s *Service) UpdateBookingType(ctx context.Context, id string, params *Book
 //
 // HTTP: DELETE /v1/bookingTypes/{id}
 func (s *Service) DeleteBookingType(ctx context.Context, id string) (*unical.Success, error) {
-	return s.deleteRecord(ctx, typesCollection, id, "Booking type")
+	t, err := s.GetBookingType(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := s.deleteRecord(ctx, typesCollection, id, "Booking type")
+	if err != nil {
+		return nil, err
+	}
+	if t.Slug != "" {
+		s.releaseSlug(ctx, t.Slug, id)
+	}
+	return ok, nil
 }
 
 // applyType writes params onto t and checks the result.
@@ -92,6 +135,7 @@ func (s *Service) applyType(ctx context.Context, t *BookingType, p *BookingTypeP
 	}{
 		{"name", p.Name.IsNull()}, {"durationMinutes", p.DurationMinutes.IsNull()}, {"participants", p.Participants.IsNull()},
 		{"intervalMinutes", p.IntervalMinutes.IsNull()}, {"timeZone", p.TimeZone.IsNull()}, {"horizonDays", p.HorizonDays.IsNull()},
+		{"public", p.Public.IsNull()},
 	} {
 		if f.null {
 			return unical.FieldError(f.name, "%s cannot be null.", f.name)
@@ -109,6 +153,12 @@ func (s *Service) applyType(ctx context.Context, t *BookingType, p *BookingTypeP
 	p.HorizonDays.Apply(&t.HorizonDays)
 	p.Limits.Apply(&t.Limits)
 	p.Event.Apply(&t.Event)
+	p.Public.Apply(&t.Public)
+	p.Slug.Apply(&t.Slug)
+	p.FrameAncestors.Apply(&t.FrameAncestors)
+	if err := checkPublishing(t); err != nil {
+		return err
+	}
 	if t.Groups == nil {
 		t.Groups = []availability.Group{}
 	}

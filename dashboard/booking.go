@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 
@@ -15,6 +17,26 @@ type bookingsData struct {
 	Bookings []*booking.Booking
 	// NextTypes and NextBookings continue the two lists.
 	NextTypes, NextBookings string
+	// Pages are the booking pages of the public types listed.
+	Pages []bookingPage
+}
+
+// bookingPage is a public booking type's page: its address and the
+// HTML that embeds it in another site.
+type bookingPage struct {
+	TypeID    string
+	Name      string
+	Link      string
+	Embed     string
+	Ancestors []string
+}
+
+// newBookingPage is t's page, its link under publicURL (a path alone
+// when the server has no public URL).
+func newBookingPage(t *booking.BookingType, publicURL string) bookingPage {
+	link := publicURL + "/book/" + t.Slug
+	embed := fmt.Sprintf(`<iframe src="%s" title="%s" width="100%%" height="760" style="border:0"></iframe>`, link, html.EscapeString(t.Name))
+	return bookingPage{TypeID: t.ID, Name: t.Name, Link: link, Embed: embed, Ancestors: t.FrameAncestors}
 }
 
 // bookingsPageSize is how many booking types and bookings one page lists.
@@ -33,6 +55,11 @@ func (h *handler) loadBookings(r *http.Request, app *admin.ApplicationView) (any
 		return d, err
 	}
 	d.Types = types.Data
+	for _, t := range types.Data {
+		if t.Public && t.Slug != "" {
+			d.Pages = append(d.Pages, newBookingPage(t, h.publicURL))
+		}
+	}
 	if types.NextPageToken != nil {
 		d.NextTypes = "?" + url.Values{"types": {*types.NextPageToken}}.Encode()
 	}

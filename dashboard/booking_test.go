@@ -16,12 +16,13 @@ import (
 	"github.com/unical/unical/provider/memory"
 )
 
-// TestBookings lists an application's booking types and bookings on its
-// Bookings page.
-func TestBookings(t *testing.T) {
+// bookingsFixture is a dashboard whose server has publicURL, with an
+// application, its Google account ada and its booking layer.
+func bookingsFixture(t *testing.T, publicURL string) (f *fixture, appID string, ada *unical.Account, svc *booking.Service) {
+	t.Helper()
 	google := memory.New(unical.ProviderGoogle)
 	google.AddUser("ada@example.com", "refresh-ada", "")
-	f := newFixture(t, "", google)
+	f = newFixture(t, publicURL, google)
 	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("bookings")})
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +31,17 @@ func TestBookings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ada, err := app.CreateAccount(t.Context(), &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada")})
+	ada, err = app.CreateAccount(t.Context(), &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := booking.New(f.client, app)
+	return f, created.ApplicationID, ada, booking.New(f.client, app)
+}
+
+// TestBookings lists an application's booking types and bookings on its
+// Bookings page.
+func TestBookings(t *testing.T) {
+	f, appID, ada, svc := bookingsFixture(t, "")
 	bt, err := svc.CreateBookingType(t.Context(), &booking.BookingTypeParams{Name: unical.Some("Intro <call>"), DurationMinutes: unical.Some(30),
 		Participants: unical.Some([]booking.Participant{{Participant: availability.Participant{EndUserAccountID: ada.ID}}}), Limits: unical.Some(booking.Limits{PerDay: 3})})
 	if err != nil {
@@ -48,7 +55,7 @@ func TestBookings(t *testing.T) {
 
 	br := f.browser(t)
 	br.mustLogin()
-	p := br.get("/dashboard/apps/" + created.ApplicationID + "/bookings")
+	p := br.get("/dashboard/apps/" + appID + "/bookings")
 	if p.status != http.StatusOK {
 		t.Fatalf("bookings page = %d:\n%s", p.status, p.body)
 	}
@@ -69,5 +76,40 @@ func TestBookings(t *testing.T) {
 		if !strings.Contains(p.body, s) {
 			t.Errorf("bookings page does not show %q", s)
 		}
+	}
+}
+
+// TestBookings_BookingPage shows a public booking type's link and the
+// iframe snippet that embeds it, with the sites that may.
+func TestBookings_BookingPage(t *testing.T) {
+	f, appID, ada, svc := bookingsFixture(t, "https://cal.example.com")
+	participants := unical.Some([]booking.Participant{{Participant: availability.Participant{EndUserAccountID: ada.ID}}})
+	if _, err := svc.CreateBookingType(t.Context(), &booking.BookingTypeParams{Name: unical.Some("Intro & call"), DurationMinutes: unical.Some(30),
+		Participants: participants, Public: unical.Some(true), Slug: unical.Some("intro"), FrameAncestors: unical.Some([]string{"https://www.example.com"})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateBookingType(t.Context(), &booking.BookingTypeParams{Name: unical.Some("Private"), DurationMinutes: unical.Some(30),
+		Participants: participants, Slug: unical.Some("private")}); err != nil {
+		t.Fatal(err)
+	}
+	br := f.browser(t)
+	br.mustLogin()
+	p := br.get("/dashboard/apps/" + appID + "/bookings")
+	if p.status != http.StatusOK {
+		t.Fatalf("bookings page = %d:\n%s", p.status, p.body)
+	}
+	for _, want := range []string{
+		`Public link: <a href="https://cal.example.com/book/intro">https://cal.example.com/book/intro</a>`,
+		`&lt;iframe src=&#34;https://cal.example.com/book/intro&#34; title=&#34;Intro &amp;amp; call&#34; width=&#34;100%&#34; height=&#34;760&#34; style=&#34;border:0&#34;&gt;&lt;/iframe&gt;`,
+		`(frameAncestors): https://www.example.com`,
+		`<code>/book/intro</code>`,
+		`not public`,
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("bookings page does not show %s:\n%s", want, p.body)
+		}
+	}
+	if strings.Contains(p.body, "/book/private\"") || strings.Contains(p.body, "Booking page: Private") {
+		t.Error("bookings page shows a link for a type that is not public")
 	}
 }

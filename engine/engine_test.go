@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/scopedtoken"
 )
 
 // These tests run the engine over a fake Client and a fake Store, so that
@@ -372,6 +373,52 @@ func TestEngine_Sweep(t *testing.T) {
 	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
 	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
 		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
+	}
+}
+
+// grantSweepStore is a sweepStore that keeps scoped tokens' grants: it
+// hands out removal counts and records the times it was asked for.
+type grantSweepStore struct {
+	sweepStore
+	removed []int
+	asked   []time.Time
+}
+
+func (s *grantSweepStore) CreateTokenGrant(context.Context, string, string, []byte, time.Time) error {
+	return nil
+}
+func (s *grantSweepStore) GetTokenGrant(context.Context, string, time.Time) ([]byte, error) {
+	return nil, nil
+}
+func (s *grantSweepStore) DeleteTokenGrant(context.Context, string, string) error { return nil }
+func (s *grantSweepStore) SweepTokenGrants(_ context.Context, now time.Time, limit int) (int, error) {
+	s.asked = append(s.asked, now)
+	n := s.removed[0]
+	s.removed = s.removed[1:]
+	if n > limit {
+		n = limit
+	}
+	return n, nil
+}
+
+// Sweep also removes expired grants of scoped tokens, in batches until
+// one comes back short, when the Store keeps them.
+func TestEngine_SweepTokenGrants(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	st := &grantSweepStore{sweepStore: sweepStore{results: []unical.SweepResult{{}}}, removed: []int{1000, 7}}
+	var _ scopedtoken.GrantStore = st
+	c := newFakeClient(&recordingSender{}, nil)
+	c.now = now
+	e, err := engine.New(c, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Time{now, now}, st.asked); diff != "" {
+		t.Errorf("SweepTokenGrants calls (-want +got):\n%s", diff)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/scopedtoken"
 )
 
 // Retention defaults; see the unical.WebhookConfig fields of the same
@@ -30,7 +31,8 @@ func Sweep(ctx context.Context, c *unical.Client) (unical.SweepResult, error) {
 }
 
 // Sweep removes what the Store no longer needs: OAuth flows, sync cursor
-// blobs, delivery-log attempts and Idempotency-Keys that have expired,
+// blobs, delivery-log attempts, Idempotency-Keys and the grants of scoped
+// tokens (when the Store keeps them) that have expired,
 // delivered messages older than Config.DeliveredRetention and failed ones
 // older than Config.FailedRetention. Pending messages are never removed.
 // A running engine calls it every Config.SweepInterval. It works in
@@ -44,6 +46,7 @@ func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
 	if e.failed > 0 {
 		req.FailedBefore = now.Add(-e.failed)
 	}
+	e.sweepTokenGrants(ctx, now)
 	var total unical.SweepResult
 	for {
 		res, err := e.store.Sweep(ctx, req)
@@ -82,5 +85,31 @@ func (e *Engine) sweepLoop(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// sweepTokenGrants removes the expired grants of scoped tokens, when the
+// Store keeps them (scopedtoken.GrantStore), in batches of sweepBatch. A
+// failure is logged: it must not stop the rest of the sweep, and the
+// grants are refused at their expiry whether swept or not.
+func (e *Engine) sweepTokenGrants(ctx context.Context, now time.Time) {
+	gs, ok := e.store.(scopedtoken.GrantStore)
+	if !ok {
+		return
+	}
+	total := 0
+	for ctx.Err() == nil {
+		n, err := gs.SweepTokenGrants(ctx, now, sweepBatch)
+		total += n
+		if err != nil {
+			e.log.ErrorContext(ctx, "sweep scoped token grants", "err", err)
+			break
+		}
+		if n < sweepBatch {
+			break
+		}
+	}
+	if total > 0 {
+		e.log.InfoContext(ctx, "swept scoped token grants", "grants", total)
 	}
 }

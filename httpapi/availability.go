@@ -17,6 +17,9 @@ func (h *handler) handleAvailability(w http.ResponseWriter, r *http.Request, app
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
+	if err := allowAvailability(r, &params); err != nil {
+		return err
+	}
 	res, err := availability.Find(r.Context(), app, h.client.Now(), &params)
 	if err != nil {
 		return err

@@ -75,6 +75,9 @@ func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, con
 				return q.err
 			}
 		}
+		if err := h.allowBooking(ctx, r, app, r.PathValue("id")); err != nil {
+			return err
+		}
 		v, err := call(h.bookings(app), ctx, r.PathValue("id"))
 		if err != nil {
 			return err
@@ -91,7 +94,13 @@ func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*book
 		if err := decodeBody(w, r, &params, serverSet); err != nil {
 			return err
 		}
+		if err := allowBookingParams(r, &params); err != nil {
+			return err
+		}
 		ctx := r.Context()
+		if err := h.allowBooking(ctx, r, app, r.PathValue("id")); err != nil {
+			return err
+		}
 		if notify {
 			q := &query{r: r}
 			if ctx = q.withBoolOption(ctx, unical.NotifyAttendeesParameter, unical.WithNotifyAttendees); q.err != nil {
@@ -128,6 +137,9 @@ func (h *handler) handleBookingList(w http.ResponseWriter, r *http.Request, app 
 		EndDateTime: q.str("endDateTime"), PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
+	}
+	if err := allowBookingList(r, params.BookingTypeID); err != nil {
+		return err
 	}
 	page, err := h.bookings(app).ListBookings(r.Context(), params)
 	if err != nil {

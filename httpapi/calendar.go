@@ -25,6 +25,7 @@ func (h *handler) handleCalendarList(w http.ResponseWriter, r *http.Request, app
 	if err != nil {
 		return err
 	}
+	page.Data = coveredCalendars(r, r.PathValue("accountID"), page.Data)
 	return ok(w, page)
 }
 

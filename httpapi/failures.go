@@ -22,18 +22,17 @@ var DefaultFailureLimit = RateLimit{PerSecond: 1.0 / 60, Burst: 10}
 // for concurrent use; one limiter may serve several handlers, so that a
 // guess counts the same wherever it is made.
 type FailureLimiter struct {
-	l                 *limiter[netip.Addr]
-	trustForwardedFor bool
+	a AddressLimiter
 }
 
 // NewFailureLimiter returns a limiter of rl failures per address, taking
 // the address as Options.TrustForwardedFor says; nil when rl has no rate.
 func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
-	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
-	if l == nil {
+	a := NewAddressLimiter(rl, trustForwardedFor)
+	if a == nil {
 		return nil
 	}
-	return &FailureLimiter{l: l, trustForwardedFor: trustForwardedFor}
+	return &FailureLimiter{a: *a}
 }
 
 // Wait returns how long r's address must wait before its next attempt is
@@ -42,12 +41,47 @@ func (f *FailureLimiter) Wait(r *http.Request) time.Duration {
 	if f == nil {
 		return 0
 	}
-	return f.l.waitAt(clientAddr(r, f.trustForwardedFor), int64(time.Since(f.l.epoch)))
+	return f.a.l.waitAt(clientAddr(r, f.a.trustForwardedFor), int64(time.Since(f.a.l.epoch)))
 }
 
 // Fail counts a failed attempt of r's address.
 func (f *FailureLimiter) Fail(r *http.Request) {
 	if f != nil {
-		f.l.allow(clientAddr(r, f.trustForwardedFor))
+		f.a.Allow(r)
 	}
+}
+
+// AddressLimiter is a rate limit per client address (IPv6 by /64) for
+// handlers served beside /v1, such as the public booking page: the front
+// door's token buckets, taking the address as Options.TrustForwardedFor
+// says. It is safe for concurrent use.
+type AddressLimiter struct {
+	l                 *limiter[netip.Addr]
+	trustForwardedFor bool
+}
+
+// NewAddressLimiter returns a limiter of rl requests per address; nil
+// (no limit) when rl has no rate.
+func NewAddressLimiter(rl RateLimit, trustForwardedFor bool) *AddressLimiter {
+	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
+	if l == nil {
+		return nil
+	}
+	return &AddressLimiter{l: l, trustForwardedFor: trustForwardedFor}
+}
+
+// Allow takes a token of r's address, and otherwise reports how long it
+// must wait. A nil limiter always allows.
+func (a *AddressLimiter) Allow(r *http.Request) (bool, time.Duration) {
+	if a == nil {
+		return true, 0
+	}
+	return a.l.allow(clientAddr(r, a.trustForwardedFor))
+}
+
+// ClientAddr is the address r counts under in the per-address limits:
+// the connection's peer, or with trustForwardedFor the last
+// X-Forwarded-For entry; an IPv6 address as its /64.
+func ClientAddr(r *http.Request, trustForwardedFor bool) netip.Addr {
+	return clientAddr(r, trustForwardedFor)
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/scopedtoken"
 )
 
 func (h *handler) registerFreeBusyRoutes() {
@@ -14,6 +15,9 @@ func (h *handler) registerFreeBusyRoutes() {
 func (h *handler) handleFreeBusy(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	var params unical.FreeBusyParams
 	if err := decodeBody(w, r, &params, nil); err != nil {
+		return err
+	}
+	if err := allowCalendars(r, scopedtoken.FreeBusyRead, "calendarIds", r.PathValue("accountID"), params.CalendarIDs); err != nil {
 		return err
 	}
 	res, err := app.QueryFreeBusy(r.Context(), r.PathValue("accountID"), &params)

@@ -15,6 +15,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/mcpserver"
+	"github.com/unical/unical/scopedtoken"
 )
 
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
@@ -67,6 +69,8 @@ type handler struct {
 	timeout           time.Duration
 	// answers keeps encoded account reads (answercache.go).
 	answers answerCache
+	// tokens issues and checks scoped tokens (token.go).
+	tokens *scopedtoken.Service
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -86,6 +90,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.keyLimit = newLimiter(opts.KeyRateLimit, opts.LimiterSize, hashString)
 	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr)
 	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
+	h.tokens = scopedtoken.NewService(client)
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
 	h.registerCalendarRoutes()
@@ -97,6 +102,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.registerInvitationRoutes()
 	h.registerBookingRoutes()
 	h.registerCapabilityRoutes()
+	h.registerTokenRoutes()
 	h.registerWebhookRoutes()
 	h.registerHealthRoutes(opts.Metrics)
 	h.registerOpenAPIRoute()
@@ -107,7 +113,17 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	}
 	// The request metrics sit right around the mux, which sets the route
 	// pattern they label by; the front door's refusals happen outside.
-	return h, h.recoverer(h.frontDoor(routed))
+	root := h.recoverer(h.frontDoor(h.preflight(routed)))
+	h.registerMCPRoute(root)
+	return h, root
+}
+
+// registerMCPRoute mounts the MCP server (package mcpserver), whose tools
+// call api, this whole handler, in memory: each tool's call passes the
+// front door and its checks of the caller's credential as a request from
+// outside would.
+func (h *handler) registerMCPRoute(api http.Handler) {
+	h.mux.Handle("POST /v1/mcp", mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
@@ -185,14 +201,28 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := apiKey(r)
-		app, err := h.client.AppByAPIKey(requestContext(w, r), key)
+		var app *unical.App
+		var err error
+		limitKey, limitMessage := "", "Too many requests with this API key."
+		if token, isToken := bearerToken(r); isToken && key == "" {
+			// A scoped token (token.go): the same checks, then the
+			// request goes on carrying its grant.
+			var g *scopedtoken.Grant
+			var withGrant *http.Request
+			if withGrant, g, app, err = h.authenticateToken(w, r, token); err == nil {
+				r, limitKey, limitMessage = withGrant, g.ID, "Too many requests with this token."
+			}
+		} else {
+			app, err = h.client.AppByAPIKey(requestContext(w, r), key)
+			limitKey = apiKeyID(key)
+		}
 		if err != nil {
 			h.refuse(w, r, err)
 			return
 		}
 		if h.keyLimit != nil {
-			if ok, wait := h.keyLimit.allowTime(apiKeyID(key), requestStart(w)); !ok {
-				h.refuse(w, r, rateLimited(wait, "Too many requests with this API key."))
+			if ok, wait := h.keyLimit.allowTime(limitKey, requestStart(w)); !ok {
+				h.refuse(w, r, rateLimited(wait, limitMessage))
 				return
 			}
 		}

@@ -91,5 +91,11 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 // SHA-256 of the body. Headers are not part of it.
 func requestFingerprint(r *http.Request, body []byte) string {
 	sum := sha256.Sum256(body)
+	// A scoped token's writes are its own: the same key and request
+	// with the API key or another token is another request, so that no
+	// credential replays an answer it could not have been given.
+	if g := grantOf(r); g != nil {
+		return "token\x00" + g.ID + "\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
+	}
 	return "http\x00" + r.Method + "\x00" + r.URL.EscapedPath() + "\x00" + r.URL.Query().Encode() + "\x00" + hex.EncodeToString(sum[:])
 }

@@ -52,21 +52,10 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	url := pgtest.Start(t, pgtest.Options{}).NewDatabase(t)
 	key := seal.NewKey()
 	replica := func() (*unical.Client, *countingStore, *httptest.Server) {
-		s, err := postgres.Open(t.Context(), url, postgres.MaxConns(2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		store := &countingStore{Store: s}
+		store := &countingStore{Store: mustOpenReplicaStore(t, url)}
 		prov := memory.New(unical.ProviderGoogle)
 		prov.AddUser("ada@example.com", "refresh-ada", "")
-		client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key, CacheTTL: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { client.Close() })
-		srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
-		t.Cleanup(srv.Close)
+		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key, CacheTTL: time.Hour})
 		return client, store, srv
 	}
 	clientA, _, srvA := replica()
@@ -161,4 +150,30 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	if code, body := get(srvB, "GET", paths[1], created.APIKey); code != http.StatusOK {
 		t.Errorf("GET %s on B with the key still valid = %d %s, want 200", paths[1], code, body)
 	}
+}
+
+// mustOpenReplicaStore opens a PostgreSQL Store of one replica on the
+// database at url, closed when the test ends.
+func mustOpenReplicaStore(t *testing.T, url string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), url, postgres.MaxConns(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// mustServeReplica makes a replica's Client of cfg and serves /v1 over it,
+// both stopped when the test ends.
+func mustServeReplica(t *testing.T, cfg unical.Config) (*unical.Client, *httptest.Server) {
+	t.Helper()
+	client, err := unical.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	t.Cleanup(srv.Close)
+	return client, srv
 }

@@ -23,6 +23,10 @@ type routeAccess struct {
 	// open marks a route that takes no credential at all (provider
 	// callbacks, health, the OpenAPI document).
 	open bool
+	// anyToken marks a route every live token may use, whatever it
+	// grants: GET /v1/tokens/current, and POST /v1/mcp, whose tools'
+	// calls of other routes are each checked as requests of their own.
+	anyToken bool
 }
 
 // routeAccesses holds every /v1 route (and the other routes NewHandler
@@ -82,6 +86,16 @@ var routeAccesses = map[string]routeAccess{
 
 	"GET /v1/capabilities": {},
 
+	// A token is issued and revoked with the API key only: a token never
+	// makes or ends a token, its own included.
+	"POST /v1/tokens":        {},
+	"DELETE /v1/tokens/{id}": {},
+	"GET /v1/tokens/current": {anyToken: true},
+
+	// The MCP server lists and runs only the tools within the token's
+	// scopes, each a call of the routes above.
+	"POST /v1/mcp": {anyToken: true},
+
 	// Webhooks are the application's server-to-server business.
 	"GET /v1/calendarSubscriptions/{accountID}":                                               {},
 	"POST /v1/calendarSubscriptions/{accountID}":                                              {},
@@ -108,6 +122,9 @@ var routeAccesses = map[string]routeAccess{
 // or not what r names exists.
 func allowToken(g *scopedtoken.Grant, r *http.Request) error {
 	a, ok := routeAccesses[r.Pattern]
+	if a.anyToken {
+		return nil
+	}
 	if !ok || a.scope == "" {
 		return &unical.Error{Code: scopedtoken.CodeForbidden, Field: "Authorization",
 			Message: "This endpoint takes the application's x-api-key, not a scoped token."}

@@ -36,8 +36,14 @@ func TestRouteAccesses(t *testing.T) {
 		t.Errorf("routeAccesses and the mounted routes differ (-mounted +listed):\n%s", diff)
 	}
 	for pattern, a := range routeAccesses {
+		if a.anyToken && (a.scope != "" || a.open || a.inBody) {
+			t.Errorf("%s: a route for any token names no scope, resource or openness", pattern)
+		}
 		if a.open && (a.scope != "" || a.inBody) {
 			t.Errorf("%s: an open route takes no token, yet has a scope", pattern)
+		}
+		if a.anyToken && (a.open || a.scope != "" || a.inBody) {
+			t.Errorf("%s: a route any token may use has no scope of its own", pattern)
 		}
 		if a.scope != "" && !slices.Contains(scopedtoken.Scopes, a.scope) {
 			t.Errorf("%s: unknown scope %q", pattern, a.scope)
@@ -90,6 +96,12 @@ func TestAllowToken(t *testing.T) {
 		{"GET", "/v1/calendars/acc_a", "scope"},
 		{"GET", "/v1/endUserAccounts/acc_a", "Authorization"},
 		{"POST", "/v1/bookingTypes", "Authorization"},
+		{"GET", "/v1/tokens/current", ""},
+		{"POST", "/v1/tokens", "Authorization"},
+		{"DELETE", "/v1/tokens/tok_1", "Authorization"},
+		{"GET", "/v1/capabilities", "Authorization"},
+		// The MCP server opens to any token; its tools' calls are checked.
+		{"POST", "/v1/mcp", ""},
 	}
 	h, _ := newHandler(nil, Options{})
 	for _, tt := range tests {

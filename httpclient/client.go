@@ -54,6 +54,7 @@ type Options struct {
 type Client struct {
 	base      string
 	apiKey    string
+	token     string // a scoped token, sent instead of apiKey (NewWithToken)
 	appID     string
 	userAgent string
 	hc        *http.Client
@@ -140,7 +141,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if err != nil {
 		return unical.WrapError(unical.CodeInvalid, err, "The request could not be built.")
 	}
-	req.Header.Set("x-api-key", c.apiKey)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	} else {
+		req.Header.Set("x-api-key", c.apiKey)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {

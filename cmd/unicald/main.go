@@ -10,6 +10,7 @@
 //	unicald keys create --app ID [--label L]
 //	unicald keys list --app ID [--json]
 //	unicald keys revoke --app ID --key KEY_ID
+//	unicald mcp --server URL           MCP over stdio (token in UNICAL_TOKEN)
 //
 // Every command and group prints its usage with -h, --help or help. The
 // apps and keys commands open the data folder while the server is
@@ -33,7 +34,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
 		os.Exit(report(os.Stderr, err))
 	}
@@ -50,6 +51,6 @@ func commandTree() *command {
 --store postgres://USER:PASSWORD@HOST/DB (env UNICAL_STORE_URL; needs UNICAL_MASTER_KEY, the same on
 every replica). apps and keys take --server URL to call the admin API of a running server instead
 (admin token from UNICAL_ADMIN_TOKEN).`,
-		subs: []*command{serveCommand(), appsCommands(), keysCommands()},
+		subs: []*command{serveCommand(), appsCommands(), keysCommands(), mcpCommand()},
 	}
 }

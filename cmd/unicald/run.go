@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/apidocs"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/bookingpage"
 	"github.com/unical/unical/dashboard"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/grants"
@@ -40,6 +41,8 @@ import (
 // Main is the program, with its surroundings as fields so tests can run it
 // in-process.
 type Main struct {
+	// Stdin is what unicald mcp reads; nil is os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Providers overrides the provider implementations (tests).
@@ -262,7 +265,7 @@ func (m *Main) masterKey(dataDir string) (k seal.Key, source string, err error) 
 func serveCommand() *command {
 	return &command{
 		path: "serve", synopsis: "[flags]",
-		summary: "Run the server: /v1, the admin API, the dashboard and the API reference on one address.",
+		summary: "Run the server: /v1, the admin API, the dashboard, the booking pages and the API reference on one address.",
 		notes: `Environment without a flag:
   UNICAL_MASTER_KEY   the key that seals stored secrets (else a 0600 key file in --data, made on first start;
                       required with --store)
@@ -387,6 +390,10 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
+		bookPage, err := newBookingPage(client, key, &front, logger)
+		if err != nil {
+			return err
+		}
 		// /admin/v1/ and the dashboard beside /v1 on the same listener;
 		// everything else, unknown paths included, goes to the /v1 handler.
 		reference, err := apidocs.Handler(httpapi.OpenAPIDocument)
@@ -398,6 +405,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		root.Handle(apidocs.Prefix, reference)
 		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 		root.Handle(dashboard.Prefix, dash)
+		root.Handle(bookingpage.Prefix, bookPage)
 		root.Handle("/", api)
 		srv := &http.Server{
 			Handler:           apiFirst(api, root),

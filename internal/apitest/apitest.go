@@ -175,6 +175,17 @@ func (st *Stack) DoHeader(tb testing.TB, method, path string, body any, header h
 	return st.send(tb, st.APIKey, method, path, body, header)
 }
 
+// DoToken sends a request with a scoped token (Authorization: Bearer)
+// and no API key, plus header (an Origin).
+func (st *Stack) DoToken(tb testing.TB, token, method, path string, body any, header http.Header) *Response {
+	tb.Helper()
+	h := http.Header{"Authorization": {"Bearer " + token}}
+	for k, vs := range header {
+		h[k] = vs
+	}
+	return st.send(tb, "", method, path, body, h)
+}
+
 func (st *Stack) send(tb testing.TB, key, method, path string, body any, header http.Header) *Response {
 	tb.Helper()
 	var rd io.Reader

@@ -51,10 +51,9 @@ type errorDetail struct {
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) unical.Code {
 	code := unical.ErrorCode(err)
 	wire := wirecode.Of(code)
-	detail := errorDetail{Code: wire.Code, Message: unical.ErrorMessage(err)}
+	detail := detailOf(err)
 	var e *unical.Error
 	if errors.As(err, &e) {
-		detail.Field, detail.Allowed = e.Field, e.Allowed
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+999_999_999)/1_000_000_000)))
 		}
@@ -68,6 +67,25 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	}
 	WriteJSON(w, wire.Status, errorBody{Error: detail})
 	return code
+}
+
+// ErrorJSON returns err's JSON error body, the one WriteError writes, for
+// an answer that does not travel as an HTTP response (an MCP tool's
+// error). Nothing is logged.
+func ErrorJSON(err error) []byte {
+	body, _ := AppendJSON(nil, errorBody{Error: detailOf(err)})
+	return body
+}
+
+// detailOf is err's error body: its wire code, caller-safe message, field
+// and allowed values.
+func detailOf(err error) errorDetail {
+	detail := errorDetail{Code: wirecode.Of(unical.ErrorCode(err)).Code, Message: unical.ErrorMessage(err)}
+	var e *unical.Error
+	if errors.As(err, &e) {
+		detail.Field, detail.Allowed = e.Field, e.Allowed
+	}
+	return detail
 }
 
 // StatusOf is the HTTP status err is answered with, from the one table of

@@ -424,3 +424,37 @@ func (c *Cluster) exec(ctx context.Context, db, sql string) error {
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
+
+// DumpTables returns every row of every table of the database at url as
+// text (bytea columns in hex, as PostgreSQL writes them), for tests that
+// check what the database holds, such as that no secret is in it in
+// plain text.
+func DumpTables(tb testing.TB, url string) string {
+	tb.Helper()
+	ctx := tb.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var dump strings.Builder
+	for _, table := range tables {
+		var text *string
+		if err := conn.QueryRow(ctx, fmt.Sprintf("SELECT string_agg(t::text, E'\\n') FROM %q t", table)).Scan(&text); err != nil {
+			tb.Fatal(err)
+		}
+		if text != nil {
+			dump.WriteString(*text)
+			dump.WriteByte('\n')
+		}
+	}
+	return dump.String()
+}

@@ -92,6 +92,9 @@ var (
 	bucketAuditByApp       = []byte("audit.byApp")
 	// Filled from idempotency by Open in a file older than indexVersion "4".
 	bucketIdempotencyCounts = []byte("idempotency.countByApp")
+	// Grants of scoped tokens (package scopedtoken), added after "4".
+	bucketTokenGrants      = []byte("tokenGrants")
+	bucketTokenGrantsByExp = []byte("tokenGrants.byExpiry")
 )
 
 var allBuckets = [][]byte{
@@ -102,6 +105,7 @@ var allBuckets = [][]byte{
 	bucketDeliveries, bucketDeliveriesBySub, bucketDeliveriesByExp,
 	bucketFlows, bucketFlowsByExpiry, bucketFlowsByApp, bucketFlowCounts, bucketBlobs, bucketBlobsByExpiry, bucketRecords,
 	bucketIdempotency, bucketIdempotencyByExp, bucketAudit, bucketAuditByApp, bucketIdempotencyCounts,
+	bucketTokenGrants, bucketTokenGrantsByExp,
 }
 
 // indexVersion is the set of index buckets a file has filled. Open fills

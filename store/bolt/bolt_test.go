@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/storetest"
 	bbolt "go.etcd.io/bbolt"
@@ -418,3 +419,5 @@ func makeOlder(t *testing.T, path, indexes string, buckets ...string) {
 		t.Fatal(err)
 	}
 }
+
+var _ scopedtoken.GrantStore = (*bolt.Store)(nil)

@@ -41,6 +41,8 @@
 //	idempotency.countByApp   app id ␀ → number of stored records (uint64, big-endian)
 //	audit                    audit entry id (time-sorted) → JSON (pruned past retention by AppendAudit)
 //	audit.byApp              app id ␀ audit entry id → ∅
+//	tokenGrants              scoped token id → grant (its secret's hash only; package scopedtoken)
+//	tokenGrants.byExpiry     expiry ‖ scoped token id → ∅
 //
 // ␀ is a NUL byte, which is why ids may not contain one, and ‖ is plain
 // concatenation after a 12-byte time (see timeKey) that sorts like the time.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/store/storetest"
 )
@@ -30,3 +31,5 @@ func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(tb testing.TB) unical.Store { return mustOpen(tb) })
 }
+
+var _ scopedtoken.GrantStore = (*postgres.Store)(nil)

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/pgtest"
@@ -129,35 +127,13 @@ func TestStore_SecretsStaySealed(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dump strings.Builder
-	for _, table := range tables {
-		var text *string
-		if err := conn.QueryRow(ctx, fmt.Sprintf("SELECT string_agg(t::text, E'\\n') FROM %q t", table)).Scan(&text); err != nil {
-			t.Fatal(err)
-		}
-		if text != nil {
-			dump.WriteString(*text)
-		}
-	}
-	if !strings.Contains(dump.String(), "ada@example.com") {
-		t.Fatalf("the dump does not hold the account's email; it did not read the tables:\n%.2000s", dump.String())
+	dump := pgtest.DumpTables(t, url)
+	if !strings.Contains(dump, "ada@example.com") {
+		t.Fatalf("the dump does not hold the account's email; it did not read the tables:\n%.2000s", dump)
 	}
 	for _, secret := range []string{refreshToken, clientSecret} {
 		for _, form := range []string{secret, hex.EncodeToString([]byte(secret)), base64.StdEncoding.EncodeToString([]byte(secret))} {
-			if strings.Contains(dump.String(), form) {
+			if strings.Contains(dump, form) {
 				t.Errorf("the database holds %q in plain text (as %q)", secret, form)
 			}
 		}

@@ -58,6 +58,9 @@
 //     nowhere.
 //   - ListAudit lists newest first by id; AppendAudit removes entries
 //     made strictly before its removeBefore (up to 100 per call).
+//   - A Store that implements scopedtoken.GrantStore (optional) keeps
+//     grants by id across applications, hides and sweeps them at their
+//     expiry, and deletes one only for its own application.
 //   - UpdateAccount and UpdateSubscription return the error of fn unchanged
 //     (errors.Is finds it) and refuse to let fn move a record to another id,
 //     application or account with CodeInvalid.
@@ -107,6 +110,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"Stats", statsTests},
 		{"Audit", auditTests},
 		{"APIKeyLabels", apiKeyLabelTests},
+		{"TokenGrants", tokenGrantTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

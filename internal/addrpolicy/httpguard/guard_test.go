@@ -50,6 +50,7 @@ var guardedConstructions = map[string]string{
 	// Clients of a unicald server, not of configured third-party URLs.
 	"httpclient/client.go http.Client":             "the /v1 client library: it calls the server its user names",
 	"cmd/unicald/admin.go http.Client":             "unicald's admin commands call the server the operator names",
+	"cmd/unicald/mcp.go http.Client":               "unicald mcp calls the server the agent's operator names, without following redirects",
 	"examples/restclient/main.go http.Client":      "an example program calling its own server",
 	"scripts/benchhttp/main.go http.Client":        "a benchmark driving a local server",
 	"scripts/benchhttp/main.go http.Transport":     "a benchmark driving a local server",
