@@ -458,6 +458,28 @@ type RecordStore interface {
 	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*Record, error)
 }
 
+// RecordWrite is one write of [RecordBatchStore.WriteRecords]: PutRecord
+// of Data, or with Delete, DeleteRecord, with their compare-and-set on
+// IfVersion.
+type RecordWrite struct {
+	AccountID, Collection, Key string
+	Data                       []byte
+	IfVersion                  uint64
+	Delete                     bool
+}
+
+// RecordBatchStore is implemented by a Store that commits several record
+// writes of one application in one atomic write (one fsync on bbolt, one
+// transaction on PostgreSQL). Package booking claims a slot and records
+// its booking this way, and writes the records one by one on a Store
+// without it.
+type RecordBatchStore interface {
+	// WriteRecords makes every write or none, and returns each write's
+	// new version (0 for a delete); the first write that fails gives its
+	// error as PutRecord or DeleteRecord would.
+	WriteRecords(ctx context.Context, appID string, writes []RecordWrite) ([]uint64, error)
+}
+
 // IdempotentResponse is the kept answer of a request made with an
 // Idempotency-Key.
 type IdempotentResponse struct {

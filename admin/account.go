@@ -97,6 +97,24 @@ func (s *Service) ResendMessage(ctx context.Context, appID, messageID string) (*
 	return done, nil
 }
 
+// SendTestMessage queues a webhook.test message for one subscription of
+// an application, or with subscriptionID "" for the application's own
+// webhook endpoint, as [engine.SendTestMessage] does, and returns its id.
+// Returns CodeNotFound for an unknown subscription, CodeInvalid naming
+// webhookUrl when the application has no webhook URL.
+func (s *Service) SendTestMessage(ctx context.Context, appID, subscriptionID string) (string, error) {
+	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
+	if err != nil {
+		return "", err
+	}
+	id, err := engine.SendTestMessage(ctx, a, accountID, subscriptionID)
+	if err != nil {
+		return "", err
+	}
+	s.record(ctx, "message.test", appID, id)
+	return id, nil
+}
+
 // subscriptionAccount returns the App and the account id of one of its
 // subscriptions ("" for "").
 func (s *Service) subscriptionAccount(ctx context.Context, appID, subscriptionID string) (*unical.App, string, error) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/requestlog"
 )
 
 // Config configures a Service. Client is required.
@@ -39,6 +40,10 @@ type Config struct {
 	// Logger receives the errors of audit writes that fail after their
 	// change was made; default discards them.
 	Logger *slog.Logger
+	// RequestLog is this process's /v1 request log, the one given to
+	// httpapi.Options.RequestLog, which ListRequests reads; nil keeps
+	// none.
+	RequestLog *requestlog.Log
 }
 
 // DefaultAuditRetention is how long audit log entries are kept when
@@ -68,6 +73,7 @@ type Service struct {
 	now       func() time.Time
 	log       *slog.Logger
 	actor     Actor
+	requests  *requestlog.Log
 }
 
 // New validates cfg and returns a Service acting as ActorAdminToken; use
@@ -79,7 +85,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Store == nil {
 		cfg.Store = cfg.Client.Store()
 	}
-	s := &Service{store: cfg.Store, client: cfg.Client, retention: cfg.AuditRetention, now: cfg.Now, log: cfg.Logger, actor: ActorAdminToken}
+	s := &Service{store: cfg.Store, client: cfg.Client, retention: cfg.AuditRetention, now: cfg.Now, log: cfg.Logger, actor: ActorAdminToken, requests: cfg.RequestLog}
 	if s.retention <= 0 {
 		s.retention = DefaultAuditRetention
 	}

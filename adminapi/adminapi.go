@@ -143,6 +143,7 @@ var queryParams = map[string][]string{
 	"GET /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries": {"pageToken", "limit"},
 	"GET /admin/v1/audit":                                                          {"pageToken", "limit"},
 	"GET /admin/v1/applications/{appId}/audit":                                     {"pageToken", "limit"},
+	"GET /admin/v1/applications/{appId}/requests":                                  {"failed"},
 }
 
 // bearerToken returns the token of "Authorization: Bearer <token>", or "".

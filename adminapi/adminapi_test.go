@@ -27,6 +27,7 @@ import (
 	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
 )
@@ -86,8 +87,14 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	t.Cleanup(func() { s.client.Close() })
 	go engine.Run(t.Context(), s.client)
 	root := http.NewServeMux()
-	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Logger: logger})))
-	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger})))
+	// One request log, as unicald wires it: /v1 writes, the admin API reads.
+	requests := requestlog.New(requestlog.Options{})
+	svc, err := admin.New(admin.Config{Client: s.client, RequestLog: requests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(svc, adminapi.Options{Logger: logger})))
+	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger, RequestLog: requests})))
 	h = root
 	s.token = admin.NewAdminToken()
 	if err := admin.Of(s.client).SetAdminToken(t.Context(), s.token); err != nil {

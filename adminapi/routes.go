@@ -50,6 +50,7 @@ func (h *handler) routes() {
 	h.handle("PUT /admin/v1/applications/{appId}/webhook", h.handleWebhookSet)
 	h.handle("POST /admin/v1/applications/{appId}/webhook/rotate", h.handleWebhookRotate)
 	h.handle("GET /admin/v1/applications/{appId}/webhook/deliveries", h.handleWebhookDeliveries)
+	h.handle("POST /admin/v1/applications/{appId}/webhook/test", h.handleWebhookTest)
 
 	h.handle("GET /admin/v1/applications/{appId}/mail", h.handleMailGet)
 	h.handle("PUT /admin/v1/applications/{appId}/mail", h.handleMailSet)
@@ -62,7 +63,9 @@ func (h *handler) routes() {
 
 	h.handle("GET /admin/v1/applications/{appId}/subscriptions", h.handleSubscriptionList)
 	h.handle("GET /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/deliveries", h.handleSubscriptionDeliveries)
+	h.handle("POST /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/test", h.handleSubscriptionTest)
 	h.handle("POST /admin/v1/applications/{appId}/messages/{messageId}/resend", h.handleMessageResend)
+	h.handle("GET /admin/v1/applications/{appId}/requests", h.handleRequestList)
 
 	h.handle("GET /admin/v1/outbox", h.handleOutbox)
 	h.handle("GET /admin/v1/audit", h.handleAuditList)
@@ -545,6 +548,47 @@ func (h *handler) handleMessageResend(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	return ok(w, done)
+}
+
+// testMessage is the answer of the test message routes.
+type testMessage struct {
+	MessageID string `json:"messageId"`
+}
+
+// handleWebhookTest handles POST /admin/v1/applications/{appId}/webhook/test.
+func (h *handler) handleWebhookTest(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.svc.SendTestMessage(r.Context(), r.PathValue("appId"), "")
+	if err != nil {
+		return err
+	}
+	return ok(w, testMessage{id})
+}
+
+// handleSubscriptionTest handles POST
+// /admin/v1/applications/{appId}/subscriptions/{subscriptionId}/test.
+func (h *handler) handleSubscriptionTest(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.svc.SendTestMessage(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"))
+	if err != nil {
+		return err
+	}
+	return ok(w, testMessage{id})
+}
+
+// handleRequestList handles GET /admin/v1/applications/{appId}/requests.
+func (h *handler) handleRequestList(w http.ResponseWriter, r *http.Request) error {
+	var failed bool
+	switch v := r.URL.Query().Get("failed"); v {
+	case "", "false":
+	case "true":
+		failed = true
+	default:
+		return &unical.Error{Code: unical.CodeInvalid, Field: "failed", Message: "failed must be true or false."}
+	}
+	list, err := h.svc.ListRequests(r.Context(), r.PathValue("appId"), failed)
+	if err != nil {
+		return err
+	}
+	return ok(w, list)
 }
 
 // handleOutbox handles GET /admin/v1/outbox.

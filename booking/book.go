@@ -190,7 +190,7 @@ func (s *Service) ListSlots(ctx context.Context, bookingTypeID string, params *S
 		}
 		extra[p.EndUserAccountID] = ledgerBusy(l, r, i, now)
 	}
-	return availability.FindWith(ctx, s.app, now, q, extra)
+	return availability.FindWith(ctx, s.reads, now, q, extra)
 }
 
 // ledgerBusy is the busy time participant i's ledger adds: its live
@@ -228,6 +228,9 @@ type choice struct {
 	// participants are the chosen accounts in the type's order.
 	participants []string
 	organizer    string
+	// ledgers are the participants' ledgers as choose read them, for
+	// the claim's first attempt.
+	ledgers map[string]ledgerRead
 }
 
 // providerFree asks the providers which of the type's participants are
@@ -242,7 +245,7 @@ func (s *Service) providerFree(ctx context.Context, r *typeRules, start, end tim
 		q.Participants[i].Group = ""
 	}
 	q.StartDateTime, q.EndDateTime = start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano)
-	res, err := availability.FindWith(ctx, s.app, start, q, nil)
+	res, err := availability.FindWith(ctx, s.reads, start, q, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -299,17 +302,19 @@ func (s *Service) choose(ctx context.Context, r *typeRules, start, end time.Time
 	probe := &claimRequest{typ: t, locs: r.locs(), c: claim{ID: owner, Type: t.ID, State: stateBooked, Start: start, From: from, To: to}}
 	refusal := map[string]error{}
 	counts := map[string]int{}
+	read := map[string]ledgerRead{}
 	for _, p := range t.Participants {
 		acc := p.EndUserAccountID
 		if !free[acc] {
 			refusal[acc] = slotTaken(acc)
 			continue
 		}
-		l, _, err := s.readLedger(ctx, acc)
+		l, version, err := s.readLedger(ctx, acc)
 		if err != nil {
 			return nil, err
 		}
 		l.prune(s.c.Config().Now())
+		read[acc] = ledgerRead{l: &ledger{Claims: slices.Clone(l.Claims)}, version: version}
 		counts[acc] = l.countIn(t.ID, start.Add(-roundRobinLookback), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), owner, s.c.Config().Now())
 		if err := s.claimOne(l, acc, probe); err != nil {
 			refusal[acc] = err
@@ -358,7 +363,7 @@ func (s *Service) choose(ctx context.Context, r *typeRules, start, end time.Time
 		}
 		chosen[assigned] = true
 	}
-	out := &choice{organizer: cmp.Or(organizer, assigned, firstGroup)}
+	out := &choice{organizer: cmp.Or(organizer, assigned, firstGroup), ledgers: read}
 	for _, p := range t.Participants {
 		if chosen[p.EndUserAccountID] {
 			out.participants = append(out.participants, p.EndUserAccountID)
@@ -394,6 +399,7 @@ func (s *Service) CreateHold(ctx context.Context, params *HoldParams, opts ...un
 }
 
 func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, error) {
+	s = s.memoized()
 	if params == nil {
 		params = &HoldParams{}
 	}
@@ -421,11 +427,11 @@ func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, er
 		ExpiresAt: s.now().Add(time.Duration(ttl) * time.Second), Participants: ch.participants}
 	from, to := buffered(r.t, start, end)
 	req := &claimRequest{typ: r.t, locs: r.locs(), c: claim{ID: id, Type: r.t.ID, State: stateHeld, Start: start, From: from, To: to, Until: h.ExpiresAt}}
-	if _, err := s.putRecord(ctx, holdsCollection, id, h, 0); err != nil {
+	held, err := appRecord(holdsCollection, id, h)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.claimAll(ctx, sortedIDs(ch.participants), req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, id, 0)
+	if _, err := s.claimWith(ctx, sortedIDs(ch.participants), req, held, ch.ledgers); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -470,6 +476,7 @@ func (s *Service) CreateBooking(ctx context.Context, params *BookingParams, opts
 }
 
 func (s *Service) createBooking(ctx context.Context, params *BookingParams, notify *bool) (*Booking, error) {
+	s = s.memoized()
 	if params == nil {
 		params = &BookingParams{}
 	}
@@ -534,19 +541,19 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams, noti
 		return nil, err
 	}
 	pending := &pendingRecord{Booking: rec, Lease: now.Add(lease), Targets: targets, Claimed: sortedIDs(ch.participants), ClaimID: id}
-	pendingVersion, err := s.putRecord(ctx, pendingCollection, id, pending, 0)
+	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
+	defer cancel()
+	write, err := appRecord(pendingCollection, id, pending)
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithDeadline(ctx, pending.Lease.Add(-leaseMargin))
-	defer cancel()
-	undo := func() { s.undo(ctx, pending, pendingVersion, notify) }
 	req := &claimRequest{typ: r.t, locs: r.locs(), replace: replace,
 		c: claim{ID: id, Type: r.t.ID, State: stateBooked, Start: start, From: from, To: to}}
-	if err := s.claimAll(wctx, pending.Claimed, req); err != nil {
-		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
+	pendingVersion, err := s.claimWith(wctx, pending.Claimed, req, write, ch.ledgers)
+	if err != nil {
 		return nil, err
 	}
+	undo := func() { s.undo(ctx, pending, pendingVersion, notify) }
 	// The organizer's event, the one that invites, is written last, so
 	// that no invitation goes out for a booking undone because a copy
 	// failed.
@@ -565,11 +572,10 @@ func (s *Service) createBooking(ctx context.Context, params *BookingParams, noti
 	if afterEvents != nil {
 		afterEvents()
 	}
-	if _, err := s.putRecord(wctx, bookingsCollection, id, &rec, 0); err != nil {
+	if err := s.recordBooking(wctx, &rec, pendingVersion); err != nil {
 		undo()
 		return nil, err
 	}
-	_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, pendingCollection, id, pendingVersion)
 	if replace != "" {
 		_ = s.store.DeleteRecord(context.WithoutCancel(ctx), s.app.ID(), appRecords, holdsCollection, replace, 0)
 	}
@@ -620,7 +626,7 @@ func organizerOf(t *BookingType, chosen []string) string {
 func (s *Service) accounts(ctx context.Context, ids []string) (map[string]*unical.Account, error) {
 	out := map[string]*unical.Account{}
 	for _, id := range ids {
-		a, err := s.app.GetAccount(ctx, id)
+		a, err := s.reads.GetAccount(ctx, id)
 		if err != nil {
 			return nil, participantFailed(id, err)
 		}
@@ -663,7 +669,7 @@ func (s *Service) calendarOf(ctx context.Context, p *Participant) (string, error
 		return p.CalendarIDs[0], nil
 	}
 	var own string
-	for c, err := range unical.AllCalendars(ctx, s.app, p.EndUserAccountID, nil, nil) {
+	for c, err := range unical.AllCalendars(ctx, s.reads, p.EndUserAccountID, nil, nil) {
 		if err != nil {
 			return "", err
 		}

@@ -65,13 +65,16 @@ type Service struct {
 	c     *unical.Client
 	app   *unical.App
 	store unical.Store
+	// reads is the App for reading accounts and calendars: a memoAPI
+	// within one booking or hold.
+	reads unical.API
 }
 
 var _ API = (*Service)(nil)
 
 // New returns the booking layer of app, whose Client is c.
 func New(c *unical.Client, app *unical.App) *Service {
-	return &Service{c: c, app: app, store: c.Store()}
+	return &Service{c: c, app: app, store: c.Store(), reads: app}
 }
 
 // getRecord reads one of the application's records into v and returns

@@ -30,8 +30,18 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newEnvWith is newEnv whose Client's Store is wrap of the stack's, when
+// wrap is set.
+func newEnvWith(t *testing.T, wrap func(unical.Store) unical.Store) *env {
+	t.Helper()
 	rcv := apitest.NewReceiver(t)
 	st := apitest.Start(t, nil, func(cfg *unical.Config) {
+		if wrap != nil {
+			cfg.Store = wrap(cfg.Store)
+		}
 		cfg.WebhookSender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
@@ -494,11 +504,24 @@ func TestBooking_Concurrent50(t *testing.T) {
 	e := newEnv(t)
 	host := e.host(t, "host")
 	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Race"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host))})
+	count := e.race(t, 50, &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+	if d := cmp.Diff(map[unical.Code]int{"created": 1, unical.CodeSlotUnavailable: 49}, count); d != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", d)
+	}
+	if n := len(e.events(t, host)); n != 1 {
+		t.Errorf("host has %d events, want 1", n)
+	}
+}
+
+// race sends n bookings with params at once and counts the answers by
+// code, "created" for a booking made.
+func (e *env) race(t *testing.T, n int, params *booking.BookingParams) map[unical.Code]int {
+	t.Helper()
 	var wg sync.WaitGroup
-	codes := make([]unical.Code, 50)
+	codes := make([]unical.Code, n)
 	for i := range codes {
 		wg.Go(func() {
-			_, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
+			_, err := e.svc.CreateBooking(t.Context(), params)
 			codes[i] = unical.ErrorCode(err)
 			if err == nil {
 				codes[i] = "created"
@@ -510,12 +533,7 @@ func TestBooking_Concurrent50(t *testing.T) {
 	for _, c := range codes {
 		count[c]++
 	}
-	if d := cmp.Diff(map[unical.Code]int{"created": 1, unical.CodeSlotUnavailable: 49}, count); d != "" {
-		t.Errorf("answers mismatch (-want +got):\n%s", d)
-	}
-	if n := len(e.events(t, host)); n != 1 {
-		t.Errorf("host has %d events, want 1", n)
-	}
+	return count
 }
 
 // TestBooking_RecoverDeadWriter stops a booking's writer after its events

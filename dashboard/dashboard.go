@@ -1,8 +1,9 @@
 // Package dashboard serves unicald's web dashboard at /dashboard/: an
 // overview of the server, the operator's pages for applications, API
 // keys, redirect URLs, provider settings, accounts, calendars, an
-// availability explorer and webhooks, a set-up checklist, and the audit
-// log of operator changes.
+// availability explorer and webhooks, a set-up checklist, each
+// application's recent /v1 requests, and the audit log of operator
+// changes.
 //
 // Pages are rendered on the server from html/template files embedded in the
 // binary, with our own CSS and one small script (a copy button); every flow
@@ -200,9 +201,12 @@ func (h *handler) routes() {
 	m.HandleFunc("POST /dashboard/apps/{app}/subscriptions/{sub}/delete", h.form(h.deleteSubscription))
 	m.HandleFunc("GET /dashboard/apps/{app}/webhooks", h.page(h.pageHandler(pageWebhooks)))
 	m.HandleFunc("GET /dashboard/apps/{app}/bookings", h.page(h.pageHandler(pageBookings)))
+	m.HandleFunc("GET /dashboard/apps/{app}/requests", h.page(h.pageHandler(pageRequests)))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/url", h.form(h.setWebhookURL))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/rotate", h.form(h.rotateWebhookSecret))
 	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/resend", h.form(h.resend))
+	m.HandleFunc("POST /dashboard/apps/{app}/webhooks/test", h.form(h.sendTest))
+	m.HandleFunc("GET /dashboard/apps/{app}/webhooks/messages/{message}", h.page(h.pageHandler(pageMessage)))
 	m.HandleFunc("GET /dashboard/apps/{app}/mail", h.page(h.pageHandler(pageMail)))
 	m.HandleFunc("POST /dashboard/apps/{app}/mail", h.form(h.saveMail))
 	m.HandleFunc("POST /dashboard/apps/{app}/mail/remove", h.form(h.removeMail))

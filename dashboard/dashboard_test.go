@@ -25,6 +25,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -37,8 +38,10 @@ type fixture struct {
 	srv    *httptest.Server
 	logs   *apitest.LogBuffer
 	key    []byte
-	mu     sync.Mutex
-	now    time.Time
+	// requests is the request log the Requests page shows.
+	requests *requestlog.Log
+	mu       sync.Mutex
+	now      time.Time
 }
 
 func (f *fixture) clock() time.Time {
@@ -55,12 +58,23 @@ func (f *fixture) advance(d time.Duration) {
 
 func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *fixture {
 	t.Helper()
+	return newFixtureWith(t, publicURL, nil, providers...)
+}
+
+// newFixtureWith is newFixture with configure changing the Client's
+// Config first.
+func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Config), providers ...unical.Provider) *fixture {
+	t.Helper()
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers})
+	cfg := unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}
+	if configure != nil {
+		configure(&cfg)
+	}
+	client, err := unical.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +82,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 		t.Fatal(err)
 	}
 	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f.requests = requestlog.New(requestlog.Options{Now: f.clock})
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -77,8 +92,12 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 // replica would run it.
 func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handler {
 	t.Helper()
+	svc, err := admin.New(admin.Config{Client: f.client, RequestLog: f.requests})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := dashboard.New(dashboard.Options{
-		Admin: admin.Of(f.client), SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
+		Admin: svc, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
 	if err != nil {

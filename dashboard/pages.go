@@ -35,6 +35,8 @@ var notices = map[string]string{
 	"webhook-cleared":      "The webhook URL was removed.",
 	"app-deleted":          "The application was deleted.",
 	"resent":               "The message was queued for delivery again.",
+	"retried":              "The message's next attempt was brought forward to now.",
+	"test-queued":          "A webhook.test message was queued; its attempt shows in the delivery log below.",
 	"mail-saved":           "The mail settings were saved; send a test message to check them.",
 	"mail-removed":         "The mail settings were removed: no invitation is mailed or received from now on.",
 }
@@ -54,6 +56,7 @@ var (
 	pageAccounts  = appPage{"accounts", "accounts", "Accounts", (*handler).loadAccounts}
 	pageWebhooks  = appPage{"webhooks", "webhooks", "Webhooks", (*handler).loadWebhooks}
 	pageBookings  = appPage{"bookings", "bookings", "Bookings", (*handler).loadBookings}
+	pageRequests  = appPage{"requests", "requests", "Requests", (*handler).loadRequests}
 )
 
 // show renders one of an application's pages. status, errMsg and set
@@ -430,6 +433,9 @@ type webhooksData struct {
 	LogSubscription string
 	Log             []*unical.DeliveryAttempt
 	NextLogPage     string
+	// Status is the delivery status of each message in Log, by id;
+	// absent for a message no longer kept.
+	Status map[string]unical.MessageStatus
 }
 
 // webhooksPageSize is how many subscriptions one page lists.
@@ -456,6 +462,21 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 	d.Log = log.Data
 	if log.NextPageToken != nil {
 		d.NextLogPage = "?" + url.Values{"sub": {d.LogSubscription}, "page": {*log.NextPageToken}}.Encode()
+	}
+	// The statuses choose each row's action: "Retry now" for a pending
+	// message, "Resend" for a failed one, none for a delivered one.
+	d.Status = map[string]unical.MessageStatus{}
+	for _, a := range d.Log {
+		if _, ok := d.Status[a.MessageID]; ok {
+			continue
+		}
+		st, err := h.admin.MessageStatus(r.Context(), app.ID, a.MessageID)
+		switch {
+		case err == nil:
+			d.Status[a.MessageID] = st
+		case unical.ErrorCode(err) != unical.CodeNotFound:
+			return d, err
+		}
 	}
 	return d, nil
 }
@@ -505,11 +526,37 @@ func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session,
 	h.show(w, r, s, pageWebhooks, http.StatusOK, "", func(data any) { data.(*webhooksData).NewSecret = set.Secret })
 }
 
+// resend handles POST /dashboard/apps/{app}/webhooks/resend: "Resend" of
+// a failed message, "Retry now" of a pending one (its next attempt
+// brought forward; a message being sent at that moment is left to that
+// attempt, so it is never sent twice).
 func (h *handler) resend(w http.ResponseWriter, r *http.Request, s *session) {
-	if _, err := h.admin.ResendMessage(r.Context(), r.PathValue("app"), r.PostFormValue("message")); err != nil {
+	app, id := r.PathValue("app"), r.PostFormValue("message")
+	notice := "resent"
+	if st, err := h.admin.MessageStatus(r.Context(), app, id); err == nil && st == unical.MessagePending {
+		notice = "retried"
+	}
+	if _, err := h.admin.ResendMessage(r.Context(), app, id); err != nil {
 		h.failed(w, r, s, pageWebhooks, err)
 		return
 	}
-	// sub is kept even when empty: sub= is the application webhook's log.
-	done(w, r, "/webhooks", "resent", url.Values{"sub": {r.PostFormValue("sub")}})
+	done(w, r, "/webhooks", notice, logOf(r))
+}
+
+// sendTest handles POST /dashboard/apps/{app}/webhooks/test: a
+// webhook.test message to the subscription in the form's sub field, or
+// to the application's own webhook when it is empty.
+func (h *handler) sendTest(w http.ResponseWriter, r *http.Request, s *session) {
+	if _, err := h.admin.SendTestMessage(r.Context(), r.PathValue("app"), r.PostFormValue("sub")); err != nil {
+		h.failed(w, r, s, pageWebhooks, err)
+		return
+	}
+	done(w, r, "/webhooks", "test-queued", logOf(r))
+}
+
+// logOf is the query that shows the delivery log of the form's sub field
+// after an action, kept even when empty: sub= is the application
+// webhook's log.
+func logOf(r *http.Request) url.Values {
+	return url.Values{"sub": {r.PostFormValue("sub")}}
 }

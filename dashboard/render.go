@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
@@ -44,11 +45,30 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
 	"ms":            func(d time.Duration) int64 { return d.Milliseconds() },
+	"span":          span,
+	"latency":       latency,
 	"providerName":  providerName,
 	"path":          func(t unical.ProviderType) string { return t.PathName() },
 	"join":          strings.Join,
 	"paused":        admin.Paused,
 	"settingFields": settingFields,
+}
+
+// latency writes a request's latency in milliseconds, with a tenth below
+// 10 ms, where most API requests are.
+func latency(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// span writes a retention period in whole hours, or minutes below one.
+func span(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	}
+	return fmt.Sprintf("%d minutes", d/time.Minute)
 }
 
 // settingField is one input of a provider's settings form.
@@ -85,7 +105,7 @@ func providerName(t unical.ProviderType) string {
 }
 
 // pageNames are the templates in templates/, each with layout.html.
-var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "overview", "bookings", "availability"}
+var pageNames = []string{"login", "error", "apps", "created", "setup", "keys", "redirects", "providers", "accounts", "webhooks", "audit", "account", "calendar", "overview", "bookings", "availability", "requests", "message"}
 
 // checkPages parses every page, so that a broken template stops start-up
 // rather than a request.

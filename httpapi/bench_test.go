@@ -12,6 +12,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/requestlog"
 )
 
 // benchEvents is how many events the benchmarked listing returns.
@@ -98,10 +99,12 @@ func BenchmarkAccounts(b *testing.B) {
 		}
 	}
 	plain := httpapi.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
-	// served is what unicald serve mounts: request metrics, both rate
-	// limits (raised so that the loop is never refused) and the deadline.
+	// served is what unicald serve mounts: request metrics, the request
+	// log, both rate limits (raised so that the loop is never refused)
+	// and the deadline.
 	served := plain
 	served.Requests = metrics.New()
+	served.RequestLog = requestlog.New(requestlog.Options{})
 	served.KeyRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.IPRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.RequestTimeout = httpapi.DefaultRequestTimeout

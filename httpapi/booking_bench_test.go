@@ -122,7 +122,8 @@ func BenchmarkBookingSlots10Slow(b *testing.B) {
 // on the same hosts' calendars, over loopback HTTP to a plain handler (no
 // test middleware), on bbolt (default durability) and on PostgreSQL, with
 // 8 requests in flight. req/s is the metric; the issue asks bookings for
-// at least half of event creates.
+// at least half of event creates. cpu-µs/op is the test process's CPU
+// (client and server) per request, steadier on a busy machine.
 func BenchmarkBookingCreate(b *testing.B) {
 	for _, kind := range []string{"bolt", "postgres"} {
 		b.Run(kind, func(b *testing.B) {
@@ -171,6 +172,7 @@ func BenchmarkBookingCreate(b *testing.B) {
 			run := func(b *testing.B, write func(n int64) error) {
 				var next atomic.Int64
 				b.SetParallelism(4) // 8 in flight on 2 cores
+				cpu := processCPU()
 				start := time.Now()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
@@ -181,6 +183,9 @@ func BenchmarkBookingCreate(b *testing.B) {
 					}
 				})
 				b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+				// The test process's CPU (client and server; PostgreSQL
+				// runs in its own): other jobs barely move it.
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/op")
 			}
 			eventHosts, bookingHosts := newHosts("event"), newHosts("booking")
 			var events, bookings int64

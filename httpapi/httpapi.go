@@ -16,6 +16,7 @@ import (
 	"github.com/unical/unical/internal/httpwire"
 	"github.com/unical/unical/internal/wirecode"
 	"github.com/unical/unical/mcpserver"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -52,6 +53,11 @@ type Options struct {
 	Requests RequestObserver
 	// Metrics, when set, is served at GET /metrics without an API key.
 	Metrics http.Handler
+	// RequestLog, when set, records each request made with a valid API
+	// key under its application (method, route pattern, status, latency,
+	// key id); requests refused before their key was known are not an
+	// application's. nil records nothing.
+	RequestLog *requestlog.Log
 }
 
 // handler serves the API over a Client.
@@ -71,6 +77,8 @@ type handler struct {
 	answers answerCache
 	// tokens issues and checks scoped tokens (token.go).
 	tokens *scopedtoken.Service
+	// requests is Options.RequestLog.
+	requests *requestlog.Log
 }
 
 // NewHandler returns the /v1 API over client as an http.Handler that an
@@ -91,6 +99,7 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 	h.ipLimit = newLimiter(opts.IPRateLimit, opts.LimiterSize, hashAddr)
 	h.trustForwardedFor, h.timeout = opts.TrustForwardedFor, opts.RequestTimeout
 	h.tokens = scopedtoken.NewService(client)
+	h.requests = opts.RequestLog
 	h.registerAccountRoutes()
 	h.registerOAuthRoutes()
 	h.registerCalendarRoutes()
@@ -203,39 +212,63 @@ func (h *handler) api(fn appHandler) http.HandlerFunc {
 		key := apiKey(r)
 		var app *unical.App
 		var err error
-		limitKey, limitMessage := "", "Too many requests with this API key."
+		// credential is what the request log keeps of the caller: an API
+		// key's public prefix ("uk_<id>_") or a scoped token's id.
+		limitKey, limitMessage, credential := "", "Too many requests with this API key.", ""
 		if token, isToken := bearerToken(r); isToken && key == "" {
 			// A scoped token (token.go): the same checks, then the
 			// request goes on carrying its grant.
 			var g *scopedtoken.Grant
 			var withGrant *http.Request
 			if withGrant, g, app, err = h.authenticateToken(w, r, token); err == nil {
-				r, limitKey, limitMessage = withGrant, g.ID, "Too many requests with this token."
+				r, limitKey, limitMessage, credential = withGrant, g.ID, "Too many requests with this token.", g.ID
 			}
 		} else {
 			app, err = h.client.AppByAPIKey(requestContext(w, r), key)
 			limitKey = apiKeyID(key)
+			if err == nil {
+				credential = key[:len(unical.APIKeyPrefix)+len(limitKey)+1]
+			}
 		}
 		if err != nil {
 			h.refuse(w, r, err)
 			return
 		}
-		if h.keyLimit != nil {
-			if ok, wait := h.keyLimit.allowTime(limitKey, requestStart(w)); !ok {
-				h.refuse(w, r, rateLimited(wait, limitMessage))
-				return
-			}
+		if h.requests == nil {
+			h.serveApp(w, r, app, limitKey, limitMessage, fn)
+			return
 		}
-		if isWrite(r.Method) {
-			if keys := r.Header[idempotencyHeader]; keys != nil {
-				h.idempotent(w, r, app, keys, fn)
-				return
-			}
-		}
-		if err := fn(w, r, app); err != nil {
-			h.writeError(w, r, err)
+		x := logged(w)
+		// A panic leaves this 500, the recoverer's answer; else serveApp
+		// says 0 for the exchange's status.
+		status := http.StatusInternalServerError
+		defer func() { h.logRequest(x, r, app.ID(), credential, status) }()
+		status = h.serveApp(x, r, app, limitKey, limitMessage, fn)
+	}
+}
+
+// serveApp serves a request authenticated as app: the rate limit of its
+// credential (limitKey, refused with limitMessage), its Idempotency-Key,
+// then fn. It returns the status of a refusal
+// it answered on a connection it took over (refuse), which the answer's
+// writer does not see; 0 otherwise.
+func (h *handler) serveApp(w http.ResponseWriter, r *http.Request, app *unical.App, limitKey, limitMessage string, fn appHandler) int {
+	if h.keyLimit != nil {
+		if ok, wait := h.keyLimit.allowTime(limitKey, requestStart(w)); !ok {
+			h.refuse(w, r, rateLimited(wait, limitMessage))
+			return http.StatusTooManyRequests
 		}
 	}
+	if isWrite(r.Method) {
+		if keys := r.Header[idempotencyHeader]; keys != nil {
+			h.idempotent(w, r, app, keys, fn)
+			return 0
+		}
+	}
+	if err := fn(w, r, app); err != nil {
+		h.writeError(w, r, err)
+	}
+	return 0
 }
 
 // apiKey returns the x-api-key header. It indexes the header map by the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/webhook"
 )
 
 // Message is a verified delivery.
@@ -16,15 +17,16 @@ type Message struct {
 	// Timestamp is webhook-timestamp: when this attempt was sent (whole
 	// seconds). The payload's own timestamp is when the change was found.
 	Timestamp time.Time
-	// Event is the decoded payload: a *CalendarEvent, an *AccountEvent, or
-	// an *UnknownEvent for an event type this package does not know.
+	// Event is the decoded payload: a *CalendarEvent, an *AccountEvent, a
+	// *TestEvent, or an *UnknownEvent for an event type this package does
+	// not know.
 	Event Event
 	// Body is the raw, verified request body.
 	Body []byte
 }
 
 // Event is a decoded message payload. Switch on its concrete type:
-// *CalendarEvent, *AccountEvent or *UnknownEvent.
+// *CalendarEvent, *AccountEvent, *TestEvent or *UnknownEvent.
 type Event interface {
 	// EventType is the payload's eventType, one of the unical.EventType…
 	// constants for the known types.
@@ -79,6 +81,23 @@ type AccountEvent struct {
 	Account          unical.Account
 }
 
+// EventTypeTest is the event type of a test message, "webhook.test".
+const EventTypeTest = webhook.EventTypeTest
+
+// TestEvent is a webhook.test message, which an operator sends from
+// unicald's dashboard ("Send a test event") to check that the endpoint
+// receives and verifies what unical sends. It says nothing about a
+// calendar or an account: acknowledge it. Sent to a subscription's
+// webhookUrl it names the subscription, its account and its calendar;
+// sent to the application's own webhook URL they are empty.
+type TestEvent struct {
+	Type             string
+	Timestamp        time.Time
+	SubscriptionID   string
+	EndUserAccountID string
+	CalendarID       string
+}
+
 // UnknownEvent is a message of an event type this version of the package
 // does not know, from a newer unical. Acknowledge it (the Handler answers
 // 204), or unical would retry it and finally disable the endpoint.
@@ -91,9 +110,11 @@ type UnknownEvent struct {
 
 func (e *CalendarEvent) EventType() string { return e.Type }
 func (e *AccountEvent) EventType() string  { return e.Type }
+func (e *TestEvent) EventType() string     { return e.Type }
 func (e *UnknownEvent) EventType() string  { return e.Type }
 func (*CalendarEvent) isEvent()            {}
 func (*AccountEvent) isEvent()             {}
+func (*TestEvent) isEvent()                {}
 func (*UnknownEvent) isEvent()             {}
 
 // Decode decodes a message payload, as unical sends it, into its typed
@@ -141,6 +162,8 @@ func Decode(body []byte) (Event, error) {
 			p.EndUserAccountID = p.EndUserAccount.ID
 		}
 		return &AccountEvent{Type: p.EventType, Timestamp: ts, EndUserAccountID: p.EndUserAccountID, Account: *p.EndUserAccount}, nil
+	case EventTypeTest:
+		return &TestEvent{Type: p.EventType, Timestamp: ts, SubscriptionID: p.SubscriptionID, EndUserAccountID: p.EndUserAccountID, CalendarID: p.CalendarID}, nil
 	}
 	return &UnknownEvent{Type: p.EventType, Timestamp: ts, Payload: json.RawMessage(body)}, nil
 }

@@ -76,6 +76,16 @@ func TestDecode(t *testing.T) {
 			want: &webhookreceiver.AccountEvent{Type: unical.EventTypeAccountCredentialUpdated, Timestamp: at, EndUserAccountID: "acc_1", Account: account},
 		},
 		{
+			name: "webhook.test to a subscription",
+			body: `{"eventType":"webhook.test","timestamp":"2026-11-25T15:04:05.123Z","webhookSubscriptionId":"sub_1","endUserAccountId":"acc_1","calendarId":"cal_1"}`,
+			want: &webhookreceiver.TestEvent{Type: webhookreceiver.EventTypeTest, Timestamp: at, SubscriptionID: "sub_1", EndUserAccountID: "acc_1", CalendarID: "cal_1"},
+		},
+		{
+			name: "webhook.test to the application's endpoint",
+			body: `{"eventType":"webhook.test","timestamp":"2026-11-25T15:04:05.123Z"}`,
+			want: &webhookreceiver.TestEvent{Type: webhookreceiver.EventTypeTest, Timestamp: at},
+		},
+		{
 			name: "an event type from a newer unical",
 			body: `{"eventType":"calendar.deleted","timestamp":"2026-11-25T15:04:05.123Z","calendarId":"cal_1"}`,
 			want: &webhookreceiver.UnknownEvent{Type: "calendar.deleted", Timestamp: at, Payload: json.RawMessage(`{"eventType":"calendar.deleted","timestamp":"2026-11-25T15:04:05.123Z","calendarId":"cal_1"}`)},

@@ -37,6 +37,10 @@ import (
 // counts a 2xx within 15 seconds as delivered.
 const DefaultTimeout = 15 * time.Second
 
+// DefaultUserAgent is the User-Agent of the requests when
+// Options.UserAgent is empty.
+const DefaultUserAgent = "unical-webhooks"
+
 // maxResponseBody is how much of a receiver's answer is read, so that a
 // receiver cannot make us download much; only the status code and
 // Retry-After count.
@@ -53,7 +57,7 @@ type Options struct {
 	// TLSConfig replaces the TLS settings; nil means the system roots
 	// (with SSL_CERT_FILE honoured). Tests use it to trust their server.
 	TLSConfig *tls.Config
-	// UserAgent is sent with each request; empty means "unical-webhooks".
+	// UserAgent is sent with each request; empty means DefaultUserAgent.
 	UserAgent string
 }
 
@@ -100,7 +104,7 @@ func New(opts Options) *Client {
 	}
 	ua := opts.UserAgent
 	if ua == "" {
-		ua = "unical-webhooks"
+		ua = DefaultUserAgent
 	}
 	return &Client{
 		http: &http.Client{

@@ -33,6 +33,7 @@ import (
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/virtual"
+	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/webhooksender"
@@ -345,7 +346,11 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 			return err
 		}
 		met.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, store) })
-		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger})
+		// The request log is this process's memory, per replica (package
+		// requestlog): the dashboard and the admin API show what this
+		// replica served.
+		requests := requestlog.New(requestlog.Options{})
+		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger, RequestLog: requests})
 		if err != nil {
 			return err
 		}
@@ -360,6 +365,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		apiOpts := httpapi.Options{
 			Logger:            logger,
 			Requests:          met,
+			RequestLog:        requests,
 			KeyRateLimit:      httpapi.RateLimit{PerSecond: front.keyRate},
 			IPRateLimit:       httpapi.RateLimit{PerSecond: front.ipRate},
 			TrustForwardedFor: front.trustForwardedFor,

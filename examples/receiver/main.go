@@ -80,6 +80,8 @@ func handle(msg *webhookreceiver.Message) {
 		}
 	case *webhookreceiver.AccountEvent:
 		log.Printf("%s: %s: account %s (%s, %s) is %s", msg.ID, e.Type, e.Account.ID, e.Account.Email, e.Account.ProviderType, e.Account.Status)
+	case *webhookreceiver.TestEvent:
+		log.Printf("%s: %s: a test message from unical, received and verified", msg.ID, e.Type)
 	case *webhookreceiver.UnknownEvent:
 		log.Printf("%s: %s, which this program does not know; acknowledged", msg.ID, e.Type)
 	}

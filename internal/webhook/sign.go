@@ -77,3 +77,9 @@ func (s *Signer) Headers(id string, ts time.Time, body []byte) map[string][]stri
 		"Content-Type":  {"application/json"},
 	}
 }
+
+// EventTypeTest is the event type of a test message, which an operator
+// sends to an endpoint to see it receive and verify a signed message
+// (package engine's SendTestMessage). It says nothing about a calendar or
+// an account: a receiver acknowledges it.
+const EventTypeTest = "webhook.test"

@@ -7,6 +7,7 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/unical/unical"
@@ -234,14 +235,30 @@ func (p *Provider) load(ctx context.Context, s *unical.Session, calendarID strin
 	return l, nil
 }
 
-// loadAll reads every event of a calendar.
-func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID string) (*eventbook.Book, error) {
+// loadAll reads the events of a calendar that book.List(q, since) may
+// answer. A live listing (since < 0) of the whole calendar leaves out
+// deleted events and single events outside q's window, so those are
+// skipped by the few fields that say so (decoded once per record
+// version): a free/busy of one slot decodes the events of that slot (and
+// the calendar's series and their overrides), not every event the
+// calendar holds.
+func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID string, q *unical.EventQuery, since int64) (*eventbook.Book, error) {
 	recs, err := p.store.ListRecords(ctx, s.ApplicationID, s.AccountID, eventCollection, calendarID+"/", "", 0)
 	if err != nil {
 		return nil, err
 	}
+	narrow := since < 0 && q.SeriesID == "" && (!q.TimeMin.IsZero() || !q.TimeMax.IsZero())
 	b := eventbook.New()
 	for _, rec := range recs {
+		if narrow {
+			w, err := p.windows.fields(s, rec)
+			if err != nil {
+				return nil, err
+			}
+			if w.deleted || (!w.series && !eventbook.InWindow(&w.times, q.TimeMin, q.TimeMax)) {
+				continue
+			}
+		}
 		var e eventbook.Entry
 		if err := json.Unmarshal(rec.Data, &e); err != nil {
 			return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
@@ -250,6 +267,70 @@ func (p *Provider) loadAll(ctx context.Context, s *unical.Session, calendarID st
 		b.Events[strings.TrimPrefix(rec.Key, calendarID+"/")] = &e
 	}
 	return b, nil
+}
+
+// windowFields is what a live listing of a window needs to know of a
+// stored event to leave it out: deleted, or a single event (no series,
+// no occurrence of one) whose times miss the window.
+type windowFields struct {
+	deleted bool
+	series  bool
+	// times holds the event's start, end and isAllDay, normalized.
+	times unical.Event
+}
+
+// windowCache keeps the windowFields of stored events by record version,
+// so that a listing decodes only the events written since the last one.
+// A record's version changes with every write and never comes back, so
+// an entry is never stale, on any replica. The zero value is ready.
+type windowCache struct {
+	mu      sync.Mutex
+	entries map[string]windowEntry
+}
+
+type windowEntry struct {
+	version uint64
+	fields  *windowFields // never changed
+}
+
+// maxWindowEntries bounds the cache (some tens of MB); past it, it starts
+// over.
+const maxWindowEntries = 100_000
+
+// fields returns the windowFields of rec, an event record of s's account.
+func (c *windowCache) fields(s *unical.Session, rec *unical.Record) (*windowFields, error) {
+	key := s.ApplicationID + "\x00" + s.AccountID + "\x00" + rec.Key
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok && e.version == rec.Version {
+		return e.fields, nil
+	}
+	var stored struct {
+		Event struct {
+			Start            *unical.EventDateTime `json:"start"`
+			End              *unical.EventDateTime `json:"end"`
+			IsAllDay         bool                  `json:"isAllDay"`
+			IsRecurring      bool                  `json:"isRecurring"`
+			Recurrence       []string              `json:"recurrence"`
+			RecurringEventID string                `json:"recurringEventId"`
+		} `json:"event"`
+		Deleted bool `json:"deleted"`
+	}
+	if err := json.Unmarshal(rec.Data, &stored); err != nil {
+		return nil, unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
+	}
+	ev := stored.Event
+	w := &windowFields{deleted: stored.Deleted, series: ev.IsRecurring || ev.RecurringEventID != "",
+		times: unical.Event{Start: ev.Start, End: ev.End, IsAllDay: ev.IsAllDay, Recurrence: ev.Recurrence}}
+	eventbook.Normalize(&w.times)
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) >= maxWindowEntries {
+		c.entries = make(map[string]windowEntry)
+	}
+	c.entries[key] = windowEntry{version: rec.Version, fields: w}
+	c.mu.Unlock()
+	return w, nil
 }
 
 // write changes some events of a calendar: it reserves a version in the

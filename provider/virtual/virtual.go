@@ -76,12 +76,13 @@ type Config struct {
 	PublicURL string
 }
 
-// Provider is the VIRTUAL provider. It keeps nothing in the process: all
-// state is in the Store, so it is safe for concurrent use and for
-// replicas.
+// Provider is the VIRTUAL provider. All state is in the Store, so it is
+// safe for concurrent use and for replicas; the process keeps only what
+// it derived from stored records, by their versions (windows).
 type Provider struct {
-	store unical.RecordStore
-	now   func() time.Time
+	store   unical.RecordStore
+	windows windowCache
+	now     func() time.Time
 	// uidHost is the domain of new events' iCalUid.
 	uidHost string
 	// maxTombstones is MaxTombstones, lower in tests.
@@ -278,7 +279,7 @@ func (p *Provider) ListEvents(ctx context.Context, s *unical.Session, calendarID
 		}
 		since = v
 	}
-	book, err := p.loadAll(ctx, s, calendarID)
+	book, err := p.loadAll(ctx, s, calendarID, q, since)
 	if err != nil {
 		return nil, err
 	}

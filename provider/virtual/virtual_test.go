@@ -419,3 +419,85 @@ func TestStoredWithoutOffset(t *testing.T) {
 		t.Errorf("a read rewrote the stored event: %s, %v", rec.Data, err)
 	}
 }
+
+// TestWindowListing lists a window of a calendar that holds events on
+// both sides of it, a deleted one, an all-day one and a series with an
+// override moved into the window and one moved out of it: the window's
+// single events, the series and its override in the window are answered,
+// as when every event was decoded (loadAll skips the others early).
+func TestWindowListing(t *testing.T) {
+	t.Parallel()
+	p, _, s := newTestAccount(t)
+	ctx := t.Context()
+	at := func(title, start, end string) *unical.EventParams {
+		return &unical.EventParams{Title: unical.Some(title),
+			Start: unical.Some(unical.EventDateTime{DateTime: start, TimeZone: "UTC"}), End: unical.Some(unical.EventDateTime{DateTime: end, TimeZone: "UTC"})}
+	}
+	create := func(params *unical.EventParams) *unical.Event {
+		t.Helper()
+		ev, err := p.CreateEvent(ctx, s, PrimaryCalendarID, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	inside := create(at("inside", "2026-05-04T09:00:00Z", "2026-05-04T10:00:00Z"))
+	create(at("overlapping the start", "2026-05-04T07:30:00Z", "2026-05-04T08:30:00Z"))
+	create(at("before", "2026-05-03T09:00:00Z", "2026-05-03T10:00:00Z"))
+	create(at("ending at the start", "2026-05-04T07:00:00Z", "2026-05-04T08:00:00Z"))
+	create(at("starting at the end", "2026-05-04T12:00:00Z", "2026-05-04T13:00:00Z"))
+	after := create(at("after", "2026-05-05T09:00:00Z", "2026-05-05T10:00:00Z"))
+	create(&unical.EventParams{Title: unical.Some("all day"), IsAllDay: unical.Some(true),
+		Start: unical.Some(unical.EventDateTime{Date: "2026-05-04"}), End: unical.Some(unical.EventDateTime{Date: "2026-05-05"})})
+	gone := create(at("deleted", "2026-05-04T09:00:00Z", "2026-05-04T10:00:00Z"))
+	if err := p.DeleteEvent(ctx, s, PrimaryCalendarID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	daily := at("daily", "2026-05-01T15:00:00Z", "2026-05-01T16:00:00Z")
+	daily.Recurrence = unical.Some([]string{"RRULE:FREQ=DAILY;COUNT=10"})
+	series := create(daily)
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, series.ID+"_20260502T150000Z", at("daily, moved in", "2026-05-04T10:30:00Z", "2026-05-04T11:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, series.ID+"_20260504T150000Z", at("daily, moved out", "2026-05-06T09:00:00Z", "2026-05-06T10:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	// The second listing after moving two events: what the first one
+	// learnt of them is not kept past their change.
+	move := func() {
+		t.Helper()
+		for id, when := range map[string][2]string{inside.ID: {"2026-05-07T09:00:00Z", "2026-05-07T10:00:00Z"}, after.ID: {"2026-05-04T11:00:00Z", "2026-05-04T11:30:00Z"}} {
+			times := &unical.EventParams{Start: unical.Some(unical.EventDateTime{DateTime: when[0], TimeZone: "UTC"}), End: unical.Some(unical.EventDateTime{DateTime: when[1], TimeZone: "UTC"})}
+			if _, err := p.UpdateEvent(ctx, s, PrimaryCalendarID, id, times); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		singleEvents bool
+		before       func()
+		want         []string
+	}{
+		{false, nil, []string{"all day", "daily", "daily, moved in", "inside", "overlapping the start"}},
+		// The Client expands the series from it and all its overrides.
+		{true, nil, []string{"all day", "daily", "daily, moved in", "daily, moved out", "inside", "overlapping the start"}},
+		{false, move, []string{"after", "all day", "daily", "daily, moved in", "overlapping the start"}},
+	} {
+		if tc.before != nil {
+			tc.before()
+		}
+		batch, err := p.ListEvents(ctx, s, PrimaryCalendarID, &unical.EventQuery{SingleEvents: tc.singleEvents,
+			TimeMin: time.Date(2026, 5, 4, 8, 0, 0, 0, time.UTC), TimeMax: time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range batch.Events {
+			got = append(got, e.Title)
+		}
+		sort.Strings(got)
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("ListEvents(window, singleEvents %v) mismatch (-want +got):\n%s", tc.singleEvents, d)
+		}
+	}
+}

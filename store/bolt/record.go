@@ -12,6 +12,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
+var _ unical.RecordBatchStore = (*Store)(nil)
+
 // recordVersionLen is the length of the version in front of a stored
 // record's data.
 const recordVersionLen = 8
@@ -36,30 +38,38 @@ func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return 0, err
 	}
-	k := append(recordBase(appID, accountID, collection), key...)
 	var version uint64
 	err := s.update(ctx, "put record", func(tx *bbolt.Tx) error {
-		if accountID != storedoc.ApplicationRecords {
-			if _, err := getAccount(tx, appID, accountID); err != nil {
-				return err
-			}
-		}
-		b := tx.Bucket(bucketRecords)
-		if err := checkRecordVersion(b, k, key, ifVersion, false); err != nil {
-			return err
-		}
-		v, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		version = v
-		val := binary.BigEndian.AppendUint64(make([]byte, 0, recordVersionLen+len(data)), v)
-		return b.Put(k, append(val, data...))
+		var err error
+		version, err = s.putRecord(tx, appID, accountID, collection, key, data, ifVersion)
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	return version, nil
+}
+
+// putRecord writes a record in tx. The account is read through the
+// decoded-account cache: every write of a VIRTUAL calendar checks it, and
+// decoding it each time held the file's only write lock for longer.
+func (s *Store) putRecord(tx *bbolt.Tx, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
+	if accountID != storedoc.ApplicationRecords {
+		if _, err := s.readAccount(tx, appID, accountID); err != nil {
+			return 0, err
+		}
+	}
+	k := append(recordBase(appID, accountID, collection), key...)
+	b := tx.Bucket(bucketRecords)
+	if err := checkRecordVersion(b, k, key, ifVersion, false); err != nil {
+		return 0, err
+	}
+	v, err := b.NextSequence()
+	if err != nil {
+		return 0, err
+	}
+	val := binary.BigEndian.AppendUint64(make([]byte, 0, recordVersionLen+len(data)), v)
+	return v, b.Put(k, append(val, data...))
 }
 
 // checkRecordVersion checks the compare-and-set condition of a write to
@@ -115,14 +125,48 @@ func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, 
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return err
 	}
-	k := append(recordBase(appID, accountID, collection), key...)
 	return s.update(ctx, "delete record", func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketRecords)
-		if err := checkRecordVersion(b, k, key, ifVersion, true); err != nil {
-			return err
-		}
-		return b.Delete(k)
+		return deleteRecord(tx, appID, accountID, collection, key, ifVersion)
 	})
+}
+
+func deleteRecord(tx *bbolt.Tx, appID, accountID, collection, key string, ifVersion uint64) error {
+	k := append(recordBase(appID, accountID, collection), key...)
+	b := tx.Bucket(bucketRecords)
+	if err := checkRecordVersion(b, k, key, ifVersion, true); err != nil {
+		return err
+	}
+	return b.Delete(k)
+}
+
+// WriteRecords implements [unical.RecordBatchStore]: the writes are
+// made in order in one write transaction, so one commit (and one fsync)
+// makes them all, and any failure makes none.
+func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.RecordWrite) ([]uint64, error) {
+	for _, w := range writes {
+		if err := storedoc.CheckRecordKey(appID, w.AccountID, w.Collection, w.Key); err != nil {
+			return nil, err
+		}
+	}
+	versions := make([]uint64, len(writes))
+	err := s.update(ctx, "write records", func(tx *bbolt.Tx) error {
+		for i, w := range writes {
+			var err error
+			if w.Delete {
+				err = deleteRecord(tx, appID, w.AccountID, w.Collection, w.Key, w.IfVersion)
+			} else {
+				versions[i], err = s.putRecord(tx, appID, w.AccountID, w.Collection, w.Key, w.Data, w.IfVersion)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return versions, nil
 }
 
 // ListRecords implements [unical.RecordStore].

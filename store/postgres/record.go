@@ -28,45 +28,54 @@ func whyNoRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, k
 	return storedoc.Conflict("Record %q is at version %d, not %d.", key, have, want)
 }
 
+var _ unical.RecordBatchStore = (*Store)(nil)
+
 // PutRecord implements [unical.RecordStore]. Versions come from the
 // record_versions sequence, so a key never sees a version twice.
 func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return 0, err
 	}
-	var version int64
+	var version uint64
 	err := s.tx(ctx, "put record", func(tx pgx.Tx) error {
-		// FOR SHARE keeps the account from going (with its records) while
-		// the record is written.
-		if accountID != storedoc.ApplicationRecords {
-			var one int
-			err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return storedoc.NotFound("Account", accountID)
-			}
-			if err != nil {
-				return err
-			}
-		}
 		var err error
-		if ifVersion == 0 {
-			err = tx.QueryRow(ctx, `INSERT INTO records (application_id, account_id, collection, key, data, version)
-				VALUES ($1, $2, $3, $4, $5, nextval('record_versions'))
-				ON CONFLICT DO NOTHING RETURNING version`, appID, accountID, collection, key, data).Scan(&version)
-		} else {
-			err = tx.QueryRow(ctx, `UPDATE records SET data = $5, version = nextval('record_versions')
-				WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND version = $6
-				RETURNING version`, appID, accountID, collection, key, data, int64(ifVersion)).Scan(&version)
-		}
-		if errors.Is(err, pgx.ErrNoRows) {
-			return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
-		}
+		version, err = putRecord(ctx, tx, appID, accountID, collection, key, data, ifVersion)
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
-	return uint64(version), nil
+	return version, nil
+}
+
+func putRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
+	// FOR SHARE keeps the account from going (with its records) while
+	// the record is written.
+	if accountID != storedoc.ApplicationRecords {
+		var one int
+		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE id = $1 AND application_id = $2 FOR SHARE", accountID, appID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, storedoc.NotFound("Account", accountID)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	var version int64
+	var err error
+	if ifVersion == 0 {
+		err = tx.QueryRow(ctx, `INSERT INTO records (application_id, account_id, collection, key, data, version)
+			VALUES ($1, $2, $3, $4, $5, nextval('record_versions'))
+			ON CONFLICT DO NOTHING RETURNING version`, appID, accountID, collection, key, data).Scan(&version)
+	} else {
+		err = tx.QueryRow(ctx, `UPDATE records SET data = $5, version = nextval('record_versions')
+			WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND version = $6
+			RETURNING version`, appID, accountID, collection, key, data, int64(ifVersion)).Scan(&version)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+	}
+	return uint64(version), err
 }
 
 // scanRecord reads key, data, version.
@@ -102,20 +111,54 @@ func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, 
 		return err
 	}
 	return s.tx(ctx, "delete record", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM records
-			WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND ($5 = 0 OR version = $5)`,
-			appID, accountID, collection, key, int64(ifVersion))
-		if err != nil {
-			return err
+		return deleteRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+	})
+}
+
+func deleteRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, key string, ifVersion uint64) error {
+	tag, err := tx.Exec(ctx, `DELETE FROM records
+		WHERE application_id = $1 AND account_id = $2 AND collection = $3 AND key = $4 AND ($5 = 0 OR version = $5)`,
+		appID, accountID, collection, key, int64(ifVersion))
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		if ifVersion == 0 {
+			return storedoc.NotFound("Record", key)
 		}
-		if tag.RowsAffected() == 0 {
-			if ifVersion == 0 {
-				return storedoc.NotFound("Record", key)
+		return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+	}
+	return nil
+}
+
+// WriteRecords implements [unical.RecordBatchStore]: the writes are
+// made in order in one transaction, committed once; any failure rolls
+// them all back.
+func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.RecordWrite) ([]uint64, error) {
+	for _, w := range writes {
+		if err := storedoc.CheckRecordKey(appID, w.AccountID, w.Collection, w.Key); err != nil {
+			return nil, err
+		}
+	}
+	versions := make([]uint64, len(writes))
+	err := s.tx(ctx, "write records", func(tx pgx.Tx) error {
+		for i, w := range writes {
+			var err error
+			if w.Delete {
+				err = deleteRecord(ctx, tx, appID, w.AccountID, w.Collection, w.Key, w.IfVersion)
+			} else {
+				versions[i], err = putRecord(ctx, tx, appID, w.AccountID, w.Collection, w.Key, w.Data, w.IfVersion)
 			}
-			return whyNoRecord(ctx, tx, appID, accountID, collection, key, ifVersion)
+			if err != nil {
+				return err
+			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return versions, nil
 }
 
 // ListRecords implements [unical.RecordStore]: keys compare byte by byte

@@ -104,6 +104,7 @@ func Run(t *testing.T, newStore func(tb testing.TB) unical.Store) {
 		{"FlowCap", flowCapTests},
 		{"Blobs", blobTests},
 		{"Records", recordTests},
+		{"RecordBatch", recordBatchTests},
 		{"Idempotency", idempotencyTests},
 		{"Sweep", sweepTests},
 		{"Stats", statsTests},
