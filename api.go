@@ -10,7 +10,7 @@ import (
 // implement it with the same parameter and result types, so that a program
 // written against API moves between running unical in-process and calling
 // a unicald server by changing the one constructor it calls. A shared test
-// suite (internal/apisuite) runs against both, so they cannot drift.
+// suite (internal/testkit/apisuite) runs against both, so they cannot drift.
 //
 // The operations that are not an application's (applications, API keys,
 // the OAuth redirect flow) are methods of [Client] only. Operations built

@@ -5,8 +5,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apisuite"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apisuite"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/rooms"
 	"github.com/unical/unical/subscriptions"
 )

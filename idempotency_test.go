@@ -12,7 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // idemClock is a settable clock for the Client.

@@ -49,14 +49,14 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./oauth", need: []string{mod}, banned: []string{mod + "/httpapi", "net/http"}},
 		// The measuring provider wrapper is built on the Provider contract alone.
 		{pkg: "./observe", need: []string{mod}, banned: []string{"net/http"}},
-		// The front ends share their wire code through internal/httpwire;
+		// The front ends share their wire code through internal/adapter/httpwire;
 		// none imports another.
 		{pkg: "./adminapi", banned: []string{mod + "/httpapi", mod + "/dashboard"}},
 		// The public booking pages are a front end of their own over
 		// package booking; unicald hands them httpapi's address limiters.
 		{pkg: "./bookingpage", need: []string{mod + "/booking"}, banned: []string{mod + "/httpapi", mod + "/adminapi", mod + "/dashboard", mod + "/engine"}},
 		{pkg: "./dashboard", banned: []string{mod + "/httpapi", mod + "/adminapi"}},
-		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/icalmap", mod + "/internal/winzone"}},
+		{pkg: "./httpclient", banned: []string{mod + "/httpapi", mod + "/engine", mod + "/ics", mod + "/internal/adapter/icalmap", mod + "/internal/winzone"}},
 		{pkg: "./internal/retry", banned: []string{mod}},
 		// Retries are counted in the one retry loop, through the call's
 		// context: the bundled providers do not report them themselves.

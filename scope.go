@@ -544,7 +544,7 @@ func (sp *split) moveExceptions(ctx context.Context, created *Event, shift time.
 // behind Graph, removes every exception of a series whose recurrence
 // changes ([MS-OXOCAL] §3.1.4.7.3.5, "Updating a Recurring Series"; Outlook
 // warns "Any exceptions associated with this recurring appointment will be
-// cancelled"), and internal/graphtest does the same.
+// cancelled"), and internal/testkit/graphtest does the same.
 func (sp *split) endSeries(ctx context.Context) error {
 	for _, ex := range sp.afterExc {
 		occ, ok := sp.afterOccs[ex.orig.Unix()]

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/subscriptions"
 )
 

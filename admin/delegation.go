@@ -15,8 +15,8 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/adapter/delegation"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
-	"github.com/unical/unical/internal/delegation"
 )
 
 // The states of a delegation credential.

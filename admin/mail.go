@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/smtpsend"
+	"github.com/unical/unical/internal/adapter/smtpsend"
 )
 
 // minInboundSecret is the shortest inbound secret accepted, in bytes.

@@ -3,7 +3,7 @@
 // webhook, and their accounts, subscriptions and delivery logs. Every
 // route but the OpenAPI document needs the operator token in
 // "Authorization: Bearer <token>"; application API keys are refused.
-// Errors are written by internal/httpwire, as /v1 writes them, so they
+// Errors are written by internal/adapter/httpwire, as /v1 writes them, so they
 // have the /v1 body and statuses.
 // Each handler makes one call on the operator's [admin.Service], acting
 // as [admin.ActorAdminToken], so that the audit log names the admin API.
@@ -21,7 +21,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // Prefix is where the admin API is mounted.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/google"

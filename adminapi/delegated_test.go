@@ -15,8 +15,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/microsoft"
 )

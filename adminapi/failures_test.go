@@ -11,7 +11,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/openapitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 )
 
 // TestAuthentication_FailureLimit sends ten wrong operator tokens from

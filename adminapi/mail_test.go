@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/smtptest"
+	"github.com/unical/unical/internal/testkit/smtptest"
 )
 
 func TestMail(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical/adminapi"
-	"github.com/unical/unical/internal/openapitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 )
 
 var parameterName = regexp.MustCompile(`\{[^}]*\}`)

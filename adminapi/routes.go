@@ -7,8 +7,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/httpwire"
-	"github.com/unical/unical/internal/openapienum"
+	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/internal/adapter/openapienum"
 	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/unical/unical/adminapi"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/openapitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 )
 
 // TestExamples_MatchTheirSchemas: every route of both documents shows an

@@ -17,7 +17,7 @@ import (
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // env is one application on a test stack with its booking layer.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // Prefix is the path under which the booking pages are served.

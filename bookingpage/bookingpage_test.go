@@ -17,7 +17,7 @@ import (
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/bookingpage"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // site is a booking page over a test stack with one application, a

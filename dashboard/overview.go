@@ -10,7 +10,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // The overview is the dashboard's landing page, for the whole server: the

@@ -13,7 +13,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // TestWebhooks_TestEventPayloadRetry follows a test event through the

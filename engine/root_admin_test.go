@@ -9,7 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // TestClient_DeleteApplication_OwnMessagesFail deletes an application

@@ -17,9 +17,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
@@ -213,7 +213,7 @@ func BenchmarkPolling(b *testing.B) {
 }
 
 // BenchmarkPollingGoogleFake is BenchmarkPolling on bolt with the Google
-// provider against the Google fake (internal/googletest) over loopback
+// provider against the Google fake (internal/testkit/googletest) over loopback
 // HTTP: the provider's requests and JSON count too. The fake runs in this
 // process, so its CPU is counted as well, which makes this an upper bound
 // for a replica.

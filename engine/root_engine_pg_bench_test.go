@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 )

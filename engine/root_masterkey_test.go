@@ -12,8 +12,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/store/bolt"
 )
 

@@ -13,12 +13,12 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 
-// davStack is the whole server on real HTTP (internal/apitest) with the
+// davStack is the whole server on real HTTP (internal/testkit/apitest) with the
 // CalDAV provider pointed at a davtest server.
 type davStack struct {
 	*apitest.Stack

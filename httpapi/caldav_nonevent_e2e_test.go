@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 )
 
 // TestCalDAVE2E_ToDoIsNoEvent: an event id naming a to-do stored in the

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // appendJSON appends v as json.Encoder writes it (HTML-safe escaping, a

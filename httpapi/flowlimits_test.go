@@ -18,9 +18,9 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )

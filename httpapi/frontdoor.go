@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
-	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/internal/adapter/wirecode"
 )
 
 // codeTimeout exists only on the wire, like wirecode.MethodNotAllowed: the

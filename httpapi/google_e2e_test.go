@@ -12,8 +12,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/subscriptions"
 )
@@ -25,7 +25,7 @@ const (
 	e2eBack     = "https://app.example.com/connected"
 )
 
-// googleStack is the whole server on real HTTP (internal/apitest) with the
+// googleStack is the whole server on real HTTP (internal/testkit/apitest) with the
 // Google provider pointed at the fake Google.
 type googleStack struct {
 	*apitest.Stack

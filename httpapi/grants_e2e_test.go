@@ -11,9 +11,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // TestKeepAliveThroughHTTPAPI: Microsoft ends a refresh token unused for

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // ReadyTimeout is how long /readyz waits for the store to answer a read.

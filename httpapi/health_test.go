@@ -12,7 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // probe is an answer of /healthz or /readyz.

@@ -8,11 +8,11 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
 )
 
-// testServer is the whole stack on real HTTP (internal/apitest: httpapi
+// testServer is the whole stack on real HTTP (internal/testkit/apitest: httpapi
 // over a Client over a bolt store) with in-memory providers for all three
 // provider types.
 type testServer struct {

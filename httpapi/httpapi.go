@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
-	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/internal/adapter/wirecode"
 	"github.com/unical/unical/mcpserver"
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/scopedtoken"

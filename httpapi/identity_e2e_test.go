@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // signInVia walks the browser leg of OAuth for provider ("provider_a",

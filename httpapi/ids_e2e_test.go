@@ -12,7 +12,7 @@ import (
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/subscriptions"
 )
 

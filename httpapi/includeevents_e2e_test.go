@@ -10,8 +10,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhookreceiver"
 )

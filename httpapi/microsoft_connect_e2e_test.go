@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // tokenPath is the path of the fake's token endpoint, for faults.

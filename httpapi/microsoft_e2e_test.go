@@ -14,22 +14,22 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 	"github.com/unical/unical/provider/microsoft"
 	"github.com/unical/unical/subscriptions"
 )
 
 // These tests run the whole stack for PROVIDER_B accounts: httpapi over a
 // unical.Client over a bolt store, with the Microsoft provider pointed at
-// internal/graphtest. Every request goes over real HTTP.
+// internal/testkit/graphtest. Every request goes over real HTTP.
 
 const (
 	adaEmail    = "ada@contoso.test"
 	appRedirect = "https://app.example.com/connected"
 )
 
-// graphStack is a running unical server (internal/apitest) with one
+// graphStack is a running unical server (internal/testkit/apitest) with one
 // application whose PROVIDER_B settings point at a fake Graph.
 type graphStack struct {
 	*apitest.Stack

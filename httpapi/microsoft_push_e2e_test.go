@@ -7,8 +7,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 	"github.com/unical/unical/provider/microsoft"
 	"github.com/unical/unical/subscriptions"
 )

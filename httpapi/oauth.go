@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 	"github.com/unical/unical/oauth"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 func authorizePath(ts *testServer, redirect, state string) string {

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
-	"github.com/unical/unical/internal/openapienum"
+	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/internal/adapter/openapienum"
 )
 
 // OpenAPIDocument is the OpenAPI 3.1 description of every route NewHandler

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/openapitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 	"github.com/unical/unical/metrics"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/postgres"
 )

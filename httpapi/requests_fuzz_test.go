@@ -14,8 +14,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/davtest"
 )
 
 // scopeBackend is one provider behind the whole server, with a connected

@@ -19,7 +19,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/scopedtoken"
 )
 

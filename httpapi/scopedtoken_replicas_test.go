@@ -16,8 +16,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/postgres"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // TestStorageBounds_KeyedVirtualUpdates repeats the review's measurement:

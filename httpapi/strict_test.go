@@ -15,9 +15,9 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/httpapi"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/openapitest"
 	"github.com/unical/unical/internal/strictjson"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/openapitest"
 )
 
 // mustVirtualAccount starts a stack with one application and connects a

@@ -8,8 +8,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // TestTeamsE2E is issue 25's end to end: a Google Workspace domain and a

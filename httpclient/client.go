@@ -30,7 +30,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/internal/wirecode"
+	"github.com/unical/unical/internal/adapter/wirecode"
 	"github.com/unical/unical/rooms"
 )
 

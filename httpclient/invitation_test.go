@@ -11,8 +11,8 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/imip"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/smtptest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/smtptest"
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/virtual"
 )

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/unical/unical/httpclient"
-	"github.com/unical/unical/internal/apisuite"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apisuite"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // TestAPI runs the one API suite against the HTTP client over the real

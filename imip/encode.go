@@ -20,7 +20,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 )
 
 // Methods of the iTIP messages this package writes and reads (RFC 5546

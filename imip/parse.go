@@ -16,7 +16,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 )
 
 // MaxMessageSize is the largest inbound message Parse reads, in bytes.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/imip"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
+	"github.com/unical/unical/internal/adapter/smtpsend"
 	"github.com/unical/unical/internal/ids"
-	"github.com/unical/unical/internal/smtpsend"
 )
 
 // inboundPrefix starts the keys of the records of invitations a VIRTUAL

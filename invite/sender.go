@@ -10,8 +10,8 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/imip"
+	"github.com/unical/unical/internal/adapter/smtpsend"
 	"github.com/unical/unical/internal/ids"
-	"github.com/unical/unical/internal/smtpsend"
 )
 
 // Defaults of [Sender].

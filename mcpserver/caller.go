@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/httpwire"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // A Sender sends one /v1 request and returns its answer: InProcess serves

@@ -16,7 +16,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // withHeader sends every request of an MCP client with one header: the

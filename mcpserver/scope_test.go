@@ -10,7 +10,7 @@ import (
 
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // newToken makes a scoped token with the stack's API key.

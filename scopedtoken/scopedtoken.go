@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/adapter/wirecode"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/seal"
-	"github.com/unical/unical/internal/wirecode"
 )
 
 // Scope is one kind of call a token may make.

@@ -91,7 +91,7 @@ else
 fi
 go build -o "$tmp/benchhttp" ./scripts/benchhttp
 
-# start_postgres starts a throwaway cluster, as internal/pgtest starts one,
+# start_postgres starts a throwaway cluster, as internal/testkit/pgtest starts one,
 # and sets pg_url: initdb and postgres refuse to run as root, so as root
 # they run as the postgres user, in a folder it owns.
 start_postgres() {

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # install-test-deps.sh installs what the tests start on loopback: the
 # CalDAV servers Radicale, Xandikos, Cyrus IMAP's CalDAV with its SASL
-# user tool and DAViCal with php-cgi to serve it (internal/davtest),
+# user tool and DAViCal with php-cgi to serve it (internal/testkit/davtest),
 # PostgreSQL
-# (internal/pgtest, which runs Debian's initdb and pg_ctl from
+# (internal/testkit/pgtest, which runs Debian's initdb and pg_ctl from
 # /usr/lib/postgresql/N/bin), Exim as the mail server invitations are
-# sent to (internal/smtptest) and Chromium for the dashboard's headless
+# sent to (internal/testkit/smtptest) and Chromium for the dashboard's headless
 # browser test (cmd/unicald, through chromedp), all from Debian's packages. It does nothing
 # when all are already installed, prints nothing on success, and shows
 # apt-get's output only when a step fails.

@@ -48,11 +48,11 @@ while read -r target pkg; do
 	done
 done <<'TARGETS'
 FuzzRRule ./internal/recur/
-FuzzObjectEvents ./internal/icalmap/
+FuzzObjectEvents ./internal/adapter/icalmap/
 FuzzOpenToken .
 FuzzEventBody ./httpapi/
 FuzzMultistatus ./provider/caldav/
-FuzzList ./internal/eventbook/
+FuzzList ./internal/adapter/eventbook/
 FuzzImport ./ics/
 FuzzUnmarshal ./internal/strictjson/
 FuzzOpen ./internal/oauthstate/

@@ -16,8 +16,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/davtest"
 )
 
 // chromiumPath finds the browser of the browser tests: $UNICAL_CHROMIUM, or

@@ -13,8 +13,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/davtest"
 )
 
 // adminRequest sends an admin API request with the admin token.

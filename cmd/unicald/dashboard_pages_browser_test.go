@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 )
 
 // dashboardServe is a unicald serve on a loopback port of its own, for

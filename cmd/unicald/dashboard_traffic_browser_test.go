@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/unical/unical/internal/apitest"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // startExampleReceiver builds examples/receiver and runs it on addr with

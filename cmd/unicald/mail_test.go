@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/smtptest"
+	"github.com/unical/unical/internal/testkit/smtptest"
 	"github.com/unical/unical/provider/memory"
 )
 

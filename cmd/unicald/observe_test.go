@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/apitest"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/subscriptions"
 )

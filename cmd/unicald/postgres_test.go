@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/provider/memory"
 )
 

@@ -24,9 +24,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
-	"github.com/unical/unical/internal/pgtest"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/subscriptions"
 )

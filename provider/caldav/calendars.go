@@ -14,7 +14,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 )
 
 // propfindCalendars asks for what a calendar is made of, and for the

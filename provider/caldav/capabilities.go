@@ -2,13 +2,13 @@ package caldav
 
 import (
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/captable"
+	"github.com/unical/unical/internal/adapter/captable"
 )
 
 var _ unical.CapabilityReporter = (*Provider)(nil)
 
 // Capabilities implements [unical.CapabilityReporter]: CalDAV keeps every
-// writable field (internal/icalmap maps each to iCalendar) except
+// writable field (internal/adapter/icalmap maps each to iCalendar) except
 // conferencing, which CalDAV events do not have (the spec).
 func (p *Provider) Capabilities() unical.Capabilities {
 	return unical.Capabilities{

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 	"github.com/unical/unical/provider/providertest"
 )

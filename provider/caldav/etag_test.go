@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
-	"github.com/unical/unical/internal/precondition"
+	"github.com/unical/unical/internal/adapter/icalmap"
+	"github.com/unical/unical/internal/adapter/precondition"
 	"github.com/unical/unical/internal/recur"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 )
 
 // icsSuffix ends the name of every calendar object resource this package

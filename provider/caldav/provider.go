@@ -36,7 +36,7 @@
 // checked and encoded before it is sent: a refused event leaves nothing on
 // the server. Properties unical does not
 // map (VALARM, X-APPLE-*, X-MICROSOFT-*) and those whose value did not
-// change are written back as they were; internal/icalmap documents the
+// change are written back as they were; internal/adapter/icalmap documents the
 // mapping.
 //
 // Listings are not expanded: masters with their recurrence and overrides

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 

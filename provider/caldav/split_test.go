@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 )
 
 // ListEvents lists a calendar's events unexpanded: series masters with

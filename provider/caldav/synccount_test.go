@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/davtest"
+	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/provider/caldav"
 )
 

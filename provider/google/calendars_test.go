@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/googletest"
 )
 
 // seedCalendars gives alice a secondary calendar and two of bob's

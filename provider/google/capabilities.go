@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/captable"
+	"github.com/unical/unical/internal/adapter/captable"
 )
 
 var _ unical.CapabilityReporter = (*Provider)(nil)

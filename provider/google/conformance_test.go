@@ -3,7 +3,7 @@ package google
 import (
 	"testing"
 
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/provider/providertest"
 )
 

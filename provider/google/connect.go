@@ -15,9 +15,9 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/delegation"
+	"github.com/unical/unical/internal/adapter/delegation"
+	"github.com/unical/unical/internal/adapter/oauthflow"
 	"github.com/unical/unical/internal/identity"
-	"github.com/unical/unical/internal/oauthflow"
 )
 
 // oauthConfig is the x/oauth2 configuration of one application. Google

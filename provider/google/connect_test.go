@@ -12,7 +12,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/googletest"
 )
 
 // authorize follows the authorization URL to the fake's redirect and

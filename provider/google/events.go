@@ -9,7 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/ifmatch"
-	"github.com/unical/unical/internal/precondition"
+	"github.com/unical/unical/internal/adapter/precondition"
 )
 
 // base32hex is the alphabet of client-chosen event ids ([a-v0-9], events

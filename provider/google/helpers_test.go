@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/googletest"
 )
 
 const (

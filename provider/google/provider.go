@@ -4,11 +4,11 @@
 // Every Google URL (authorization, token, userinfo, Calendar API root) comes
 // from the application's [unical.ProviderSettings], with Google's public
 // endpoints as defaults, so tests point the provider at the fake in
-// internal/googletest.
+// internal/testkit/googletest.
 //
 // Failures are translated at this boundary into [*unical.Error] codes:
 // Calendar API error bodies by HTTP status and errors[].reason (errors.go);
-// token endpoint failures by the shared OAuth path, internal/oauthflow,
+// token endpoint failures by the shared OAuth path, internal/adapter/oauthflow,
 // with Google's own table of OAuth error codes (connect.go). Throttling (429,
 // 403 rateLimitExceeded and friends) and 5xx answers are retried under the
 // shared internal/retry policy (bounded exponential backoff with jitter
@@ -34,8 +34,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/delegation"
-	"github.com/unical/unical/internal/providerhttp"
+	"github.com/unical/unical/internal/adapter/delegation"
+	"github.com/unical/unical/internal/adapter/providerhttp"
 	"github.com/unical/unical/internal/retry"
 	"github.com/unical/unical/provider/kit"
 )

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/googletest"
+	"github.com/unical/unical/internal/testkit/googletest"
 )
 
 // TestRevokeGrant checks RevokeGrant's outcomes as the Client reads them

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/delegation"
+	"github.com/unical/unical/internal/adapter/delegation"
 )
 
 var _ unical.RoomLister = (*Provider)(nil)

@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 )
 
 // Provider is the in-memory provider. Its ids contain the reserved
@@ -56,7 +56,7 @@ type user struct {
 }
 
 // calendar is a calendar with its events; the event semantics are
-// internal/eventbook's, shared with the VIRTUAL provider.
+// internal/adapter/eventbook's, shared with the VIRTUAL provider.
 type calendar struct {
 	cal  unical.Calendar
 	book *eventbook.Book
@@ -67,7 +67,7 @@ var _ unical.OAuthProvider = (*Provider)(nil)
 var _ unical.CapabilityReporter = (*Provider)(nil)
 
 // Capabilities implements [unical.CapabilityReporter] with the table of
-// internal/eventbook, whatever provider type p poses as.
+// internal/adapter/eventbook, whatever provider type p poses as.
 func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
 
 // New returns a provider of type t with no users.

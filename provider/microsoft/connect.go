@@ -10,9 +10,9 @@ import (
 	oauthms "golang.org/x/oauth2/microsoft"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/delegation"
+	"github.com/unical/unical/internal/adapter/delegation"
+	"github.com/unical/unical/internal/adapter/oauthflow"
 	"github.com/unical/unical/internal/identity"
-	"github.com/unical/unical/internal/oauthflow"
 )
 
 // Microsoft's prompt values for unical's (v2 authorize endpoint: login,

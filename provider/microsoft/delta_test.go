@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // TestExpiredDeltaCursor: Graph documents an expired delta token as "a

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/precondition"
+	"github.com/unical/unical/internal/adapter/precondition"
 )
 
 // eventPath is the path of an event (or instance) within a calendar.

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // TestQueryFreeBusy asks getSchedule for the default calendar and the

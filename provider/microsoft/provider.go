@@ -5,7 +5,7 @@
 // Every Microsoft URL comes from the application's
 // [unical.ProviderSettings] (AuthURL, TokenURL, APIBaseURL, Tenant), with
 // the public cloud as default, so tests point the provider at
-// internal/graphtest and national clouds at their own hosts.
+// internal/testkit/graphtest and national clouds at their own hosts.
 //
 // Field mapping is documented on eventFromGraph and graphEventBody;
 // recurrence conversion in recurrence.go; extended properties are kept as
@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/delegation"
-	"github.com/unical/unical/internal/providerhttp"
+	"github.com/unical/unical/internal/adapter/delegation"
+	"github.com/unical/unical/internal/adapter/providerhttp"
 	"github.com/unical/unical/provider/kit"
 )
 

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 	"github.com/unical/unical/provider/providertest"
 )
 

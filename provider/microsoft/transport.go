@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/oauthflow"
-	"github.com/unical/unical/internal/providerhttp"
+	"github.com/unical/unical/internal/adapter/oauthflow"
+	"github.com/unical/unical/internal/adapter/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 

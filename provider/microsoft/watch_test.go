@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/graphtest"
+	"github.com/unical/unical/internal/testkit/graphtest"
 )
 
 // receiver is a notification endpoint that answers through

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 )
 
 // countingStore counts the record calls and the bytes written through it.

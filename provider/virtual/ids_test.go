@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 )
 
 // idPattern is docs/api.md's pattern of the ids unical makes.

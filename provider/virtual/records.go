@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 )
 
 // eventCollection is the RecordStore collection of the events: one record

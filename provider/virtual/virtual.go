@@ -14,7 +14,7 @@
 // other's writes and every Store that passes store/storetest works, and a
 // write costs the same in a calendar of 10 events or 100,000 (see
 // Provider.write). The event semantics (windows, recurrence, RSVP, paging, sync cursors) are
-// internal/eventbook's, the same as the in-memory provider's, so the
+// internal/adapter/eventbook's, the same as the in-memory provider's, so the
 // provider passes provider/providertest. Single occurrences of a series
 // are read, edited, answered and cancelled by their instance ids
 // ("<series id>_<original start>"); an edited one is kept as an override.
@@ -39,7 +39,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/provider/kit"
@@ -94,7 +94,7 @@ var _ unical.Provider = (*Provider)(nil)
 var _ unical.CapabilityReporter = (*Provider)(nil)
 
 // Capabilities implements [unical.CapabilityReporter]: the table of
-// internal/eventbook, which keeps the events.
+// internal/adapter/eventbook, which keeps the events.
 func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
 
 // New returns the VIRTUAL provider keeping its calendars in store, which

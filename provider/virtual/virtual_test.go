@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/eventbook"
+	"github.com/unical/unical/internal/adapter/eventbook"
 )
 
 func eventParams(title string) *unical.EventParams {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/store/postgres"
 )
 

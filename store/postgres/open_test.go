@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/store/postgres"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/pgtest"
+	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/store/storetest"

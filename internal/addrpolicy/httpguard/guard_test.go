@@ -46,7 +46,7 @@ var guardedConstructions = map[string]string{
 	"cmd/unicald/providers.go http.Client": "Transport is httpguard.Transport(--allow-private-targets)",
 	// A library default: an embedding program passes its own client, as
 	// unicald does (cmd/unicald/providers.go); tests point it at fakes.
-	"internal/providerhttp/providerhttp.go http.Client": "Google's and Graph's default client when Config.HTTPClient is nil; unicald always passes a guarded one",
+	"internal/adapter/providerhttp/providerhttp.go http.Client": "Google's and Graph's default client when Config.HTTPClient is nil; unicald always passes a guarded one",
 	// Clients of a unicald server, not of configured third-party URLs.
 	"httpclient/client.go http.Client":             "the /v1 client library: it calls the server its user names",
 	"cmd/unicald/admin.go http.Client":             "unicald's admin commands call the server the operator names",

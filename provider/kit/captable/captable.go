@@ -8,7 +8,7 @@ package captable
 
 import (
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/captable"
+	"github.com/unical/unical/internal/adapter/captable"
 )
 
 // Fields declares fields (or a parameter's values) by support level:

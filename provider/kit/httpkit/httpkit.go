@@ -19,9 +19,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/unical/unical/internal/adapter/providerhttp"
 	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/addrpolicy/httpguard"
-	"github.com/unical/unical/internal/providerhttp"
 	"github.com/unical/unical/internal/retry"
 )
 

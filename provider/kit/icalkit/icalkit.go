@@ -5,7 +5,7 @@
 // objects of one UID each, [ObjectEvents] reads one object as unical
 // events (the series master with its overrides, which the Client
 // expands), [ToEvent] reads one VEVENT and [Apply] writes an event into
-// one, keeping what unical does not map. internal/icalmap documents the
+// one, keeping what unical does not map. internal/adapter/icalmap documents the
 // field mapping.
 package icalkit
 
@@ -16,7 +16,7 @@ import (
 	"github.com/emersion/go-ical"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/icalmap"
+	"github.com/unical/unical/internal/adapter/icalmap"
 	"github.com/unical/unical/internal/recur"
 )
 

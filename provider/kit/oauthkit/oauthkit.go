@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/internal/oauthflow"
+	"github.com/unical/unical/internal/adapter/oauthflow"
 )
 
 type (
