@@ -281,52 +281,63 @@ type sessionProvider struct {
 
 func (sp *sessionProvider) Type() unical.ProviderType { return unical.ProviderVirtual }
 
+// session is the harness's session carrying the Client's per-call
+// choices, which reach a provider as Session fields (WriteOptions'
+// NotifyAttendees and IfMatch).
+func (sp *sessionProvider) session(from *unical.Session) *unical.Session {
+	s := *sp.s
+	if from != nil {
+		s.NotifyAttendees, s.IfMatch = from.NotifyAttendees, from.IfMatch
+	}
+	return &s
+}
+
 func (sp *sessionProvider) Connect(ctx context.Context, _ unical.ProviderSettings, params unical.ConnectParams) (*unical.Connection, error) {
 	return &unical.Connection{Email: params.Email}, nil
 }
 
-func (sp *sessionProvider) ListCalendars(ctx context.Context, _ *unical.Session) ([]*unical.Calendar, error) {
-	return sp.p.ListCalendars(ctx, sp.s)
+func (sp *sessionProvider) ListCalendars(ctx context.Context, cs *unical.Session) ([]*unical.Calendar, error) {
+	return sp.p.ListCalendars(ctx, sp.session(cs))
 }
 
-func (sp *sessionProvider) GetCalendar(ctx context.Context, _ *unical.Session, calendarID string) (*unical.Calendar, error) {
-	return sp.p.GetCalendar(ctx, sp.s, calendarID)
+func (sp *sessionProvider) GetCalendar(ctx context.Context, cs *unical.Session, calendarID string) (*unical.Calendar, error) {
+	return sp.p.GetCalendar(ctx, sp.session(cs), calendarID)
 }
 
-func (sp *sessionProvider) CreateCalendar(ctx context.Context, _ *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return sp.p.CreateCalendar(ctx, sp.s, params)
+func (sp *sessionProvider) CreateCalendar(ctx context.Context, cs *unical.Session, params *unical.CalendarParams) (*unical.Calendar, error) {
+	return sp.p.CreateCalendar(ctx, sp.session(cs), params)
 }
 
-func (sp *sessionProvider) UpdateCalendar(ctx context.Context, _ *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
-	return sp.p.UpdateCalendar(ctx, sp.s, calendarID, params)
+func (sp *sessionProvider) UpdateCalendar(ctx context.Context, cs *unical.Session, calendarID string, params *unical.CalendarParams) (*unical.Calendar, error) {
+	return sp.p.UpdateCalendar(ctx, sp.session(cs), calendarID, params)
 }
 
-func (sp *sessionProvider) DeleteCalendar(ctx context.Context, _ *unical.Session, calendarID string) error {
-	return sp.p.DeleteCalendar(ctx, sp.s, calendarID)
+func (sp *sessionProvider) DeleteCalendar(ctx context.Context, cs *unical.Session, calendarID string) error {
+	return sp.p.DeleteCalendar(ctx, sp.session(cs), calendarID)
 }
 
-func (sp *sessionProvider) ListEvents(ctx context.Context, _ *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
-	return sp.p.ListEvents(ctx, sp.s, calendarID, q)
+func (sp *sessionProvider) ListEvents(ctx context.Context, cs *unical.Session, calendarID string, q *unical.EventQuery) (*unical.EventBatch, error) {
+	return sp.p.ListEvents(ctx, sp.session(cs), calendarID, q)
 }
 
-func (sp *sessionProvider) GetEvent(ctx context.Context, _ *unical.Session, calendarID, eventID string) (*unical.Event, error) {
-	return sp.p.GetEvent(ctx, sp.s, calendarID, eventID)
+func (sp *sessionProvider) GetEvent(ctx context.Context, cs *unical.Session, calendarID, eventID string) (*unical.Event, error) {
+	return sp.p.GetEvent(ctx, sp.session(cs), calendarID, eventID)
 }
 
-func (sp *sessionProvider) CreateEvent(ctx context.Context, _ *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
-	return sp.p.CreateEvent(ctx, sp.s, calendarID, params)
+func (sp *sessionProvider) CreateEvent(ctx context.Context, cs *unical.Session, calendarID string, params *unical.EventParams) (*unical.Event, error) {
+	return sp.p.CreateEvent(ctx, sp.session(cs), calendarID, params)
 }
 
-func (sp *sessionProvider) UpdateEvent(ctx context.Context, _ *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
-	return sp.p.UpdateEvent(ctx, sp.s, calendarID, eventID, params)
+func (sp *sessionProvider) UpdateEvent(ctx context.Context, cs *unical.Session, calendarID, eventID string, params *unical.EventParams) (*unical.Event, error) {
+	return sp.p.UpdateEvent(ctx, sp.session(cs), calendarID, eventID, params)
 }
 
-func (sp *sessionProvider) DeleteEvent(ctx context.Context, _ *unical.Session, calendarID, eventID string) error {
-	return sp.p.DeleteEvent(ctx, sp.s, calendarID, eventID)
+func (sp *sessionProvider) DeleteEvent(ctx context.Context, cs *unical.Session, calendarID, eventID string) error {
+	return sp.p.DeleteEvent(ctx, sp.session(cs), calendarID, eventID)
 }
 
-func (sp *sessionProvider) RespondToEvent(ctx context.Context, _ *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
-	return sp.p.RespondToEvent(ctx, sp.s, calendarID, eventID, status)
+func (sp *sessionProvider) RespondToEvent(ctx context.Context, cs *unical.Session, calendarID, eventID string, status unical.ResponseStatus) error {
+	return sp.p.RespondToEvent(ctx, sp.session(cs), calendarID, eventID, status)
 }
 
 // sessionFreeBusy is a sessionProvider for a provider with a free/busy
@@ -336,6 +347,6 @@ type sessionFreeBusy struct {
 	fb unical.FreeBusyQuerier
 }
 
-func (sf *sessionFreeBusy) QueryFreeBusy(ctx context.Context, _ *unical.Session, q *unical.FreeBusyQuery) (map[string][]unical.Interval, error) {
-	return sf.fb.QueryFreeBusy(ctx, sf.s, q)
+func (sf *sessionFreeBusy) QueryFreeBusy(ctx context.Context, cs *unical.Session, q *unical.FreeBusyQuery) (map[string][]unical.Interval, error) {
+	return sf.fb.QueryFreeBusy(ctx, sf.session(cs), q)
 }
