@@ -423,8 +423,15 @@ func (s *Service) createHold(ctx context.Context, params *HoldParams) (*Hold, er
 	if err != nil {
 		return nil, err
 	}
+	// expiresAt is shown in whole seconds; it is rounded up, so that a
+	// hold lasts at least ttlSeconds (rounded down, a 1-second hold could
+	// end almost as it is made).
+	expires := s.c.Config().Now().UTC().Add(time.Duration(ttl) * time.Second)
+	if whole := expires.Truncate(time.Second); whole.Before(expires) {
+		expires = whole.Add(time.Second)
+	}
 	h := &Hold{ID: id, BookingTypeID: r.t.ID, Start: r.dateTime(start), End: r.dateTime(end),
-		ExpiresAt: s.now().Add(time.Duration(ttl) * time.Second), Participants: ch.participants}
+		ExpiresAt: expires, Participants: ch.participants}
 	from, to := buffered(r.t, start, end)
 	req := &claimRequest{typ: r.t, locs: r.locs(), c: claim{ID: id, Type: r.t.ID, State: stateHeld, Start: start, From: from, To: to, Until: h.ExpiresAt}}
 	held, err := appRecord(holdsCollection, id, h)
