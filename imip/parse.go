@@ -112,7 +112,9 @@ func Parse(r io.Reader) (*Inbound, error) {
 	if w.found == nil {
 		return nil, invalid("text/calendar", "the message has no text/calendar part.")
 	}
-	cal, err := ical.NewDecoder(bytes.NewReader(w.found)).Decode()
+	// icalmap.Decode turns the decoder's panics on malformed input into
+	// errors (FuzzParse found one in a parameter without a value).
+	cal, err := icalmap.Decode(bytes.NewReader(w.found))
 	if err != nil {
 		return nil, invalid("text/calendar", "the calendar part is not iCalendar: %v.", err)
 	}
