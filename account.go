@@ -10,6 +10,7 @@ import (
 
 	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/outbox"
 )
 
 // ProviderType names a calendar provider: a name the provider declares
@@ -511,8 +512,8 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		case err != nil:
 			return nil, err
 		}
-		var msgs []*OutboxMessage
-		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+		var msgs []*outbox.Message
+		rec, err := a.c.store.UpdateAccountAndEnqueue(ctx, a.id, existing.ID, func(rec *AccountRecord) ([]*outbox.Message, error) {
 			if a.c.Credential(t) == CredentialOAuth { // the email only found the account; its subject says whose it is
 				stored := identity.Stored(rec.ProviderAccountID, rec.ProviderTenantID)
 				bound, err := identity.Bind(stored, rec.Email, identity.Subject{ID: conn.ProviderAccountID, Tenant: conn.TenantID}, conn.VerifiedNames)
@@ -647,13 +648,13 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord, keepGrant
 // webhook retry schedule.
 func (c *Client) queueRevocation(ctx context.Context, t ProviderType, s *Session) {
 	now := c.now()
-	msg := &OutboxMessage{ID: NewID("msg"), ApplicationID: s.ApplicationID, EventType: revocation.EventType, CreatedAt: now, Status: MessagePending, NextAttemptAt: now}
+	msg := &outbox.Message{ID: NewID("msg"), ApplicationID: s.ApplicationID, EventType: revocation.EventType, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
 	msg.Payload = revocation.Seal(c.credentials, msg.ApplicationID, msg.ID, revocation.Grant{
 		ProviderType: string(t), AccountID: s.AccountID, AccessToken: s.Token.AccessToken, RefreshToken: s.Token.RefreshToken,
 	})
-	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+	if err := c.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		c.log.ErrorContext(ctx, "queue the revocation of a deleted account's grant", "account", s.AccountID, "err", err)
 		return
 	}
-	c.queued([]*OutboxMessage{msg})
+	c.queued([]*outbox.Message{msg})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/outbox"
 )
 
 // secrets is the sealed part of an account: its tokens or password.
@@ -103,8 +104,8 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 	if err != nil {
 		return err
 	}
-	var msgs []*OutboxMessage
-	_, err = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+	var msgs []*outbox.Message
+	_, err = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*outbox.Message, error) {
 		sec, err := a.c.openSecrets(rec)
 		if err != nil {
 			return nil, err
@@ -137,9 +138,9 @@ func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) e
 		return err
 	}
 	events, uerr := a.accountEvents(ctx)
-	var msgs []*OutboxMessage
+	var msgs []*outbox.Message
 	if uerr == nil {
-		_, uerr = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*OutboxMessage, error) {
+		_, uerr = a.c.store.UpdateAccountAndEnqueue(ctx, a.id, accountID, func(rec *AccountRecord) ([]*outbox.Message, error) {
 			if rec.Status == AccountStatusExpired {
 				return nil, errUnchanged
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/recur"
+	"github.com/unical/unical/internal/timefmt"
 )
 
 // ResponseStatus is an attendee's answer to an invitation.
@@ -287,12 +288,7 @@ type Event struct {
 
 // FormatTimestamp is how createdAt and updatedAt are written: RFC 3339 in
 // UTC with milliseconds.
-func FormatTimestamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
+func FormatTimestamp(t time.Time) string { return timefmt.Format(t) }
 
 // EventParams holds the writable fields of an event, for
 // POST /v1/events/{endUserAccountId}/{calendarId} (title and start required)

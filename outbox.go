@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 )
 
 // This file queues the messages of change detection (coalescing bursts of
@@ -20,7 +21,7 @@ func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 	if err != nil {
 		return "", err
 	}
-	if err := o.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {
+	if err := o.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		return "", err
 	}
 	o.Notify()
@@ -30,7 +31,7 @@ func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 // EnqueueCoalesced queues a calendar.event.changed message unless the
 // subscription's previous one is still waiting untouched: that one will
 // make the receiver sync, and the sync sees this change too. The Store
-// decides (OutboxStore.EnqueueCoalesced), so that it holds across
+// decides (outbox.Store.EnqueueCoalesced), so that it holds across
 // replicas.
 func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) error {
 	msg, err := o.subscriptionMessage(sub, EventTypeCalendarEventChanged, nil)
@@ -46,7 +47,7 @@ func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 
 // subscriptionMessage returns a pending calendar.event.* message for sub,
 // carrying data when not nil.
-func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*OutboxMessage, error) {
+func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*outbox.Message, error) {
 	now := o.now().UTC()
 	body, err := json.Marshal(MessagePayload{
 		EventType: eventType, Timestamp: FormatTimestamp(now),
@@ -55,9 +56,9 @@ func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 	if err != nil {
 		return nil, err
 	}
-	return &OutboxMessage{
+	return &outbox.Message{
 		ID: NewID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
-		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
+		Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 	}, nil
 }
 

@@ -3,6 +3,8 @@ package unical
 import (
 	"context"
 	"time"
+
+	"github.com/unical/unical/outbox"
 )
 
 // Store keeps what unical owns: applications, API keys, accounts with their
@@ -20,8 +22,8 @@ type Store interface {
 	APIKeyStore
 	AccountStore
 	SubscriptionStore
-	OutboxStore
-	DeliveryLogStore
+	outbox.Store
+	outbox.LogStore
 	FlowStore
 	BlobStore
 	RecordStore
@@ -175,7 +177,7 @@ type AccountStore interface {
 	// EnqueueMessages does) in one atomic write: both or, on any error,
 	// neither. CodeConflict if the application already has an account with
 	// the same provider type and email.
-	CreateAccount(ctx context.Context, rec *AccountRecord, msgs ...*OutboxMessage) error
+	CreateAccount(ctx context.Context, rec *AccountRecord, msgs ...*outbox.Message) error
 	// GetAccount returns an account of an application.
 	GetAccount(ctx context.Context, appID, id string) (*AccountRecord, error)
 	// FindAccount returns the account with that provider type and email.
@@ -186,13 +188,13 @@ type AccountStore interface {
 	// UpdateAccountAndEnqueue is UpdateAccount whose fn also returns the
 	// messages that report the change; the account and the messages are
 	// written in one atomic write, both or neither.
-	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*OutboxMessage, error)) (*AccountRecord, error)
+	UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*AccountRecord) ([]*outbox.Message, error)) (*AccountRecord, error)
 	// ListAccounts returns accounts in id order.
 	ListAccounts(ctx context.Context, appID string, filter AccountFilter) ([]*AccountRecord, error)
 	// DeleteAccount removes an account, its subscriptions and its records
 	// (see RecordStore) and queues msgs, all in one atomic write; on any
 	// error nothing changes.
-	DeleteAccount(ctx context.Context, appID, id string, msgs ...*OutboxMessage) error
+	DeleteAccount(ctx context.Context, appID, id string, msgs ...*outbox.Message) error
 }
 
 // SubscriptionRecord is a stored webhook subscription.
@@ -255,126 +257,6 @@ type SubscriptionStore interface {
 	// dies before checking it: the new NextCheckAt is the claim's lease.
 	// CodeInvalid for an interval that is not positive.
 	ClaimDueSubscriptions(ctx context.Context, now time.Time, interval time.Duration, max int) ([]*SubscriptionRecord, error)
-}
-
-// MessageStatus is the delivery state of an outbox message.
-type MessageStatus string
-
-// Outbox message states.
-const (
-	MessagePending   MessageStatus = "pending"
-	MessageDelivered MessageStatus = "delivered"
-	MessageFailed    MessageStatus = "failed"
-)
-
-// OutboxMessage is a webhook message waiting for, or done with, delivery.
-type OutboxMessage struct {
-	// ID is the webhook-id header: stable across retries.
-	ID             string
-	ApplicationID  string
-	SubscriptionID string // "" for the application's own endpoint
-	EventType      string
-	Payload        []byte
-	CreatedAt      time.Time
-	Status         MessageStatus
-	Attempts       int
-	NextAttemptAt  time.Time
-	LastError      string
-	// LeaseOwner and LeaseExpiry mark a claim by a worker; a claim that
-	// expires returns the message to the queue, so a crashed worker's
-	// messages are delivered by another.
-	LeaseOwner  string
-	LeaseExpiry time.Time
-}
-
-// OutboxStore is a durable queue of webhook messages with expiring claims.
-type OutboxStore interface {
-	// EnqueueMessages stores pending messages atomically.
-	EnqueueMessages(ctx context.Context, msgs []*OutboxMessage) error
-	// ClaimMessages leases up to max pending messages due at now whose
-	// lease is free or expired, oldest due first, to owner until now+lease.
-	ClaimMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*OutboxMessage, error)
-	// UpdateMessage writes back a claimed message (status, attempts, next
-	// attempt, error) and releases the lease. CodeConflict if owner no
-	// longer holds the lease.
-	UpdateMessage(ctx context.Context, msg *OutboxMessage) error
-	// GetMessage returns a message of an application.
-	GetMessage(ctx context.Context, appID, id string) (*OutboxMessage, error)
-	// EnqueueCoalesced stores pending msg unless its subscription already
-	// has a pending message of the same event type that is untouched (no
-	// attempt, no lease): that one will make the receiver sync, and the
-	// sync sees msg's change too. It reports whether msg was stored. The
-	// check and the write are one step for all processes sharing the
-	// Store, so that a burst of push notifications spread over replicas
-	// queues one message.
-	EnqueueCoalesced(ctx context.Context, msg *OutboxMessage) (queued bool, err error)
-}
-
-// OutboxNotifier is implemented by a Store that can tell every process
-// sharing it that messages were queued, so that a message queued on one
-// replica is sent at once by whichever replica is free, not after the
-// others' next outbox poll (PostgreSQL: LISTEN/NOTIFY). A Store without it
-// still works: engines find messages queued elsewhere by polling the
-// outbox every Config.OutboxPollInterval.
-type OutboxNotifier interface {
-	// OutboxWakeups returns a channel that receives a value soon after
-	// pending messages are stored by any process (EnqueueMessages,
-	// CreateAccount, UpdateAccountAndEnqueue, DeleteAccount,
-	// RetryMessage), until ctx ends, when it stops sending (it need not
-	// be closed). Wake-ups may be merged or, while the connection behind
-	// them is lost, missed; the engine's outbox poll covers both.
-	OutboxWakeups(ctx context.Context) <-chan struct{}
-}
-
-// DeliveryAttempt is one entry of the delivery log: one attempt to deliver
-// a message, kept until ExpiresAt so that a developer can see why a
-// receiver is not getting messages.
-type DeliveryAttempt struct {
-	ID             string `json:"id"`
-	ApplicationID  string `json:"-"`
-	MessageID      string `json:"messageId"`
-	SubscriptionID string `json:"webhookSubscriptionId,omitempty"` // "" for the application's own endpoint
-	EventType      string `json:"eventType"`
-	// Attempt counts the message's attempts, 1 for the first.
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"timestamp"`
-	// StatusCode is the receiver's HTTP status; 0 when there was none
-	// (refused address, timeout, TLS failure).
-	StatusCode int           `json:"statusCode"`
-	Latency    time.Duration `json:"-"`
-	// Error says why the attempt failed; "" for a delivered message.
-	Error     string    `json:"error,omitempty"`
-	ExpiresAt time.Time `json:"-"`
-}
-
-// DeliveryResult is a claimed message to write back after an attempt, with
-// the attempt for the delivery log; Attempt is nil when a lease is only
-// given back.
-type DeliveryResult struct {
-	Message *OutboxMessage
-	Attempt *DeliveryAttempt
-}
-
-// DeliveryLogStore writes delivery outcomes and keeps the delivery log.
-type DeliveryLogStore interface {
-	// RecordDeliveries writes back claimed messages as UpdateMessage does
-	// and appends each result's Attempt to the delivery log, all in one
-	// atomic write, so that many deliveries share one commit. A result the
-	// lease rules refuse gets UpdateMessage's code (CodeConflict,
-	// CodeNotFound, CodeInvalid) at its index in errs and changes nothing;
-	// the others are written. err reports a failure of the whole write, in
-	// which case nothing is written. Attempt.ExpiresAt bounds how long an
-	// attempt is kept.
-	RecordDeliveries(ctx context.Context, results []DeliveryResult) (errs []error, err error)
-	// ListAttempts returns an application's attempts for one subscription
-	// (subscriptionID "" for its own endpoint) that have not expired at
-	// now, in id order after the given id, at most limit of them.
-	ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*DeliveryAttempt, error)
-	// RetryMessage makes a failed message pending, due at now, with no attempts
-	// or lease, and a pending one not leased at now (being sent) due at now.
-	// CodeNotFound if the application has no such message (or it went with
-	// its subscription), CodeConflict if it was delivered.
-	RetryMessage(ctx context.Context, appID, id string, now time.Time) (*OutboxMessage, error)
 }
 
 // OAuthFlow is the record of one OAuth authorization flow. The Client

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 )
 
 // Webhook event types. calendar.event.* go to a subscription's webhookUrl;
@@ -153,26 +154,26 @@ func (a *App) accountEvents(ctx context.Context) (*accountEvents, error) {
 
 // messages returns one message per event type about acct, or none when
 // the application has no webhook URL.
-func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*OutboxMessage {
+func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*outbox.Message {
 	if !ev.enabled {
 		return nil
 	}
-	msgs := make([]*OutboxMessage, len(eventTypes))
+	msgs := make([]*outbox.Message, len(eventTypes))
 	for i, eventType := range eventTypes {
 		body, _ := json.Marshal(MessagePayload{
 			EventType: eventType, Timestamp: FormatTimestamp(ev.now),
 			EndUserAccountID: acct.ID, EndUserAccount: accountView(&AccountRecord{Account: *acct}),
 		})
-		msgs[i] = &OutboxMessage{
+		msgs[i] = &outbox.Message{
 			ID: NewID("msg"), ApplicationID: ev.appID, EventType: eventType, Payload: body,
-			CreatedAt: ev.now, Status: MessagePending, NextAttemptAt: ev.now,
+			CreatedAt: ev.now, Status: outbox.Pending, NextAttemptAt: ev.now,
 		}
 	}
 	return msgs
 }
 
 // queued wakes a running engine when msgs were queued.
-func (c *Client) queued(msgs []*OutboxMessage) {
+func (c *Client) queued(msgs []*outbox.Message) {
 	if len(msgs) > 0 {
 		c.outbox.Notify()
 	}

@@ -59,7 +59,7 @@ type WebhookConfig struct {
 	DeliveryLease time.Duration
 	// OutboxPollInterval is how often an idle engine looks for due
 	// messages; messages queued by this Client, or by another process when
-	// the Store implements [OutboxNotifier], wake it at once. Default 1
+	// the Store implements [outbox.Notifier], wake it at once. Default 1
 	// second.
 	OutboxPollInterval time.Duration
 	// ChangePollInterval is how often subscriptions without a provider

@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -67,7 +68,7 @@ func (s *Service) ListSubscriptions(ctx context.Context, appID string, params *s
 // ListDeliveries lists the delivery log of one subscription of an
 // application, or with subscriptionID "" of the application's own
 // webhook endpoint, oldest first.
-func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func (s *Service) ListDeliveries(ctx context.Context, appID, subscriptionID string, params *outbox.ListParams) (*unical.Page[*outbox.Attempt], error) {
 	a, accountID, err := s.subscriptionAccount(ctx, appID, subscriptionID)
 	if err != nil {
 		return nil, err

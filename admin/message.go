@@ -10,6 +10,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -20,7 +21,7 @@ type SentMessage struct {
 	ID             string
 	SubscriptionID string // "" for the application's own endpoint
 	EventType      string
-	Status         unical.MessageStatus
+	Status         outbox.Status
 	// At is the attempt's time, the webhook-timestamp it carried.
 	At time.Time
 	// Body is the signed body.
@@ -73,7 +74,7 @@ func (s *Service) SentMessage(ctx context.Context, appID, messageID string, at t
 // MessageStatus returns the delivery status of message messageID of an
 // application. Returns CodeNotFound when it has no such message, or no
 // longer keeps it.
-func (s *Service) MessageStatus(ctx context.Context, appID, messageID string) (unical.MessageStatus, error) {
+func (s *Service) MessageStatus(ctx context.Context, appID, messageID string) (outbox.Status, error) {
 	msg, err := s.store.GetMessage(ctx, appID, messageID)
 	if err != nil {
 		return "", err

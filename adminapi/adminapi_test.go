@@ -26,6 +26,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/openapitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
@@ -655,7 +656,7 @@ func TestAccountsSubscriptionsAndDeliveries(t *testing.T) {
 		t.Errorf("subscriptions = %+v", subs.Data)
 	}
 	type deliveries struct {
-		Data []unical.DeliveryAttempt `json:"data"`
+		Data []outbox.Attempt `json:"data"`
 	}
 	var dl deliveries
 	s.must(t, "GET", base+"/subscriptions/"+sub.WebhookSubscriptionID+"/deliveries", nil, &dl)
@@ -698,7 +699,7 @@ func TestAccountsSubscriptionsAndDeliveries(t *testing.T) {
 	// Once delivered, it has not failed: a second resend conflicts.
 	for range 100 {
 		s.must(t, "GET", base+"/webhook/deliveries", nil, &attempts)
-		if slices.ContainsFunc(attempts.Data, func(a unical.DeliveryAttempt) bool {
+		if slices.ContainsFunc(attempts.Data, func(a outbox.Attempt) bool {
 			return a.MessageID == msgID && a.StatusCode == http.StatusNoContent
 		}) {
 			break

@@ -9,6 +9,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/adapter/httpwire"
 	"github.com/unical/unical/internal/adapter/openapienum"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
 )
@@ -473,7 +474,7 @@ func (h *handler) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), "", &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), "", &outbox.ListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -534,7 +535,7 @@ func (h *handler) handleSubscriptionDeliveries(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &unical.DeliveryListParams{PageToken: token, Limit: limit})
+	page, err := h.svc.ListDeliveries(r.Context(), r.PathValue("appId"), r.PathValue("subscriptionId"), &outbox.ListParams{PageToken: token, Limit: limit})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // GetBooking returns a booking.
@@ -234,9 +235,9 @@ func (s *Service) notify(ctx context.Context, eventType string, b *Booking) {
 	if err != nil {
 		return
 	}
-	msg := &unical.OutboxMessage{ID: unical.NewID("msg"), ApplicationID: s.app.ID(), EventType: eventType, Payload: body,
-		CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
-	if err := s.store.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: unical.NewID("msg"), ApplicationID: s.app.ID(), EventType: eventType, Payload: body,
+		CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
+	if err := s.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		s.c.Config().Logger.Error("booking: queue webhook message", "applicationId", s.app.ID(), "bookingId", b.ID, "error", err)
 		return
 	}

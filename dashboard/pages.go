@@ -8,6 +8,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/kit"
 	"github.com/unical/unical/subscriptions"
 )
@@ -431,11 +432,11 @@ type webhooksData struct {
 	// Log is the delivery log of subscription LogSubscription, or of the
 	// application's own endpoint when it is empty (see logSubscription).
 	LogSubscription string
-	Log             []*unical.DeliveryAttempt
+	Log             []*outbox.Attempt
 	NextLogPage     string
 	// Status is the delivery status of each message in Log, by id;
 	// absent for a message no longer kept.
-	Status map[string]unical.MessageStatus
+	Status map[string]outbox.Status
 }
 
 // webhooksPageSize is how many subscriptions one page lists.
@@ -455,7 +456,7 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 	if subs.NextPageToken != nil {
 		d.NextSubscriptions = "?" + url.Values{"sub": {d.LogSubscription}, "subs": {*subs.NextPageToken}}.Encode()
 	}
-	log, err := h.admin.ListDeliveries(r.Context(), app.ID, d.LogSubscription, &unical.DeliveryListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
+	log, err := h.admin.ListDeliveries(r.Context(), app.ID, d.LogSubscription, &outbox.ListParams{PageToken: q.Get("page"), Limit: unical.MaxPageSize})
 	if err != nil {
 		return d, err
 	}
@@ -465,7 +466,7 @@ func (h *handler) loadWebhooks(r *http.Request, app *admin.ApplicationView) (any
 	}
 	// The statuses choose each row's action: "Retry now" for a pending
 	// message, "Resend" for a failed one, none for a delivered one.
-	d.Status = map[string]unical.MessageStatus{}
+	d.Status = map[string]outbox.Status{}
 	for _, a := range d.Log {
 		if _, ok := d.Status[a.MessageID]; ok {
 			continue
@@ -533,7 +534,7 @@ func (h *handler) webhookSet(w http.ResponseWriter, r *http.Request, s *session,
 func (h *handler) resend(w http.ResponseWriter, r *http.Request, s *session) {
 	app, id := r.PathValue("app"), r.PostFormValue("message")
 	notice := "resent"
-	if st, err := h.admin.MessageStatus(r.Context(), app, id); err == nil && st == unical.MessagePending {
+	if st, err := h.admin.MessageStatus(r.Context(), app, id); err == nil && st == outbox.Pending {
 		notice = "retried"
 	}
 	if _, err := h.admin.ResendMessage(r.Context(), app, id); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/revocation"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 )
 
 // This file is one delivery attempt: a claimed message is signed and sent
@@ -17,7 +18,7 @@ import (
 // retry, its failure and the endpoint's state.
 
 // deliver makes one attempt at a claimed message and writes the outcome.
-func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
+func (w *worker) deliver(ctx context.Context, msg *outbox.Message) {
 	e := w.e
 	if revocation.IsInternal(msg.EventType) {
 		w.revoke(ctx, msg)
@@ -28,8 +29,8 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 	case unical.ErrorCode(err) == unical.CodeNotFound && msg.SubscriptionID == "":
 		// The application was deleted; its own messages stay in the
 		// Store, so this one fails for good rather than coming back.
-		msg.Status, msg.LastError = unical.MessageFailed, "The application no longer exists."
-		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		msg.Status, msg.LastError = outbox.Failed, "The application no longer exists."
+		w.record(msg, &outbox.Attempt{At: e.now().UTC(), Error: msg.LastError})
 		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case unical.ErrorCode(err) == unical.CodeNotFound:
@@ -37,15 +38,15 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		// messages with it, this one included.
 		return
 	case errors.Is(err, errNoWebhookTarget):
-		msg.Status, msg.LastError = unical.MessageFailed, "The application has no webhook URL."
-		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		msg.Status, msg.LastError = outbox.Failed, "The application has no webhook URL."
+		w.record(msg, &outbox.Attempt{At: e.now().UTC(), Error: msg.LastError})
 		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	case errors.Is(err, errSealedSecret):
 		e.log.ErrorContext(ctx, "webhook signing secret cannot be unsealed", "message", msg.ID, "err", err)
-		msg.Status = unical.MessageFailed
+		msg.Status = outbox.Failed
 		msg.LastError = "Not sent: the endpoint's signing secret cannot be unsealed with the server's master key (it was sealed with another key, or damaged). Recreate the subscription (for the application's own endpoint: remove its webhook URL and set it again) to get a new secret."
-		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		w.record(msg, &outbox.Attempt{At: e.now().UTC(), Error: msg.LastError})
 		return
 	case err != nil && ctx.Err() != nil:
 		// Stopping: give the message back for the next engine.
@@ -57,8 +58,8 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 	case tgt.state.DisabledAt != nil:
 		// Logged as an attempt without a request, so that the delivery
 		// log shows why nothing arrives.
-		msg.Status, msg.LastError = unical.MessageFailed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
-		w.record(msg, &unical.DeliveryAttempt{At: e.now().UTC(), Error: msg.LastError})
+		msg.Status, msg.LastError = outbox.Failed, "Not sent: the endpoint is disabled. "+tgt.state.DisabledReason
+		w.record(msg, &outbox.Attempt{At: e.now().UTC(), Error: msg.LastError})
 		e.obs.DeliveryAttempt(DeliverySkipped, 0)
 		return
 	}
@@ -108,12 +109,12 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 		w.update(msg)
 		return
 	}
-	attempt := &unical.DeliveryAttempt{At: start.UTC(), StatusCode: status, Latency: latency}
+	attempt := &outbox.Attempt{At: start.UTC(), StatusCode: status, Latency: latency}
 	msg.Attempts++
 	delivered := err == nil && status >= 200 && status < 300
 	switch {
 	case delivered:
-		msg.Status, msg.LastError = unical.MessageDelivered, ""
+		msg.Status, msg.LastError = outbox.Delivered, ""
 		w.noteOutcome(ctx, msg, tgt, attempt)
 	default:
 		if err != nil {
@@ -132,21 +133,21 @@ func (w *worker) deliver(ctx context.Context, msg *unical.OutboxMessage) {
 			// out): the message ends here, as the endpoint's others will,
 			// and the log shows when and why it happened.
 			attempt.Error += ". " + reason
-			msg.Status, msg.LastError = unical.MessageFailed, attempt.Error
+			msg.Status, msg.LastError = outbox.Failed, attempt.Error
 		} else if status == 410 {
 			// Opting out even if its endpoint could not be disabled:
 			// retrying would only be refused again.
-			msg.Status = unical.MessageFailed
+			msg.Status = outbox.Failed
 		} else if d, ok := e.backoff.Next(msg.Attempts); ok {
 			msg.NextAttemptAt = e.now().Add(max(d, e.slowDown(resp)))
 		} else {
-			msg.Status = unical.MessageFailed
+			msg.Status = outbox.Failed
 		}
 	}
 	outcome := DeliveryDelivered
 	switch {
 	case delivered:
-	case msg.Status == unical.MessageFailed:
+	case msg.Status == outbox.Failed:
 		outcome = DeliveryFailed
 	default:
 		outcome = DeliveryRetrying
@@ -179,7 +180,7 @@ var errSealedSecret = errors.New("engine: the endpoint's signing secret cannot b
 // state, or, for enduseraccount.* messages, the application's own
 // webhook endpoint (read through the Client's cache); the Client opens
 // the signing secret, and target makes its signer.
-func (e *Engine) target(ctx context.Context, msg *unical.OutboxMessage) (*target, error) {
+func (e *Engine) target(ctx context.Context, msg *outbox.Message) (*target, error) {
 	t := &target{}
 	var secret string
 	if msg.SubscriptionID != "" {
@@ -237,7 +238,7 @@ func (e *engineConfig) slowDown(resp unical.WebhookResponse) time.Duration {
 // Config.EndpointDisableAfter without one delivery in between; and, as
 // Standard Webhooks asks, one that answers 410 Gone. When the endpoint is
 // disabled it returns the reason, else "".
-func (w *worker) noteOutcome(ctx context.Context, msg *unical.OutboxMessage, tgt *target, attempt *unical.DeliveryAttempt) (disabled string) {
+func (w *worker) noteOutcome(ctx context.Context, msg *outbox.Message, tgt *target, attempt *outbox.Attempt) (disabled string) {
 	e := w.e
 	st, at := tgt.state, attempt.At.UTC()
 	how := "Resend a failed message to enable it again."
@@ -358,7 +359,7 @@ func (b *slotBlock) take(now time.Time, gap time.Duration) (time.Time, bool) {
 // sends from two blocks are a gap apart too. A slot further off than a
 // quarter of the lease is not booked (booked false): the caller puts the
 // message back, due then, instead of holding its lease idle.
-func (w *worker) bookSend(ctx context.Context, msg *unical.OutboxMessage, rate int) (at time.Time, booked bool, err error) {
+func (w *worker) bookSend(ctx context.Context, msg *outbox.Message, rate int) (at time.Time, booked bool, err error) {
 	gap := time.Second / time.Duration(max(rate, 1))
 	sl := &w.slots
 	for {
@@ -398,7 +399,7 @@ func (w *worker) bookSend(ctx context.Context, msg *unical.OutboxMessage, rate i
 
 // bookBlock books the subscription's next block of slots in the Store and
 // returns it with its first slot, which is the caller's.
-func (w *worker) bookBlock(ctx context.Context, msg *unical.OutboxMessage) (block *slotBlock, at time.Time, booked bool, err error) {
+func (w *worker) bookBlock(ctx context.Context, msg *outbox.Message) (block *slotBlock, at time.Time, booked bool, err error) {
 	e := w.e
 	_, err = e.store.UpdateSubscription(ctx, msg.ApplicationID, msg.SubscriptionID, func(r *unical.SubscriptionRecord) error {
 		now := e.now().UTC()
@@ -441,7 +442,7 @@ func (sl *sendSlots) keep(subID string, b *slotBlock, now time.Time) {
 // holdSends keeps the next send of msg's subscription, by any engine,
 // from starting before until: the receiver asked (Retry-After) to be left
 // alone that long.
-func (w *worker) holdSends(ctx context.Context, msg *unical.OutboxMessage, until time.Time) {
+func (w *worker) holdSends(ctx context.Context, msg *outbox.Message, until time.Time) {
 	w.slots.mu.Lock()
 	delete(w.slots.blocks, msg.SubscriptionID) // its slots are before until
 	w.slots.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -20,7 +21,7 @@ import (
 // an in-process App, and the HTTP client of package httpclient, implement
 // it with the same types, as both implement unical.API.
 type DeliveryLog interface {
-	ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error)
+	ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *outbox.ListParams) (*unical.Page[*outbox.Attempt], error)
 	ResendMessage(ctx context.Context, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error)
 }
 
@@ -30,7 +31,7 @@ func DeliveryLogOf(app *unical.App) DeliveryLog { return appLog{app} }
 
 type appLog struct{ app *unical.App }
 
-func (l appLog) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func (l appLog) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *outbox.ListParams) (*unical.Page[*outbox.Attempt], error) {
 	return ListDeliveries(ctx, l.app, accountID, subscriptionID, params)
 }
 
@@ -49,9 +50,9 @@ func (l appLog) ResendMessage(ctx context.Context, accountID, subscriptionID, me
 //
 // Returns CodeNotFound if the subscription is not the account's or the
 // account not the application's, CodeInvalid for a bad pageToken or limit.
-func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptionID string, params *outbox.ListParams) (*unical.Page[*outbox.Attempt], error) {
 	if params == nil {
-		params = &unical.DeliveryListParams{}
+		params = &outbox.ListParams{}
 	}
 	if accountID != "" || subscriptionID != "" {
 		if _, err := subscriptions.Get(ctx, app, accountID, subscriptionID); err != nil {
@@ -60,11 +61,11 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 	}
 	c := app.Client()
 	return unical.ListStorePage(ctx, app, "deliveries", subscriptionID, params.PageToken, params.Limit,
-		func(after string, limit int) ([]*unical.DeliveryAttempt, error) {
+		func(after string, limit int) ([]*outbox.Attempt, error) {
 			return c.Store().ListAttempts(ctx, app.ID(), subscriptionID, c.Config().Now(), after, limit)
 		},
-		func(rec *unical.DeliveryAttempt) string { return rec.ID },
-		func(rec *unical.DeliveryAttempt) *unical.DeliveryAttempt { return rec })
+		func(rec *outbox.Attempt) string { return rec.ID },
+		func(rec *outbox.Attempt) *outbox.Attempt { return rec })
 }
 
 // ResendMessage queues a failed message for delivery again, with a fresh
@@ -103,7 +104,7 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 		// message, and its id is not one to know of.
 		return nil, unical.Errorf(unical.CodeNotFound, "No message %q for this subscription.", messageID)
 	}
-	if msg.Status == unical.MessageFailed {
+	if msg.Status == outbox.Failed {
 		// Resending is how a developer says the endpoint works again, so
 		// it is enabled before the message is queued; otherwise the
 		// engine could fail it again as disabled.
@@ -120,12 +121,12 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 
 // AllDeliveries walks the delivery log of a subscription, or of the
 // application's own webhook endpoint when both ids are empty.
-func AllDeliveries(ctx context.Context, log DeliveryLog, accountID, subscriptionID string, params *unical.DeliveryListParams) iter.Seq2[*unical.DeliveryAttempt, error] {
-	p := unical.DeliveryListParams{}
+func AllDeliveries(ctx context.Context, log DeliveryLog, accountID, subscriptionID string, params *outbox.ListParams) iter.Seq2[*outbox.Attempt, error] {
+	p := outbox.ListParams{}
 	if params != nil {
 		p = *params
 	}
-	return unical.All(ctx, func(ctx context.Context, token string) (*unical.Page[*unical.DeliveryAttempt], error) {
+	return unical.All(ctx, func(ctx context.Context, token string) (*unical.Page[*outbox.Attempt], error) {
 		if token != "" {
 			p.PageToken = token
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -122,8 +123,8 @@ func orNever(v, def time.Duration) time.Duration {
 // updates, the applications whose webhook endpoint state it keeps, and
 // the sweep.
 type Store interface {
-	unical.OutboxStore
-	unical.DeliveryLogStore
+	outbox.Store
+	outbox.LogStore
 	unical.SubscriptionStore
 	unical.ApplicationStore
 	unical.SweepStore
@@ -147,7 +148,7 @@ type Client interface {
 	CheckGrants(ctx context.Context) (int, error)
 	// RevokeGrant makes one try at a revocation queued in the outbox
 	// when its account was deleted (see package grants).
-	RevokeGrant(ctx context.Context, msg *unical.OutboxMessage) error
+	RevokeGrant(ctx context.Context, msg *outbox.Message) error
 	// Application reads an application through the Client's cache, for
 	// its own webhook endpoint.
 	Application(ctx context.Context, id string) (*unical.Application, error)
@@ -218,7 +219,7 @@ func (w watching) CheckGrants(ctx context.Context) (int, error) {
 	return grants.Check(ctx, w.Client)
 }
 
-func (w watching) RevokeGrant(ctx context.Context, msg *unical.OutboxMessage) error {
+func (w watching) RevokeGrant(ctx context.Context, msg *outbox.Message) error {
 	return grants.Revoke(ctx, w.Client, msg)
 }
 
@@ -358,8 +359,8 @@ func (e *Engine) notify() {
 // run delivers and polls until ctx ends, then writes what the workers
 // left and returns.
 func (e *Engine) run(ctx context.Context) {
-	w := &worker{e: e, owner: unical.NewID("wrk"), results: make(chan unical.DeliveryResult, 4*e.workers)}
-	jobs := make(chan *unical.OutboxMessage)
+	w := &worker{e: e, owner: unical.NewID("wrk"), results: make(chan outbox.Result, 4*e.workers)}
+	jobs := make(chan *outbox.Message)
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
@@ -388,7 +389,7 @@ func (e *Engine) run(ctx context.Context) {
 	if e.changePoll > 0 {
 		poller.Go(func() { e.pollChanges(ctx) })
 	}
-	if n, ok := e.store.(unical.OutboxNotifier); ok {
+	if n, ok := e.store.(outbox.Notifier); ok {
 		// Messages queued by other replicas wake this engine too.
 		poller.Go(func() {
 			wakeups := n.OutboxWakeups(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -29,7 +30,7 @@ type fakeClient struct {
 	now time.Time
 
 	// revoke answers RevokeGrant; nil succeeds.
-	revoke func(msg *unical.OutboxMessage) error
+	revoke func(msg *outbox.Message) error
 
 	mu      sync.Mutex
 	checked []string // "check sub_1", "renew sub_2", "revoke msg_1"
@@ -66,7 +67,7 @@ func (c *fakeClient) CheckGrants(context.Context) (int, error) {
 	c.note("grants")
 	return 0, nil
 }
-func (c *fakeClient) RevokeGrant(_ context.Context, msg *unical.OutboxMessage) error {
+func (c *fakeClient) RevokeGrant(_ context.Context, msg *outbox.Message) error {
 	c.note("revoke " + msg.ID)
 	if c.revoke == nil {
 		return nil
@@ -112,8 +113,8 @@ type fakeStore struct {
 	engine.Store
 
 	mu       sync.Mutex
-	pending  []*unical.OutboxMessage
-	recorded []unical.DeliveryResult
+	pending  []*outbox.Message
+	recorded []outbox.Result
 	subs     []*unical.SubscriptionRecord
 	written  chan struct{}
 	// claims signals each ClaimMessages call.
@@ -124,17 +125,17 @@ func newFakeStore() *fakeStore {
 	return &fakeStore{written: make(chan struct{}, 100), claims: make(chan struct{}, 100)}
 }
 
-func (s *fakeStore) add(msg *unical.OutboxMessage) {
+func (s *fakeStore) add(msg *outbox.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pending = append(s.pending, msg)
 }
 
-func (s *fakeStore) ClaimMessages(_ context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*unical.OutboxMessage, error) {
+func (s *fakeStore) ClaimMessages(_ context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*outbox.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() { s.claims <- struct{}{} }()
-	var out []*unical.OutboxMessage
+	var out []*outbox.Message
 	for _, m := range s.pending {
 		if len(out) < max && m.LeaseOwner == "" && !m.NextAttemptAt.After(now) {
 			m.LeaseOwner, m.LeaseExpiry = owner, now.Add(lease)
@@ -145,7 +146,7 @@ func (s *fakeStore) ClaimMessages(_ context.Context, owner string, now time.Time
 	return out, nil
 }
 
-func (s *fakeStore) RecordDeliveries(_ context.Context, results []unical.DeliveryResult) ([]error, error) {
+func (s *fakeStore) RecordDeliveries(_ context.Context, results []outbox.Result) ([]error, error) {
 	s.mu.Lock()
 	s.recorded = append(s.recorded, results...)
 	s.mu.Unlock()
@@ -187,7 +188,7 @@ func (s *fakeStore) ListAllSubscriptions(_ context.Context, after string, limit 
 
 // waitRecorded waits, at most ten seconds, until the engine has written
 // back n results, and returns them.
-func (s *fakeStore) waitRecorded(tb testing.TB, n int) []unical.DeliveryResult {
+func (s *fakeStore) waitRecorded(tb testing.TB, n int) []outbox.Result {
 	tb.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -243,10 +244,10 @@ func start(tb testing.TB, c engine.Client, st engine.Store) {
 	})
 }
 
-func pendingMessage(id string) *unical.OutboxMessage {
-	return &unical.OutboxMessage{
+func pendingMessage(id string) *outbox.Message {
+	return &outbox.Message{
 		ID: id, ApplicationID: "app_1", SubscriptionID: "sub_1", EventType: unical.EventTypeCalendarEventChanged,
-		Payload: []byte(`{}`), Status: unical.MessagePending, NextAttemptAt: time.Now().Add(-time.Second),
+		Payload: []byte(`{}`), Status: outbox.Pending, NextAttemptAt: time.Now().Add(-time.Second),
 	}
 }
 
@@ -263,7 +264,7 @@ func TestEngine_DeliversDueMessage(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	res := got[0]
-	if res.Message.Status != unical.MessageDelivered || res.Message.Attempts != 1 || res.Attempt == nil || res.Attempt.StatusCode != 200 {
+	if res.Message.Status != outbox.Delivered || res.Message.Attempts != 1 || res.Attempt == nil || res.Attempt.StatusCode != 200 {
 		t.Errorf("written back %+v with attempt %+v, want delivered after one attempt answered 200", res.Message, res.Attempt)
 	}
 }

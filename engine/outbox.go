@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // maxRecordBatch bounds the results one RecordDeliveries call writes.
@@ -14,7 +15,7 @@ const maxRecordBatch = 256
 // while the previous write was committing, so under load many deliveries
 // share one commit (group commit) and when idle each is written at once.
 func (w *worker) recordLoop(ctx context.Context) {
-	batch := make([]unical.DeliveryResult, 0, maxRecordBatch)
+	batch := make([]outbox.Result, 0, maxRecordBatch)
 	for first := range w.results {
 		batch = append(batch[:0], first)
 	fill:
@@ -49,13 +50,13 @@ type worker struct {
 	// slots are the send slots booked under subscriptions' rate limits.
 	slots sendSlots
 	// results carries written-back messages to recordLoop, the one writer.
-	results chan unical.DeliveryResult
+	results chan outbox.Result
 }
 
 // claimLoop claims due messages and hands them to the workers until ctx
 // ends. It claims at most as many as there are workers at a time, so that
 // claimed messages do not wait long under their lease.
-func (w *worker) claimLoop(ctx context.Context, jobs chan<- *unical.OutboxMessage) {
+func (w *worker) claimLoop(ctx context.Context, jobs chan<- *outbox.Message) {
 	e := w.e
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -93,21 +94,21 @@ func (w *worker) claimLoop(ctx context.Context, jobs chan<- *unical.OutboxMessag
 
 // record hands a claimed message back after an attempt, with the attempt
 // for the delivery log, to the writer.
-func (w *worker) record(msg *unical.OutboxMessage, attempt *unical.DeliveryAttempt) {
+func (w *worker) record(msg *outbox.Message, attempt *outbox.Attempt) {
 	attempt.ApplicationID, attempt.MessageID, attempt.SubscriptionID = msg.ApplicationID, msg.ID, msg.SubscriptionID
 	attempt.EventType, attempt.Attempt = msg.EventType, msg.Attempts
 	attempt.ID = unical.NewID("att")
 	attempt.ExpiresAt = attempt.At.Add(w.e.logTTL)
-	w.results <- unical.DeliveryResult{Message: msg, Attempt: attempt}
+	w.results <- outbox.Result{Message: msg, Attempt: attempt}
 }
 
 // update hands a claimed message back without an attempt (a lease given
 // back) to the writer.
-func (w *worker) update(msg *unical.OutboxMessage) {
-	w.results <- unical.DeliveryResult{Message: msg}
+func (w *worker) update(msg *outbox.Message) {
+	w.results <- outbox.Result{Message: msg}
 }
 
-func (w *worker) finish(ctx context.Context, msg *unical.OutboxMessage, err error) {
+func (w *worker) finish(ctx context.Context, msg *outbox.Message, err error) {
 	switch unical.ErrorCode(err) {
 	case "", unical.CodeNotFound:
 		// Written, or deleted with its subscription meanwhile.

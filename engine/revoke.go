@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // revoke makes one try at a revocation queued in the outbox when its
@@ -12,7 +13,7 @@ import (
 // delivery log; the message is only written back, done, due again on the
 // retry schedule, or failed once the schedule is spent or a retry cannot
 // help. The log names the message, never a token.
-func (w *worker) revoke(ctx context.Context, msg *unical.OutboxMessage) {
+func (w *worker) revoke(ctx context.Context, msg *outbox.Message) {
 	e := w.e
 	err := e.c.RevokeGrant(ctx, msg)
 	if err != nil && ctx.Err() != nil {
@@ -24,7 +25,7 @@ func (w *worker) revoke(ctx context.Context, msg *unical.OutboxMessage) {
 	msg.Attempts++
 	switch {
 	case err == nil:
-		msg.Status, msg.LastError = unical.MessageDelivered, ""
+		msg.Status, msg.LastError = outbox.Delivered, ""
 	case unical.RevocationRetryable(err):
 		msg.LastError = unical.ErrorMessage(err)
 		if d, ok := e.backoff.Next(msg.Attempts); ok {
@@ -32,10 +33,10 @@ func (w *worker) revoke(ctx context.Context, msg *unical.OutboxMessage) {
 			e.log.WarnContext(ctx, "revoke the grant of a deleted account; will retry", "message", msg.ID, "attempts", msg.Attempts, "err", err)
 			break
 		}
-		msg.Status = unical.MessageFailed
+		msg.Status = outbox.Failed
 		e.log.ErrorContext(ctx, "revoke the grant of a deleted account: retries spent, giving up", "message", msg.ID, "attempts", msg.Attempts, "err", err)
 	default:
-		msg.Status, msg.LastError = unical.MessageFailed, unical.ErrorMessage(err)
+		msg.Status, msg.LastError = outbox.Failed, unical.ErrorMessage(err)
 		e.log.ErrorContext(ctx, "revoke the grant of a deleted account: giving up", "message", msg.ID, "attempts", msg.Attempts, "err", err)
 	}
 	w.update(msg)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/outbox"
 )
 
 // A revocation queued when its account was deleted is tried by the
@@ -23,19 +24,19 @@ func TestEngine_QueuedRevocation(t *testing.T) {
 		name        string
 		attempts    int // before this try
 		err         error
-		wantStatus  unical.MessageStatus
+		wantStatus  outbox.Status
 		wantNext    time.Time
 		wantLastErr string
 	}{
-		{name: "Revoked", wantStatus: unical.MessageDelivered, wantNext: now},
+		{name: "Revoked", wantStatus: outbox.Delivered, wantNext: now},
 		{name: "Unavailable", err: unical.Errorf(unical.CodeUnavailable, "Google refused the revocation: HTTP 503"),
-			wantStatus: unical.MessagePending, wantNext: now.Add(time.Minute), wantLastErr: "Google refused the revocation: HTTP 503"},
+			wantStatus: outbox.Pending, wantNext: now.Add(time.Minute), wantLastErr: "Google refused the revocation: HTTP 503"},
 		{name: "RateLimitedLater", attempts: 1, err: unical.Errorf(unical.CodeRateLimited, "HTTP 429"),
-			wantStatus: unical.MessagePending, wantNext: now.Add(time.Hour), wantLastErr: "HTTP 429"},
+			wantStatus: outbox.Pending, wantNext: now.Add(time.Hour), wantLastErr: "HTTP 429"},
 		{name: "ScheduleSpent", attempts: 2, err: unical.Errorf(unical.CodeUnavailable, "HTTP 503"),
-			wantStatus: unical.MessageFailed, wantNext: now, wantLastErr: "HTTP 503"},
+			wantStatus: outbox.Failed, wantNext: now, wantLastErr: "HTTP 503"},
 		{name: "Refused", err: unical.Errorf(unical.CodeUpstream, "HTTP 403"),
-			wantStatus: unical.MessageFailed, wantNext: now, wantLastErr: "HTTP 403"},
+			wantStatus: outbox.Failed, wantNext: now, wantLastErr: "HTTP 403"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,11 +44,11 @@ func TestEngine_QueuedRevocation(t *testing.T) {
 			sender := &recordingSender{}
 			c := newFakeClient(sender, func(cfg *unical.WebhookConfig) { cfg.RetrySchedule = schedule })
 			c.now = now
-			c.revoke = func(*unical.OutboxMessage) error { return tc.err }
+			c.revoke = func(*outbox.Message) error { return tc.err }
 			st := newFakeStore()
-			st.add(&unical.OutboxMessage{
+			st.add(&outbox.Message{
 				ID: "msg_r", ApplicationID: "app_1", EventType: revocation.EventType, Payload: []byte("sealed"),
-				Status: unical.MessagePending, Attempts: tc.attempts, NextAttemptAt: now,
+				Status: outbox.Pending, Attempts: tc.attempts, NextAttemptAt: now,
 			})
 			start(t, c, st)
 
@@ -56,7 +57,7 @@ func TestEngine_QueuedRevocation(t *testing.T) {
 				t.Errorf("written back with a delivery attempt %+v, want none", res.Attempt)
 			}
 			got := struct {
-				Status   unical.MessageStatus
+				Status   outbox.Status
 				Attempts int
 				Next     time.Time
 				LastErr  string

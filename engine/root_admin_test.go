@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 )
 
 // TestClient_DeleteApplication_OwnMessagesFail deletes an application
@@ -26,9 +27,9 @@ func TestClient_DeleteApplication_OwnMessagesFail(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeAccountUpdated, Timestamp: unical.FormatTimestamp(now)})
-	msg := &unical.OutboxMessage{ID: "msg_left_behind", ApplicationID: env.App.ID(), EventType: unical.EventTypeAccountUpdated,
-		Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
-	if err := env.Store.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: "msg_left_behind", ApplicationID: env.App.ID(), EventType: unical.EventTypeAccountUpdated,
+		Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
+	if err := env.Store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := admin.Of(env.Client).DeleteApplication(ctx, env.App.ID(), false); unical.ErrorCode(err) != unical.CodeConflict {
@@ -42,7 +43,7 @@ func TestClient_DeleteApplication_OwnMessagesFail(t *testing.T) {
 		t.Errorf("AccountsDeleted = %d, want 2", deleted.AccountsDeleted)
 	}
 	env.run(t)
-	got := env.waitStatus(t, msg.ID, unical.MessageFailed)
+	got := env.waitStatus(t, msg.ID, outbox.Failed)
 	if got.LastError != "The application no longer exists." {
 		t.Errorf("LastError = %q", got.LastError)
 	}

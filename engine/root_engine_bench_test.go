@@ -20,6 +20,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/internal/testkit/pgtest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
@@ -76,7 +77,7 @@ func BenchmarkDelivery(b *testing.B) {
 			if err != nil || len(msgs) != 1 {
 				b.Fatalf("ClaimMessages() = %d, %v", len(msgs), err)
 			}
-			msgs[0].Status, msgs[0].Attempts = unical.MessageDelivered, 1
+			msgs[0].Status, msgs[0].Attempts = outbox.Delivered, 1
 			if err := env.Store.UpdateMessage(ctx, msgs[0]); err != nil {
 				b.Fatal(err)
 			}
@@ -164,12 +165,12 @@ func (env *engineEnv) mustEnqueueMany(tb testing.TB, subID string, n int) {
 	tb.Helper()
 	now := time.Now().UTC()
 	for start := 0; start < n; start += 1000 {
-		var msgs []*unical.OutboxMessage
+		var msgs []*outbox.Message
 		for i := start; i < min(start+1000, n); i++ {
-			msgs = append(msgs, &unical.OutboxMessage{
+			msgs = append(msgs, &outbox.Message{
 				ID: fmt.Sprintf("msg_bench_%09d", i), ApplicationID: env.App.ID(), SubscriptionID: subID,
 				EventType: unical.EventTypeCalendarEventChanged, Payload: []byte(`{"eventType":"calendar.event.changed","timestamp":"2026-11-22T12:00:00Z"}`),
-				CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+				CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 			})
 		}
 		if err := env.Store.EnqueueMessages(context.Background(), msgs); err != nil {
@@ -343,11 +344,11 @@ func cpuTime(tb testing.TB) time.Duration {
 
 // deliveredResults writes claimed messages back as delivered on their
 // first attempt, each with its delivery-log entry, as a worker would.
-func deliveredResults(msgs []*unical.OutboxMessage) []unical.DeliveryResult {
-	results := make([]unical.DeliveryResult, 0, len(msgs))
+func deliveredResults(msgs []*outbox.Message) []outbox.Result {
+	results := make([]outbox.Result, 0, len(msgs))
 	for _, m := range msgs {
-		m.Status, m.Attempts = unical.MessageDelivered, 1
-		results = append(results, unical.DeliveryResult{Message: m, Attempt: &unical.DeliveryAttempt{
+		m.Status, m.Attempts = outbox.Delivered, 1
+		results = append(results, outbox.Result{Message: m, Attempt: &outbox.Attempt{
 			ID: "att_" + m.ID, ApplicationID: m.ApplicationID, MessageID: m.ID, SubscriptionID: m.SubscriptionID,
 			EventType: m.EventType, Attempt: 1, At: time.Now(), StatusCode: 204, ExpiresAt: time.Now().Add(time.Hour)}})
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -142,16 +143,16 @@ func (env *engineEnv) mustSubscribe2(tb testing.TB, accountID, calendarID string
 // directly in the outbox and returns their ids.
 func (env *engineEnv) mustEnqueue(tb testing.TB, subID string, n int) []string {
 	tb.Helper()
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	var ids []string
 	now := time.Now().UTC()
 	for i := range n {
 		id := subID + "_msg" + string(rune('a'+i))
 		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: subID,
 			EndUserAccountID: "acc_enqueued", CalendarID: "primary"})
-		msgs = append(msgs, &unical.OutboxMessage{
+		msgs = append(msgs, &outbox.Message{
 			ID: id, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
-			Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+			Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 		})
 		ids = append(ids, id)
 	}
@@ -162,7 +163,7 @@ func (env *engineEnv) mustEnqueue(tb testing.TB, subID string, n int) []string {
 }
 
 // waitStatus polls the Store until a message has the status, or fails.
-func (env *engineEnv) waitStatus(tb testing.TB, id string, want unical.MessageStatus) *unical.OutboxMessage {
+func (env *engineEnv) waitStatus(tb testing.TB, id string, want outbox.Status) *outbox.Message {
 	tb.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -202,7 +203,7 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 			t.Errorf("request %d: webhook-id %q verified %v; want %q, verified", i, d.ID, d.Verified, ids[0])
 		}
 	}
-	msg := env.waitStatus(t, ids[0], unical.MessageDelivered)
+	msg := env.waitStatus(t, ids[0], outbox.Delivered)
 	if msg.Attempts != 4 {
 		t.Errorf("Attempts = %d, want 4", msg.Attempts)
 	}
@@ -231,7 +232,7 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	rcv.SetSecret(secret)
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
-	msg := env.waitStatus(t, ids[0], unical.MessageFailed)
+	msg := env.waitStatus(t, ids[0], outbox.Failed)
 	if msg.Attempts != 3 || msg.LastError != "HTTP 503" {
 		t.Errorf("failed message = %d attempts, %q; want 3, HTTP 503", msg.Attempts, msg.LastError)
 	}
@@ -369,7 +370,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 			}
 		}
 		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
-		if err != nil || msg.Status != unical.MessageFailed {
+		if err != nil || msg.Status != outbox.Failed {
 			t.Errorf("message = %+v, %v; want failed", msg, err)
 		}
 	})
@@ -446,9 +447,9 @@ func TestClient_Run_RetryAfterHoldsSubscription(t *testing.T) {
 		time.Sleep(time.Second)
 		sender.setStatus(http.StatusOK)
 		now := time.Now().UTC()
-		if err := env.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+		if err := env.Store.EnqueueMessages(context.Background(), []*outbox.Message{{
 			ID: subID + "_next", ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
-			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+			Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 		}}); err != nil {
 			t.Fatal(err)
 		}
@@ -516,17 +517,17 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	rcv.SetSecret(secret)
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
-	env.waitStatus(t, ids[0], unical.MessageFailed)
+	env.waitStatus(t, ids[0], outbox.Failed)
 
 	ctx := context.Background()
-	page, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &unical.DeliveryListParams{Limit: 1})
+	page, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &outbox.ListParams{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(page.Data) != 1 || page.NextPageToken == nil {
 		t.Fatalf("ListDeliveries(limit 1) = %d attempts, next %v; want 1 and a next page", len(page.Data), page.NextPageToken)
 	}
-	rest, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &unical.DeliveryListParams{PageToken: *page.NextPageToken})
+	rest, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, &outbox.ListParams{PageToken: *page.NextPageToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +556,7 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 	if _, err := engine.ResendMessage(ctx, env.App, env.AccountID, subID, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	env.waitStatus(t, ids[0], unical.MessageDelivered)
+	env.waitStatus(t, ids[0], outbox.Delivered)
 	got := rcv.Deliveries()
 	if last := got[len(got)-1]; last.ID != ids[0] || !last.Verified {
 		t.Errorf("resent request: id %q verified %v", last.ID, last.Verified)
@@ -595,7 +596,7 @@ func TestApp_ResendMessage_Pending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg.Status == unical.MessagePending && msg.Attempts == 1 && msg.LeaseOwner == "" {
+		if msg.Status == outbox.Pending && msg.Attempts == 1 && msg.LeaseOwner == "" {
 			if wait := time.Until(msg.NextAttemptAt); wait < 30*time.Minute {
 				t.Fatalf("after the failed attempt the next is due in %v, want about an hour", wait)
 			}
@@ -617,7 +618,7 @@ func TestApp_ResendMessage_Pending(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	delivered := env.waitStatus(t, ids[0], unical.MessageDelivered)
+	delivered := env.waitStatus(t, ids[0], outbox.Delivered)
 	if delivered.Attempts != 2 {
 		t.Errorf("delivered after %d attempts, want 2 (the failed one kept)", delivered.Attempts)
 	}
@@ -657,7 +658,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Errorf("%d attempts, want 1", n)
 		}
 		msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), ids[0])
-		if err != nil || msg.Status != unical.MessageFailed || !strings.HasPrefix(msg.LastError, "HTTP 410. Disabled") {
+		if err != nil || msg.Status != outbox.Failed || !strings.HasPrefix(msg.LastError, "HTTP 410. Disabled") {
 			t.Errorf("message: %v; want failed with HTTP 410 and the endpoint disabled", describeMessage(msg, err))
 		}
 		if st := env.endpointState(t); st.DisabledAt == nil || !strings.Contains(st.DisabledReason, "410 Gone") {
@@ -665,9 +666,9 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 		}
 		next := subID + "_next"
 		now := time.Now().UTC()
-		if err := env.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+		if err := env.Store.EnqueueMessages(context.Background(), []*outbox.Message{{
 			ID: next, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
-			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+			Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 		}}); err != nil {
 			t.Fatal(err)
 		}
@@ -679,7 +680,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 		if n := len(sender.times()); n != 1 {
 			t.Errorf("%d attempts after the next message, want still 1", n)
 		}
-		if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), next); err != nil || msg.Status != unical.MessageFailed {
+		if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), next); err != nil || msg.Status != outbox.Failed {
 			t.Errorf("next message: %v; want failed unsent", describeMessage(msg, err))
 		}
 	})
@@ -733,7 +734,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		}
 		for _, id := range ids {
 			msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id)
-			if err != nil || msg.LeaseOwner != "" || msg.Status != unical.MessagePending || msg.Attempts != 0 {
+			if err != nil || msg.LeaseOwner != "" || msg.Status != outbox.Pending || msg.Attempts != 0 {
 				t.Errorf("after the stop, message %s: %v; want pending, unleased, no attempts", id, describeMessage(msg, err))
 			}
 		}
@@ -749,7 +750,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range ids {
-			if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id); err != nil || msg.Status != unical.MessageDelivered {
+			if msg, err := env.Store.GetMessage(context.Background(), env.App.ID(), id); err != nil || msg.Status != outbox.Delivered {
 				t.Errorf("after the restart, message %s: %v; want delivered", id, describeMessage(msg, err))
 			}
 		}
@@ -757,7 +758,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 }
 
 // describeMessage is a message's delivery state for a failure report.
-func describeMessage(msg *unical.OutboxMessage, err error) string {
+func describeMessage(msg *outbox.Message, err error) string {
 	if err != nil {
 		return err.Error()
 	}
@@ -825,7 +826,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		if st.DisabledAt == nil || !st.DisabledAt.Equal(start.Add(time.Hour)) || !strings.Contains(st.DisabledReason, "HTTP 500") {
 			t.Fatalf("after an hour of failures the state is %+v, want disabled at %v with the last error", st, start.Add(time.Hour))
 		}
-		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), first); err != nil || msg.Status != unical.MessageFailed || msg.Attempts != 3 {
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), first); err != nil || msg.Status != outbox.Failed || msg.Attempts != 3 {
 			t.Errorf("first message: %v; want failed after 3 attempts", describeMessage(msg, err))
 		}
 
@@ -836,9 +837,9 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		// A disabled endpoint gets nothing; the log says why.
 		second := subID + "_second"
 		now := time.Now().UTC()
-		if err := env.Store.EnqueueMessages(ctx, []*unical.OutboxMessage{{
+		if err := env.Store.EnqueueMessages(ctx, []*outbox.Message{{
 			ID: second, ApplicationID: env.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
-			Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+			Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 		}}); err != nil {
 			t.Fatal(err)
 		}
@@ -847,7 +848,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 			t.Errorf("%d sends, want 3: none while disabled", n)
 		}
 		msg, err := env.Store.GetMessage(ctx, env.App.ID(), second)
-		if err != nil || msg.Status != unical.MessageFailed || !strings.Contains(msg.LastError, "disabled") {
+		if err != nil || msg.Status != outbox.Failed || !strings.Contains(msg.LastError, "disabled") {
 			t.Fatalf("message queued while disabled: %v; want failed as disabled", describeMessage(msg, err))
 		}
 		log, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, nil)
@@ -869,7 +870,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
-		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), second); err != nil || msg.Status != unical.MessageDelivered {
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), second); err != nil || msg.Status != outbox.Delivered {
 			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
 		}
 		if st := env.endpointState(t); st != (unical.EndpointState{}) {
@@ -900,7 +901,7 @@ func TestClient_Run_EndpointRecovers(t *testing.T) {
 		}
 		sender.setStatus(http.StatusOK)
 		time.Sleep(30 * time.Minute)
-		env.waitStatus(t, ids[0], unical.MessageDelivered)
+		env.waitStatus(t, ids[0], outbox.Delivered)
 		if st := env.endpointState(t); st != (unical.EndpointState{}) {
 			t.Errorf("after a delivery the state is %+v, want not failing", st)
 		}
@@ -992,7 +993,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
-		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), log.Data[0].MessageID); err != nil || msg.Status != unical.MessageDelivered {
+		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), log.Data[0].MessageID); err != nil || msg.Status != outbox.Delivered {
 			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
 		}
 		app, err = admin.Of(env.Client).GetApplication(ctx, env.App.ID())

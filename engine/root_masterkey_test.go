@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/bolt"
 )
 
@@ -90,7 +91,7 @@ func TestClient_Run_UnsealableSecret(t *testing.T) {
 	}
 	ids := env.mustEnqueue(t, subID, 1)
 	env.run(t)
-	msg := env.waitStatus(t, ids[0], unical.MessageFailed)
+	msg := env.waitStatus(t, ids[0], outbox.Failed)
 	if !strings.Contains(msg.LastError, "cannot be unsealed") {
 		t.Errorf("LastError = %q, want the unsealing failure", msg.LastError)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -31,7 +32,7 @@ func (env *engineEnv) claimAll(tb testing.TB, subID string) []string {
 		if m.SubscriptionID != subID || p.SubscriptionID != subID || p.EventType != m.EventType || p.Timestamp == "" {
 			tb.Errorf("message %s = %s for %s, want one for %s", m.ID, m.Payload, m.SubscriptionID, subID)
 		}
-		m.Status = unical.MessageDelivered
+		m.Status = outbox.Delivered
 		if err := env.Store.UpdateMessage(context.Background(), m); err != nil {
 			tb.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/outbox"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -108,7 +109,7 @@ func (env *pushEnv) queued(tb testing.TB) []string {
 	}
 	var types []string
 	for _, m := range msgs {
-		m.Status = unical.MessageDelivered
+		m.Status = outbox.Delivered
 		if err := env.Store.UpdateMessage(context.Background(), m); err != nil {
 			tb.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/outbox"
 )
 
 // checkCounter is a Provider that records when each calendar is checked
@@ -205,9 +206,9 @@ func TestClient_Run_RetryAfterHoldsReplicas(t *testing.T) {
 		// too.
 		for i := range 3 {
 			now := time.Now().UTC()
-			if err := r.Store.EnqueueMessages(context.Background(), []*unical.OutboxMessage{{
+			if err := r.Store.EnqueueMessages(context.Background(), []*outbox.Message{{
 				ID: fmt.Sprintf("%s_next%d", subID, i), ApplicationID: r.App.ID(), SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
-				Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+				Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 			}}); err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +234,7 @@ type notifyingStore struct {
 func (s *notifyingStore) OutboxWakeups(ctx context.Context) <-chan struct{} { return s.wakeups }
 
 // TestClient_Run_OutboxWakeups: with a Store that implements
-// OutboxNotifier, a message queued elsewhere goes out on the wake-up, long
+// outbox.Notifier, a message queued elsewhere goes out on the wake-up, long
 // before the engine's next outbox poll.
 func TestClient_Run_OutboxWakeups(t *testing.T) {
 	t.Parallel()

@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 )
@@ -66,11 +67,11 @@ func mustOpenBolt(tb testing.TB) *bolt.Store {
 
 // finish queues a message due at due, claims it and writes it back with
 // status, as the engine does after its last attempt.
-func finish(tb testing.TB, s unical.Store, appID, id string, status unical.MessageStatus, due time.Time) {
+func finish(tb testing.TB, s unical.Store, appID, id string, status outbox.Status, due time.Time) {
 	tb.Helper()
 	ctx := tb.Context()
-	msg := &unical.OutboxMessage{ID: id, ApplicationID: appID, EventType: unical.EventTypeAccountUpdated, CreatedAt: due, NextAttemptAt: due}
-	if err := s.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: id, ApplicationID: appID, EventType: unical.EventTypeAccountUpdated, CreatedAt: due, NextAttemptAt: due}
+	if err := s.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		tb.Fatal(err)
 	}
 	claimed, err := s.ClaimMessages(ctx, "w", due, time.Minute, 10)
@@ -123,16 +124,16 @@ func TestSweep_Retention(t *testing.T) {
 			day := 24 * time.Hour
 			ages := []struct {
 				id     string
-				status unical.MessageStatus
+				status outbox.Status
 				age    time.Duration
 			}{
-				{"failed_31d", unical.MessageFailed, 31 * day},
-				{"failed_29d", unical.MessageFailed, 29 * day},
-				{"delivered_8d", unical.MessageDelivered, 8 * day},
-				{"delivered_6d", unical.MessageDelivered, 6 * day},
-				{"failed_6d", unical.MessageFailed, 6*day - time.Hour},
-				{"failed_1d", unical.MessageFailed, day},
-				{"delivered_30m", unical.MessageDelivered, 30 * time.Minute},
+				{"failed_31d", outbox.Failed, 31 * day},
+				{"failed_29d", outbox.Failed, 29 * day},
+				{"delivered_8d", outbox.Delivered, 8 * day},
+				{"delivered_6d", outbox.Delivered, 6 * day},
+				{"failed_6d", outbox.Failed, 6*day - time.Hour},
+				{"failed_1d", outbox.Failed, day},
+				{"delivered_30m", outbox.Delivered, 30 * time.Minute},
 			}
 			var ids []string
 			for _, m := range ages {
@@ -194,7 +195,7 @@ func TestClient_Run_Sweeps(t *testing.T) {
 // with the account change itself reach the outbox.
 type noEnqueueStore struct{ unical.Store }
 
-func (noEnqueueStore) EnqueueMessages(context.Context, []*unical.OutboxMessage) error {
+func (noEnqueueStore) EnqueueMessages(context.Context, []*outbox.Message) error {
 	return unical.Errorf(unical.CodeInternal, "EnqueueMessages is not for account messages")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 )
 
 // TestSendTestMessage checks "send a test event": a webhook.test message
@@ -48,7 +49,7 @@ func TestSendTestMessage(t *testing.T) {
 	if d := cmp.Diff(want, p); d != "" || p.Timestamp == "" {
 		t.Errorf("test message body mismatch (-want +got):\n%s", d)
 	}
-	env.waitStatus(t, id, unical.MessageDelivered)
+	env.waitStatus(t, id, outbox.Delivered)
 	log, err := engine.ListDeliveries(ctx, env.App, env.AccountID, subID, nil)
 	if err != nil || len(log.Data) != 1 || log.Data[0].MessageID != id || log.Data[0].EventType != "webhook.test" || log.Data[0].StatusCode != 204 {
 		t.Fatalf("ListDeliveries() = %+v, %v; want the test message's 204", log, err)

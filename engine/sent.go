@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // SentHeaders returns the headers the engine sent with an attempt of msg
@@ -18,7 +19,7 @@ import (
 // Returns CodeNotFound when msg's subscription or application is gone;
 // another error when the endpoint has no secret now or it cannot be
 // opened.
-func SentHeaders(ctx context.Context, c *unical.Client, msg *unical.OutboxMessage, at time.Time) (map[string][]string, error) {
+func SentHeaders(ctx context.Context, c *unical.Client, msg *outbox.Message, at time.Time) (map[string][]string, error) {
 	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
 	if err != nil {
 		return nil, err

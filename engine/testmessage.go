@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -48,11 +49,11 @@ func SendTestMessage(ctx context.Context, app *unical.App, accountID, subscripti
 		return "", err
 	}
 	now := c.Config().Now().UTC()
-	msg := &unical.OutboxMessage{
+	msg := &outbox.Message{
 		ID: unical.NewID("msg"), ApplicationID: app.ID(), SubscriptionID: payload.SubscriptionID, EventType: EventTypeTest,
-		Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now,
+		Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 	}
-	if err := c.Store().EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+	if err := c.Store().EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		return "", err
 	}
 	c.Outbox().Notify()

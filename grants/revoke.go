@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/outbox"
 )
 
 // Revoke makes one more try at a revocation that failed when its account
@@ -16,7 +17,7 @@ import (
 // schedule while [unical.RevocationRetryable] says so. A grant that
 // cannot be opened, an application or provider type that is gone, or a
 // provider without revocation is an error that retrying cannot help.
-func Revoke(ctx context.Context, c *unical.Client, msg *unical.OutboxMessage) error {
+func Revoke(ctx context.Context, c *unical.Client, msg *outbox.Message) error {
 	g, err := revocation.Open(c.Keys().RevocationSealer(), msg.ApplicationID, msg.ID, msg.Payload)
 	if err != nil {
 		return unical.WrapError(unical.CodeInternal, err, "The queued revocation cannot be opened with the server's master key.")

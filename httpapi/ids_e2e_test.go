@@ -13,6 +13,7 @@ import (
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -117,7 +118,7 @@ func TestMintedIDs(t *testing.T) {
 	got := rcv.WaitFor(t, 1)
 	minted["webhook message (`webhook-id`)"] = got[0].Header.Get("webhook-id")
 	var log struct {
-		Data []unical.DeliveryAttempt `json:"data"`
+		Data []outbox.Attempt `json:"data"`
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(log.Data) == 0 && time.Now().Before(deadline) {

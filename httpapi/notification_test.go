@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -74,7 +75,7 @@ func (ps *pushServer) queued(tb testing.TB) []string {
 	}
 	var types []string
 	for _, m := range msgs {
-		m.Status = unical.MessageDelivered
+		m.Status = outbox.Delivered
 		if err := ps.Store.UpdateMessage(context.Background(), m); err != nil {
 			tb.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/store/bolt"
 )
@@ -183,7 +184,7 @@ func TestGoogleE2E_FailedRevocationRetried(t *testing.T) {
 				t.Fatal("the application's endpoint got nothing")
 			}
 			var log struct {
-				Data []unical.DeliveryAttempt `json:"data"`
+				Data []outbox.Attempt `json:"data"`
 			}
 			st.must(t, "GET", "/v1/applicationWebhook/deliveries", nil, &log)
 			for _, a := range log.Data {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -24,7 +25,7 @@ func (h *handler) registerWebhookRoutes() {
 // delivery log of the application's own endpoint (enduseraccount.*).
 func (h *handler) handleAppDeliveryList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
-	params := &unical.DeliveryListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	params := &outbox.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
 	}
@@ -49,7 +50,7 @@ func (h *handler) handleAppMessageResend(w http.ResponseWriter, r *http.Request,
 // GET /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/deliveries.
 func (h *handler) handleDeliveryList(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
-	params := &unical.DeliveryListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
+	params := &outbox.ListParams{PageToken: q.str("pageToken"), Limit: q.integer("limit")}
 	if q.err != nil {
 		return q.err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // TestDeliveryEndpoints drives the delivery log and resend extensions. The
@@ -20,17 +21,17 @@ func TestDeliveryEndpoints(t *testing.T) {
 
 	store := ts.Store
 	now := time.Now().UTC()
-	msg := &unical.OutboxMessage{ID: "msg_delivery_test", ApplicationID: ts.AppID, SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
-	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: "msg_delivery_test", ApplicationID: ts.AppID, SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged, Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
+	if err := store.EnqueueMessages(t.Context(), []*outbox.Message{msg}); err != nil {
 		t.Fatal(err)
 	}
 	claimed, err := store.ClaimMessages(t.Context(), "test-worker", now, time.Minute, 10)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
 	}
-	claimed[0].Status, claimed[0].Attempts, claimed[0].LastError = unical.MessageFailed, 1, "HTTP 502"
-	attempt := &unical.DeliveryAttempt{ID: "att_1", ApplicationID: ts.AppID, MessageID: msg.ID, SubscriptionID: subID, EventType: msg.EventType, Attempt: 1, At: now, StatusCode: 502, Latency: 42 * time.Millisecond, Error: "HTTP 502", ExpiresAt: now.Add(time.Hour)}
-	if errs, err := store.RecordDeliveries(t.Context(), []unical.DeliveryResult{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
+	claimed[0].Status, claimed[0].Attempts, claimed[0].LastError = outbox.Failed, 1, "HTTP 502"
+	attempt := &outbox.Attempt{ID: "att_1", ApplicationID: ts.AppID, MessageID: msg.ID, SubscriptionID: subID, EventType: msg.EventType, Attempt: 1, At: now, StatusCode: 502, Latency: 42 * time.Millisecond, Error: "HTTP 502", ExpiresAt: now.Add(time.Hour)}
+	if errs, err := store.RecordDeliveries(t.Context(), []outbox.Result{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
 		t.Fatal(err, errs)
 	}
 
@@ -62,7 +63,7 @@ func TestDeliveryEndpoints(t *testing.T) {
 			t.Errorf("second resend answer = %v", m)
 		}
 		stored, err := store.GetMessage(t.Context(), ts.AppID, msg.ID)
-		if err != nil || stored.Status != unical.MessagePending || stored.Attempts != 0 {
+		if err != nil || stored.Status != outbox.Pending || stored.Attempts != 0 {
 			t.Errorf("message after resend = %+v, %v", stored, err)
 		}
 	})
@@ -75,17 +76,17 @@ func TestApplicationDeliveryEndpoints(t *testing.T) {
 	ts := MustNewServer(t)
 	store := ts.Store
 	now := time.Now().UTC()
-	msg := &unical.OutboxMessage{ID: "msg_app_test", ApplicationID: ts.AppID, EventType: unical.EventTypeAccountCreated, Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
-	if err := store.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: "msg_app_test", ApplicationID: ts.AppID, EventType: unical.EventTypeAccountCreated, Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
+	if err := store.EnqueueMessages(t.Context(), []*outbox.Message{msg}); err != nil {
 		t.Fatal(err)
 	}
 	claimed, err := store.ClaimMessages(t.Context(), "test-worker", now, time.Minute, 10)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
 	}
-	claimed[0].Status = unical.MessageFailed
-	attempt := &unical.DeliveryAttempt{ID: "att_app", ApplicationID: ts.AppID, MessageID: msg.ID, EventType: msg.EventType, Attempt: 1, At: now, Error: "deliver: address not allowed", ExpiresAt: now.Add(time.Hour)}
-	if errs, err := store.RecordDeliveries(t.Context(), []unical.DeliveryResult{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
+	claimed[0].Status = outbox.Failed
+	attempt := &outbox.Attempt{ID: "att_app", ApplicationID: ts.AppID, MessageID: msg.ID, EventType: msg.EventType, Attempt: 1, At: now, Error: "deliver: address not allowed", ExpiresAt: now.Add(time.Hour)}
+	if errs, err := store.RecordDeliveries(t.Context(), []outbox.Result{{Message: claimed[0], Attempt: attempt}}); err != nil || errs[0] != nil {
 		t.Fatal(err, errs)
 	}
 	data := ts.must(t, "GET", "/v1/applicationWebhook/deliveries", nil).Object(t)["data"].([]any)

@@ -19,6 +19,7 @@ import (
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 )
 
@@ -262,19 +263,19 @@ func TestContextCanceled(t *testing.T) {
 // with its latency, which travels as latencyMs.
 func TestDeliveryLatency(t *testing.T) {
 	t.Parallel()
-	attempt := &unical.DeliveryAttempt{ID: "att_1", MessageID: "msg_1", SubscriptionID: "sub_1", EventType: unical.EventTypeCalendarEventChanged,
+	attempt := &outbox.Attempt{ID: "att_1", MessageID: "msg_1", SubscriptionID: "sub_1", EventType: unical.EventTypeCalendarEventChanged,
 		Attempt: 2, At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), StatusCode: 500, Latency: 1500 * time.Millisecond, Error: "500 from the receiver"}
 	var path string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path = r.URL.EscapedPath()
-		json.NewEncoder(w).Encode(unical.Page[*unical.DeliveryAttempt]{Data: []*unical.DeliveryAttempt{attempt}})
+		json.NewEncoder(w).Encode(unical.Page[*outbox.Attempt]{Data: []*outbox.Attempt{attempt}})
 	}))
 	t.Cleanup(srv.Close)
 	page, err := newClient(t, srv.URL, "uk_a_b", nil).ListDeliveries(t.Context(), "acc/1", "sub_1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]*unical.DeliveryAttempt{attempt}, page.Data, cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff([]*outbox.Attempt{attempt}, page.Data, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("attempt (-sent +received):\n%s", diff)
 	}
 	if want := "/v1/calendarSubscriptions/acc%2F1/sub_1/deliveries"; path != want {

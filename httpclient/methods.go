@@ -9,6 +9,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/invite/invitelog"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/rooms"
 	"github.com/unical/unical/subscriptions"
 )
@@ -299,21 +300,21 @@ func (c *Client) DeleteSubscription(ctx context.Context, accountID string, param
 }
 
 // deliveryWire is a delivery attempt as the server writes it: the latency
-// travels as latencyMs (DeliveryAttempt.Latency is not a JSON field).
+// travels as latencyMs (outbox.Attempt.Latency is not a JSON field).
 type deliveryWire struct {
-	attempt *unical.DeliveryAttempt
+	attempt *outbox.Attempt
 }
 
 func (d *deliveryWire) UnmarshalJSON(b []byte) error {
 	var w struct {
-		unical.DeliveryAttempt
+		outbox.Attempt
 		LatencyMS int64 `json:"latencyMs"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	w.Latency = time.Duration(w.LatencyMS) * time.Millisecond
-	d.attempt = &w.DeliveryAttempt
+	d.attempt = &w.Attempt
 	return nil
 }
 
@@ -323,7 +324,7 @@ func (d *deliveryWire) UnmarshalJSON(b []byte) error {
 // GET /v1/applicationWebhook/deliveries. With ResendMessage it is the
 // delivery log of package engine (engine.DeliveryLog), as the in-process
 // engine.DeliveryLogOf(app) is.
-func (c *Client) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *unical.DeliveryListParams) (*unical.Page[*unical.DeliveryAttempt], error) {
+func (c *Client) ListDeliveries(ctx context.Context, accountID, subscriptionID string, params *outbox.ListParams) (*unical.Page[*outbox.Attempt], error) {
 	q := queryBuilder{}
 	if params != nil {
 		q.str("pageToken", params.PageToken)
@@ -337,7 +338,7 @@ func (c *Client) ListDeliveries(ctx context.Context, accountID, subscriptionID s
 	if err != nil {
 		return nil, err
 	}
-	page := &unical.Page[*unical.DeliveryAttempt]{Data: make([]*unical.DeliveryAttempt, len(wire.Data)), NextPageToken: wire.NextPageToken}
+	page := &unical.Page[*outbox.Attempt]{Data: make([]*outbox.Attempt, len(wire.Data)), NextPageToken: wire.NextPageToken}
 	for i, d := range wire.Data {
 		page.Data[i] = d.attempt
 	}

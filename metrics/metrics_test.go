@@ -26,6 +26,7 @@ import (
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/observe"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -353,10 +354,10 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	created := time.Now().Add(-time.Hour)
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	for i, id := range []string{"msg_0001", "msg_0002", "msg_0003"} {
-		msgs = append(msgs, &unical.OutboxMessage{ID: id, ApplicationID: "app_x", EventType: unical.EventTypeAccountCreated,
-			Payload: []byte(`{}`), CreatedAt: created.Add(time.Duration(i) * time.Minute), Status: unical.MessagePending,
+		msgs = append(msgs, &outbox.Message{ID: id, ApplicationID: "app_x", EventType: unical.EventTypeAccountCreated,
+			Payload: []byte(`{}`), CreatedAt: created.Add(time.Duration(i) * time.Minute), Status: outbox.Pending,
 			NextAttemptAt: time.Now().Add(time.Duration(3-i) * time.Hour)})
 	}
 	if err := store.EnqueueMessages(t.Context(), msgs); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -185,13 +186,13 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 	rcv.wh = wh
 	rcv.mu.Unlock()
 	now := time.Now().UTC()
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	var ids []string
 	for i := range total {
 		id := fmt.Sprintf("msg_crash_%04d", i)
 		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: sub.WebhookSubscriptionID})
-		msgs = append(msgs, &unical.OutboxMessage{ID: id, ApplicationID: app.ID(), SubscriptionID: sub.WebhookSubscriptionID,
-			EventType: unical.EventTypeCalendarEventChanged, Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now})
+		msgs = append(msgs, &outbox.Message{ID: id, ApplicationID: app.ID(), SubscriptionID: sub.WebhookSubscriptionID,
+			EventType: unical.EventTypeCalendarEventChanged, Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now})
 		ids = append(ids, id)
 	}
 	if err := store.EnqueueMessages(ctx, msgs); err != nil {

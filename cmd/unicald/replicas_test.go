@@ -27,6 +27,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/internal/testkit/pgtest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/subscriptions"
 )
@@ -429,13 +430,13 @@ func TestReplicas(t *testing.T) {
 func queueMessages(tb testing.TB, store unical.Store, appID, subID, prefix string, n int) []string {
 	tb.Helper()
 	now := time.Now().UTC()
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	var ids []string
 	for i := range n {
 		id := fmt.Sprintf("msg_%s_%04d", prefix, i)
 		body, _ := json.Marshal(unical.MessagePayload{EventType: unical.EventTypeCalendarEventChanged, Timestamp: unical.FormatTimestamp(now), SubscriptionID: subID})
-		msgs = append(msgs, &unical.OutboxMessage{ID: id, ApplicationID: appID, SubscriptionID: subID,
-			EventType: unical.EventTypeCalendarEventChanged, Payload: body, CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now})
+		msgs = append(msgs, &outbox.Message{ID: id, ApplicationID: appID, SubscriptionID: subID,
+			EventType: unical.EventTypeCalendarEventChanged, Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now})
 		ids = append(ids, id)
 	}
 	if err := store.EnqueueMessages(tb.Context(), msgs); err != nil {

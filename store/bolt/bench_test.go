@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // BenchmarkGetAccount reads accounts from a file holding 1,000 of them.
@@ -45,12 +46,12 @@ func BenchmarkClaimAndUpdateMessage(b *testing.B) {
 	// Queue b.N messages. Delivered ones pile up as the loop runs; claims
 	// never walk them.
 	for start := 0; start < b.N; start += 1000 {
-		batch := make([]*unical.OutboxMessage, 0, 1000)
+		batch := make([]*outbox.Message, 0, 1000)
 		for i := start; i < min(start+1000, b.N); i++ {
-			batch = append(batch, &unical.OutboxMessage{
+			batch = append(batch, &outbox.Message{
 				ID: fmt.Sprintf("msg_%09d", i), ApplicationID: "app_1", SubscriptionID: "sub_1",
 				EventType: unical.EventTypeCalendarEventChanged, Payload: make([]byte, 300),
-				CreatedAt: t0, Status: unical.MessagePending, NextAttemptAt: t0.Add(time.Duration(i) * time.Millisecond),
+				CreatedAt: t0, Status: outbox.Pending, NextAttemptAt: t0.Add(time.Duration(i) * time.Millisecond),
 			})
 		}
 		if err := s.EnqueueMessages(ctx, batch); err != nil {
@@ -64,7 +65,7 @@ func BenchmarkClaimAndUpdateMessage(b *testing.B) {
 		if err != nil || len(msgs) != 1 {
 			b.Fatalf("ClaimMessages() = %d messages, %v", len(msgs), err)
 		}
-		msgs[0].Status = unical.MessageDelivered
+		msgs[0].Status = outbox.Delivered
 		msgs[0].Attempts = 1
 		if err := s.UpdateMessage(ctx, msgs[0]); err != nil {
 			b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
@@ -187,7 +188,7 @@ func backfillIndexes(tx *bbolt.Tx) error {
 		if err := decode(k, v, &rec); err != nil {
 			return err
 		}
-		if rec.Status != unical.MessagePending {
+		if rec.Status != outbox.Pending {
 			msgs = append(msgs, &rec)
 		}
 		return nil

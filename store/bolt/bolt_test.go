@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/storetest"
@@ -56,12 +57,12 @@ func TestOpen_Reopen(t *testing.T) {
 	acct := &unical.AccountRecord{Account: unical.Account{ID: "acc_1", ApplicationID: "app_1", Email: "ada@example.com",
 		ProviderType: unical.ProviderGoogle, Status: unical.AccountStatusActive}, SealedSecrets: []byte("sealed")}
 	sub := &unical.SubscriptionRecord{Subscription: unical.Subscription{ID: "sub_1", EndUserAccountID: "acc_1"}, ApplicationID: "app_1"}
-	msg := &unical.OutboxMessage{ID: "msg_1", ApplicationID: "app_1", SubscriptionID: "sub_1", Status: unical.MessagePending, NextAttemptAt: t0}
+	msg := &outbox.Message{ID: "msg_1", ApplicationID: "app_1", SubscriptionID: "sub_1", Status: outbox.Pending, NextAttemptAt: t0}
 	for _, err := range []error{
 		s.CreateApplication(ctx, app),
 		s.CreateAccount(ctx, acct),
 		s.CreateSubscription(ctx, sub),
-		s.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}),
+		s.EnqueueMessages(ctx, []*outbox.Message{msg}),
 		s.PutBlob(ctx, "app_1", "k", []byte("blob"), t0.Add(time.Hour)),
 	} {
 		if err != nil {
@@ -107,7 +108,7 @@ func TestOpen_Reopen(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].ID != "msg_1" {
 		t.Fatalf("ClaimMessages(lease expired) after reopen = %v, %v; want msg_1", got, err)
 	}
-	claimed[0].Status = unical.MessageDelivered
+	claimed[0].Status = outbox.Delivered
 	if code := unical.ErrorCode(s.UpdateMessage(ctx, claimed[0])); code != unical.CodeConflict {
 		t.Errorf("UpdateMessage(crashed worker) code = %q, want %q", code, unical.CodeConflict)
 	}
@@ -242,15 +243,15 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "unical.db")
 	s := mustOpen(t, path)
-	msg := &unical.OutboxMessage{ID: "msg_1", ApplicationID: "app_1", Status: unical.MessagePending, NextAttemptAt: t0}
-	if err := s.EnqueueMessages(ctx, []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: "msg_1", ApplicationID: "app_1", Status: outbox.Pending, NextAttemptAt: t0}
+	if err := s.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		t.Fatal(err)
 	}
 	claimed, err := s.ClaimMessages(ctx, "w", t0, time.Minute, 1)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
 	}
-	claimed[0].Status = unical.MessageDelivered
+	claimed[0].Status = outbox.Delivered
 	if err := s.UpdateMessage(ctx, claimed[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// attempt is the stored form of [unical.DeliveryAttempt].
+// attempt is the stored form of [outbox.Attempt].
 type attempt struct {
 	ID             string        `json:"id"`
 	ApplicationID  string        `json:"applicationId"`
@@ -25,8 +26,8 @@ type attempt struct {
 	ExpiresAt      time.Time     `json:"expiresAt"`
 }
 
-func (rec *attempt) toDeliveryAttempt() *unical.DeliveryAttempt {
-	return &unical.DeliveryAttempt{
+func (rec *attempt) toDeliveryAttempt() *outbox.Attempt {
+	return &outbox.Attempt{
 		ID: rec.ID, ApplicationID: rec.ApplicationID, MessageID: rec.MessageID, SubscriptionID: rec.SubscriptionID,
 		EventType: rec.EventType, Attempt: rec.Attempt, At: rec.At, StatusCode: rec.StatusCode,
 		Latency: rec.Latency, Error: rec.Error, ExpiresAt: rec.ExpiresAt,
@@ -42,7 +43,7 @@ const pruneBatch = 32
 // engine's workers hand their results to one writer, so deliveries share
 // fsyncs instead of paying one each. It also removes up to pruneBatch
 // attempts that expired by the newest attempt's time.
-func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
+func (s *Store) RecordDeliveries(ctx context.Context, results []outbox.Result) ([]error, error) {
 	errs, newest := storedoc.CheckDeliveries(results)
 	recs := make([]*attempt, len(results))
 	for i, r := range results {
@@ -133,8 +134,8 @@ func pruneAttempts(tx *bbolt.Tx, now time.Time, max int) (int, error) {
 // ("" for its own endpoint) that have not expired at now, in id order after
 // the given id, at most limit of them (no limit when limit is zero or
 // less).
-func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*unical.DeliveryAttempt, error) {
-	var out []*unical.DeliveryAttempt
+func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*outbox.Attempt, error) {
+	var out []*outbox.Attempt
 	err := s.view(ctx, "list attempts", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketDeliveries)
 		return scanIDs(tx.Bucket(bucketDeliveriesBySub), keyOf(appID, subscriptionID, ""), after, func(id string) (bool, error) {
@@ -156,8 +157,8 @@ func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, 
 // RetryMessage puts a failed message back in the queue, due at now, with
 // its attempts reset and its last error kept until the next attempt; a
 // pending one not leased at now becomes due at now, its attempts kept.
-func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*unical.OutboxMessage, error) {
-	var out *unical.OutboxMessage
+func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*outbox.Message, error) {
+	var out *outbox.Message
 	err := s.update(ctx, "retry message", func(tx *bbolt.Tx) error {
 		var rec message
 		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
@@ -171,18 +172,18 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 			return storedoc.NotFound("Message", id) // its subscription was deleted
 		}
 		switch {
-		case rec.Status == unical.MessagePending && (rec.LeaseOwner != "" && rec.LeaseExpiry.After(now) || !rec.NextAttemptAt.After(now)):
+		case rec.Status == outbox.Pending && (rec.LeaseOwner != "" && rec.LeaseExpiry.After(now) || !rec.NextAttemptAt.After(now)):
 			// Being sent now, or due already: nothing to bring forward.
 			out = rec.toOutboxMessage()
 			return nil
-		case rec.Status != unical.MessageFailed && rec.Status != unical.MessagePending:
+		case rec.Status != outbox.Failed && rec.Status != outbox.Pending:
 			return storedoc.Conflict("Message %q is %s; only failed and pending messages can be sent again.", id, rec.Status)
 		}
 		if err := unindexMessage(tx, &rec); err != nil {
 			return err
 		}
-		if rec.Status == unical.MessageFailed {
-			rec.Status, rec.Attempts = unical.MessagePending, 0
+		if rec.Status == outbox.Failed {
+			rec.Status, rec.Attempts = outbox.Pending, 0
 		}
 		rec.NextAttemptAt = storedoc.UTC(now)
 		rec.LeaseOwner, rec.LeaseExpiry = "", time.Time{}

@@ -7,28 +7,29 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// message is the stored form of [unical.OutboxMessage].
+// message is the stored form of [outbox.Message].
 type message struct {
-	ID             string               `json:"id"`
-	ApplicationID  string               `json:"applicationId"`
-	SubscriptionID string               `json:"subscriptionId"`
-	EventType      string               `json:"eventType"`
-	Payload        []byte               `json:"payload"`
-	CreatedAt      time.Time            `json:"createdAt"`
-	Status         unical.MessageStatus `json:"status"`
-	Attempts       int                  `json:"attempts"`
-	NextAttemptAt  time.Time            `json:"nextAttemptAt"`
-	LastError      string               `json:"lastError"`
-	LeaseOwner     string               `json:"leaseOwner"`
-	LeaseExpiry    time.Time            `json:"leaseExpiry"`
+	ID             string        `json:"id"`
+	ApplicationID  string        `json:"applicationId"`
+	SubscriptionID string        `json:"subscriptionId"`
+	EventType      string        `json:"eventType"`
+	Payload        []byte        `json:"payload"`
+	CreatedAt      time.Time     `json:"createdAt"`
+	Status         outbox.Status `json:"status"`
+	Attempts       int           `json:"attempts"`
+	NextAttemptAt  time.Time     `json:"nextAttemptAt"`
+	LastError      string        `json:"lastError"`
+	LeaseOwner     string        `json:"leaseOwner"`
+	LeaseExpiry    time.Time     `json:"leaseExpiry"`
 }
 
-func (rec *message) toOutboxMessage() *unical.OutboxMessage {
-	return &unical.OutboxMessage{
+func (rec *message) toOutboxMessage() *outbox.Message {
+	return &outbox.Message{
 		ID: rec.ID, ApplicationID: rec.ApplicationID, SubscriptionID: rec.SubscriptionID,
 		EventType: rec.EventType, Payload: rec.Payload, CreatedAt: rec.CreatedAt, Status: rec.Status,
 		Attempts: rec.Attempts, NextAttemptAt: rec.NextAttemptAt, LastError: rec.LastError,
@@ -69,7 +70,7 @@ func putMessage(tx *bbolt.Tx, rec *message) error {
 // indexMessage adds rec's index entries: the pending indexes while it is
 // pending, outbox.finished once it is delivered or failed.
 func indexMessage(tx *bbolt.Tx, rec *message) error {
-	if rec.Status != unical.MessagePending {
+	if rec.Status != outbox.Pending {
 		return tx.Bucket(bucketOutboxFinished).Put(rec.finishedKey(), nil)
 	}
 	if err := tx.Bucket(bucketOutboxPending).Put(rec.pendingKey(), rec.pendingValue()); err != nil {
@@ -83,7 +84,7 @@ func indexMessage(tx *bbolt.Tx, rec *message) error {
 
 // unindexMessage removes the index entries indexMessage added for rec.
 func unindexMessage(tx *bbolt.Tx, rec *message) error {
-	if rec.Status != unical.MessagePending {
+	if rec.Status != outbox.Pending {
 		return tx.Bucket(bucketOutboxFinished).Delete(rec.finishedKey())
 	}
 	if err := tx.Bucket(bucketOutboxPending).Delete(rec.pendingKey()); err != nil {
@@ -110,7 +111,7 @@ func deleteMessage(tx *bbolt.Tx, id string) error {
 // EnqueueMessages stores messages atomically: all of them or, on an error,
 // none. A message must be pending (an empty Status means pending);
 // CodeConflict if an id is taken.
-func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessage) error {
+func (s *Store) EnqueueMessages(ctx context.Context, msgs []*outbox.Message) error {
 	recs, err := messageRecords(msgs)
 	if err != nil {
 		return err
@@ -124,8 +125,8 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 // untouched message of the same event type; outbox.bySubscription holds
 // the subscription's pending messages, so the check reads only those. The
 // check and the write share one write transaction.
-func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage) (bool, error) {
-	recs, err := messageRecords([]*unical.OutboxMessage{msg})
+func (s *Store) EnqueueCoalesced(ctx context.Context, msg *outbox.Message) (bool, error) {
+	recs, err := messageRecords([]*outbox.Message{msg})
 	if err != nil {
 		return false, err
 	}
@@ -139,7 +140,7 @@ func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage)
 			if err != nil {
 				return err
 			}
-			if ok && rec.Status == unical.MessagePending && rec.Attempts == 0 && rec.LeaseOwner == "" && rec.EventType == msg.EventType {
+			if ok && rec.Status == outbox.Pending && rec.Attempts == 0 && rec.LeaseOwner == "" && rec.EventType == msg.EventType {
 				return nil
 			}
 		}
@@ -150,7 +151,7 @@ func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage)
 }
 
 // messageRecords checks messages to queue and returns their stored form.
-func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
+func messageRecords(msgs []*outbox.Message) ([]*message, error) {
 	recs := make([]*message, len(msgs))
 	for i, m := range msgs {
 		if err := storedoc.CheckID("Message id", m.ID); err != nil {
@@ -162,8 +163,8 @@ func messageRecords(msgs []*unical.OutboxMessage) ([]*message, error) {
 		status := m.Status
 		switch status {
 		case "":
-			status = unical.MessagePending
-		case unical.MessagePending:
+			status = outbox.Pending
+		case outbox.Pending:
 		default:
 			return nil, unical.Errorf(unical.CodeInvalid, "Message %q is %s; only pending messages can be queued.", m.ID, status)
 		}
@@ -199,7 +200,7 @@ func enqueue(tx *bbolt.Tx, recs []*message) error {
 // plus the still-leased messages it steps over, never the delivered
 // history. Messages of every application are claimed. CodeInvalid for an
 // empty owner or a lease that is not positive.
-func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*unical.OutboxMessage, error) {
+func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*outbox.Message, error) {
 	if owner == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "A claim needs an owner.")
 	}
@@ -225,7 +226,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 		}
 		return ids
 	}
-	var claimed []*unical.OutboxMessage
+	var claimed []*outbox.Message
 	err := s.claimDue(ctx, "claim messages", due, func(tx *bbolt.Tx, id string) error {
 		var rec message
 		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)
@@ -256,7 +257,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 // CodeConflict, while one whose lease expired unclaimed may still finish.
 // CodeNotFound if the message is not the application's (or was deleted with
 // its subscription), CodeInvalid for an unknown status.
-func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) error {
+func (s *Store) UpdateMessage(ctx context.Context, msg *outbox.Message) error {
 	if err := storedoc.CheckStatus(msg.Status); err != nil {
 		return err
 	}
@@ -266,7 +267,7 @@ func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) er
 }
 
 // updateClaimed is UpdateMessage inside a write transaction.
-func updateClaimed(tx *bbolt.Tx, msg *unical.OutboxMessage) error {
+func updateClaimed(tx *bbolt.Tx, msg *outbox.Message) error {
 	var rec message
 	ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(msg.ID), &rec)
 	if err != nil {
@@ -275,7 +276,7 @@ func updateClaimed(tx *bbolt.Tx, msg *unical.OutboxMessage) error {
 	if !ok || rec.ApplicationID != msg.ApplicationID {
 		return storedoc.NotFound("Message", msg.ID)
 	}
-	if rec.Status != unical.MessagePending || rec.LeaseOwner == "" ||
+	if rec.Status != outbox.Pending || rec.LeaseOwner == "" ||
 		rec.LeaseOwner != msg.LeaseOwner || !rec.LeaseExpiry.Equal(msg.LeaseExpiry) {
 		return storedoc.Conflict("Message %q is not leased to %q any more.", msg.ID, msg.LeaseOwner)
 	}
@@ -289,7 +290,7 @@ func updateClaimed(tx *bbolt.Tx, msg *unical.OutboxMessage) error {
 
 // GetMessage returns a message of an application; CodeNotFound if the
 // application has no such message.
-func (s *Store) GetMessage(ctx context.Context, appID, id string) (*unical.OutboxMessage, error) {
+func (s *Store) GetMessage(ctx context.Context, appID, id string) (*outbox.Message, error) {
 	var rec message
 	err := s.view(ctx, "get message", func(tx *bbolt.Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketOutbox), []byte(id), &rec)

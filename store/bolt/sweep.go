@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
@@ -39,10 +40,10 @@ func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.Swee
 		if res.Attempts, err = pruneAttempts(tx, req.Now, budget()); err != nil {
 			return err
 		}
-		if res.DeliveredMessages, err = sweepMessages(tx, unical.MessageDelivered, req.DeliveredBefore, budget()); err != nil {
+		if res.DeliveredMessages, err = sweepMessages(tx, outbox.Delivered, req.DeliveredBefore, budget()); err != nil {
 			return err
 		}
-		if res.FailedMessages, err = sweepMessages(tx, unical.MessageFailed, req.FailedBefore, budget()); err != nil {
+		if res.FailedMessages, err = sweepMessages(tx, outbox.Failed, req.FailedBefore, budget()); err != nil {
 			return err
 		}
 		res.IdempotencyKeys, err = sweepIdempotency(tx, nowKey, budget())
@@ -113,7 +114,7 @@ func sweepBlobs(tx *bbolt.Tx, nowKey []byte, max int) (int, error) {
 
 // sweepMessages removes up to max messages with status whose last attempt
 // was due before before; a zero before removes none.
-func sweepMessages(tx *bbolt.Tx, status unical.MessageStatus, before time.Time, max int) (int, error) {
+func sweepMessages(tx *bbolt.Tx, status outbox.Status, before time.Time, max int) (int, error) {
 	if before.IsZero() {
 		return 0, nil
 	}

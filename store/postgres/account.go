@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 )
 
@@ -49,7 +50,7 @@ const insertAccount = `INSERT INTO accounts (id, application_id, provider_type, 
 // CodeConflict if the id is taken or the application already has an
 // account with the same provider type and email (compared
 // case-insensitively).
-func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs ...*unical.OutboxMessage) error {
+func (s *Store) CreateAccount(ctx context.Context, a *unical.AccountRecord, msgs ...*outbox.Message) error {
 	row, err := accountToRow(a)
 	if err != nil {
 		return err
@@ -121,7 +122,7 @@ func (s *Store) FindAccount(ctx context.Context, appID string, providerType unic
 // it is. fn may not change the id or the application (CodeInvalid); a
 // changed email or provider type is checked for uniqueness (CodeConflict).
 func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) error) (*unical.AccountRecord, error) {
-	return s.UpdateAccountAndEnqueue(ctx, appID, id, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
+	return s.UpdateAccountAndEnqueue(ctx, appID, id, func(a *unical.AccountRecord) ([]*outbox.Message, error) {
 		return nil, fn(a)
 	})
 }
@@ -129,7 +130,7 @@ func (s *Store) UpdateAccount(ctx context.Context, appID, id string, fn func(*un
 // UpdateAccountAndEnqueue is UpdateAccount that also queues the messages
 // fn returns, in the same transaction: a refused message (CodeInvalid,
 // CodeConflict) aborts the update too.
-func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) ([]*unical.OutboxMessage, error)) (*unical.AccountRecord, error) {
+func (s *Store) UpdateAccountAndEnqueue(ctx context.Context, appID, id string, fn func(*unical.AccountRecord) ([]*outbox.Message, error)) (*unical.AccountRecord, error) {
 	var out *unical.AccountRecord
 	err := s.changing(ctx, "update account", func(tx pgx.Tx) error {
 		a, err := getAccount(ctx, tx, appID, id, true)
@@ -203,7 +204,7 @@ func (s *Store) ListAccounts(ctx context.Context, appID string, filter unical.Ac
 // DeleteAccount removes an account, its subscriptions and their pending
 // messages, and its records, and queues msgs, in one transaction; CodeNotFound if the
 // application has no such account.
-func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*unical.OutboxMessage) error {
+func (s *Store) DeleteAccount(ctx context.Context, appID, id string, msgs ...*outbox.Message) error {
 	queued, err := checkMessages(msgs)
 	if err != nil {
 		return err

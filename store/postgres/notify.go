@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
-var _ unical.OutboxNotifier = (*Store)(nil)
+var _ outbox.Notifier = (*Store)(nil)
 
 // outboxChannel is the NOTIFY channel on which a transaction that stores
 // pending messages tells every listening process, at its commit.
@@ -24,7 +24,7 @@ const notifyOutbox = "SELECT pg_notify('" + outboxChannel + "', '')"
 // after losing its connection.
 const listenRetry = time.Second
 
-// OutboxWakeups implements [unical.OutboxNotifier] with LISTEN on a
+// OutboxWakeups implements [outbox.Notifier] with LISTEN on a
 // connection of its own, outside the pool (a listening connection cannot
 // be shared). Every process sharing the database, this one included, gets
 // a wake-up soon after any of them queues messages. While the database

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/testkit/pgtest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/postgres"
 )
 
@@ -37,21 +38,21 @@ func TestStore_OutboxWakeups(t *testing.T) {
 	}
 	wait("listening started") // the wake-up for what was queued before
 	now := time.Now().UTC()
-	msg := &unical.OutboxMessage{ID: "msg_1", ApplicationID: "app_1", EventType: "calendar.event.changed",
-		Payload: []byte(`{}`), CreatedAt: now, Status: unical.MessagePending, NextAttemptAt: now}
-	if err := queuer.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); err != nil {
+	msg := &outbox.Message{ID: "msg_1", ApplicationID: "app_1", EventType: "calendar.event.changed",
+		Payload: []byte(`{}`), CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
+	if err := queuer.EnqueueMessages(t.Context(), []*outbox.Message{msg}); err != nil {
 		t.Fatal(err)
 	}
 	wait("EnqueueMessages in another process")
 	// A failed queueing (the id is taken) rolls back, notification and all.
-	if err := queuer.EnqueueMessages(t.Context(), []*unical.OutboxMessage{msg}); unical.ErrorCode(err) != unical.CodeConflict {
+	if err := queuer.EnqueueMessages(t.Context(), []*outbox.Message{msg}); unical.ErrorCode(err) != unical.CodeConflict {
 		t.Fatalf("EnqueueMessages(same id) = %v, want CodeConflict", err)
 	}
 	claimed, err := queuer.ClaimMessages(t.Context(), "w", now, time.Minute, 1)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("ClaimMessages() = %v, %v", claimed, err)
 	}
-	claimed[0].Status = unical.MessageFailed
+	claimed[0].Status = outbox.Failed
 	if err := queuer.UpdateMessage(t.Context(), claimed[0]); err != nil {
 		t.Fatal(err)
 	}

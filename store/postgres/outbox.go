@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
 )
 
@@ -19,23 +20,23 @@ const messageColumns = `id, application_id, subscription_id, event_type, payload
 	attempts, next_attempt_at, last_error, lease_owner, lease_expiry`
 
 // scanMessage reads the messageColumns of a row.
-func scanMessage(row pgx.CollectableRow) (*unical.OutboxMessage, error) {
-	var m unical.OutboxMessage
+func scanMessage(row pgx.CollectableRow) (*outbox.Message, error) {
+	var m outbox.Message
 	var status string
 	err := row.Scan(&m.ID, &m.ApplicationID, &m.SubscriptionID, &m.EventType, &m.Payload, &m.CreatedAt, &status,
 		&m.Attempts, &m.NextAttemptAt, &m.LastError, &m.LeaseOwner, &m.LeaseExpiry)
 	if err != nil {
 		return nil, err
 	}
-	m.Status = unical.MessageStatus(status)
+	m.Status = outbox.Status(status)
 	m.CreatedAt, m.NextAttemptAt, m.LeaseExpiry = storedoc.UTC(m.CreatedAt), storedoc.UTC(m.NextAttemptAt), storedoc.UTC(m.LeaseExpiry)
 	return &m, nil
 }
 
 // checkMessages checks messages to queue: ids set, pending (an empty
 // Status means pending). It returns copies with the status filled in.
-func checkMessages(msgs []*unical.OutboxMessage) ([]*unical.OutboxMessage, error) {
-	out := make([]*unical.OutboxMessage, len(msgs))
+func checkMessages(msgs []*outbox.Message) ([]*outbox.Message, error) {
+	out := make([]*outbox.Message, len(msgs))
 	for i, m := range msgs {
 		if err := storedoc.CheckID("Message id", m.ID); err != nil {
 			return nil, err
@@ -46,8 +47,8 @@ func checkMessages(msgs []*unical.OutboxMessage) ([]*unical.OutboxMessage, error
 		c := *m
 		switch c.Status {
 		case "":
-			c.Status = unical.MessagePending
-		case unical.MessagePending:
+			c.Status = outbox.Pending
+		case outbox.Pending:
 		default:
 			return nil, unical.Errorf(unical.CodeInvalid, "Message %q is %s; only pending messages can be queued.", m.ID, c.Status)
 		}
@@ -59,7 +60,7 @@ func checkMessages(msgs []*unical.OutboxMessage) ([]*unical.OutboxMessage, error
 // enqueue stores checked messages inside a transaction, in one round trip;
 // a taken id fails the statement (CodeConflict), which aborts the
 // transaction.
-func enqueue(ctx context.Context, tx pgx.Tx, msgs []*unical.OutboxMessage) error {
+func enqueue(ctx context.Context, tx pgx.Tx, msgs []*outbox.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -75,7 +76,7 @@ func enqueue(ctx context.Context, tx pgx.Tx, msgs []*unical.OutboxMessage) error
 
 // EnqueueMessages stores messages atomically: all of them or, on an error,
 // none. A message must be pending; CodeConflict if an id is taken.
-func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessage) error {
+func (s *Store) EnqueueMessages(ctx context.Context, msgs []*outbox.Message) error {
 	queued, err := checkMessages(msgs)
 	if err != nil {
 		return err
@@ -89,8 +90,8 @@ func (s *Store) EnqueueMessages(ctx context.Context, msgs []*unical.OutboxMessag
 // untouched message of the same event type. A transaction-scoped advisory
 // lock on the subscription makes the check and the insert one step for
 // all processes: two replicas coalescing at once take turns.
-func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage) (bool, error) {
-	checked, err := checkMessages([]*unical.OutboxMessage{msg})
+func (s *Store) EnqueueCoalesced(ctx context.Context, msg *outbox.Message) (bool, error) {
+	checked, err := checkMessages([]*outbox.Message{msg})
 	if err != nil {
 		return false, err
 	}
@@ -119,7 +120,7 @@ func (s *Store) EnqueueCoalesced(ctx context.Context, msg *unical.OutboxMessage)
 // concurrent claims from several processes never return the same message
 // and never wait on each other. CodeInvalid for an empty owner or a lease
 // that is not positive.
-func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*unical.OutboxMessage, error) {
+func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, max int) ([]*outbox.Message, error) {
 	if owner == "" {
 		return nil, unical.Errorf(unical.CodeInvalid, "A claim needs an owner.")
 	}
@@ -136,7 +137,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 	// trips on the engine's busiest path. A claim whose answer is lost
 	// with its connection is not lost work: its lease runs out and the
 	// messages are claimed again.
-	var claimed []*unical.OutboxMessage
+	var claimed []*outbox.Message
 	err := retrySafe(ctx, func() error {
 		rows, err := s.pool.Query(ctx, `WITH due AS (
 				SELECT id FROM outbox
@@ -158,7 +159,7 @@ func (s *Store) ClaimMessages(ctx context.Context, owner string, now time.Time, 
 		return nil, translate("claim messages", err)
 	}
 	// RETURNING keeps no order.
-	slices.SortFunc(claimed, func(a, b *unical.OutboxMessage) int {
+	slices.SortFunc(claimed, func(a, b *outbox.Message) int {
 		return cmp.Or(a.NextAttemptAt.Compare(b.NextAttemptAt), cmp.Compare(a.ID, b.ID))
 	})
 	return claimed, nil
@@ -182,7 +183,7 @@ const updateClaimedSQL = `UPDATE outbox SET status = $5, attempts = $6, next_att
 		lease_owner = '', lease_expiry = $9
 	WHERE id = $1 AND application_id = $2 AND status = 'pending' AND lease_owner <> '' AND lease_owner = $3 AND lease_expiry = $4`
 
-func updateClaimedArgs(m *unical.OutboxMessage) []any {
+func updateClaimedArgs(m *outbox.Message) []any {
 	return []any{m.ID, m.ApplicationID, m.LeaseOwner, m.LeaseExpiry,
 		string(m.Status), m.Attempts, m.NextAttemptAt, m.LastError, time.Time{}}
 }
@@ -190,7 +191,7 @@ func updateClaimedArgs(m *unical.OutboxMessage) []any {
 // whyNotClaimed explains an update that matched no row: CodeNotFound if
 // the application has no such message, else CodeConflict (the lease is
 // not the caller's any more).
-func (s *Store) whyNotClaimed(ctx context.Context, m *unical.OutboxMessage) error {
+func (s *Store) whyNotClaimed(ctx context.Context, m *outbox.Message) error {
 	var one int
 	err := s.queryRow(ctx, "SELECT 1 FROM outbox WHERE id = $1 AND application_id = $2", []any{m.ID, m.ApplicationID}, &one)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -209,7 +210,7 @@ func (s *Store) whyNotClaimed(ctx context.Context, m *unical.OutboxMessage) erro
 // owner) gets CodeConflict, while one whose lease expired unclaimed may
 // still finish. CodeNotFound if the message is not the application's (or
 // was deleted with its subscription), CodeInvalid for an unknown status.
-func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) error {
+func (s *Store) UpdateMessage(ctx context.Context, msg *outbox.Message) error {
 	if err := storedoc.CheckStatus(msg.Status); err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func (s *Store) UpdateMessage(ctx context.Context, msg *unical.OutboxMessage) er
 
 // GetMessage returns a message of an application; CodeNotFound if the
 // application has no such message.
-func (s *Store) GetMessage(ctx context.Context, appID, id string) (*unical.OutboxMessage, error) {
+func (s *Store) GetMessage(ctx context.Context, appID, id string) (*outbox.Message, error) {
 	msgs, err := queryAll(ctx, s, scanMessage, "SELECT "+messageColumns+" FROM outbox WHERE id = $1 AND application_id = $2", id, appID)
 	if err != nil {
 		return nil, translate("get message", err)
@@ -246,7 +247,7 @@ const pruneBatch = 32
 // hand their results to one writer, so deliveries share commits. It also
 // removes up to pruneBatch attempts that expired by the newest attempt's
 // time.
-func (s *Store) RecordDeliveries(ctx context.Context, results []unical.DeliveryResult) ([]error, error) {
+func (s *Store) RecordDeliveries(ctx context.Context, results []outbox.Result) ([]error, error) {
 	errs, newest := storedoc.CheckDeliveries(results)
 	// The whole write is one batch, which PostgreSQL runs as one implicit
 	// transaction in one round trip: each result is one statement that
@@ -360,8 +361,8 @@ func runBatch(ctx context.Context, br pgx.BatchResults, n int, done func(k int, 
 }
 
 // scanAttempt reads a delivery_attempts row.
-func scanAttempt(row pgx.CollectableRow) (*unical.DeliveryAttempt, error) {
-	var a unical.DeliveryAttempt
+func scanAttempt(row pgx.CollectableRow) (*outbox.Attempt, error) {
+	var a outbox.Attempt
 	var latency int64
 	err := row.Scan(&a.ID, &a.ApplicationID, &a.MessageID, &a.SubscriptionID, &a.EventType, &a.Attempt, &a.At,
 		&a.StatusCode, &latency, &a.Error, &a.ExpiresAt)
@@ -377,7 +378,7 @@ func scanAttempt(row pgx.CollectableRow) (*unical.DeliveryAttempt, error) {
 // ("" for its own endpoint) that have not expired at now, in id order
 // after the given id, at most limit of them (no limit when limit is zero
 // or less).
-func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*unical.DeliveryAttempt, error) {
+func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, now time.Time, after string, limit int) ([]*outbox.Attempt, error) {
 	out, err := queryAll(ctx, s, scanAttempt, `SELECT id, application_id, message_id, subscription_id, event_type, attempt, at,
 			status_code, latency_ns, error, expires_at
 		FROM delivery_attempts
@@ -392,8 +393,8 @@ func (s *Store) ListAttempts(ctx context.Context, appID, subscriptionID string, 
 // RetryMessage puts a failed message back in the queue, due at now, with
 // its attempts reset and its last error kept until the next attempt; a
 // pending one not leased at now becomes due at now, its attempts kept.
-func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*unical.OutboxMessage, error) {
-	var out *unical.OutboxMessage
+func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Time) (*outbox.Message, error) {
+	var out *outbox.Message
 	err := s.tx(ctx, "retry message", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT "+messageColumns+" FROM outbox WHERE id = $1 AND application_id = $2 FOR UPDATE", id, appID)
 		if err != nil {
@@ -417,14 +418,14 @@ func (s *Store) RetryMessage(ctx context.Context, appID, id string, now time.Tim
 			}
 		}
 		switch {
-		case m.Status == unical.MessagePending && (m.LeaseOwner != "" && m.LeaseExpiry.After(now) || !m.NextAttemptAt.After(now)):
+		case m.Status == outbox.Pending && (m.LeaseOwner != "" && m.LeaseExpiry.After(now) || !m.NextAttemptAt.After(now)):
 			// Being sent now, or due already: nothing to bring forward.
 			out = m
 			return nil
-		case m.Status == unical.MessagePending:
+		case m.Status == outbox.Pending:
 			rows, err = tx.Query(ctx, `UPDATE outbox SET next_attempt_at = $2, lease_owner = '', lease_expiry = $3
 				WHERE id = $1 RETURNING `+messageColumns, id, now, time.Time{})
-		case m.Status == unical.MessageFailed:
+		case m.Status == outbox.Failed:
 			rows, err = tx.Query(ctx, `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = $2,
 					lease_owner = '', lease_expiry = $3
 				WHERE id = $1 RETURNING `+messageColumns, id, now, time.Time{})

@@ -13,6 +13,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/pgtest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 )
 
@@ -27,9 +28,9 @@ func TestOutbox_SeveralProcesses(t *testing.T) {
 	stores := []unical.Store{openURL(t, url), openURL(t, url), openURL(t, url)}
 	ctx := t.Context()
 	const n = 300
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	for i := range n {
-		msgs = append(msgs, &unical.OutboxMessage{ID: fmt.Sprintf("msg_%04d", i), ApplicationID: "app_1",
+		msgs = append(msgs, &outbox.Message{ID: fmt.Sprintf("msg_%04d", i), ApplicationID: "app_1",
 			EventType: unical.EventTypeAccountCreated, Payload: []byte(`{}`), CreatedAt: t0, NextAttemptAt: t0})
 	}
 	if err := stores[0].EnqueueMessages(ctx, msgs); err != nil {
@@ -83,7 +84,7 @@ func TestOutbox_SeveralProcesses(t *testing.T) {
 		}
 		stale := *m
 		stale.LeaseOwner, stale.LeaseExpiry = "process-0", t0.Add(time.Minute)
-		stale.Status, stale.Attempts = unical.MessageDelivered, 1
+		stale.Status, stale.Attempts = outbox.Delivered, 1
 		if err := stores[0].UpdateMessage(ctx, &stale); unical.ErrorCode(err) != unical.CodeConflict {
 			t.Errorf("UpdateMessage() with the expired, re-claimed lease: err = %v, want CodeConflict", err)
 		}

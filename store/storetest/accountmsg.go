@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // accountMessage returns a pending enduseraccount.* message about acct.
-func accountMessage(acct *unical.AccountRecord, eventType string) *unical.OutboxMessage {
+func accountMessage(acct *unical.AccountRecord, eventType string) *outbox.Message {
 	msg := newMessage(acct.ApplicationID, "", base)
 	msg.EventType = eventType
 	msg.Payload = []byte(`{"eventType":"` + eventType + `","endUserAccountId":"` + acct.ID + `","status":"` + string(acct.Status) + `"}`)
@@ -16,13 +17,13 @@ func accountMessage(acct *unical.AccountRecord, eventType string) *unical.Outbox
 }
 
 // withID gives msg the id id, to collide with a queued message.
-func withID(msg *unical.OutboxMessage, id string) *unical.OutboxMessage {
+func withID(msg *outbox.Message, id string) *outbox.Message {
 	msg.ID = id
 	return msg
 }
 
 // wantMessage fails tb unless the store holds msg as queued.
-func wantMessage(tb testing.TB, s unical.Store, msg *unical.OutboxMessage) {
+func wantMessage(tb testing.TB, s unical.Store, msg *outbox.Message) {
 	tb.Helper()
 	got, err := s.GetMessage(tb.Context(), msg.ApplicationID, msg.ID)
 	if err != nil {
@@ -35,7 +36,7 @@ func wantMessage(tb testing.TB, s unical.Store, msg *unical.OutboxMessage) {
 }
 
 // wantNoMessage fails tb if the store holds a message with msg's id.
-func wantNoMessage(tb testing.TB, s unical.Store, msg *unical.OutboxMessage) {
+func wantNoMessage(tb testing.TB, s unical.Store, msg *outbox.Message) {
 	tb.Helper()
 	_, err := s.GetMessage(tb.Context(), msg.ApplicationID, msg.ID)
 	wantCode(tb, "GetMessage(not queued)", err, unical.CodeNotFound)
@@ -70,11 +71,11 @@ var accountMessageTests = []testCase{
 	}},
 	{"Update/QueuesMessages", func(t *testing.T, s unical.Store) {
 		rec := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
-		var msgs []*unical.OutboxMessage
-		got, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
+		var msgs []*outbox.Message
+		got, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*outbox.Message, error) {
 			a.Status = unical.AccountStatusExpired
 			// Built from the changed record, as the Client does.
-			msgs = []*unical.OutboxMessage{accountMessage(a, unical.EventTypeAccountUpdated), accountMessage(a, unical.EventTypeAccountCredentialUpdated)}
+			msgs = []*outbox.Message{accountMessage(a, unical.EventTypeAccountUpdated), accountMessage(a, unical.EventTypeAccountCredentialUpdated)}
 			return msgs, nil
 		})
 		mustOK(t, "UpdateAccountAndEnqueue()", err)
@@ -93,11 +94,11 @@ var accountMessageTests = []testCase{
 	{"Update/ErrFnQueuesNothing", func(t *testing.T, s unical.Store) {
 		rec := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
 		stop := errors.New("stop")
-		var msg *unical.OutboxMessage
-		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
+		var msg *outbox.Message
+		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*outbox.Message, error) {
 			a.Status = unical.AccountStatusExpired
 			msg = accountMessage(a, unical.EventTypeAccountUpdated)
-			return []*unical.OutboxMessage{msg}, stop
+			return []*outbox.Message{msg}, stop
 		})
 		if !errors.Is(err, stop) {
 			t.Fatalf("UpdateAccountAndEnqueue(fn fails) = %v, want fn's error", err)
@@ -113,9 +114,9 @@ var accountMessageTests = []testCase{
 		rec := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
 		taken := newMessage("app_A", "", base)
 		mustEnqueue(t, s, taken)
-		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
+		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*outbox.Message, error) {
 			a.Status = unical.AccountStatusExpired
-			return []*unical.OutboxMessage{withID(accountMessage(a, unical.EventTypeAccountUpdated), taken.ID)}, nil
+			return []*outbox.Message{withID(accountMessage(a, unical.EventTypeAccountUpdated), taken.ID)}, nil
 		})
 		wantCode(t, "UpdateAccountAndEnqueue(message id taken)", err, unical.CodeConflict)
 		got, err := s.GetAccount(t.Context(), "app_A", rec.ID)
@@ -128,8 +129,8 @@ var accountMessageTests = []testCase{
 	{"Update/ErrNotFoundQueuesNothing", func(t *testing.T, s unical.Store) {
 		rec := fullAccount(newID("acc"), "app_A", unical.ProviderGoogle, "ada@example.com")
 		msg := accountMessage(rec, unical.EventTypeAccountUpdated)
-		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*unical.OutboxMessage, error) {
-			return []*unical.OutboxMessage{msg}, nil
+		_, err := s.UpdateAccountAndEnqueue(t.Context(), "app_A", rec.ID, func(a *unical.AccountRecord) ([]*outbox.Message, error) {
+			return []*outbox.Message{msg}, nil
 		})
 		wantCode(t, "UpdateAccountAndEnqueue(unknown)", err, unical.CodeNotFound)
 		wantNoMessage(t, s, msg)

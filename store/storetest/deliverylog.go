@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // fullAttempt returns an attempt of msg with every field set, kept until
 // expires.
-func fullAttempt(msg *unical.OutboxMessage, n int, at, expires time.Time) *unical.DeliveryAttempt {
-	return &unical.DeliveryAttempt{
+func fullAttempt(msg *outbox.Message, n int, at, expires time.Time) *outbox.Attempt {
+	return &outbox.Attempt{
 		ID: newID("att"), ApplicationID: msg.ApplicationID, MessageID: msg.ID, SubscriptionID: msg.SubscriptionID,
 		EventType: msg.EventType, Attempt: n, At: at, StatusCode: 503, Latency: 1234567 * time.Microsecond,
 		Error: "HTTP 503", ExpiresAt: expires,
@@ -18,7 +19,7 @@ func fullAttempt(msg *unical.OutboxMessage, n int, at, expires time.Time) *unica
 }
 
 // mustClaimOne enqueues msg, claims it and returns the claim.
-func mustClaimOne(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, now time.Time) *unical.OutboxMessage {
+func mustClaimOne(tb testing.TB, s unical.Store, msg *outbox.Message, now time.Time) *outbox.Message {
 	tb.Helper()
 	mustEnqueue(tb, s, msg)
 	got, err := s.ClaimMessages(tb.Context(), "worker", now, time.Hour, 100)
@@ -32,12 +33,12 @@ func mustClaimOne(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, now 
 	return nil
 }
 
-func attemptID(a *unical.DeliveryAttempt) string { return a.ID }
+func attemptID(a *outbox.Attempt) string { return a.ID }
 
 // recordAttempt is RecordDeliveries with one result, returning its error.
-func recordAttempt(tb testing.TB, s unical.Store, msg *unical.OutboxMessage, a *unical.DeliveryAttempt) error {
+func recordAttempt(tb testing.TB, s unical.Store, msg *outbox.Message, a *outbox.Attempt) error {
 	tb.Helper()
-	errs, err := s.RecordDeliveries(tb.Context(), []unical.DeliveryResult{{Message: msg, Attempt: a}})
+	errs, err := s.RecordDeliveries(tb.Context(), []outbox.Result{{Message: msg, Attempt: a}})
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ var deliveryLogTests = []testCase{
 		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, claimed, a))
 		got, err := s.ListAttempts(t.Context(), "app_A", sub.ID, base, "", 0)
 		mustOK(t, "ListAttempts()", err)
-		if d := diff([]*unical.DeliveryAttempt{&want}, got); d != "" {
+		if d := diff([]*outbox.Attempt{&want}, got); d != "" {
 			t.Errorf("ListAttempts() mismatch (-want +got):\n%s", d)
 		}
 		stored, err := s.GetMessage(t.Context(), "app_A", claimed.ID)
@@ -72,7 +73,7 @@ var deliveryLogTests = []testCase{
 		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
 		stale := *claimed
 		stale.LeaseExpiry = stale.LeaseExpiry.Add(-time.Second)
-		stale.Status = unical.MessageDelivered
+		stale.Status = outbox.Delivered
 		wantCode(t, "RecordDeliveries(stale lease)", recordAttempt(t, s, &stale, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeConflict)
 		got, err := s.ListAttempts(t.Context(), "app_A", "", base, "", 0)
 		mustOK(t, "ListAttempts()", err)
@@ -85,7 +86,7 @@ var deliveryLogTests = []testCase{
 		sub := mustCreateSubscription(t, s, "app_A", acct.ID)
 		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
 		mustOK(t, "DeleteSubscription()", s.DeleteSubscription(t.Context(), "app_A", sub.ID))
-		claimed.Status = unical.MessageDelivered
+		claimed.Status = outbox.Delivered
 		wantCode(t, "RecordDeliveries(deleted subscription)", recordAttempt(t, s, claimed, fullAttempt(claimed, 1, base, base.Add(time.Hour))), unical.CodeNotFound)
 	}},
 	{"Record/BatchPartial", func(t *testing.T, s unical.Store) {
@@ -95,11 +96,11 @@ var deliveryLogTests = []testCase{
 		released := mustClaimOne(t, s, newMessage("app_A", "", base), base)
 		staleCopy := *stale
 		staleCopy.LeaseOwner = "someone-else"
-		good.Status = unical.MessageDelivered
-		staleCopy.Status = unical.MessageDelivered
+		good.Status = outbox.Delivered
+		staleCopy.Status = outbox.Delivered
 		released.NextAttemptAt = base.Add(time.Hour) // a lease given back, no attempt
 		goodAttempt := fullAttempt(good, 1, base, base.Add(time.Hour))
-		errs, err := s.RecordDeliveries(t.Context(), []unical.DeliveryResult{
+		errs, err := s.RecordDeliveries(t.Context(), []outbox.Result{
 			{Message: good, Attempt: goodAttempt},
 			{Message: &staleCopy, Attempt: fullAttempt(stale, 1, base, base.Add(time.Hour))},
 			{Message: released},
@@ -118,9 +119,9 @@ var deliveryLogTests = []testCase{
 		}
 		for _, m := range []struct {
 			id     string
-			status unical.MessageStatus
+			status outbox.Status
 			leased bool
-		}{{good.ID, unical.MessageDelivered, false}, {stale.ID, unical.MessagePending, true}, {released.ID, unical.MessagePending, false}} {
+		}{{good.ID, outbox.Delivered, false}, {stale.ID, outbox.Pending, true}, {released.ID, outbox.Pending, false}} {
 			stored, err := s.GetMessage(t.Context(), "app_A", m.id)
 			mustOK(t, "GetMessage()", err)
 			if stored.Status != m.status || (stored.LeaseOwner != "") != m.leased {
@@ -136,7 +137,7 @@ var deliveryLogTests = []testCase{
 			for _, sub := range []string{subA.ID, subB.ID, ""} {
 				claimed := mustClaimOne(t, s, newMessage("app_A", sub, base), base)
 				a := fullAttempt(claimed, i+1, base, base.Add(time.Hour))
-				claimed.Status = unical.MessageDelivered
+				claimed.Status = outbox.Delivered
 				mustOK(t, "RecordDeliveries()", recordAttempt(t, s, claimed, a))
 				if sub == subA.ID {
 					wantA = append(wantA, a.ID)
@@ -164,7 +165,7 @@ var deliveryLogTests = []testCase{
 	{"List/Expired", func(t *testing.T, s unical.Store) {
 		old := mustClaimOne(t, s, newMessage("app_A", "", base), base)
 		oldAttempt := fullAttempt(old, 1, base, base.Add(time.Hour))
-		old.Status = unical.MessageDelivered
+		old.Status = outbox.Delivered
 		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, old, oldAttempt))
 		got, err := s.ListAttempts(t.Context(), "app_A", "", base.Add(time.Hour), "", 0)
 		mustOK(t, "ListAttempts()", err)
@@ -176,7 +177,7 @@ var deliveryLogTests = []testCase{
 		later := base.Add(2 * time.Hour)
 		fresh := mustClaimOne(t, s, newMessage("app_A", "", later), later)
 		freshAttempt := fullAttempt(fresh, 1, later, later.Add(time.Hour))
-		fresh.Status = unical.MessageDelivered
+		fresh.Status = outbox.Delivered
 		mustOK(t, "RecordDeliveries()", recordAttempt(t, s, fresh, freshAttempt))
 		got, err = s.ListAttempts(t.Context(), "app_A", "", later, "", 0)
 		mustOK(t, "ListAttempts()", err)
@@ -186,12 +187,12 @@ var deliveryLogTests = []testCase{
 	}},
 	{"Retry/OK", func(t *testing.T, s unical.Store) {
 		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
-		claimed.Status, claimed.Attempts, claimed.LastError = unical.MessageFailed, 8, "HTTP 500"
+		claimed.Status, claimed.Attempts, claimed.LastError = outbox.Failed, 8, "HTTP 500"
 		mustOK(t, "UpdateMessage(failed)", s.UpdateMessage(t.Context(), claimed))
 		now := base.Add(time.Hour)
 		got, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, now)
 		mustOK(t, "RetryMessage()", err)
-		if got.Status != unical.MessagePending || got.Attempts != 0 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
+		if got.Status != outbox.Pending || got.Attempts != 0 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
 			t.Errorf("RetryMessage() = %+v, want pending, no attempts, due now, no lease", got)
 		}
 		again, err := s.ClaimMessages(t.Context(), "worker-2", now, time.Minute, 10)
@@ -208,7 +209,7 @@ var deliveryLogTests = []testCase{
 		now := base.Add(time.Minute)
 		got, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, now)
 		mustOK(t, "RetryMessage(pending)", err)
-		if got.Status != unical.MessagePending || got.Attempts != 1 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
+		if got.Status != outbox.Pending || got.Attempts != 1 || !got.NextAttemptAt.Equal(now) || got.LeaseOwner != "" {
 			t.Errorf("RetryMessage(pending) = %+v, want pending, its one attempt kept, due now, no lease", got)
 		}
 		// Claimed now, it is leased: a second retry leaves it to its
@@ -231,7 +232,7 @@ var deliveryLogTests = []testCase{
 	}},
 	{"Retry/ErrConflictDelivered", func(t *testing.T, s unical.Store) {
 		claimed := mustClaimOne(t, s, newMessage("app_A", "", base), base)
-		claimed.Status = unical.MessageDelivered
+		claimed.Status = outbox.Delivered
 		mustOK(t, "UpdateMessage()", s.UpdateMessage(t.Context(), claimed))
 		_, err := s.RetryMessage(t.Context(), "app_A", claimed.ID, base)
 		wantCode(t, "RetryMessage(delivered)", err, unical.CodeConflict)
@@ -240,7 +241,7 @@ var deliveryLogTests = []testCase{
 		acct := mustCreateAccount(t, s, "app_A", unical.ProviderGoogle, "ada@example.com")
 		sub := mustCreateSubscription(t, s, "app_A", acct.ID)
 		claimed := mustClaimOne(t, s, newMessage("app_A", sub.ID, base), base)
-		claimed.Status = unical.MessageFailed
+		claimed.Status = outbox.Failed
 		mustOK(t, "UpdateMessage(failed)", s.UpdateMessage(t.Context(), claimed))
 		_, err := s.RetryMessage(t.Context(), "app_B", claimed.ID, base)
 		wantCode(t, "RetryMessage(other app)", err, unical.CodeNotFound)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // fullApplication returns an application with every field set. It is
@@ -151,18 +152,18 @@ func mustCreateSubscription(tb testing.TB, s unical.Store, appID, accountID stri
 }
 
 // newMessage returns a pending, unclaimed message due at due.
-func newMessage(appID, subID string, due time.Time) *unical.OutboxMessage {
+func newMessage(appID, subID string, due time.Time) *outbox.Message {
 	id := newID("msg")
-	return &unical.OutboxMessage{
+	return &outbox.Message{
 		ID: id, ApplicationID: appID, SubscriptionID: subID, EventType: unical.EventTypeCalendarEventChanged,
 		Payload: []byte(`{"eventType":"calendar.event.changed","id":"` + id + `"}`), CreatedAt: base,
-		Status: unical.MessagePending, NextAttemptAt: due,
+		Status: outbox.Pending, NextAttemptAt: due,
 	}
 }
 
 // fullMessage returns a message with every field set, including a lease
 // that has expired at due.
-func fullMessage(appID, subID string, due time.Time) *unical.OutboxMessage {
+func fullMessage(appID, subID string, due time.Time) *outbox.Message {
 	msg := newMessage(appID, subID, due)
 	msg.Attempts = 2
 	msg.LastError = "HTTP 503 from https://app.example/hooks"
@@ -172,7 +173,7 @@ func fullMessage(appID, subID string, due time.Time) *unical.OutboxMessage {
 }
 
 // mustEnqueue stores messages.
-func mustEnqueue(tb testing.TB, s unical.Store, msgs ...*unical.OutboxMessage) {
+func mustEnqueue(tb testing.TB, s unical.Store, msgs ...*outbox.Message) {
 	tb.Helper()
 	mustOK(tb, "EnqueueMessages()", s.EnqueueMessages(tb.Context(), msgs))
 }
@@ -198,4 +199,4 @@ func ids[T any](recs []T, id func(T) string) []string {
 
 func accountID(r *unical.AccountRecord) string           { return r.ID }
 func subscriptionID(r *unical.SubscriptionRecord) string { return r.ID }
-func messageID(m *unical.OutboxMessage) string           { return m.ID }
+func messageID(m *outbox.Message) string                 { return m.ID }

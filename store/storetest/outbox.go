@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 var outboxTests = []testCase{
@@ -28,7 +29,7 @@ var outboxTests = []testCase{
 		fresh := newMessage("app_A", "", base)
 		dup := newMessage("app_A", "", base)
 		dup.ID = old.ID
-		wantCode(t, "EnqueueMessages(taken id)", s.EnqueueMessages(t.Context(), []*unical.OutboxMessage{fresh, dup}), unical.CodeConflict)
+		wantCode(t, "EnqueueMessages(taken id)", s.EnqueueMessages(t.Context(), []*outbox.Message{fresh, dup}), unical.CodeConflict)
 		_, err := s.GetMessage(t.Context(), "app_A", fresh.ID)
 		wantCode(t, "GetMessage(rest of a refused batch)", err, unical.CodeNotFound)
 		got, err := s.GetMessage(t.Context(), "app_A", old.ID)
@@ -39,7 +40,7 @@ var outboxTests = []testCase{
 	}},
 	{"EnqueueCoalesced", func(t *testing.T, s unical.Store) {
 		ctx := t.Context()
-		coalesce := func(msg *unical.OutboxMessage, want bool) {
+		coalesce := func(msg *outbox.Message, want bool) {
 			t.Helper()
 			queued, err := s.EnqueueCoalesced(ctx, msg)
 			mustOK(t, "EnqueueCoalesced()", err)
@@ -93,7 +94,7 @@ var outboxTests = []testCase{
 		}
 	}},
 	{"Claim/OldestDueFirst", func(t *testing.T, s unical.Store) {
-		var msgs []*unical.OutboxMessage
+		var msgs []*outbox.Message
 		for i := range 5 {
 			msgs = append(msgs, newMessage("app_A", "", base.Add(-time.Duration(i)*time.Minute)))
 		}
@@ -121,7 +122,7 @@ var outboxTests = []testCase{
 		want := *msg
 		want.LeaseOwner = "worker-1"
 		want.LeaseExpiry = now.Add(30 * time.Second)
-		if d := diff([]*unical.OutboxMessage{&want}, got); d != "" {
+		if d := diff([]*outbox.Message{&want}, got); d != "" {
 			t.Fatalf("ClaimMessages() mismatch (-want +got):\n%s", d)
 		}
 		stored, err := s.GetMessage(t.Context(), "app_A", msg.ID)
@@ -159,9 +160,9 @@ var outboxTests = []testCase{
 		if second[0].LeaseOwner != "worker-2" || !second[0].LeaseExpiry.Equal(later.Add(time.Minute)) {
 			t.Errorf("lease after take-over = %q until %v, want worker-2 until %v", second[0].LeaseOwner, second[0].LeaseExpiry, later.Add(time.Minute))
 		}
-		first[0].Status = unical.MessageDelivered
+		first[0].Status = outbox.Delivered
 		wantCode(t, "UpdateMessage(lease taken over)", s.UpdateMessage(t.Context(), first[0]), unical.CodeConflict)
-		second[0].Status = unical.MessageDelivered
+		second[0].Status = outbox.Delivered
 		second[0].Attempts = 1
 		mustOK(t, "UpdateMessage(new owner)", s.UpdateMessage(t.Context(), second[0]))
 	}},
@@ -177,7 +178,7 @@ var outboxTests = []testCase{
 	}},
 	{"Claim/Concurrent", func(t *testing.T, s unical.Store) {
 		const n, workers, batch = 120, 8, 3
-		var msgs []*unical.OutboxMessage
+		var msgs []*outbox.Message
 		for i := range n {
 			msgs = append(msgs, newMessage("app_A", "", base.Add(time.Duration(i%7)*time.Second)))
 		}
@@ -220,7 +221,7 @@ var outboxTests = []testCase{
 		}
 	}},
 	{"Update/Delivered", func(t *testing.T, s unical.Store) {
-		for _, status := range []unical.MessageStatus{unical.MessageDelivered, unical.MessageFailed} {
+		for _, status := range []outbox.Status{outbox.Delivered, outbox.Failed} {
 			msg := newMessage("app_A", "sub_1", base)
 			mustEnqueue(t, s, msg)
 			got, err := s.ClaimMessages(t.Context(), "worker", base, time.Minute, 10)
@@ -268,7 +269,7 @@ var outboxTests = []testCase{
 		want := *msg
 		want.Attempts, want.NextAttemptAt, want.LastError = 1, retry, "HTTP 500"
 		want.LeaseOwner, want.LeaseExpiry = "worker-2", retry.Add(time.Hour)
-		if d := diff([]*unical.OutboxMessage{&want}, again); d != "" {
+		if d := diff([]*outbox.Message{&want}, again); d != "" {
 			t.Errorf("ClaimMessages(at retry) mismatch (-want +got):\n%s", d)
 		}
 	}},
@@ -279,11 +280,11 @@ var outboxTests = []testCase{
 		mustOK(t, "ClaimMessages()", err)
 		stolen := *got[0]
 		stolen.LeaseOwner = "worker-2"
-		stolen.Status = unical.MessageDelivered
+		stolen.Status = outbox.Delivered
 		wantCode(t, "UpdateMessage(not the owner)", s.UpdateMessage(t.Context(), &stolen), unical.CodeConflict)
-		free.Status = unical.MessageDelivered
+		free.Status = outbox.Delivered
 		wantCode(t, "UpdateMessage(never claimed)", s.UpdateMessage(t.Context(), free), unical.CodeConflict)
-		got[0].Status = unical.MessageDelivered
+		got[0].Status = outbox.Delivered
 		mustOK(t, "UpdateMessage(owner)", s.UpdateMessage(t.Context(), got[0]))
 		wantCode(t, "UpdateMessage(twice)", s.UpdateMessage(t.Context(), got[0]), unical.CodeConflict)
 	}},
@@ -299,9 +300,9 @@ var outboxTests = []testCase{
 		if len(second) != 1 {
 			t.Fatalf("ClaimMessages(again) = %d messages, want 1", len(second))
 		}
-		first[0].Status = unical.MessageDelivered
+		first[0].Status = outbox.Delivered
 		wantCode(t, "UpdateMessage(stale claim)", s.UpdateMessage(t.Context(), first[0]), unical.CodeConflict)
-		second[0].Status = unical.MessageDelivered
+		second[0].Status = outbox.Delivered
 		mustOK(t, "UpdateMessage(current claim)", s.UpdateMessage(t.Context(), second[0]))
 	}},
 	{"Update/ExpiredLeaseNotReclaimed", func(t *testing.T, s unical.Store) {
@@ -309,7 +310,7 @@ var outboxTests = []testCase{
 		mustEnqueue(t, s, msg)
 		got, err := s.ClaimMessages(t.Context(), "worker-1", base, time.Minute, 1)
 		mustOK(t, "ClaimMessages()", err)
-		got[0].Status = unical.MessageDelivered
+		got[0].Status = outbox.Delivered
 		mustOK(t, "UpdateMessage(expired, not claimed again)", s.UpdateMessage(t.Context(), got[0]))
 	}},
 	{"Update/ErrNotFound", func(t *testing.T, s unical.Store) {
@@ -322,12 +323,12 @@ var outboxTests = []testCase{
 		mustOK(t, "ClaimMessages()", err)
 		foreign := *got[0]
 		foreign.ApplicationID = "app_B"
-		foreign.Status = unical.MessageDelivered
+		foreign.Status = outbox.Delivered
 		wantCode(t, "UpdateMessage(other app)", s.UpdateMessage(t.Context(), &foreign), unical.CodeNotFound)
 		stored, err := s.GetMessage(t.Context(), "app_A", msg.ID)
 		mustOK(t, "GetMessage()", err)
-		if stored.Status != unical.MessagePending {
-			t.Errorf("status after foreign update = %q, want %q", stored.Status, unical.MessagePending)
+		if stored.Status != outbox.Pending {
+			t.Errorf("status after foreign update = %q, want %q", stored.Status, outbox.Pending)
 		}
 	}},
 	{"Copies", func(t *testing.T, s unical.Store) {

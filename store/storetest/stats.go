@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // statsTests hold a [unical.StatsStore] to its counts; a Store without
@@ -53,10 +54,10 @@ func testStats(t *testing.T, s unical.Store) {
 		}
 	}
 	// Ids sort by creation time, as the Client's do; the oldest is due last.
-	var msgs []*unical.OutboxMessage
+	var msgs []*outbox.Message
 	for i, id := range []string{"msg_1", "msg_2", "msg_3"} {
-		msgs = append(msgs, &unical.OutboxMessage{ID: id, ApplicationID: "app_1", EventType: unical.EventTypeAccountCreated,
-			Payload: []byte(`{}`), CreatedAt: now.Add(time.Duration(i-10) * time.Minute), Status: unical.MessagePending,
+		msgs = append(msgs, &outbox.Message{ID: id, ApplicationID: "app_1", EventType: unical.EventTypeAccountCreated,
+			Payload: []byte(`{}`), CreatedAt: now.Add(time.Duration(i-10) * time.Minute), Status: outbox.Pending,
 			NextAttemptAt: now.Add(-time.Duration(i) * time.Second)})
 	}
 	if err := s.EnqueueMessages(ctx, msgs); err != nil {
@@ -66,7 +67,7 @@ func testStats(t *testing.T, s unical.Store) {
 	if err != nil || len(claimed) != 1 || claimed[0].ID != "msg_3" {
 		t.Fatalf("ClaimMessages() = %v, %v; want msg_3, due first", claimed, err)
 	}
-	claimed[0].Status, claimed[0].Attempts = unical.MessageDelivered, 1
+	claimed[0].Status, claimed[0].Attempts = outbox.Delivered, 1
 	if err := s.UpdateMessage(ctx, claimed[0]); err != nil {
 		t.Fatal(err)
 	}

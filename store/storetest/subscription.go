@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 var subscriptionTests = []testCase{
@@ -280,9 +281,9 @@ var subscriptionTests = []testCase{
 		for _, m := range msgs {
 			switch m.ID {
 			case delivered.ID:
-				m.Status = unical.MessageDelivered
+				m.Status = outbox.Delivered
 			case failed.ID:
-				m.Status = unical.MessageFailed
+				m.Status = outbox.Failed
 			default:
 				continue
 			}
@@ -294,11 +295,11 @@ var subscriptionTests = []testCase{
 		_, err = s.GetSubscription(t.Context(), "app_A", sub.ID)
 		wantCode(t, "GetSubscription(deleted)", err, unical.CodeNotFound)
 		wantCode(t, "DeleteSubscription(deleted)", s.DeleteSubscription(t.Context(), "app_A", sub.ID), unical.CodeNotFound)
-		for _, m := range []*unical.OutboxMessage{pending, claimed} {
+		for _, m := range []*outbox.Message{pending, claimed} {
 			_, err = s.GetMessage(t.Context(), "app_A", m.ID)
 			wantCode(t, "GetMessage(pending, of deleted subscription)", err, unical.CodeNotFound)
 		}
-		for _, m := range []*unical.OutboxMessage{delivered, failed, otherMsg, appMsg} {
+		for _, m := range []*outbox.Message{delivered, failed, otherMsg, appMsg} {
 			_, err = s.GetMessage(t.Context(), "app_A", m.ID)
 			mustOK(t, "GetMessage(kept)", err)
 		}

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // mustFinish queues a message of appID's own endpoint due at lastDue,
 // claims it and records one attempt that leaves it with status and keeps
 // the attempt until attemptExpires.
-func mustFinish(tb testing.TB, s unical.Store, appID string, status unical.MessageStatus, lastDue, attemptExpires time.Time) (*unical.OutboxMessage, *unical.DeliveryAttempt) {
+func mustFinish(tb testing.TB, s unical.Store, appID string, status outbox.Status, lastDue, attemptExpires time.Time) (*outbox.Message, *outbox.Attempt) {
 	tb.Helper()
 	claimed := mustClaimOne(tb, s, newMessage(appID, "", lastDue), lastDue)
 	a := fullAttempt(claimed, 1, lastDue, attemptExpires)
@@ -38,10 +39,10 @@ var sweepTests = []testCase{
 		// Finished messages, oldest first, so that each claim takes only
 		// its own message. Every attempt expires after the last one is
 		// recorded, so that only the sweep can remove them.
-		oldDelivered, _ := mustFinish(t, s, "app_A", unical.MessageDelivered, now.Add(-9*24*time.Hour), now)
-		oldFailed, _ := mustFinish(t, s, "app_B", unical.MessageFailed, now.Add(-8*24*time.Hour), now.Add(-30*time.Minute))
-		newDelivered, newAttempt := mustFinish(t, s, "app_A", unical.MessageDelivered, now.Add(-week+time.Second), now.Add(time.Hour))
-		newFailed, _ := mustFinish(t, s, "app_B", unical.MessageFailed, now.Add(-time.Hour), now.Add(time.Hour))
+		oldDelivered, _ := mustFinish(t, s, "app_A", outbox.Delivered, now.Add(-9*24*time.Hour), now)
+		oldFailed, _ := mustFinish(t, s, "app_B", outbox.Failed, now.Add(-8*24*time.Hour), now.Add(-30*time.Minute))
+		newDelivered, newAttempt := mustFinish(t, s, "app_A", outbox.Delivered, now.Add(-week+time.Second), now.Add(time.Hour))
+		newFailed, _ := mustFinish(t, s, "app_B", outbox.Failed, now.Add(-time.Hour), now.Add(time.Hour))
 		// A pending message older than every retention stays.
 		pending := newMessage("app_A", "", now.Add(-30*24*time.Hour))
 		mustEnqueue(t, s, pending)
@@ -61,7 +62,7 @@ var sweepTests = []testCase{
 		wantCode(t, "ConsumeFlow(swept)", err, unical.CodeNotFound)
 		_, err = s.GetBlob(ctx, "app_A", "old", early)
 		wantCode(t, "GetBlob(swept)", err, unical.CodeNotFound)
-		for _, m := range []*unical.OutboxMessage{oldDelivered, oldFailed} {
+		for _, m := range []*outbox.Message{oldDelivered, oldFailed} {
 			_, err := s.GetMessage(ctx, m.ApplicationID, m.ID)
 			wantCode(t, "GetMessage(swept "+string(m.Status)+")", err, unical.CodeNotFound)
 		}
@@ -72,7 +73,7 @@ var sweepTests = []testCase{
 		}
 
 		// What is kept is all there.
-		for _, m := range []*unical.OutboxMessage{newDelivered, newFailed, pending} {
+		for _, m := range []*outbox.Message{newDelivered, newFailed, pending} {
 			if _, err := s.GetMessage(ctx, m.ApplicationID, m.ID); err != nil {
 				t.Errorf("GetMessage(kept %s): %v", m.ID, err)
 			}
@@ -94,8 +95,8 @@ var sweepTests = []testCase{
 		// A message whose last attempt was due exactly at the cutoff is
 		// not before it and stays; one a microsecond earlier goes.
 		cutoff := base.Add(-time.Hour)
-		gone, _ := mustFinish(t, s, "app_A", unical.MessageDelivered, cutoff.Add(-time.Microsecond), base.Add(time.Hour))
-		kept, _ := mustFinish(t, s, "app_A", unical.MessageDelivered, cutoff, base.Add(time.Hour))
+		gone, _ := mustFinish(t, s, "app_A", outbox.Delivered, cutoff.Add(-time.Microsecond), base.Add(time.Hour))
+		kept, _ := mustFinish(t, s, "app_A", outbox.Delivered, cutoff, base.Add(time.Hour))
 		wantSwept(t, s, unical.SweepRequest{Now: base, DeliveredBefore: cutoff}, unical.SweepResult{DeliveredMessages: 1})
 		_, err := s.GetMessage(t.Context(), "app_A", gone.ID)
 		wantCode(t, "GetMessage(before the cutoff)", err, unical.CodeNotFound)
@@ -104,10 +105,10 @@ var sweepTests = []testCase{
 		}
 	}},
 	{"ZeroCutoffKeeps", func(t *testing.T, s unical.Store) {
-		d, _ := mustFinish(t, s, "app_A", unical.MessageDelivered, base.Add(-400*24*time.Hour), base.Add(time.Hour))
-		f, _ := mustFinish(t, s, "app_A", unical.MessageFailed, base.Add(-300*24*time.Hour), base.Add(time.Hour))
+		d, _ := mustFinish(t, s, "app_A", outbox.Delivered, base.Add(-400*24*time.Hour), base.Add(time.Hour))
+		f, _ := mustFinish(t, s, "app_A", outbox.Failed, base.Add(-300*24*time.Hour), base.Add(time.Hour))
 		wantSwept(t, s, unical.SweepRequest{Now: base}, unical.SweepResult{})
-		for _, m := range []*unical.OutboxMessage{d, f} {
+		for _, m := range []*outbox.Message{d, f} {
 			if _, err := s.GetMessage(t.Context(), "app_A", m.ID); err != nil {
 				t.Errorf("GetMessage(%s, no cutoff): %v", m.Status, err)
 			}
@@ -116,13 +117,13 @@ var sweepTests = []testCase{
 	{"RetriedMessageStays", func(t *testing.T, s unical.Store) {
 		// A failed message sent again is pending: no failed-message
 		// retention applies to it any more.
-		f, _ := mustFinish(t, s, "app_A", unical.MessageFailed, base.Add(-60*24*time.Hour), base.Add(time.Hour))
+		f, _ := mustFinish(t, s, "app_A", outbox.Failed, base.Add(-60*24*time.Hour), base.Add(time.Hour))
 		_, err := s.RetryMessage(t.Context(), "app_A", f.ID, base)
 		mustOK(t, "RetryMessage()", err)
 		wantSwept(t, s, unical.SweepRequest{Now: base, FailedBefore: base.Add(time.Hour), DeliveredBefore: base.Add(time.Hour)}, unical.SweepResult{})
 		got, err := s.GetMessage(t.Context(), "app_A", f.ID)
 		mustOK(t, "GetMessage(retried)", err)
-		if got.Status != unical.MessagePending {
+		if got.Status != outbox.Pending {
 			t.Errorf("GetMessage(retried).Status = %s, want pending", got.Status)
 		}
 	}},

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // Internal wraps a storage failure; callers see only "Internal error.",
@@ -111,9 +112,9 @@ func IdempotencyBound(maxKeys int, maxBytes int64) *unical.Error {
 }
 
 // CheckStatus refuses a message status UpdateMessage does not know.
-func CheckStatus(status unical.MessageStatus) error {
+func CheckStatus(status outbox.Status) error {
 	switch status {
-	case unical.MessagePending, unical.MessageDelivered, unical.MessageFailed:
+	case outbox.Pending, outbox.Delivered, outbox.Failed:
 		return nil
 	}
 	return unical.Errorf(unical.CodeInvalid, "Message status %q is unknown.", status)
@@ -124,7 +125,7 @@ func CheckStatus(status unical.MessageStatus) error {
 // results[i], or nil. newest is the time of the newest attempt among the
 // accepted results, by which the stores prune expired attempts (zero when
 // there is none).
-func CheckDeliveries(results []unical.DeliveryResult) (errs []error, newest time.Time) {
+func CheckDeliveries(results []outbox.Result) (errs []error, newest time.Time) {
 	errs = make([]error, len(results))
 	for i, r := range results {
 		errs[i] = checkDelivery(r)
@@ -138,7 +139,7 @@ func CheckDeliveries(results []unical.DeliveryResult) (errs []error, newest time
 // checkDelivery checks one result of RecordDeliveries: a known status
 // and, when there is an attempt, an attempt id and the same message,
 // application and subscription as the message.
-func checkDelivery(r unical.DeliveryResult) error {
+func checkDelivery(r outbox.Result) error {
 	if err := CheckStatus(r.Message.Status); err != nil {
 		return err
 	}
