@@ -16,6 +16,7 @@ import (
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/outbox"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -59,6 +60,10 @@ type Config struct {
 	// none.
 	Observer Observer
 
+	// Outbox wakes and tracks the engine (package engine) that delivers
+	// the Client's messages; default the Client's own, which Config reports.
+	Outbox *outbox.Queue
+
 	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
 	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
@@ -95,8 +100,6 @@ type Client struct {
 
 	// webhook is Config.WebhookConfig.
 	webhook WebhookConfig
-	// outbox wakes and tracks a running engine.
-	outbox *Outbox
 	// keys seal and open for the parts beside the Client.
 	keys *Keys
 	// changePoll is Config.ChangePollInterval with its default
@@ -180,7 +183,7 @@ func New(cfg Config) (*Client, error) {
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
 	c.idempotency = idempotency.New(key, c.now, c.log)
-	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	cfg.Outbox = cmp.Or(cfg.Outbox, outbox.NewQueue())
 	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
 	c.webhook = cfg.WebhookConfig
 	c.changePoll = cfg.ChangePollInterval
@@ -216,16 +219,16 @@ func (cfg Config) OAuthCallbackURL() string {
 }
 
 // Close stops the Client's background work: an engine attached to its
-// Outbox (package engine) stops, and Close waits for it, so that no
+// Config.Outbox (package engine) stops, and Close waits for it, so that no
 // delivery is left half written. It does not close the Store.
 func (c *Client) Close() error {
-	c.outbox.close()
+	c.cfg.Outbox.Close()
 	return nil
 }
 
-// Outbox returns what wakes and tracks the engine (package engine) that
-// delivers the messages this Client queues.
-func (c *Client) Outbox() *Outbox { return c.outbox }
+// Outbox queues the messages of change detection for the engine (package
+// engine), which Config().Outbox wakes.
+func (c *Client) Outbox() *Outbox { return &Outbox{c: c} }
 
 // storeVersion is the Store's version, for the caches.
 func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }

@@ -21,10 +21,10 @@ func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *Subscripti
 	if err != nil {
 		return "", err
 	}
-	if err := o.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
+	if err := o.c.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		return "", err
 	}
-	o.Notify()
+	o.c.cfg.Outbox.Notify()
 	return msg.ID, nil
 }
 
@@ -38,9 +38,9 @@ func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 	if err != nil {
 		return err
 	}
-	queued, err := o.store.EnqueueCoalesced(ctx, msg)
+	queued, err := o.c.store.EnqueueCoalesced(ctx, msg)
 	if queued {
-		o.Notify()
+		o.c.cfg.Outbox.Notify()
 	}
 	return err
 }
@@ -48,7 +48,7 @@ func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 // subscriptionMessage returns a pending calendar.event.* message for sub,
 // carrying data when not nil.
 func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*outbox.Message, error) {
-	now := o.now().UTC()
+	now := o.c.now().UTC()
 	body, err := json.Marshal(MessagePayload{
 		EventType: eventType, Timestamp: FormatTimestamp(now),
 		SubscriptionID: sub.ID, EndUserAccountID: sub.EndUserAccountID, CalendarID: sub.CalendarID, Data: data,

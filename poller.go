@@ -56,11 +56,11 @@ func (c *Client) syncSubscription(ctx context.Context, sub *SubscriptionRecord, 
 	case eventType == EventTypeCalendarEventChanged && sub.IncludeEvents:
 		// The step's own listing is the message's content, so it is not
 		// coalesced with a waiting message (which carries other changes).
-		_, err = c.outbox.EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
+		_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
 	case eventType == EventTypeCalendarEventChanged && reconcile:
-		err = c.outbox.EnqueueCoalesced(ctx, sub)
+		err = c.Outbox().EnqueueCoalesced(ctx, sub)
 	case eventType != "":
-		_, err = c.outbox.EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
+		_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
 	}
 	if err != nil {
 		return err

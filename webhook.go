@@ -175,7 +175,7 @@ func (ev *accountEvents) messages(acct *Account, eventTypes ...string) []*outbox
 // queued wakes a running engine when msgs were queued.
 func (c *Client) queued(msgs []*outbox.Message) {
 	if len(msgs) > 0 {
-		c.outbox.Notify()
+		c.cfg.Outbox.Notify()
 	}
 }
 

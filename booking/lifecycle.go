@@ -241,7 +241,7 @@ func (s *Service) notify(ctx context.Context, eventType string, b *Booking) {
 		s.c.Config().Logger.Error("booking: queue webhook message", "applicationId", s.app.ID(), "bookingId", b.ID, "error", err)
 		return
 	}
-	s.c.Outbox().Notify()
+	s.c.Config().Outbox.Notify()
 }
 
 // errorBody is how once keeps an error answer.

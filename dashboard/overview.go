@@ -80,7 +80,7 @@ const (
 // overviewPage handles GET /dashboard/overview.
 func (h *handler) overviewPage(w http.ResponseWriter, r *http.Request, s *session) {
 	client := h.admin.Client()
-	ready, _ := httpwire.CheckReadiness(r.Context(), client.Store(), client.Outbox().EngineRunning(), httpwire.ReadyTimeout)
+	ready, _ := httpwire.CheckReadiness(r.Context(), client.Store(), client.Config().Outbox.Running(), httpwire.ReadyTimeout)
 	d := &overviewData{Ready: ready}
 	status, errMsg := http.StatusOK, ""
 	fail := func(err error) {

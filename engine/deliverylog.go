@@ -115,7 +115,7 @@ func resendMessage(ctx context.Context, app *unical.App, accountID, subscription
 	if _, err := c.Store().RetryMessage(ctx, app.ID(), messageID, c.Config().Now()); err != nil {
 		return nil, err
 	}
-	c.Outbox().Notify()
+	c.Config().Outbox.Notify()
 	return &unical.Success{Success: true}, nil
 }
 

@@ -17,6 +17,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -161,12 +162,6 @@ type Client interface {
 	Invalidate(appID string, keyIDs ...string)
 	// SweepInterval is how often to sweep the Store; 0 never.
 	SweepInterval() time.Duration
-	// OutboxQueued signals after the Client queued messages.
-	OutboxQueued() <-chan struct{}
-	// Attach registers a running engine: the returned context ends with
-	// ctx or when the Client is closed, and detach tells the Client the
-	// engine has stopped (its Close waits for that).
-	Attach(ctx context.Context) (run context.Context, detach func(), err error)
 	Observer() unical.Observer
 	Logger() *slog.Logger
 	Now() time.Time
@@ -199,12 +194,6 @@ func (w watching) WebhookSecret(app *unical.Application) (string, error) {
 
 func (w watching) SweepInterval() time.Duration { return max(w.Config().SweepInterval, 0) }
 
-func (w watching) OutboxQueued() <-chan struct{} { return w.Outbox().Queued() }
-
-func (w watching) Attach(ctx context.Context) (context.Context, func(), error) {
-	return w.Outbox().Attach(ctx)
-}
-
 func (w watching) Observer() unical.Observer { return w.Config().Observer }
 
 func (w watching) Logger() *slog.Logger { return w.Config().Logger }
@@ -236,6 +225,9 @@ type Engine struct {
 	sender unical.WebhookSender
 	log    *slog.Logger
 	obs    Observer
+	// queue is Config.Outbox: it signals messages queued in this
+	// process, and a running engine attaches to it.
+	queue *outbox.Queue
 	// wake nudges a running engine when a message is queued.
 	wake chan struct{}
 	// checking holds the ids of the subscriptions this engine is
@@ -255,6 +247,12 @@ type Config struct {
 	Client Client
 	// Store is the outbox, delivery log and subscriptions it works on.
 	Store Store
+	// Outbox is the queue the Client (unical.Config.Outbox) and the
+	// operations beside it notify when they queue messages; a running
+	// engine attaches to it, so that closing it (unical.Client.Close)
+	// stops the engine. Default a queue of the engine's own, which only
+	// the outbox poll and Run's context drive.
+	Outbox *outbox.Queue
 }
 
 // New returns an engine for cfg.Client over cfg.Store, with the settings
@@ -276,6 +274,7 @@ func New(cfg Config) (*Engine, error) {
 		sender:       wc.WebhookSender,
 		log:          c.Logger(),
 		obs:          observerOf(c.Observer()),
+		queue:        cmp.Or(cfg.Outbox, outbox.NewQueue()),
 		wake:         make(chan struct{}, 1),
 		started:      c.Now(),
 	}, nil
@@ -283,7 +282,7 @@ func New(cfg Config) (*Engine, error) {
 
 // Run runs the engine for c over its Store (see [New] and [Engine.Run]).
 func Run(ctx context.Context, c *unical.Client) error {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
 	if err != nil {
 		return err
 	}
@@ -292,7 +291,7 @@ func Run(ctx context.Context, c *unical.Client) error {
 
 // PollChanges checks c's subscriptions once (see [Engine.PollChanges]).
 func PollChanges(ctx context.Context, c *unical.Client) error {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
 	if err != nil {
 		return err
 	}
@@ -315,7 +314,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	return nil
 }
 
-// Start is Run in the background: it attaches the engine to its Client
+// Start is Run in the background: it attaches the engine to its Outbox
 // before it returns, so that readiness (/readyz) reports the engine
 // running from then on rather than from whenever a goroutine gets to it,
 // and wait blocks until the engine has stopped.
@@ -323,7 +322,7 @@ func (e *Engine) Start(ctx context.Context) (wait func(), err error) {
 	if e.sender == nil {
 		return nil, errors.New("engine: Run needs Config.WebhookSender")
 	}
-	ctx, detach, err := e.c.Attach(ctx)
+	ctx, detach, err := e.queue.Attach(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +380,7 @@ func (e *Engine) run(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-e.c.OutboxQueued():
+			case <-e.queue.Queued():
 				e.notify()
 			}
 		}

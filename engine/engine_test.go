@@ -24,8 +24,9 @@ import (
 // fakeClient is the Client side of the engine: it records the change
 // checks the engine asks for and opens every endpoint's secret as one.
 type fakeClient struct {
-	cfg    unical.WebhookConfig
-	queued chan struct{}
+	cfg unical.WebhookConfig
+	// queue is the engine's Config.Outbox, which the Client notifies.
+	queue *outbox.Queue
 	// now is the clock; zero for time.Now.
 	now time.Time
 
@@ -37,7 +38,7 @@ type fakeClient struct {
 }
 
 func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
-	c := &fakeClient{queued: make(chan struct{}, 1), cfg: unical.WebhookConfig{
+	c := &fakeClient{queue: outbox.NewQueue(), cfg: unical.WebhookConfig{
 		WebhookSender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1,
 	}}
 	if configure != nil {
@@ -91,15 +92,10 @@ func (c *fakeClient) SubscriptionSecret(*unical.SubscriptionRecord) (string, err
 func (c *fakeClient) WebhookSecret(*unical.Application) (string, error) {
 	return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", nil
 }
-func (c *fakeClient) Invalidate(string, ...string)  {}
-func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
-func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
-func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
-	ctx, cancel := context.WithCancel(ctx)
-	return ctx, cancel, nil
-}
-func (c *fakeClient) Observer() unical.Observer { return unical.NopObserver{} }
-func (c *fakeClient) Logger() *slog.Logger      { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func (c *fakeClient) Invalidate(string, ...string) {}
+func (c *fakeClient) SweepInterval() time.Duration { return 0 }
+func (c *fakeClient) Observer() unical.Observer    { return unical.NopObserver{} }
+func (c *fakeClient) Logger() *slog.Logger         { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 func (c *fakeClient) Now() time.Time {
 	if c.now.IsZero() {
 		return time.Now()
@@ -227,9 +223,9 @@ func (r *recordingSender) requests() []string {
 }
 
 // start runs the engine until the test ends.
-func start(tb testing.TB, c engine.Client, st engine.Store) {
+func start(tb testing.TB, c *fakeClient, st engine.Store) {
 	tb.Helper()
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Outbox: c.queue})
 	if err != nil {
 		tb.Fatalf("New() = %v", err)
 	}
@@ -285,7 +281,7 @@ func TestEngine_WakesWhenClientQueues(t *testing.T) {
 	}
 
 	st.add(pendingMessage("msg_2"))
-	c.queued <- struct{}{}
+	c.queue.Notify()
 	st.waitRecorded(t, 1)
 	if diff := cmp.Diff([]string{"https://receiver.example/hook msg_2"}, sender.requests()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)

@@ -20,7 +20,7 @@ import (
 // another error when the endpoint has no secret now or it cannot be
 // opened.
 func SentHeaders(ctx context.Context, c *unical.Client, msg *outbox.Message, at time.Time) (map[string][]string, error) {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
 	if err != nil {
 		return nil, err
 	}

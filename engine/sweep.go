@@ -23,7 +23,7 @@ const sweepBatch = 1000
 // Sweep sweeps c's Store once (see [Engine.Sweep]), for a program that
 // does not run the engine.
 func Sweep(ctx context.Context, c *unical.Client) (unical.SweepResult, error) {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
 	if err != nil {
 		return unical.SweepResult{}, err
 	}

@@ -56,6 +56,6 @@ func SendTestMessage(ctx context.Context, app *unical.App, accountID, subscripti
 	if err := c.Store().EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
 		return "", err
 	}
-	c.Outbox().Notify()
+	c.Config().Outbox.Notify()
 	return msg.ID, nil
 }

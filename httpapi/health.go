@@ -38,7 +38,7 @@ type readiness struct {
 // ReadyTimeout and the webhook engine runs, else 503 with the part that is
 // not ready, so that a load balancer sends requests elsewhere.
 func (h *handler) handleReadyz(w http.ResponseWriter, r *http.Request) {
-	checks, err := httpwire.CheckReadiness(r.Context(), h.client.Store(), h.client.Outbox().EngineRunning(), ReadyTimeout)
+	checks, err := httpwire.CheckReadiness(r.Context(), h.client.Store(), h.client.Config().Outbox.Running(), ReadyTimeout)
 	if err != nil {
 		h.log.WarnContext(r.Context(), "readiness: store not ready", "err", err)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/metrics"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
@@ -87,6 +88,10 @@ type engineSettings struct {
 	retrySchedule  []time.Duration
 	retryJitter    float64
 	observer       unical.Observer
+	// queue is the outbox queue serve hands to the Client and its engine,
+	// so that the Client's messages wake the engine and Close stops it;
+	// nil elsewhere (the Client makes its own).
+	queue *outbox.Queue
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -213,6 +218,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		SweepInterval: eng.retention.sweepInterval,
 		Observer:      eng.observer,
+		Outbox:        eng.queue,
 		WebhookConfig: unical.WebhookConfig{
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,
@@ -334,6 +340,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		eng.grantCheck, eng.grantKeepAlive = time.Duration(grantCheck), time.Duration(grantKeepAlive)
 		met := metrics.New()
 		eng.observer = met
+		eng.queue = outbox.NewQueue()
 		logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
 		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, nil)
 		if err != nil {
@@ -341,7 +348,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		defer store.Close()
 		defer client.Close()
-		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store})
+		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store, Outbox: eng.queue})
 		if err != nil {
 			return err
 		}
