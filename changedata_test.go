@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unical/unical/outbox"
 )
 
 // TestChangeData checks what one sync step's listing becomes in an
@@ -20,7 +21,7 @@ func TestChangeData(t *testing.T) {
 		Body      bool
 		Truncated bool
 	}
-	viewOf := func(d *ChangeData) []view {
+	viewOf := func(d *outbox.ChangeData) []view {
 		var out []view
 		for _, c := range d.Events {
 			out = append(out, view{c.ChangeType, c.EventID, len(c.Event) > 0, c.Truncated})
@@ -44,7 +45,7 @@ func TestChangeData(t *testing.T) {
 		}
 	})
 	t.Run("Bytes", func(t *testing.T) {
-		big := strings.Repeat("x", MaxChangeBytes/3)
+		big := strings.Repeat("x", outbox.MaxChangeBytes/3)
 		d := changeData([]*Event{{ID: "a", Description: big}, {ID: "b", Description: big}, {ID: "c", Description: big}, {ID: "d"}}, since)
 		want := []view{{"updated", "a", true, false}, {"updated", "b", true, false}, {"updated", "c", false, true}, {"updated", "d", false, true}}
 		if diff := cmp.Diff(want, viewOf(d)); diff != "" || d.Truncated {
@@ -52,7 +53,7 @@ func TestChangeData(t *testing.T) {
 		}
 	})
 	t.Run("Count", func(t *testing.T) {
-		events := make([]*Event, MaxChangesListed+1)
+		events := make([]*Event, outbox.MaxChangesListed+1)
 		for i := range events {
 			events[i] = &Event{ID: "e"}
 		}
@@ -63,8 +64,8 @@ func TestChangeData(t *testing.T) {
 				bodies++
 			}
 		}
-		if len(d.Events) != MaxChangesListed || !d.Truncated || bodies != MaxChangeBodies {
-			t.Errorf("%d changes, %d bodies, truncated %v; want %d, %d, true", len(d.Events), bodies, d.Truncated, MaxChangesListed, MaxChangeBodies)
+		if len(d.Events) != outbox.MaxChangesListed || !d.Truncated || bodies != outbox.MaxChangeBodies {
+			t.Errorf("%d changes, %d bodies, truncated %v; want %d, %d, true", len(d.Events), bodies, d.Truncated, outbox.MaxChangesListed, outbox.MaxChangeBodies)
 		}
 	})
 }

@@ -16,7 +16,7 @@ import (
 // EnqueueSubscriptionMessage queues a calendar.event.* message for a
 // subscription, carrying data when not nil, wakes the engine and returns
 // the message id.
-func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *ChangeData) (string, error) {
+func (o *Outbox) EnqueueSubscriptionMessage(ctx context.Context, sub *SubscriptionRecord, eventType string, data *outbox.ChangeData) (string, error) {
 	msg, err := o.subscriptionMessage(sub, eventType, data)
 	if err != nil {
 		return "", err
@@ -47,7 +47,7 @@ func (o *Outbox) EnqueueCoalesced(ctx context.Context, sub *SubscriptionRecord) 
 
 // subscriptionMessage returns a pending calendar.event.* message for sub,
 // carrying data when not nil.
-func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *ChangeData) (*outbox.Message, error) {
+func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, data *outbox.ChangeData) (*outbox.Message, error) {
 	now := o.c.now().UTC()
 	body, err := json.Marshal(MessagePayload{
 		EventType: eventType, Timestamp: FormatTimestamp(now),
@@ -66,15 +66,15 @@ func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 // sync step listed since a cursor taken at since, as webhook.Changes
 // lists them (oldest change first, bodies within MaxChangeBodies and
 // MaxChangeBytes, at most MaxChangesListed).
-func changeData(events []*Event, since time.Time) *ChangeData {
+func changeData(events []*Event, since time.Time) *outbox.ChangeData {
 	items := make([]webhook.Changed, len(events))
 	for i, e := range events {
 		items[i] = webhook.Changed{ID: e.ID, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Deleted: e.IsCancelled, Body: e}
 	}
 	list, truncated := webhook.Changes(items, since)
-	d := &ChangeData{Events: make([]EventChange, len(list)), Truncated: truncated}
+	d := &outbox.ChangeData{Events: make([]outbox.EventChange, len(list)), Truncated: truncated}
 	for i, ch := range list {
-		d.Events[i] = EventChange(ch)
+		d.Events[i] = outbox.EventChange(ch)
 	}
 	return d
 }

@@ -2,6 +2,8 @@ package unical
 
 import (
 	"context"
+
+	"github.com/unical/unical/outbox"
 )
 
 // DetectChanges is change detection, the one call of the engine (package
@@ -109,7 +111,7 @@ func syncCursor(ctx context.Context, p Provider, s *Session, calendarID, cursor 
 		}
 		listed.n += len(batch.Events)
 		if keep {
-			room := max(MaxChangesListed+1-len(listed.events), 0)
+			room := max(outbox.MaxChangesListed+1-len(listed.events), 0)
 			listed.events = append(listed.events, batch.Events[:min(room, len(batch.Events))]...)
 		}
 		if batch.NextPageCursor == "" {

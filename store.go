@@ -55,8 +55,8 @@ type Application struct {
 	// WebhookState is how deliveries to WebhookStateURL go. It is the
 	// state of WebhookURL only while the two are equal, so that a new URL
 	// starts afresh without every URL change having to reset it.
-	WebhookState    EndpointState `json:"webhookState,omitzero"`
-	WebhookStateURL string        `json:"-"`
+	WebhookState    outbox.EndpointState `json:"webhookState,omitzero"`
+	WebhookStateURL string               `json:"-"`
 	// Delegations are the application's delegation credentials (our
 	// extension), at most one per provider type.
 	Delegations map[ProviderType]Delegation `json:"-"`

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/addrpolicy"
-	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/outbox"
 )
 
@@ -20,22 +19,6 @@ const (
 	EventTypeAccountDeleted           = "enduseraccount.deleted"
 	EventTypeAccountCredentialUpdated = "enduseraccount.credential.updated"
 )
-
-// EndpointState is how deliveries to a webhook endpoint (a subscription's
-// URL or an application's own) are going. An endpoint that answers 410
-// Gone, or has failed continuously for Config.EndpointDisableAfter, is
-// disabled: its messages fail without an attempt until the developer
-// resends one (or, for the application's endpoint, sets a new URL). An
-// extension of the spec, after Svix.
-type EndpointState struct {
-	// FailingSince is the first failed attempt since the last delivered
-	// one; nil while the endpoint works.
-	FailingSince *time.Time `json:"failingSince,omitempty"`
-	// DisabledAt is when the endpoint was disabled; nil while enabled.
-	DisabledAt *time.Time `json:"disabledAt,omitempty"`
-	// DisabledReason says why, and how to enable it again.
-	DisabledReason string `json:"disabledReason,omitempty"`
-}
 
 // Subscription is a listed webhook subscription record. SubscriptionID,
 // ResourceID and Expiration describe the provider-side watch, when there is
@@ -56,7 +39,7 @@ type Subscription struct {
 	// messages carry the changed events (MessagePayload.Data); left out
 	// of the JSON when false, so the spec's record is unchanged.
 	IncludeEvents bool `json:"includeEvents,omitempty"`
-	EndpointState
+	outbox.EndpointState
 }
 
 // MarshalJSON writes the times as Account.MarshalJSON does.
@@ -95,38 +78,8 @@ type MessagePayload struct {
 	EndUserAccount   *Account `json:"endUserAccount,omitempty"`
 	// Data carries the changes of a calendar.event.changed message to a
 	// subscription created with includeEvents.
-	Data *ChangeData `json:"data,omitempty"`
+	Data *outbox.ChangeData `json:"data,omitempty"`
 }
-
-// ChangeData is what a calendar.event.changed message of an includeEvents
-// subscription carries: the changes one sync step found, in the order the
-// provider listed them (our extension).
-type ChangeData struct {
-	Events []EventChange `json:"events"`
-	// Truncated is set when more events changed than Events lists
-	// (MaxChangesListed): sync with the calendar's sync token to see them.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-// EventChange is one changed event. Event is the event as GET returns it
-// ({"id", "isCancelled": true} for a deleted one); it is left out, and
-// Truncated set, once the message holds MaxChangeBodies bodies or
-// MaxChangeBytes of them: then get the event, or sync.
-type EventChange struct {
-	// ChangeType is created, updated or deleted.
-	ChangeType string          `json:"changeType"`
-	EventID    string          `json:"eventId"`
-	Event      json.RawMessage `json:"event,omitempty"`
-	Truncated  bool            `json:"truncated,omitempty"`
-}
-
-// Limits of a calendar.event.changed message with includeEvents: 100
-// bodies, 256 KiB of them, 1,000 changes listed.
-const (
-	MaxChangeBodies  = webhook.MaxChangeBodies
-	MaxChangeBytes   = webhook.MaxChangeBytes
-	MaxChangesListed = webhook.MaxChangesListed
-)
 
 // accountEvents builds the enduseraccount.* messages of an application's
 // own webhook endpoint. The messages go to the Store with the account

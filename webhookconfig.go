@@ -74,7 +74,7 @@ type WebhookConfig struct {
 	// log; default 7 days.
 	DeliveryLogTTL time.Duration
 	// EndpointDisableAfter is how long a webhook endpoint may fail without
-	// a single delivery before it is disabled (see [EndpointState]);
+	// a single delivery before it is disabled (see [outbox.EndpointState]);
 	// default 5 days, as Svix does; negative never disables.
 	EndpointDisableAfter time.Duration
 	// WatchRenewBefore is how long before it ends a provider watch (push

@@ -208,7 +208,7 @@ const pausedReason = "Paused by the operator; resume it to deliver again. Messag
 
 // Paused reports whether a subscription's endpoint state is a pause by
 // the operator, as opposed to a disabling by the engine.
-func Paused(st unical.EndpointState) bool {
+func Paused(st outbox.EndpointState) bool {
 	return st.DisabledAt != nil && st.DisabledReason == pausedReason
 }
 
@@ -219,7 +219,7 @@ func Paused(st unical.EndpointState) bool {
 // application's subscription.
 func (s *Service) PauseSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
 	at := s.now().UTC()
-	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.pause", func(st *unical.EndpointState) {
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.pause", func(st *outbox.EndpointState) {
 		if st.DisabledAt == nil {
 			st.DisabledAt, st.DisabledReason = &at, pausedReason
 		}
@@ -230,14 +230,14 @@ func (s *Service) PauseSubscription(ctx context.Context, appID, subscriptionID s
 // with its failure clock reset. Returns CodeNotFound for another
 // application's subscription.
 func (s *Service) ResumeSubscription(ctx context.Context, appID, subscriptionID string) (*unical.Subscription, error) {
-	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.resume", func(st *unical.EndpointState) {
-		*st = unical.EndpointState{}
+	return s.updateSubscription(ctx, appID, subscriptionID, "subscription.resume", func(st *outbox.EndpointState) {
+		*st = outbox.EndpointState{}
 	})
 }
 
 // updateSubscription changes a subscription's endpoint state with fn and
 // records operation.
-func (s *Service) updateSubscription(ctx context.Context, appID, subscriptionID, operation string, fn func(*unical.EndpointState)) (*unical.Subscription, error) {
+func (s *Service) updateSubscription(ctx context.Context, appID, subscriptionID, operation string, fn func(*outbox.EndpointState)) (*unical.Subscription, error) {
 	rec, err := s.store.UpdateSubscription(ctx, appID, subscriptionID, func(rec *unical.SubscriptionRecord) error {
 		fn(&rec.EndpointState)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -152,7 +153,7 @@ func TestService_PauseResumeSubscription(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resumed.EndpointState != (unical.EndpointState{}) {
+	if resumed.EndpointState != (outbox.EndpointState{}) {
 		t.Errorf("after ResumeSubscription state = %+v, want working", resumed.EndpointState)
 	}
 	other, err := svc.CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("other")})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/outbox"
 )
 
 // ApplicationView is an application as the operator sees it: its
@@ -34,7 +35,7 @@ type WebhookView struct {
 	// SecretSet says whether a signing secret exists; the secret itself
 	// is shown only when it is made.
 	SecretSet bool `json:"secretSet"`
-	unical.EndpointState
+	outbox.EndpointState
 }
 
 // applicationView builds the operator's view of app.

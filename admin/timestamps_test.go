@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/outbox"
 )
 
 // TestViews_Timestamps: every time of the admin API's answers is written
@@ -36,7 +37,7 @@ func TestViews_Timestamps(t *testing.T) {
 			name: "ApplicationView",
 			view: &admin.ApplicationView{ID: "app_1", Name: "one", CreatedAt: nanos, UpdatedAt: whole, RedirectURLs: []string{},
 				Webhook: &admin.WebhookView{URL: "https://example.com/hook", SecretSet: true,
-					EndpointState: unical.EndpointState{FailingSince: &nanos, DisabledAt: &whole, DisabledReason: "gone"}}},
+					EndpointState: outbox.EndpointState{FailingSince: &nanos, DisabledAt: &whole, DisabledReason: "gone"}}},
 			want: map[string]any{"applicationId": "app_1", "name": "one", "createdAt": nanosWant, "updatedAt": wholeWant,
 				"redirectUrls": []any{}, "providers": nil, "webhook": map[string]any{"url": "https://example.com/hook", "secretSet": true,
 					"failingSince": nanosWant, "disabledAt": wholeWant, "disabledReason": "gone"}, "mail": nil},

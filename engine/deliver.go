@@ -163,7 +163,7 @@ type target struct {
 	// rate is the subscription's rate limit; 0 means none.
 	rate int
 	// state is the endpoint's delivery state as read with the target.
-	state unical.EndpointState
+	state outbox.EndpointState
 }
 
 // errNoWebhookTarget marks a message that can never be delivered (the
@@ -248,8 +248,8 @@ func (w *worker) noteOutcome(ctx context.Context, msg *outbox.Message, tgt *targ
 	// disable disables the endpoint with reason; needFailing makes it
 	// give way to a delivery that another worker recorded meanwhile.
 	didDisable := false // by this attempt, not another worker
-	disable := func(reason string, needFailing bool) func(*unical.EndpointState) bool {
-		return func(s *unical.EndpointState) bool {
+	disable := func(reason string, needFailing bool) func(*outbox.EndpointState) bool {
+		return func(s *outbox.EndpointState) bool {
 			if s.DisabledAt != nil { // by another worker since tgt was read
 				disabled = s.DisabledReason
 				return false
@@ -265,12 +265,12 @@ func (w *worker) noteOutcome(ctx context.Context, msg *outbox.Message, tgt *targ
 			return true
 		}
 	}
-	var fn func(*unical.EndpointState) bool
+	var fn func(*outbox.EndpointState) bool
 	switch {
 	case attempt.Error == "" && st.FailingSince == nil:
 		return ""
 	case attempt.Error == "":
-		fn = func(s *unical.EndpointState) bool {
+		fn = func(s *outbox.EndpointState) bool {
 			changed := s.FailingSince != nil
 			s.FailingSince = nil
 			return changed
@@ -278,7 +278,7 @@ func (w *worker) noteOutcome(ctx context.Context, msg *outbox.Message, tgt *targ
 	case attempt.StatusCode == 410:
 		fn = disable("Disabled because the receiver answered 410 Gone, which asks for no more messages. "+how, false)
 	case st.FailingSince == nil:
-		fn = func(s *unical.EndpointState) bool {
+		fn = func(s *outbox.EndpointState) bool {
 			if s.FailingSince != nil {
 				return false // another worker saw the first failure
 			}

@@ -73,7 +73,7 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 // still sees it once. A pending message waiting for a later attempt has
 // that attempt brought forward to now ("retry now"); one being sent at
 // that moment is left to that attempt, so no message is sent twice. It enables the endpoint again if it was disabled
-// (see [unical.EndpointState]). With accountID and subscriptionID both
+// (see [outbox.EndpointState]). With accountID and subscriptionID both
 // empty it resends a message of the application's own endpoint. An
 // extension of the spec. Like the App's writes, it runs once per
 // Idempotency-Key (see [unical.RunOnce]).

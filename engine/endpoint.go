@@ -5,10 +5,11 @@ import (
 	"errors"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // This file writes an endpoint's delivery state (see
-// [unical.EndpointState]): the engine as its attempts fail, are delivered
+// [outbox.EndpointState]): the engine as its attempts fail, are delivered
 // or disable it (noteOutcome), and ResendMessage when it enables the
 // endpoint again.
 
@@ -25,7 +26,7 @@ type endpointStore interface {
 // is read, changed and replaced, so an application update racing with it
 // may undo the change; at worst that restarts the failure clock or
 // enables the endpoint again, both of which the next attempts put right.
-func updateEndpointState(ctx context.Context, st endpointStore, invalidate func(appID string, keyIDs ...string), appID, subscriptionID string, fn func(*unical.EndpointState) bool) error {
+func updateEndpointState(ctx context.Context, st endpointStore, invalidate func(appID string, keyIDs ...string), appID, subscriptionID string, fn func(*outbox.EndpointState) bool) error {
 	if subscriptionID != "" {
 		_, err := st.UpdateSubscription(ctx, appID, subscriptionID, func(r *unical.SubscriptionRecord) error {
 			if !fn(&r.EndpointState) {
@@ -56,10 +57,10 @@ func updateEndpointState(ctx context.Context, st endpointStore, invalidate func(
 
 // enableEndpoint clears an endpoint's state: no longer disabled, and
 // failing only from its next failure on.
-func enableEndpoint(st *unical.EndpointState) bool {
-	if *st == (unical.EndpointState{}) {
+func enableEndpoint(st *outbox.EndpointState) bool {
+	if *st == (outbox.EndpointState{}) {
 		return false
 	}
-	*st = unical.EndpointState{}
+	*st = outbox.EndpointState{}
 	return true
 }

@@ -24,7 +24,7 @@ type Observer interface {
 	// when no request was made.
 	DeliveryAttempt(outcome string, took time.Duration)
 	// EndpointDisabled reports that the engine disabled a webhook
-	// endpoint (see [unical.EndpointState]).
+	// endpoint (see [outbox.EndpointState]).
 	EndpointDisabled()
 	// PollCycle reports one change-polling pass: how many subscriptions
 	// it checked with a sync cursor (watched ones included, when they were

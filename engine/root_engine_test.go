@@ -766,7 +766,7 @@ func describeMessage(msg *outbox.Message, err error) string {
 }
 
 // endpointState returns the listed state of the env's only subscription.
-func (env *engineEnv) endpointState(tb testing.TB) unical.EndpointState {
+func (env *engineEnv) endpointState(tb testing.TB) outbox.EndpointState {
 	tb.Helper()
 	page, err := subscriptions.List(context.Background(), env.App, env.AccountID, nil)
 	if err != nil || len(page.Data) != 1 {
@@ -873,7 +873,7 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 		if msg, err := env.Store.GetMessage(ctx, env.App.ID(), second); err != nil || msg.Status != outbox.Delivered {
 			t.Errorf("resent message: %v; want delivered", describeMessage(msg, err))
 		}
-		if st := env.endpointState(t); st != (unical.EndpointState{}) {
+		if st := env.endpointState(t); st != (outbox.EndpointState{}) {
 			t.Errorf("after the resend the state is %+v, want enabled and not failing", st)
 		}
 	})
@@ -902,7 +902,7 @@ func TestClient_Run_EndpointRecovers(t *testing.T) {
 		sender.setStatus(http.StatusOK)
 		time.Sleep(30 * time.Minute)
 		env.waitStatus(t, ids[0], outbox.Delivered)
-		if st := env.endpointState(t); st != (unical.EndpointState{}) {
+		if st := env.endpointState(t); st != (outbox.EndpointState{}) {
 			t.Errorf("after a delivery the state is %+v, want not failing", st)
 		}
 	})
@@ -1000,7 +1000,7 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if app.WebhookState != (unical.EndpointState{}) {
+		if app.WebhookState != (outbox.EndpointState{}) {
 			t.Errorf("application webhook state after the resend = %+v, want enabled", app.WebhookState)
 		}
 	})

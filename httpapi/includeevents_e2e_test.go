@@ -12,6 +12,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
+	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhookreceiver"
 )
@@ -187,17 +188,17 @@ func TestGoogleE2E_IncludeEvents(t *testing.T) {
 			}
 
 			// A burst past the limits: 100 bodies, then announcements.
-			for i := range unical.MaxChangeBodies + 5 {
+			for i := range outbox.MaxChangeBodies + 5 {
 				st.google.AddEvent(e2eUser, googletest.Event{Summary: fmt.Sprintf("bulk %03d", i),
 					Start: &googletest.EventDateTime{DateTime: "2026-06-01T09:00:00Z"}, End: &googletest.EventDateTime{DateTime: "2026-06-01T10:00:00Z"}})
 			}
 			step()
 			bulk := nextChanges(t, rcv, &seen)
-			if len(bulk.Changes) != unical.MaxChangeBodies+5 || bulk.ChangesTruncated {
-				t.Fatalf("bulk message has %d changes (truncated %v), want %d listed", len(bulk.Changes), bulk.ChangesTruncated, unical.MaxChangeBodies+5)
+			if len(bulk.Changes) != outbox.MaxChangeBodies+5 || bulk.ChangesTruncated {
+				t.Fatalf("bulk message has %d changes (truncated %v), want %d listed", len(bulk.Changes), bulk.ChangesTruncated, outbox.MaxChangeBodies+5)
 			}
 			for i, ch := range bulk.Changes {
-				wantBody := i < unical.MaxChangeBodies
+				wantBody := i < outbox.MaxChangeBodies
 				if (ch.Event != nil) != wantBody || ch.Truncated == wantBody || ch.Type != "created" {
 					t.Errorf("bulk change %d = %+v, want body %v", i, ch, wantBody)
 				}

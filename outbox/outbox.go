@@ -4,7 +4,10 @@
 // [LogStore], [Notifier]), which unical.Store embeds, so that a Store
 // written outside this module implements them too; store/storetest checks
 // them. [Queue] wakes and tracks the engine (package engine) that
-// delivers the messages.
+// delivers the messages. What a developer sees of a message beside its
+// payload is here too: the changes an includeEvents message carries
+// ([ChangeData]) and how deliveries to an endpoint are going
+// ([EndpointState]).
 //
 // Like every part of unical.Store, these methods return *unical.Error
 // values: CodeNotFound for a missing record (also one of another

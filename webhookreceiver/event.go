@@ -7,6 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/webhook"
+	"github.com/unical/unical/outbox"
 )
 
 // Message is a verified delivery.
@@ -169,7 +170,7 @@ func Decode(body []byte) (Event, error) {
 }
 
 // decodeChanges decodes data.events, naming the entry at fault.
-func decodeChanges(d *unical.ChangeData) ([]Change, error) {
+func decodeChanges(d *outbox.ChangeData) ([]Change, error) {
 	changes := make([]Change, len(d.Events))
 	for i, c := range d.Events {
 		field := fmt.Sprintf("data.events[%d]", i)

@@ -52,9 +52,9 @@ func fullApplication(id string, created time.Time) *unical.Application {
 
 // fullEndpointState is a disabled endpoint's state: failing from t on,
 // disabled five days later.
-func fullEndpointState(t time.Time) unical.EndpointState {
+func fullEndpointState(t time.Time) outbox.EndpointState {
 	failing, disabled := t.Add(time.Hour), t.Add(5*24*time.Hour+time.Hour)
-	return unical.EndpointState{FailingSince: &failing, DisabledAt: &disabled, DisabledReason: "failing for 5 days"}
+	return outbox.EndpointState{FailingSince: &failing, DisabledAt: &disabled, DisabledReason: "failing for 5 days"}
 }
 
 // mustCreateApplication stores a new full application.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // Application is the stored form of [unical.Application]. Its JSON names
@@ -57,7 +58,7 @@ type ProviderConfig struct {
 	Scopes      []string `json:"scopes"`
 }
 
-// EndpointState is the stored form of [unical.EndpointState].
+// EndpointState is the stored form of [outbox.EndpointState].
 type EndpointState struct {
 	FailingSince   *time.Time `json:"failingSince,omitempty"`
 	DisabledAt     *time.Time `json:"disabledAt,omitempty"`
@@ -65,13 +66,13 @@ type EndpointState struct {
 }
 
 // FromEndpointState returns the stored form of st.
-func FromEndpointState(st unical.EndpointState) EndpointState {
+func FromEndpointState(st outbox.EndpointState) EndpointState {
 	return EndpointState{FailingSince: UTCPtr(st.FailingSince), DisabledAt: UTCPtr(st.DisabledAt), DisabledReason: st.DisabledReason}
 }
 
 // ToEndpointState returns the API form of rec.
-func (rec EndpointState) ToEndpointState() unical.EndpointState {
-	return unical.EndpointState{FailingSince: rec.FailingSince, DisabledAt: rec.DisabledAt, DisabledReason: rec.DisabledReason}
+func (rec EndpointState) ToEndpointState() outbox.EndpointState {
+	return outbox.EndpointState{FailingSince: rec.FailingSince, DisabledAt: rec.DisabledAt, DisabledReason: rec.DisabledReason}
 }
 
 // FromApplication checks app and returns its stored form. It refuses a

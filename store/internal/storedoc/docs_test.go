@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/outbox"
 )
 
 // TestFormat pins the stored bytes: the JSON below is what the bolt store
@@ -16,7 +17,7 @@ func TestFormat(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	t1 := t0.Add(time.Hour)
 	pa := "pa"
-	es := unical.EndpointState{FailingSince: &t0, DisabledAt: &t1, DisabledReason: "gone"}
+	es := outbox.EndpointState{FailingSince: &t0, DisabledAt: &t1, DisabledReason: "gone"}
 	app, err := FromApplication(&unical.Application{ID: "app1", Name: "N", CreatedAt: t0, UpdatedAt: t1, RedirectURLs: []string{"https://r"},
 		Providers:     map[unical.ProviderType]unical.ProviderSettings{"google": {ClientID: "c", AuthURL: "a", TokenURL: "t", UserInfoURL: "u", APIBaseURL: "b", ServerURL: "s", Tenant: "te", Scopes: []string{"x"}}},
 		SealedSecrets: map[unical.ProviderType][]byte{"google": []byte("sec")}, WebhookURL: "https://w", SealedWebhookSecret: []byte("ws"), WebhookState: es, WebhookStateURL: "https://w"})
