@@ -3,9 +3,7 @@ package unical
 import (
 	"context"
 	"encoding/json"
-	"time"
 
-	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/outbox"
 )
 
@@ -60,21 +58,4 @@ func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 		ID: NewID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
 		Payload: body, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now,
 	}, nil
-}
-
-// changeData is the data of an includeEvents message: the events one
-// sync step listed since a cursor taken at since, as webhook.Changes
-// lists them (oldest change first, bodies within MaxChangeBodies and
-// MaxChangeBytes, at most MaxChangesListed).
-func changeData(events []*Event, since time.Time) *outbox.ChangeData {
-	items := make([]webhook.Changed, len(events))
-	for i, e := range events {
-		items[i] = webhook.Changed{ID: e.ID, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Deleted: e.IsCancelled, Body: e}
-	}
-	list, truncated := webhook.Changes(items, since)
-	d := &outbox.ChangeData{Events: make([]outbox.EventChange, len(list)), Truncated: truncated}
-	for i, ch := range list {
-		d.Events[i] = outbox.EventChange(ch)
-	}
-	return d
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -219,6 +220,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		SweepInterval: eng.retention.sweepInterval,
 		Observer:      eng.observer,
 		Outbox:        eng.queue,
+		Subscriptions: &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
 		WebhookConfig: unical.WebhookConfig{
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,

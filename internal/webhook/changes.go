@@ -27,7 +27,7 @@ type Changed struct {
 }
 
 // Change is one entry of a change list. Its fields are those of
-// unical.EventChange, which converts from it.
+// outbox.EventChange, which converts from it.
 type Change struct {
 	// ChangeType is created, updated or deleted.
 	ChangeType string

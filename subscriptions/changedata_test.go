@@ -1,4 +1,4 @@
-package unical
+package subscriptions
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unical/unical"
 	"github.com/unical/unical/outbox"
 )
 
@@ -29,7 +30,7 @@ func TestChangeData(t *testing.T) {
 		return out
 	}
 	t.Run("Types and order", func(t *testing.T) {
-		d := changeData([]*Event{
+		d := changeData([]*unical.Event{
 			{ID: "old", CreatedAt: "2026-04-01T00:00:00Z", UpdatedAt: "2026-05-01T12:00:03Z"},
 			{ID: "new", CreatedAt: "2026-05-01T12:00:01.000Z", UpdatedAt: "2026-05-01T12:00:01Z"},
 			{ID: "gone", IsCancelled: true},
@@ -46,16 +47,16 @@ func TestChangeData(t *testing.T) {
 	})
 	t.Run("Bytes", func(t *testing.T) {
 		big := strings.Repeat("x", outbox.MaxChangeBytes/3)
-		d := changeData([]*Event{{ID: "a", Description: big}, {ID: "b", Description: big}, {ID: "c", Description: big}, {ID: "d"}}, since)
+		d := changeData([]*unical.Event{{ID: "a", Description: big}, {ID: "b", Description: big}, {ID: "c", Description: big}, {ID: "d"}}, since)
 		want := []view{{"updated", "a", true, false}, {"updated", "b", true, false}, {"updated", "c", false, true}, {"updated", "d", false, true}}
 		if diff := cmp.Diff(want, viewOf(d)); diff != "" || d.Truncated {
 			t.Errorf("changes (-want +got):\n%s\ntruncated %v", diff, d.Truncated)
 		}
 	})
 	t.Run("Count", func(t *testing.T) {
-		events := make([]*Event, outbox.MaxChangesListed+1)
+		events := make([]*unical.Event, outbox.MaxChangesListed+1)
 		for i := range events {
-			events[i] = &Event{ID: "e"}
+			events[i] = &unical.Event{ID: "e"}
 		}
 		d := changeData(events, since)
 		bodies := 0
