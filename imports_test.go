@@ -72,6 +72,8 @@ func TestImportRules(t *testing.T) {
 		{pkg: "./internal/seal", banned: []string{mod}},
 		// The Idempotency-Key store contract and runner: an outsider's Store implements it.
 		{pkg: "./idempotency", banned: []string{mod}},
+		// The versioned records extensions keep in the Store: the Store embeds the contract.
+		{pkg: "./records", banned: []string{mod}},
 		{pkg: "./internal/webhook", banned: []string{mod}},
 		// The outbox's contracts are public and embedded in unical.Store:
 		// the root imports them, so they import no part of unical.
