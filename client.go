@@ -233,10 +233,6 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// Outbox queues the messages of change detection for the engine (package
-// engine), which Config().Outbox wakes.
-func (c *Client) Outbox() *Outbox { return &Outbox{c: c} }
-
 // storeVersion is the Store's version, for the caches.
 func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
 

@@ -363,5 +363,5 @@ func enqueueChange(ctx context.Context, c *unical.Client, appID, subID string) (
 	if err != nil {
 		return "", err
 	}
-	return c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventChanged, nil)
+	return subscriptions.Enqueue(ctx, c, sub, unical.EventTypeCalendarEventChanged, nil)
 }

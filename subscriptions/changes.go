@@ -160,11 +160,11 @@ func detectChanges(ctx context.Context, a *unical.App, sub *unical.SubscriptionR
 	case eventType == unical.EventTypeCalendarEventChanged && sub.IncludeEvents:
 		// The step's own listing is the message's content, so it is not
 		// coalesced with a waiting message (which carries other changes).
-		_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, eventType, changeData(listed.events, sub.CursorAt))
+		_, err = Enqueue(ctx, c, sub, eventType, changeData(listed.events, sub.CursorAt))
 	case eventType == unical.EventTypeCalendarEventChanged && reconcile:
-		err = c.Outbox().EnqueueCoalesced(ctx, sub)
+		err = enqueueCoalesced(ctx, c, sub)
 	case eventType != "":
-		_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, eventType, nil)
+		_, err = Enqueue(ctx, c, sub, eventType, nil)
 	}
 	if err != nil {
 		return err

@@ -166,7 +166,7 @@ func rewatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionReco
 	if err := replaceWatch(ctx, c, sub, fresh.Watch, fresh.Watch.Token); err != nil {
 		return err
 	}
-	_, err := c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+	_, err := Enqueue(ctx, c, sub, unical.EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -177,7 +177,7 @@ func dropWatch(ctx context.Context, c *unical.Client, sub *unical.SubscriptionRe
 	if err := replaceWatch(ctx, c, sub, nil, ""); err != nil {
 		return err
 	}
-	_, err := c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+	_, err := Enqueue(ctx, c, sub, unical.EventTypeCalendarEventUnknown, nil)
 	return err
 }
 
@@ -246,9 +246,9 @@ func HandleNotification(ctx context.Context, c *unical.Client, providerPath, app
 			err = checkWithCursor(lctx, c, sub, false)
 			cancel()
 		case ch.Kind == unical.WatchChanged:
-			err = c.Outbox().EnqueueCoalesced(ctx, sub)
+			err = enqueueCoalesced(ctx, c, sub)
 		case ch.Kind == unical.WatchMissed:
-			_, err = c.Outbox().EnqueueSubscriptionMessage(ctx, sub, unical.EventTypeCalendarEventUnknown, nil)
+			_, err = Enqueue(ctx, c, sub, unical.EventTypeCalendarEventUnknown, nil)
 		// The lifecycle answers call the provider before we reply. That
 		// may take longer than Graph likes (it wants an answer within
 		// seconds), but a notification it sends again is harmless: the
