@@ -2,15 +2,14 @@ package engine_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/clientenv"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -37,11 +36,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 // first.
 func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
+	store := clientenv.OpenBolt(tb)
 	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
 	cfg := unical.Config{
@@ -51,31 +46,20 @@ func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv 
 	if configure != nil {
 		configure(&cfg)
 	}
+	var err error
 	env.Client, err = unical.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { env.Client.Close() })
-	ctx := context.Background()
-	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push test")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if env.App, err = env.Client.App(ctx, created.ApplicationID); err != nil {
-		tb.Fatal(err)
-	}
-	acct, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
-		Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada"),
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sub, err := subscriptions.Create(ctx, env.App, acct.ID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
+	env.App = clientenv.NewApp(tb, env.Client, "push test")
+	accountID := clientenv.ConnectAda(tb, env.App)
+	sub, err := subscriptions.Create(context.Background(), env.App, accountID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	env.SubID = sub.WebhookSubscriptionID
-	env.AccountID, env.CalendarID = acct.ID, calID
+	env.AccountID, env.CalendarID = accountID, calID
 	return env
 }
 
