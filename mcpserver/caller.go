@@ -32,38 +32,14 @@ func InProcess(h http.Handler) Sender {
 			r.Body = http.NoBody
 		}
 		r.RequestURI = r.URL.RequestURI()
-		w := &memoryResponse{header: http.Header{}}
+		w := httpwire.NewBuffer(nil)
 		h.ServeHTTP(w, r)
-		if w.status == 0 {
-			w.status = http.StatusOK
-		}
+		body := w.Bytes()
 		return &http.Response{
-			StatusCode: w.status, Header: w.header, Request: r,
-			Body: io.NopCloser(&w.body), ContentLength: int64(w.body.Len()),
+			StatusCode: w.Status(), Header: w.Header(), Request: r,
+			Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		}, nil
 	}
-}
-
-// memoryResponse is the ResponseWriter of an in-process call.
-type memoryResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (m *memoryResponse) Header() http.Header { return m.header }
-
-func (m *memoryResponse) WriteHeader(status int) {
-	if m.status == 0 && status >= 200 {
-		m.status = status
-	}
-}
-
-func (m *memoryResponse) Write(p []byte) (int, error) {
-	if m.status == 0 {
-		m.status = http.StatusOK
-	}
-	return m.body.Write(p)
 }
 
 // maxAnswerBytes bounds the /v1 answer a tool reads: a page of events
