@@ -70,17 +70,6 @@ func Providers(c *unical.Client) []ProviderInfo {
 	return out
 }
 
-// Provider describes c's provider of type t; ok is false when c has
-// none.
-func Provider(c *unical.Client, t unical.ProviderType) (info ProviderInfo, ok bool) {
-	for _, info := range Providers(c) {
-		if info.Type == t {
-			return info, true
-		}
-	}
-	return ProviderInfo{}, false
-}
-
 // Describe returns what p declares, with Delegation from its
 // interfaces; Credential is left to [Providers], which has the Client.
 // A wrapped provider (one with an Unwrap method, as the Client's
