@@ -132,8 +132,11 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 // front door and its checks of the caller's credential as a request from
 // outside would.
 func (h *handler) registerMCPRoute(api http.Handler) {
-	h.mux.Handle("POST /v1/mcp", mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
+	h.mux.Handle("POST "+mcpPath, mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
 }
+
+// mcpPath is the MCP endpoint's path.
+const mcpPath = "/v1/mcp"
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
 // path exists for other methods, else 404, both with the JSON error body.

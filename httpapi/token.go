@@ -119,6 +119,10 @@ const (
 	corsHeaders       = "Authorization, Content-Type, Idempotency-Key"
 	corsExposeHeaders = "Retry-After, Idempotent-Replayed"
 	corsMaxAge        = "600"
+	// corsMCPHeaders are those an MCP client adds on POST /v1/mcp
+	// (Streamable HTTP): the protocol version it negotiated and the
+	// method and tool name it repeats from the body.
+	corsMCPHeaders = ", Mcp-Protocol-Version, Mcp-Method, Mcp-Name"
 )
 
 // preflight answers CORS preflight requests (OPTIONS with Origin and
@@ -135,7 +139,11 @@ func (h *handler) preflight(next http.Handler) http.Handler {
 		hdr := w.Header()
 		setCORS(hdr, origin)
 		hdr.Set("Access-Control-Allow-Methods", corsMethods)
-		hdr.Set("Access-Control-Allow-Headers", corsHeaders)
+		if r.URL.Path == mcpPath {
+			hdr.Set("Access-Control-Allow-Headers", corsHeaders+corsMCPHeaders)
+		} else {
+			hdr.Set("Access-Control-Allow-Headers", corsHeaders)
+		}
 		hdr.Set("Access-Control-Max-Age", corsMaxAge)
 		w.WriteHeader(http.StatusNoContent)
 	})

@@ -63,12 +63,15 @@ type caller struct {
 	grantID string
 }
 
-// forwarded are the request headers copied onto every /v1 call.
-var forwarded = []string{"Authorization", "X-Api-Key", "X-Forwarded-For"}
+// forwarded are the request headers copied onto every /v1 call: the
+// credential, the address the per-address limit counts, and the browser
+// Origin, which the API holds a scoped token's allowedOrigins to.
+var forwarded = []string{"Authorization", "X-Api-Key", "X-Forwarded-For", "Origin"}
 
-// answer is a /v1 answer: its status and JSON body.
+// answer is a /v1 answer: its status, headers and JSON body.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 }
 
@@ -126,7 +129,7 @@ func (c *caller) call(ctx context.Context, method, path string, query url.Values
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || !json.Valid(data) {
 		return answer{}, unical.Errorf(unical.CodeUpstream, "The answer of the unical server (status %d) is not the API's JSON.", resp.StatusCode)
 	}
-	return answer{status: resp.StatusCode, body: data}, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
 
 // errorBody is the /v1 error body, as far as unicald mcp reports it.

@@ -39,6 +39,9 @@ type grant struct {
 	// ID is the token's id; "" for the application's API key.
 	ID     string              `json:"id"`
 	Scopes []scopedtoken.Scope `json:"scopes"`
+	// cors are the CORS headers the API answered the token's check with:
+	// those of a browser origin the token allows, none otherwise.
+	cors http.Header
 }
 
 // resolveGrant asks the /v1 API what c's credential grants: a scoped
@@ -58,6 +61,7 @@ func (c *caller) resolveGrant(ctx context.Context) (*grant, *answer, error) {
 			return nil, nil, unical.WrapError(unical.CodeUpstream, err, "The token's grant answered by the unical server could not be read.")
 		}
 		c.grantID = g.ID
+		g.cors = corsOf(a.header)
 		return &g, nil, nil
 	}
 	// The API key's check: the cheapest route that takes it.
@@ -191,8 +195,26 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpwire.WriteBody(w, refused.status, refused.body)
 		return
 	}
+	// A browser origin the token allows is named as the API names it,
+	// on the MCP answer and on the SDK's refusals alike.
+	for k, v := range g.cors {
+		w.Header()[k] = v
+	}
 	s := newServer(c, g, h.cache, h.log)
-	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+	ew := &envelopeWriter{ResponseWriter: w}
+	h.sdk.ServeHTTP(ew, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+	ew.finish(r, h.errLog)
+}
+
+// corsOf keeps the CORS headers of an answer of the API.
+func corsOf(h http.Header) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		if strings.HasPrefix(k, "Access-Control-") || k == "Vary" {
+			out[k] = slices.Clone(v)
+		}
+	}
+	return out
 }
 
 // Remote is the MCP server of a local agent: its tools call the /v1 API of

@@ -265,3 +265,31 @@ func Follow(tb testing.TB, raw string) *url.URL {
 	}
 	return u
 }
+
+// Preflight sends a browser's CORS preflight of a POST to path from
+// origin, asking for requestHeaders, and returns the answer's status and
+// its CORS headers (Access-Control-Allow-Origin, -Methods, -Headers and
+// Vary) by name. It is served by a handler over the Stack's Client
+// outside the OpenAPI check, which knows no OPTIONS.
+func (st *Stack) Preflight(tb testing.TB, path, origin, requestHeaders string) map[string]string {
+	tb.Helper()
+	srv := httptest.NewServer(httpapi.NewHandler(st.Client, httpapi.Options{}))
+	defer srv.Close()
+	req, err := http.NewRequestWithContext(tb.Context(), "OPTIONS", srv.URL+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", requestHeaders)
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	got := map[string]string{"status": resp.Status}
+	for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Vary"} {
+		got[h] = resp.Header.Get(h)
+	}
+	return got
+}
