@@ -30,13 +30,22 @@ type engineEnv struct{ *clientenv.Env }
 // Config first.
 func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
 	tb.Helper()
-	return &engineEnv{clientenv.New(tb, configure)}
+	return mustNewEngineEnvOn(tb, clientenv.OpenBolt(tb), configure)
 }
 
 // mustNewEngineEnvOn is mustNewEngineEnv over a given Store.
 func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
 	tb.Helper()
-	return &engineEnv{clientenv.NewOn(tb, store, configure)}
+	// Change detection is package subscriptions' hook, polling as the
+	// Config says.
+	hooks := &subscriptions.Hooks{}
+	return &engineEnv{clientenv.NewOn(tb, store, func(cfg *unical.Config) {
+		cfg.Subscriptions = hooks
+		if configure != nil {
+			configure(cfg)
+		}
+		hooks.ChangePollInterval = cfg.ChangePollInterval
+	})}
 }
 
 // run starts the engine until the test ends.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/ics"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
@@ -31,7 +32,7 @@ func isWrite(method string) bool {
 }
 
 // idempotent serves an authenticated write that carries Idempotency-Key
-// through App.RunIdempotent, the one implementation it shares with the
+// through App.Idempotency, the one implementation it shares with the
 // Go methods: fn runs once per key and its answer, encoded as it went out,
 // is kept; a retry gets those bytes again with Idempotent-Replayed: true.
 func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical.App, keys []string, fn appHandler) {
@@ -54,7 +55,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var first *httpwire.Buffer
-	res, replayed, err := app.RunIdempotent(r.Context(), key, requestFingerprint(r, body), func(ctx context.Context) unical.IdempotentResult {
+	res, replayed, err := app.Idempotency().Run(r.Context(), key, requestFingerprint(r, body), func(ctx context.Context) idempotency.Answer {
 		// ctx outlives the client's connection: a client that went away
 		// after sending still gets its answer kept, for its retry.
 		r := r.WithContext(ctx)
@@ -65,7 +66,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 			code = unical.ErrorCode(err)
 			h.writeError(first, r, err)
 		}
-		return unical.IdempotentResult{Status: first.Status(), Code: code, Body: first.Bytes()}
+		return idempotency.Answer{Status: first.Status(), Code: string(code), Body: first.Bytes()}
 	})
 	if err != nil {
 		h.writeError(w, r, err)
