@@ -219,8 +219,8 @@ func (k idempotencyKeys) Begin(ctx context.Context, c *idempotency.Claim) (*idem
 	held, err := k.a.c.store.BeginIdempotent(ctx, &IdempotencyRecord{ApplicationID: k.a.id, Key: k.key, Fingerprint: c.Fingerprint,
 		Claim: c.ID, CreatedAt: c.CreatedAt, LeaseExpiry: c.LeaseExpiry, ExpiresAt: c.ExpiresAt}, idempotency.MaxKeys, idempotency.MaxBytes)
 	if ErrorCode(err) == CodeRateLimited {
-		// Space comes back when the sweep removes expired records.
-		return nil, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: max(k.a.c.sweep.interval, time.Minute),
+		// Space comes back when the sweep removes expired records (every 5 minutes by default: engine.DefaultSweepInterval).
+		return nil, &Error{Code: CodeRateLimited, Field: IdempotencyKeyField, RetryAfter: 5 * time.Minute,
 			Message: fmt.Sprintf("This application holds the most Idempotency-Keys kept (%d keys or %d MiB of answers of the last %s); retry after the seconds in Retry-After, or send the write without a key.", idempotency.MaxKeys, idempotency.MaxBytes>>20, idempotency.TTL)}
 	}
 	if err != nil || held == nil {

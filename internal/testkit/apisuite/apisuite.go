@@ -89,7 +89,7 @@ func newEnv(t *testing.T, target Target) *env {
 	}
 	// The production address policy, whose webhook URL refusals the
 	// suite checks; the memory providers need no URL.
-	st := apitest.Start(t, providers, func(cfg *unical.Config) { cfg.AllowPrivateTargets = false })
+	st := apitest.Start(t, providers, func(cfg *apitest.Config) { cfg.AllowPrivateTargets = false })
 	id, key := st.CreateApp(t, &admin.ApplicationParams{})
 	e.api = target(t, st, id, key)
 	otherID, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})
