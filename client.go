@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unical/unical/internal/idempotency"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
@@ -78,10 +78,10 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer        // account credentials and client secrets
-	pages       *pagetoken.Tokens   // sync and page tokens
-	flows       *seal.Sealer        // OAuth states (internal/oauthstate)
-	idempotency *idempotency.Runner // Idempotency-Key requests
+	credentials *seal.Sealer         // account credentials and client secrets
+	pages       *pagetoken.Tokens    // sync and page tokens
+	flows       *seal.Sealer         // OAuth states (internal/oauthstate)
+	idempotency *idempotency.Service // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*cachedKey]
@@ -173,7 +173,7 @@ func New(cfg Config) (*Client, error) {
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.idempotency = idempotency.New(key, c.now, c.log)
+	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: 5 * time.Minute}) // the engine's default sweep
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
 	if err := c.checkMasterKey(context.Background(), key); err != nil {

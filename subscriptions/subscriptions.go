@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -137,9 +138,13 @@ func List(ctx context.Context, app *unical.App, accountID string, params *ListPa
 // (not an absolute https URL) or rateLimit (below 1); CodeNotFound if the
 // account is not the application's.
 func Create(ctx context.Context, app *unical.App, accountID string, params *CreateParams, opts ...unical.WriteOptions) (*Created, error) {
-	return unical.RunOnce(ctx, app, opts, "CreateSubscription", func(ctx context.Context) (*Created, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*Created, error) {
 		return create(ctx, app, accountID, params)
-	}, accountID, params)
+	}, "CreateSubscription", accountID, params)
 }
 
 func create(ctx context.Context, app *unical.App, accountID string, params *CreateParams) (*Created, error) {
@@ -218,9 +223,13 @@ func firstCheck(now time.Time, interval time.Duration) time.Time {
 // Returns CodeInvalid without subscriptionId and CodeNotFound if the
 // subscription is not the account's.
 func Delete(ctx context.Context, app *unical.App, accountID string, params *DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error) {
-	return unical.RunOnce(ctx, app, opts, "DeleteSubscription", func(ctx context.Context) (*unical.Success, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
 		return deleteSubscription(ctx, app, accountID, params)
-	}, accountID, params)
+	}, "DeleteSubscription", accountID, params)
 }
 
 func deleteSubscription(ctx context.Context, app *unical.App, accountID string, params *DeleteParams) (*unical.Success, error) {
