@@ -58,6 +58,9 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
+	// Subscriptions hears of VIRTUAL writes and account deletions for the
+	// webhook subscriptions (package subscriptions' Hooks); default none.
+	Subscriptions SubscriptionHooks
 
 	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
@@ -102,7 +105,8 @@ type Client struct {
 	// changePoll is Config.ChangePollInterval with its default
 	// (ChangePollInterval).
 	changePoll time.Duration
-	obs        Observer // never nil: NopObserver when Config has none
+	obs        Observer          // never nil: NopObserver when Config has none
+	subs       SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -164,6 +168,9 @@ func New(cfg Config) (*Client, error) {
 	c.obs = cfg.Observer
 	if c.obs == nil {
 		c.obs = NopObserver{}
+	}
+	if c.subs = cfg.Subscriptions; c.subs == nil {
+		c.subs = noSubscriptions{}
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -5,13 +5,14 @@
 // send (POST /v1/notifications/...). Webhooks are a feature built on the
 // calendar domain, not calendar semantics, so they live beside the root
 // as the delivery log (package engine) and the slot search (package
-// availability) do. What stays with the Client is change detection: a
-// subscription's check with its sync cursor ([unical.Client.CheckSubscription]),
-// the messages it queues, and the account's provider session.
+// availability) do. Change detection is here too: a subscription's check
+// with its sync cursor ([Check]), which the engine schedules, and the
+// [Hooks] through which the Client reports a VIRTUAL write at once and
+// stops a deleted account's watches. What stays with the Client is the
+// outbox the messages go to and the account's provider session.
 //
 // httpapi serves these operations; the HTTP client of package httpclient
-// has the same [API] methods, and the engine renews watches through
-// [RenewWatch].
+// has the same [API] methods.
 package subscriptions
 
 import (
@@ -188,19 +189,19 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		RateLimit:     rate,
 		// The first check comes at a random point of the first interval,
 		// so that subscriptions made together are not checked together.
-		NextCheckAt: firstCheck(now, c.Config().ChangePollInterval),
+		NextCheckAt: firstCheck(now, changePoll(c)),
 	}
 	c.Keys().SealSubscriptionSecret(sub, secret)
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
-	if cursor, err := unical.SyncCursor(ctx, p, s, params.CalendarID); err == nil {
+	if cursor, err := baselineCursor(ctx, p, s, params.CalendarID); err == nil {
 		sub.Cursor, sub.CursorAt = cursor, now
 	} else {
 		c.Config().Logger.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
 	}
 	startWatch(ctx, c, p, s, sub)
 	if err := c.Store().CreateSubscription(ctx, sub); err != nil {
-		app.StopWatch(ctx, sub)
+		StopWatch(ctx, app, sub)
 		return nil, err
 	}
 	return &Created{WebhookSubscriptionID: sub.ID, EndpointSecret: secret}, nil
@@ -242,7 +243,7 @@ func deleteSubscription(ctx context.Context, app *unical.App, accountID string, 
 	if err := app.Client().Store().DeleteSubscription(ctx, app.ID(), sub.ID); err != nil {
 		return nil, err
 	}
-	app.StopWatch(ctx, sub)
+	StopWatch(ctx, app, sub)
 	return &unical.Success{Success: true}, nil
 }
 
