@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/unical/unical/idempotency"
@@ -236,6 +237,9 @@ func NewID(prefix string) string { return ids.New(prefix) }
 type App struct {
 	c  *Client
 	id string
+	// accounts, when set, keeps the accounts Session read, by id: see
+	// ReadingAccountsOnce.
+	accounts *sync.Map
 }
 
 // ID returns the application id.
