@@ -24,28 +24,39 @@ import (
 
 // engineEnv is the shared test Client (clientenv.Env), with this
 // package's helpers as methods.
-type engineEnv struct{ *clientenv.Env }
+type engineEnv struct {
+	*clientenv.Env
+	// Engine are the engine's settings.
+	Engine engine.Settings
+}
 
 // mustNewEngineEnv builds the environment; configure may change the
 // Config first.
-func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnv(tb testing.TB, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
 	return mustNewEngineEnvOn(tb, clientenv.OpenBolt(tb), configure)
 }
 
 // mustNewEngineEnvOn is mustNewEngineEnv over a given Store.
-func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
-	// Change detection is package subscriptions' hook, polling as the
-	// Config says.
+	// The engine's settings ride beside the Client's Config, and change
+	// detection is package subscriptions' hook, polling as they say.
+	env := &engineEnv{}
 	hooks := &subscriptions.Hooks{}
-	return &engineEnv{clientenv.NewOn(tb, store, func(cfg *unical.Config) {
+	env.Env = clientenv.NewOn(tb, store, func(c *unical.Config) {
+		cfg := apitest.Config{Config: *c, Settings: engine.Settings{OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
+			RetryJitter: -1,
+		}}
 		cfg.Subscriptions = hooks
 		if configure != nil {
-			configure(cfg)
+			configure(&cfg)
 		}
 		hooks.ChangePollInterval = cfg.ChangePollInterval
-	})}
+		env.Engine = cfg.Settings
+		*c = cfg.Config
+	})
+	return env
 }
 
 // run starts the engine until the test ends.
@@ -53,7 +64,7 @@ func (env *engineEnv) run(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, env.Client) }()
+	go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -137,8 +148,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL+"/hook", 0)
@@ -172,8 +183,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusServiceUnavailable })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -198,7 +209,7 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 func TestClient_Run_RateLimit(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	subID, secret := env.mustSubscribe(t, rcv.URL, 5)
 	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 6)
@@ -213,8 +224,8 @@ func TestClient_Run_RateLimit(t *testing.T) {
 func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusBadGateway })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -236,7 +247,7 @@ func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	_, secret, err := admin.Of(env.Client).UpdateApplication(context.Background(), env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
@@ -265,11 +276,11 @@ type fakeSender struct {
 	at         []time.Time
 }
 
-func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.at = append(f.at, time.Now())
-	return unical.WebhookResponse{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
+	return engine.Response{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
 }
 
 func (f *fakeSender) setStatus(status int) {
@@ -293,8 +304,8 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
 		schedule := []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
 		const poll = 100 * time.Millisecond
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = schedule
 			cfg.OutboxPollInterval = poll
 		})
@@ -302,7 +313,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Minute)
 		cancel()
 		if err := <-done; err != nil {
@@ -349,8 +360,8 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				sender := &fakeSender{status: tc.status, retryAfter: tc.retryAfter}
-				env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-					cfg.WebhookSender = sender
+				env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+					cfg.Sender = sender
 					cfg.RetrySchedule = schedule
 					cfg.OutboxPollInterval = poll
 				})
@@ -358,7 +369,7 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				env.mustEnqueue(t, subID, 1)
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
-				go func() { done <- engine.Run(ctx, env.Client) }()
+				go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
 				cancel()
 				if err := <-done; err != nil {
@@ -385,8 +396,8 @@ func TestClient_Run_RetryAfterHoldsSubscription(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = 100 * time.Millisecond
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
@@ -418,12 +429,12 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 4)
 		env.mustEnqueue(t, subID, 8)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Second)
 		cancel()
 		<-done
@@ -442,7 +453,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 func TestClient_Run_ErrNoSender(t *testing.T) {
 	t.Parallel()
 	env := mustNewEngineEnv(t, nil)
-	if err := engine.Run(t.Context(), env.Client); err == nil {
+	if err := engine.Run(t.Context(), env.Client, env.Engine); err == nil {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
@@ -457,8 +468,8 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -529,8 +540,8 @@ func TestApp_ResendMessage_Pending(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, time.Hour}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -590,15 +601,15 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Minute // each idle poll is a bolt commit; keep them few
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
 		cancel()
 		<-done
@@ -621,7 +632,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(2 * time.Minute)
 		cancel()
 		<-done
@@ -641,10 +652,10 @@ type gateSender struct {
 	closed atomic.Bool
 }
 
-func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	if g.closed.Load() {
 		<-ctx.Done()
-		return unical.WebhookResponse{}, ctx.Err()
+		return engine.Response{}, ctx.Err()
 	}
 	return g.fakeSender.Send(ctx, url, header, body)
 }
@@ -658,8 +669,8 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sender := &gateSender{fakeSender: fakeSender{status: http.StatusOK}}
 		sender.closed.Store(true)
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.DeliveryWorkers = 1 // claims one at a time: the second waits for the worker
 			cfg.DeliveryLease = time.Hour
 			cfg.OutboxPollInterval = time.Minute
@@ -668,7 +679,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 2)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for _, id := range ids {
@@ -690,7 +701,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		// A restart sends both long before the hour-long lease would end.
 		sender.closed.Store(false)
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		cancel()
@@ -746,8 +757,8 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -834,8 +845,8 @@ func TestClient_Run_EndpointRecovers(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -862,8 +873,8 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusServiceUnavailable}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = 30 * time.Minute
@@ -910,8 +921,8 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Second
 			cfg.CacheTTL = -1
 		})

@@ -8,7 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/clientenv"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -25,6 +27,8 @@ type pushEnv struct {
 	SubID  string
 	// AccountID and CalendarID are the subscribed account and calendar.
 	AccountID, CalendarID string
+	// Engine are the engine's settings.
+	Engine engine.Settings
 }
 
 func mustNewPushEnv(tb testing.TB) *pushEnv {
@@ -34,20 +38,21 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 
 // mustNewPushEnvWith builds a pushEnv; configure may change the Config
 // first.
-func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
+func mustNewPushEnvWith(tb testing.TB, configure func(*apitest.Config)) *pushEnv {
 	tb.Helper()
 	store := clientenv.OpenBolt(tb)
 	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
-	cfg := unical.Config{
+	cfg := apitest.Config{Config: unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
-		PublicURL: "https://unical.example.com", WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
-	}
+		PublicURL: "https://unical.example.com",
+	}, Settings: engine.Settings{ChangePollInterval: -1}}
 	if configure != nil {
 		configure(&cfg)
 	}
+	cfg.Subscriptions, env.Engine = &subscriptions.Hooks{ChangePollInterval: cfg.ChangePollInterval}, cfg.Settings
 	var err error
-	env.Client, err = unical.New(cfg)
+	env.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
@@ -32,9 +31,8 @@ type Env struct {
 }
 
 // New builds the environment over a bolt Store in a temporary folder;
-// configure may change the Config first. The Client polls its outbox
-// every 20ms, does not poll for changes on its own, retries without
-// jitter and may send webhooks to loopback.
+// configure may change the Config first. The Client may send webhooks
+// to loopback.
 func New(tb testing.TB, configure func(*unical.Config)) *Env {
 	tb.Helper()
 	return NewOn(tb, OpenBolt(tb), configure)
@@ -90,10 +88,7 @@ func NewOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *E
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{
 		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{
-			AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
-			RetryJitter: -1,
-		},
+		AllowPrivateTargets: true,
 	}
 	if configure != nil {
 		configure(&cfg)
