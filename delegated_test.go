@@ -63,7 +63,7 @@ func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
 // Cleanup.
 func mustOpenMemoryGoogle(t *testing.T, name string) (*unical.Client, *bolt.Store, string) {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

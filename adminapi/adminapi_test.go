@@ -55,7 +55,7 @@ type server struct {
 func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	t.Helper()
 	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &apitest.LogBuffer{}}
-	store, err := bolt.Open(s.dbPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: s.dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}

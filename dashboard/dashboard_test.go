@@ -65,7 +65,7 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 // Config first.
 func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Config), providers ...unical.Provider) *fixture {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

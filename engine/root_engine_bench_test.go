@@ -226,7 +226,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ type engineEnv struct {
 // Config first.
 func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*u
 // one is watched).
 func TestObserver_ProviderCalls(t *testing.T) {
 	t.Parallel()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestObserver_Deliveries(t *testing.T) {
 		}
 		return 410
 	})
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

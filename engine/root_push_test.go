@@ -37,7 +37,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 // first.
 func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*unica
 
 func mustOpenBolt(tb testing.TB) *bolt.Store {
 	tb.Helper()
-	s, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	s, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) 
 // unicald serves, on bbolt.
 func BenchmarkBookingSlots10Slow(b *testing.B) {
 	const delay = 100 * time.Millisecond
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func BenchmarkBookingCreate(b *testing.B) {
 			var store unical.Store
 			switch kind {
 			case "bolt":
-				s, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+				s, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -60,7 +60,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 		redirect: "https://app.example.com/connected",
 		dbPath:   filepath.Join(tb.TempDir(), "unical.db"),
 	}
-	store, err := bolt.Open(fs.dbPath, &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: fs.dbPath, NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

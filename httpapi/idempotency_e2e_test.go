@@ -447,7 +447,7 @@ func TestIdempotencyGoogle(t *testing.T) {
 	if err := st.Store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ type requestTarget struct {
 
 func newRequestTarget(tb testing.TB) *requestTarget {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func startServer() (url, apiKey string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -25,7 +25,7 @@ type importTarget struct {
 func newImportTarget(tb testing.TB) *importTarget {
 	tb.Helper()
 	ctx := tb.Context()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

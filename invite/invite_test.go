@@ -64,7 +64,7 @@ func mustNewEnv(t *testing.T, extra ...func(*unical.Config, unical.Store) unical
 // open opens the store and a Client on it, as a (re)started server does.
 func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) unical.Provider) {
 	t.Helper()
-	store, err := bolt.Open(e.dbPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: e.dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}

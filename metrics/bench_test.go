@@ -17,7 +17,7 @@ import (
 // /healthz (no store, no JSON worth the name) served in-process with and
 // without a RequestObserver; the difference is the middleware's.
 func BenchmarkRequestMetrics(b *testing.B) {
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}

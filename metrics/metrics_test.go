@@ -62,7 +62,7 @@ type stack struct {
 
 func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestMetrics(t *testing.T) {
 func TestMetrics_OutboxGauges(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ type plainStore struct{ unical.Store }
 // application of it with one VIRTUAL account.
 func mustApp(t *testing.T, wrap func(*bolt.Store) unical.Store) (*unical.Client, *unical.App, string) {
 	t.Helper()
-	s, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	s, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func TestServe_CrashResumesDeliveries(t *testing.T) {
 func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, total int, rcv *crashReceiver) []string {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(dir, "unicald.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unicald.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

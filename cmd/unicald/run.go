@@ -128,7 +128,7 @@ const storeOpenTimeout = 30 * time.Second
 // PostgreSQL store is shared by replicas, which must all seal with one
 // key, so its key must come from UNICAL_MASTER_KEY: a key file made on one
 // machine would differ from the others'.
-func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Options) (unical.Store, seal.Key, string, error) {
+func (m *Main) openStore(ctx context.Context, sf storeFlags, boltCfg bolt.Config) (unical.Store, seal.Key, string, error) {
 	if sf.storeURL == "" {
 		if err := os.MkdirAll(sf.dataDir, 0o700); err != nil {
 			return nil, seal.Key{}, "", fmt.Errorf("data folder: %w", err)
@@ -137,7 +137,8 @@ func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Opti
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
-		store, err := bolt.Open(filepath.Join(sf.dataDir, "unicald.db"), boltOpts)
+		boltCfg.Path = filepath.Join(sf.dataDir, "unicald.db")
+		store, err := bolt.Open(boltCfg)
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
@@ -192,8 +193,8 @@ func scrubPassword(s, raw string) string {
 	return s
 }
 
-func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltOpts *bolt.Options) (*unical.Client, unical.Store, error) {
-	store, key, keySource, err := m.openStore(ctx, sf, boltOpts)
+func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltCfg bolt.Config) (*unical.Client, unical.Store, error) {
+	store, key, keySource, err := m.openStore(ctx, sf, boltCfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -335,7 +336,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		met := metrics.New()
 		eng.observer = met
 		logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, nil)
+		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, bolt.Config{})
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ func ExampleProviders() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}

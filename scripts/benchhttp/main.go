@@ -99,7 +99,7 @@ func seed(args []string) error {
 		if key, _, err = seal.LoadOrCreateKeyFile(filepath.Join(*dataDir, "master.key")); err != nil {
 			return err
 		}
-		if store, err = bolt.Open(filepath.Join(*dataDir, "unicald.db"), nil); err != nil {
+		if store, err = bolt.Open(bolt.Config{Path: filepath.Join(*dataDir, "unicald.db")}); err != nil {
 			return err
 		}
 	}

@@ -52,7 +52,7 @@ func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Co
 func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Options) *Stack {
 	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		tb.Fatal(err)
 	}
