@@ -39,7 +39,7 @@ func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := httpclient.New(srv.URL, created.APIKey, nil)
+	c, err := httpclient.New(httpclient.Config{BaseURL: srv.URL, APIKey: created.APIKey})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func bookingMonday() time.Time {
 
 func bookingClient(t *testing.T, st *apitest.Stack) *httpclient.Client {
 	t.Helper()
-	c, err := httpclient.New(st.URL, st.APIKey, nil)
+	c, err := httpclient.New(httpclient.Config{BaseURL: st.URL, APIKey: st.APIKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 	}
 	clients := make([]*httpclient.Client, len(servers))
 	for i, srv := range servers {
-		if clients[i], err = httpclient.New(srv.URL, created.APIKey, nil); err != nil {
+		if clients[i], err = httpclient.New(httpclient.Config{BaseURL: srv.URL, APIKey: created.APIKey}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,7 +25,7 @@ func ExampleNew() {
 	serverURL, apiKey, stop := startServer()
 	defer stop()
 
-	api, err := httpclient.New(serverURL, apiKey, nil)
+	api, err := httpclient.New(httpclient.Config{BaseURL: serverURL, APIKey: apiKey})
 	if err != nil {
 		log.Fatal(err)
 	}
