@@ -94,7 +94,7 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 		t.Fatal(err)
 	}
 	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(svc, adminapi.Options{Logger: logger})))
-	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger, RequestLog: requests})))
+	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: s.client, Logger: logger, RequestLog: requests})))
 	h = root
 	s.token = admin.NewAdminToken()
 	if err := admin.Of(s.client).SetAdminToken(t.Context(), s.token); err != nil {

@@ -32,7 +32,7 @@ func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) 
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { client.Close() })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	b.Cleanup(srv.Close)
 	created, err := admin.Of(client).CreateApplication(b.Context(), &admin.ApplicationParams{Name: unical.Some("bench"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1"}}})

@@ -326,7 +326,7 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { client.Close() })
-		srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+		srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 		t.Cleanup(srv.Close)
 		servers = append(servers, srv)
 		if first == nil {

@@ -18,7 +18,7 @@ var DefaultFailureLimit = RateLimit{PerSecond: 1.0 / 60, Burst: 10}
 // attempt of an address without one is answered 429 until one has come
 // back. Its users check the attempt first and ask Wait only when it
 // failed, so the right secret always works: only failures are throttled.
-// Addresses count as in Options.IPRateLimit (IPv6 by /64). It is safe
+// Addresses count as in Config.IPRateLimit (IPv6 by /64). It is safe
 // for concurrent use; one limiter may serve several handlers, so that a
 // guess counts the same wherever it is made.
 type FailureLimiter struct {
@@ -26,7 +26,7 @@ type FailureLimiter struct {
 }
 
 // NewFailureLimiter returns a limiter of rl failures per address, taking
-// the address as Options.TrustForwardedFor says; nil when rl has no rate.
+// the address as Config.TrustForwardedFor says; nil when rl has no rate.
 func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
 	a := NewAddressLimiter(rl, trustForwardedFor)
 	if a == nil {
@@ -53,7 +53,7 @@ func (f *FailureLimiter) Fail(r *http.Request) {
 
 // AddressLimiter is a rate limit per client address (IPv6 by /64) for
 // handlers served beside /v1, such as the public booking page: the front
-// door's token buckets, taking the address as Options.TrustForwardedFor
+// door's token buckets, taking the address as Config.TrustForwardedFor
 // says. It is safe for concurrent use.
 type AddressLimiter struct {
 	l                 *limiter[netip.Addr]

@@ -87,7 +87,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 		tb.Fatal(err)
 	}
 	fs.appID = created.ApplicationID
-	fs.handler = openapitest.Handler(tb, httpapi.NewHandler(fs.client, httpapi.Options{}))
+	fs.handler = openapitest.Handler(tb, httpapi.NewHandler(httpapi.Config{Client: fs.client}))
 	return fs
 }
 
@@ -129,7 +129,7 @@ func TestAuthorize_FloodWritesNothing(t *testing.T) {
 	// 3,000 alike exchanges: the OpenAPI check of each (as newFlowStack
 	// wraps) would add minutes under -race and nothing that the other
 	// authorize tests do not check already.
-	fs.handler = httpapi.NewHandler(fs.client, httpapi.Options{})
+	fs.handler = httpapi.NewHandler(httpapi.Config{Client: fs.client})
 	params := url.Values{
 		"loginHint": {strings.Repeat("l", 320)},
 		"state":     {strings.Repeat("s", 2048)},

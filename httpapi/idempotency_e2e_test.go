@@ -460,7 +460,7 @@ func TestIdempotencyGoogle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	h = openapitest.Handler(t, httpapi.NewHandler(client, httpapi.Options{}))
+	h = openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: client}))
 
 	replay := idemRequest(t, srv.URL, st.APIKey, "key-restart", "POST", setup.events, body)
 	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.Body, replay.Body) {

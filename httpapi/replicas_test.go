@@ -173,7 +173,7 @@ func mustServeReplica(t *testing.T, cfg unical.Config) (*unical.Client, *httptes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	t.Cleanup(srv.Close)
 	return client, srv
 }

@@ -50,7 +50,7 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 		tb.Fatal(err)
 	}
 	rt := &requestTarget{log: &apitest.LogBuffer{}, key: created.APIKey}
-	rt.h = httpapi.NewHandler(client, httpapi.Options{Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
+	rt.h = httpapi.NewHandler(httpapi.Config{Client: client, Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
 	var acct struct{ ID string }
 	if status, body, _ := rt.do("POST", "/v1/endUserAccounts", `{"email":"fuzz@example.com","providerType":"VIRTUAL"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &acct) != nil {
 		tb.Fatalf("creating the account: %d %s", status, body)

@@ -377,7 +377,7 @@ func TestScopedToken_CORS(t *testing.T) {
 func TestScopedToken_Preflight(t *testing.T) {
 	t.Parallel()
 	ts := newTokenStack(t)
-	srv := httptest.NewServer(httpapi.NewHandler(ts.Client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: ts.Client}))
 	t.Cleanup(srv.Close)
 	req, err := http.NewRequestWithContext(t.Context(), "OPTIONS", srv.URL+"/v1/freeBusy/"+ts.a, nil)
 	if err != nil {

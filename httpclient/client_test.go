@@ -109,7 +109,7 @@ func TestRateLimited(t *testing.T) {
 	t.Parallel()
 	st, _ := stack(t)
 	// One request per 1000 seconds: the second is refused.
-	srv := httptest.NewServer(httpapi.NewHandler(st.Client, httpapi.Options{KeyRateLimit: httpapi.RateLimit{PerSecond: 0.001, Burst: 1}}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: st.Client, KeyRateLimit: httpapi.RateLimit{PerSecond: 0.001, Burst: 1}}))
 	t.Cleanup(srv.Close)
 	c := newClient(t, srv.URL, st.APIKey, httpclient.Config{})
 	if _, err := c.ListAccounts(t.Context(), nil); err != nil {

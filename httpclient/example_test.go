@@ -66,7 +66,7 @@ func startServer() (url, apiKey string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	return srv.URL, created.APIKey, func() {
 		srv.Close()
 		client.Close()

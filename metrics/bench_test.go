@@ -37,8 +37,8 @@ func BenchmarkRequestMetrics(b *testing.B) {
 			}
 		}
 	}
-	b.Run("Plain", func(b *testing.B) { run(b, httpapi.NewHandler(client, httpapi.Options{})) })
+	b.Run("Plain", func(b *testing.B) { run(b, httpapi.NewHandler(httpapi.Config{Client: client})) })
 	b.Run("Measured", func(b *testing.B) {
-		run(b, httpapi.NewHandler(client, httpapi.Options{Requests: metrics.New()}))
+		run(b, httpapi.NewHandler(httpapi.Config{Client: client, Requests: metrics.New()}))
 	})
 }

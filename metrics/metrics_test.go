@@ -90,7 +90,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
 	// With a deadline, as unicald serves: routeMux then routes a copy of
 	// the request, whose route the metrics must still see.
-	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
+	h = httpapi.NewHandler(httpapi.Config{Client: client, Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
 	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("metrics")})
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{Metrics: m.Handler()}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client, Metrics: m.Handler()}))
 	t.Cleanup(srv.Close)
 
 	created := time.Now().Add(-time.Hour)

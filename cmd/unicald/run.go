@@ -363,7 +363,8 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		apiOpts := httpapi.Options{
+		apiCfg := httpapi.Config{
+			Client:            client,
 			Logger:            logger,
 			Requests:          met,
 			RequestLog:        requests,
@@ -374,7 +375,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		var metricsSrv *http.Server
 		if *metricsAddr == "" {
-			apiOpts.Metrics = met.Handler()
+			apiCfg.Metrics = met.Handler()
 		} else {
 			mln, err := net.Listen("tcp", *metricsAddr)
 			if err != nil {
@@ -407,7 +408,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		api := httpapi.NewHandler(client, apiOpts)
+		api := httpapi.NewHandler(apiCfg)
 		root := http.NewServeMux()
 		root.Handle(apidocs.Prefix, reference)
 		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))

@@ -44,12 +44,12 @@ type Stack struct {
 // in already, and AllowPrivateTargets is true). Everything stops in Cleanup.
 func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Config)) *Stack {
 	tb.Helper()
-	return StartWithOptions(tb, providers, configure, httpapi.Options{})
+	return StartWithOptions(tb, providers, configure, httpapi.Config{})
 }
 
 // StartWithOptions is Start with the handler built from opts (rate
 // limits, a request deadline, metrics).
-func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Options) *Stack {
+func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Config) *Stack {
 	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
 	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
@@ -82,7 +82,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(st.Client, opts))
+	opts.Client = st.Client
+	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(opts))
 	return st
 }
 
