@@ -88,7 +88,7 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	go engine.Run(t.Context(), s.client)
 	root := http.NewServeMux()
 	// One request log, as unicald wires it: /v1 writes, the admin API reads.
-	requests := requestlog.New(requestlog.Options{})
+	requests := requestlog.New(requestlog.Config{})
 	svc, err := admin.New(admin.Config{Client: s.client, RequestLog: requests})
 	if err != nil {
 		t.Fatal(err)

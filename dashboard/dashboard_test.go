@@ -82,7 +82,7 @@ func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Confi
 		t.Fatal(err)
 	}
 	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
-	f.requests = requestlog.New(requestlog.Options{Now: f.clock})
+	f.requests = requestlog.New(requestlog.Config{Now: f.clock})
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -96,7 +96,7 @@ func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: svc, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
@@ -346,7 +346,7 @@ func TestSession(t *testing.T) {
 // (only failures are throttled).
 func TestLogin_FailureLimit(t *testing.T) {
 	f := newFixture(t, "")
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
 		Failures: httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, false),
 	})

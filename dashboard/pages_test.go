@@ -275,7 +275,7 @@ func TestOverview(t *testing.T) {
 	mustSubscription(t, f.client, appID, "sub_2", ada, synced.Add(time.Hour), synced.Add(2*time.Minute))
 	mustSubscription(t, f.client, appID, "sub_3", bob, synced.Add(-time.Hour), synced.Add(3*time.Minute))
 
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: admin.Of(f.client), SessionKey: f.key, SessionTTL: time.Hour, Logger: slog.New(slog.NewTextHandler(f.logs, nil)),
 		DeliveryCounts: func() map[string]float64 {
 			return map[string]float64{"delivered": 3, "retrying": 1, "failed": 0, "skipped": 2}

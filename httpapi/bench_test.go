@@ -104,7 +104,7 @@ func BenchmarkAccounts(b *testing.B) {
 	// and the deadline.
 	served := plain
 	served.Requests = metrics.New()
-	served.RequestLog = requestlog.New(requestlog.Options{})
+	served.RequestLog = requestlog.New(requestlog.Config{})
 	served.KeyRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.IPRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.RequestTimeout = httpapi.DefaultRequestTimeout

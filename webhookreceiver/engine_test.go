@@ -54,7 +54,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 	davCalendarID := dav.AddUser("alan@example.com", "", "app-password")
 	st := apitest.Start(t, []unical.Provider{google, dav}, func(cfg *unical.Config) {
 		cfg.AllowPrivateTargets = true
-		cfg.WebhookSender = webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+		cfg.WebhookSender = webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = 20 * time.Millisecond
 		cfg.RetryJitter = -1

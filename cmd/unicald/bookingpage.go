@@ -19,7 +19,7 @@ import (
 // 0 turns them off too.
 func newBookingPage(client *unical.Client, key seal.Key, front *frontSettings, logger *slog.Logger) (http.Handler, error) {
 	linkKey := key.Derive("booking-page-links")
-	opts := bookingpage.Options{
+	opts := bookingpage.Config{
 		Client:  client,
 		LinkKey: linkKey[:],
 		ClientAddr: func(r *http.Request) netip.Addr {

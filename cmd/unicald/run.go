@@ -218,7 +218,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,
 			// The webhook engine only runs in serve; admin commands just queue.
-			WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+			WebhookSender:       webhooksender.New(webhooksender.Config{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
 			AllowPrivateTargets: eng.allowPrivate,
 			DeliveryTimeout:     eng.timeout,
 			DeliveryLease:       eng.lease,
@@ -350,7 +350,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// The request log is this process's memory, per replica (package
 		// requestlog): the dashboard and the admin API show what this
 		// replica served.
-		requests := requestlog.New(requestlog.Options{})
+		requests := requestlog.New(requestlog.Config{})
 		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger, RequestLog: requests})
 		if err != nil {
 			return err
