@@ -93,7 +93,7 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(svc, adminapi.Options{Logger: logger})))
+	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(adminapi.Config{Service: svc, Logger: logger})))
 	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: s.client, Logger: logger, RequestLog: requests})))
 	h = root
 	s.token = admin.NewAdminToken()
