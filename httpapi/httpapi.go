@@ -138,7 +138,7 @@ func newHandler(opts Config) (*handler, http.Handler) {
 // front door and its checks of the caller's credential as a request from
 // outside would.
 func (h *handler) registerMCPRoute(api http.Handler) {
-	h.mux.Handle("POST /v1/mcp", mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
+	h.mux.Handle("POST /v1/mcp", mcpserver.NewHandler(mcpserver.Config{Sender: mcpserver.InProcess(api), Logger: h.log}))
 }
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
