@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unical/unical/internal/idempotency"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
@@ -58,6 +58,9 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
+	// Subscriptions hears of VIRTUAL writes and account deletions for the
+	// webhook subscriptions (package subscriptions' Hooks); default none.
+	Subscriptions SubscriptionHooks
 
 	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
@@ -82,10 +85,10 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer        // account credentials and client secrets
-	pages       *pagetoken.Tokens   // sync and page tokens
-	flows       *seal.Sealer        // OAuth states (internal/oauthstate)
-	idempotency *idempotency.Runner // Idempotency-Key requests
+	credentials *seal.Sealer         // account credentials and client secrets
+	pages       *pagetoken.Tokens    // sync and page tokens
+	flows       *seal.Sealer         // OAuth states (internal/oauthstate)
+	idempotency *idempotency.Service // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*cachedKey]
@@ -102,7 +105,8 @@ type Client struct {
 	// changePoll is Config.ChangePollInterval with its default
 	// (ChangePollInterval).
 	changePoll time.Duration
-	obs        Observer // never nil: NopObserver when Config has none
+	obs        Observer          // never nil: NopObserver when Config has none
+	subs       SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -165,6 +169,9 @@ func New(cfg Config) (*Client, error) {
 	if c.obs == nil {
 		c.obs = NopObserver{}
 	}
+	if c.subs = cfg.Subscriptions; c.subs == nil {
+		c.subs = noSubscriptions{}
+	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -179,7 +186,7 @@ func New(cfg Config) (*Client, error) {
 	c.credentials = seal.New(key.Derive("credentials"))
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.idempotency = idempotency.New(key, c.now, c.log)
+	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: c.sweep.interval})
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
 	c.webhook = cfg.WebhookConfig

@@ -36,6 +36,7 @@ import (
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -214,6 +215,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		SweepInterval: eng.retention.sweepInterval,
 		Observer:      eng.observer,
+		Subscriptions: &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
 		WebhookConfig: unical.WebhookConfig{
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,
