@@ -53,7 +53,7 @@ func TestListInvitations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := invite.NewSender(st.Client, invite.SenderConfig{}).SendDue(ctx); err != nil {
+	if err := invite.NewSender(invite.SenderConfig{Client: st.Client}).SendDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	reply := *ev

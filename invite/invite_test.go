@@ -79,7 +79,7 @@ func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) uni
 		t.Fatal(err)
 	}
 	e.store, e.client = store, client
-	e.sender = invite.NewSender(client, invite.SenderConfig{RetrySchedule: retryNow})
+	e.sender = invite.NewSender(invite.SenderConfig{Client: client, RetrySchedule: retryNow})
 	t.Cleanup(func() { client.Close(); store.Close() })
 	if e.app != nil {
 		if e.app, err = client.App(t.Context(), e.app.ID()); err != nil {

@@ -434,7 +434,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// The invitation sender resumes the invitations the Store holds
 		// (queued before a restart or by another replica); it stops
 		// before the client closes.
-		invitations := invite.NewSender(client, invite.SenderConfig{})
+		invitations := invite.NewSender(invite.SenderConfig{Client: client})
 		invitationsCtx, stopInvitations := context.WithCancel(ctx)
 		invitationsDone := make(chan struct{})
 		go func() { invitations.Run(invitationsCtx); close(invitationsDone) }()
