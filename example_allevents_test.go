@@ -28,7 +28,7 @@ func ExampleAllEvents() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

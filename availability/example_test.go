@@ -29,7 +29,7 @@ func ExampleFind() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func benchTarget(b *testing.B, h http.Handler) (string, unical.WebhookSender) {
 	b.Cleanup(srv.Close)
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	return srv.URL, deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return srv.URL, deliver.New(deliver.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // BenchmarkPolling measures the CPU cost of change polling: 1,000

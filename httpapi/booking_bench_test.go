@@ -27,7 +27,7 @@ import (
 // application that can connect PROVIDER_A accounts.
 func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) *httpclient.Client {
 	b.Helper()
-	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(providers, store), MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(providers, virtual.Config{Store: store}), MasterKey: seal.NewKey()})
 	if err != nil {
 		b.Fatal(err)
 	}

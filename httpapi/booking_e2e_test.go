@@ -321,7 +321,7 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		client, err := unical.New(unical.Config{Store: s, Providers: virtual.Add(nil, s), MasterKey: key})
+		client, err := unical.New(unical.Config{Store: s, Providers: virtual.Add(nil, virtual.Config{Store: s}), MasterKey: key})
 		if err != nil {
 			t.Fatal(err)
 		}

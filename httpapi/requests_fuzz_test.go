@@ -36,7 +36,7 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, virtual.Config{Store: store}), MasterKey: seal.NewKey()})
 	if err != nil {
 		tb.Fatal(err)
 	}

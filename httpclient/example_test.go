@@ -58,7 +58,7 @@ func startServer() (url, apiKey string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) uni
 	}
 	cfg := unical.Config{Store: store, MasterKey: e.key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true, WebhookSender: e.rcv.Sender(),
 		OutboxPollInterval: 50 * time.Millisecond, ChangePollInterval: -1}}
-	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(store), invite.Config{Store: store})}
+	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(virtual.Config{Store: store}), invite.Config{Store: store})}
 	for _, f := range extra {
 		cfg.Providers = append(cfg.Providers, f(&cfg, store))
 	}

@@ -25,7 +25,7 @@ func mustApp(t *testing.T, wrap func(*bolt.Store) unical.Store) (*unical.Client,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	c, err := unical.New(unical.Config{Store: wrap(s), Providers: virtual.Add(nil, s), MasterKey: seal.NewKey()})
+	c, err := unical.New(unical.Config{Store: wrap(s), Providers: virtual.Add(nil, virtual.Config{Store: s}), MasterKey: seal.NewKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

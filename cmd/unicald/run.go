@@ -207,7 +207,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		}
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
-	providers = virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: publicURL})
+	providers = virtual.Add(providers, virtual.Config{Store: store, PublicURL: publicURL})
 	// VIRTUAL and CalDAV accounts mail their invitations themselves
 	// (package invite); the sender runs in serve.
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})

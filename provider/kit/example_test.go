@@ -33,7 +33,7 @@ func ExampleProviders() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store), feeds}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store}), feeds}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func BenchmarkCreateEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 			counted := &countingStore{RecordStore: store}
-			p = New(counted)
+			p = New(Config{Store: counted})
 			params := eventParams("booking")
 			b.ResetTimer()
 			for b.Loop() {

@@ -28,7 +28,7 @@ func newTestAccount(t testing.TB) (*Provider, *bolt.Store, *unical.Session) {
 		t.Fatal(err)
 	}
 	s := &unical.Session{AccountID: rec.ID, ApplicationID: rec.ApplicationID, Email: rec.Email}
-	return New(store), store, s
+	return New(Config{Store: store}), store, s
 }
 
 // TestConformance runs the provider suite against the VIRTUAL provider on

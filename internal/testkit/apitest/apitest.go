@@ -67,7 +67,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// The fakes and test servers all listen on loopback, so a stack saves
 	// and uses such URLs as a development server does; a test of the
 	// production address policy sets AllowPrivateTargets back to false.
-	cfg := unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	cfg := unical.Config{Store: store, Providers: virtual.Add(providers, virtual.Config{Store: store, PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
 	cfg.AllowPrivateTargets = true
 	hooks := &subscriptions.Hooks{}
 	cfg.Subscriptions = hooks
