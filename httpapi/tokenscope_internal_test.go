@@ -82,7 +82,7 @@ func TestRouteAccesses_Scopes(t *testing.T) {
 // that take the API key only: 403 naming the scope or resource, the same
 // for an account that does not exist as for one that does.
 func TestAllowToken(t *testing.T) {
-	g, _ := scopedtoken.New("app_1", &scopedtoken.Params{
+	g, _ := scopedtoken.Issue("app_1", &scopedtoken.Params{
 		EndUserAccountIDs: []string{"acc_a"}, Scopes: []scopedtoken.Scope{scopedtoken.FreeBusyRead}, TTLSeconds: 60,
 	}, time.Now())
 	tests := []struct {
