@@ -345,7 +345,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("WriteRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Config{WriteLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}, false)})
+		s := newSite(t, bookingpage.Config{WriteLimit: httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}, TrustForwardedFor: false})})
 		for i := range 3 {
 			p := s.post(t, "/book/intro/hold", url.Values{"start": {"not-a-time"}, "tz": {"UTC"}})
 			if i < 2 && p.status == http.StatusTooManyRequests {
@@ -361,7 +361,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("PageRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Config{PageLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}, false)})
+		s := newSite(t, bookingpage.Config{PageLimit: httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}, TrustForwardedFor: false})})
 		if p := s.get(t, "/book/no-such-page"); p.status != http.StatusNotFound {
 			t.Fatalf("first view = %d", p.status)
 		}

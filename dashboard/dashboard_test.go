@@ -348,7 +348,7 @@ func TestLogin_FailureLimit(t *testing.T) {
 	f := newFixture(t, "")
 	h, err := dashboard.New(dashboard.Config{
 		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
-		Failures: httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, false),
+		Failures: httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: false}),
 	})
 	if err != nil {
 		t.Fatal(err)

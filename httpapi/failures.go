@@ -25,10 +25,19 @@ type FailureLimiter struct {
 	a AddressLimiter
 }
 
-// NewFailureLimiter returns a limiter of rl failures per address, taking
-// the address as Config.TrustForwardedFor says; nil when rl has no rate.
-func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
-	a := NewAddressLimiter(rl, trustForwardedFor)
+// LimiterConfig configures NewFailureLimiter and NewAddressLimiter.
+type LimiterConfig struct {
+	// Rate is the limit per address; a zero PerSecond is no limit.
+	Rate RateLimit
+	// TrustForwardedFor takes the address from X-Forwarded-For, as
+	// Config.TrustForwardedFor does for /v1.
+	TrustForwardedFor bool
+}
+
+// NewFailureLimiter returns a limiter of cfg.Rate failures per address;
+// nil when cfg.Rate has no rate.
+func NewFailureLimiter(cfg LimiterConfig) *FailureLimiter {
+	a := NewAddressLimiter(cfg)
 	if a == nil {
 		return nil
 	}
@@ -60,14 +69,14 @@ type AddressLimiter struct {
 	trustForwardedFor bool
 }
 
-// NewAddressLimiter returns a limiter of rl requests per address; nil
-// (no limit) when rl has no rate.
-func NewAddressLimiter(rl RateLimit, trustForwardedFor bool) *AddressLimiter {
-	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
+// NewAddressLimiter returns a limiter of cfg.Rate requests per address;
+// nil (no limit) when cfg.Rate has no rate.
+func NewAddressLimiter(cfg LimiterConfig) *AddressLimiter {
+	l := newLimiter(cfg.Rate, DefaultLimiterSize, hashAddr)
 	if l == nil {
 		return nil
 	}
-	return &AddressLimiter{l: l, trustForwardedFor: trustForwardedFor}
+	return &AddressLimiter{l: l, trustForwardedFor: cfg.TrustForwardedFor}
 }
 
 // Allow takes a token of r's address, and otherwise reports how long it

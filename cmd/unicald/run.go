@@ -395,7 +395,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
-		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
+		failures := httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: front.trustForwardedFor})
 		dash, err := newDashboard(svc, key, *publicURL, logger, met, failures)
 		if err != nil {
 			return err
