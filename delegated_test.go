@@ -68,7 +68,7 @@ func mustOpenMemoryGoogle(t *testing.T, name string) (*unical.Client, *bolt.Stor
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}, MasterKey: seal.NewKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

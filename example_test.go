@@ -28,7 +28,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	caldav := memory.New(unical.ProviderCalDAV)
+	caldav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendarID := caldav.AddUser("alan@example.com", "", "abcd-efgh")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: admin.NewMasterKey()})

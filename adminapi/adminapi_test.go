@@ -61,7 +61,7 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	}
 	t.Cleanup(func() { store.Close() })
 	s.store = store
-	s.caldav = memory.New(unical.ProviderCalDAV)
+	s.caldav = memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	s.adaCalendar = s.caldav.AddUser("ada@example.com", "", "pw")
 	s.caldav.AddUser("bob@example.com", "", "pw")
 	var answerMu sync.Mutex

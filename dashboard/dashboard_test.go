@@ -549,10 +549,10 @@ func TestSetupChecklist(t *testing.T) {
 // status and the reason an expired one expired, its search and status
 // filter keep the matching ones, and its delete form deletes one.
 func TestAccounts(t *testing.T) {
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	google.AddUser("bob@example.com", "refresh-bob", "")
-	dav := memory.New(unical.ProviderCalDAV)
+	dav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	dav.AddUser("cy@example.com", "", "app-password")
 	f := newFixture(t, "", google, dav)
 	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("accounts")})

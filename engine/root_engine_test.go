@@ -55,7 +55,7 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
 	tb.Helper()
 	var err error
-	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
+	env := &engineEnv{Store: store, Mem: memprovider.New(memprovider.Config{Type: unical.ProviderGoogle}), Dav: memprovider.New(memprovider.Config{Type: unical.ProviderCalDAV})}
 	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{

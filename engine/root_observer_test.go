@@ -108,9 +108,9 @@ func TestObserver_ProviderCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	googleCal := google.AddUser("ada@example.com", "refresh-ada", "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlookCal := outlook.AddUser("grace@example.com", "refresh-grace", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
@@ -201,7 +201,7 @@ func TestObserver_Deliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	cal := google.AddUser("ada@example.com", "refresh-ada", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{

@@ -42,7 +42,7 @@ func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv 
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(memprovider.Config{Type: unical.ProviderGoogle})}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
 	cfg := unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),

@@ -32,7 +32,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c
 func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*unical.Config)) (*unical.Client, *unical.App, *clock) {
 	tb.Helper()
 	clk := &clock{t: time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)}
-	mem := memory.New(unical.ProviderGoogle)
+	mem := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	mem.AddUser("ada@example.com", "refresh-ada", "")
 	cfg := unical.Config{Store: store, Providers: []unical.Provider{mem}, MasterKey: seal.NewKey(), Now: clk.Now, WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1}}
 	if configure != nil {

@@ -61,7 +61,7 @@ func BenchmarkBookingSlots10Slow(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	c := plainStack(b, store, slowProvider{google, delay})
 	var parts []booking.Participant
 	hours := &availability.WorkingHours{TimeZone: "Europe/Berlin"}

@@ -66,7 +66,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 	}
 	tb.Cleanup(func() { store.Close() })
 	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", Now: fs.clock.Now,
 	}
 	if configure != nil {

@@ -64,7 +64,7 @@ func newTestServerConfig(tb testing.TB, opts httpapi.Config, wrap func(*memory.P
 		if t == unical.ProviderVirtual {
 			continue // the stack adds the real one (provider/virtual)
 		}
-		p := memory.New(t)
+		p := memory.New(memory.Config{Type: t})
 		ts.Providers[t] = p
 		if wrap != nil && t == unical.ProviderGoogle {
 			providers = append(providers, wrap(p))

@@ -53,7 +53,7 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	key := seal.NewKey()
 	replica := func() (*unical.Client, *countingStore, *httptest.Server) {
 		store := &countingStore{Store: mustOpenReplicaStore(t, url)}
-		prov := memory.New(unical.ProviderGoogle)
+		prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 		prov.AddUser("ada@example.com", "refresh-ada", "")
 		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key, CacheTTL: time.Hour})
 		return client, store, srv

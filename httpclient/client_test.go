@@ -26,7 +26,7 @@ import (
 // user and creates an application; it returns the stack and the App.
 func stack(t *testing.T) (*apitest.Stack, *unical.App) {
 	t.Helper()
-	p := memory.New(unical.ProviderGoogle)
+	p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	p.AddUser("ada@example.com", "refresh-ada", "")
 	st := apitest.Start(t, []unical.Provider{p}, nil)
 	st.CreateApp(t, &admin.ApplicationParams{})

@@ -30,7 +30,7 @@ func newImportTarget(tb testing.TB) *importTarget {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	calendars := memory.New(unical.ProviderCalDAV)
+	calendars := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendars.AddUser("alan@example.com", "", "password")
 	var key [32]byte
 	rand.Read(key[:])

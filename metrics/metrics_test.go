@@ -67,9 +67,9 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser(googleUser, googleToken, "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlook.AddUser(outlookUser, outlookToken, "")
 
 	var h http.Handler

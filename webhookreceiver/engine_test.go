@@ -49,7 +49,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 
-	google, dav := memory.New(unical.ProviderGoogle), memory.New(unical.ProviderCalDAV)
+	google, dav := memory.New(memory.Config{Type: unical.ProviderGoogle}), memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	davCalendarID := dav.AddUser("alan@example.com", "", "app-password")
 	st := apitest.Start(t, []unical.Provider{google, dav}, func(cfg *unical.Config) {

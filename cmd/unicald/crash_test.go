@@ -202,7 +202,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 
 // crashProviders is the in-memory Google provider both processes use.
 func crashProviders() []unical.Provider {
-	g := memory.New(unical.ProviderGoogle)
+	g := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	g.AddUser("ada@example.com", "refresh-ada", "")
 	return []unical.Provider{g}
 }

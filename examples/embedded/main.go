@@ -41,7 +41,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	calendars := memory.New(unical.ProviderCalDAV)
+	calendars := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendarID := calendars.AddUser("alan@example.com", "", "app-specific-password")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})

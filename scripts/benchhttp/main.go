@@ -106,7 +106,7 @@ func seed(args []string) error {
 	defer store.Close()
 	// The in-memory provider vouches for the refresh tokens, so accounts
 	// are created the way POST /v1/endUserAccounts creates them.
-	prov := memory.New(unical.ProviderGoogle)
+	prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key})
 	if err != nil {
 		return err
