@@ -7,7 +7,7 @@
 // which names the resource (the organizer and attendee address of its
 // events). It starts with a primary calendar and may create more.
 //
-// Each calendar is one small record of the Store's [unical.RecordStore]
+// Each calendar is one small record of the Store's [records.Store]
 // (its name, zone and version counter), and each event, or tombstone of a
 // deleted one, is a record of its own; every record is written with
 // compare-and-set, so that replicas sharing a Store never lose each
@@ -43,13 +43,14 @@ import (
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/provider/kit"
+	"github.com/unical/unical/records"
 )
 
 // MaxTombstones is how many deleted events a calendar remembers for sync
 // cursors; past it the oldest half is forgotten.
 const MaxTombstones = 1000
 
-// collection is the RecordStore collection of the calendars; the record
+// collection is the records.Store collection of the calendars; the record
 // key is the calendar id.
 const collection = "virtual.calendars"
 
@@ -73,7 +74,7 @@ type Config struct {
 	// Store keeps the calendars and events. It should be the Store the
 	// Client is configured with, so that deleting an account deletes its
 	// calendars.
-	Store unical.RecordStore
+	Store records.Store
 	// PublicURL is the server's public base URL (unical.Config.PublicURL).
 	// Its host is the domain of the events' iCalUid, "<event id>@<host>";
 	// empty (or without a host): DefaultUIDHost.
@@ -84,7 +85,7 @@ type Config struct {
 // safe for concurrent use and for replicas; the process keeps only what
 // it derived from stored records, by their versions (windows).
 type Provider struct {
-	store   unical.RecordStore
+	store   records.Store
 	windows windowCache
 	now     func() time.Time
 	// uidHost is the domain of new events' iCalUid.
@@ -160,7 +161,7 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	}
 	// Key order is creation order within each id form; calendars of the
 	// older form came first.
-	slices.SortStableFunc(recs, func(a, b *unical.Record) int {
+	slices.SortStableFunc(recs, func(a, b *records.Record) int {
 		return cmp.Compare(legacyOrder(a.Key), legacyOrder(b.Key))
 	})
 	first := primaryCalendar(s)
