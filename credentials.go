@@ -215,11 +215,8 @@ func (c *Client) Provider(t ProviderType) (Provider, error) {
 // addProviderHint says which constructor adds a bundled provider, for a
 // program embedding the library without it (unicald has them all).
 func addProviderHint(t ProviderType) string {
-	if pkg := map[ProviderType]string{ProviderGoogle: "google", ProviderMicrosoft: "microsoft", ProviderCalDAV: "caldav"}[t]; pkg != "" {
+	if pkg := map[ProviderType]string{ProviderGoogle: "google", ProviderMicrosoft: "microsoft", ProviderCalDAV: "caldav", ProviderVirtual: "virtual"}[t]; pkg != "" {
 		return " Add " + pkg + ".New(" + pkg + ".Config{...}) from package provider/" + pkg + " to unical.Config.Providers."
-	}
-	if t == ProviderVirtual {
-		return " Add virtual.New(store) from package provider/virtual to unical.Config.Providers."
 	}
 	return ""
 }

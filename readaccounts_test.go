@@ -30,7 +30,7 @@ func (s *accountReadsStore) GetAccount(ctx context.Context, appID, id string) (*
 // provider, over a Store that counts account reads.
 func readsApp(t *testing.T) (*unical.App, *memory.Provider, *accountReadsStore, string, string) {
 	t.Helper()
-	prov := memory.New(unical.ProviderGoogle)
+	prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	cal := prov.AddUser("ada@example.com", "refresh-ada", "")
 	var store *accountReadsStore
 	st := apitest.Start(t, []unical.Provider{prov}, func(cfg *apitest.Config) {

@@ -55,13 +55,13 @@ type server struct {
 func startServer(t *testing.T, configure func(*apitest.Config)) *server {
 	t.Helper()
 	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &apitest.LogBuffer{}}
-	store, err := bolt.Open(s.dbPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: s.dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	s.store = store
-	s.caldav = memory.New(unical.ProviderCalDAV)
+	s.caldav = memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	s.adaCalendar = s.caldav.AddUser("ada@example.com", "", "pw")
 	s.caldav.AddUser("bob@example.com", "", "pw")
 	var answerMu sync.Mutex
@@ -88,13 +88,13 @@ func startServer(t *testing.T, configure func(*apitest.Config)) *server {
 	go engine.Run(t.Context(), s.client, cfg.Settings)
 	root := http.NewServeMux()
 	// One request log, as unicald wires it: /v1 writes, the admin API reads.
-	requests := requestlog.New(requestlog.Options{})
+	requests := requestlog.New(requestlog.Config{})
 	svc, err := admin.New(admin.Config{Client: s.client, RequestLog: requests})
 	if err != nil {
 		t.Fatal(err)
 	}
-	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(svc, adminapi.Options{Logger: logger})))
-	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger, RequestLog: requests})))
+	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(adminapi.Config{Service: svc, Logger: logger})))
+	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: s.client, Logger: logger, RequestLog: requests})))
 	h = root
 	s.token = admin.NewAdminToken()
 	if err := admin.Of(s.client).SetAdminToken(t.Context(), s.token); err != nil {

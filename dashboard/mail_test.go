@@ -22,7 +22,7 @@ import (
 func TestMail(t *testing.T) {
 	t.Parallel()
 	mta := smtptest.MustStart(t)
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ type overviewData struct {
 	// unical_accounts gauge does; nil when the store keeps no counts.
 	Accounts []accountCount
 	// Counts are the delivery attempts since start by outcome; nil when
-	// the server measures none (Options.DeliveryCounts unset).
+	// the server measures none (Config.DeliveryCounts unset).
 	Counts map[string]float64
 	// Attempts counts the attempts that reached a receiver or failed;
 	// ErrorRate is the share of them that did not deliver and
@@ -35,7 +35,7 @@ type overviewData struct {
 	Attempts               float64
 	ErrorRate, SuccessRate float64
 	// Requests are the HTTP requests since start by status class; nil
-	// when the server measures none (Options.RequestCounts unset).
+	// when the server measures none (Config.RequestCounts unset).
 	Requests *requestCounts
 	// Synced are the accounts with subscriptions, the longest unsynced
 	// first, at most syncedRows of them; SyncedMore says there are more.

@@ -88,8 +88,8 @@ func TestProvidersPage_SettingsTable(t *testing.T) {
 func TestProvidersPage_DelegationFromInfo(t *testing.T) {
 	t.Parallel()
 	const orgType unical.ProviderType = "ORG_DIRECTORY"
-	org := delegatingProvider{memory.New(orgType)}
-	dav := memory.New(unical.ProviderCalDAV)
+	org := delegatingProvider{memory.New(memory.Config{Type: orgType})}
+	dav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	f := newFixture(t, "", org, dav)
 	b := f.browser(t)
 	b.mustLogin()

@@ -187,7 +187,7 @@ func benchTarget(b *testing.B, h http.Handler) (string, engine.Sender) {
 	b.Cleanup(srv.Close)
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	return srv.URL, deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return srv.URL, deliver.New(deliver.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // BenchmarkPolling measures the CPU cost of change polling: 1,000
@@ -227,7 +227,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func BenchmarkDeliveryStores(b *testing.B) {
 		open func(b *testing.B) unical.Store
 	}{
 		{"bolt", func(b *testing.B) unical.Store {
-			s, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+			s, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -22,7 +22,7 @@ import (
 // (judged by an application's sealed secret); the right key still starts.
 func TestNew_WrongMasterKey(t *testing.T) {
 	t.Parallel()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

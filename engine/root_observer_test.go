@@ -103,14 +103,14 @@ func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*u
 // one is watched).
 func TestObserver_ProviderCalls(t *testing.T) {
 	t.Parallel()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	googleCal := google.AddUser("ada@example.com", "refresh-ada", "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlookCal := outlook.AddUser("grace@example.com", "refresh-grace", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
@@ -196,12 +196,12 @@ func TestObserver_Deliveries(t *testing.T) {
 		}
 		return 410
 	})
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	cal := google.AddUser("ada@example.com", "refresh-ada", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{

@@ -41,7 +41,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 func mustNewPushEnvWith(tb testing.TB, configure func(*apitest.Config)) *pushEnv {
 	tb.Helper()
 	store := clientenv.OpenBolt(tb)
-	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(memprovider.Config{Type: unical.ProviderGoogle})}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
 	cfg := apitest.Config{Config: unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),

@@ -33,7 +33,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c
 func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*apitest.Config)) (*unical.Client, *unical.App, *clock, engine.Settings) {
 	tb.Helper()
 	clk := &clock{t: time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)}
-	mem := memory.New(unical.ProviderGoogle)
+	mem := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	mem.AddUser("ada@example.com", "refresh-ada", "")
 	cfg := apitest.Config{Config: unical.Config{Store: store, Providers: []unical.Provider{mem}, MasterKey: seal.NewKey(), Now: clk.Now}, Settings: engine.Settings{ChangePollInterval: -1}}
 	if configure != nil {
@@ -57,7 +57,7 @@ func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*apite
 
 func mustOpenBolt(tb testing.TB) *bolt.Store {
 	tb.Helper()
-	s, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	s, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 	t.Parallel()
 	var room *virtual.Provider
 	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
-		room = virtual.New(cfg.Store)
+		room = virtual.New(virtual.Config{Store: cfg.Store})
 		cfg.Providers = append(cfg.Providers, room)
 	})
 	ctx := context.Background()

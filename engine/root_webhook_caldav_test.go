@@ -35,7 +35,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	calID = calID[strings.LastIndexByte(calID, '/')+1:]
 
 	rcv := apitest.NewReceiver(t)
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func TestAvailabilityGroups(t *testing.T) {
 func TestAvailabilityNotice(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2031, 3, 3, 8, 50, 0, 0, time.UTC)
-	p := memory.New(unical.ProviderGoogle)
+	p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	p.AddUser(googleUser, googleToken, "")
 	st := apitest.Start(t, []unical.Provider{p}, func(cfg *apitest.Config) { cfg.Now = func() time.Time { return now } })
 	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{

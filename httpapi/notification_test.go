@@ -30,10 +30,10 @@ type pushServer struct {
 
 func mustNewPushServer(tb testing.TB) *pushServer {
 	tb.Helper()
-	ps := &pushServer{Google: memory.NewWatcher(unical.ProviderGoogle)}
+	ps := &pushServer{Google: memory.NewWatcher(memory.Config{Type: unical.ProviderGoogle})}
 	ps.Google.MaxWatch = time.Hour
 	ps.CalID = ps.Google.AddUser(googleUser, googleToken, "")
-	st := apitest.Start(tb, []unical.Provider{ps.Google, memory.New(unical.ProviderCalDAV)}, func(cfg *apitest.Config) {
+	st := apitest.Start(tb, []unical.Provider{ps.Google, memory.New(memory.Config{Type: unical.ProviderCalDAV})}, func(cfg *apitest.Config) {
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
 	ps.URL, ps.Client, ps.Store, ps.Engine = st.URL, st.Client, st.Store, st.Engine

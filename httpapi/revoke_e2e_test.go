@@ -239,7 +239,7 @@ func TestGoogleE2E_RevocationSurvivesRestart(t *testing.T) {
 		}
 	}
 
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreate
 // defaults.
 func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthConnectParams, opts ...unical.WriteOptions) (*unical.Account, error) {
 	if c.appID == "" {
-		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Options.ApplicationID.")
+		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Config.ApplicationID.")
 	}
 	return write[unical.Account](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/basicAuth/connect/", c.appID, "/"+unical.ProviderCalDAV.PathName())
 }

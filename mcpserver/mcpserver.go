@@ -4,7 +4,7 @@
 // token grants.
 //
 // Every tool is one call of the /v1 API made with the agent's own
-// credential: in process through the server's own handler (Handler,
+// credential: in process through the server's own handler (NewHandler,
 // mounted at /v1/mcp over Streamable HTTP), or over HTTP to a running
 // server (Remote, which `unicald mcp` runs over stdio). So a token's
 // scopes are checked in one place, the /v1 front door, a tool's result
@@ -116,14 +116,17 @@ func withinScopes(granted []scopedtoken.Scope) mcp.Middleware {
 	}
 }
 
-// Options configures Handler and Remote. The zero value is usable.
-type Options struct {
+// Config configures NewHandler. Sender is required.
+type Config struct {
+	// Sender makes each tool's /v1 call; [InProcess] sends it to the
+	// server's own handler.
+	Sender Sender
 	// Logger receives the SDK's log of protocol failures; default none.
 	Logger *slog.Logger
 }
 
-// Handler serves MCP over Streamable HTTP (the route POST /v1/mcp),
-// making each tool's /v1 call through send with the credential of the
+// NewHandler serves MCP over Streamable HTTP (the route POST /v1/mcp),
+// making each tool's /v1 call through cfg.Sender with the credential of the
 // MCP request that asked for it.
 //
 // It is stateless: no session is kept between requests, so any replica
@@ -131,11 +134,8 @@ type Options struct {
 // grants now (GET /v1/tokens/current, asked once per request). Answers
 // are JSON, not event streams, as the server sends the client nothing of
 // its own; GET and DELETE are 405.
-func Handler(send Sender, opts *Options) http.Handler {
-	if opts == nil {
-		opts = &Options{}
-	}
-	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: quiet(opts.Logger), errLog: opts.Logger}
+func NewHandler(cfg Config) http.Handler {
+	h := &handler{send: cfg.Sender, cache: mcp.NewSchemaCache(), log: quiet(cfg.Logger), errLog: cfg.Logger}
 	if h.errLog == nil {
 		h.errLog = slog.New(slog.DiscardHandler)
 	}
@@ -229,7 +229,8 @@ type Remote struct {
 	// HTTPClient sends the calls, required; it must not follow
 	// redirects, so that the token goes to URL only.
 	HTTPClient *http.Client
-	Options
+	// Logger receives the SDK's log of protocol failures; default none.
+	Logger *slog.Logger
 }
 
 // Run serves MCP on t (stdio for `unicald mcp`) until the client leaves

@@ -62,14 +62,14 @@ type stack struct {
 
 func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser(googleUser, googleToken, "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlook.AddUser(outlookUser, outlookToken, "")
 
 	var h http.Handler
@@ -87,7 +87,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
 	// With a deadline, as unicald serves: routeMux then routes a copy of
 	// the request, whose route the metrics must still see.
-	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
+	h = httpapi.NewHandler(httpapi.Config{Client: client, Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
 	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("metrics")})
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestMetrics(t *testing.T) {
 func TestMetrics_OutboxGauges(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{Metrics: m.Handler()}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client, Metrics: m.Handler()}))
 	t.Cleanup(srv.Close)
 
 	created := time.Now().Add(-time.Hour)

@@ -100,7 +100,7 @@ func (s *Service) Issue(ctx context.Context, app *unical.App, p *Params) (*Issue
 	}
 	q := *p
 	q.BookingTypeIDs = types
-	g, issued := New(app.ID(), &q, s.c.Config().Now())
+	g, issued := Issue(app.ID(), &q, s.c.Config().Now())
 	data, err := json.Marshal(g)
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")

@@ -4,7 +4,7 @@
 //
 // It refuses to connect to loopback, private, link-local, unspecified and
 // multicast addresses, and to the special ranges that reach them (NAT64,
-// 6to4, Teredo), unless Options.AllowPrivate is set; such an attempt fails
+// 6to4, Teredo), unless Config.AllowPrivate is set; such an attempt fails
 // with an error wrapping [ErrForbiddenAddress]. The check runs on the
 // address actually dialled, after DNS resolution, so a name that resolves
 // (or re-resolves) to an internal address is refused too. [ForbiddenHost]
@@ -33,12 +33,12 @@ import (
 	"github.com/unical/unical/internal/retry"
 )
 
-// DefaultTimeout bounds one attempt when Options.Timeout is zero. Svix
+// DefaultTimeout bounds one attempt when Config.Timeout is zero. Svix
 // counts a 2xx within 15 seconds as delivered.
 const DefaultTimeout = 15 * time.Second
 
 // DefaultUserAgent is the User-Agent of the requests when
-// Options.UserAgent is empty.
+// Config.UserAgent is empty.
 const DefaultUserAgent = "unical-webhooks"
 
 // maxResponseBody is how much of a receiver's answer is read, so that a
@@ -46,8 +46,8 @@ const DefaultUserAgent = "unical-webhooks"
 // Retry-After count.
 const maxResponseBody = 64 << 10
 
-// Options configure a Client.
-type Options struct {
+// Config configure a Client.
+type Config struct {
 	// AllowPrivate lets deliveries reach loopback and private addresses,
 	// for development against a receiver on the same machine or network.
 	AllowPrivate bool
@@ -83,7 +83,7 @@ type Client struct {
 }
 
 // New returns a Client.
-func New(opts Options) *Client {
+func New(opts Config) *Client {
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

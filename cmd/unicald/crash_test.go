@@ -154,7 +154,7 @@ func TestServe_CrashResumesDeliveries(t *testing.T) {
 func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, total int, rcv *crashReceiver) []string {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(dir, "unicald.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unicald.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 
 // crashProviders is the in-memory Google provider both processes use.
 func crashProviders() []unical.Provider {
-	g := memory.New(unical.ProviderGoogle)
+	g := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	g.AddUser("ada@example.com", "refresh-ada", "")
 	return []unical.Provider{g}
 }

@@ -94,7 +94,7 @@ type engineSettings struct {
 // only runs in serve, admin commands just queue.
 func (eng *engineSettings) settings(m *Main) engine.Settings {
 	return engine.Settings{
-		Sender:             webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+		Sender:             webhooksender.New(webhooksender.Config{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
 		DeliveryTimeout:    eng.timeout,
 		DeliveryLease:      eng.lease,
 		DeliveredRetention: eng.retention.delivered,
@@ -151,7 +151,7 @@ const storeOpenTimeout = 30 * time.Second
 // PostgreSQL store is shared by replicas, which must all seal with one
 // key, so its key must come from UNICAL_MASTER_KEY: a key file made on one
 // machine would differ from the others'.
-func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Options) (unical.Store, seal.Key, string, error) {
+func (m *Main) openStore(ctx context.Context, sf storeFlags, boltCfg bolt.Config) (unical.Store, seal.Key, string, error) {
 	if sf.storeURL == "" {
 		if err := os.MkdirAll(sf.dataDir, 0o700); err != nil {
 			return nil, seal.Key{}, "", fmt.Errorf("data folder: %w", err)
@@ -160,7 +160,8 @@ func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Opti
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
-		store, err := bolt.Open(filepath.Join(sf.dataDir, "unicald.db"), boltOpts)
+		boltCfg.Path = filepath.Join(sf.dataDir, "unicald.db")
+		store, err := bolt.Open(boltCfg)
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
@@ -215,8 +216,8 @@ func scrubPassword(s, raw string) string {
 	return s
 }
 
-func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltOpts *bolt.Options) (*unical.Client, unical.Store, error) {
-	store, key, keySource, err := m.openStore(ctx, sf, boltOpts)
+func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltCfg bolt.Config) (*unical.Client, unical.Store, error) {
+	store, key, keySource, err := m.openStore(ctx, sf, boltCfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,7 +229,7 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		}
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
-	providers = virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: publicURL})
+	providers = virtual.Add(providers, virtual.Config{Store: store, PublicURL: publicURL})
 	// VIRTUAL and CalDAV accounts mail their invitations themselves
 	// (package invite); the sender runs in serve.
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
@@ -341,7 +342,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		met := metrics.New()
 		eng.observer = met
 		logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, nil)
+		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, bolt.Config{})
 		if err != nil {
 			return err
 		}
@@ -355,7 +356,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// The request log is this process's memory, per replica (package
 		// requestlog): the dashboard and the admin API show what this
 		// replica served.
-		requests := requestlog.New(requestlog.Options{})
+		requests := requestlog.New(requestlog.Config{})
 		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger, RequestLog: requests})
 		if err != nil {
 			return err
@@ -368,7 +369,8 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		apiOpts := httpapi.Options{
+		apiCfg := httpapi.Config{
+			Client:            client,
 			Logger:            logger,
 			Requests:          met,
 			RequestLog:        requests,
@@ -379,7 +381,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		var metricsSrv *http.Server
 		if *metricsAddr == "" {
-			apiOpts.Metrics = met.Handler()
+			apiCfg.Metrics = met.Handler()
 		} else {
 			mln, err := net.Listen("tcp", *metricsAddr)
 			if err != nil {
@@ -397,7 +399,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
-		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
+		failures := httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: front.trustForwardedFor})
 		dash, err := newDashboard(svc, key, *publicURL, logger, met, failures)
 		if err != nil {
 			return err
@@ -412,10 +414,10 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		api := httpapi.NewHandler(client, apiOpts)
+		api := httpapi.NewHandler(apiCfg)
 		root := http.NewServeMux()
 		root.Handle(apidocs.Prefix, reference)
-		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
+		root.Handle(adminapi.Prefix, adminapi.NewHandler(adminapi.Config{Service: svc, Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 		root.Handle(dashboard.Prefix, dash)
 		root.Handle(bookingpage.Prefix, bookPage)
 		root.Handle("/", api)
@@ -436,7 +438,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// The invitation sender resumes the invitations the Store holds
 		// (queued before a restart or by another replica); it stops
 		// before the client closes.
-		invitations := invite.NewSender(client, invite.SenderConfig{})
+		invitations := invite.NewSender(invite.SenderConfig{Client: client})
 		invitationsCtx, stopInvitations := context.WithCancel(ctx)
 		invitationsDone := make(chan struct{})
 		go func() { invitations.Run(invitationsCtx); close(invitationsDone) }()

@@ -29,7 +29,7 @@ func MustOpenStore(tb testing.TB) *bolt.Store {
 // closing twice is harmless.
 func mustOpen(tb testing.TB, path string) *bolt.Store {
 	tb.Helper()
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err != nil {
 		tb.Fatalf("Open(%s): %v", path, err)
 	}
@@ -120,7 +120,7 @@ func TestOpen_ErrLocked(t *testing.T) {
 	mustOpen(t, path)
 	// bbolt's flock is per open file, so a second Open in this process
 	// stands in for a second process.
-	s, err := bolt.Open(path, &bolt.Options{Timeout: 100 * time.Millisecond})
+	s, err := bolt.Open(bolt.Config{Path: path, Timeout: 100 * time.Millisecond})
 	if err == nil {
 		s.Close()
 		t.Fatal("second Open() of a file in use succeeded")
@@ -152,7 +152,7 @@ func TestOpen_ErrNotBolt(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not a database, just a long enough line of text to be read as one page"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open(text file) succeeded")
@@ -179,7 +179,7 @@ func TestOpen_ErrNewerFormat(t *testing.T) {
 	if err := errors.Join(err, db.Close()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open(newer format) succeeded")

@@ -82,7 +82,7 @@ func newEnv(t *testing.T, target Target) *env {
 		if typ == unical.ProviderVirtual {
 			continue // the stack adds the real one (provider/virtual)
 		}
-		p := memory.New(typ)
+		p := memory.New(memory.Config{Type: typ})
 		u := users[typ]
 		e.primary[typ] = p.AddUser(u[0], u[1], u[2])
 		if typ == unical.ProviderCalDAV {

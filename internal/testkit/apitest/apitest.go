@@ -56,15 +56,15 @@ type Config struct {
 // Everything stops in Cleanup.
 func Start(tb testing.TB, providers []unical.Provider, configure func(*Config)) *Stack {
 	tb.Helper()
-	return StartWithOptions(tb, providers, configure, httpapi.Options{})
+	return StartWithOptions(tb, providers, configure, httpapi.Config{})
 }
 
 // StartWithOptions is Start with the handler built from opts (rate
 // limits, a request deadline, metrics).
-func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*Config), opts httpapi.Options) *Stack {
+func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*Config), opts httpapi.Config) *Stack {
 	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// The fakes and test servers all listen on loopback, so a stack saves
 	// and uses such URLs as a development server does; a test of the
 	// production address policy sets AllowPrivateTargets back to false.
-	cfg := Config{Config: unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}}
+	cfg := Config{Config: unical.Config{Store: store, Providers: virtual.Add(providers, virtual.Config{Store: store, PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}}
 	cfg.AllowPrivateTargets = true
 	hooks := &subscriptions.Hooks{}
 	cfg.Subscriptions = hooks
@@ -98,7 +98,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(st.Client, opts))
+	opts.Client = st.Client
+	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(opts))
 	return st
 }
 
@@ -289,7 +290,7 @@ func Follow(tb testing.TB, raw string) *url.URL {
 // outside the OpenAPI check, which knows no OPTIONS.
 func (st *Stack) Preflight(tb testing.TB, path, origin, requestHeaders string) map[string]string {
 	tb.Helper()
-	srv := httptest.NewServer(httpapi.NewHandler(st.Client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: st.Client}))
 	defer srv.Close()
 	req, err := http.NewRequestWithContext(tb.Context(), "OPTIONS", srv.URL+path, nil)
 	if err != nil {

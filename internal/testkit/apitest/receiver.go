@@ -142,7 +142,7 @@ func (r *Receiver) WaitFor(tb testing.TB, n int) []Delivery {
 func (r *Receiver) Sender() engine.Sender {
 	pool := x509.NewCertPool()
 	pool.AddCert(r.srv.Certificate())
-	return webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // Tampered re-sends a delivery with a changed body to the receiver and

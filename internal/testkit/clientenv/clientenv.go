@@ -42,7 +42,7 @@ func New(tb testing.TB, configure func(*unical.Config)) *Env {
 // test ends.
 func OpenBolt(tb testing.TB) *bolt.Store {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func ConnectAda(tb testing.TB, app *unical.App) string {
 func NewOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *Env {
 	tb.Helper()
 	var err error
-	env := &Env{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
+	env := &Env{Store: store, Mem: memprovider.New(memprovider.Config{Type: unical.ProviderGoogle}), Dav: memprovider.New(memprovider.Config{Type: unical.ProviderCalDAV})}
 	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{
