@@ -3,6 +3,8 @@ package unical
 import (
 	"context"
 	"time"
+
+	"github.com/unical/unical/audit"
 )
 
 // Store keeps what unical owns: applications, API keys, accounts with their
@@ -27,7 +29,7 @@ type Store interface {
 	RecordStore
 	IdempotencyStore
 	SweepStore
-	AuditStore
+	audit.Store
 	// Close releases the store's resources.
 	Close() error
 }
@@ -580,35 +582,4 @@ type SweepStore interface {
 	// outbox messages past their retention, at most req.Limit records in
 	// all. Pending messages and unexpired records are never removed.
 	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)
-}
-
-// AuditEntry is one change an operator made to an application through
-// the admin API, the dashboard or unicald's commands: who, what and when.
-// It names the records it changed by id and never holds a secret.
-type AuditEntry struct {
-	// ID sorts in the order the entries were made.
-	ID string    `json:"id"`
-	At time.Time `json:"at"`
-	// Actor is who made the change: admin-token, dashboard or cli.
-	Actor string `json:"actor"`
-	// Operation is what was done, as noun.verb: application.create,
-	// apiKey.revoke, provider.set, ...
-	Operation     string `json:"operation"`
-	ApplicationID string `json:"applicationId,omitempty"`
-	// TargetID is the id of the record changed within the application
-	// (API key, account, subscription, message, provider type); "" when
-	// the application itself changed.
-	TargetID string `json:"targetId,omitempty"`
-}
-
-// AuditStore keeps the audit log of operator changes.
-type AuditStore interface {
-	// AppendAudit stores an entry and, in the same write, removes up to
-	// 100 of the oldest entries made before removeBefore, so that the log
-	// keeps a bounded retention without a sweep of its own.
-	AppendAudit(ctx context.Context, e *AuditEntry, removeBefore time.Time) error
-	// ListAudit returns entries newest first, of one application (appID
-	// "" for every application's), with ids before the id before (""
-	// from the newest), at most limit of them.
-	ListAudit(ctx context.Context, appID, before string, limit int) ([]*AuditEntry, error)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/ttlcache"
@@ -202,7 +203,7 @@ func (s *Service) Revoke(ctx context.Context, app *unical.App, id string) error 
 // after the change, so a failed write is not returned: the change stands.
 func (s *Service) audit(ctx context.Context, operation, appID, tokenID string) {
 	now := s.c.Config().Now().UTC()
-	e := &unical.AuditEntry{ID: ids.New("aud"), At: now, Actor: ActorAPIKey, Operation: operation, ApplicationID: appID, TargetID: tokenID}
+	e := &audit.Entry{ID: ids.New("aud"), At: now, Actor: ActorAPIKey, Operation: operation, ApplicationID: appID, TargetID: tokenID}
 	if err := s.c.Store().AppendAudit(context.WithoutCancel(ctx), e, now.Add(-auditRetention)); err != nil {
 		s.c.Config().Logger.ErrorContext(ctx, "write audit log", "operation", operation, "app", appID, "err", err)
 	}
