@@ -78,6 +78,7 @@ func TestImportRules(t *testing.T) {
 		// Public contracts the root's Store embeds: leaves, as a Store
 		// outside the module implements them.
 		{pkg: "./audit", banned: []string{mod}},
+		{pkg: "./sweep", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 		// The room directory is built on the Client and serves no routes itself.
 		{pkg: "./rooms", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", "net/http"}},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/audit"
+	"github.com/unical/unical/sweep"
 )
 
 // Store keeps what unical owns: applications, API keys, accounts with their
@@ -28,7 +29,7 @@ type Store interface {
 	BlobStore
 	RecordStore
 	IdempotencyStore
-	SweepStore
+	sweep.Store
 	audit.Store
 	// Close releases the store's resources.
 	Close() error
@@ -538,48 +539,4 @@ type IdempotencyStore interface {
 	// longer holds the key (its lease expired and another attempt took it
 	// over, or it completed), CodeNotFound if there is no record.
 	CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *IdempotentResponse) error
-}
-
-// SweepRequest says what [SweepStore.Sweep] removes.
-type SweepRequest struct {
-	// Now is the sweep's time: OAuth flows, blobs, delivery attempts and
-	// idempotency records that have expired at Now are removed.
-	Now time.Time
-	// DeliveredBefore removes delivered messages whose NextAttemptAt (the
-	// due time of their last attempt, which is when they finished) is
-	// before it; the zero time keeps them all.
-	DeliveredBefore time.Time
-	// FailedBefore does the same for failed messages.
-	FailedBefore time.Time
-	// Limit bounds how many records one call removes in all, so that a
-	// backlog goes in several short writes instead of one long one; zero
-	// or less means no bound.
-	Limit int
-}
-
-// SweepResult counts what one [SweepStore.Sweep] removed.
-type SweepResult struct {
-	Flows             int `json:"flows"`
-	Blobs             int `json:"blobs"`
-	Attempts          int `json:"attempts"`
-	DeliveredMessages int `json:"deliveredMessages"`
-	FailedMessages    int `json:"failedMessages"`
-	IdempotencyKeys   int `json:"idempotencyKeys"`
-}
-
-// Total is the number of records removed.
-func (r SweepResult) Total() int {
-	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages + r.IdempotencyKeys
-}
-
-// SweepStore removes what has expired or outlived its retention, so that
-// the Store does not grow without bound. Expired flows, blobs and attempts
-// are already invisible to reads; the sweep gives their space back.
-type SweepStore interface {
-	// Sweep removes, across every application, expired OAuth flows,
-	// expired blobs, expired delivery attempts, expired idempotency
-	// records (whatever their state), and delivered and failed
-	// outbox messages past their retention, at most req.Limit records in
-	// all. Pending messages and unexpired records are never removed.
-	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)
 }

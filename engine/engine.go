@@ -27,6 +27,7 @@ import (
 	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/subscriptions"
+	"github.com/unical/unical/sweep"
 )
 
 // engineConfig is the webhook engine's settings from Config, with
@@ -126,7 +127,7 @@ type Store interface {
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
 	unical.ApplicationStore
-	unical.SweepStore
+	sweep.Store
 }
 
 // Client is what the engine needs of the [unical.Client]: change
