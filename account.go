@@ -10,6 +10,7 @@ import (
 
 	"github.com/unical/unical/internal/identity"
 	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/keys"
 )
 
 // ProviderType names a calendar provider: a name the provider declares
@@ -464,7 +465,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		email = conn.Email
 	}
 	now := a.c.now().UTC()
-	sec := secrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
+	sec := keys.AccountSecrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
 	if sec.RefreshToken != "" {
 		sec.RefreshIssued = now
 	}
@@ -497,7 +498,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				CredentialsUpdatedAt: now,
 				ProviderState:        conn.State, ProviderTenantID: conn.TenantID,
 			}
-			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
 			err := a.c.store.CreateAccount(ctx, rec, msgs...)
 			if ErrorCode(err) == CodeConflict {
@@ -529,7 +530,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				sec.RefreshToken = old.RefreshToken // the provider kept the old one
 				sec.RefreshIssued = old.RefreshIssued
 			}
-			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 			rec.TokenExpiry = conn.Token.Expiry
 			rec.CredentialsUpdatedAt = now
 			rec.UpdatedAt = now
@@ -648,7 +649,7 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord, keepGrant
 func (c *Client) queueRevocation(ctx context.Context, t ProviderType, s *Session) {
 	now := c.now()
 	msg := &OutboxMessage{ID: NewID("msg"), ApplicationID: s.ApplicationID, EventType: revocation.EventType, CreatedAt: now, Status: MessagePending, NextAttemptAt: now}
-	msg.Payload = revocation.Seal(c.credentials, msg.ApplicationID, msg.ID, revocation.Grant{
+	msg.Payload = revocation.Seal(c.keys.RevocationSealer(), msg.ApplicationID, msg.ID, revocation.Grant{
 		ProviderType: string(t), AccountID: s.AccountID, AccessToken: s.Token.AccessToken, RefreshToken: s.Token.RefreshToken,
 	})
 	if err := c.store.EnqueueMessages(ctx, []*OutboxMessage{msg}); err != nil {

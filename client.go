@@ -16,6 +16,7 @@ import (
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/keys"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -82,9 +83,8 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer        // account credentials and client secrets
+	keys        *keys.Keys          // sealing under the master key
 	pages       *pagetoken.Tokens   // sync and page tokens
-	flows       *seal.Sealer        // OAuth states (internal/oauthstate)
 	idempotency *idempotency.Runner // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
@@ -97,8 +97,6 @@ type Client struct {
 	webhook WebhookConfig
 	// outbox wakes and tracks a running engine.
 	outbox *Outbox
-	// keys seal and open for the parts beside the Client.
-	keys *Keys
 	// changePoll is Config.ChangePollInterval with its default
 	// (ChangePollInterval).
 	changePoll time.Duration
@@ -176,18 +174,16 @@ func New(cfg Config) (*Client, error) {
 	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.storeVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
-	c.credentials = seal.New(key.Derive("credentials"))
+	c.keys = keys.New(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
-	c.flows = seal.New(key.Derive("oauth-flows"))
 	c.idempotency = idempotency.New(key, c.now, c.log)
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
 	c.webhook = cfg.WebhookConfig
 	c.changePoll = cfg.ChangePollInterval
 	if c.changePoll == 0 {
 		c.changePoll = time.Minute
 	}
-	if err := c.checkMasterKey(context.Background(), key); err != nil {
+	if err := c.checkMasterKey(context.Background()); err != nil {
 		return nil, err
 	}
 	c.cfg = cfg
@@ -232,7 +228,7 @@ func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
 
 // Keys returns the sealing of secrets under the Client's master key, for
 // the parts beside the Client.
-func (c *Client) Keys() *Keys { return c.keys }
+func (c *Client) Keys() *keys.Keys { return c.keys }
 
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package
@@ -315,11 +311,11 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))
+		secret, err := c.keys.OpenClientSecret(app.ID, string(t), sealed)
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}
-		s.ClientSecret = string(secret)
+		s.ClientSecret = secret
 	}
 	return s, nil
 }

@@ -193,7 +193,7 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			app.Providers = map[unical.ProviderType]unical.ProviderSettings{}
 		}
 		if set.ClientSecret != "" {
-			s.client.Keys().SealClientSecret(app, t, set.ClientSecret)
+			sealClientSecret(s.client.Keys(), app, t, set.ClientSecret)
 		}
 		set.ClientSecret = ""
 		app.Providers[t] = set
@@ -203,7 +203,7 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			return "", err
 		}
 		if app.SealedWebhookSecret == nil {
-			webhookSecret = s.client.Keys().NewWebhookSecret(app)
+			webhookSecret, app.SealedWebhookSecret = s.client.Keys().NewWebhookSecret(app.ID)
 		}
 		app.WebhookURL = raw
 	} else if params.WebhookURL.IsSet() {
@@ -453,7 +453,8 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID string) (*Webho
 	if app.WebhookURL == "" {
 		return nil, &unical.Error{Code: unical.CodeConflict, Field: "url", Message: "The application has no webhook URL; set one first."}
 	}
-	secret := s.client.Keys().NewWebhookSecret(app)
+	secret, sealed := s.client.Keys().NewWebhookSecret(app.ID)
+	app.SealedWebhookSecret = sealed
 	if err := s.saveApplication(ctx, app); err != nil {
 		return nil, err
 	}

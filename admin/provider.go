@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/keys"
 	"github.com/unical/unical/provider/kit"
 )
 
@@ -166,7 +167,7 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	settings.ClientSecret = "" // sealed apart, below
 	app.Providers[t] = settings
 	if secret, ok := p.ClientSecret.Get(); ok {
-		s.client.Keys().SealClientSecret(app, t, secret)
+		sealClientSecret(s.client.Keys(), app, t, secret)
 	} else if p.ClientSecret.IsNull() {
 		delete(app.SealedSecrets, t)
 	}
@@ -297,4 +298,17 @@ func settingsURLs(prefix string, set unical.ProviderSettings) []namedURL {
 		{prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
 		{prefix + "apiBaseUrl", set.APIBaseURL}, {prefix + "revokeUrl", set.RevokeURL}, {prefix + "serverUrl", set.ServerURL},
 	}
+}
+
+// sealClientSecret seals an OAuth client secret of app for provider type
+// t into app.SealedSecrets; an empty secret removes it.
+func sealClientSecret(k *keys.Keys, app *unical.Application, t unical.ProviderType, secret string) {
+	if secret == "" {
+		delete(app.SealedSecrets, t)
+		return
+	}
+	if app.SealedSecrets == nil {
+		app.SealedSecrets = map[unical.ProviderType][]byte{}
+	}
+	app.SealedSecrets[t] = k.SealClientSecret(app.ID, string(t), secret)
 }

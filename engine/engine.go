@@ -190,11 +190,11 @@ func (w watching) ReconcileSubscription(ctx context.Context, sub *unical.Subscri
 }
 
 func (w watching) SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error) {
-	return w.Keys().SubscriptionSecret(sub)
+	return w.Keys().SubscriptionSecret(sub.ID, sub.SealedSecret)
 }
 
 func (w watching) WebhookSecret(app *unical.Application) (string, error) {
-	return w.Keys().WebhookSecret(app)
+	return w.Keys().WebhookSecret(app.ID, app.SealedWebhookSecret)
 }
 
 func (w watching) SweepInterval() time.Duration { return max(w.Config().SweepInterval, 0) }

@@ -185,7 +185,7 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		// so that subscriptions made together are not checked together.
 		NextCheckAt: firstCheck(now, c.Config().ChangePollInterval),
 	}
-	c.Keys().SealSubscriptionSecret(sub, secret)
+	sub.SealedSecret = c.Keys().SealSubscriptionSecret(sub.ID, secret)
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
 	if cursor, err := unical.SyncCursor(ctx, p, s, params.CalendarID); err == nil {
