@@ -59,6 +59,10 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
+	// Revoker tries to revoke a deleted account's grant, with credentials
+	// read before the deletion; default: r.RevokeGrant once. unicald sets
+	// grants.RevokeOrQueue, which queues a retryable failure for the engine.
+	Revoker func(ctx context.Context, c *Client, t ProviderType, r GrantRevoker, s *Session)
 
 	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a

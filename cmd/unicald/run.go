@@ -213,6 +213,9 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
 		SweepInterval: eng.retention.sweepInterval,
 		Observer:      eng.observer,
+		// A revocation that fails as its account is deleted is queued
+		// for the engine (package grants).
+		Revoker: grants.RevokeOrQueue,
 		WebhookConfig: unical.WebhookConfig{
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,
