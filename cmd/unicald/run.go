@@ -36,6 +36,7 @@ import (
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -348,7 +349,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		met.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, store) })
+		met.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, store) })
 		// The request log is this process's memory, per replica (package
 		// requestlog): the dashboard and the admin API show what this
 		// replica served.
