@@ -17,6 +17,7 @@ import (
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
 	"github.com/unical/unical/keys"
+	"github.com/unical/unical/storeversion"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -50,7 +51,7 @@ type Config struct {
 	// CacheTTL is how long applications and API keys read from the Store
 	// are reused: a revocation or settings change made through another
 	// replica takes effect after at most this long, and as soon as the
-	// Store's version moves with a [VersionedStore] that learns of other
+	// Store's version moves with a [storeversion.Store] that learns of other
 	// replicas' changes (the PostgreSQL store, within a moment). Default 5
 	// seconds; negative disables the cache.
 	CacheTTL time.Duration
@@ -228,7 +229,7 @@ func (c *Client) Close() error {
 func (c *Client) Outbox() *Outbox { return c.outbox }
 
 // storeVersion is the Store's version, for the caches.
-func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
+func (c *Client) storeVersion() (uint64, bool) { return storeversion.Of(c.store) }
 
 // Keys returns the sealing of secrets under the Client's master key, for
 // the parts beside the Client.

@@ -82,6 +82,7 @@ func TestImportRules(t *testing.T) {
 		// The sealing under the master key, which the root uses and hands
 		// to the parts beside it: it takes ids and bytes, not records.
 		{pkg: "./keys", banned: []string{mod}},
+		{pkg: "./storeversion", banned: []string{mod}},
 		{pkg: "./availability", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine"}},
 		// The room directory is built on the Client and serves no routes itself.
 		{pkg: "./rooms", need: []string{mod}, banned: []string{mod + "/httpapi", mod + "/engine", "net/http"}},

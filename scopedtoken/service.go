@@ -12,6 +12,7 @@ import (
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/storeversion"
 )
 
 // The audit log's record of tokens: who (the application's API key) and
@@ -28,7 +29,7 @@ const (
 const auditRetention = 90 * 24 * time.Hour
 
 // cacheTTL bounds how long a grant read from the Store is reused by a
-// Store that cannot tell of changes (not a [unical.VersionedStore]); the
+// Store that cannot tell of changes (not a [storeversion.Store]); the
 // bundled Stores move their version at a revocation, which ends the reuse
 // at once.
 const cacheTTL = 5 * time.Second
@@ -48,7 +49,7 @@ func NewService(c *unical.Client) *Service {
 	if c == nil {
 		return &Service{}
 	}
-	s := &Service{c: c, grants: ttlcache.New[*Grant](cacheTTL, c.Config().Now, func() (uint64, bool) { return unical.StoreVersion(c.Store()) })}
+	s := &Service{c: c, grants: ttlcache.New[*Grant](cacheTTL, c.Config().Now, func() (uint64, bool) { return storeversion.Of(c.Store()) })}
 	s.store, _ = c.Store().(GrantStore)
 	return s
 }
