@@ -590,7 +590,7 @@ func (a *App) deleteAccount(ctx context.Context, id string, keepGrant bool) (*Ac
 		return nil, err
 	}
 	for _, sub := range subs {
-		a.StopWatch(ctx, sub)
+		a.c.subs.StopWatch(ctx, a, sub)
 	}
 	events, err := a.accountEvents(ctx)
 	if err != nil {

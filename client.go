@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unical/unical/internal/idempotency"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
@@ -60,10 +60,12 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
-	// Revoker tries to revoke a deleted account's grant, with credentials
-	// read before the deletion; default: r.RevokeGrant once. unicald sets
-	// grants.RevokeOrQueue, which queues a retryable failure for the engine.
+	// Revoker revokes a deleted account's grant (default: r.RevokeGrant,
+	// once); unicald's grants.RevokeOrQueue queues a retryable failure.
 	Revoker func(ctx context.Context, c *Client, t ProviderType, r GrantRevoker, s *Session)
+	// Subscriptions hears of VIRTUAL writes and account deletions for the
+	// webhook subscriptions (package subscriptions' Hooks); default none.
+	Subscriptions SubscriptionHooks
 
 	// WebhookConfig configures the webhook engine (package engine). It is
 	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
@@ -88,9 +90,9 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	keys        *keys.Keys          // sealing under the master key
-	pages       *pagetoken.Tokens   // sync and page tokens
-	idempotency *idempotency.Runner // Idempotency-Key requests
+	keys        *keys.Keys           // sealing under the master key
+	pages       *pagetoken.Tokens    // sync and page tokens
+	idempotency *idempotency.Service // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
 	apiKeys *ttlcache.Cache[*cachedKey]
@@ -105,7 +107,8 @@ type Client struct {
 	// changePoll is Config.ChangePollInterval with its default
 	// (ChangePollInterval).
 	changePoll time.Duration
-	obs        Observer // never nil: NopObserver when Config has none
+	obs        Observer          // never nil: NopObserver when Config has none
+	subs       SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -168,6 +171,9 @@ func New(cfg Config) (*Client, error) {
 	if c.obs == nil {
 		c.obs = NopObserver{}
 	}
+	if c.subs = cfg.Subscriptions; c.subs == nil {
+		c.subs = noSubscriptions{}
+	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -181,7 +187,7 @@ func New(cfg Config) (*Client, error) {
 	key := seal.Key(cfg.MasterKey)
 	c.keys = keys.New(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
-	c.idempotency = idempotency.New(key, c.now, c.log)
+	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: c.sweep.interval})
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.webhook = cfg.WebhookConfig
 	c.changePoll = cfg.ChangePollInterval

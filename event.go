@@ -700,7 +700,7 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 	if err != nil {
 		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
-	a.localChanged(ctx, rec, calendarID)
+	a.c.subs.CalendarChanged(ctx, a, rec, calendarID)
 	return e, nil
 }
 
@@ -775,7 +775,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err != nil {
 		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
-	a.localChanged(ctx, rec, calendarID)
+	a.c.subs.CalendarChanged(ctx, a, rec, calendarID)
 	return e, nil
 }
 
@@ -802,7 +802,7 @@ func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID st
 	if err := p.DeleteEvent(ctx, s, calendarID, eventID); err != nil {
 		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
-	a.localChanged(ctx, rec, calendarID)
+	a.c.subs.CalendarChanged(ctx, a, rec, calendarID)
 	return &Success{Success: true}, nil
 }
 
@@ -836,6 +836,6 @@ func (a *App) rsvp(ctx context.Context, accountID, calendarID, eventID string, p
 	if err := p.RespondToEvent(ctx, s, calendarID, eventID, params.ResponseStatus); err != nil {
 		return nil, a.ProviderFailed(ctx, accountID, err)
 	}
-	a.localChanged(ctx, rec, calendarID)
+	a.c.subs.CalendarChanged(ctx, a, rec, calendarID)
 	return &Success{Success: true}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/testkit/apitest"
 )
 
@@ -73,21 +74,21 @@ func TestRunIdempotentKeeps(t *testing.T) {
 	} {
 		key := fmt.Sprintf("keeps-%d-%s", tc.status, tc.code)
 		runs := 0
-		run := func(context.Context) unical.IdempotentResult {
+		run := func(context.Context) idempotency.Answer {
 			runs++
-			return unical.IdempotentResult{Status: tc.status, Code: tc.code, Body: []byte(`{"n":` + string(rune('0'+runs)) + `}`)}
+			return idempotency.Answer{Status: tc.status, Code: string(tc.code), Body: []byte(`{"n":` + string(rune('0'+runs)) + `}`)}
 		}
-		first, replayed, err := app.RunIdempotent(t.Context(), key, "fp", run)
+		first, replayed, err := app.Idempotency().Run(t.Context(), key, "fp", run)
 		if err != nil || replayed {
 			t.Fatalf("%d %s: first RunIdempotent = replayed %v, %v", tc.status, tc.code, replayed, err)
 		}
-		second, replayed, err := app.RunIdempotent(t.Context(), key, "fp", run)
+		second, replayed, err := app.Idempotency().Run(t.Context(), key, "fp", run)
 		if err != nil {
 			t.Fatalf("%d %s: retry: %v", tc.status, tc.code, err)
 		}
 		want, wantRuns := first, 1
 		if !tc.kept {
-			want, wantRuns = unical.IdempotentResult{Status: tc.status, Code: tc.code, Body: []byte(`{"n":2}`)}, 2
+			want, wantRuns = idempotency.Answer{Status: tc.status, Code: string(tc.code), Body: []byte(`{"n":2}`)}, 2
 		}
 		if replayed != tc.kept || runs != wantRuns {
 			t.Errorf("%d %s: retry replayed %v after %d runs, want replayed %v after %d", tc.status, tc.code, replayed, runs, tc.kept, wantRuns)
@@ -106,12 +107,12 @@ func TestRunIdempotentLease(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	block, started := make(chan struct{}), make(chan struct{})
-	firstDone := make(chan unical.IdempotentResult)
+	firstDone := make(chan idempotency.Answer)
 	go func() {
-		res, _, err := app.RunIdempotent(ctx, "lease", "fp", func(context.Context) unical.IdempotentResult {
+		res, _, err := app.Idempotency().Run(ctx, "lease", "fp", func(context.Context) idempotency.Answer {
 			close(started)
 			<-block // the "dead" attempt
-			return unical.IdempotentResult{Status: 200, Body: []byte(`"first"`)}
+			return idempotency.Answer{Status: 200, Body: []byte(`"first"`)}
 		})
 		if err != nil {
 			t.Error(err)
@@ -120,17 +121,17 @@ func TestRunIdempotentLease(t *testing.T) {
 	}()
 	<-started
 
-	second := func(context.Context) unical.IdempotentResult {
-		return unical.IdempotentResult{Status: 200, Body: []byte(`"second"`)}
+	second := func(context.Context) idempotency.Answer {
+		return idempotency.Answer{Status: 200, Body: []byte(`"second"`)}
 	}
-	_, _, err := app.RunIdempotent(t.Context(), "lease", "fp", second)
+	_, _, err := app.Idempotency().Run(t.Context(), "lease", "fp", second)
 	if e := (*unical.Error)(nil); !errors.As(err, &e) || e.Code != unical.CodeConflict || e.Field != "Idempotency-Key" || e.RetryAfter <= 0 {
 		t.Errorf("retry while the first runs: %v, want CodeConflict naming Idempotency-Key with RetryAfter", err)
 	}
 	// Past the lease (one minute of deadline and the margin) the retry
 	// runs again.
 	clock.Advance(2 * time.Minute)
-	res, replayed, err := app.RunIdempotent(t.Context(), "lease", "fp", second)
+	res, replayed, err := app.Idempotency().Run(t.Context(), "lease", "fp", second)
 	if err != nil || replayed || string(res.Body) != `"second"` {
 		t.Errorf("retry after the lease = %s, replayed %v, %v; want a fresh run", res.Body, replayed, err)
 	}
@@ -140,7 +141,7 @@ func TestRunIdempotentLease(t *testing.T) {
 	if got := <-firstDone; string(got.Body) != `"first"` {
 		t.Errorf("the first attempt returned %s to its own caller, want its answer", got.Body)
 	}
-	res, replayed, err = app.RunIdempotent(t.Context(), "lease", "fp", second)
+	res, replayed, err = app.Idempotency().Run(t.Context(), "lease", "fp", second)
 	if err != nil || !replayed || string(res.Body) != `"second"` {
 		t.Errorf("retry after both = %s, replayed %v, %v; want the second's answer replayed", res.Body, replayed, err)
 	}
@@ -156,10 +157,10 @@ func TestRunIdempotentPanic(t *testing.T) {
 				t.Errorf("recovered %v, want the attempt's panic", v)
 			}
 		}()
-		app.RunIdempotent(t.Context(), "panics", "fp", func(context.Context) unical.IdempotentResult { panic("boom") })
+		app.Idempotency().Run(t.Context(), "panics", "fp", func(context.Context) idempotency.Answer { panic("boom") })
 	}()
-	res, replayed, err := app.RunIdempotent(t.Context(), "panics", "fp", func(context.Context) unical.IdempotentResult {
-		return unical.IdempotentResult{Status: 200, Body: []byte(`"ran"`)}
+	res, replayed, err := app.Idempotency().Run(t.Context(), "panics", "fp", func(context.Context) idempotency.Answer {
+		return idempotency.Answer{Status: 200, Body: []byte(`"ran"`)}
 	})
 	if err != nil || replayed || string(res.Body) != `"ran"` {
 		t.Errorf("retry after a panic = %s, replayed %v, %v; want a fresh run", res.Body, replayed, err)

@@ -3,9 +3,6 @@ package unical
 import (
 	"context"
 	"encoding/json"
-	"time"
-
-	"github.com/unical/unical/internal/webhook"
 )
 
 // This file queues the messages of change detection (coalescing bursts of
@@ -59,21 +56,4 @@ func (o *Outbox) subscriptionMessage(sub *SubscriptionRecord, eventType string, 
 		ID: NewID("msg"), ApplicationID: sub.ApplicationID, SubscriptionID: sub.ID, EventType: eventType,
 		Payload: body, CreatedAt: now, Status: MessagePending, NextAttemptAt: now,
 	}, nil
-}
-
-// changeData is the data of an includeEvents message: the events one
-// sync step listed since a cursor taken at since, as webhook.Changes
-// lists them (oldest change first, bodies within MaxChangeBodies and
-// MaxChangeBytes, at most MaxChangesListed).
-func changeData(events []*Event, since time.Time) *ChangeData {
-	items := make([]webhook.Changed, len(events))
-	for i, e := range events {
-		items[i] = webhook.Changed{ID: e.ID, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Deleted: e.IsCancelled, Body: e}
-	}
-	list, truncated := webhook.Changes(items, since)
-	d := &ChangeData{Events: make([]EventChange, len(list)), Truncated: truncated}
-	for i, ch := range list {
-		d.Events[i] = EventChange(ch)
-	}
-	return d
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/ids"
+	"github.com/unical/unical/subscriptions"
 )
 
 // ApplicationView is an application as the operator sees it: its
@@ -300,7 +301,7 @@ func (s *Service) purgeAccount(ctx context.Context, a *unical.App, accountID str
 		return err
 	}
 	for _, sub := range subs {
-		a.StopWatch(ctx, sub)
+		subscriptions.StopWatch(ctx, a, sub)
 	}
 	return s.store.DeleteAccount(ctx, a.ID(), accountID)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 )
 
 // GetBooking returns a booking.
@@ -250,7 +251,7 @@ type errorBody struct {
 }
 
 // once runs a write at most once per Idempotency-Key of o, as the App's
-// own writes do (App.RunIdempotent): a retry with the same key,
+// own writes do (App.Idempotency): a retry with the same key,
 // arguments and notifyAttendees gets the first answer. The calls the
 // write makes run without the key.
 func once[R any](ctx context.Context, s *Service, o unical.WriteOptions, op string, fn func(context.Context) (*R, error), args ...any) (*R, error) {
@@ -268,18 +269,18 @@ func once[R any](ctx context.Context, s *Service, o unical.WriteOptions, op stri
 		out    *R
 		callEr error
 	)
-	res, replayed, err := s.app.RunIdempotent(ctx, key, "booking:"+hex.EncodeToString(sum[:]), func(ctx context.Context) unical.IdempotentResult {
+	res, replayed, err := s.app.Idempotency().Run(ctx, key, "booking:"+hex.EncodeToString(sum[:]), func(ctx context.Context) idempotency.Answer {
 		out, callEr = fn(ctx)
 		if callEr != nil {
 			var e *unical.Error
 			if !errors.As(callEr, &e) {
-				return unical.IdempotentResult{Code: unical.CodeInternal}
+				return idempotency.Answer{Code: string(unical.CodeInternal)}
 			}
 			body, _ := json.Marshal(errorBody{Message: e.Message, Field: e.Field})
-			return unical.IdempotentResult{Code: e.Code, Body: body}
+			return idempotency.Answer{Code: string(e.Code), Body: body}
 		}
 		body, _ := json.Marshal(out)
-		return unical.IdempotentResult{Body: body}
+		return idempotency.Answer{Body: body}
 	})
 	if err != nil {
 		return nil, err
@@ -290,7 +291,7 @@ func once[R any](ctx context.Context, s *Service, o unical.WriteOptions, op stri
 	if res.Code != "" {
 		var e errorBody
 		_ = json.Unmarshal(res.Body, &e)
-		return nil, &unical.Error{Code: res.Code, Message: e.Message, Field: e.Field}
+		return nil, &unical.Error{Code: unical.Code(res.Code), Message: e.Message, Field: e.Field}
 	}
 	v := new(R)
 	if err := json.Unmarshal(res.Body, v); err != nil {

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/revocation"
 	"github.com/unical/unical/subscriptions"
 )
@@ -14,7 +15,7 @@ import (
 // message queued again. They are App operations built on the engine's
 // records, so they live beside the engine; the App gives them its Store,
 // its page tokens and its Idempotency-Key path (unical.ListStorePage,
-// unical.RunOnce).
+// App.Idempotency with idempotency.Do).
 
 // DeliveryLog is an application's webhook delivery log: [DeliveryLogOf]
 // an in-process App, and the HTTP client of package httpclient, implement
@@ -75,16 +76,20 @@ func ListDeliveries(ctx context.Context, app *unical.App, accountID, subscriptio
 // (see [unical.EndpointState]). With accountID and subscriptionID both
 // empty it resends a message of the application's own endpoint. An
 // extension of the spec. Like the App's writes, it runs once per
-// Idempotency-Key (see [unical.RunOnce]).
+// Idempotency-Key (see [idempotency.Do]).
 //
 // HTTP: POST /v1/calendarSubscriptions/{endUserAccountId}/{subscriptionId}/messages/{messageId}/resend
 //
 // Returns CodeNotFound if the message is not the subscription's (or the
 // subscription not the account's), CodeConflict if it was delivered.
 func ResendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string, opts ...unical.WriteOptions) (*unical.Success, error) {
-	return unical.RunOnce(ctx, app, opts, "ResendMessage", func(ctx context.Context) (*unical.Success, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
 		return resendMessage(ctx, app, accountID, subscriptionID, messageID)
-	}, accountID, subscriptionID, messageID)
+	}, "ResendMessage", accountID, subscriptionID, messageID)
 }
 
 func resendMessage(ctx context.Context, app *unical.App, accountID, subscriptionID, messageID string) (*unical.Success, error) {

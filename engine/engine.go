@@ -131,17 +131,18 @@ type Store interface {
 }
 
 // Client is what the engine needs of the [unical.Client]: change
-// detection, which calls providers (CheckSubscription for a subscription
-// without a provider watch, RenewWatch and ReconcileSubscription for one
-// with a watch), the signing secrets of webhook endpoints, which are
+// detection, which calls providers (CheckSubscription, package
+// subscriptions' Check), the signing secrets of webhook endpoints, which are
 // sealed under its master key, the applications it caches, and its
 // settings and lifetime.
 // [ClientOf] a *unical.Client implements it; tests use a fake.
 type Client interface {
 	WebhookConfig() unical.WebhookConfig
-	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
-	RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error
-	ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error
+	// CheckSubscription checks one due subscription: one without a
+	// provider watch with its sync cursor; one with a watch has it renewed
+	// when renew is set and is checked with its sync cursor when
+	// reconcile is set.
+	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error
 	// CheckGrants refreshes the grants of the accounts whose check is due
 	// (see package grants), sharing the work with other engines through
 	// the Store, and returns how many it checked.
@@ -173,7 +174,7 @@ type Client interface {
 }
 
 // ClientOf returns c as the engine's Client: its own methods, with the
-// watch renewal of package subscriptions, which keeps the provider
+// change detection of package subscriptions, which keeps the provider
 // watches, and the grant checks and queued revocations of package grants.
 func ClientOf(c *unical.Client) Client { return watching{c} }
 
@@ -181,12 +182,8 @@ type watching struct{ *unical.Client }
 
 func (w watching) WebhookConfig() unical.WebhookConfig { return w.Config().WebhookConfig }
 
-func (w watching) CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
-	return w.DetectChanges(ctx, sub, false)
-}
-
-func (w watching) ReconcileSubscription(ctx context.Context, sub *unical.SubscriptionRecord) error {
-	return w.DetectChanges(ctx, sub, true)
+func (w watching) CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error {
+	return subscriptions.Check(ctx, w.Client, sub, renew, reconcile)
 }
 
 func (w watching) SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error) {
@@ -210,10 +207,6 @@ func (w watching) Observer() unical.Observer { return w.Config().Observer }
 func (w watching) Logger() *slog.Logger { return w.Config().Logger }
 
 func (w watching) Now() time.Time { return w.Config().Now() }
-
-func (w watching) RenewWatch(ctx context.Context, sub *unical.SubscriptionRecord) error {
-	return subscriptions.RenewWatch(ctx, w.Client, sub)
-}
 
 func (w watching) CheckGrants(ctx context.Context) (int, error) {
 	return grants.Check(ctx, w.Client)

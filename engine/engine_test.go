@@ -59,8 +59,16 @@ func (c *fakeClient) checks() []string {
 }
 
 func (c *fakeClient) WebhookConfig() unical.WebhookConfig { return c.cfg }
-func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.SubscriptionRecord) error {
-	c.note("check " + sub.ID)
+func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error {
+	if sub.Watch == nil {
+		c.note("check " + sub.ID)
+	}
+	if renew {
+		c.note("renew " + sub.ID)
+	}
+	if reconcile {
+		c.note("reconcile " + sub.ID)
+	}
 	return nil
 }
 func (c *fakeClient) CheckGrants(context.Context) (int, error) {
@@ -73,14 +81,6 @@ func (c *fakeClient) RevokeGrant(_ context.Context, msg *unical.OutboxMessage) e
 		return nil
 	}
 	return c.revoke(msg)
-}
-func (c *fakeClient) RenewWatch(_ context.Context, sub *unical.SubscriptionRecord) error {
-	c.note("renew " + sub.ID)
-	return nil
-}
-func (c *fakeClient) ReconcileSubscription(_ context.Context, sub *unical.SubscriptionRecord) error {
-	c.note("reconcile " + sub.ID)
-	return nil
 }
 func (c *fakeClient) Application(_ context.Context, id string) (*unical.Application, error) {
 	return &unical.Application{ID: id}, nil

@@ -170,23 +170,19 @@ func (e *Engine) pollPass(ctx context.Context) (polled int, err error) {
 // ends within Config.WatchRenewBefore, and is now and then checked like a
 // polled one. count counts the checks made with a sync cursor.
 func (e *Engine) checkOne(ctx context.Context, sub *unical.SubscriptionRecord, count *atomic.Int64) {
-	if sub.Watch == nil {
-		count.Add(1)
-		if err := e.c.CheckSubscription(ctx, sub); err != nil && ctx.Err() == nil {
-			e.log.WarnContext(ctx, "poll subscription", "subscription", sub.ID, "err", err)
-		}
-		return
-	}
-	if !e.now().Add(e.watchRenewBefore).Before(sub.Watch.Expiration) {
-		if err := e.c.RenewWatch(ctx, sub); err != nil && ctx.Err() == nil {
-			e.log.WarnContext(ctx, "renew provider watch", "subscription", sub.ID, "err", err)
+	renew, reconcile := false, false
+	if sub.Watch != nil {
+		renew = !e.now().Add(e.watchRenewBefore).Before(sub.Watch.Expiration)
+		reconcile = e.reconcileDue(sub, e.now())
+		if !renew && !reconcile {
+			return
 		}
 	}
-	if e.reconcileDue(sub, e.now()) {
+	if sub.Watch == nil || reconcile {
 		count.Add(1)
-		if err := e.c.ReconcileSubscription(ctx, sub); err != nil && ctx.Err() == nil {
-			e.log.WarnContext(ctx, "reconcile subscription", "subscription", sub.ID, "err", err)
-		}
+	}
+	if err := e.c.CheckSubscription(ctx, sub, renew, reconcile); err != nil && ctx.Err() == nil {
+		e.log.WarnContext(ctx, "check subscription", "subscription", sub.ID, "err", err)
 	}
 }
 

@@ -65,9 +65,12 @@ func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unica
 			RetryJitter: -1,
 		},
 	}
+	hooks := &subscriptions.Hooks{}
+	cfg.Subscriptions = hooks
 	if configure != nil {
 		configure(&cfg)
 	}
+	hooks.ChangePollInterval = cfg.ChangePollInterval
 	env.Client, err = unical.New(cfg)
 	if err != nil {
 		tb.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/ics"
+	"github.com/unical/unical/idempotency"
 )
 
 // idempotencyHeader carries the key of an idempotent write;
@@ -30,7 +31,7 @@ func isWrite(method string) bool {
 }
 
 // idempotent serves an authenticated write that carries Idempotency-Key
-// through App.RunIdempotent, the one implementation it shares with the
+// through App.Idempotency, the one implementation it shares with the
 // Go methods: fn runs once per key and its answer, encoded as it went out,
 // is kept; a retry gets those bytes again with Idempotent-Replayed: true.
 func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical.App, keys []string, fn appHandler) {
@@ -53,7 +54,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var first *bufferedResponse
-	res, replayed, err := app.RunIdempotent(r.Context(), key, requestFingerprint(r, body), func(ctx context.Context) unical.IdempotentResult {
+	res, replayed, err := app.Idempotency().Run(r.Context(), key, requestFingerprint(r, body), func(ctx context.Context) idempotency.Answer {
 		// ctx outlives the client's connection: a client that went away
 		// after sending still gets its answer kept, for its retry.
 		r := r.WithContext(ctx)
@@ -67,7 +68,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		if first.status == 0 {
 			first.status = http.StatusOK
 		}
-		return unical.IdempotentResult{Status: first.status, Code: code, Body: first.body.Bytes()}
+		return idempotency.Answer{Status: first.status, Code: string(code), Body: first.body.Bytes()}
 	})
 	if err != nil {
 		h.writeError(w, r, err)

@@ -243,7 +243,7 @@ func HandleNotification(ctx context.Context, c *unical.Client, providerPath, app
 			// burst's later notifications find nothing left and queue
 			// nothing, and neither a reconcile nor a poll lists them again.
 			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lifecycleTimeout)
-			err = c.DetectChanges(lctx, sub, false)
+			err = checkWithCursor(lctx, c, sub, false)
 			cancel()
 		case ch.Kind == unical.WatchChanged:
 			err = c.Outbox().EnqueueCoalesced(ctx, sub)

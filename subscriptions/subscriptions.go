@@ -5,13 +5,14 @@
 // send (POST /v1/notifications/...). Webhooks are a feature built on the
 // calendar domain, not calendar semantics, so they live beside the root
 // as the delivery log (package engine) and the slot search (package
-// availability) do. What stays with the Client is change detection: a
-// subscription's check with its sync cursor ([unical.Client.CheckSubscription]),
-// the messages it queues, and the account's provider session.
+// availability) do. Change detection is here too: a subscription's check
+// with its sync cursor ([Check]), which the engine schedules, and the
+// [Hooks] through which the Client reports a VIRTUAL write at once and
+// stops a deleted account's watches. What stays with the Client is the
+// outbox the messages go to and the account's provider session.
 //
 // httpapi serves these operations; the HTTP client of package httpclient
-// has the same [API] methods, and the engine renews watches through
-// [RenewWatch].
+// has the same [API] methods.
 package subscriptions
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -136,9 +138,13 @@ func List(ctx context.Context, app *unical.App, accountID string, params *ListPa
 // (not an absolute https URL) or rateLimit (below 1); CodeNotFound if the
 // account is not the application's.
 func Create(ctx context.Context, app *unical.App, accountID string, params *CreateParams, opts ...unical.WriteOptions) (*Created, error) {
-	return unical.RunOnce(ctx, app, opts, "CreateSubscription", func(ctx context.Context) (*Created, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*Created, error) {
 		return create(ctx, app, accountID, params)
-	}, accountID, params)
+	}, "CreateSubscription", accountID, params)
 }
 
 func create(ctx context.Context, app *unical.App, accountID string, params *CreateParams) (*Created, error) {
@@ -183,19 +189,19 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		RateLimit:     rate,
 		// The first check comes at a random point of the first interval,
 		// so that subscriptions made together are not checked together.
-		NextCheckAt: firstCheck(now, c.Config().ChangePollInterval),
+		NextCheckAt: firstCheck(now, changePoll(c)),
 	}
 	sub.SealedSecret = c.Keys().SealSubscriptionSecret(sub.ID, secret)
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
-	if cursor, err := unical.SyncCursor(ctx, p, s, params.CalendarID); err == nil {
+	if cursor, err := baselineCursor(ctx, p, s, params.CalendarID); err == nil {
 		sub.Cursor, sub.CursorAt = cursor, now
 	} else {
 		c.Config().Logger.WarnContext(ctx, "baseline sync cursor", "account", accountID, "err", err)
 	}
 	startWatch(ctx, c, p, s, sub)
 	if err := c.Store().CreateSubscription(ctx, sub); err != nil {
-		app.StopWatch(ctx, sub)
+		StopWatch(ctx, app, sub)
 		return nil, err
 	}
 	return &Created{WebhookSubscriptionID: sub.ID, EndpointSecret: secret}, nil
@@ -217,9 +223,13 @@ func firstCheck(now time.Time, interval time.Duration) time.Time {
 // Returns CodeInvalid without subscriptionId and CodeNotFound if the
 // subscription is not the account's.
 func Delete(ctx context.Context, app *unical.App, accountID string, params *DeleteParams, opts ...unical.WriteOptions) (*unical.Success, error) {
-	return unical.RunOnce(ctx, app, opts, "DeleteSubscription", func(ctx context.Context) (*unical.Success, error) {
+	o, err := unical.OptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
 		return deleteSubscription(ctx, app, accountID, params)
-	}, accountID, params)
+	}, "DeleteSubscription", accountID, params)
 }
 
 func deleteSubscription(ctx context.Context, app *unical.App, accountID string, params *DeleteParams) (*unical.Success, error) {
@@ -233,7 +243,7 @@ func deleteSubscription(ctx context.Context, app *unical.App, accountID string, 
 	if err := app.Client().Store().DeleteSubscription(ctx, app.ID(), sub.ID); err != nil {
 		return nil, err
 	}
-	app.StopWatch(ctx, sub)
+	StopWatch(ctx, app, sub)
 	return &unical.Success{Success: true}, nil
 }
 

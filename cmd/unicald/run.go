@@ -37,6 +37,7 @@ import (
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
 	"github.com/unical/unical/storestats"
+	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -216,7 +217,8 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		Observer:      eng.observer,
 		// A revocation that fails as its account is deleted is queued
 		// for the engine (package grants).
-		Revoker: grants.RevokeOrQueue,
+		Revoker:       grants.RevokeOrQueue,
+		Subscriptions: &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
 		WebhookConfig: unical.WebhookConfig{
 			DeliveredRetention: eng.retention.delivered,
 			FailedRetention:    eng.retention.failed,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/storetest"
@@ -372,8 +373,8 @@ func TestOpen_BackfillsIdempotencyCounts(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "unical.db")
 	s := mustOpen(t, path)
-	claim := func(key string) *unical.IdempotencyRecord {
-		return &unical.IdempotencyRecord{ApplicationID: "app_1", Key: key, Fingerprint: "f", Claim: "c_" + key,
+	claim := func(key string) *idempotency.Record {
+		return &idempotency.Record{ApplicationID: "app_1", Key: key, Fingerprint: "f", Claim: "c_" + key,
 			CreatedAt: t0, LeaseExpiry: t0.Add(time.Minute), ExpiresAt: t0.Add(24 * time.Hour)}
 	}
 	for _, key := range []string{"k1", "k2"} {

@@ -6,27 +6,27 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// idempotencyRecord is a stored unical.IdempotencyRecord. It repeats its
+// idempotencyRecord is a stored idempotency.Record. It repeats its
 // application and key, so that reads check the owner instead of trusting
 // the key alone.
 type idempotencyRecord struct {
-	ApplicationID string                     `json:"applicationId"`
-	Key           string                     `json:"key"`
-	Fingerprint   string                     `json:"fingerprint"`
-	Claim         string                     `json:"claim"`
-	CreatedAt     time.Time                  `json:"createdAt"`
-	LeaseExpiry   time.Time                  `json:"leaseExpiry"`
-	ExpiresAt     time.Time                  `json:"expiresAt"`
-	Response      *unical.IdempotentResponse `json:"response,omitempty"`
+	ApplicationID string                `json:"applicationId"`
+	Key           string                `json:"key"`
+	Fingerprint   string                `json:"fingerprint"`
+	Claim         string                `json:"claim"`
+	CreatedAt     time.Time             `json:"createdAt"`
+	LeaseExpiry   time.Time             `json:"leaseExpiry"`
+	ExpiresAt     time.Time             `json:"expiresAt"`
+	Response      *idempotency.Response `json:"response,omitempty"`
 }
 
-func (r *idempotencyRecord) record() *unical.IdempotencyRecord {
-	out := &unical.IdempotencyRecord{
+func (r *idempotencyRecord) record() *idempotency.Record {
+	out := &idempotency.Record{
 		ApplicationID: r.ApplicationID, Key: r.Key, Fingerprint: r.Fingerprint, Claim: r.Claim,
 		CreatedAt: storedoc.UTC(r.CreatedAt), LeaseExpiry: storedoc.UTC(r.LeaseExpiry), ExpiresAt: storedoc.UTC(r.ExpiresAt),
 	}
@@ -42,11 +42,11 @@ func idempotencyExpiryKey(expires time.Time, k []byte) []byte {
 	return append(timeKey(expires), k...)
 }
 
-// BeginIdempotent implements [unical.IdempotencyStore]: bbolt's single
+// BeginIdempotent implements [idempotency.Store]: bbolt's single
 // writer makes the read, the check and the write one atomic step. The
 // bound reads the application's count and bytes in
 // idempotency.countByApp.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int, maxBytes int64) (*unical.IdempotencyRecord, error) {
+func (s *Store) BeginIdempotent(ctx context.Context, rec *idempotency.Record, maxKeys int, maxBytes int64) (*idempotency.Record, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 		resp := *rec.Response
 		fresh.Response = &resp
 	}
-	var held *unical.IdempotencyRecord
+	var held *idempotency.Record
 	err := s.update(ctx, "begin idempotent", func(tx *bbolt.Tx) error {
 		held = nil
 		b, byExpiry := tx.Bucket(bucketIdempotency), tx.Bucket(bucketIdempotencyByExp)
@@ -102,8 +102,8 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyReco
 	return held, nil
 }
 
-// CompleteIdempotent implements [unical.IdempotencyStore].
-func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
+// CompleteIdempotent implements [idempotency.Store].
+func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *idempotency.Response) error {
 	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func addIdempotencyCount(tx *bbolt.Tx, appID string, delta int, deltaBytes int64
 
 // keptBytes is what a kept answer counts against the application's
 // bytes: its sealed body.
-func keptBytes(r *unical.IdempotentResponse) int64 {
+func keptBytes(r *idempotency.Response) int64 {
 	if r == nil {
 		return 0
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/store/internal/storedoc"
 )
 
@@ -14,8 +14,8 @@ const idempotencyColumns = `application_id, key, fingerprint, claim, created_at,
 	response_status, response_code, response_body`
 
 // scanIdempotency reads the idempotencyColumns of a row.
-func scanIdempotency(row pgx.CollectableRow) (*unical.IdempotencyRecord, error) {
-	var r unical.IdempotencyRecord
+func scanIdempotency(row pgx.CollectableRow) (*idempotency.Record, error) {
+	var r idempotency.Record
 	var status *int32
 	var code *string
 	var body []byte
@@ -25,9 +25,9 @@ func scanIdempotency(row pgx.CollectableRow) (*unical.IdempotencyRecord, error) 
 	}
 	r.CreatedAt, r.LeaseExpiry, r.ExpiresAt = storedoc.UTC(r.CreatedAt), storedoc.UTC(r.LeaseExpiry), storedoc.UTC(r.ExpiresAt)
 	if status != nil {
-		r.Response = &unical.IdempotentResponse{Status: int(*status), SealedBody: body}
+		r.Response = &idempotency.Response{Status: int(*status), SealedBody: body}
 		if code != nil {
-			r.Response.Code = unical.Code(*code)
+			r.Response.Code = *code
 		}
 	}
 	return &r, nil
@@ -35,15 +35,15 @@ func scanIdempotency(row pgx.CollectableRow) (*unical.IdempotencyRecord, error) 
 
 // responseArgs are the response columns' arguments for resp (all NULL for
 // none).
-func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string, body []byte) {
+func responseArgs(resp *idempotency.Response) (status *int32, code *string, body []byte) {
 	if resp == nil {
 		return nil, nil, nil
 	}
-	st, c := int32(resp.Status), string(resp.Code)
+	st, c := int32(resp.Status), resp.Code
 	return &st, &c, resp.SealedBody
 }
 
-// BeginIdempotent implements [unical.IdempotencyStore]: the record's row
+// BeginIdempotent implements [idempotency.Store]: the record's row
 // lock makes the read, the check and the write one atomic step across
 // processes. The bound counts the application's rows after a new key's
 // insert, in the primary key's index and at most maxKeys+1 of them,
@@ -51,13 +51,13 @@ func responseArgs(resp *unical.IdempotentResponse) (status *int32, code *string,
 // stored value's size without reading the value); first uses of new
 // keys committing at the same moment do not see each other, so they may
 // pass the bound by as many.
-func (s *Store) BeginIdempotent(ctx context.Context, rec *unical.IdempotencyRecord, maxKeys int, maxBytes int64) (*unical.IdempotencyRecord, error) {
+func (s *Store) BeginIdempotent(ctx context.Context, rec *idempotency.Record, maxKeys int, maxBytes int64) (*idempotency.Record, error) {
 	if err := storedoc.CheckIdempotencyKey(rec.ApplicationID, rec.Key); err != nil {
 		return nil, err
 	}
 	status, code, body := responseArgs(rec.Response)
 	args := []any{rec.ApplicationID, rec.Key, rec.Fingerprint, rec.Claim, rec.CreatedAt, rec.LeaseExpiry, rec.ExpiresAt, status, code, body}
-	var held *unical.IdempotencyRecord
+	var held *idempotency.Record
 	err := s.tx(ctx, "begin idempotent", func(tx pgx.Tx) error {
 		held = nil
 		// Inserting first waits for a concurrent first use of the key to
@@ -123,8 +123,8 @@ func checkIdempotencyBound(ctx context.Context, tx pgx.Tx, appID string, maxKeys
 	return nil
 }
 
-// CompleteIdempotent implements [unical.IdempotencyStore].
-func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *unical.IdempotentResponse) error {
+// CompleteIdempotent implements [idempotency.Store].
+func (s *Store) CompleteIdempotent(ctx context.Context, appID, key, claim string, resp *idempotency.Response) error {
 	if err := storedoc.CheckIdempotencyKey(appID, key); err != nil {
 		return err
 	}

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/sweep"
 )
 
 // newClaim returns an attempt's claim of key for appID with fingerprint fp,
 // made at now, with a one-minute lease and a day to live.
-func newClaim(appID, key, fp string, now time.Time) *unical.IdempotencyRecord {
-	return &unical.IdempotencyRecord{
+func newClaim(appID, key, fp string, now time.Time) *idempotency.Record {
+	return &idempotency.Record{
 		ApplicationID: appID,
 		Key:           key,
 		Fingerprint:   fp,
@@ -25,12 +26,12 @@ func newClaim(appID, key, fp string, now time.Time) *unical.IdempotencyRecord {
 }
 
 // fullResponse returns an answer with every field set.
-func fullResponse() *unical.IdempotentResponse {
-	return &unical.IdempotentResponse{Status: 404, Code: unical.CodeNotFound, SealedBody: []byte{0x00, 's', 'e', 'a', 'l', 0xff}}
+func fullResponse() *idempotency.Response {
+	return &idempotency.Response{Status: 404, Code: string(unical.CodeNotFound), SealedBody: []byte{0x00, 's', 'e', 'a', 'l', 0xff}}
 }
 
 // mustBegin claims rec and fails tb unless the key was free.
-func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
+func mustBegin(tb testing.TB, s unical.Store, rec *idempotency.Record) {
 	tb.Helper()
 	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, "BeginIdempotent()", err)
@@ -41,7 +42,7 @@ func mustBegin(tb testing.TB, s unical.Store, rec *unical.IdempotencyRecord) {
 
 // wantHeld fails tb unless BeginIdempotent(rec) stores nothing and returns
 // want.
-func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *unical.IdempotencyRecord) {
+func wantHeld(tb testing.TB, s unical.Store, call string, rec, want *idempotency.Record) {
 	tb.Helper()
 	held, err := s.BeginIdempotent(tb.Context(), rec, 0, 0)
 	mustOK(tb, call, err)
@@ -54,7 +55,7 @@ var idempotencyTests = []testCase{
 	{"Begin/BoundPerApplication", func(t *testing.T, s unical.Store) {
 		const bound = 3
 		ctx := t.Context()
-		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
+		begin := func(appID, key string, now time.Time) (*idempotency.Record, error) {
 			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), bound, 0)
 		}
 		keys := []string{newID("idem"), newID("idem"), newID("idem")}
@@ -104,10 +105,10 @@ var idempotencyTests = []testCase{
 		// bound is checked when a key is new, against what is kept then.
 		const maxKeys, maxBytes = 100, 1000
 		ctx := t.Context()
-		begin := func(appID, key string, now time.Time) (*unical.IdempotencyRecord, error) {
+		begin := func(appID, key string, now time.Time) (*idempotency.Record, error) {
 			return s.BeginIdempotent(ctx, newClaim(appID, key, "POST /v1/x sha256:1", now), maxKeys, maxBytes)
 		}
-		body := &unical.IdempotentResponse{Status: 200, SealedBody: make([]byte, 600)}
+		body := &idempotency.Response{Status: 200, SealedBody: make([]byte, 600)}
 		keys := []string{newID("idem"), newID("idem")}
 		for _, key := range keys {
 			held, err := begin("app_A", key, base)
@@ -130,7 +131,7 @@ var idempotencyTests = []testCase{
 		if held, err := begin("app_B", small, base); err != nil || held != nil {
 			t.Fatalf("BeginIdempotent(other application) = %+v, %v; want a fresh claim", held, err)
 		}
-		mustOK(t, "CompleteIdempotent(no body)", s.CompleteIdempotent(ctx, "app_B", small, claimOf(t, s, "app_B", small), &unical.IdempotentResponse{Status: 200}))
+		mustOK(t, "CompleteIdempotent(no body)", s.CompleteIdempotent(ctx, "app_B", small, claimOf(t, s, "app_B", small), &idempotency.Response{Status: 200}))
 		if held, err := begin("app_B", newID("idem"), base); err != nil || held != nil {
 			t.Errorf("BeginIdempotent(after a bodiless answer) = %+v, %v; want a fresh claim", held, err)
 		}
@@ -257,7 +258,7 @@ var idempotencyTests = []testCase{
 		err = s.CompleteIdempotent(t.Context(), "app_A", key, "not-the-claim", fullResponse())
 		wantCode(t, "CompleteIdempotent(wrong claim)", err, unical.CodeConflict)
 		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, fullResponse()))
-		err = s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, &unical.IdempotentResponse{Status: 200})
+		err = s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, &idempotency.Response{Status: 200})
 		wantCode(t, "CompleteIdempotent(twice)", err, unical.CodeConflict)
 		err = s.CompleteIdempotent(t.Context(), "app_A", key, first.Claim, nil)
 		wantCode(t, "CompleteIdempotent(release after complete)", err, unical.CodeConflict)

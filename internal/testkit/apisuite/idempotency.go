@@ -9,7 +9,7 @@ import (
 )
 
 // testIdempotency checks WriteOptions.IdempotencyKey on the write methods: the
-// in-process App runs App.RunIdempotent itself, httpclient sends the key
+// in-process App runs App.Idempotency itself, httpclient sends the key
 // to the server, which runs the same; both must answer alike.
 func testIdempotency(e *env) {
 	t := e.t

@@ -21,6 +21,7 @@ import (
 	"github.com/unical/unical/internal/testkit/openapitest"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // Stack is a running server.
@@ -68,9 +69,12 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// production address policy sets AllowPrivateTargets back to false.
 	cfg := unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
 	cfg.AllowPrivateTargets = true
+	hooks := &subscriptions.Hooks{}
+	cfg.Subscriptions = hooks
 	if configure != nil {
 		configure(&cfg)
 	}
+	hooks.ChangePollInterval = cfg.ChangePollInterval
 	st.Client, err = unical.New(cfg)
 	if err != nil {
 		tb.Fatal(err)

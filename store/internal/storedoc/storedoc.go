@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/idempotency"
 )
 
 // Internal wraps a storage failure; callers see only "Internal error.",
@@ -84,7 +85,7 @@ func CheckIdempotencyKey(appID, key string) error {
 // old, the record that holds it: when old expired at rec.CreatedAt, or
 // when it is an unanswered attempt of the same request whose lease
 // expired then (its process may have died).
-func Free(old, rec *unical.IdempotencyRecord) bool {
+func Free(old, rec *idempotency.Record) bool {
 	now := rec.CreatedAt
 	return !now.Before(old.ExpiresAt) ||
 		(old.Response == nil && old.Fingerprint == rec.Fingerprint && !now.Before(old.LeaseExpiry))

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical/internal/idempotency"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/seal"
 )
 

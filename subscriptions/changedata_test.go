@@ -1,4 +1,4 @@
-package unical
+package subscriptions
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/unical/unical"
 )
 
 // TestChangeData checks what one sync step's listing becomes in an
@@ -20,7 +21,7 @@ func TestChangeData(t *testing.T) {
 		Body      bool
 		Truncated bool
 	}
-	viewOf := func(d *ChangeData) []view {
+	viewOf := func(d *unical.ChangeData) []view {
 		var out []view
 		for _, c := range d.Events {
 			out = append(out, view{c.ChangeType, c.EventID, len(c.Event) > 0, c.Truncated})
@@ -28,7 +29,7 @@ func TestChangeData(t *testing.T) {
 		return out
 	}
 	t.Run("Types and order", func(t *testing.T) {
-		d := changeData([]*Event{
+		d := changeData([]*unical.Event{
 			{ID: "old", CreatedAt: "2026-04-01T00:00:00Z", UpdatedAt: "2026-05-01T12:00:03Z"},
 			{ID: "new", CreatedAt: "2026-05-01T12:00:01.000Z", UpdatedAt: "2026-05-01T12:00:01Z"},
 			{ID: "gone", IsCancelled: true},
@@ -44,17 +45,17 @@ func TestChangeData(t *testing.T) {
 		}
 	})
 	t.Run("Bytes", func(t *testing.T) {
-		big := strings.Repeat("x", MaxChangeBytes/3)
-		d := changeData([]*Event{{ID: "a", Description: big}, {ID: "b", Description: big}, {ID: "c", Description: big}, {ID: "d"}}, since)
+		big := strings.Repeat("x", unical.MaxChangeBytes/3)
+		d := changeData([]*unical.Event{{ID: "a", Description: big}, {ID: "b", Description: big}, {ID: "c", Description: big}, {ID: "d"}}, since)
 		want := []view{{"updated", "a", true, false}, {"updated", "b", true, false}, {"updated", "c", false, true}, {"updated", "d", false, true}}
 		if diff := cmp.Diff(want, viewOf(d)); diff != "" || d.Truncated {
 			t.Errorf("changes (-want +got):\n%s\ntruncated %v", diff, d.Truncated)
 		}
 	})
 	t.Run("Count", func(t *testing.T) {
-		events := make([]*Event, MaxChangesListed+1)
+		events := make([]*unical.Event, unical.MaxChangesListed+1)
 		for i := range events {
-			events[i] = &Event{ID: "e"}
+			events[i] = &unical.Event{ID: "e"}
 		}
 		d := changeData(events, since)
 		bodies := 0
@@ -63,8 +64,8 @@ func TestChangeData(t *testing.T) {
 				bodies++
 			}
 		}
-		if len(d.Events) != MaxChangesListed || !d.Truncated || bodies != MaxChangeBodies {
-			t.Errorf("%d changes, %d bodies, truncated %v; want %d, %d, true", len(d.Events), bodies, d.Truncated, MaxChangesListed, MaxChangeBodies)
+		if len(d.Events) != unical.MaxChangesListed || !d.Truncated || bodies != unical.MaxChangeBodies {
+			t.Errorf("%d changes, %d bodies, truncated %v; want %d, %d, true", len(d.Events), bodies, d.Truncated, unical.MaxChangesListed, unical.MaxChangeBodies)
 		}
 	})
 }

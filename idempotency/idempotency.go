@@ -1,10 +1,13 @@
 // Package idempotency runs a write at most once per application and
 // Idempotency-Key, with Stripe's semantics: the first request claims the
 // key and its answer is kept, sealed, for TTL; every retry of the same
-// request gets that answer instead of running again. The root package's
-// App.RunIdempotent, behind the HTTP header and the Go write methods
-// alike, gives it the Store's records ([Keys]) and decides which answers
-// are kept.
+// request gets that answer instead of running again. Its [Service] is the
+// one implementation behind unical's Idempotency-Key header and the Go
+// write methods' WriteOptions.IdempotencyKey alike: unical.New builds one
+// over the Client's Store, and App.Idempotency gives an application's
+// side of it ([App.Run] for an encoded answer, [Do] for a Go call). It
+// also holds the contract a Store implements for it ([Store], part of
+// unical.Store); [Runner] is the claim and replay over one key's records.
 //
 //   - The first request runs with a context that the caller's
 //     cancellation does not end (its deadline stays; without one,
@@ -14,6 +17,9 @@
 //     attempt's lease (its deadline plus a margin) has passed without an
 //     answer, its process is taken to have died and the retry runs.
 //   - A key first used with another fingerprint is [ErrKeyReused].
+//
+// The package does not import unical: it spells unical's error codes as
+// strings and makes unical's errors through [Errors].
 package idempotency
 
 import (
@@ -119,8 +125,8 @@ type Held struct {
 	Kept *Answer
 }
 
-// Keys claims and completes one key of one application: the Store's
-// IdempotencyStore.
+// Keys claims and completes one key of one application: a Service's
+// are its [Store]'s records.
 type Keys interface {
 	// Begin claims the key for c in one atomic step and returns nil, or
 	// stores nothing and returns the record that holds the key.
