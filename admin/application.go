@@ -200,7 +200,7 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 		app.Providers[t] = set
 	}
 	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := unical.CheckWebhookURL("webhookUrl", raw, s.client.Config().AllowPrivateTargets); err != nil {
+		if err := subscriptions.CheckWebhookURL("webhookUrl", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return "", err
 		}
 		if app.SealedWebhookSecret == nil {
@@ -423,7 +423,7 @@ type WebhookSet struct {
 // at a private address without Config.AllowPrivateTargets).
 func (s *Service) SetApplicationWebhook(ctx context.Context, appID, raw string) (*WebhookSet, error) {
 	if raw != "" {
-		if err := unical.CheckWebhookURL("url", raw, s.client.Config().AllowPrivateTargets); err != nil {
+		if err := subscriptions.CheckWebhookURL("url", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return nil, err
 		}
 	}
