@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/records"
 )
 
 // A booking's writes to the Store go in two atomic writes where the Store
-// can make several at once (unical.RecordBatchStore): the pending record
+// can make several at once (records.BatchStore): the pending record
 // with the ledger claims, then the booking record with the removal of the
 // pending record. A Store without it gets the same records one by one,
 // in the same order, and the pending record covers the gaps: recovery
@@ -17,8 +18,8 @@ import (
 
 // writeBatch makes writes in one atomic write; ok is false, and nothing
 // is written, when the Store cannot.
-func (s *Service) writeBatch(ctx context.Context, writes []unical.RecordWrite) (versions []uint64, ok bool, err error) {
-	bs, ok := s.store.(unical.RecordBatchStore)
+func (s *Service) writeBatch(ctx context.Context, writes []records.Write) (versions []uint64, ok bool, err error) {
+	bs, ok := s.store.(records.BatchStore)
 	if !ok {
 		return nil, false, nil
 	}
@@ -27,12 +28,12 @@ func (s *Service) writeBatch(ctx context.Context, writes []unical.RecordWrite) (
 }
 
 // appRecord is the write of v as one of the application's records, new.
-func appRecord(collection, id string, v any) (unical.RecordWrite, error) {
+func appRecord(collection, id string, v any) (records.Write, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return unical.RecordWrite{}, unical.WrapError(unical.CodeInternal, err, "Internal error.")
+		return records.Write{}, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 	}
-	return unical.RecordWrite{AccountID: appRecords, Collection: collection, Key: id, Data: data}, nil
+	return records.Write{AccountID: appRecords, Collection: collection, Key: id, Data: data}, nil
 }
 
 // ledgerRead is a ledger as read, with its version.
@@ -49,8 +50,8 @@ type ledgerRead struct {
 // attempt starts from the ledgers in read, where it has them (choose read
 // them a moment before); the compare-and-set catches any change since. It
 // returns first's version; on an error nothing is left written.
-func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRequest, first unical.RecordWrite, read map[string]ledgerRead) (uint64, error) {
-	if _, batches := s.store.(unical.RecordBatchStore); !batches {
+func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRequest, first records.Write, read map[string]ledgerRead) (uint64, error) {
+	if _, batches := s.store.(records.BatchStore); !batches {
 		version, err := s.store.PutRecord(ctx, s.app.ID(), first.AccountID, first.Collection, first.Key, first.Data, 0)
 		if err != nil {
 			return 0, err
@@ -62,7 +63,7 @@ func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRe
 		return version, nil
 	}
 	for range casAttempts {
-		writes := []unical.RecordWrite{first}
+		writes := []records.Write{first}
 		for _, acc := range accounts {
 			l, version := read[acc].l, read[acc].version
 			if l == nil {
@@ -79,7 +80,7 @@ func (s *Service) claimWith(ctx context.Context, accounts []string, req *claimRe
 			if err != nil {
 				return 0, unical.WrapError(unical.CodeInternal, err, "Internal error.")
 			}
-			writes = append(writes, unical.RecordWrite{AccountID: acc, Collection: ledgerCollection, Key: ledgerKey, Data: data, IfVersion: version})
+			writes = append(writes, records.Write{AccountID: acc, Collection: ledgerCollection, Key: ledgerKey, Data: data, IfVersion: version})
 		}
 		read = nil
 		versions, _, err := s.writeBatch(ctx, writes)
@@ -106,8 +107,8 @@ func (s *Service) recordBooking(ctx context.Context, rec *bookingRecord, pending
 	if err != nil {
 		return err
 	}
-	done := unical.RecordWrite{AccountID: appRecords, Collection: pendingCollection, Key: rec.ID, IfVersion: pendingVersion, Delete: true}
-	if _, ok, err := s.writeBatch(ctx, []unical.RecordWrite{put, done}); ok {
+	done := records.Write{AccountID: appRecords, Collection: pendingCollection, Key: rec.ID, IfVersion: pendingVersion, Delete: true}
+	if _, ok, err := s.writeBatch(ctx, []records.Write{put, done}); ok {
 		return err
 	}
 	if _, err := s.store.PutRecord(ctx, s.app.ID(), appRecords, bookingsCollection, rec.ID, put.Data, 0); err != nil {

@@ -8,9 +8,10 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/records"
 )
 
-// oneByOne is a Store without unical.RecordBatchStore: the booking layer
+// oneByOne is a Store without records.BatchStore: the booking layer
 // writes its records one at a time on it.
 type oneByOne struct{ unical.Store }
 
@@ -34,7 +35,7 @@ func TestBooking_WritesWithAndWithoutBatches(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnvWith(t, tc.wrap)
-			if _, ok := e.st.Client.Store().(unical.RecordBatchStore); ok != tc.batches {
+			if _, ok := e.st.Client.Store().(records.BatchStore); ok != tc.batches {
 				t.Fatalf("the Client's Store writes batches: %v, want %v", ok, tc.batches)
 			}
 			a, b := e.host(t, "ann"), e.host(t, "bob")

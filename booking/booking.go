@@ -5,7 +5,7 @@
 // domain, like package availability: slots are availability under a
 // type's rules, bookings write events through the App, and the records
 // (types, schedules, holds, bookings, each participant's ledger of
-// claims) live in the Store's RecordStore. httpapi serves it under /v1
+// claims) live in the Store's records.Store. httpapi serves it under /v1
 // and package httpclient calls it over HTTP with the same [API] methods.
 //
 // docs/scheduling.md#bookings states the guarantee and how it is kept.
@@ -46,7 +46,7 @@ type API interface {
 }
 
 // appRecords is the account id of the application's own records in the
-// Store's RecordStore (RecordStore's account id "").
+// Store's records.Store (records.Store's account id "").
 const appRecords = ""
 
 // Collections of the application's own records.

@@ -12,7 +12,7 @@ import (
 )
 
 // The ledger is the guarantee. Each participant account has one record
-// (RecordStore collection ledgerCollection of that account) listing the
+// (records.Store collection ledgerCollection of that account) listing the
 // intervals its live holds and bookings claim, buffers included. A hold
 // or booking claims a participant by reading the record, checking that
 // nothing live overlaps and that the type's limits have room, and writing

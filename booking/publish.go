@@ -17,7 +17,7 @@ import (
 // applications: the Store keeps one index record per slug, outside every
 // application, naming the type that holds it.
 
-// serverRecords is the application id under which the RecordStore keeps
+// serverRecords is the application id under which the records.Store keeps
 // the server-wide slug index. Real application ids are "app_…", so it
 // belongs to none of them.
 const serverRecords = "unical.server"

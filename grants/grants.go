@@ -17,7 +17,7 @@
 // with one enduseraccount.updated, as a refused call does.
 //
 // Each account's next check time is a record of the account in the Store
-// (a [unical.RecordStore] record), and an engine takes a due account by
+// (a [records.Store] record), and an engine takes a due account by
 // moving that time on with a compare-and-set on the record's version, so
 // engines sharing the Store check each account once per period in all.
 package grants

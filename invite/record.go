@@ -9,9 +9,10 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/invite/invitelog"
+	"github.com/unical/unical/records"
 )
 
-// collection is the RecordStore collection of an account's invitation
+// collection is the records.Store collection of an account's invitation
 // records, one per event (a series and its occurrences share one), keyed
 // calendarID + "/" + eventID.
 const collection = "invitations"
@@ -128,9 +129,9 @@ func recordKey(calendarID, eventID string) string { return calendarID + "/" + ev
 
 // recordStore is the part of the Store invitations use.
 type recordStore interface {
-	GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error)
+	GetRecord(ctx context.Context, appID, accountID, collection, key string) (*records.Record, error)
 	PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error)
-	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error)
+	ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*records.Record, error)
 }
 
 // readRecord returns the record under key with its version; a missing

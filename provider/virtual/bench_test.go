@@ -7,25 +7,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/internal/adapter/eventbook"
+	"github.com/unical/unical/records"
 )
 
 // countingStore counts the record calls and the bytes written through it.
 type countingStore struct {
-	unical.RecordStore
+	records.Store
 	calls, written int
 }
 
 func (c *countingStore) PutRecord(ctx context.Context, appID, accountID, coll, key string, data []byte, ifVersion uint64) (uint64, error) {
 	c.calls++
 	c.written += len(data)
-	return c.RecordStore.PutRecord(ctx, appID, accountID, coll, key, data, ifVersion)
+	return c.Store.PutRecord(ctx, appID, accountID, coll, key, data, ifVersion)
 }
 
-func (c *countingStore) GetRecord(ctx context.Context, appID, accountID, coll, key string) (*unical.Record, error) {
+func (c *countingStore) GetRecord(ctx context.Context, appID, accountID, coll, key string) (*records.Record, error) {
 	c.calls++
-	return c.RecordStore.GetRecord(ctx, appID, accountID, coll, key)
+	return c.Store.GetRecord(ctx, appID, accountID, coll, key)
 }
 
 // BenchmarkCreateEvent measures a write into an empty calendar and into
@@ -53,7 +53,7 @@ func BenchmarkCreateEvent(b *testing.B) {
 			if _, err := p.putHead(ctx, s, PrimaryCalendarID, &head{Calendar: primaryCalendar(s), Version: int64(n)}, 0); err != nil {
 				b.Fatal(err)
 			}
-			counted := &countingStore{RecordStore: store}
+			counted := &countingStore{Store: store}
 			p = New(counted)
 			params := eventParams("booking")
 			b.ResetTimer()

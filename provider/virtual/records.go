@@ -12,9 +12,10 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/adapter/eventbook"
+	"github.com/unical/unical/records"
 )
 
-// eventCollection is the RecordStore collection of the events: one record
+// eventCollection is the records.Store collection of the events: one record
 // per event (an edited or cancelled occurrence is an event of its own),
 // keyed "<calendar id>/<event id>". Calendar ids hold no '/', and an
 // occurrence's id extends its series' id ("<series id>_<start>"), so the
@@ -195,7 +196,7 @@ type loaded struct {
 // and, with series set, the occurrences of the series with that id.
 func (p *Provider) load(ctx context.Context, s *unical.Session, calendarID string, ids []string, series string) (*loaded, error) {
 	l := &loaded{book: eventbook.New(), versions: map[string]uint64{}}
-	add := func(rec *unical.Record) error {
+	add := func(rec *records.Record) error {
 		var e eventbook.Entry
 		if err := json.Unmarshal(rec.Data, &e); err != nil {
 			return unical.WrapError(unical.CodeInternal, fmt.Errorf("virtual: decode event: %w", err), "Internal error.")
@@ -298,7 +299,7 @@ type windowEntry struct {
 const maxWindowEntries = 100_000
 
 // fields returns the windowFields of rec, an event record of s's account.
-func (c *windowCache) fields(s *unical.Session, rec *unical.Record) (*windowFields, error) {
+func (c *windowCache) fields(s *unical.Session, rec *records.Record) (*windowFields, error) {
 	key := s.ApplicationID + "\x00" + s.AccountID + "\x00" + rec.Key
 	c.mu.Lock()
 	e, ok := c.entries[key]
@@ -523,7 +524,7 @@ func (p *Provider) forgetTombstones(ctx context.Context, s *unical.Session, cale
 		return err
 	}
 	type dead struct {
-		rec     *unical.Record
+		rec     *records.Record
 		version int64
 	}
 	var deads []dead

@@ -7,7 +7,7 @@
 // which names the resource (the organizer and attendee address of its
 // events). It starts with a primary calendar and may create more.
 //
-// Each calendar is one small record of the Store's [unical.RecordStore]
+// Each calendar is one small record of the Store's [records.Store]
 // (its name, zone and version counter), and each event, or tombstone of a
 // deleted one, is a record of its own; every record is written with
 // compare-and-set, so that replicas sharing a Store never lose each
@@ -43,13 +43,14 @@ import (
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/recur"
 	"github.com/unical/unical/provider/kit"
+	"github.com/unical/unical/records"
 )
 
 // MaxTombstones is how many deleted events a calendar remembers for sync
 // cursors; past it the oldest half is forgotten.
 const MaxTombstones = 1000
 
-// collection is the RecordStore collection of the calendars; the record
+// collection is the records.Store collection of the calendars; the record
 // key is the calendar id.
 const collection = "virtual.calendars"
 
@@ -80,7 +81,7 @@ type Config struct {
 // safe for concurrent use and for replicas; the process keeps only what
 // it derived from stored records, by their versions (windows).
 type Provider struct {
-	store   unical.RecordStore
+	store   records.Store
 	windows windowCache
 	now     func() time.Time
 	// uidHost is the domain of new events' iCalUid.
@@ -100,10 +101,10 @@ func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabil
 // New returns the VIRTUAL provider keeping its calendars in store, which
 // should be the Store the Client is configured with (so that deleting an
 // account deletes its calendars).
-func New(store unical.RecordStore) *Provider { return NewWithConfig(store, Config{}) }
+func New(store records.Store) *Provider { return NewWithConfig(store, Config{}) }
 
 // NewWithConfig is New with cfg's settings.
-func NewWithConfig(store unical.RecordStore, cfg Config) *Provider {
+func NewWithConfig(store records.Store, cfg Config) *Provider {
 	host := DefaultUIDHost
 	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
@@ -161,7 +162,7 @@ func (p *Provider) ListCalendars(ctx context.Context, s *unical.Session) ([]*uni
 	}
 	// Key order is creation order within each id form; calendars of the
 	// older form came first.
-	slices.SortStableFunc(recs, func(a, b *unical.Record) int {
+	slices.SortStableFunc(recs, func(a, b *records.Record) int {
 		return cmp.Compare(legacyOrder(a.Key), legacyOrder(b.Key))
 	})
 	first := primaryCalendar(s)
@@ -414,12 +415,12 @@ func roundTrip(ev *unical.Event) (*unical.Event, error) {
 // Add returns providers with a VIRTUAL provider on store appended, unless
 // one of type VIRTUAL is already among them: how unicald and the test
 // stacks give every Client virtual calendars.
-func Add(providers []unical.Provider, store unical.RecordStore) []unical.Provider {
+func Add(providers []unical.Provider, store records.Store) []unical.Provider {
 	return AddWithConfig(providers, store, Config{})
 }
 
 // AddWithConfig is Add with the appended provider's settings.
-func AddWithConfig(providers []unical.Provider, store unical.RecordStore, cfg Config) []unical.Provider {
+func AddWithConfig(providers []unical.Provider, store records.Store, cfg Config) []unical.Provider {
 	for _, p := range providers {
 		if p.Type() == unical.ProviderVirtual {
 			return providers

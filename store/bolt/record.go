@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/records"
 	"github.com/unical/unical/store/internal/storedoc"
 	bbolt "go.etcd.io/bbolt"
 )
 
-var _ unical.RecordBatchStore = (*Store)(nil)
+var _ records.BatchStore = (*Store)(nil)
 
 // recordVersionLen is the length of the version in front of a stored
 // record's data.
@@ -31,7 +32,7 @@ func decodeRecord(k, v []byte) (uint64, []byte, error) {
 	return binary.BigEndian.Uint64(v), bytes.Clone(v[recordVersionLen:]), nil
 }
 
-// PutRecord implements [unical.RecordStore]. The version comes from the
+// PutRecord implements [records.Store]. The version comes from the
 // records bucket's sequence, which never goes back, so a key never sees a
 // version twice.
 func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
@@ -98,20 +99,20 @@ func checkRecordVersion(b *bbolt.Bucket, k []byte, key string, want uint64, anyI
 	return nil
 }
 
-// GetRecord implements [unical.RecordStore].
-func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
+// GetRecord implements [records.Store].
+func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*records.Record, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return nil, err
 	}
 	k := append(recordBase(appID, accountID, collection), key...)
-	var rec *unical.Record
+	var rec *records.Record
 	err := s.view(ctx, "get record", func(tx *bbolt.Tx) error {
 		v := tx.Bucket(bucketRecords).Get(k)
 		if v == nil {
 			return storedoc.NotFound("Record", key)
 		}
 		version, data, err := decodeRecord(k, v)
-		rec = &unical.Record{Key: key, Data: data, Version: version}
+		rec = &records.Record{Key: key, Data: data, Version: version}
 		return err
 	})
 	if err != nil {
@@ -120,7 +121,7 @@ func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key
 	return rec, nil
 }
 
-// DeleteRecord implements [unical.RecordStore].
+// DeleteRecord implements [records.Store].
 func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return err
@@ -139,10 +140,10 @@ func deleteRecord(tx *bbolt.Tx, appID, accountID, collection, key string, ifVers
 	return b.Delete(k)
 }
 
-// WriteRecords implements [unical.RecordBatchStore]: the writes are
+// WriteRecords implements [records.BatchStore]: the writes are
 // made in order in one write transaction, so one commit (and one fsync)
 // makes them all, and any failure makes none.
-func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.RecordWrite) ([]uint64, error) {
+func (s *Store) WriteRecords(ctx context.Context, appID string, writes []records.Write) ([]uint64, error) {
 	for _, w := range writes {
 		if err := storedoc.CheckRecordKey(appID, w.AccountID, w.Collection, w.Key); err != nil {
 			return nil, err
@@ -169,8 +170,8 @@ func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.
 	return versions, nil
 }
 
-// ListRecords implements [unical.RecordStore].
-func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
+// ListRecords implements [records.Store].
+func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*records.Record, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, "-"); err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, p
 	}
 	base := recordBase(appID, accountID, collection)
 	scope := append(bytes.Clone(base), prefix...)
-	var recs []*unical.Record
+	var recs []*records.Record
 	err := s.view(ctx, "list records", func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketRecords).Cursor()
 		start := scope
@@ -196,7 +197,7 @@ func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, p
 			if err != nil {
 				return err
 			}
-			recs = append(recs, &unical.Record{Key: string(k[len(base):]), Data: data, Version: version})
+			recs = append(recs, &records.Record{Key: string(k[len(base):]), Data: data, Version: version})
 			if limit > 0 && len(recs) >= limit {
 				return nil
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/records"
 	"github.com/unical/unical/store/internal/storedoc"
 )
 
@@ -28,9 +29,9 @@ func whyNoRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, k
 	return storedoc.Conflict("Record %q is at version %d, not %d.", key, have, want)
 }
 
-var _ unical.RecordBatchStore = (*Store)(nil)
+var _ records.BatchStore = (*Store)(nil)
 
-// PutRecord implements [unical.RecordStore]. Versions come from the
+// PutRecord implements [records.Store]. Versions come from the
 // record_versions sequence, so a key never sees a version twice.
 func (s *Store) PutRecord(ctx context.Context, appID, accountID, collection, key string, data []byte, ifVersion uint64) (uint64, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
@@ -79,8 +80,8 @@ func putRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, key
 }
 
 // scanRecord reads key, data, version.
-func scanRecord(row pgx.CollectableRow) (*unical.Record, error) {
-	var r unical.Record
+func scanRecord(row pgx.CollectableRow) (*records.Record, error) {
+	var r records.Record
 	var version int64
 	if err := row.Scan(&r.Key, &r.Data, &version); err != nil {
 		return nil, err
@@ -89,8 +90,8 @@ func scanRecord(row pgx.CollectableRow) (*unical.Record, error) {
 	return &r, nil
 }
 
-// GetRecord implements [unical.RecordStore].
-func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*unical.Record, error) {
+// GetRecord implements [records.Store].
+func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key string) (*records.Record, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func (s *Store) GetRecord(ctx context.Context, appID, accountID, collection, key
 	return recs[0], nil
 }
 
-// DeleteRecord implements [unical.RecordStore].
+// DeleteRecord implements [records.Store].
 func (s *Store) DeleteRecord(ctx context.Context, appID, accountID, collection, key string, ifVersion uint64) error {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, key); err != nil {
 		return err
@@ -131,10 +132,10 @@ func deleteRecord(ctx context.Context, tx pgx.Tx, appID, accountID, collection, 
 	return nil
 }
 
-// WriteRecords implements [unical.RecordBatchStore]: the writes are
+// WriteRecords implements [records.BatchStore]: the writes are
 // made in order in one transaction, committed once; any failure rolls
 // them all back.
-func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.RecordWrite) ([]uint64, error) {
+func (s *Store) WriteRecords(ctx context.Context, appID string, writes []records.Write) ([]uint64, error) {
 	for _, w := range writes {
 		if err := storedoc.CheckRecordKey(appID, w.AccountID, w.Collection, w.Key); err != nil {
 			return nil, err
@@ -161,9 +162,9 @@ func (s *Store) WriteRecords(ctx context.Context, appID string, writes []unical.
 	return versions, nil
 }
 
-// ListRecords implements [unical.RecordStore]: keys compare byte by byte
+// ListRecords implements [records.Store]: keys compare byte by byte
 // (COLLATE "C").
-func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*unical.Record, error) {
+func (s *Store) ListRecords(ctx context.Context, appID, accountID, collection, prefix, after string, limit int) ([]*records.Record, error) {
 	if err := storedoc.CheckRecordKey(appID, accountID, collection, "-"); err != nil {
 		return nil, err
 	}

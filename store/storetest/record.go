@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/records"
 )
 
 // appRecords is the account id of an application's own records.
 const appRecords = ""
 
-// recordTests cover RecordStore: compare-and-set versions, listing by
+// recordTests cover records.Store: compare-and-set versions, listing by
 // prefix, isolation between applications and accounts, and removal with
 // the account.
 var recordTests = []testCase{
@@ -26,7 +27,7 @@ var recordTests = []testCase{
 		data[0] = 'X' // the Store keeps a copy
 		got, err := s.GetRecord(t.Context(), "app_A", acc.ID, "calendars", "cal/1")
 		mustOK(t, "GetRecord()", err)
-		want := &unical.Record{Key: "cal/1", Data: []byte{'{', 0x00, 0xff, '}'}, Version: v}
+		want := &records.Record{Key: "cal/1", Data: []byte{'{', 0x00, 0xff, '}'}, Version: v}
 		if d := diff(want, got); d != "" {
 			t.Errorf("GetRecord() mismatch (-want +got):\n%s", d)
 		}
@@ -54,7 +55,7 @@ var recordTests = []testCase{
 		wantCode(t, "PutRecord(superseded version)", err, unical.CodeConflict)
 		got, err := s.GetRecord(t.Context(), "app_A", acc.ID, "c", "k")
 		mustOK(t, "GetRecord()", err)
-		if d := diff(&unical.Record{Key: "k", Data: []byte("two"), Version: v2}, got); d != "" {
+		if d := diff(&records.Record{Key: "k", Data: []byte("two"), Version: v2}, got); d != "" {
 			t.Errorf("GetRecord() mismatch (-want +got):\n%s", d)
 		}
 		_, err = s.PutRecord(t.Context(), "app_A", acc.ID, "c", "absent", []byte("x"), v2)
@@ -100,7 +101,7 @@ var recordTests = []testCase{
 		mustOK(t, "PutRecord(b)", err)
 		gotB, err := s.GetRecord(t.Context(), "app_A", b.ID, "c", "k")
 		mustOK(t, "GetRecord(b)", err)
-		if d := diff(&unical.Record{Key: "k", Data: []byte("b's"), Version: vb}, gotB); d != "" {
+		if d := diff(&records.Record{Key: "k", Data: []byte("b's"), Version: vb}, gotB); d != "" {
 			t.Errorf("GetRecord(b) mismatch (-want +got):\n%s", d)
 		}
 	}},
@@ -138,21 +139,21 @@ var recordTests = []testCase{
 		mustOK(t, "PutRecord(other collection)", err)
 		_, err = s.PutRecord(t.Context(), "app_A", other.ID, "events", "a/4", []byte("other account"), 0)
 		mustOK(t, "PutRecord(other account)", err)
-		rec := func(k string) *unical.Record {
-			return &unical.Record{Key: k, Data: []byte("data of " + k), Version: versions[k]}
+		rec := func(k string) *records.Record {
+			return &records.Record{Key: k, Data: []byte("data of " + k), Version: versions[k]}
 		}
 		for _, tc := range []struct {
 			name, prefix, after string
 			limit               int
-			want                []*unical.Record
+			want                []*records.Record
 		}{
-			{"all", "", "", 0, []*unical.Record{rec("a"), rec("a/1"), rec("a/10"), rec("a/2"), rec("b/1")}},
-			{"prefix", "a/", "", 0, []*unical.Record{rec("a/1"), rec("a/10"), rec("a/2")}},
-			{"prefix after", "a/", "a/1", 0, []*unical.Record{rec("a/10"), rec("a/2")}},
-			{"after a missing key", "", "a/11", 0, []*unical.Record{rec("a/2"), rec("b/1")}},
-			{"after before the prefix", "b/", "a/2", 0, []*unical.Record{rec("b/1")}},
+			{"all", "", "", 0, []*records.Record{rec("a"), rec("a/1"), rec("a/10"), rec("a/2"), rec("b/1")}},
+			{"prefix", "a/", "", 0, []*records.Record{rec("a/1"), rec("a/10"), rec("a/2")}},
+			{"prefix after", "a/", "a/1", 0, []*records.Record{rec("a/10"), rec("a/2")}},
+			{"after a missing key", "", "a/11", 0, []*records.Record{rec("a/2"), rec("b/1")}},
+			{"after before the prefix", "b/", "a/2", 0, []*records.Record{rec("b/1")}},
 			{"after past the prefix", "a/", "b", 0, nil},
-			{"limit", "", "a", 2, []*unical.Record{rec("a/1"), rec("a/10")}},
+			{"limit", "", "a", 2, []*records.Record{rec("a/1"), rec("a/10")}},
 			{"no match", "c", "", 0, nil},
 		} {
 			got, err := s.ListRecords(t.Context(), "app_A", acc.ID, "events", tc.prefix, tc.after, tc.limit)
@@ -187,7 +188,7 @@ var recordTests = []testCase{
 		}
 		got, err := s.GetRecord(t.Context(), "app_A", keep.ID, "events", "1")
 		mustOK(t, "GetRecord(kept account)", err)
-		if d := diff(&unical.Record{Key: "1", Data: []byte("kept"), Version: vKeep}, got); d != "" {
+		if d := diff(&records.Record{Key: "1", Data: []byte("kept"), Version: vKeep}, got); d != "" {
 			t.Errorf("GetRecord(kept account) mismatch (-want +got):\n%s", d)
 		}
 	}},
@@ -203,7 +204,7 @@ var recordTests = []testCase{
 		mustOK(t, "PutRecord(account record, same key)", err)
 		got, err := s.ListRecords(t.Context(), app.ID, appRecords, "bookings", "", "", 0)
 		mustOK(t, "ListRecords(application)", err)
-		if d := diff([]*unical.Record{{Key: "bk_1", Data: []byte("app's"), Version: v}}, got); d != "" {
+		if d := diff([]*records.Record{{Key: "bk_1", Data: []byte("app's"), Version: v}}, got); d != "" {
 			t.Errorf("ListRecords(application) mismatch (-want +got):\n%s", d)
 		}
 		_, err = s.GetRecord(t.Context(), other.ID, appRecords, "bookings", "bk_1")

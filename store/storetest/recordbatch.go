@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/records"
 )
 
-// recordBatchTests cover RecordBatchStore, for a Store that has it: a
+// recordBatchTests cover records.BatchStore, for a Store that has it: a
 // batch makes every write, in order, or none, with the compare-and-set
 // and errors of PutRecord and DeleteRecord.
 var recordBatchTests = []testCase{
@@ -20,7 +21,7 @@ var recordBatchTests = []testCase{
 		mustOK(t, "PutRecord(ledger)", err)
 		vGone, err := s.PutRecord(t.Context(), app.ID, appRecords, "pending", "bk_1", []byte("pending"), 0)
 		mustOK(t, "PutRecord(pending)", err)
-		versions, err := bs.WriteRecords(t.Context(), app.ID, []unical.RecordWrite{
+		versions, err := bs.WriteRecords(t.Context(), app.ID, []records.Write{
 			{AccountID: appRecords, Collection: "bookings", Key: "bk_1", Data: []byte("booking")},
 			{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("new"), IfVersion: vOld},
 			{AccountID: appRecords, Collection: "pending", Key: "bk_1", IfVersion: vGone, Delete: true},
@@ -31,18 +32,18 @@ var recordBatchTests = []testCase{
 		}
 		got, err := s.GetRecord(t.Context(), app.ID, appRecords, "bookings", "bk_1")
 		mustOK(t, "GetRecord(booking)", err)
-		if d := diff(&unical.Record{Key: "bk_1", Data: []byte("booking"), Version: versions[0]}, got); d != "" {
+		if d := diff(&records.Record{Key: "bk_1", Data: []byte("booking"), Version: versions[0]}, got); d != "" {
 			t.Errorf("GetRecord(booking) mismatch (-want +got):\n%s", d)
 		}
 		got, err = s.GetRecord(t.Context(), app.ID, acc.ID, "ledger", "claims")
 		mustOK(t, "GetRecord(ledger)", err)
-		if d := diff(&unical.Record{Key: "claims", Data: []byte("new"), Version: versions[1]}, got); d != "" {
+		if d := diff(&records.Record{Key: "claims", Data: []byte("new"), Version: versions[1]}, got); d != "" {
 			t.Errorf("GetRecord(ledger) mismatch (-want +got):\n%s", d)
 		}
 		_, err = s.GetRecord(t.Context(), app.ID, appRecords, "pending", "bk_1")
 		wantCode(t, "GetRecord(deleted pending)", err, unical.CodeNotFound)
 		// Writes apply in order: a later write sees an earlier one.
-		versions, err = bs.WriteRecords(t.Context(), app.ID, []unical.RecordWrite{
+		versions, err = bs.WriteRecords(t.Context(), app.ID, []records.Write{
 			{AccountID: appRecords, Collection: "holds", Key: "h", Data: []byte("x")},
 			{AccountID: appRecords, Collection: "holds", Key: "h", Delete: true},
 		})
@@ -63,19 +64,19 @@ var recordBatchTests = []testCase{
 		mustOK(t, "PutRecord(pending)", err)
 		for _, tc := range []struct {
 			name string
-			last unical.RecordWrite
+			last records.Write
 			want unical.Code
 		}{
-			{"stale version", unical.RecordWrite{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("x"), IfVersion: vKeep + 1000}, unical.CodeConflict},
-			{"create existing", unical.RecordWrite{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("x")}, unical.CodeConflict},
-			{"put absent with a version", unical.RecordWrite{AccountID: appRecords, Collection: "pending", Key: "bk_9", Data: []byte("x"), IfVersion: vOther}, unical.CodeNotFound},
-			{"delete absent", unical.RecordWrite{AccountID: appRecords, Collection: "pending", Key: "bk_9", Delete: true}, unical.CodeNotFound},
-			{"delete stale", unical.RecordWrite{AccountID: acc.ID, Collection: "ledger", Key: "claims", IfVersion: vKeep, Delete: true}, unical.CodeConflict},
-			{"deleted earlier in the batch", unical.RecordWrite{AccountID: appRecords, Collection: "pending", Key: "bk_0", Data: []byte("x"), IfVersion: vOther}, unical.CodeNotFound},
-			{"unknown account", unical.RecordWrite{AccountID: newID("acc"), Collection: "ledger", Key: "claims", Data: []byte("x")}, unical.CodeNotFound},
-			{"invalid key", unical.RecordWrite{AccountID: appRecords, Collection: "pending", Key: "bad\x00", Data: []byte("x")}, unical.CodeInvalid},
+			{"stale version", records.Write{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("x"), IfVersion: vKeep + 1000}, unical.CodeConflict},
+			{"create existing", records.Write{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("x")}, unical.CodeConflict},
+			{"put absent with a version", records.Write{AccountID: appRecords, Collection: "pending", Key: "bk_9", Data: []byte("x"), IfVersion: vOther}, unical.CodeNotFound},
+			{"delete absent", records.Write{AccountID: appRecords, Collection: "pending", Key: "bk_9", Delete: true}, unical.CodeNotFound},
+			{"delete stale", records.Write{AccountID: acc.ID, Collection: "ledger", Key: "claims", IfVersion: vKeep, Delete: true}, unical.CodeConflict},
+			{"deleted earlier in the batch", records.Write{AccountID: appRecords, Collection: "pending", Key: "bk_0", Data: []byte("x"), IfVersion: vOther}, unical.CodeNotFound},
+			{"unknown account", records.Write{AccountID: newID("acc"), Collection: "ledger", Key: "claims", Data: []byte("x")}, unical.CodeNotFound},
+			{"invalid key", records.Write{AccountID: appRecords, Collection: "pending", Key: "bad\x00", Data: []byte("x")}, unical.CodeInvalid},
 		} {
-			_, err := bs.WriteRecords(t.Context(), app.ID, []unical.RecordWrite{
+			_, err := bs.WriteRecords(t.Context(), app.ID, []records.Write{
 				{AccountID: appRecords, Collection: "bookings", Key: "bk_1", Data: []byte("booking")},
 				{AccountID: acc.ID, Collection: "ledger", Key: "claims", Data: []byte("changed"), IfVersion: vKeep},
 				{AccountID: appRecords, Collection: "pending", Key: "bk_0", IfVersion: vOther, Delete: true},
@@ -86,7 +87,7 @@ var recordBatchTests = []testCase{
 			wantCode(t, "GetRecord(booking of a failed batch, "+tc.name+")", err, unical.CodeNotFound)
 			got, err := s.GetRecord(t.Context(), app.ID, acc.ID, "ledger", "claims")
 			mustOK(t, "GetRecord(ledger)", err)
-			if d := diff(&unical.Record{Key: "claims", Data: []byte("kept"), Version: vKeep}, got); d != "" {
+			if d := diff(&records.Record{Key: "claims", Data: []byte("kept"), Version: vKeep}, got); d != "" {
 				t.Errorf("GetRecord(ledger) after a failed batch (%s) mismatch (-want +got):\n%s", tc.name, d)
 			}
 			got, err = s.GetRecord(t.Context(), app.ID, appRecords, "pending", "bk_0")
@@ -111,7 +112,7 @@ var recordBatchTests = []testCase{
 		for range writers {
 			wg.Go(func() {
 				for done := 0; done < increments; {
-					var writes []unical.RecordWrite
+					var writes []records.Write
 					for _, acc := range []string{a.ID, b.ID} {
 						rec, err := s.GetRecord(t.Context(), "app_A", acc, "c", "counter")
 						if err != nil {
@@ -119,7 +120,7 @@ var recordBatchTests = []testCase{
 							return
 						}
 						n, _ := strconv.Atoi(string(rec.Data))
-						writes = append(writes, unical.RecordWrite{AccountID: acc, Collection: "c", Key: "counter", Data: []byte(strconv.Itoa(n + 1)), IfVersion: rec.Version})
+						writes = append(writes, records.Write{AccountID: acc, Collection: "c", Key: "counter", Data: []byte(strconv.Itoa(n + 1)), IfVersion: rec.Version})
 					}
 					_, err := bs.WriteRecords(t.Context(), "app_A", writes)
 					switch unical.ErrorCode(err) {
@@ -144,13 +145,13 @@ var recordBatchTests = []testCase{
 	}},
 }
 
-// batchStore is s as a RecordBatchStore; the case is skipped for a Store
+// batchStore is s as a records.BatchStore; the case is skipped for a Store
 // without it.
-func batchStore(t *testing.T, s unical.Store) unical.RecordBatchStore {
+func batchStore(t *testing.T, s unical.Store) records.BatchStore {
 	t.Helper()
-	bs, ok := s.(unical.RecordBatchStore)
+	bs, ok := s.(records.BatchStore)
 	if !ok {
-		t.Skip("the Store does not implement unical.RecordBatchStore")
+		t.Skip("the Store does not implement records.BatchStore")
 	}
 	return bs
 }

@@ -52,7 +52,7 @@ func CheckID(what, id string) error {
 }
 
 // ApplicationRecords is the account id of an application's own records
-// in the RecordStore, which belong to no account.
+// in the records.Store, which belong to no account.
 const ApplicationRecords = ""
 
 // CheckRecordKey refuses ids, collections and keys that CheckID refuses;
