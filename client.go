@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/unical/unical/idempotency"
@@ -38,12 +39,6 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// SweepInterval is how often the engine (package engine) removes
-	// expired flows, blobs, delivery attempts and Idempotency-Keys and old
-	// messages (see engine.Sweep; what it keeps is WebhookConfig's
-	// DeliveredRetention and FailedRetention); default 5 minutes,
-	// negative never.
-	SweepInterval time.Duration
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.
@@ -66,11 +61,11 @@ type Config struct {
 	// Subscriptions hears of VIRTUAL writes and account deletions for the
 	// webhook subscriptions (package subscriptions' Hooks); default none.
 	Subscriptions SubscriptionHooks
-
-	// WebhookConfig configures the webhook engine (package engine). It is
-	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
-	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
-	WebhookConfig
+	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
+	// link-local addresses, for development. Default false: such URLs are
+	// refused with a 400 when they are IP literals or localhost, and the
+	// sender refuses every such address when it connects.
+	AllowPrivateTargets bool
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The
@@ -86,7 +81,6 @@ type Client struct {
 	capabilities map[ProviderType]*Capabilities
 	publicURL    string
 	flowTTL      time.Duration
-	sweep        sweepConfig
 	now          func() time.Time
 	log          *slog.Logger
 
@@ -100,15 +94,10 @@ type Client struct {
 	keysUsed   *ttlcache.Every
 	keySecrets seal.CheckedSecrets // API key secrets that matched
 
-	// webhook is Config.WebhookConfig.
-	webhook WebhookConfig
 	// outbox wakes and tracks a running engine.
 	outbox *Outbox
-	// changePoll is Config.ChangePollInterval with its default
-	// (ChangePollInterval).
-	changePoll time.Duration
-	obs        Observer          // never nil: NopObserver when Config has none
-	subs       SubscriptionHooks // never nil: noSubscriptions without
+	obs    Observer          // never nil: NopObserver when Config has none
+	subs   SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -160,7 +149,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	rank := func(t ProviderType) int { return cmp.Or(slices.Index(ProviderTypes, t)+1, len(ProviderTypes)+1) }
 	slices.SortStableFunc(c.types, func(a, b ProviderType) int { return rank(a) - rank(b) })
-	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
 		c.flowTTL = 15 * time.Minute
 	}
@@ -187,30 +175,24 @@ func New(cfg Config) (*Client, error) {
 	key := seal.Key(cfg.MasterKey)
 	c.keys = keys.New(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
-	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: c.sweep.interval})
+	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: 5 * time.Minute}) // the engine's default sweep
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	c.webhook = cfg.WebhookConfig
-	c.changePoll = cfg.ChangePollInterval
-	if c.changePoll == 0 {
-		c.changePoll = time.Minute
-	}
 	if err := c.checkMasterKey(context.Background()); err != nil {
 		return nil, err
 	}
 	c.cfg = cfg
 	c.cfg.MasterKey = [32]byte{}
-	c.cfg.PublicURL, c.cfg.FlowTTL, c.cfg.SweepInterval = c.publicURL, c.flowTTL, cmp.Or(c.sweep.interval, -1)
+	c.cfg.PublicURL, c.cfg.FlowTTL = c.publicURL, c.flowTTL
 	c.cfg.Now, c.cfg.Logger, c.cfg.Observer, c.cfg.CacheTTL = c.now, c.log, c.obs, ttl
-	c.cfg.ChangePollInterval = c.changePoll
 	return c, nil
 }
 
 // Config returns the Config the Client runs with, every default applied
-// (a negative SweepInterval or CacheTTL, never, stays negative) and
+// (a negative CacheTTL, never, stays negative) and
 // PublicURL without a trailing slash; MasterKey is left out, since the
 // Client's [Keys] seal with it. The parts that run beside the Client
 // (packages engine, admin, oauth, subscriptions, grants) read their
-// settings here.
+// settings here; the engine has its own (engine.Settings).
 func (c *Client) Config() Config { return c.cfg }
 
 // OAuthCallbackURL is the OAuth redirect URI to register at Google and
@@ -255,6 +237,9 @@ func NewID(prefix string) string { return ids.New(prefix) }
 type App struct {
 	c  *Client
 	id string
+	// accounts, when set, keeps the accounts Session read, by id: see
+	// ReadingAccountsOnce.
+	accounts *sync.Map
 }
 
 // ID returns the application id.

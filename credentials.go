@@ -3,6 +3,7 @@ package unical
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/unical/unical/keys"
@@ -23,7 +24,7 @@ func (c *Client) openSecrets(rec *AccountRecord) (keys.AccountSecrets, error) {
 // provider's refusal of the session's credentials goes through
 // [App.ProviderFailed].
 func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
-	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
+	rec, err := a.readAccount(ctx, accountID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -72,8 +73,43 @@ func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	return rec, p, s, nil
 }
 
+// ReadingAccountsOnce returns a's handle for one request that makes
+// several calls (package booking: a slot's free/busy, the calendar
+// listing, the event writes), whose Session reads each account from the
+// Store once: each read is a round trip on PostgreSQL. A token refresh or
+// an expiry of the account through the handle reads it again. Session's
+// callers only read the record it keeps.
+func (a *App) ReadingAccountsOnce() *App {
+	return &App{c: a.c, id: a.id, accounts: new(sync.Map)}
+}
+
+// readAccount reads an account of the application, once per
+// ReadingAccountsOnce handle.
+func (a *App) readAccount(ctx context.Context, id string) (*AccountRecord, error) {
+	if a.accounts == nil {
+		return a.c.store.GetAccount(ctx, a.id, id)
+	}
+	if rec, ok := a.accounts.Load(id); ok {
+		return rec.(*AccountRecord), nil
+	}
+	rec, err := a.c.store.GetAccount(ctx, a.id, id)
+	if err == nil {
+		a.accounts.Store(id, rec)
+	}
+	return rec, err
+}
+
+// forgetAccount drops the ReadingAccountsOnce record of an account just
+// written.
+func (a *App) forgetAccount(id string) {
+	if a.accounts != nil {
+		a.accounts.Delete(id)
+	}
+}
+
 // storeRefreshedToken persists tokens a provider refreshed.
 func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Token) error {
+	defer a.forgetAccount(accountID)
 	now := a.c.now().UTC()
 	events, err := a.accountEvents(ctx)
 	if err != nil {
@@ -112,6 +148,7 @@ func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) e
 	if ErrorCode(err) != CodeAccountExpired {
 		return err
 	}
+	defer a.forgetAccount(accountID)
 	events, uerr := a.accountEvents(ctx)
 	var msgs []*OutboxMessage
 	if uerr == nil {

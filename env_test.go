@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
@@ -48,10 +47,7 @@ func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unica
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
 	cfg := unical.Config{
 		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{
-			AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
-			RetryJitter: -1,
-		},
+		AllowPrivateTargets: true,
 	}
 	if configure != nil {
 		configure(&cfg)

@@ -216,7 +216,7 @@ type SubscriptionRecord struct {
 	CursorAt time.Time
 	// ReconciledAt is when the engine last checked a watched subscription
 	// with its sync cursor as a safety net under push (see
-	// WebhookConfig.ReconcileInterval); zero when never.
+	// engine.Config.ReconcileInterval); zero when never.
 	ReconciledAt time.Time
 	// NextCheckAt is when the engine next checks the subscription (polls
 	// it, renews its watch); zero means at once. Claiming a due
@@ -320,7 +320,7 @@ type OutboxStore interface {
 // replica is sent at once by whichever replica is free, not after the
 // others' next outbox poll (PostgreSQL: LISTEN/NOTIFY). A Store without it
 // still works: engines find messages queued elsewhere by polling the
-// outbox every Config.OutboxPollInterval.
+// outbox every engine.Config.OutboxPollInterval.
 type OutboxNotifier interface {
 	// OutboxWakeups returns a channel that receives a value soon after
 	// pending messages are stored by any process (EnqueueMessages,

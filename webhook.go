@@ -21,7 +21,7 @@ const (
 
 // EndpointState is how deliveries to a webhook endpoint (a subscription's
 // URL or an application's own) are going. An endpoint that answers 410
-// Gone, or has failed continuously for Config.EndpointDisableAfter, is
+// Gone, or has failed continuously for engine.Config.EndpointDisableAfter, is
 // disabled: its messages fail without an attempt until the developer
 // resends one (or, for the application's endpoint, sets a new URL). An
 // extension of the spec, after Svix.

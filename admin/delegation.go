@@ -441,7 +441,7 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 	// client refuses internal addresses again when it connects, so that
 	// a name resolving to one, or a credential saved under another
 	// policy, reaches nothing the address policy forbids.
-	verifyClient := httpguard.Client(verifyTimeout, s.client.Config().WebhookConfig.AllowPrivateTargets)
+	verifyClient := httpguard.Client(verifyTimeout, s.client.Config().AllowPrivateTargets)
 	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
 		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}

@@ -52,7 +52,7 @@ type server struct {
 // startServer starts the server with a CalDAV memory provider (user
 // ada@example.com, password "pw"), runs the webhook engine with one
 // attempt per message, and sets a new admin token.
-func startServer(t *testing.T, configure func(*unical.Config)) *server {
+func startServer(t *testing.T, configure func(*apitest.Config)) *server {
 	t.Helper()
 	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &apitest.LogBuffer{}}
 	store, err := bolt.Open(s.dbPath, nil)
@@ -73,19 +73,19 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
 	s.url = ts.URL
-	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{s.caldav}, MasterKey: seal.NewKey(), PublicURL: ts.URL, Logger: logger,
-		WebhookConfig: unical.WebhookConfig{WebhookSender: s.receiver.Sender(), AllowPrivateTargets: true, RetrySchedule: []time.Duration{0}, RetryJitter: -1},
+	cfg := apitest.Config{
+		Config:   unical.Config{Store: store, Providers: []unical.Provider{s.caldav}, MasterKey: seal.NewKey(), PublicURL: ts.URL, Logger: logger, AllowPrivateTargets: true},
+		Settings: engine.Settings{Sender: s.receiver.Sender(), RetrySchedule: []time.Duration{0}, RetryJitter: -1},
 	}
 	if configure != nil {
 		configure(&cfg)
 	}
-	s.client, err = unical.New(cfg)
+	s.client, err = unical.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.client.Close() })
-	go engine.Run(t.Context(), s.client)
+	go engine.Run(t.Context(), s.client, cfg.Settings)
 	root := http.NewServeMux()
 	// One request log, as unicald wires it: /v1 writes, the admin API reads.
 	requests := requestlog.New(requestlog.Options{})

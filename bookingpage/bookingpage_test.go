@@ -39,7 +39,7 @@ func newSite(t *testing.T, opts bookingpage.Options) *site {
 // newSiteAt is newSite on a server whose clock is now (nil: the real one).
 func newSiteAt(t *testing.T, opts bookingpage.Options, now func() time.Time) *site {
 	t.Helper()
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.ChangePollInterval = -1; cfg.Now = now })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.ChangePollInterval = -1; cfg.Now = now })
 	created, err := st.Admin.CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("page")})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
@@ -35,6 +36,8 @@ const adminToken = "uat_dashboard-test-token-0123456789abcdefgh"
 // httptest, with a controllable clock.
 type fixture struct {
 	client *unical.Client
+	// engine are the engine settings configure chose.
+	engine engine.Settings
 	srv    *httptest.Server
 	logs   *apitest.LogBuffer
 	key    []byte
@@ -63,25 +66,25 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 
 // newFixtureWith is newFixture with configure changing the Client's
 // Config first.
-func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Config), providers ...unical.Provider) *fixture {
+func newFixtureWith(t *testing.T, publicURL string, configure func(*apitest.Config), providers ...unical.Provider) *fixture {
 	t.Helper()
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cfg := unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}
+	cfg := apitest.Config{Config: unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}}
 	if configure != nil {
 		configure(&cfg)
 	}
-	client, err := unical.New(cfg)
+	client, err := unical.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := admin.Of(client).SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f := &fixture{client: client, engine: cfg.Settings, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
 	f.requests = requestlog.New(requestlog.Options{Now: f.clock})
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)

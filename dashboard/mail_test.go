@@ -29,7 +29,7 @@ func TestMail(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	// Loopback SMTP needs --allow-private-targets, which newFixture's
 	// Client does not have.
-	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{4, 5, 6}, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{4, 5, 6}, AllowPrivateTargets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // fakeClient is the Client side of the engine: it records the change
 // checks the engine asks for and opens every endpoint's secret as one.
 type fakeClient struct {
-	cfg    unical.WebhookConfig
+	cfg    engine.Settings
 	queued chan struct{}
 	// now is the clock; zero for time.Now.
 	now time.Time
@@ -36,9 +36,9 @@ type fakeClient struct {
 	checked []string // "check sub_1", "renew sub_2", "revoke msg_1"
 }
 
-func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
-	c := &fakeClient{queued: make(chan struct{}, 1), cfg: unical.WebhookConfig{
-		WebhookSender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1,
+func newFakeClient(sender engine.Sender, configure func(*engine.Settings)) *fakeClient {
+	c := &fakeClient{queued: make(chan struct{}, 1), cfg: engine.Settings{
+		Sender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1, SweepInterval: -1,
 	}}
 	if configure != nil {
 		configure(&c.cfg)
@@ -58,7 +58,6 @@ func (c *fakeClient) checks() []string {
 	return slices.Sorted(slices.Values(c.checked))
 }
 
-func (c *fakeClient) WebhookConfig() unical.WebhookConfig { return c.cfg }
 func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error {
 	if sub.Watch == nil {
 		c.note("check " + sub.ID)
@@ -71,7 +70,7 @@ func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.Subscripti
 	}
 	return nil
 }
-func (c *fakeClient) CheckGrants(context.Context) (int, error) {
+func (c *fakeClient) CheckGrants(context.Context, time.Duration) (int, error) {
 	c.note("grants")
 	return 0, nil
 }
@@ -92,7 +91,6 @@ func (c *fakeClient) WebhookSecret(*unical.Application) (string, error) {
 	return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", nil
 }
 func (c *fakeClient) Invalidate(string, ...string)  {}
-func (c *fakeClient) SweepInterval() time.Duration  { return 0 }
 func (c *fakeClient) OutboxQueued() <-chan struct{} { return c.queued }
 func (c *fakeClient) Attach(ctx context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -213,11 +211,11 @@ type recordingSender struct {
 	sent []string
 }
 
-func (r *recordingSender) Send(_ context.Context, url string, header map[string][]string, _ []byte) (unical.WebhookResponse, error) {
+func (r *recordingSender) Send(_ context.Context, url string, header map[string][]string, _ []byte) (engine.Response, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent = append(r.sent, url+" "+header["webhook-id"][0])
-	return unical.WebhookResponse{StatusCode: 200}, nil
+	return engine.Response{StatusCode: 200}, nil
 }
 
 func (r *recordingSender) requests() []string {
@@ -227,9 +225,9 @@ func (r *recordingSender) requests() []string {
 }
 
 // start runs the engine until the test ends.
-func start(tb testing.TB, c engine.Client, st engine.Store) {
+func start(tb testing.TB, c *fakeClient, st engine.Store) {
 	tb.Helper()
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		tb.Fatalf("New() = %v", err)
 	}
@@ -301,7 +299,7 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 		{Subscription: unical.Subscription{ID: "sub_polled"}},
 		{Subscription: unical.Subscription{ID: "sub_watched"}, Watch: &unical.Watch{ID: "w1", Expiration: time.Now().Add(time.Hour)}},
 	}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.ChangePollInterval = time.Hour
 		cfg.ReconcileInterval = -1
 	})
@@ -320,7 +318,7 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 // The engine asks the Client to check due grants over and over, every
 // so often within Config.GrantCheckInterval.
 func TestEngine_SchedulesGrantChecks(t *testing.T) {
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.GrantCheckInterval = 80 * time.Millisecond
 	})
 	start(t, c, newFakeStore())
@@ -356,11 +354,11 @@ func TestEngine_Sweep(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	st := &sweepStore{results: []sweep.Result{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.DeliveredRetention, cfg.FailedRetention = time.Hour, -1
 	})
 	c.now = now
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +409,7 @@ func TestEngine_SweepTokenGrants(t *testing.T) {
 	var _ scopedtoken.GrantStore = st
 	c := newFakeClient(&recordingSender{}, nil)
 	c.now = now
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,11 +431,11 @@ func TestEngine_RenewsWatchesDueSoon(t *testing.T) {
 		{Subscription: unical.Subscription{ID: "sub_ends_later"}, Watch: &unical.Watch{ID: "w2", Expiration: time.Now().Add(3 * time.Hour)}},
 		{Subscription: unical.Subscription{ID: "sub_polled"}},
 	}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.ReconcileInterval = -1
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,13 @@ type engineEnv struct {
 	Dav           *memprovider.Provider
 	DavAccountID  string
 	DavCalendarID string
+	// Engine are the engine's settings.
+	Engine engine.Settings
 }
 
 // mustNewEngineEnv builds the environment; configure may change the
 // Config first.
-func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnv(tb testing.TB, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
 	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
 	if err != nil {
@@ -52,16 +54,15 @@ func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv 
 }
 
 // mustNewEngineEnvOn is mustNewEngineEnv over a given Store.
-func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
 	var err error
 	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
 	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
 	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
-	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{
-			AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
+	cfg := apitest.Config{
+		Config: unical.Config{Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(), AllowPrivateTargets: true},
+		Settings: engine.Settings{OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
 			RetryJitter: -1,
 		},
 	}
@@ -71,7 +72,8 @@ func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unica
 		configure(&cfg)
 	}
 	hooks.ChangePollInterval = cfg.ChangePollInterval
-	env.Client, err = unical.New(cfg)
+	env.Engine = cfg.Settings
+	env.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func (env *engineEnv) run(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, env.Client) }()
+	go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -191,8 +193,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL+"/hook", 0)
@@ -226,8 +228,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusServiceUnavailable })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -252,7 +254,7 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 func TestClient_Run_RateLimit(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	subID, secret := env.mustSubscribe(t, rcv.URL, 5)
 	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 6)
@@ -267,8 +269,8 @@ func TestClient_Run_RateLimit(t *testing.T) {
 func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusBadGateway })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -290,7 +292,7 @@ func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	_, secret, err := admin.Of(env.Client).UpdateApplication(context.Background(), env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
@@ -319,11 +321,11 @@ type fakeSender struct {
 	at         []time.Time
 }
 
-func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.at = append(f.at, time.Now())
-	return unical.WebhookResponse{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
+	return engine.Response{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
 }
 
 func (f *fakeSender) setStatus(status int) {
@@ -347,8 +349,8 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
 		schedule := []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
 		const poll = 100 * time.Millisecond
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = schedule
 			cfg.OutboxPollInterval = poll
 		})
@@ -356,7 +358,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Minute)
 		cancel()
 		if err := <-done; err != nil {
@@ -403,8 +405,8 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				sender := &fakeSender{status: tc.status, retryAfter: tc.retryAfter}
-				env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-					cfg.WebhookSender = sender
+				env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+					cfg.Sender = sender
 					cfg.RetrySchedule = schedule
 					cfg.OutboxPollInterval = poll
 				})
@@ -412,7 +414,7 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				env.mustEnqueue(t, subID, 1)
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
-				go func() { done <- engine.Run(ctx, env.Client) }()
+				go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
 				cancel()
 				if err := <-done; err != nil {
@@ -439,8 +441,8 @@ func TestClient_Run_RetryAfterHoldsSubscription(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = 100 * time.Millisecond
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
@@ -472,12 +474,12 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 4)
 		env.mustEnqueue(t, subID, 8)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Second)
 		cancel()
 		<-done
@@ -496,7 +498,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 func TestClient_Run_ErrNoSender(t *testing.T) {
 	t.Parallel()
 	env := mustNewEngineEnv(t, nil)
-	if err := engine.Run(t.Context(), env.Client); err == nil {
+	if err := engine.Run(t.Context(), env.Client, env.Engine); err == nil {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
@@ -511,8 +513,8 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -583,8 +585,8 @@ func TestApp_ResendMessage_Pending(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, time.Hour}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -644,15 +646,15 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Minute // each idle poll is a bolt commit; keep them few
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
 		cancel()
 		<-done
@@ -675,7 +677,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(2 * time.Minute)
 		cancel()
 		<-done
@@ -695,10 +697,10 @@ type gateSender struct {
 	closed atomic.Bool
 }
 
-func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	if g.closed.Load() {
 		<-ctx.Done()
-		return unical.WebhookResponse{}, ctx.Err()
+		return engine.Response{}, ctx.Err()
 	}
 	return g.fakeSender.Send(ctx, url, header, body)
 }
@@ -712,8 +714,8 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sender := &gateSender{fakeSender: fakeSender{status: http.StatusOK}}
 		sender.closed.Store(true)
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.DeliveryWorkers = 1 // claims one at a time: the second waits for the worker
 			cfg.DeliveryLease = time.Hour
 			cfg.OutboxPollInterval = time.Minute
@@ -722,7 +724,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 2)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for _, id := range ids {
@@ -744,7 +746,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		// A restart sends both long before the hour-long lease would end.
 		sender.closed.Store(false)
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		cancel()
@@ -800,8 +802,8 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -888,8 +890,8 @@ func TestClient_Run_EndpointRecovers(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -916,8 +918,8 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusServiceUnavailable}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = 30 * time.Minute
@@ -964,8 +966,8 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Second
 			cfg.CacheTTL = -1
 		})

@@ -29,7 +29,7 @@ func TestNew_WrongMasterKey(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	right, wrong := seal.NewKey(), seal.NewKey()
 	open := func(key seal.Key) error {
-		c, err := unical.New(unical.Config{Store: store, MasterKey: key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+		c, err := unical.New(unical.Config{Store: store, MasterKey: key, AllowPrivateTargets: true})
 		if err == nil {
 			c.Close()
 		}
@@ -75,8 +75,8 @@ func TestNew_WrongMasterKey(t *testing.T) {
 func TestClient_Run_UnsealableSecret(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		// A short lease: the old code gave the message back to it forever.
 		cfg.DeliveryTimeout, cfg.DeliveryLease = 50*time.Millisecond, 100*time.Millisecond
 	})

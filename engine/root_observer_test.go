@@ -116,7 +116,7 @@ func TestObserver_ProviderCalls(t *testing.T) {
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retryOnList{google}, outlook}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", Observer: rec,
-		WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
+		Subscriptions: &subscriptions.Hooks{ChangePollInterval: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -206,11 +206,12 @@ func TestObserver_Deliveries(t *testing.T) {
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{google}, MasterKey: seal.NewKey(), Observer: rec,
-		WebhookConfig: unical.WebhookConfig{
-			WebhookSender: rcv.Sender(), AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond,
-			RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
-		},
+		AllowPrivateTargets: true,
 	})
+	settings := engine.Settings{
+		Sender: rcv.Sender(), OutboxPollInterval: 20 * time.Millisecond,
+		RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(runCtx, client) }()
+	go func() { done <- engine.Run(runCtx, client, settings) }()
 	rcv.WaitFor(t, 2)
 	// The second answer's outcome is reported once it is written; wait
 	// for it, boundedly.

@@ -10,7 +10,9 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
@@ -26,6 +28,8 @@ type pushEnv struct {
 	SubID  string
 	// AccountID and CalendarID are the subscribed account and calendar.
 	AccountID, CalendarID string
+	// Engine are the engine's settings.
+	Engine engine.Settings
 }
 
 func mustNewPushEnv(tb testing.TB) *pushEnv {
@@ -35,7 +39,7 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 
 // mustNewPushEnvWith builds a pushEnv; configure may change the Config
 // first.
-func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
+func mustNewPushEnvWith(tb testing.TB, configure func(*apitest.Config)) *pushEnv {
 	tb.Helper()
 	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
 	if err != nil {
@@ -44,14 +48,15 @@ func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv 
 	tb.Cleanup(func() { store.Close() })
 	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
-	cfg := unical.Config{
+	cfg := apitest.Config{Config: unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
-		PublicURL: "https://unical.example.com", WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
-	}
+		PublicURL: "https://unical.example.com",
+	}, Settings: engine.Settings{ChangePollInterval: -1}}
 	if configure != nil {
 		configure(&cfg)
 	}
-	env.Client, err = unical.New(cfg)
+	cfg.Subscriptions, env.Engine = &subscriptions.Hooks{ChangePollInterval: cfg.ChangePollInterval}, cfg.Settings
+	env.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}

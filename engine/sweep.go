@@ -9,7 +9,7 @@ import (
 	"github.com/unical/unical/sweep"
 )
 
-// Retention defaults; see the unical.WebhookConfig fields of the same
+// Retention defaults; see the Settings fields of the same
 // names.
 const (
 	DefaultDeliveredRetention = 7 * 24 * time.Hour
@@ -21,10 +21,10 @@ const (
 // let deliveries and requests in between.
 const sweepBatch = 1000
 
-// Sweep sweeps c's Store once (see [Engine.Sweep]), for a program that
-// does not run the engine.
-func Sweep(ctx context.Context, c *unical.Client) (sweep.Result, error) {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store()})
+// Sweep sweeps c's Store once with the retention of s (see
+// [Engine.Sweep]), for a program that does not run the engine.
+func Sweep(ctx context.Context, c *unical.Client, s Settings) (sweep.Result, error) {
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Settings: s})
 	if err != nil {
 		return sweep.Result{}, err
 	}

@@ -155,7 +155,7 @@ func TestAuthorize_FloodWritesNothing(t *testing.T) {
 		t.Errorf("bolt file grew from %d to %d bytes during the flood, want no write", before, after)
 	}
 	fs.clock.Add(15 * time.Minute)
-	swept, err := engine.Sweep(t.Context(), fs.client)
+	swept, err := engine.Sweep(t.Context(), fs.client, engine.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,7 +292,7 @@ func (s hangingStore) hang(ctx context.Context) error {
 func TestRequestTimeout_CachedReads(t *testing.T) {
 	t.Parallel()
 	returned := make(chan error, 2)
-	st := apitest.StartWithOptions(t, nil, func(cfg *unical.Config) {
+	st := apitest.StartWithOptions(t, nil, func(cfg *apitest.Config) {
 		cfg.Store = hangingStore{cfg.Store.(*bolt.Store), returned}
 	}, httpapi.Options{RequestTimeout: time.Second})
 	_, key := st.CreateApp(t, &admin.ApplicationParams{})

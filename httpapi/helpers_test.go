@@ -56,7 +56,7 @@ func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provid
 
 // newTestServerConfig is newTestServer with configure changing the
 // Client's Config first (apitest.Start).
-func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider, configure func(*unical.Config)) *testServer {
+func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider, configure func(*apitest.Config)) *testServer {
 	tb.Helper()
 	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
@@ -78,7 +78,7 @@ func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.
 	// The production address policy unless configure says otherwise: the
 	// memory providers need no URL, and webhook URLs on private addresses
 	// are refused.
-	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *unical.Config) {
+	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *apitest.Config) {
 		cfg.AllowPrivateTargets = false
 		if configure != nil {
 			configure(cfg)

@@ -40,8 +40,8 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		return
 	}
 	key := keys[0]
-	if err := unical.CheckIdempotencyKey(key); err != nil {
-		h.writeError(w, r, err)
+	if msg := idempotency.CheckKey(key); msg != "" {
+		h.writeError(w, r, unical.FieldError(idempotency.KeyField, "%s", msg))
 		return
 	}
 	// The body is part of the fingerprint, so it is read first, up to

@@ -398,7 +398,7 @@ func newIdemGoogleStack(t *testing.T, key seal.Key) (*googleStack, *writeGate, f
 		}
 		return p
 	}
-	st := apitest.Start(t, []unical.Provider{newProvider()}, func(cfg *unical.Config) { cfg.MasterKey = key })
+	st := apitest.Start(t, []unical.Provider{newProvider()}, func(cfg *apitest.Config) { cfg.MasterKey = key })
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
 	st.CreateApp(t, &admin.ApplicationParams{
 		RedirectURLs: unical.Some([]string{e2eBack}),

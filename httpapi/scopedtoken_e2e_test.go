@@ -36,7 +36,7 @@ type tokenStack struct {
 func newTokenStack(t *testing.T) *tokenStack {
 	t.Helper()
 	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock.Now })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Now = clock.Now })
 	st.CreateApp(t, &admin.ApplicationParams{})
 	ts := &tokenStack{Stack: st, clock: clock}
 	ts.a, ts.b = mustVirtual(t, st, st.APIKey, "a@example.com"), mustVirtual(t, st, st.APIKey, "b@example.com")

@@ -30,6 +30,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/adapter/wirecode"
 	"github.com/unical/unical/rooms"
 )
@@ -158,8 +159,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		// As the in-process App does, a write with a key runs once per
 		// key; a key that could not travel in a header is refused here as
 		// the server would.
-		if err := unical.CheckIdempotencyKey(key); err != nil {
-			return err
+		if msg := idempotency.CheckKey(key); msg != "" {
+			return unical.FieldError(idempotency.KeyField, "%s", msg)
 		}
 		req.Header.Set("Idempotency-Key", key)
 	}

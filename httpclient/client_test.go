@@ -20,6 +20,7 @@ import (
 	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/series"
 )
 
 // stack starts the server with an in-memory Google provider holding one
@@ -312,7 +313,7 @@ func TestPerCallOptions(t *testing.T) {
 	ctx := t.Context()
 	_, _ = c.CreateEvent(ctx, "acc_1", "cal_1", &unical.EventParams{}, quiet)
 	_, _ = c.UpdateEvent(ctx, "acc_1", "cal_1", "ev_1", &unical.EventParams{}, loud)
-	_, _ = c.UpdateEventWithScope(ctx, "acc_1", "cal_1", "ev_1", unical.ScopeThisAndFollowing, &unical.EventParams{}, quiet)
+	_, _ = c.UpdateEventWithScope(ctx, "acc_1", "cal_1", "ev_1", series.ScopeThisAndFollowing, &unical.EventParams{}, quiet)
 	_, _ = c.DeleteEvent(ctx, "acc_1", "cal_1", "ev_1", quiet)
 	_, _ = c.DeleteEvent(t.Context(), "acc_1", "cal_1", "ev_1")
 	_, _ = c.DeleteAccount(ctx, "acc_1", unical.WriteOptions{KeepGrant: true})

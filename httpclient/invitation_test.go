@@ -24,8 +24,8 @@ import (
 func TestListInvitations(t *testing.T) {
 	t.Parallel()
 	mta := smtptest.MustStart(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
-		cfg.WebhookConfig.AllowPrivateTargets = true
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
+		cfg.AllowPrivateTargets = true
 		for i, p := range cfg.Providers {
 			if p.Type() == unical.ProviderVirtual {
 				cfg.Providers[i] = invite.Wrap(p, invite.Config{Store: cfg.Store})

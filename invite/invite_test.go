@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // env is a Client with a VIRTUAL provider wrapped for invitations, an
@@ -68,8 +69,7 @@ func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) uni
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := unical.Config{Store: store, MasterKey: e.key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true, WebhookSender: e.rcv.Sender(),
-		OutboxPollInterval: 50 * time.Millisecond, ChangePollInterval: -1}}
+	cfg := unical.Config{Store: store, MasterKey: e.key, AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: -1}}
 	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(store), invite.Config{Store: store})}
 	for _, f := range extra {
 		cfg.Providers = append(cfg.Providers, f(&cfg, store))

@@ -78,12 +78,9 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	t.Cleanup(srv.Close)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retrying{google}, outlook}, MasterKey: seal.NewKey(), PublicURL: srv.URL,
-		Observer: m,
-		WebhookConfig: unical.WebhookConfig{
-			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
-		},
+		Observer: m, AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: 100 * time.Millisecond},
 	})
+	settings := engine.Settings{Sender: rcv.Sender(), ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +95,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, client) }()
+	go func() { done <- engine.Run(ctx, client, settings) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return &stack{URL: srv.URL, Client: client, Store: store, APIKey: created.APIKey, AppID: created.ApplicationID, Outlook: outlook}
 }

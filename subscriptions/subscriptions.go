@@ -143,7 +143,7 @@ func Create(ctx context.Context, app *unical.App, accountID string, params *Crea
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*Created, error) {
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey}, func(ctx context.Context) (*Created, error) {
 		return create(ctx, app, accountID, params)
 	}, "CreateSubscription", accountID, params)
 }
@@ -228,7 +228,7 @@ func Delete(ctx context.Context, app *unical.App, accountID string, params *Dele
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey}, func(ctx context.Context) (*unical.Success, error) {
 		return deleteSubscription(ctx, app, accountID, params)
 	}, "DeleteSubscription", accountID, params)
 }

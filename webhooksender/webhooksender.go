@@ -1,5 +1,5 @@
 // Package webhooksender is the HTTP client that sends unical's webhook
-// requests: a [unical.WebhookSender] for Config.WebhookSender, and usable
+// requests: a [engine.Sender] for engine.Config.Sender, and usable
 // on its own by any Go program that posts to URLs its users chose.
 //
 // It refuses to connect to loopback, private, link-local, unspecified and
@@ -28,7 +28,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/retry"
 )
@@ -121,10 +121,10 @@ func New(opts Options) *Client {
 // Send POSTs body to url with the given headers and returns the response
 // status code and Retry-After. A transport failure (refused address,
 // timeout, TLS error) is an error with status 0.
-func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return unical.WebhookResponse{}, err
+		return engine.Response{}, err
 	}
 	for k, v := range header {
 		req.Header[http.CanonicalHeaderKey(k)] = v
@@ -132,7 +132,7 @@ func (c *Client) Send(ctx context.Context, url string, header map[string][]strin
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return unical.WebhookResponse{}, err
+		return engine.Response{}, err
 	}
 	defer resp.Body.Close()
 	// Draining a little lets the connection be reused for the next message.
@@ -140,7 +140,7 @@ func (c *Client) Send(ctx context.Context, url string, header map[string][]strin
 	// An HTTP date is read against this machine's clock, the only one a
 	// real request has; an unreadable header counts as none.
 	wait, _ := retry.After(resp.Header, time.Now())
-	return unical.WebhookResponse{StatusCode: resp.StatusCode, RetryAfter: wait}, nil
+	return engine.Response{StatusCode: resp.StatusCode, RetryAfter: wait}, nil
 }
 
 // CloseIdleConnections closes kept-alive connections.

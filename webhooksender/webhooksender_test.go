@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -64,7 +64,7 @@ func TestClient_Send(t *testing.T) {
 		t.Parallel()
 		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
 		resp, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
-		if err != nil || resp != (unical.WebhookResponse{StatusCode: http.StatusNoContent}) {
+		if err != nil || resp != (engine.Response{StatusCode: http.StatusNoContent}) {
 			t.Fatalf("Send() = %+v, %v; want 204 without Retry-After", resp, err)
 		}
 	})
@@ -177,8 +177,8 @@ func TestSSLCertFileChild(t *testing.T) {
 	}
 }
 
-// The Client is what unical.Config.WebhookSender takes.
-var _ unical.WebhookSender = (*webhooksender.Client)(nil)
+// The Client is what engine.Config.Sender takes.
+var _ engine.Sender = (*webhooksender.Client)(nil)
 
 // TestForbiddenHost checks the registration-time policy an outside program
 // applies to a webhook URL's host.

@@ -159,7 +159,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 		tb.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: crashProviders(), MasterKey: key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, Providers: crashProviders(), MasterKey: key, AllowPrivateTargets: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

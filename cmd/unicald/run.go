@@ -79,16 +79,38 @@ type engineSettings struct {
 	disableAfter time.Duration
 	retention    retentionSettings
 	// pollInterval, reconcileInterval, retrySchedule and retryJitter are
-	// in Config's terms.
+	// in engine.Settings' terms.
 	pollInterval      time.Duration
 	reconcileInterval time.Duration
-	// grantCheck and grantKeepAlive are Config.GrantCheckInterval and
-	// Config.GrantKeepAlive.
+	// grantCheck and grantKeepAlive are engine.Settings.GrantCheckInterval and
+	// GrantKeepAlive.
 	grantCheck     time.Duration
 	grantKeepAlive time.Duration
 	retrySchedule  []time.Duration
 	retryJitter    float64
 	observer       unical.Observer
+}
+
+// settings are the engine's settings from the flags; the webhook engine
+// only runs in serve, admin commands just queue.
+func (eng *engineSettings) settings(m *Main) engine.Settings {
+	return engine.Settings{
+		Sender:             webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+		DeliveryTimeout:    eng.timeout,
+		DeliveryLease:      eng.lease,
+		DeliveredRetention: eng.retention.delivered,
+		FailedRetention:    eng.retention.failed,
+		SweepInterval:      eng.retention.sweepInterval,
+		// Zero (admin commands, which never deliver) is the library's default.
+		EndpointDisableAfter: eng.disableAfter,
+		DeliveryLogTTL:       eng.retention.deliveryLog,
+		ChangePollInterval:   eng.pollInterval,
+		ReconcileInterval:    eng.reconcileInterval,
+		GrantCheckInterval:   eng.grantCheck,
+		GrantKeepAlive:       eng.grantKeepAlive,
+		RetrySchedule:        eng.retrySchedule,
+		RetryJitter:          eng.retryJitter,
+	}
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -213,30 +235,12 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		SweepInterval: eng.retention.sweepInterval,
-		Observer:      eng.observer,
+		Observer: eng.observer,
 		// A revocation that fails as its account is deleted is queued
 		// for the engine (package grants).
-		Revoker:       grants.RevokeOrQueue,
-		Subscriptions: &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
-		WebhookConfig: unical.WebhookConfig{
-			DeliveredRetention: eng.retention.delivered,
-			FailedRetention:    eng.retention.failed,
-			// The webhook engine only runs in serve; admin commands just queue.
-			WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
-			AllowPrivateTargets: eng.allowPrivate,
-			DeliveryTimeout:     eng.timeout,
-			DeliveryLease:       eng.lease,
-			// Zero (admin commands, which never deliver) is the library's default.
-			EndpointDisableAfter: eng.disableAfter,
-			DeliveryLogTTL:       eng.retention.deliveryLog,
-			ChangePollInterval:   eng.pollInterval,
-			ReconcileInterval:    eng.reconcileInterval,
-			GrantCheckInterval:   eng.grantCheck,
-			GrantKeepAlive:       eng.grantKeepAlive,
-			RetrySchedule:        eng.retrySchedule,
-			RetryJitter:          eng.retryJitter,
-		},
+		Revoker:             grants.RevokeOrQueue,
+		Subscriptions:       &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
+		AllowPrivateTargets: eng.allowPrivate,
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()
@@ -301,7 +305,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 	// OAuth state), so there is nothing to cap; the flag is still
 	// accepted so that existing command lines keep starting.
 	fs.Var(ignoredFlag{}, "max-pending-flows", "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
-	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
+	fs.DurationVar(&ret.sweepInterval, "sweep-interval", engine.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
 	fs.DurationVar(&ret.delivered, "delivered-retention", engine.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
 	fs.DurationVar(&ret.failed, "failed-retention", engine.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
@@ -347,7 +351,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		defer store.Close()
 		defer client.Close()
-		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store})
+		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store, Settings: eng.settings(m)})
 		if err != nil {
 			return err
 		}

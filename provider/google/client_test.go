@@ -32,7 +32,7 @@ func TestThroughClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The fake listens on loopback: save its URLs as a development server does.
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), AllowPrivateTargets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

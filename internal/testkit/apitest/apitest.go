@@ -16,6 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/openapitest"
@@ -38,19 +39,29 @@ type Stack struct {
 	// AppID and APIKey are the application made by CreateApp, if any.
 	AppID  string
 	APIKey string
+	// Engine are the engine settings configure chose, for engine.Run.
+	Engine engine.Settings
+}
+
+// Config is what configure may change: the Client's Config and the
+// settings of the engine a test runs (Stack.Engine).
+type Config struct {
+	unical.Config
+	engine.Settings
 }
 
 // Start starts a server with the given providers. configure, when set, may
 // change the Client's Config (Store, MasterKey and PublicURL are filled
-// in already, and AllowPrivateTargets is true). Everything stops in Cleanup.
-func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Config)) *Stack {
+// in already, and AllowPrivateTargets is true) and the engine's settings.
+// Everything stops in Cleanup.
+func Start(tb testing.TB, providers []unical.Provider, configure func(*Config)) *Stack {
 	tb.Helper()
 	return StartWithOptions(tb, providers, configure, httpapi.Options{})
 }
 
 // StartWithOptions is Start with the handler built from opts (rate
 // limits, a request deadline, metrics).
-func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Options) *Stack {
+func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*Config), opts httpapi.Options) *Stack {
 	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
 	store, err := bolt.Open(st.DBPath, nil)
@@ -67,7 +78,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// The fakes and test servers all listen on loopback, so a stack saves
 	// and uses such URLs as a development server does; a test of the
 	// production address policy sets AllowPrivateTargets back to false.
-	cfg := unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	cfg := Config{Config: unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}}
 	cfg.AllowPrivateTargets = true
 	hooks := &subscriptions.Hooks{}
 	cfg.Subscriptions = hooks
@@ -75,7 +86,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 		configure(&cfg)
 	}
 	hooks.ChangePollInterval = cfg.ChangePollInterval
-	st.Client, err = unical.New(cfg)
+	st.Engine = cfg.Settings
+	st.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
