@@ -33,7 +33,7 @@ func readsApp(t *testing.T) (*unical.App, *memory.Provider, *accountReadsStore, 
 	prov := memory.New(unical.ProviderGoogle)
 	cal := prov.AddUser("ada@example.com", "refresh-ada", "")
 	var store *accountReadsStore
-	st := apitest.Start(t, []unical.Provider{prov}, func(cfg *unical.Config) {
+	st := apitest.Start(t, []unical.Provider{prov}, func(cfg *apitest.Config) {
 		store = &accountReadsStore{Store: cfg.Store}
 		cfg.Store = store
 	})

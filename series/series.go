@@ -200,13 +200,7 @@ func deleteEvents(ctx context.Context, app *unical.App, accountID, calendarID, e
 // write does (notifyAttendees, If-Match) join op and the arguments, so
 // that a retry with other options is refused as a reused key.
 func once[T any](ctx context.Context, app *unical.App, o unical.WriteOptions, op string, call func(context.Context) (T, error), args ...any) (T, error) {
-	if q := o.Query(); q != nil {
-		args = append(args, q)
-	}
-	if o.IfMatch != "" {
-		args = append(args, map[string]string{unical.OptionIfMatch: o.IfMatch})
-	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, call, op, args...)
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey, Query: o.Query(), IfMatch: o.IfMatch}, call, op, args...)
 }
 
 // withoutKey returns o for the writes inside a scoped write, whose
