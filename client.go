@@ -17,6 +17,8 @@ import (
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/keys"
+	"github.com/unical/unical/storeversion"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -44,7 +46,7 @@ type Config struct {
 	// CacheTTL is how long applications and API keys read from the Store
 	// are reused: a revocation or settings change made through another
 	// replica takes effect after at most this long, and as soon as the
-	// Store's version moves with a [VersionedStore] that learns of other
+	// Store's version moves with a [storeversion.Store] that learns of other
 	// replicas' changes (the PostgreSQL store, within a moment). Default 5
 	// seconds; negative disables the cache.
 	CacheTTL time.Duration
@@ -53,6 +55,9 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
+	// Revoker revokes a deleted account's grant (default: r.RevokeGrant,
+	// once); unicald's grants.RevokeOrQueue queues a retryable failure.
+	Revoker func(ctx context.Context, c *Client, t ProviderType, r GrantRevoker, s *Session)
 	// Subscriptions hears of VIRTUAL writes and account deletions for the
 	// webhook subscriptions (package subscriptions' Hooks); default none.
 	Subscriptions SubscriptionHooks
@@ -79,9 +84,8 @@ type Client struct {
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer         // account credentials and client secrets
+	keys        *keys.Keys           // sealing under the master key
 	pages       *pagetoken.Tokens    // sync and page tokens
-	flows       *seal.Sealer         // OAuth states (internal/oauthstate)
 	idempotency *idempotency.Service // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
@@ -92,10 +96,8 @@ type Client struct {
 
 	// outbox wakes and tracks a running engine.
 	outbox *Outbox
-	// keys seal and open for the parts beside the Client.
-	keys *Keys
-	obs  Observer          // never nil: NopObserver when Config has none
-	subs SubscriptionHooks // never nil: noSubscriptions without
+	obs    Observer          // never nil: NopObserver when Config has none
+	subs   SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -171,13 +173,11 @@ func New(cfg Config) (*Client, error) {
 	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.storeVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
-	c.credentials = seal.New(key.Derive("credentials"))
+	c.keys = keys.New(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
-	c.flows = seal.New(key.Derive("oauth-flows"))
 	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: 5 * time.Minute}) // the engine's default sweep
 	c.outbox = &Outbox{store: c.store, now: c.now, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
-	if err := c.checkMasterKey(context.Background(), key); err != nil {
+	if err := c.checkMasterKey(context.Background()); err != nil {
 		return nil, err
 	}
 	c.cfg = cfg
@@ -217,11 +217,11 @@ func (c *Client) Close() error {
 func (c *Client) Outbox() *Outbox { return c.outbox }
 
 // storeVersion is the Store's version, for the caches.
-func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
+func (c *Client) storeVersion() (uint64, bool) { return storeversion.Of(c.store) }
 
 // Keys returns the sealing of secrets under the Client's master key, for
 // the parts beside the Client.
-func (c *Client) Keys() *Keys { return c.keys }
+func (c *Client) Keys() *keys.Keys { return c.keys }
 
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package
@@ -307,11 +307,11 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))
+		secret, err := c.keys.OpenClientSecret(app.ID, string(t), sealed)
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}
-		s.ClientSecret = string(secret)
+		s.ClientSecret = secret
 	}
 	return s, nil
 }

@@ -2,41 +2,17 @@ package unical
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
-	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/keys"
 )
 
-// secrets is the sealed part of an account: its tokens or password.
-type secrets struct {
-	AccessToken  string `json:"a,omitempty"`
-	RefreshToken string `json:"r,omitempty"`
-	Password     string `json:"p,omitempty"`
-	// RefreshIssued is when the refresh token was handed to unical (the
-	// connection, or the refresh that rotated it): Session.RefreshIssued.
-	RefreshIssued time.Time `json:"ri,omitzero"`
-}
-
-// sealSecrets seals s for the account id; the id is bound as associated
-// data so that a sealed blob cannot be moved to another account.
-func (c *Client) sealSecrets(accountID string, s secrets) []byte {
-	b, _ := json.Marshal(s)
-	return c.credentials.Seal(b, seal.AccountBinding(accountID))
-}
-
-func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
-	var s secrets
-	if len(rec.SealedSecrets) == 0 {
-		return s, nil
-	}
-	b, err := c.credentials.Open(rec.SealedSecrets, seal.AccountBinding(rec.ID))
+// openSecrets opens rec's sealed tokens or password.
+func (c *Client) openSecrets(rec *AccountRecord) (keys.AccountSecrets, error) {
+	s, err := c.keys.OpenAccount(rec.ID, rec.SealedSecrets)
 	if err != nil {
-		return s, WrapError(CodeInternal, err, "Internal error.")
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
 		return s, WrapError(CodeInternal, err, "Internal error.")
 	}
 	return s, nil
@@ -152,7 +128,7 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 			}
 			sec.RefreshToken = tok.RefreshToken
 		}
-		rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+		rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 		rec.TokenExpiry = tok.Expiry
 		rec.CredentialsUpdatedAt = now
 		msgs = events.messages(&rec.Account, EventTypeAccountCredentialUpdated)

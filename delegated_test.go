@@ -28,7 +28,7 @@ func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
 	}
 	rec.Delegations = map[unical.ProviderType]unical.Delegation{unical.ProviderGoogle: {
 		ClientID: "sa@corp.example.com", Domains: []string{"corp.example.com"},
-		Sealed: client.Keys().SealDelegation(rec, unical.ProviderGoogle, []byte(`{}`)),
+		Sealed: client.Keys().SealDelegation(rec.ID, string(unical.ProviderGoogle), []byte(`{}`)),
 	}}
 	if err := store.UpdateApplication(ctx, rec); err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func readsApp(t *testing.T) (*unical.App, *memory.Provider, *accountReadsStore, 
 // each read it.
 func TestReadingAccountsOnce(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name   string
 		handle func(*unical.App) *unical.App
 		reads  int64
 	}{

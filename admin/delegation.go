@@ -284,7 +284,7 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 
 // openDelegation opens the sealed part of app's credential for t.
 func (s *Service) openDelegation(app *unical.Application, t unical.ProviderType) (*delegationSecret, error) {
-	plain, err := s.client.Keys().OpenDelegation(app, t, app.Delegations[t].Sealed)
+	plain, err := s.client.Keys().OpenDelegation(app.ID, string(t), app.Delegations[t].Sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +335,7 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 	if err != nil {
 		return nil, err
 	}
-	d.Sealed = s.client.Keys().SealDelegation(app, t, plain)
+	d.Sealed = s.client.Keys().SealDelegation(app.ID, string(t), plain)
 	d.UpdatedAt = s.now().UTC()
 	if app.Delegations == nil {
 		app.Delegations = map[unical.ProviderType]unical.Delegation{}

@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/storestats"
 )
 
 // The overview is the dashboard's landing page, for the whole server: the
@@ -89,7 +90,7 @@ func (h *handler) overviewPage(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	// A store without counts (CodeNotImplemented) leaves them out.
-	switch st, err := unical.StatsOf(r.Context(), h.admin.Client().Store()); {
+	switch st, err := storestats.Of(r.Context(), h.admin.Client().Store()); {
 	case err == nil:
 		d.Accounts = accountCounts(st)
 	case unical.ErrorCode(err) != unical.CodeNotImplemented:
@@ -122,7 +123,7 @@ func (h *handler) overviewPage(w http.ResponseWriter, r *http.Request, s *sessio
 
 // accountCounts lists the store's account counts by provider, every
 // provider the server knows, in the order of unical.ProviderTypes.
-func accountCounts(st *unical.StoreStats) []accountCount {
+func accountCounts(st *storestats.Stats) []accountCount {
 	var out []accountCount
 	for _, t := range unical.ProviderTypes {
 		out = append(out, accountCount{Provider: t, Active: st.Accounts[t][unical.AccountStatusActive], Expired: st.Accounts[t][unical.AccountStatusExpired]})

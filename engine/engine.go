@@ -27,6 +27,7 @@ import (
 	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/subscriptions"
+	"github.com/unical/unical/sweep"
 )
 
 // engineConfig is the webhook engine's settings from Config, with
@@ -129,7 +130,7 @@ type Store interface {
 	unical.DeliveryLogStore
 	unical.SubscriptionStore
 	unical.ApplicationStore
-	unical.SweepStore
+	sweep.Store
 }
 
 // Client is what the engine needs of the [unical.Client]: change
@@ -185,11 +186,11 @@ func (w watching) CheckSubscription(ctx context.Context, sub *unical.Subscriptio
 }
 
 func (w watching) SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error) {
-	return w.Keys().SubscriptionSecret(sub)
+	return w.Keys().SubscriptionSecret(sub.ID, sub.SealedSecret)
 }
 
 func (w watching) WebhookSecret(app *unical.Application) (string, error) {
-	return w.Keys().WebhookSecret(app)
+	return w.Keys().WebhookSecret(app.ID, app.SealedWebhookSecret)
 }
 
 func (w watching) OutboxQueued() <-chan struct{} { return w.Outbox().Queued() }

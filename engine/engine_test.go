@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/scopedtoken"
+	"github.com/unical/unical/sweep"
 )
 
 // These tests run the engine over a fake Client and a fake Store, so that
@@ -336,11 +337,11 @@ func TestEngine_SchedulesGrantChecks(t *testing.T) {
 // requests.
 type sweepStore struct {
 	engine.Store
-	results  []unical.SweepResult
-	requests []unical.SweepRequest
+	results  []sweep.Result
+	requests []sweep.Request
 }
 
-func (s *sweepStore) Sweep(_ context.Context, req unical.SweepRequest) (unical.SweepResult, error) {
+func (s *sweepStore) Sweep(_ context.Context, req sweep.Request) (sweep.Result, error) {
 	s.requests = append(s.requests, req)
 	res := s.results[0]
 	s.results = s.results[1:]
@@ -352,7 +353,7 @@ func (s *sweepStore) Sweep(_ context.Context, req unical.SweepRequest) (unical.S
 func TestEngine_Sweep(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	st := &sweepStore{results: []unical.SweepResult{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
+	st := &sweepStore{results: []sweep.Result{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
 	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.DeliveredRetention, cfg.FailedRetention = time.Hour, -1
 	})
@@ -365,11 +366,11 @@ func TestEngine_Sweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(unical.SweepResult{Flows: 600, Attempts: 400, FailedMessages: 1000, Blobs: 3, IdempotencyKeys: 2}, got); diff != "" {
+	if diff := cmp.Diff(sweep.Result{Flows: 600, Attempts: 400, FailedMessages: 1000, Blobs: 3, IdempotencyKeys: 2}, got); diff != "" {
 		t.Errorf("Sweep() mismatch (-want +got):\n%s", diff)
 	}
-	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
-	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
+	req := sweep.Request{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
+	if diff := cmp.Diff([]sweep.Request{req, req, req}, st.requests); diff != "" {
 		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
 	}
 }
@@ -404,7 +405,7 @@ func (s *grantSweepStore) SweepTokenGrants(_ context.Context, now time.Time, lim
 func TestEngine_SweepTokenGrants(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	st := &grantSweepStore{sweepStore: sweepStore{results: []unical.SweepResult{{}}}, removed: []int{1000, 7}}
+	st := &grantSweepStore{sweepStore: sweepStore{results: []sweep.Result{{}}}, removed: []int{1000, 7}}
 	var _ scopedtoken.GrantStore = st
 	c := newFakeClient(&recordingSender{}, nil)
 	c.now = now

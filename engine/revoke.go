@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/grants"
 )
 
 // revoke makes one try at a revocation queued in the outbox when its
@@ -25,7 +26,7 @@ func (w *worker) revoke(ctx context.Context, msg *unical.OutboxMessage) {
 	switch {
 	case err == nil:
 		msg.Status, msg.LastError = unical.MessageDelivered, ""
-	case unical.RevocationRetryable(err):
+	case grants.Retryable(err):
 		msg.LastError = unical.ErrorMessage(err)
 		if d, ok := e.backoff.Next(msg.Attempts); ok {
 			msg.NextAttemptAt = e.now().Add(d)

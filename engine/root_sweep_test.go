@@ -17,6 +17,7 @@ import (
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/sweep"
 )
 
 // clock is a settable clock for Config.Now.
@@ -144,7 +145,7 @@ func TestSweep_Retention(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(unical.SweepResult{DeliveredMessages: tc.wantDelivered, FailedMessages: tc.wantFailed}, res); d != "" {
+			if d := cmp.Diff(sweep.Result{DeliveredMessages: tc.wantDelivered, FailedMessages: tc.wantFailed}, res); d != "" {
 				t.Errorf("Sweep() mismatch (-want +got):\n%s", d)
 			}
 			got := remaining(t, store, app.ID(), ids...)

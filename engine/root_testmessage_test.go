@@ -62,7 +62,7 @@ func TestSendTestMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appSecret, err := env.Client.Keys().WebhookSecret(app)
+	appSecret, err := env.Client.Keys().WebhookSecret(app.ID, app.SealedWebhookSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

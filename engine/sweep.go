@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/scopedtoken"
+	"github.com/unical/unical/sweep"
 )
 
 // Retention defaults; see the Settings fields of the same
@@ -22,10 +23,10 @@ const sweepBatch = 1000
 
 // Sweep sweeps c's Store once with the retention of s (see
 // [Engine.Sweep]), for a program that does not run the engine.
-func Sweep(ctx context.Context, c *unical.Client, s Settings) (unical.SweepResult, error) {
+func Sweep(ctx context.Context, c *unical.Client, s Settings) (sweep.Result, error) {
 	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Settings: s})
 	if err != nil {
-		return unical.SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	return e.Sweep(ctx)
 }
@@ -37,9 +38,9 @@ func Sweep(ctx context.Context, c *unical.Client, s Settings) (unical.SweepResul
 // older than Config.FailedRetention. Pending messages are never removed.
 // A running engine calls it every Config.SweepInterval. It works in
 // batches and returns what it removed, also when ctx ends part way.
-func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
+func (e *Engine) Sweep(ctx context.Context) (sweep.Result, error) {
 	now := e.now().UTC()
-	req := unical.SweepRequest{Now: now, Limit: sweepBatch}
+	req := sweep.Request{Now: now, Limit: sweepBatch}
 	if e.delivered > 0 {
 		req.DeliveredBefore = now.Add(-e.delivered)
 	}
@@ -47,7 +48,7 @@ func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
 		req.FailedBefore = now.Add(-e.failed)
 	}
 	e.sweepTokenGrants(ctx, now)
-	var total unical.SweepResult
+	var total sweep.Result
 	for {
 		res, err := e.store.Sweep(ctx, req)
 		total.Flows += res.Flows

@@ -19,6 +19,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/provider/google"
@@ -75,6 +76,7 @@ func revocationStack(t *testing.T, rcv *apitest.Receiver, configure func(*apites
 		cfg.GrantCheckInterval, cfg.GrantKeepAlive = -1, -1
 		cfg.RetryJitter = -1
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+		cfg.Revoker = grants.RevokeOrQueue
 		if configure != nil {
 			configure(cfg)
 		}

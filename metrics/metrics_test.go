@@ -28,6 +28,7 @@ import (
 	"github.com/unical/unical/observe"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -84,7 +85,7 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
+	m.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, client.Store()) })
 	// With a deadline, as unicald serves: routeMux then routes a copy of
 	// the request, whose route the metrics must still see.
 	h = httpapi.NewHandler(httpapi.Config{Client: client, Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
@@ -345,7 +346,7 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
+	m.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, client.Store()) })
 	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client, Metrics: m.Handler()}))
 	t.Cleanup(srv.Close)
 

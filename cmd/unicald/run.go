@@ -36,6 +36,7 @@ import (
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhooksender"
 )
@@ -235,7 +236,10 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		Observer:            eng.observer,
+		Observer: eng.observer,
+		// A revocation that fails as its account is deleted is queued
+		// for the engine (package grants).
+		Revoker:             grants.RevokeOrQueue,
 		Subscriptions:       &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
 		AllowPrivateTargets: eng.allowPrivate,
 	})
@@ -352,7 +356,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		met.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, store) })
+		met.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, store) })
 		// The request log is this process's memory, per replica (package
 		// requestlog): the dashboard and the admin API show what this
 		// replica served.

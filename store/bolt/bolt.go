@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/store/internal/storedoc"
+	"github.com/unical/unical/storeversion"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -54,9 +55,9 @@ type Store struct {
 	writes atomic.Uint64
 }
 
-var _ unical.VersionedStore = (*Store)(nil)
+var _ storeversion.Store = (*Store)(nil)
 
-// Version implements [unical.VersionedStore]: it changes after every write
+// Version implements [storeversion.Store]: it changes after every write
 // transaction. bbolt locks the file for one process, so every write to it
 // passes through update in this Store.
 func (s *Store) Version() uint64 { return s.writes.Load() }

@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/storetest"
+	"github.com/unical/unical/sweep"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -269,11 +270,11 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 	if unical.ErrorCode(err) != unical.CodeRateLimited {
 		t.Errorf("CreateFlow(cap 1, one old flow) = %v, want CodeRateLimited", err)
 	}
-	got, err := s.Sweep(ctx, unical.SweepRequest{Now: t0, DeliveredBefore: t0.Add(time.Second)})
+	got, err := s.Sweep(ctx, sweep.Request{Now: t0, DeliveredBefore: t0.Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(unical.SweepResult{DeliveredMessages: 1}, got); d != "" {
+	if d := cmp.Diff(sweep.Result{DeliveredMessages: 1}, got); d != "" {
 		t.Errorf("Sweep() on a backfilled file mismatch (-want +got):\n%s", d)
 	}
 }
