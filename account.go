@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/unical/unical/internal/identity"
-	"github.com/unical/unical/internal/revocation"
+	"github.com/unical/unical/keys"
 	"github.com/unical/unical/outbox"
 )
 
@@ -465,7 +465,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 		email = conn.Email
 	}
 	now := a.c.now().UTC()
-	sec := secrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
+	sec := keys.AccountSecrets{AccessToken: conn.Token.AccessToken, RefreshToken: conn.Token.RefreshToken, Password: password}
 	if sec.RefreshToken != "" {
 		sec.RefreshIssued = now
 	}
@@ -498,7 +498,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				CredentialsUpdatedAt: now,
 				ProviderState:        conn.State, ProviderTenantID: conn.TenantID,
 			}
-			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 			msgs := events.messages(&rec.Account, EventTypeAccountCreated)
 			err := a.c.store.CreateAccount(ctx, rec, msgs...)
 			if ErrorCode(err) == CodeConflict {
@@ -530,7 +530,7 @@ func (a *App) saveConnection(ctx context.Context, t ProviderType, email string, 
 				sec.RefreshToken = old.RefreshToken // the provider kept the old one
 				sec.RefreshIssued = old.RefreshIssued
 			}
-			rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+			rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 			rec.TokenExpiry = conn.Token.Expiry
 			rec.CredentialsUpdatedAt = now
 			rec.UpdatedAt = now
@@ -609,8 +609,9 @@ func (a *App) deleteAccount(ctx context.Context, id string, keepGrant bool) (*Ac
 
 // grantRevocation returns what revokes rec's grant once the account is
 // deleted: its credentials are read now, while they are still stored.
-// The account is deleted whatever the provider answers; a failure worth
-// retrying queues the revocation for the engine (package grants).
+// The account is deleted whatever the provider answers: Config.Revoker
+// makes the try (unicald's, package grants', queues a failure worth
+// retrying for the engine), or else the provider's RevokeGrant, once.
 func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord, keepGrant bool) func() {
 	none := func() {}
 	if keepGrant || rec.Delegated {
@@ -634,27 +635,10 @@ func (a *App) grantRevocation(ctx context.Context, rec *AccountRecord, keepGrant
 		return none
 	}
 	return func() {
-		if err := r.RevokeGrant(ctx, s); err != nil {
+		if revoke := a.c.cfg.Revoker; revoke != nil {
+			revoke(ctx, a.c, rec.ProviderType, r, s)
+		} else if err := r.RevokeGrant(ctx, s); err != nil {
 			a.c.log.WarnContext(ctx, "revoke grant of deleted account", "account", rec.ID, "provider", rec.ProviderType, "err", err)
-			if RevocationRetryable(err) {
-				a.c.queueRevocation(context.WithoutCancel(ctx), rec.ProviderType, s)
-			}
 		}
 	}
-}
-
-// queueRevocation queues s's grant for the engine to revoke (package
-// grants), sealed and bound to its message, at once and then on the
-// webhook retry schedule.
-func (c *Client) queueRevocation(ctx context.Context, t ProviderType, s *Session) {
-	now := c.now()
-	msg := &outbox.Message{ID: NewID("msg"), ApplicationID: s.ApplicationID, EventType: revocation.EventType, CreatedAt: now, Status: outbox.Pending, NextAttemptAt: now}
-	msg.Payload = revocation.Seal(c.credentials, msg.ApplicationID, msg.ID, revocation.Grant{
-		ProviderType: string(t), AccountID: s.AccountID, AccessToken: s.Token.AccessToken, RefreshToken: s.Token.RefreshToken,
-	})
-	if err := c.store.EnqueueMessages(ctx, []*outbox.Message{msg}); err != nil {
-		c.log.ErrorContext(ctx, "queue the revocation of a deleted account's grant", "account", s.AccountID, "err", err)
-		return
-	}
-	c.queued([]*outbox.Message{msg})
 }

@@ -17,7 +17,8 @@ import (
 // on the App outside the root have entry points of their own, which
 // httpclient matches: availability.Find works over this API, webhook
 // subscriptions are subscriptions.API and their delivery log is
-// engine.DeliveryLog.
+// engine.DeliveryLog, the scoped ("this and following") event writes are
+// series.API.
 //
 // The writes take the per-call choices of a request (its Idempotency-Key,
 // If-Match and notifyAttendees or revokeGrant) as an optional last
@@ -42,8 +43,6 @@ type API interface {
 	CreateEvent(ctx context.Context, accountID, calendarID string, params *EventParams, opts ...WriteOptions) (*Event, error)
 	UpdateEvent(ctx context.Context, accountID, calendarID, eventID string, params *EventParams, opts ...WriteOptions) (*Event, error)
 	DeleteEvent(ctx context.Context, accountID, calendarID, eventID string, opts ...WriteOptions) (*Success, error)
-	UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, params *EventParams, opts ...WriteOptions) (*Event, error)
-	DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope EditScope, opts ...WriteOptions) (*Success, error)
 	RSVP(ctx context.Context, accountID, calendarID, eventID string, params *RSVPParams, opts ...WriteOptions) (*Success, error)
 
 	QueryFreeBusy(ctx context.Context, accountID string, params *FreeBusyParams, opts ...WriteOptions) ([]*FreeBusyResult, error)

@@ -8,8 +8,13 @@ import (
 	"github.com/unical/unical/internal/testkit/apisuite"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/series"
 	"github.com/unical/unical/subscriptions"
 )
+
+// scopedWrites names series.API apart from subscriptions.API, so that the
+// App's stand-in can embed both.
+type scopedWrites = series.API
 
 // TestApp runs the API suite (accounts, calendars, events with filters,
 // ordering, expansion and tokens, free/busy, subscriptions, tenancy) against
@@ -21,13 +26,15 @@ func TestApp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Subscriptions, the delivery log and the room directory are
-		// package subscriptions', engine's and rooms', beside the App.
+		// Subscriptions, the delivery log, the room directory and the
+		// scoped event writes are package subscriptions', engine's, rooms'
+		// and series', beside the App.
 		return struct {
 			*unical.App
+			scopedWrites
 			subscriptions.API
 			engine.DeliveryLog
 			*rooms.Directory
-		}{app, subscriptions.Of(app), engine.DeliveryLogOf(app), rooms.New(st.Client, app)}
+		}{app, series.Of(app), subscriptions.Of(app), engine.DeliveryLogOf(app), rooms.New(st.Client, app)}
 	})
 }

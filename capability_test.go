@@ -26,7 +26,7 @@ func (d declaring) Capabilities() unical.Capabilities { return d.caps }
 // check would never look at.
 func TestCapabilitiesOf(t *testing.T) {
 	t.Parallel()
-	p := memory.New(unical.ProviderMicrosoft)
+	p := memory.New(memory.Config{Type: unical.ProviderMicrosoft})
 	caps, err := unical.CapabilitiesOf(declaring{p, unical.Capabilities{
 		Event: map[string]unical.FieldSupport{"colorId": {Support: unical.Refused, Note: "No palette."}},
 	}})

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/unical/unical/idempotency"
@@ -16,7 +17,9 @@ import (
 	"github.com/unical/unical/internal/pagetoken"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/keys"
 	"github.com/unical/unical/outbox"
+	"github.com/unical/unical/storeversion"
 )
 
 // Config configures a Client. Store, Providers and MasterKey are required;
@@ -37,12 +40,6 @@ type Config struct {
 	PublicURL string
 	// FlowTTL is how long an OAuth flow may take; default 15 minutes.
 	FlowTTL time.Duration
-	// SweepInterval is how often the engine (package engine) removes
-	// expired flows, blobs, delivery attempts and Idempotency-Keys and old
-	// messages (see engine.Sweep; what it keeps is WebhookConfig's
-	// DeliveredRetention and FailedRetention); default 5 minutes,
-	// negative never.
-	SweepInterval time.Duration
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs; default discards them.
@@ -50,7 +47,7 @@ type Config struct {
 	// CacheTTL is how long applications and API keys read from the Store
 	// are reused: a revocation or settings change made through another
 	// replica takes effect after at most this long, and as soon as the
-	// Store's version moves with a [VersionedStore] that learns of other
+	// Store's version moves with a [storeversion.Store] that learns of other
 	// replicas' changes (the PostgreSQL store, within a moment). Default 5
 	// seconds; negative disables the cache.
 	CacheTTL time.Duration
@@ -59,18 +56,21 @@ type Config struct {
 	// when it is a [ProviderWrapper] too (a *metrics.Metrics is); default
 	// none.
 	Observer Observer
+	// Revoker revokes a deleted account's grant (default: r.RevokeGrant,
+	// once); unicald's grants.RevokeOrQueue queues a retryable failure.
+	Revoker func(ctx context.Context, c *Client, t ProviderType, r GrantRevoker, s *Session)
 	// Subscriptions hears of VIRTUAL writes and account deletions for the
 	// webhook subscriptions (package subscriptions' Hooks); default none.
 	Subscriptions SubscriptionHooks
+	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
+	// link-local addresses, for development. Default false: such URLs are
+	// refused with a 400 when they are IP literals or localhost, and the
+	// sender refuses every such address when it connects.
+	AllowPrivateTargets bool
 
 	// Outbox wakes and tracks the engine (package engine) that delivers
 	// the Client's messages; default the Client's own, which Config reports.
 	Outbox *outbox.Queue
-
-	// WebhookConfig configures the webhook engine (package engine). It is
-	// embedded, so its fields read as Config's own (cfg.WebhookSender); a
-	// composite literal names it: Config{WebhookConfig: WebhookConfig{...}}.
-	WebhookConfig
 }
 
 // Client is the unical library: every /v1 operation as a typed method. The
@@ -86,13 +86,11 @@ type Client struct {
 	capabilities map[ProviderType]*Capabilities
 	publicURL    string
 	flowTTL      time.Duration
-	sweep        sweepConfig
 	now          func() time.Time
 	log          *slog.Logger
 
-	credentials *seal.Sealer         // account credentials and client secrets
+	keys        *keys.Keys           // sealing under the master key
 	pages       *pagetoken.Tokens    // sync and page tokens
-	flows       *seal.Sealer         // OAuth states (internal/oauthstate)
 	idempotency *idempotency.Service // Idempotency-Key requests
 
 	apps    *ttlcache.Cache[*Application]
@@ -101,15 +99,8 @@ type Client struct {
 	keysUsed   *ttlcache.Every
 	keySecrets seal.CheckedSecrets // API key secrets that matched
 
-	// webhook is Config.WebhookConfig.
-	webhook WebhookConfig
-	// keys seal and open for the parts beside the Client.
-	keys *Keys
-	// changePoll is Config.ChangePollInterval with its default
-	// (ChangePollInterval).
-	changePoll time.Duration
-	obs        Observer          // never nil: NopObserver when Config has none
-	subs       SubscriptionHooks // never nil: noSubscriptions without
+	obs  Observer          // never nil: NopObserver when Config has none
+	subs SubscriptionHooks // never nil: noSubscriptions without
 
 	// cfg is Config with its defaults, for Config().
 	cfg Config
@@ -161,7 +152,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	rank := func(t ProviderType) int { return cmp.Or(slices.Index(ProviderTypes, t)+1, len(ProviderTypes)+1) }
 	slices.SortStableFunc(c.types, func(a, b ProviderType) int { return rank(a) - rank(b) })
-	c.sweep = newSweepConfig(&cfg)
 	if c.flowTTL == 0 {
 		c.flowTTL = 15 * time.Minute
 	}
@@ -186,34 +176,26 @@ func New(cfg Config) (*Client, error) {
 	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.storeVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
-	c.credentials = seal.New(key.Derive("credentials"))
+	c.keys = keys.New(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
-	c.flows = seal.New(key.Derive("oauth-flows"))
-	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: c.sweep.interval})
+	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: 5 * time.Minute}) // the engine's default sweep
 	cfg.Outbox = cmp.Or(cfg.Outbox, outbox.NewQueue())
-	c.keys = &Keys{credentials: c.credentials, flows: c.flows}
-	c.webhook = cfg.WebhookConfig
-	c.changePoll = cfg.ChangePollInterval
-	if c.changePoll == 0 {
-		c.changePoll = time.Minute
-	}
-	if err := c.checkMasterKey(context.Background(), key); err != nil {
+	if err := c.checkMasterKey(context.Background()); err != nil {
 		return nil, err
 	}
 	c.cfg = cfg
 	c.cfg.MasterKey = [32]byte{}
-	c.cfg.PublicURL, c.cfg.FlowTTL, c.cfg.SweepInterval = c.publicURL, c.flowTTL, cmp.Or(c.sweep.interval, -1)
+	c.cfg.PublicURL, c.cfg.FlowTTL = c.publicURL, c.flowTTL
 	c.cfg.Now, c.cfg.Logger, c.cfg.Observer, c.cfg.CacheTTL = c.now, c.log, c.obs, ttl
-	c.cfg.ChangePollInterval = c.changePoll
 	return c, nil
 }
 
 // Config returns the Config the Client runs with, every default applied
-// (a negative SweepInterval or CacheTTL, never, stays negative) and
+// (a negative CacheTTL, never, stays negative) and
 // PublicURL without a trailing slash; MasterKey is left out, since the
 // Client's [Keys] seal with it. The parts that run beside the Client
 // (packages engine, admin, oauth, subscriptions, grants) read their
-// settings here.
+// settings here; the engine has its own (engine.Settings).
 func (c *Client) Config() Config { return c.cfg }
 
 // OAuthCallbackURL is the OAuth redirect URI to register at Google and
@@ -234,11 +216,11 @@ func (c *Client) Close() error {
 }
 
 // storeVersion is the Store's version, for the caches.
-func (c *Client) storeVersion() (uint64, bool) { return StoreVersion(c.store) }
+func (c *Client) storeVersion() (uint64, bool) { return storeversion.Of(c.store) }
 
 // Keys returns the sealing of secrets under the Client's master key, for
 // the parts beside the Client.
-func (c *Client) Keys() *Keys { return c.keys }
+func (c *Client) Keys() *keys.Keys { return c.keys }
 
 // Store returns Config.Store, for the parts that run beside the Client
 // over the same Store: the webhook engine and the operator side (package
@@ -254,6 +236,9 @@ func NewID(prefix string) string { return ids.New(prefix) }
 type App struct {
 	c  *Client
 	id string
+	// accounts, when set, keeps the accounts Session read, by id: see
+	// ReadingAccountsOnce.
+	accounts *sync.Map
 }
 
 // ID returns the application id.
@@ -321,11 +306,11 @@ func (c *Client) markKeyUsed(ctx context.Context, key *APIKey, now time.Time) {
 func (c *Client) ProviderSettings(app *Application, t ProviderType) (ProviderSettings, error) {
 	s := app.Providers[t]
 	if sealed := app.SealedSecrets[t]; sealed != nil {
-		secret, err := c.credentials.Open(sealed, seal.ClientSecretBinding(app.ID, string(t)))
+		secret, err := c.keys.OpenClientSecret(app.ID, string(t), sealed)
 		if err != nil {
 			return s, WrapError(CodeInternal, err, "Internal error.")
 		}
-		s.ClientSecret = string(secret)
+		s.ClientSecret = secret
 	}
 	return s, nil
 }

@@ -2,41 +2,18 @@ package unical
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
-	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/keys"
 	"github.com/unical/unical/outbox"
 )
 
-// secrets is the sealed part of an account: its tokens or password.
-type secrets struct {
-	AccessToken  string `json:"a,omitempty"`
-	RefreshToken string `json:"r,omitempty"`
-	Password     string `json:"p,omitempty"`
-	// RefreshIssued is when the refresh token was handed to unical (the
-	// connection, or the refresh that rotated it): Session.RefreshIssued.
-	RefreshIssued time.Time `json:"ri,omitzero"`
-}
-
-// sealSecrets seals s for the account id; the id is bound as associated
-// data so that a sealed blob cannot be moved to another account.
-func (c *Client) sealSecrets(accountID string, s secrets) []byte {
-	b, _ := json.Marshal(s)
-	return c.credentials.Seal(b, seal.AccountBinding(accountID))
-}
-
-func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
-	var s secrets
-	if len(rec.SealedSecrets) == 0 {
-		return s, nil
-	}
-	b, err := c.credentials.Open(rec.SealedSecrets, seal.AccountBinding(rec.ID))
+// openSecrets opens rec's sealed tokens or password.
+func (c *Client) openSecrets(rec *AccountRecord) (keys.AccountSecrets, error) {
+	s, err := c.keys.OpenAccount(rec.ID, rec.SealedSecrets)
 	if err != nil {
-		return s, WrapError(CodeInternal, err, "Internal error.")
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
 		return s, WrapError(CodeInternal, err, "Internal error.")
 	}
 	return s, nil
@@ -48,7 +25,7 @@ func (c *Client) openSecrets(rec *AccountRecord) (secrets, error) {
 // provider's refusal of the session's credentials goes through
 // [App.ProviderFailed].
 func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Provider, *Session, error) {
-	rec, err := a.c.store.GetAccount(ctx, a.id, accountID)
+	rec, err := a.readAccount(ctx, accountID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -97,8 +74,43 @@ func (a *App) Session(ctx context.Context, accountID string) (*AccountRecord, Pr
 	return rec, p, s, nil
 }
 
+// ReadingAccountsOnce returns a's handle for one request that makes
+// several calls (package booking: a slot's free/busy, the calendar
+// listing, the event writes), whose Session reads each account from the
+// Store once: each read is a round trip on PostgreSQL. A token refresh or
+// an expiry of the account through the handle reads it again. Session's
+// callers only read the record it keeps.
+func (a *App) ReadingAccountsOnce() *App {
+	return &App{c: a.c, id: a.id, accounts: new(sync.Map)}
+}
+
+// readAccount reads an account of the application, once per
+// ReadingAccountsOnce handle.
+func (a *App) readAccount(ctx context.Context, id string) (*AccountRecord, error) {
+	if a.accounts == nil {
+		return a.c.store.GetAccount(ctx, a.id, id)
+	}
+	if rec, ok := a.accounts.Load(id); ok {
+		return rec.(*AccountRecord), nil
+	}
+	rec, err := a.c.store.GetAccount(ctx, a.id, id)
+	if err == nil {
+		a.accounts.Store(id, rec)
+	}
+	return rec, err
+}
+
+// forgetAccount drops the ReadingAccountsOnce record of an account just
+// written.
+func (a *App) forgetAccount(id string) {
+	if a.accounts != nil {
+		a.accounts.Delete(id)
+	}
+}
+
 // storeRefreshedToken persists tokens a provider refreshed.
 func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Token) error {
+	defer a.forgetAccount(accountID)
 	now := a.c.now().UTC()
 	events, err := a.accountEvents(ctx)
 	if err != nil {
@@ -117,7 +129,7 @@ func (a *App) storeRefreshedToken(ctx context.Context, accountID string, tok Tok
 			}
 			sec.RefreshToken = tok.RefreshToken
 		}
-		rec.SealedSecrets = a.c.sealSecrets(rec.ID, sec)
+		rec.SealedSecrets = a.c.keys.SealAccount(rec.ID, sec)
 		rec.TokenExpiry = tok.Expiry
 		rec.CredentialsUpdatedAt = now
 		msgs = events.messages(&rec.Account, EventTypeAccountCredentialUpdated)
@@ -137,6 +149,7 @@ func (a *App) ProviderFailed(ctx context.Context, accountID string, err error) e
 	if ErrorCode(err) != CodeAccountExpired {
 		return err
 	}
+	defer a.forgetAccount(accountID)
 	events, uerr := a.accountEvents(ctx)
 	var msgs []*outbox.Message
 	if uerr == nil {
@@ -179,11 +192,8 @@ func (c *Client) Provider(t ProviderType) (Provider, error) {
 // addProviderHint says which constructor adds a bundled provider, for a
 // program embedding the library without it (unicald has them all).
 func addProviderHint(t ProviderType) string {
-	if pkg := map[ProviderType]string{ProviderGoogle: "google", ProviderMicrosoft: "microsoft", ProviderCalDAV: "caldav"}[t]; pkg != "" {
+	if pkg := map[ProviderType]string{ProviderGoogle: "google", ProviderMicrosoft: "microsoft", ProviderCalDAV: "caldav", ProviderVirtual: "virtual"}[t]; pkg != "" {
 		return " Add " + pkg + ".New(" + pkg + ".Config{...}) from package provider/" + pkg + " to unical.Config.Providers."
-	}
-	if t == ProviderVirtual {
-		return " Add virtual.New(store) from package provider/virtual to unical.Config.Providers."
 	}
 	return ""
 }

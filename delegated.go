@@ -17,7 +17,7 @@ func (c *Client) delegationFor(app *Application, t ProviderType, email string) (
 	if _, domain, _ := strings.Cut(strings.ToLower(email), "@"); !slices.Contains(d.Domains, domain) {
 		return nil, invalidf("email", "The application's %s delegation credential acts only for addresses in %s.", t.PathName(), strings.Join(d.Domains, ", "))
 	}
-	secret, err := c.keys.OpenDelegation(app, t, d.Sealed)
+	secret, err := c.keys.OpenDelegation(app.ID, string(t), d.Sealed)
 	if err != nil {
 		return nil, WrapError(CodeInternal, err, "Internal error.")
 	}

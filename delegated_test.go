@@ -28,7 +28,7 @@ func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
 	}
 	rec.Delegations = map[unical.ProviderType]unical.Delegation{unical.ProviderGoogle: {
 		ClientID: "sa@corp.example.com", Domains: []string{"corp.example.com"},
-		Sealed: client.Keys().SealDelegation(rec, unical.ProviderGoogle, []byte(`{}`)),
+		Sealed: client.Keys().SealDelegation(rec.ID, string(unical.ProviderGoogle), []byte(`{}`)),
 	}}
 	if err := store.UpdateApplication(ctx, rec); err != nil {
 		t.Fatal(err)
@@ -63,12 +63,12 @@ func TestCreateAccount_DelegationWithoutConnector(t *testing.T) {
 // Cleanup.
 func mustOpenMemoryGoogle(t *testing.T, name string) (*unical.Client, *bolt.Store, string) {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}, MasterKey: seal.NewKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -375,10 +375,10 @@ var EventReadOnlyFields = []string{"id", "etag", "createdAt", "updatedAt", "iCal
 // refused in a create body and ignored in an update, as for events.
 var CalendarReadOnlyFields = []string{"id", "readOnly", "isPrimary", "isShared", "inviteEmail", "allowedOnlineMeetingProviders", "defaultOnlineMeetingProvider"}
 
-// validate checks an event write. For an update, current is the event as
+// Validate checks an event write. For an update, current is the event as
 // the provider has it, so that a new start is checked against the old end
 // and the other way round; it is nil for a create.
-func (p *EventParams) validate(create bool, current *Event) error {
+func (p *EventParams) Validate(create bool, current *Event) error {
 	if create {
 		if !p.Title.IsSet() {
 			return invalidf("title", "title is required.")
@@ -704,10 +704,10 @@ func (a *App) createEvent(ctx context.Context, accountID, calendarID string, par
 // and opens the account's session, refusing what its provider cannot
 // honour (a field, notifyAttendees) before any call to the provider.
 func (a *App) eventWriteSession(ctx context.Context, accountID string, params *EventParams, creating bool, o WriteOptions) (*AccountRecord, Provider, *Session, error) {
-	if err := params.validate(creating, nil); err != nil {
+	if err := params.Validate(creating, nil); err != nil {
 		return nil, nil, nil, err
 	}
-	rec, p, s, err := a.writeSession(ctx, accountID, o)
+	rec, p, s, err := a.WriteSession(ctx, accountID, o)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -717,10 +717,10 @@ func (a *App) eventWriteSession(ctx context.Context, accountID string, params *E
 	return rec, p, s, nil
 }
 
-// writeSession opens the account's session for an event write with the
+// WriteSession opens the account's session for an event write with the
 // caller's options o, refusing a notifyAttendees value its provider
-// cannot honour.
-func (a *App) writeSession(ctx context.Context, accountID string, o WriteOptions) (*AccountRecord, Provider, *Session, error) {
+// cannot honour, for the App's writes and package series'.
+func (a *App) WriteSession(ctx context.Context, accountID string, o WriteOptions) (*AccountRecord, Provider, *Session, error) {
 	rec, p, s, err := a.Session(ctx, accountID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -763,7 +763,7 @@ func (a *App) updateEvent(ctx context.Context, accountID, calendarID, eventID st
 		if err != nil {
 			return nil, a.ProviderFailed(ctx, accountID, err)
 		}
-		if err := params.validate(false, current); err != nil {
+		if err := params.Validate(false, current); err != nil {
 			return nil, err
 		}
 	}
@@ -791,7 +791,7 @@ func (a *App) DeleteEvent(ctx context.Context, accountID, calendarID, eventID st
 }
 
 func (a *App) deleteEvent(ctx context.Context, accountID, calendarID, eventID string, o WriteOptions) (*Success, error) {
-	rec, p, s, err := a.writeSession(ctx, accountID, o)
+	rec, p, s, err := a.WriteSession(ctx, accountID, o)
 	if err != nil {
 		return nil, err
 	}

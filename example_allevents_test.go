@@ -23,12 +23,12 @@ func ExampleAllEvents() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

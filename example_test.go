@@ -23,12 +23,12 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	caldav := memory.New(unical.ProviderCalDAV)
+	caldav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendarID := caldav.AddUser("alan@example.com", "", "abcd-efgh")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{caldav}, MasterKey: admin.NewMasterKey()})

@@ -31,7 +31,9 @@ func freeBusyOf(p Provider) (FreeBusyQuerier, bool) { return faceOf[FreeBusyQuer
 
 // RefresherOf returns p as a [TokenRefresher] when it has one (package grants).
 func RefresherOf(p Provider) (TokenRefresher, bool) { return faceOf[TokenRefresher](p) }
-func splitterOf(p Provider) (SeriesSplitter, bool)  { return faceOf[SeriesSplitter](p) }
+
+// SplitterOf returns p as a [SeriesSplitter] when it has one (package series).
+func SplitterOf(p Provider) (SeriesSplitter, bool) { return faceOf[SeriesSplitter](p) }
 
 // RevokerOf returns p as a [GrantRevoker] when it has one (package grants).
 func RevokerOf(p Provider) (GrantRevoker, bool) { return faceOf[GrantRevoker](p) }

@@ -9,28 +9,6 @@ import (
 	"github.com/unical/unical/idempotency"
 )
 
-// Idempotency-Key: a write sent with a key runs once per application and
-// key; its answer is kept for a day and every retry of the same request
-// gets that answer instead of a second provider call. The HTTP layer
-// (header Idempotency-Key) and the Go write methods (WriteOptions'
-// IdempotencyKey) both go through the Client's idempotency.Service (see
-// App.Idempotency), where the claim, the lease, the checks, the answers
-// kept and the replay are.
-
-// IdempotencyKeyField is how errors about the key name it: the header.
-const IdempotencyKeyField = idempotency.KeyField
-
-// CheckIdempotencyKey returns a CodeInvalid *Error naming Idempotency-Key
-// unless key is 1 to 255 visible ASCII characters (0x21 to 0x7E): a UUID
-// or any token a client makes fits, and the key can travel in an HTTP
-// header unchanged.
-func CheckIdempotencyKey(key string) error {
-	if msg := idempotency.CheckKey(key); msg != "" {
-		return FieldError(IdempotencyKeyField, "%s", msg)
-	}
-	return nil
-}
-
 // WriteOptions are the per-call choices of a write, the Go form of a
 // write request's Idempotency-Key and If-Match headers and its
 // notifyAttendees and revokeGrant parameters. A write method takes at
@@ -116,27 +94,18 @@ func (o WriteOptions) Query() map[string]string {
 }
 
 // Idempotency returns the application's side of the Client's
-// idempotency.Service, for writes built beside the root (package
-// httpapi's Idempotency-Key header, booking, engine.ResendMessage,
-// subscriptions): they run once per key as the App's own writes do.
+// idempotency.Service (a write sent with an Idempotency-Key runs once per
+// application and key, and every retry gets the first answer), for writes
+// built beside the root (package httpapi's Idempotency-Key header,
+// booking, engine.ResendMessage, subscriptions): they run once per key as
+// the App's own writes do.
 func (a *App) Idempotency() idempotency.App { return a.c.idempotency.App(a.id) }
 
 // idempotent runs call, a Go write named op with its arguments args,
-// once per o's Idempotency-Key through idempotency.Do (directly without
-// one). The options that change what the write does join op and the
-// arguments in the request's fingerprint, so that a retry with other
-// options is refused as a reused key, on the Go path as over HTTP (where
-// they are the query and the If-Match header), rather than replayed.
-// Without options the fingerprint is the one it was before options
-// counted.
+// once per o's Idempotency-Key (directly without one): the one entry point
+// of every App write into the Client's idempotency.Service.
 func idempotent[T any](ctx context.Context, a *App, o WriteOptions, op string, call func(context.Context) (T, error), args ...any) (T, error) {
-	if q := o.Query(); q != nil {
-		args = append(args, q)
-	}
-	if o.IfMatch != "" {
-		args = append(args, map[string]string{OptionIfMatch: o.IfMatch})
-	}
-	return idempotency.Do(ctx, a.Idempotency(), o.IdempotencyKey, call, op, args...)
+	return idempotency.Do(ctx, a.Idempotency(), idempotency.Options{Key: o.IdempotencyKey, Query: o.Query(), IfMatch: o.IfMatch}, call, op, args...)
 }
 
 // idempotencyErrors is how the Client's idempotency.Service speaks *Error.

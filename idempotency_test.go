@@ -37,7 +37,7 @@ func (c *idemClock) Advance(d time.Duration) {
 func idemApp(t *testing.T) (*unical.App, *idemClock) {
 	t.Helper()
 	clock := &idemClock{now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock.Now })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Now = clock.Now })
 	st.CreateApp(t, &admin.ApplicationParams{})
 	app, err := st.Client.App(t.Context(), st.AppID)
 	if err != nil {

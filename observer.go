@@ -1,7 +1,6 @@
 package unical
 
 import (
-	"context"
 	"time"
 )
 
@@ -45,34 +44,3 @@ func (NopObserver) DeliveryAttempt(string, time.Duration)                    {}
 func (NopObserver) EndpointDisabled()                                        {}
 func (NopObserver) PollCycle(int, time.Duration, time.Duration)              {}
 func (NopObserver) PushNotification(ProviderType, bool)                      {}
-
-// StatsStore is a Store that can count what monitoring asks about in one
-// cheap read. It is optional: [StatsOf] needs it.
-type StatsStore interface {
-	// Stats counts accounts by provider type and status, and the pending
-	// outbox messages.
-	Stats(ctx context.Context) (*StoreStats, error)
-}
-
-// StoreStats are the counts a [StatsStore] keeps.
-type StoreStats struct {
-	// Accounts counts accounts by provider type and status, across every
-	// application.
-	Accounts map[ProviderType]map[AccountStatus]int
-	// PendingMessages counts outbox messages waiting for delivery
-	// (including retries scheduled later).
-	PendingMessages int
-	// OldestPending is when the oldest pending message was created; zero
-	// when none is pending.
-	OldestPending time.Time
-}
-
-// StatsOf returns store's counts, or CodeNotImplemented when it is not a
-// [StatsStore].
-func StatsOf(ctx context.Context, store Store) (*StoreStats, error) {
-	s, ok := store.(StatsStore)
-	if !ok {
-		return nil, Errorf(CodeNotImplemented, "The store keeps no statistics.")
-	}
-	return s.Stats(ctx)
-}

@@ -85,15 +85,8 @@ type GrantRevoker interface {
 	// nil when the grant is gone, also when the provider says it already
 	// was; CodeUnavailable (no answer, a timeout, a 5xx) or
 	// CodeRateLimited when a later try may succeed (see
-	// [RevocationRetryable]); another code when it cannot.
+	// grants.Retryable); another code when it cannot.
 	RevokeGrant(ctx context.Context, s *Session) error
-}
-
-// RevocationRetryable reports whether a RevokeGrant failure is worth
-// another try later, through the outbox (package grants).
-func RevocationRetryable(err error) bool {
-	code := ErrorCode(err)
-	return code == CodeUnavailable || code == CodeRateLimited
 }
 
 // FreeBusyQuerier is a Provider with native free/busy. Without it the

@@ -20,7 +20,7 @@ func TestCreateAccount_MissingProviderSaysHowToAddIt(t *testing.T) {
 	}
 	_, err = app.CreateAccount(ctx, &unical.AccountCreateParams{ProviderType: unical.ProviderVirtual, Email: "room@example.com"})
 	got := []any{unical.ErrorCode(err), unical.ErrorMessage(err)}
-	want := []any{unical.CodeNotImplemented, "This server has no provider configured for VIRTUAL. Add virtual.New(store) from package provider/virtual to unical.Config.Providers."}
+	want := []any{unical.CodeNotImplemented, "This server has no provider configured for VIRTUAL. Add virtual.New(virtual.Config{...}) from package provider/virtual to unical.Config.Providers."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CreateAccount(VIRTUAL) without the provider (-want +got):\n%s", diff)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/records"
+	"github.com/unical/unical/sweep"
 )
 
 // Store keeps what unical owns: applications, API keys, accounts with their
@@ -30,8 +32,8 @@ type Store interface {
 	BlobStore
 	records.Store
 	idempotency.Store
-	SweepStore
-	AuditStore
+	sweep.Store
+	audit.Store
 	// Close releases the store's resources.
 	Close() error
 }
@@ -215,7 +217,7 @@ type SubscriptionRecord struct {
 	CursorAt time.Time
 	// ReconciledAt is when the engine last checked a watched subscription
 	// with its sync cursor as a safety net under push (see
-	// WebhookConfig.ReconcileInterval); zero when never.
+	// engine.Config.ReconcileInterval); zero when never.
 	ReconciledAt time.Time
 	// NextCheckAt is when the engine next checks the subscription (polls
 	// it, renews its watch); zero means at once. Claiming a due
@@ -301,79 +303,4 @@ type BlobStore interface {
 	PutBlob(ctx context.Context, appID, key string, data []byte, expires time.Time) error
 	// GetBlob returns the data under key; CodeNotFound if absent or expired at now.
 	GetBlob(ctx context.Context, appID, key string, now time.Time) ([]byte, error)
-}
-
-// SweepRequest says what [SweepStore.Sweep] removes.
-type SweepRequest struct {
-	// Now is the sweep's time: OAuth flows, blobs, delivery attempts and
-	// idempotency records that have expired at Now are removed.
-	Now time.Time
-	// DeliveredBefore removes delivered messages whose NextAttemptAt (the
-	// due time of their last attempt, which is when they finished) is
-	// before it; the zero time keeps them all.
-	DeliveredBefore time.Time
-	// FailedBefore does the same for failed messages.
-	FailedBefore time.Time
-	// Limit bounds how many records one call removes in all, so that a
-	// backlog goes in several short writes instead of one long one; zero
-	// or less means no bound.
-	Limit int
-}
-
-// SweepResult counts what one [SweepStore.Sweep] removed.
-type SweepResult struct {
-	Flows             int `json:"flows"`
-	Blobs             int `json:"blobs"`
-	Attempts          int `json:"attempts"`
-	DeliveredMessages int `json:"deliveredMessages"`
-	FailedMessages    int `json:"failedMessages"`
-	IdempotencyKeys   int `json:"idempotencyKeys"`
-}
-
-// Total is the number of records removed.
-func (r SweepResult) Total() int {
-	return r.Flows + r.Blobs + r.Attempts + r.DeliveredMessages + r.FailedMessages + r.IdempotencyKeys
-}
-
-// SweepStore removes what has expired or outlived its retention, so that
-// the Store does not grow without bound. Expired flows, blobs and attempts
-// are already invisible to reads; the sweep gives their space back.
-type SweepStore interface {
-	// Sweep removes, across every application, expired OAuth flows,
-	// expired blobs, expired delivery attempts, expired idempotency
-	// records (whatever their state), and delivered and failed
-	// outbox messages past their retention, at most req.Limit records in
-	// all. Pending messages and unexpired records are never removed.
-	Sweep(ctx context.Context, req SweepRequest) (SweepResult, error)
-}
-
-// AuditEntry is one change an operator made to an application through
-// the admin API, the dashboard or unicald's commands: who, what and when.
-// It names the records it changed by id and never holds a secret.
-type AuditEntry struct {
-	// ID sorts in the order the entries were made.
-	ID string    `json:"id"`
-	At time.Time `json:"at"`
-	// Actor is who made the change: admin-token, dashboard or cli.
-	Actor string `json:"actor"`
-	// Operation is what was done, as noun.verb: application.create,
-	// apiKey.revoke, provider.set, ...
-	Operation     string `json:"operation"`
-	ApplicationID string `json:"applicationId,omitempty"`
-	// TargetID is the id of the record changed within the application
-	// (API key, account, subscription, message, provider type); "" when
-	// the application itself changed.
-	TargetID string `json:"targetId,omitempty"`
-}
-
-// AuditStore keeps the audit log of operator changes.
-type AuditStore interface {
-	// AppendAudit stores an entry and, in the same write, removes up to
-	// 100 of the oldest entries made before removeBefore, so that the log
-	// keeps a bounded retention without a sweep of its own.
-	AppendAudit(ctx context.Context, e *AuditEntry, removeBefore time.Time) error
-	// ListAudit returns entries newest first, of one application (appID
-	// "" for every application's), with ids before the id before (""
-	// from the newest), at most limit of them.
-	ListAudit(ctx context.Context, appID, before string, limit int) ([]*AuditEntry, error)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/outbox"
 )
 
@@ -130,31 +129,4 @@ func (c *Client) queued(msgs []*outbox.Message) {
 	if len(msgs) > 0 {
 		c.cfg.Outbox.Notify()
 	}
-}
-
-// CheckWebhookURL refuses a webhook URL (a subscription's, or an
-// application's own) that is not an absolute https URL or, unless
-// allowPrivate (Config.AllowPrivateTargets), names a loopback, private or
-// link-local host (see addrpolicy.TargetURLProblem), as CodeInvalid
-// naming field.
-func CheckWebhookURL(field, raw string, allowPrivate bool) error {
-	return refusedURL(field, addrpolicy.TargetURLProblem(field, raw, allowPrivate))
-}
-
-// CheckTargetHost refuses, unless allowPrivate
-// (Config.AllowPrivateTargets), a URL whose host is a loopback, private
-// or link-local IP literal, or localhost, with the webhook URL's
-// CodeInvalid naming field: a CalDAV server URL saved by the operator
-// (use is refused too, when the name resolves to such an address).
-func CheckTargetHost(field, raw string, allowPrivate bool) error {
-	return refusedURL(field, addrpolicy.TargetHostProblem(field, raw, allowPrivate))
-}
-
-// refusedURL is CodeInvalid naming field for an address policy's problem,
-// nil for none.
-func refusedURL(field, problem string) error {
-	if problem == "" {
-		return nil
-	}
-	return invalidf(field, "%s", problem)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/outbox"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -145,7 +146,7 @@ type OutboxStatus struct {
 // Outbox returns the outbox's pending count. Returns CodeNotImplemented
 // when the Store keeps no statistics.
 func (s *Service) Outbox(ctx context.Context) (*OutboxStatus, error) {
-	st, err := unical.StatsOf(ctx, s.client.Store())
+	st, err := storestats.Of(ctx, s.client.Store())
 	if err != nil {
 		return nil, err
 	}

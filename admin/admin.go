@@ -41,7 +41,7 @@ type Config struct {
 	// change was made; default discards them.
 	Logger *slog.Logger
 	// RequestLog is this process's /v1 request log, the one given to
-	// httpapi.Options.RequestLog, which ListRequests reads; nil keeps
+	// httpapi.Config.RequestLog, which ListRequests reads; nil keeps
 	// none.
 	RequestLog *requestlog.Log
 }

@@ -195,17 +195,17 @@ func (s *Service) applyApplicationParams(app *unical.Application, params *Applic
 			app.Providers = map[unical.ProviderType]unical.ProviderSettings{}
 		}
 		if set.ClientSecret != "" {
-			s.client.Keys().SealClientSecret(app, t, set.ClientSecret)
+			sealClientSecret(s.client.Keys(), app, t, set.ClientSecret)
 		}
 		set.ClientSecret = ""
 		app.Providers[t] = set
 	}
 	if raw, ok := params.WebhookURL.Get(); ok && raw != "" {
-		if err := unical.CheckWebhookURL("webhookUrl", raw, s.client.Config().AllowPrivateTargets); err != nil {
+		if err := subscriptions.CheckWebhookURL("webhookUrl", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return "", err
 		}
 		if app.SealedWebhookSecret == nil {
-			webhookSecret = s.client.Keys().NewWebhookSecret(app)
+			webhookSecret, app.SealedWebhookSecret = s.client.Keys().NewWebhookSecret(app.ID)
 		}
 		app.WebhookURL = raw
 	} else if params.WebhookURL.IsSet() {
@@ -424,7 +424,7 @@ type WebhookSet struct {
 // at a private address without Config.AllowPrivateTargets).
 func (s *Service) SetApplicationWebhook(ctx context.Context, appID, raw string) (*WebhookSet, error) {
 	if raw != "" {
-		if err := unical.CheckWebhookURL("url", raw, s.client.Config().AllowPrivateTargets); err != nil {
+		if err := subscriptions.CheckWebhookURL("url", raw, s.client.Config().AllowPrivateTargets); err != nil {
 			return nil, err
 		}
 	}
@@ -455,7 +455,8 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID string) (*Webho
 	if app.WebhookURL == "" {
 		return nil, &unical.Error{Code: unical.CodeConflict, Field: "url", Message: "The application has no webhook URL; set one first."}
 	}
-	secret := s.client.Keys().NewWebhookSecret(app)
+	secret, sealed := s.client.Keys().NewWebhookSecret(app.ID)
+	app.SealedWebhookSecret = sealed
 	if err := s.saveApplication(ctx, app); err != nil {
 		return nil, err
 	}

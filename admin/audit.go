@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/internal/ids"
 )
 
@@ -12,7 +13,7 @@ import (
 // stands, and an error would tell the operator it did not.
 func (s *Service) record(ctx context.Context, operation, appID, targetID string) {
 	now := s.now().UTC()
-	e := &unical.AuditEntry{ID: ids.New("aud"), At: now, Actor: string(s.actor), Operation: operation, ApplicationID: appID, TargetID: targetID}
+	e := &audit.Entry{ID: ids.New("aud"), At: now, Actor: string(s.actor), Operation: operation, ApplicationID: appID, TargetID: targetID}
 	if err := s.store.AppendAudit(context.WithoutCancel(ctx), e, now.Add(-s.retention)); err != nil {
 		s.log.ErrorContext(ctx, "write audit log", "operation", operation, "app", appID, "err", err)
 	}
@@ -30,7 +31,7 @@ type AuditListParams struct {
 
 // AuditPage is one page of the audit log, newest first.
 type AuditPage struct {
-	Data []*unical.AuditEntry `json:"data"`
+	Data []*audit.Entry `json:"data"`
 	// NextPageToken continues the listing; "" on the last page.
 	NextPageToken string `json:"nextPageToken,omitempty"`
 }
@@ -66,7 +67,7 @@ func (s *Service) ListAudit(ctx context.Context, params *AuditListParams) (*Audi
 		page.NextPageToken = entries[limit-1].ID
 	}
 	if page.Data == nil {
-		page.Data = []*unical.AuditEntry{}
+		page.Data = []*audit.Entry{}
 	}
 	return page, nil
 }

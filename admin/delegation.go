@@ -106,16 +106,19 @@ type serviceAccountKey struct {
 	TokenURI     string `json:"token_uri"`
 }
 
-// delegationProviders are the provider types with delegation: CalDAV has
-// no organisation-wide grant.
-var delegationProviders = []unical.ProviderType{unical.ProviderGoogle, unical.ProviderMicrosoft}
-
-func checkDelegationProvider(t unical.ProviderType) error {
-	if !slices.Contains(delegationProviders, t) {
-		return &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: []string{"provider_a", "provider_b"},
-			Message: "provider must be provider_a (Google Workspace) or provider_b (Microsoft 365): only they delegate for a whole organisation."}
+// checkDelegationProvider refuses a provider type without delegation
+// (DelegationProviders: CalDAV has no organisation-wide grant), naming
+// provider and the types that have it.
+func (s *Service) checkDelegationProvider(t unical.ProviderType) error {
+	var allowed []string
+	for _, info := range s.DelegationProviders() {
+		if info.Type == t {
+			return nil
+		}
+		allowed = append(allowed, info.Type.PathName())
 	}
-	return nil
+	return &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: allowed,
+		Message: "provider must be a provider type that delegates for a whole organisation: " + strings.Join(allowed, ", ") + "."}
 }
 
 // checkDelegation validates p for t and returns the credential to store,
@@ -281,7 +284,7 @@ func (s *Service) delegationView(app *unical.Application, t unical.ProviderType)
 
 // openDelegation opens the sealed part of app's credential for t.
 func (s *Service) openDelegation(app *unical.Application, t unical.ProviderType) (*delegationSecret, error) {
-	plain, err := s.client.Keys().OpenDelegation(app, t, app.Delegations[t].Sealed)
+	plain, err := s.client.Keys().OpenDelegation(app.ID, string(t), app.Delegations[t].Sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +298,7 @@ func (s *Service) openDelegation(app *unical.Application, t unical.ProviderType)
 // GetDelegation returns an application's delegation credential for one
 // provider type, without its secret. CodeNotFound when it has none.
 func (s *Service) GetDelegation(ctx context.Context, appID string, t unical.ProviderType) (*DelegationView, error) {
-	if err := checkDelegationProvider(t); err != nil {
+	if err := s.checkDelegationProvider(t); err != nil {
 		return nil, err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
@@ -314,7 +317,7 @@ func (s *Service) GetDelegation(ctx context.Context, appID string, t unical.Prov
 // verified. Returns CodeInvalid naming the field at fault and
 // CodeNotFound for an unknown application; nothing changes on error.
 func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.ProviderType, p *DelegationParams) (*DelegationView, error) {
-	if err := checkDelegationProvider(t); err != nil {
+	if err := s.checkDelegationProvider(t); err != nil {
 		return nil, err
 	}
 	if err := s.checkOutboundURLs(namedURL{"tokenUrl", p.TokenURL}, namedURL{"apiBaseUrl", p.APIBaseURL}, namedURL{"directoryUrl", p.DirectoryURL}); err != nil {
@@ -332,7 +335,7 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 	if err != nil {
 		return nil, err
 	}
-	d.Sealed = s.client.Keys().SealDelegation(app, t, plain)
+	d.Sealed = s.client.Keys().SealDelegation(app.ID, string(t), plain)
 	d.UpdatedAt = s.now().UTC()
 	if app.Delegations == nil {
 		app.Delegations = map[unical.ProviderType]unical.Delegation{}
@@ -349,7 +352,7 @@ func (s *Service) SetDelegation(ctx context.Context, appID string, t unical.Prov
 // one provider type and expires the accounts connected through it, with
 // statusReason delegation_revoked. CodeNotFound when it has none.
 func (s *Service) RemoveDelegation(ctx context.Context, appID string, t unical.ProviderType) error {
-	if err := checkDelegationProvider(t); err != nil {
+	if err := s.checkDelegationProvider(t); err != nil {
 		return err
 	}
 	app, err := s.store.GetApplication(ctx, appID)
@@ -410,8 +413,14 @@ type VerifyParams struct {
 // address outside the credential's domains, CodeNotFound when there is
 // no credential.
 func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.ProviderType, p *VerifyParams) (*DelegationView, error) {
-	if err := checkDelegationProvider(t); err != nil {
+	if err := s.checkDelegationProvider(t); err != nil {
 		return nil, err
+	}
+	if t != unical.ProviderGoogle && t != unical.ProviderMicrosoft {
+		// Verification speaks Google's and Graph's APIs; another
+		// provider's credential is tried by connecting an account.
+		return nil, &unical.Error{Code: unical.CodeInvalid, Field: "provider", Allowed: []string{"provider_a", "provider_b"},
+			Message: "Only provider_a and provider_b credentials are verified here; try a " + t.PathName() + " credential by connecting an account through it."}
 	}
 	app, err := s.store.GetApplication(ctx, appID)
 	if err != nil {
@@ -441,7 +450,7 @@ func (s *Service) VerifyDelegation(ctx context.Context, appID string, t unical.P
 	// client refuses internal addresses again when it connects, so that
 	// a name resolving to one, or a credential saved under another
 	// policy, reaches nothing the address policy forbids.
-	verifyClient := httpguard.Client(verifyTimeout, s.client.Config().WebhookConfig.AllowPrivateTargets)
+	verifyClient := httpguard.Client(verifyTimeout, s.client.Config().AllowPrivateTargets)
 	minter, grant := &delegation.Minter{HTTPClient: verifyClient}, &unical.DelegationGrant{Credential: d, Secret: plain}
 	if t == unical.ProviderGoogle {
 		g := &delegation.Google{ServiceAccountKey: secret.ServiceAccountKey, ClientID: d.ClientID, TokenURL: d.TokenURL, APIBaseURL: d.APIBaseURL}

@@ -68,7 +68,7 @@ func (s *Service) ApplicationMail(ctx context.Context, appID string) (*MailView,
 // CodeInvalid naming the field (mail.smtpUrl, mail.from, mail.password,
 // mail.inboundSecret) for a value that cannot be used.
 func (s *Service) SetApplicationMail(ctx context.Context, appID string, p *MailParams) (*MailView, error) {
-	if _, err := smtpsend.CheckURL("mail.smtpUrl", p.SMTPURL, s.client.Config().WebhookConfig.AllowPrivateTargets); err != nil {
+	if _, err := smtpsend.CheckURL("mail.smtpUrl", p.SMTPURL, s.client.Config().AllowPrivateTargets); err != nil {
 		return nil, err
 	}
 	if a, err := mail.ParseAddress(p.From); err != nil || a.Name != "" || a.Address != p.From {

@@ -45,7 +45,7 @@ type HeaderField struct{ Name, Value string }
 // computed again with the endpoint's current secret: the one sent unless
 // the secret was rotated since. Returns CodeNotFound when the application
 // has no such message, or no longer keeps it (delivered messages are kept
-// for Config.DeliveredRetention, failed ones for FailedRetention).
+// for engine.Config.DeliveredRetention, failed ones for FailedRetention).
 func (s *Service) SentMessage(ctx context.Context, appID, messageID string, at time.Time) (*SentMessage, error) {
 	msg, err := s.store.GetMessage(ctx, appID, messageID)
 	if err != nil {

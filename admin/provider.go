@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/keys"
 	"github.com/unical/unical/provider/kit"
 )
 
@@ -166,7 +167,7 @@ func (s *Service) SetProviderSettings(ctx context.Context, appID string, t unica
 	settings.ClientSecret = "" // sealed apart, below
 	app.Providers[t] = settings
 	if secret, ok := p.ClientSecret.Get(); ok {
-		s.client.Keys().SealClientSecret(app, t, secret)
+		sealClientSecret(s.client.Keys(), app, t, secret)
 	} else if p.ClientSecret.IsNull() {
 		delete(app.SealedSecrets, t)
 	}
@@ -203,8 +204,8 @@ type ProviderCheck struct {
 	// OK is true when no problem was found.
 	OK bool `json:"ok"`
 	// Passed lists what was tried and worked.
-	Passed   []string                 `json:"passed"`
-	Problems []unical.SettingsProblem `json:"problems"`
+	Passed   []string              `json:"passed"`
+	Problems []kit.SettingsProblem `json:"problems"`
 	// CallbackURL is the redirect URI to register at the provider.
 	CallbackURL string `json:"callbackUrl,omitempty"`
 }
@@ -214,7 +215,7 @@ type ProviderCheck struct {
 // missing client id or secret, no public URL (so no callback URL), no
 // registered redirect URL, and what the token endpoint says of the client
 // id and secret; for CalDAV, whether the server is found. The network
-// part runs when the provider is a [unical.SettingsChecker]. A found problem is
+// part runs when the provider is a [kit.SettingsChecker]. A found problem is
 // part of a successful answer; the error is for an unknown application or
 // provider type.
 func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t unical.ProviderType) (*ProviderCheck, error) {
@@ -227,9 +228,9 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 		return nil, err
 	}
 	view := s.providerView(app, info)
-	check := &ProviderCheck{Provider: t, Passed: []string{}, Problems: []unical.SettingsProblem{}, CallbackURL: view.CallbackURL}
+	check := &ProviderCheck{Provider: t, Passed: []string{}, Problems: []kit.SettingsProblem{}, CallbackURL: view.CallbackURL}
 	problem := func(field, format string, args ...any) {
-		check.Problems = append(check.Problems, unical.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
+		check.Problems = append(check.Problems, kit.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	available, passed, problems, err := s.checkOnline(ctx, app, t)
 	if err != nil {
@@ -262,14 +263,14 @@ func (s *Service) CheckProviderSettings(ctx context.Context, appID string, t uni
 
 // checkOnline tries app's settings for provider type t at the provider,
 // when the Client has a provider of that type that is a
-// unical.SettingsChecker; available says whether it has one of that type
+// kit.SettingsChecker; available says whether it has one of that type
 // at all. OAuth settings without a client id and secret are not tried.
-func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t unical.ProviderType) (available bool, passed []string, problems []unical.SettingsProblem, err error) {
+func (s *Service) checkOnline(ctx context.Context, app *unical.Application, t unical.ProviderType) (available bool, passed []string, problems []kit.SettingsProblem, err error) {
 	p, err := s.client.Provider(t)
 	available = err == nil
-	var sc unical.SettingsChecker
+	var sc kit.SettingsChecker
 	if available {
-		sc = unical.SettingsCheckerOf(p)
+		sc = kit.SettingsCheckerOf(p)
 	}
 	if sc == nil || (s.usesOAuth(t) && (app.Providers[t].ClientID == "" || app.SealedSecrets[t] == nil)) {
 		return available, nil, nil, nil
@@ -297,4 +298,17 @@ func settingsURLs(prefix string, set unical.ProviderSettings) []namedURL {
 		{prefix + "tokenUrl", set.TokenURL}, {prefix + "userInfoUrl", set.UserInfoURL},
 		{prefix + "apiBaseUrl", set.APIBaseURL}, {prefix + "revokeUrl", set.RevokeURL}, {prefix + "serverUrl", set.ServerURL},
 	}
+}
+
+// sealClientSecret seals an OAuth client secret of app for provider type
+// t into app.SealedSecrets; an empty secret removes it.
+func sealClientSecret(k *keys.Keys, app *unical.Application, t unical.ProviderType, secret string) {
+	if secret == "" {
+		delete(app.SealedSecrets, t)
+		return
+	}
+	if app.SealedSecrets == nil {
+		app.SealedSecrets = map[unical.ProviderType][]byte{}
+	}
+	app.SealedSecrets[t] = k.SealClientSecret(app.ID, string(t), secret)
 }

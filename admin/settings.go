@@ -112,16 +112,32 @@ var Shipped = []kit.ProviderInfo{
 // client's that take settings, and the Shipped ones it lacks, in the
 // order of unical.ProviderTypes, then the client's others.
 func (s *Service) SettingsProviders() []kit.ProviderInfo {
+	return slices.DeleteFunc(s.knownProviders(), func(in kit.ProviderInfo) bool { return len(in.Settings) == 0 })
+}
+
+// DelegationProviders are the providers an application may keep a
+// delegation credential for: the client's whose accounts connect through
+// one (kit.ProviderInfo.Delegation), and the Shipped ones it lacks, in
+// the order of SettingsProviders.
+func (s *Service) DelegationProviders() []kit.ProviderInfo {
+	return slices.DeleteFunc(s.knownProviders(), func(in kit.ProviderInfo) bool { return !in.Delegation })
+}
+
+// knownProviders describes the client's providers and the Shipped ones
+// it lacks, in the order of unical.ProviderTypes, then the client's
+// others.
+func (s *Service) knownProviders() []kit.ProviderInfo {
 	infos := kit.Providers(s.client)
 	for _, info := range Shipped {
 		// A stand-in of a shipped type that declares nothing (a test
-		// double) is described as the provider it stands in for.
+		// double) is described as the provider it stands in for; what
+		// its accounts connect with is still the Client's to say.
 		i := slices.IndexFunc(infos, func(in kit.ProviderInfo) bool { return in.Type == info.Type })
 		switch {
 		case i < 0:
 			infos = append(infos, info)
 		case len(infos[i].Settings) == 0:
-			info.Credential, info.Delegation = infos[i].Credential, infos[i].Delegation
+			info.Credential, info.Delegation = infos[i].Credential, info.Delegation || infos[i].Delegation
 			infos[i] = info
 		}
 	}
@@ -132,7 +148,7 @@ func (s *Service) SettingsProviders() []kit.ProviderInfo {
 		return len(unical.ProviderTypes)
 	}
 	slices.SortStableFunc(infos, func(a, b kit.ProviderInfo) int { return rank(a.Type) - rank(b.Type) })
-	return slices.DeleteFunc(infos, func(in kit.ProviderInfo) bool { return len(in.Settings) == 0 })
+	return infos
 }
 
 // settingsInfo is t's description when t takes settings, else the

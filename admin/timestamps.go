@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 )
 
 // The admin API writes every timestamp as /v1 does
@@ -79,7 +80,7 @@ func (p AuditPage) MarshalJSON() ([]byte, error) {
 	type entry struct {
 		ID string `json:"id"`
 		At string `json:"at"`
-		*unical.AuditEntry
+		*audit.Entry
 	}
 	var data []entry
 	for _, e := range p.Data {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/outbox"
 )
 
@@ -75,7 +76,7 @@ func TestViews_Timestamps(t *testing.T) {
 		},
 		{
 			name: "AuditPage",
-			view: &admin.AuditPage{Data: []*unical.AuditEntry{{ID: "aud_1", At: nanos, Actor: "cli", Operation: "application.create", ApplicationID: "app_1"}},
+			view: &admin.AuditPage{Data: []*audit.Entry{{ID: "aud_1", At: nanos, Actor: "cli", Operation: "application.create", ApplicationID: "app_1"}},
 				NextPageToken: "next"},
 			want: map[string]any{"data": []any{map[string]any{"id": "aud_1", "at": nanosWant, "actor": "cli", "operation": "application.create",
 				"applicationId": "app_1"}}, "nextPageToken": "next"},

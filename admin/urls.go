@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/addrpolicy"
 )
 
 // namedURL is a configured URL the server connects to, with the field
@@ -15,7 +16,7 @@ type namedURL struct{ field, value string }
 // server URL) that is not an absolute http or https URL without
 // credentials or a fragment, or whose host, without
 // Config.AllowPrivateTargets, is a loopback, private or link-local IP
-// literal or localhost ([unical.Client.CheckTargetHost]). An empty URL
+// literal or localhost (addrpolicy.TargetHostProblem). An empty URL
 // is skipped: the provider's public default applies. This is the check
 // at save time; the guarded transport (internal/addrpolicy/httpguard)
 // refuses the same addresses again at every connection, names that
@@ -28,8 +29,8 @@ func (s *Service) checkOutboundURLs(urls ...namedURL) error {
 		if err := checkURLShape(f.field, f.value); err != nil {
 			return err
 		}
-		if err := unical.CheckTargetHost(f.field, f.value, s.client.Config().AllowPrivateTargets); err != nil {
-			return err
+		if problem := addrpolicy.TargetHostProblem(f.field, f.value, s.client.Config().AllowPrivateTargets); problem != "" {
+			return unical.FieldError(f.field, "%s", problem)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // loopbackListener counts the connections made to a TCP listener on
@@ -51,7 +52,7 @@ func TestDelegationAddressPolicy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := startServer(t, func(cfg *unical.Config) { cfg.WebhookConfig.AllowPrivateTargets = tc.allowPrivate })
+			s := startServer(t, func(cfg *apitest.Config) { cfg.AllowPrivateTargets = tc.allowPrivate })
 			app := s.createApp(t, "policy")
 			base := "/admin/v1/applications/" + app.Application.ID
 			addr, accepted := loopbackListener(t)

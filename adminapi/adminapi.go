@@ -33,8 +33,12 @@ const Prefix = "/admin/v1/"
 //go:embed openapi.json
 var OpenAPIDocument []byte
 
-// Options configures NewHandler. The zero value is usable.
-type Options struct {
+// Config configures NewHandler. Service is required; the other fields'
+// zero values are usable.
+type Config struct {
+	// Service is what the admin API serves: each route is one call of it,
+	// made as the admin token's actor.
+	Service *admin.Service
 	// Logger receives error logs; default discards them. The token is
 	// never logged.
 	Logger *slog.Logger
@@ -58,18 +62,20 @@ type handler struct {
 	failures httpwire.FailureCounter
 }
 
-// NewHandler returns the admin API over svc, to be mounted at Prefix.
-func NewHandler(svc *admin.Service, opts Options) http.Handler {
-	return newHandler(svc, opts)
+// NewHandler returns the admin API over cfg.Service, to be mounted at
+// Prefix.
+func NewHandler(cfg Config) http.Handler {
+	return newHandler(cfg)
 }
 
 // MountedRoutes returns the patterns NewHandler mounts, for tests that
 // compare them with the OpenAPI document.
 func MountedRoutes() []string {
-	return append([]string(nil), newHandler(nil, Options{}).patterns...)
+	return append([]string(nil), newHandler(Config{}).patterns...)
 }
 
-func newHandler(svc *admin.Service, opts Options) *handler {
+func newHandler(opts Config) *handler {
+	svc := opts.Service
 	h := &handler{log: opts.Logger, mux: http.NewServeMux(), timeout: opts.RequestTimeout, failures: httpwire.OrNoLimit(opts.Failures)}
 	if svc != nil {
 		h.svc, h.client = svc.As(admin.ActorAdminToken), svc.Client()

@@ -53,16 +53,16 @@ type server struct {
 // startServer starts the server with a CalDAV memory provider (user
 // ada@example.com, password "pw"), runs the webhook engine with one
 // attempt per message, and sets a new admin token.
-func startServer(t *testing.T, configure func(*unical.Config)) *server {
+func startServer(t *testing.T, configure func(*apitest.Config)) *server {
 	t.Helper()
 	s := &server{dbPath: filepath.Join(t.TempDir(), "unical.db"), logs: &apitest.LogBuffer{}}
-	store, err := bolt.Open(s.dbPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: s.dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	s.store = store
-	s.caldav = memory.New(unical.ProviderCalDAV)
+	s.caldav = memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	s.adaCalendar = s.caldav.AddUser("ada@example.com", "", "pw")
 	s.caldav.AddUser("bob@example.com", "", "pw")
 	var answerMu sync.Mutex
@@ -74,28 +74,28 @@ func startServer(t *testing.T, configure func(*unical.Config)) *server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(ts.Close)
 	s.url = ts.URL
-	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{s.caldav}, MasterKey: seal.NewKey(), PublicURL: ts.URL, Logger: logger,
-		WebhookConfig: unical.WebhookConfig{WebhookSender: s.receiver.Sender(), AllowPrivateTargets: true, RetrySchedule: []time.Duration{0}, RetryJitter: -1},
+	cfg := apitest.Config{
+		Config:   unical.Config{Store: store, Providers: []unical.Provider{s.caldav}, MasterKey: seal.NewKey(), PublicURL: ts.URL, Logger: logger, AllowPrivateTargets: true},
+		Settings: engine.Settings{Sender: s.receiver.Sender(), RetrySchedule: []time.Duration{0}, RetryJitter: -1},
 	}
 	if configure != nil {
 		configure(&cfg)
 	}
-	s.client, err = unical.New(cfg)
+	s.client, err = unical.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.client.Close() })
-	go engine.Run(t.Context(), s.client)
+	go engine.Run(t.Context(), s.client, cfg.Settings)
 	root := http.NewServeMux()
 	// One request log, as unicald wires it: /v1 writes, the admin API reads.
-	requests := requestlog.New(requestlog.Options{})
+	requests := requestlog.New(requestlog.Config{})
 	svc, err := admin.New(admin.Config{Client: s.client, RequestLog: requests})
 	if err != nil {
 		t.Fatal(err)
 	}
-	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(svc, adminapi.Options{Logger: logger})))
-	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(s.client, httpapi.Options{Logger: logger, RequestLog: requests})))
+	root.Handle(adminapi.Prefix, openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(adminapi.Config{Service: svc, Logger: logger})))
+	root.Handle("/", openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: s.client, Logger: logger, RequestLog: requests})))
 	h = root
 	s.token = admin.NewAdminToken()
 	if err := admin.Of(s.client).SetAdminToken(t.Context(), s.token); err != nil {

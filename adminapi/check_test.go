@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/metrics"
 	"github.com/unical/unical/provider/caldav"
@@ -86,7 +87,7 @@ func TestProviderCheckOAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	// With metrics, as unicald runs: the providers are wrapped then.
-	s := startServer(t, func(cfg *unical.Config) {
+	s := startServer(t, func(cfg *apitest.Config) {
 		cfg.Providers = []unical.Provider{g, ms}
 		cfg.Observer = metrics.New()
 	})
@@ -131,7 +132,7 @@ func TestRedirectURLReachesAuthorize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, func(cfg *unical.Config) { cfg.Providers = []unical.Provider{g} })
+	s := startServer(t, func(cfg *apitest.Config) { cfg.Providers = []unical.Provider{g} })
 	app := s.createApp(t, "authorize")
 	base := "/admin/v1/applications/" + app.Application.ID
 	s.must(t, "PUT", base+"/providers/provider_a", map[string]any{"clientId": "cid.apps.example", "clientSecret": "authorize-secret"}, nil)
@@ -175,7 +176,7 @@ func TestProviderCheckCalDAV(t *testing.T) {
 		{"private address refused", strict, dav.URL, []string{"serverUrl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startServer(t, func(cfg *unical.Config) { cfg.Providers = []unical.Provider{tc.provider} })
+			s := startServer(t, func(cfg *apitest.Config) { cfg.Providers = []unical.Provider{tc.provider} })
 			app := s.createApp(t, "dav")
 			s.must(t, "PUT", "/admin/v1/applications/"+app.Application.ID+"/providers/provider_c", map[string]any{"serverUrl": tc.serverURL}, nil)
 			got, check := checkFields(t, s, app.Application.ID, "provider_c")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/internal/testkit/graphtest"
 	"github.com/unical/unical/provider/google"
@@ -72,7 +73,7 @@ func startDelegatedOrg(t *testing.T) *delegatedOrg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.server = startServer(t, func(cfg *unical.Config) { cfg.Providers = append(cfg.Providers, gp, mp) })
+	o.server = startServer(t, func(cfg *apitest.Config) { cfg.Providers = append(cfg.Providers, gp, mp) })
 	o.app = o.createApp(t, "delegated")
 	base := "/admin/v1/applications/" + o.app.Application.ID
 	var set admin.WebhookSet

@@ -15,6 +15,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/internal/testkit/graphtest"
 )
@@ -143,7 +144,7 @@ func TestDelegations(t *testing.T) {
 
 	// The audit log records the changes.
 	var audit struct {
-		Data []unical.AuditEntry `json:"data"`
+		Data []audit.Entry `json:"data"`
 	}
 	s.must(t, "GET", "/admin/v1/applications/"+app.Application.ID+"/audit", nil, &audit)
 	var ops []string

@@ -22,8 +22,8 @@ import (
 // served as before.
 func TestAuthentication_FailureLimit(t *testing.T) {
 	s := startServer(t, nil)
-	failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, true)
-	h := openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(admin.Of(s.client), adminapi.Options{Failures: failures}))
+	failures := httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: true})
+	h := openapitest.HandlerFor(t, adminapi.OpenAPIDocument, adminapi.NewHandler(adminapi.Config{Service: admin.Of(s.client), Failures: failures}))
 	type answer struct {
 		Status     int
 		Code       string

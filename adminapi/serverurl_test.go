@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/internal/testkit/apitest"
 )
 
 // TestProviderSettings_PrivateServerURL saves CalDAV server URLs on
@@ -15,7 +15,7 @@ import (
 // is a 400 naming serverUrl, as a webhook URL on them is, and the settings
 // stay as they were; with it they are saved.
 func TestProviderSettings_PrivateServerURL(t *testing.T) {
-	strict := startServer(t, func(cfg *unical.Config) { cfg.AllowPrivateTargets = false })
+	strict := startServer(t, func(cfg *apitest.Config) { cfg.AllowPrivateTargets = false })
 	app := strict.createApp(t, "dav")
 	path := "/admin/v1/applications/" + app.Application.ID + "/providers/provider_c"
 	strict.must(t, "PUT", path, map[string]any{"serverUrl": "https://dav.example.com/"}, nil)

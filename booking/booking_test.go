@@ -39,11 +39,11 @@ func newEnv(t *testing.T) *env {
 func newEnvWith(t *testing.T, wrap func(unical.Store) unical.Store) *env {
 	t.Helper()
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
 		if wrap != nil {
 			cfg.Store = wrap(cfg.Store)
 		}
-		cfg.WebhookSender = rcv.Sender()
+		cfg.Sender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
@@ -200,7 +200,7 @@ func TestBooking_WebhookMessages(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	go func() { _ = engine.Run(ctx, e.st.Client) }()
+	go func() { _ = engine.Run(ctx, e.st.Client, e.st.Engine) }()
 	host := e.host(t, "host")
 	bt := e.bookingType(t, &booking.BookingTypeParams{Name: unical.Some("Intro"), DurationMinutes: unical.Some(30), Participants: unical.Some(required(host))})
 	b, err := e.svc.CreateBooking(t.Context(), &booking.BookingParams{BookingTypeID: bt.ID, StartDateTime: at(monday()), Guest: guest()})
@@ -547,7 +547,7 @@ func (e *env) race(t *testing.T, n int, params *booking.BookingParams) map[unica
 func TestBooking_RecoverDeadWriter(t *testing.T) {
 	var offset atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Now = clock })
 	id, _ := st.CreateApp(t, &admin.ApplicationParams{})
 	app, err := st.Client.App(t.Context(), id)
 	if err != nil {

@@ -27,7 +27,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func Example() {
 	// A fixed clock, so that the example's 2030 dates are inside the
 	// booking type's horizon.
 	now := func() time.Time { return time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC) }
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey(), Now: now})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey(), Now: now})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,10 +19,13 @@ type memoAPI struct {
 	calendars map[string]*unical.SyncPage[*unical.Calendar]
 }
 
-// memoized is s with its reads going through a new memoAPI.
+// memoized is s for one booking or hold: its App reads each account
+// once (the free/busy, the calendar listing and the event writes would
+// each read it again), and its reads go through a new memoAPI.
 func (s *Service) memoized() *Service {
 	m := *s
-	m.reads = &memoAPI{API: s.app, accounts: map[string]*unical.Account{}, calendars: map[string]*unical.SyncPage[*unical.Calendar]{}}
+	m.app = s.app.ReadingAccountsOnce()
+	m.reads = &memoAPI{API: m.app, accounts: map[string]*unical.Account{}, calendars: map[string]*unical.SyncPage[*unical.Calendar]{}}
 	return &m
 }
 

@@ -105,7 +105,7 @@ func (c *clock) advance(d time.Duration) { c.off.Add(int64(d)) }
 func TestBookingType_SlugUniqueOnServer(t *testing.T) {
 	t.Parallel()
 	var clk clock
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clk.now; cfg.ChangePollInterval = -1 })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Now = clk.now; cfg.ChangePollInterval = -1 })
 	newApp := func(name string) (*booking.Service, string, string) {
 		created, err := st.Admin.CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some(name)})
 		if err != nil {

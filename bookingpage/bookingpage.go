@@ -22,7 +22,7 @@ import (
 // Prefix is the path under which the booking pages are served.
 const Prefix = "/book/"
 
-// Default per-address limits, which unicald builds the Options'
+// Default per-address limits, which unicald builds the Config's
 // limiters from: page views 30 at once, then one a second (each view
 // asks the participants' providers for busy time); holds, bookings,
 // cancellations and reschedules 10 at once, then one every 20 s.
@@ -48,8 +48,8 @@ type Limiter interface {
 	Allow(r *http.Request) (bool, time.Duration)
 }
 
-// Options configures the booking page.
-type Options struct {
+// Config configures the booking page.
+type Config struct {
 	// Client is the Client whose applications' published booking types
 	// are served. Required.
 	Client *unical.Client
@@ -97,12 +97,12 @@ type handler struct {
 
 // New returns the booking page as an http.Handler for the paths under
 // Prefix.
-func New(opts Options) (http.Handler, error) {
+func New(opts Config) (http.Handler, error) {
 	if opts.Client == nil {
-		return nil, fmt.Errorf("bookingpage: Options.Client is required")
+		return nil, fmt.Errorf("bookingpage: Config.Client is required")
 	}
 	if len(opts.LinkKey) < 32 {
-		return nil, fmt.Errorf("bookingpage: Options.LinkKey must be at least 32 bytes")
+		return nil, fmt.Errorf("bookingpage: Config.LinkKey must be at least 32 bytes")
 	}
 	h := &handler{
 		c:          opts.Client,

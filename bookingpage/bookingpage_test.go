@@ -31,15 +31,15 @@ type site struct {
 	url  string
 }
 
-func newSite(t *testing.T, opts bookingpage.Options) *site {
+func newSite(t *testing.T, opts bookingpage.Config) *site {
 	t.Helper()
 	return newSiteAt(t, opts, nil)
 }
 
 // newSiteAt is newSite on a server whose clock is now (nil: the real one).
-func newSiteAt(t *testing.T, opts bookingpage.Options, now func() time.Time) *site {
+func newSiteAt(t *testing.T, opts bookingpage.Config, now func() time.Time) *site {
 	t.Helper()
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.ChangePollInterval = -1; cfg.Now = now })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.ChangePollInterval = -1; cfg.Now = now })
 	created, err := st.Admin.CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("page")})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func bookForm(t *testing.T, details *page, start, tz string) url.Values {
 // .ics and a cancel link that cancels it (and refuses to reschedule).
 func TestPage_BookConfirmCancel(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, bookingpage.Options{})
+	s := newSite(t, bookingpage.Config{})
 	const tz = "Asia/Tokyo"
 	start, details := s.hold(t, tz)
 	if !strings.HasSuffix(start, "+09:00") {
@@ -241,7 +241,7 @@ func TestPage_BookConfirmCancel(t *testing.T) {
 // TestPage_Reschedule moves a booking through its reschedule link.
 func TestPage_Reschedule(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, bookingpage.Options{})
+	s := newSite(t, bookingpage.Config{})
 	const tz = "America/New_York"
 	start, details := s.hold(t, tz)
 	conf := s.post(t, "/book/intro/book", bookForm(t, details, start, tz))
@@ -281,7 +281,7 @@ func sameInstant(t *testing.T, a, b string) bool {
 // type's answers the same 404, byte for byte, on every route.
 func TestPage_NoEnumeration(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, bookingpage.Options{})
+	s := newSite(t, bookingpage.Config{})
 	hidden, err := s.svc.CreateBookingType(t.Context(), &booking.BookingTypeParams{Name: unical.Some("Hidden"), DurationMinutes: unical.Some(30),
 		Participants: unical.Some([]booking.Participant{{Participant: availability.Participant{EndUserAccountID: s.host}}}), Slug: unical.Some("hidden")})
 	if err != nil {
@@ -318,7 +318,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	t.Parallel()
 	t.Run("LiveHolds", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{MaxHolds: 2})
+		s := newSite(t, bookingpage.Config{MaxHolds: 2})
 		pick := s.get(t, "/book/intro?"+dayAfterTomorrow("UTC"))
 		starts := allSlots(pick)
 		if len(starts) < 4 {
@@ -345,7 +345,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("WriteRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{WriteLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}, false)})
+		s := newSite(t, bookingpage.Config{WriteLimit: httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 2}, TrustForwardedFor: false})})
 		for i := range 3 {
 			p := s.post(t, "/book/intro/hold", url.Values{"start": {"not-a-time"}, "tz": {"UTC"}})
 			if i < 2 && p.status == http.StatusTooManyRequests {
@@ -361,7 +361,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 	})
 	t.Run("PageRate", func(t *testing.T) {
 		t.Parallel()
-		s := newSite(t, bookingpage.Options{PageLimit: httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}, false)})
+		s := newSite(t, bookingpage.Config{PageLimit: httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: 1.0 / 3600, Burst: 1}, TrustForwardedFor: false})})
 		if p := s.get(t, "/book/no-such-page"); p.status != http.StatusNotFound {
 			t.Fatalf("first view = %d", p.status)
 		}
@@ -375,7 +375,7 @@ func TestPage_AbuseLimits(t *testing.T) {
 // frame-ancestors from the type's list, 'none' without one.
 func TestPage_Headers(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, bookingpage.Options{})
+	s := newSite(t, bookingpage.Config{})
 	p := s.get(t, "/book/intro?tz=UTC")
 	if got := p.header.Get("Cache-Control"); got != "no-store" {
 		t.Errorf("Cache-Control = %q, want no-store", got)
@@ -428,7 +428,7 @@ func dayAfterTomorrow(tz string) string {
 func TestPage_LateInTheMonth(t *testing.T) {
 	t.Parallel()
 	late := time.Date(2031, 1, 31, 23, 30, 0, 0, time.UTC)
-	s := newSiteAt(t, bookingpage.Options{}, func() time.Time { return late })
+	s := newSiteAt(t, bookingpage.Config{}, func() time.Time { return late })
 	p := s.get(t, "/book/intro?tz=UTC")
 	if p.status != http.StatusOK || !strings.Contains(p.body, `<h2 id="month">February 2031</h2>`) || !strings.Contains(p.body, `<h2 id="day">Saturday 1 February 2031</h2>`) {
 		t.Fatalf("first visit late on 31 January = %d, want February 1st:\n%s", p.status, p.body)

@@ -20,7 +20,7 @@ import (
 // application, its Google account ada and its booking layer.
 func bookingsFixture(t *testing.T, publicURL string) (f *fixture, appID string, ada *unical.Account, svc *booking.Service) {
 	t.Helper()
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	f = newFixture(t, publicURL, google)
 	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("bookings")})

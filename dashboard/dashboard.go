@@ -38,11 +38,11 @@ import (
 // Prefix is where the dashboard is mounted.
 const Prefix = "/dashboard/"
 
-// DefaultSessionTTL is how long a login lasts when Options.SessionTTL is zero.
+// DefaultSessionTTL is how long a login lasts when Config.SessionTTL is zero.
 const DefaultSessionTTL = 8 * time.Hour
 
-// Options configures New.
-type Options struct {
+// Config configures New.
+type Config struct {
 	// Admin performs the operator's operations, the same ones the admin
 	// API calls; required. The dashboard acts as admin.ActorDashboard.
 	Admin *admin.Service
@@ -94,20 +94,20 @@ type handler struct {
 	failures httpwire.FailureCounter
 	log      *slog.Logger
 	now      func() time.Time
-	// deliveryCounts is Options.DeliveryCounts.
+	// deliveryCounts is Config.DeliveryCounts.
 	deliveryCounts func() map[string]float64
-	// requestCounts is Options.RequestCounts.
+	// requestCounts is Config.RequestCounts.
 	requestCounts func() map[string]float64
 	mux           *http.ServeMux
 }
 
 // New returns the dashboard as an http.Handler for the paths under Prefix.
-func New(opts Options) (http.Handler, error) {
+func New(opts Config) (http.Handler, error) {
 	if opts.Admin == nil {
-		panic("dashboard: Options.Admin is required")
+		panic("dashboard: Config.Admin is required")
 	}
 	if len(opts.SessionKey) < 32 {
-		panic("dashboard: Options.SessionKey must be at least 32 bytes")
+		panic("dashboard: Config.SessionKey must be at least 32 bytes")
 	}
 	h := &handler{
 		admin:      opts.Admin.As(admin.ActorDashboard),

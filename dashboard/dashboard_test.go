@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/dashboard"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
@@ -35,6 +36,8 @@ const adminToken = "uat_dashboard-test-token-0123456789abcdefgh"
 // httptest, with a controllable clock.
 type fixture struct {
 	client *unical.Client
+	// engine are the engine settings configure chose.
+	engine engine.Settings
 	srv    *httptest.Server
 	logs   *apitest.LogBuffer
 	key    []byte
@@ -63,26 +66,26 @@ func newFixture(t *testing.T, publicURL string, providers ...unical.Provider) *f
 
 // newFixtureWith is newFixture with configure changing the Client's
 // Config first.
-func newFixtureWith(t *testing.T, publicURL string, configure func(*unical.Config), providers ...unical.Provider) *fixture {
+func newFixtureWith(t *testing.T, publicURL string, configure func(*apitest.Config), providers ...unical.Provider) *fixture {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cfg := unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}
+	cfg := apitest.Config{Config: unical.Config{Store: store, MasterKey: [32]byte{1, 2, 3}, PublicURL: publicURL, Providers: providers}}
 	if configure != nil {
 		configure(&cfg)
 	}
-	client, err := unical.New(cfg)
+	client, err := unical.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := admin.Of(client).SetAdminToken(t.Context(), adminToken); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{client: client, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
-	f.requests = requestlog.New(requestlog.Options{Now: f.clock})
+	f := &fixture{client: client, engine: cfg.Settings, logs: &apitest.LogBuffer{}, key: bytes.Repeat([]byte{7}, 32), now: time.Now()}
+	f.requests = requestlog.New(requestlog.Config{Now: f.clock})
 	f.srv = httptest.NewServer(f.handler(t, f.key, publicURL))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -96,7 +99,7 @@ func (f *fixture) handler(t *testing.T, key []byte, publicURL string) http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: svc, SessionKey: key, PublicURL: publicURL, SessionTTL: time.Hour,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil)), Now: f.clock,
 	})
@@ -346,9 +349,9 @@ func TestSession(t *testing.T) {
 // (only failures are throttled).
 func TestLogin_FailureLimit(t *testing.T) {
 	f := newFixture(t, "")
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: admin.Of(f.client), SessionKey: f.key, Now: f.clock,
-		Failures: httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, false),
+		Failures: httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: false}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -549,10 +552,10 @@ func TestSetupChecklist(t *testing.T) {
 // status and the reason an expired one expired, its search and status
 // filter keep the matching ones, and its delete form deletes one.
 func TestAccounts(t *testing.T) {
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	google.AddUser("bob@example.com", "refresh-bob", "")
-	dav := memory.New(unical.ProviderCalDAV)
+	dav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	dav.AddUser("cy@example.com", "", "app-password")
 	f := newFixture(t, "", google, dav)
 	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("accounts")})

@@ -17,15 +17,16 @@ type delegationForm struct {
 }
 
 // loadDelegations reads the application's delegation credentials for the
-// Providers page.
+// Providers page, one for each provider with delegation
+// (admin.DelegationProviders).
 func (h *handler) loadDelegations(r *http.Request, appID string) ([]delegationForm, error) {
 	var out []delegationForm
-	for _, t := range []unical.ProviderType{unical.ProviderGoogle, unical.ProviderMicrosoft} {
-		v, err := h.admin.GetDelegation(r.Context(), appID, t)
+	for _, info := range h.admin.DelegationProviders() {
+		v, err := h.admin.GetDelegation(r.Context(), appID, info.Type)
 		if err != nil && unical.ErrorCode(err) != unical.CodeNotFound {
 			return nil, err
 		}
-		out = append(out, delegationForm{Provider: t, View: v})
+		out = append(out, delegationForm{Provider: info.Type, View: v})
 	}
 	return out, nil
 }

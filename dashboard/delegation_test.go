@@ -89,7 +89,7 @@ func (p delegatingProvider) ConnectDelegated(ctx context.Context, settings unica
 // delegation credential says so on the Accounts list and on its own
 // page; one connected with the user's refresh token does not.
 func TestAccounts_Delegated(t *testing.T) {
-	graph := delegatingProvider{memory.New(unical.ProviderMicrosoft)}
+	graph := delegatingProvider{memory.New(memory.Config{Type: unical.ProviderMicrosoft})}
 	graph.AddUser("grace@corp.example.org", "", "")
 	graph.AddUser("ada@corp.example.org", "refresh-ada", "")
 	f := newFixture(t, "", graph)

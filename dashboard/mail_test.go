@@ -22,14 +22,14 @@ import (
 func TestMail(t *testing.T) {
 	t.Parallel()
 	mta := smtptest.MustStart(t)
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	// Loopback SMTP needs --allow-private-targets, which newFixture's
 	// Client does not have.
-	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{4, 5, 6}, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, MasterKey: [32]byte{4, 5, 6}, AllowPrivateTargets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

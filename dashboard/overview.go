@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/adapter/httpwire"
+	"github.com/unical/unical/storestats"
 )
 
 // The overview is the dashboard's landing page, for the whole server: the
@@ -27,7 +28,7 @@ type overviewData struct {
 	// unical_accounts gauge does; nil when the store keeps no counts.
 	Accounts []accountCount
 	// Counts are the delivery attempts since start by outcome; nil when
-	// the server measures none (Options.DeliveryCounts unset).
+	// the server measures none (Config.DeliveryCounts unset).
 	Counts map[string]float64
 	// Attempts counts the attempts that reached a receiver or failed;
 	// ErrorRate is the share of them that did not deliver and
@@ -35,7 +36,7 @@ type overviewData struct {
 	Attempts               float64
 	ErrorRate, SuccessRate float64
 	// Requests are the HTTP requests since start by status class; nil
-	// when the server measures none (Options.RequestCounts unset).
+	// when the server measures none (Config.RequestCounts unset).
 	Requests *requestCounts
 	// Synced are the accounts with subscriptions, the longest unsynced
 	// first, at most syncedRows of them; SyncedMore says there are more.
@@ -89,7 +90,7 @@ func (h *handler) overviewPage(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	// A store without counts (CodeNotImplemented) leaves them out.
-	switch st, err := unical.StatsOf(r.Context(), h.admin.Client().Store()); {
+	switch st, err := storestats.Of(r.Context(), h.admin.Client().Store()); {
 	case err == nil:
 		d.Accounts = accountCounts(st)
 	case unical.ErrorCode(err) != unical.CodeNotImplemented:
@@ -122,7 +123,7 @@ func (h *handler) overviewPage(w http.ResponseWriter, r *http.Request, s *sessio
 
 // accountCounts lists the store's account counts by provider, every
 // provider the server knows, in the order of unical.ProviderTypes.
-func accountCounts(st *unical.StoreStats) []accountCount {
+func accountCounts(st *storestats.Stats) []accountCount {
 	var out []accountCount
 	for _, t := range unical.ProviderTypes {
 		out = append(out, accountCount{Provider: t, Active: st.Accounts[t][unical.AccountStatusActive], Expired: st.Accounts[t][unical.AccountStatusExpired]})

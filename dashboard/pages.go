@@ -308,7 +308,7 @@ type providersData struct {
 	CallbackURL string
 	// Check is the result of the check action, shown only in its answer.
 	Check *admin.ProviderCheck
-	// Delegations are the Google and Microsoft delegation credentials.
+	// Delegations are the credentials of the providers with delegation.
 	Delegations []delegationForm
 	// Others are the server's providers that take no settings.
 	Others []kit.ProviderInfo

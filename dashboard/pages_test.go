@@ -76,7 +76,7 @@ func freeBlocks(body string) []string {
 // the field.
 func TestAvailabilityExplorer(t *testing.T) {
 	t.Parallel()
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	f := newFixture(t, "", google)
 	appID, app := mustApp(t, f.client, "explorer")
 	ada, bob := mustGoogleAccount(t, app, google, "ada"), mustGoogleAccount(t, app, google, "bob")
@@ -158,7 +158,7 @@ func TestAvailabilityExplorer(t *testing.T) {
 // the error beside the field it names.
 func TestCalDAVFormKeepsFields(t *testing.T) {
 	t.Parallel()
-	dav := memory.New(unical.ProviderCalDAV)
+	dav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	dav.AddUser("cy@example.com", "", "right-password")
 	f := newFixture(t, "", dav)
 	appID, _ := mustApp(t, f.client, "caldav")
@@ -215,7 +215,7 @@ func TestCalDAVFormKeepsFields(t *testing.T) {
 // when the address asks for it with sub= empty.
 func TestWebhooksOpensOnSubscriptions(t *testing.T) {
 	t.Parallel()
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	f := newFixture(t, "", google)
 	appID, app := mustApp(t, f.client, "hooks")
 	b := f.browser(t)
@@ -257,7 +257,7 @@ func TestWebhooksOpensOnSubscriptions(t *testing.T) {
 // rates, and the accounts with subscriptions, the longest unsynced first.
 func TestOverview(t *testing.T) {
 	t.Parallel()
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	f := newFixture(t, "", google)
 	appID, app := mustApp(t, f.client, "overview")
 	ada, bob := mustGoogleAccount(t, app, google, "ada"), mustGoogleAccount(t, app, google, "bob")
@@ -275,7 +275,7 @@ func TestOverview(t *testing.T) {
 	mustSubscription(t, f.client, appID, "sub_2", ada, synced.Add(time.Hour), synced.Add(2*time.Minute))
 	mustSubscription(t, f.client, appID, "sub_3", bob, synced.Add(-time.Hour), synced.Add(3*time.Minute))
 
-	h, err := dashboard.New(dashboard.Options{
+	h, err := dashboard.New(dashboard.Config{
 		Admin: admin.Of(f.client), SessionKey: f.key, SessionTTL: time.Hour, Logger: slog.New(slog.NewTextHandler(f.logs, nil)),
 		DeliveryCounts: func() map[string]float64 {
 			return map[string]float64{"delivered": 3, "retrying": 1, "failed": 0, "skipped": 2}

@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical/provider/google"
 	"github.com/unical/unical/provider/icsfeed"
 	"github.com/unical/unical/provider/kit"
+	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/provider/microsoft"
 )
 
@@ -77,5 +78,35 @@ func TestProvidersPage_SettingsTable(t *testing.T) {
 		if !slices.Contains(taken, s.Name) {
 			t.Errorf("setting %q is no provider's", s.Name)
 		}
+	}
+}
+
+// TestProvidersPage_DelegationFromInfo: the Providers page offers a
+// delegation credential for each provider whose Info says it delegates,
+// a new one included, and for the shipped ones the server runs without;
+// never for one without delegation.
+func TestProvidersPage_DelegationFromInfo(t *testing.T) {
+	t.Parallel()
+	const orgType unical.ProviderType = "ORG_DIRECTORY"
+	org := delegatingProvider{memory.New(memory.Config{Type: orgType})}
+	dav := memory.New(memory.Config{Type: unical.ProviderCalDAV})
+	f := newFixture(t, "", org, dav)
+	b := f.browser(t)
+	b.mustLogin()
+	created, err := admin.Of(f.client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("org")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.get("/dashboard/apps/" + created.ApplicationID + "/providers")
+	if p.status != 200 {
+		t.Fatalf("providers page = %d:\n%s", p.status, p.body)
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`<section class="card delegation" id="delegation-([a-z0-9_]+)"`).FindAllStringSubmatch(p.body, -1) {
+		got = append(got, m[1])
+	}
+	want := []string{"provider_a", "provider_b", "org_directory"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("delegation sections (-want +got):\n%s", diff)
 	}
 }

@@ -30,8 +30,8 @@ func TestWebhooks_TestEventPayloadRetry(t *testing.T) {
 		}
 		return http.StatusNoContent
 	})
-	f := newFixtureWith(t, "https://cal.example.com", func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	f := newFixtureWith(t, "https://cal.example.com", func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.RetrySchedule = []time.Duration{0, time.Hour}
 		cfg.RetryJitter = -1
@@ -40,7 +40,7 @@ func TestWebhooks_TestEventPayloadRetry(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, f.client) }()
+	go func() { done <- engine.Run(ctx, f.client, f.engine) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	b := f.browser(t)

@@ -222,7 +222,7 @@ var errUnchanged = errors.New("engine: unchanged")
 // what the schedule would ever wait (a typo'd or hostile Retry-After of a
 // year would otherwise park it for good). The attempt still counts, so
 // the message keeps its limited number of attempts.
-func (e *engineConfig) slowDown(resp unical.WebhookResponse) time.Duration {
+func (e *engineConfig) slowDown(resp Response) time.Duration {
 	switch resp.StatusCode {
 	case 429, 502, 503, 504:
 		return min(resp.RetryAfter, e.backoff.Longest())

@@ -88,7 +88,7 @@ func ResendMessage(ctx context.Context, app *unical.App, accountID, subscription
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey}, func(ctx context.Context) (*unical.Success, error) {
 		return resendMessage(ctx, app, accountID, subscriptionID, messageID)
 	}, "ResendMessage", accountID, subscriptionID, messageID)
 }

@@ -1,14 +1,14 @@
 // Package engine is unical's webhook engine, run beside a
 // [unical.Client]: it claims due outbox messages with a lease, signs them
-// (Standard Webhooks) and posts them through Config.WebhookSender, keeps
+// (Standard Webhooks) and posts them through Config.Sender, keeps
 // each endpoint's delivery state, and schedules the change polls, watch
 // renewals, reconciliations and store sweeps. Everything that talks to a
-// provider (the Client's checks, package subscriptions' watch renewal),
+// provider (package subscriptions' checks and watch renewals),
 // and the master key that opens the endpoints' signing secrets, stay
 // outside the engine and are reached through [Client]. Several
 // engines may share one Store; cmd/unicald runs one per process:
 //
-//	go engine.Run(ctx, client) // until ctx ends or client.Close()
+//	go engine.Run(ctx, client, settings) // until ctx ends or client.Close()
 //
 // The delivery log as the API shows it is the engine's too:
 // [ListDeliveries] and [ResendMessage] are operations of an App over the
@@ -29,6 +29,7 @@ import (
 	"github.com/unical/unical/internal/webhook"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/subscriptions"
+	"github.com/unical/unical/sweep"
 )
 
 // engineConfig is the webhook engine's settings from Config, with
@@ -51,12 +52,14 @@ type engineConfig struct {
 	// Config.FailedRetention; 0 keeps such messages for good.
 	delivered time.Duration
 	failed    time.Duration
-	// grantPeriod is grants.Period: how often each account's grant is
+	// grantPeriod is grants.Config.Period: how often each account's grant is
 	// refreshed; 0 never.
 	grantPeriod time.Duration
+	// sweep is how often to sweep the Store; 0 never.
+	sweep time.Duration
 }
 
-func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
+func newEngineConfig(cfg *Settings) (engineConfig, error) {
 	e := engineConfig{
 		workers:      cfg.DeliveryWorkers,
 		backoff:      webhook.Backoff{Schedule: cfg.RetrySchedule, Jitter: cfg.RetryJitter},
@@ -71,7 +74,8 @@ func newEngineConfig(cfg *unical.WebhookConfig) (engineConfig, error) {
 		reconcile:        orNever(cfg.ReconcileInterval, 15*time.Minute),
 		delivered:        orNever(cfg.DeliveredRetention, DefaultDeliveredRetention),
 		failed:           orNever(cfg.FailedRetention, DefaultFailedRetention),
-		grantPeriod:      grants.Period(*cfg),
+		grantPeriod:      grants.Config{CheckInterval: cfg.GrantCheckInterval, KeepAlive: cfg.GrantKeepAlive}.Period(),
+		sweep:            cfg.sweepInterval(),
 	}
 	if e.watchRenewBefore <= 0 {
 		e.watchRenewBefore = 12 * time.Hour
@@ -128,26 +132,26 @@ type Store interface {
 	outbox.LogStore
 	unical.SubscriptionStore
 	unical.ApplicationStore
-	unical.SweepStore
+	sweep.Store
 }
 
 // Client is what the engine needs of the [unical.Client]: change
 // detection, which calls providers (CheckSubscription, package
 // subscriptions' Check), the signing secrets of webhook endpoints, which are
 // sealed under its master key, the applications it caches, and its
-// settings and lifetime.
+// clock, logger and lifetime. The engine's settings are its own
+// ([Settings]), not the Client's.
 // [ClientOf] a *unical.Client implements it; tests use a fake.
 type Client interface {
-	WebhookConfig() unical.WebhookConfig
 	// CheckSubscription checks one due subscription: one without a
 	// provider watch with its sync cursor; one with a watch has it renewed
 	// when renew is set and is checked with its sync cursor when
 	// reconcile is set.
 	CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error
 	// CheckGrants refreshes the grants of the accounts whose check is due
-	// (see package grants), sharing the work with other engines through
-	// the Store, and returns how many it checked.
-	CheckGrants(ctx context.Context) (int, error)
+	// every period (see package grants), sharing the work with other
+	// engines through the Store, and returns how many it checked.
+	CheckGrants(ctx context.Context, period time.Duration) (int, error)
 	// RevokeGrant makes one try at a revocation queued in the outbox
 	// when its account was deleted (see package grants).
 	RevokeGrant(ctx context.Context, msg *outbox.Message) error
@@ -161,8 +165,6 @@ type Client interface {
 	// Invalidate drops an application from the Client's cache after the
 	// engine changed its webhook endpoint's state in the Store.
 	Invalidate(appID string, keyIDs ...string)
-	// SweepInterval is how often to sweep the Store; 0 never.
-	SweepInterval() time.Duration
 	Observer() unical.Observer
 	Logger() *slog.Logger
 	Now() time.Time
@@ -175,21 +177,17 @@ func ClientOf(c *unical.Client) Client { return watching{c} }
 
 type watching struct{ *unical.Client }
 
-func (w watching) WebhookConfig() unical.WebhookConfig { return w.Config().WebhookConfig }
-
 func (w watching) CheckSubscription(ctx context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error {
 	return subscriptions.Check(ctx, w.Client, sub, renew, reconcile)
 }
 
 func (w watching) SubscriptionSecret(sub *unical.SubscriptionRecord) (string, error) {
-	return w.Keys().SubscriptionSecret(sub)
+	return w.Keys().SubscriptionSecret(sub.ID, sub.SealedSecret)
 }
 
 func (w watching) WebhookSecret(app *unical.Application) (string, error) {
-	return w.Keys().WebhookSecret(app)
+	return w.Keys().WebhookSecret(app.ID, app.SealedWebhookSecret)
 }
-
-func (w watching) SweepInterval() time.Duration { return max(w.Config().SweepInterval, 0) }
 
 func (w watching) Observer() unical.Observer { return w.Config().Observer }
 
@@ -197,8 +195,8 @@ func (w watching) Logger() *slog.Logger { return w.Config().Logger }
 
 func (w watching) Now() time.Time { return w.Config().Now() }
 
-func (w watching) CheckGrants(ctx context.Context) (int, error) {
-	return grants.Check(ctx, w.Client)
+func (w watching) CheckGrants(ctx context.Context, period time.Duration) (int, error) {
+	return grants.Check(ctx, w.Client, period)
 }
 
 func (w watching) RevokeGrant(ctx context.Context, msg *outbox.Message) error {
@@ -215,7 +213,7 @@ type Engine struct {
 	c     Client
 	store Store
 	// sender posts the signed requests.
-	sender unical.WebhookSender
+	sender Sender
 	log    *slog.Logger
 	obs    Observer
 	// queue is Config.Outbox: it signals messages queued in this
@@ -236,7 +234,6 @@ type Engine struct {
 type Config struct {
 	// Client is what the engine calls back into (change detection, the
 	// signing secrets, the cache); [ClientOf] a *unical.Client is one.
-	// Its WebhookConfig() are the engine's settings.
 	Client Client
 	// Store is the outbox, delivery log and subscriptions it works on.
 	Store Store
@@ -246,17 +243,19 @@ type Config struct {
 	// stops the engine. Default a queue of the engine's own, which only
 	// the outbox poll and Run's context drive.
 	Outbox *outbox.Queue
+	// Settings are the engine's settings. They are embedded, so their
+	// fields read as Config's own (cfg.Sender).
+	Settings
 }
 
-// New returns an engine for cfg.Client over cfg.Store, with the settings
-// of cfg.Client.WebhookConfig(); it starts nothing (see [Engine.Run]).
+// New returns an engine for cfg.Client over cfg.Store; it starts nothing
+// (see [Engine.Run]).
 func New(cfg Config) (*Engine, error) {
 	c, st := cfg.Client, cfg.Store
 	if c == nil || st == nil {
 		return nil, errors.New("engine: Config.Client and Config.Store are required")
 	}
-	wc := c.WebhookConfig()
-	ec, err := newEngineConfig(&wc)
+	ec, err := newEngineConfig(&cfg.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +263,7 @@ func New(cfg Config) (*Engine, error) {
 		engineConfig: ec,
 		c:            c,
 		store:        st,
-		sender:       wc.WebhookSender,
+		sender:       cfg.Sender,
 		log:          c.Logger(),
 		obs:          observerOf(c.Observer()),
 		queue:        cmp.Or(cfg.Outbox, outbox.NewQueue()),
@@ -273,18 +272,20 @@ func New(cfg Config) (*Engine, error) {
 	}, nil
 }
 
-// Run runs the engine for c over its Store (see [New] and [Engine.Run]).
-func Run(ctx context.Context, c *unical.Client) error {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
+// Run runs the engine for c over its Store with settings s (see [New]
+// and [Engine.Run]).
+func Run(ctx context.Context, c *unical.Client, s Settings) error {
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox, Settings: s})
 	if err != nil {
 		return err
 	}
 	return e.Run(ctx)
 }
 
-// PollChanges checks c's subscriptions once (see [Engine.PollChanges]).
-func PollChanges(ctx context.Context, c *unical.Client) error {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
+// PollChanges checks c's subscriptions once with settings s (see
+// [Engine.PollChanges]).
+func PollChanges(ctx context.Context, c *unical.Client, s Settings) error {
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox, Settings: s})
 	if err != nil {
 		return err
 	}
@@ -313,7 +314,7 @@ func (e *Engine) Run(ctx context.Context) error {
 // and wait blocks until the engine has stopped.
 func (e *Engine) Start(ctx context.Context) (wait func(), err error) {
 	if e.sender == nil {
-		return nil, errors.New("engine: Run needs Config.WebhookSender")
+		return nil, errors.New("engine: Run needs Config.Sender")
 	}
 	ctx, detach, err := e.queue.Attach(ctx)
 	if err != nil {
@@ -324,8 +325,8 @@ func (e *Engine) Start(ctx context.Context) (wait func(), err error) {
 		defer close(stopped)
 		defer detach()
 		var sweep sync.WaitGroup
-		if iv := e.c.SweepInterval(); iv > 0 {
-			sweep.Go(func() { e.sweepLoop(ctx, iv) })
+		if e.sweep > 0 {
+			sweep.Go(func() { e.sweepLoop(ctx, e.sweep) })
 		}
 		if e.grantPeriod > 0 {
 			sweep.Go(func() { e.grantLoop(ctx) })

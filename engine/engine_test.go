@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/scopedtoken"
+	"github.com/unical/unical/sweep"
 )
 
 // These tests run the engine over a fake Client and a fake Store, so that
@@ -24,7 +25,7 @@ import (
 // fakeClient is the Client side of the engine: it records the change
 // checks the engine asks for and opens every endpoint's secret as one.
 type fakeClient struct {
-	cfg unical.WebhookConfig
+	cfg engine.Settings
 	// queue is the engine's Config.Outbox, which the Client notifies.
 	queue *outbox.Queue
 	// now is the clock; zero for time.Now.
@@ -37,9 +38,9 @@ type fakeClient struct {
 	checked []string // "check sub_1", "renew sub_2", "revoke msg_1"
 }
 
-func newFakeClient(sender unical.WebhookSender, configure func(*unical.WebhookConfig)) *fakeClient {
-	c := &fakeClient{queue: outbox.NewQueue(), cfg: unical.WebhookConfig{
-		WebhookSender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1,
+func newFakeClient(sender engine.Sender, configure func(*engine.Settings)) *fakeClient {
+	c := &fakeClient{queue: outbox.NewQueue(), cfg: engine.Settings{
+		Sender: sender, OutboxPollInterval: time.Hour, ChangePollInterval: -1, RetryJitter: -1, SweepInterval: -1,
 	}}
 	if configure != nil {
 		configure(&c.cfg)
@@ -59,7 +60,6 @@ func (c *fakeClient) checks() []string {
 	return slices.Sorted(slices.Values(c.checked))
 }
 
-func (c *fakeClient) WebhookConfig() unical.WebhookConfig { return c.cfg }
 func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.SubscriptionRecord, renew, reconcile bool) error {
 	if sub.Watch == nil {
 		c.note("check " + sub.ID)
@@ -72,7 +72,7 @@ func (c *fakeClient) CheckSubscription(_ context.Context, sub *unical.Subscripti
 	}
 	return nil
 }
-func (c *fakeClient) CheckGrants(context.Context) (int, error) {
+func (c *fakeClient) CheckGrants(context.Context, time.Duration) (int, error) {
 	c.note("grants")
 	return 0, nil
 }
@@ -93,7 +93,6 @@ func (c *fakeClient) WebhookSecret(*unical.Application) (string, error) {
 	return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", nil
 }
 func (c *fakeClient) Invalidate(string, ...string) {}
-func (c *fakeClient) SweepInterval() time.Duration { return 0 }
 func (c *fakeClient) Observer() unical.Observer    { return unical.NopObserver{} }
 func (c *fakeClient) Logger() *slog.Logger         { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 func (c *fakeClient) Now() time.Time {
@@ -209,11 +208,11 @@ type recordingSender struct {
 	sent []string
 }
 
-func (r *recordingSender) Send(_ context.Context, url string, header map[string][]string, _ []byte) (unical.WebhookResponse, error) {
+func (r *recordingSender) Send(_ context.Context, url string, header map[string][]string, _ []byte) (engine.Response, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent = append(r.sent, url+" "+header["webhook-id"][0])
-	return unical.WebhookResponse{StatusCode: 200}, nil
+	return engine.Response{StatusCode: 200}, nil
 }
 
 func (r *recordingSender) requests() []string {
@@ -225,7 +224,7 @@ func (r *recordingSender) requests() []string {
 // start runs the engine until the test ends.
 func start(tb testing.TB, c *fakeClient, st engine.Store) {
 	tb.Helper()
-	e, err := engine.New(engine.Config{Client: c, Store: st, Outbox: c.queue})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Outbox: c.queue, Settings: c.cfg})
 	if err != nil {
 		tb.Fatalf("New() = %v", err)
 	}
@@ -297,7 +296,7 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 		{Subscription: unical.Subscription{ID: "sub_polled"}},
 		{Subscription: unical.Subscription{ID: "sub_watched"}, Watch: &unical.Watch{ID: "w1", Expiration: time.Now().Add(time.Hour)}},
 	}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.ChangePollInterval = time.Hour
 		cfg.ReconcileInterval = -1
 	})
@@ -316,7 +315,7 @@ func TestEngine_SchedulesChangeChecks(t *testing.T) {
 // The engine asks the Client to check due grants over and over, every
 // so often within Config.GrantCheckInterval.
 func TestEngine_SchedulesGrantChecks(t *testing.T) {
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.GrantCheckInterval = 80 * time.Millisecond
 	})
 	start(t, c, newFakeStore())
@@ -335,11 +334,11 @@ func TestEngine_SchedulesGrantChecks(t *testing.T) {
 // requests.
 type sweepStore struct {
 	engine.Store
-	results  []unical.SweepResult
-	requests []unical.SweepRequest
+	results  []sweep.Result
+	requests []sweep.Request
 }
 
-func (s *sweepStore) Sweep(_ context.Context, req unical.SweepRequest) (unical.SweepResult, error) {
+func (s *sweepStore) Sweep(_ context.Context, req sweep.Request) (sweep.Result, error) {
 	s.requests = append(s.requests, req)
 	res := s.results[0]
 	s.results = s.results[1:]
@@ -351,12 +350,12 @@ func (s *sweepStore) Sweep(_ context.Context, req unical.SweepRequest) (unical.S
 func TestEngine_Sweep(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	st := &sweepStore{results: []unical.SweepResult{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	st := &sweepStore{results: []sweep.Result{{Flows: 600, Attempts: 400}, {FailedMessages: 1000}, {Blobs: 3, IdempotencyKeys: 2}}}
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.DeliveredRetention, cfg.FailedRetention = time.Hour, -1
 	})
 	c.now = now
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,11 +363,11 @@ func TestEngine_Sweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(unical.SweepResult{Flows: 600, Attempts: 400, FailedMessages: 1000, Blobs: 3, IdempotencyKeys: 2}, got); diff != "" {
+	if diff := cmp.Diff(sweep.Result{Flows: 600, Attempts: 400, FailedMessages: 1000, Blobs: 3, IdempotencyKeys: 2}, got); diff != "" {
 		t.Errorf("Sweep() mismatch (-want +got):\n%s", diff)
 	}
-	req := unical.SweepRequest{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
-	if diff := cmp.Diff([]unical.SweepRequest{req, req, req}, st.requests); diff != "" {
+	req := sweep.Request{Now: now, Limit: 1000, DeliveredBefore: now.Add(-time.Hour)}
+	if diff := cmp.Diff([]sweep.Request{req, req, req}, st.requests); diff != "" {
 		t.Errorf("Store.Sweep requests (-want +got):\n%s", diff)
 	}
 }
@@ -403,11 +402,11 @@ func (s *grantSweepStore) SweepTokenGrants(_ context.Context, now time.Time, lim
 func TestEngine_SweepTokenGrants(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-	st := &grantSweepStore{sweepStore: sweepStore{results: []unical.SweepResult{{}}}, removed: []int{1000, 7}}
+	st := &grantSweepStore{sweepStore: sweepStore{results: []sweep.Result{{}}}, removed: []int{1000, 7}}
 	var _ scopedtoken.GrantStore = st
 	c := newFakeClient(&recordingSender{}, nil)
 	c.now = now
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,11 +428,11 @@ func TestEngine_RenewsWatchesDueSoon(t *testing.T) {
 		{Subscription: unical.Subscription{ID: "sub_ends_later"}, Watch: &unical.Watch{ID: "w2", Expiration: time.Now().Add(3 * time.Hour)}},
 		{Subscription: unical.Subscription{ID: "sub_polled"}},
 	}
-	c := newFakeClient(&recordingSender{}, func(cfg *unical.WebhookConfig) {
+	c := newFakeClient(&recordingSender{}, func(cfg *engine.Settings) {
 		cfg.ReconcileInterval = -1
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
-	e, err := engine.New(engine.Config{Client: c, Store: st})
+	e, err := engine.New(engine.Config{Client: c, Store: st, Settings: c.cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

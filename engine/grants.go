@@ -41,11 +41,11 @@ func (e *Engine) grantLoop(ctx context.Context) {
 // accounts from it, so each account is checked once per period in all.
 // It returns how many accounts it checked.
 func (e *Engine) CheckGrants(ctx context.Context) (int, error) {
-	return e.c.CheckGrants(ctx)
+	return e.c.CheckGrants(ctx, e.grantPeriod)
 }
 
-// CheckGrants checks c's due grants once (see [Engine.CheckGrants]), for
-// a program that does not run the engine.
-func CheckGrants(ctx context.Context, c *unical.Client) (int, error) {
-	return grants.Check(ctx, c)
+// CheckGrants checks c's due grants once under the grant settings of s
+// (see [Engine.CheckGrants]), for a program that does not run the engine.
+func CheckGrants(ctx context.Context, c *unical.Client, s Settings) (int, error) {
+	return grants.Check(ctx, c, grants.Config{CheckInterval: s.GrantCheckInterval, KeepAlive: s.GrantKeepAlive}.Period())
 }

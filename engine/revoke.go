@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/outbox"
 )
 
@@ -26,7 +27,7 @@ func (w *worker) revoke(ctx context.Context, msg *outbox.Message) {
 	switch {
 	case err == nil:
 		msg.Status, msg.LastError = outbox.Delivered, ""
-	case unical.RevocationRetryable(err):
+	case grants.Retryable(err):
 		msg.LastError = unical.ErrorMessage(err)
 		if d, ok := e.backoff.Next(msg.Attempts); ok {
 			msg.NextAttemptAt = e.now().Add(d)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/revocation"
 	"github.com/unical/unical/outbox"
 )
@@ -42,7 +43,7 @@ func TestEngine_QueuedRevocation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			sender := &recordingSender{}
-			c := newFakeClient(sender, func(cfg *unical.WebhookConfig) { cfg.RetrySchedule = schedule })
+			c := newFakeClient(sender, func(cfg *engine.Settings) { cfg.RetrySchedule = schedule })
 			c.now = now
 			c.revoke = func(*outbox.Message) error { return tc.err }
 			st := newFakeStore()

@@ -20,7 +20,7 @@ import (
 func TestClient_DeleteApplication_OwnMessagesFail(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	ctx := context.Background()
 	if _, err := admin.Of(env.Client).SetApplicationWebhook(ctx, env.App.ID(), rcv.URL+"/app"); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestClient_APIKeyLastUsed(t *testing.T) {
 	clock := time.Date(2031, 5, 1, 9, 0, 0, 0, time.UTC)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.Now = now; cfg.CacheTTL = -1 })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Now = now; cfg.CacheTTL = -1 })
 	ctx := context.Background()
 	created, err := admin.Of(env.Client).CreateAPIKey(ctx, env.App.ID(), "")
 	if err != nil {
@@ -117,7 +117,7 @@ type unversionedStore struct{ unical.Store }
 // key.
 func TestClient_RevokeAPIKey_Uncached(t *testing.T) {
 	t.Parallel()
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
 		cfg.Store = unversionedStore{cfg.Store}
 		cfg.CacheTTL = time.Hour
 	})

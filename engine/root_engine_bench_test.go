@@ -18,6 +18,7 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/outbox"
@@ -111,7 +112,7 @@ func BenchmarkDelivery(b *testing.B) {
 	b.Run("Engine", func(b *testing.B) {
 		rcv := &countingReceiver{arrived: map[string]time.Time{}, want: b.N, done: make(chan struct{})}
 		url, sender := benchTarget(b, rcv)
-		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		env := mustNewEngineEnv(b, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := env.mustSubscribe(b, url+"/bench", 100000)
 		env.mustEnqueueMany(b, subID, b.N)
 		b.ResetTimer()
@@ -126,7 +127,7 @@ func BenchmarkDelivery(b *testing.B) {
 	b.Run("Latency", func(b *testing.B) {
 		rcv := &countingReceiver{arrived: map[string]time.Time{}, want: b.N, done: make(chan struct{})}
 		url, sender := benchTarget(b, rcv)
-		env := mustNewEngineEnv(b, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		env := mustNewEngineEnv(b, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := env.mustSubscribe(b, url+"/bench", 100000)
 		env.run(b)
 		ctx := context.Background()
@@ -182,12 +183,12 @@ func (env *engineEnv) mustEnqueueMany(tb testing.TB, subID string, n int) {
 // benchTarget serves h on loopback HTTPS and returns its URL and the
 // delivery client of unicald trusting it. The benchmark counts arrivals
 // without verifying signatures, so it measures our side only.
-func benchTarget(b *testing.B, h http.Handler) (string, unical.WebhookSender) {
+func benchTarget(b *testing.B, h http.Handler) (string, engine.Sender) {
 	srv := httptest.NewTLSServer(h)
 	b.Cleanup(srv.Close)
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	return srv.URL, deliver.New(deliver.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return srv.URL, deliver.New(deliver.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // BenchmarkPolling measures the CPU cost of change polling: 1,000
@@ -227,13 +228,14 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
+	settings := engine.Settings{Sender: &fakeSender{status: http.StatusOK}, ChangePollInterval: time.Second}
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{WebhookSender: &fakeSender{status: http.StatusOK}, AllowPrivateTargets: true, ChangePollInterval: time.Second}})
+		AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: settings.ChangePollInterval}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- engine.Run(runCtx, client) }()
+	go func() { done <- engine.Run(runCtx, client, settings) }()
 	for total()-from < b.N {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -285,14 +287,14 @@ func BenchmarkPollingGoogleFake(b *testing.B) {
 func benchmarkPolling(b *testing.B, store unical.Store) {
 	const subs = 1000
 	var counter *checkCounter
-	env := mustNewEngineEnv(b, func(cfg *unical.Config) {
+	env := mustNewEngineEnv(b, func(cfg *apitest.Config) {
 		if store != nil {
 			cfg.Store = store
 		}
 		counter = &checkCounter{Provider: cfg.Providers[0], checks: map[string][]time.Time{}}
 		cfg.Providers[0] = counter
 		cfg.ChangePollInterval = time.Second
-		cfg.WebhookSender = &fakeSender{status: http.StatusOK}
+		cfg.Sender = &fakeSender{status: http.StatusOK}
 	})
 	ctx := context.Background()
 	for i := range subs {
@@ -316,7 +318,7 @@ func benchmarkPolling(b *testing.B, store unical.Store) {
 	before, start := cpuTime(b), time.Now()
 	from := total()
 	b.ResetTimer()
-	go func() { done <- engine.Run(runCtx, env.Client) }()
+	go func() { done <- engine.Run(runCtx, env.Client, env.Engine) }()
 	for total()-from < b.N {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/pgtest"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
@@ -30,7 +31,7 @@ func BenchmarkDeliveryStores(b *testing.B) {
 		open func(b *testing.B) unical.Store
 	}{
 		{"bolt", func(b *testing.B) unical.Store {
-			s, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+			s, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func BenchmarkDeliveryStores(b *testing.B) {
 		b.Run("Engine/"+st.name, func(b *testing.B) {
 			rcv := &countingReceiver{arrived: map[string]time.Time{}, want: b.N, done: make(chan struct{})}
 			url, sender := benchTarget(b, rcv)
-			env := mustNewEngineEnvOn(b, st.open(b), func(cfg *unical.Config) { cfg.WebhookSender = sender })
+			env := mustNewEngineEnvOn(b, st.open(b), func(cfg *apitest.Config) { cfg.Sender = sender })
 			subID, _ := env.mustSubscribe(b, url+"/bench", 100000)
 			env.mustEnqueueMany(b, subID, b.N)
 			b.ResetTimer()

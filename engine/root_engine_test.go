@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,88 +17,46 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
-	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/clientenv"
 	"github.com/unical/unical/outbox"
-	memprovider "github.com/unical/unical/provider/memory"
-	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/subscriptions"
 )
 
-// engineEnv is a Client over bolt with one Google account in memprovider.
+// engineEnv is the shared test Client (clientenv.Env), with this
+// package's helpers as methods.
 type engineEnv struct {
-	Client     *unical.Client
-	Store      unical.Store
-	App        *unical.App
-	Mem        *memprovider.Provider
-	AccountID  string
-	CalendarID string
-	// Dav, DavAccountID and DavCalendarID are a PROVIDER_C account.
-	Dav           *memprovider.Provider
-	DavAccountID  string
-	DavCalendarID string
+	*clientenv.Env
+	// Engine are the engine's settings.
+	Engine engine.Settings
 }
 
 // mustNewEngineEnv builds the environment; configure may change the
 // Config first.
-func mustNewEngineEnv(tb testing.TB, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnv(tb testing.TB, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	return mustNewEngineEnvOn(tb, store, configure)
+	return mustNewEngineEnvOn(tb, clientenv.OpenBolt(tb), configure)
 }
 
 // mustNewEngineEnvOn is mustNewEngineEnv over a given Store.
-func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*unical.Config)) *engineEnv {
+func mustNewEngineEnvOn(tb testing.TB, store unical.Store, configure func(*apitest.Config)) *engineEnv {
 	tb.Helper()
-	var err error
-	env := &engineEnv{Store: store, Mem: memprovider.New(unical.ProviderGoogle), Dav: memprovider.New(unical.ProviderCalDAV)}
-	env.CalendarID = env.Mem.AddUser("ada@example.com", "refresh-ada", "")
-	env.DavCalendarID = env.Dav.AddUser("alan@example.com", "", "app-password")
-	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{env.Mem, env.Dav}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{
-			AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
-			RetryJitter: -1,
-		},
-	}
+	// The engine's settings ride beside the Client's Config, and change
+	// detection is package subscriptions' hook, polling as they say.
+	env := &engineEnv{}
 	hooks := &subscriptions.Hooks{}
-	cfg.Subscriptions = hooks
-	if configure != nil {
-		configure(&cfg)
-	}
-	hooks.ChangePollInterval = cfg.ChangePollInterval
-	env.Client, err = unical.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { env.Client.Close() })
-	ctx := context.Background()
-	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("engine test")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	env.App, err = env.Client.App(ctx, created.ApplicationID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	acct, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
-		Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada"),
+	env.Env = clientenv.NewOn(tb, store, func(c *unical.Config) {
+		cfg := apitest.Config{Config: *c, Settings: engine.Settings{OutboxPollInterval: 20 * time.Millisecond, ChangePollInterval: -1,
+			RetryJitter: -1,
+		}}
+		cfg.Subscriptions = hooks
+		if configure != nil {
+			configure(&cfg)
+		}
+		hooks.ChangePollInterval = cfg.ChangePollInterval
+		env.Engine = cfg.Settings
+		*c = cfg.Config
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	env.AccountID = acct.ID
-	dav, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
-		Email: "alan@example.com", ProviderType: unical.ProviderCalDAV, Password: unical.Some("app-password"),
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	env.DavAccountID = dav.ID
 	return env
 }
 
@@ -108,7 +65,7 @@ func (env *engineEnv) run(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, env.Client) }()
+	go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -192,8 +149,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL+"/hook", 0)
@@ -227,8 +184,8 @@ func TestClient_Run_RetriesKeepWebhookID(t *testing.T) {
 func TestClient_Run_AttemptsExhausted(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusServiceUnavailable })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -253,7 +210,7 @@ func TestClient_Run_AttemptsExhausted(t *testing.T) {
 func TestClient_Run_RateLimit(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	subID, secret := env.mustSubscribe(t, rcv.URL, 5)
 	rcv.SetSecret(secret)
 	env.mustEnqueue(t, subID, 6)
@@ -268,8 +225,8 @@ func TestClient_Run_RateLimit(t *testing.T) {
 func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiverAnswering(t, func(int) int { return http.StatusBadGateway })
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -291,7 +248,7 @@ func TestClient_Run_DeletedSubscriptionGetsNothing(t *testing.T) {
 func TestClient_Run_AccountMessagesToApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	_, secret, err := admin.Of(env.Client).UpdateApplication(context.Background(), env.App.ID(), &admin.ApplicationParams{WebhookURL: unical.Some(rcv.URL + "/app")})
 	if err != nil {
 		t.Fatal(err)
@@ -320,11 +277,11 @@ type fakeSender struct {
 	at         []time.Time
 }
 
-func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (f *fakeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.at = append(f.at, time.Now())
-	return unical.WebhookResponse{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
+	return engine.Response{StatusCode: f.status, RetryAfter: f.retryAfter}, nil
 }
 
 func (f *fakeSender) setStatus(status int) {
@@ -348,8 +305,8 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
 		schedule := []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
 		const poll = 100 * time.Millisecond
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = schedule
 			cfg.OutboxPollInterval = poll
 		})
@@ -357,7 +314,7 @@ func TestClient_Run_BackoffSchedule(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Minute)
 		cancel()
 		if err := <-done; err != nil {
@@ -404,8 +361,8 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				sender := &fakeSender{status: tc.status, retryAfter: tc.retryAfter}
-				env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-					cfg.WebhookSender = sender
+				env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+					cfg.Sender = sender
 					cfg.RetrySchedule = schedule
 					cfg.OutboxPollInterval = poll
 				})
@@ -413,7 +370,7 @@ func TestClient_Run_RetryAfter(t *testing.T) {
 				env.mustEnqueue(t, subID, 1)
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error)
-				go func() { done <- engine.Run(ctx, env.Client) }()
+				go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 				time.Sleep(4 * time.Minute) // the longest case needs 3
 				cancel()
 				if err := <-done; err != nil {
@@ -440,8 +397,8 @@ func TestClient_Run_RetryAfterHoldsSubscription(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = 100 * time.Millisecond
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
@@ -473,12 +430,12 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 4)
 		env.mustEnqueue(t, subID, 8)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Second)
 		cancel()
 		<-done
@@ -497,7 +454,7 @@ func TestClient_Run_RateLimitExact(t *testing.T) {
 func TestClient_Run_ErrNoSender(t *testing.T) {
 	t.Parallel()
 	env := mustNewEngineEnv(t, nil)
-	if err := engine.Run(t.Context(), env.Client); err == nil {
+	if err := engine.Run(t.Context(), env.Client, env.Engine); err == nil {
 		t.Error("Run() without a WebhookSender = nil, want an error")
 	}
 }
@@ -512,8 +469,8 @@ func TestApp_ListDeliveries_ResendMessage(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, 5 * time.Millisecond}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -584,8 +541,8 @@ func TestApp_ResendMessage_Pending(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.RetrySchedule = []time.Duration{0, time.Hour}
 	})
 	subID, secret := env.mustSubscribe(t, rcv.URL, 0)
@@ -645,15 +602,15 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Minute // each idle poll is a bolt commit; keep them few
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
 		ids := env.mustEnqueue(t, subID, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(10 * time.Minute) // the default schedule would have retried at 5 s and 5 min
 		cancel()
 		<-done
@@ -676,7 +633,7 @@ func TestClient_Run_GoneStopsRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(2 * time.Minute)
 		cancel()
 		<-done
@@ -696,10 +653,10 @@ type gateSender struct {
 	closed atomic.Bool
 }
 
-func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (g *gateSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	if g.closed.Load() {
 		<-ctx.Done()
-		return unical.WebhookResponse{}, ctx.Err()
+		return engine.Response{}, ctx.Err()
 	}
 	return g.fakeSender.Send(ctx, url, header, body)
 }
@@ -713,8 +670,8 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sender := &gateSender{fakeSender: fakeSender{status: http.StatusOK}}
 		sender.closed.Store(true)
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.DeliveryWorkers = 1 // claims one at a time: the second waits for the worker
 			cfg.DeliveryLease = time.Hour
 			cfg.OutboxPollInterval = time.Minute
@@ -723,7 +680,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		ids := env.mustEnqueue(t, subID, 2)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		for _, id := range ids {
@@ -745,7 +702,7 @@ func TestClient_Run_ShutdownReleasesClaims(t *testing.T) {
 		// A restart sends both long before the hour-long lease would end.
 		sender.closed.Store(false)
 		ctx, cancel = context.WithCancel(t.Context())
-		go func() { done <- engine.Run(ctx, env.Client) }()
+		go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		cancel()
@@ -801,8 +758,8 @@ func TestClient_Run_DisableFailingEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -889,8 +846,8 @@ func TestClient_Run_EndpointRecovers(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusInternalServerError}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = time.Hour
@@ -917,8 +874,8 @@ func TestClient_Run_DisableApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusServiceUnavailable}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.RetrySchedule = []time.Duration{0, 30 * time.Minute, 30 * time.Minute}
 			cfg.OutboxPollInterval = time.Second
 			cfg.EndpointDisableAfter = 30 * time.Minute
@@ -965,8 +922,8 @@ func TestClient_Run_ResendEnablesApplicationEndpoint(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusGone}
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Second
 			cfg.CacheTTL = -1
 		})

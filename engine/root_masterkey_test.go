@@ -23,14 +23,14 @@ import (
 // (judged by an application's sealed secret); the right key still starts.
 func TestNew_WrongMasterKey(t *testing.T) {
 	t.Parallel()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	right, wrong := seal.NewKey(), seal.NewKey()
 	open := func(key seal.Key) error {
-		c, err := unical.New(unical.Config{Store: store, MasterKey: key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+		c, err := unical.New(unical.Config{Store: store, MasterKey: key, AllowPrivateTargets: true})
 		if err == nil {
 			c.Close()
 		}
@@ -76,8 +76,8 @@ func TestNew_WrongMasterKey(t *testing.T) {
 func TestClient_Run_UnsealableSecret(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		// A short lease: the old code gave the message back to it forever.
 		cfg.DeliveryTimeout, cfg.DeliveryLease = 50*time.Millisecond, 100*time.Millisecond
 	})

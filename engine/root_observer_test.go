@@ -103,20 +103,20 @@ func (p retryOnList) ListCalendars(ctx context.Context, s *unical.Session) ([]*u
 // one is watched).
 func TestObserver_ProviderCalls(t *testing.T) {
 	t.Parallel()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	googleCal := google.AddUser("ada@example.com", "refresh-ada", "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlookCal := outlook.AddUser("grace@example.com", "refresh-grace", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retryOnList{google}, outlook}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", Observer: rec,
-		WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
+		Subscriptions: &subscriptions.Hooks{ChangePollInterval: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -196,21 +196,22 @@ func TestObserver_Deliveries(t *testing.T) {
 		}
 		return 410
 	})
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	cal := google.AddUser("ada@example.com", "refresh-ada", "")
 	rec := newRecorder()
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{google}, MasterKey: seal.NewKey(), Observer: rec,
-		WebhookConfig: unical.WebhookConfig{
-			WebhookSender: rcv.Sender(), AllowPrivateTargets: true, OutboxPollInterval: 20 * time.Millisecond,
-			RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
-		},
+		AllowPrivateTargets: true,
 	})
+	settings := engine.Settings{
+		Sender: rcv.Sender(), OutboxPollInterval: 20 * time.Millisecond,
+		RetrySchedule: []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond}, RetryJitter: -1, ChangePollInterval: -1,
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestObserver_Deliveries(t *testing.T) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(runCtx, client) }()
+	go func() { done <- engine.Run(runCtx, client, settings) }()
 	rcv.WaitFor(t, 2)
 	// The second answer's outcome is reported once it is written; wait
 	// for it, boundedly.

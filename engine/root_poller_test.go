@@ -64,7 +64,7 @@ func TestClient_PollChanges(t *testing.T) {
 	subID, _ := env.mustSubscribe2(t, env.DavAccountID, env.DavCalendarID)
 	poll := func(step string, want ...string) {
 		t.Helper()
-		if err := engine.PollChanges(ctx, env.Client); err != nil {
+		if err := engine.PollChanges(ctx, env.Client, env.Engine); err != nil {
 			t.Fatalf("%s: PollChanges() = %v", step, err)
 		}
 		if want == nil {
@@ -100,8 +100,8 @@ func TestClient_PollChanges(t *testing.T) {
 func TestClient_Run_PollingEndToEnd(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.ChangePollInterval = 20 * time.Millisecond
 	})
 	created, err := subscriptions.Create(context.Background(), env.App, env.DavAccountID, &subscriptions.CreateParams{CalendarID: env.DavCalendarID, WebhookURL: rcv.URL + "/dav"})

@@ -2,15 +2,16 @@ package engine_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/internal/testkit/clientenv"
 	"github.com/unical/unical/outbox"
 	memprovider "github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
@@ -27,6 +28,8 @@ type pushEnv struct {
 	SubID  string
 	// AccountID and CalendarID are the subscribed account and calendar.
 	AccountID, CalendarID string
+	// Engine are the engine's settings.
+	Engine engine.Settings
 }
 
 func mustNewPushEnv(tb testing.TB) *pushEnv {
@@ -36,47 +39,33 @@ func mustNewPushEnv(tb testing.TB) *pushEnv {
 
 // mustNewPushEnvWith builds a pushEnv; configure may change the Config
 // first.
-func mustNewPushEnvWith(tb testing.TB, configure func(*unical.Config)) *pushEnv {
+func mustNewPushEnvWith(tb testing.TB, configure func(*apitest.Config)) *pushEnv {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(unical.ProviderGoogle)}
+	store := clientenv.OpenBolt(tb)
+	env := &pushEnv{Store: store, Google: memprovider.NewWatcher(memprovider.Config{Type: unical.ProviderGoogle})}
 	calID := env.Google.AddUser("ada@example.com", "refresh-ada", "")
-	cfg := unical.Config{
+	cfg := apitest.Config{Config: unical.Config{
 		Store: store, Providers: []unical.Provider{env.Google}, MasterKey: seal.NewKey(),
-		PublicURL: "https://unical.example.com", WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1},
-	}
+		PublicURL: "https://unical.example.com",
+	}, Settings: engine.Settings{ChangePollInterval: -1}}
 	if configure != nil {
 		configure(&cfg)
 	}
-	env.Client, err = unical.New(cfg)
+	cfg.Subscriptions, env.Engine = &subscriptions.Hooks{ChangePollInterval: cfg.ChangePollInterval}, cfg.Settings
+	var err error
+	env.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { env.Client.Close() })
-	ctx := context.Background()
-	created, err := admin.Of(env.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push test")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if env.App, err = env.Client.App(ctx, created.ApplicationID); err != nil {
-		tb.Fatal(err)
-	}
-	acct, err := env.App.CreateAccount(ctx, &unical.AccountCreateParams{
-		Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada"),
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sub, err := subscriptions.Create(ctx, env.App, acct.ID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
+	env.App = clientenv.NewApp(tb, env.Client, "push test")
+	accountID := clientenv.ConnectAda(tb, env.App)
+	sub, err := subscriptions.Create(context.Background(), env.App, accountID, &subscriptions.CreateParams{CalendarID: calID, WebhookURL: "https://hooks.example.com/x"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	env.SubID = sub.WebhookSubscriptionID
-	env.AccountID, env.CalendarID = acct.ID, calID
+	env.AccountID, env.CalendarID = accountID, calID
 	return env
 }
 

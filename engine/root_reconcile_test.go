@@ -13,6 +13,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -24,16 +25,16 @@ type typeSender struct {
 	at    []time.Time
 }
 
-func (s *typeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (s *typeSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	var p unical.MessagePayload
 	if err := json.Unmarshal(body, &p); err != nil {
-		return unical.WebhookResponse{}, err
+		return engine.Response{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.types = append(s.types, p.EventType)
 	s.at = append(s.at, time.Now())
-	return unical.WebhookResponse{StatusCode: http.StatusNoContent}, nil
+	return engine.Response{StatusCode: http.StatusNoContent}, nil
 }
 
 func (s *typeSender) sent() ([]string, []time.Time) {
@@ -47,8 +48,8 @@ func (s *typeSender) sent() ([]string, []time.Time) {
 func runReconcileEnv(t *testing.T, poll, reconcile time.Duration) (*pushEnv, *typeSender) {
 	t.Helper()
 	sender := &typeSender{}
-	env := mustNewPushEnvWith(t, func(cfg *unical.Config) {
-		cfg.WebhookSender = sender
+	env := mustNewPushEnvWith(t, func(cfg *apitest.Config) {
+		cfg.Sender = sender
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = time.Second
 		cfg.ChangePollInterval = poll
@@ -60,7 +61,7 @@ func runReconcileEnv(t *testing.T, poll, reconcile time.Duration) (*pushEnv, *ty
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, env.Client) }()
+	go func() { done <- engine.Run(ctx, env.Client, env.Engine) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

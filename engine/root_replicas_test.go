@@ -12,6 +12,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/outbox"
 )
 
@@ -60,10 +61,10 @@ type replicaEnv struct {
 
 // mustNewReplicas builds n replicas over one bolt Store; configure may
 // change the Config they share.
-func mustNewReplicas(tb testing.TB, n int, configure func(*unical.Config)) *replicaEnv {
+func mustNewReplicas(tb testing.TB, n int, configure func(*apitest.Config)) *replicaEnv {
 	tb.Helper()
-	var cfg unical.Config
-	env := mustNewEngineEnv(tb, func(c *unical.Config) {
+	var cfg apitest.Config
+	env := mustNewEngineEnv(tb, func(c *apitest.Config) {
 		if configure != nil {
 			configure(c)
 		}
@@ -71,7 +72,7 @@ func mustNewReplicas(tb testing.TB, n int, configure func(*unical.Config)) *repl
 	})
 	r := &replicaEnv{engineEnv: env, replicas: []*unical.Client{env.Client}}
 	for range n - 1 {
-		c, err := unical.New(cfg)
+		c, err := unical.New(cfg.Config)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func (r *replicaEnv) runAll(tb testing.TB) {
 	for _, c := range r.replicas {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- engine.Run(ctx, c) }()
+		go func() { done <- engine.Run(ctx, c, r.Engine) }()
 		stop := sync.OnceFunc(func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -106,11 +107,11 @@ func TestClient_Run_ReplicasSharePolling(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var counter *checkCounter
-		r := mustNewReplicas(t, 3, func(cfg *unical.Config) {
+		r := mustNewReplicas(t, 3, func(cfg *apitest.Config) {
 			counter = &checkCounter{Provider: cfg.Providers[0], checks: map[string][]time.Time{}}
 			cfg.Providers[0] = counter
 			cfg.ChangePollInterval = time.Second
-			cfg.WebhookSender = &fakeSender{status: http.StatusOK}
+			cfg.Sender = &fakeSender{status: http.StatusOK}
 		})
 		const subs = 12
 		ctx := context.Background()
@@ -169,7 +170,7 @@ func TestClient_Run_RateLimitAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
-		r := mustNewReplicas(t, 3, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		r := mustNewReplicas(t, 3, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 2)
 		r.mustEnqueue(t, subID, 10)
 		r.runAll(t)
@@ -193,8 +194,8 @@ func TestClient_Run_RetryAfterHoldsReplicas(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusTooManyRequests, retryAfter: 20 * time.Second}
-		r := mustNewReplicas(t, 3, func(cfg *unical.Config) {
-			cfg.WebhookSender = sender
+		r := mustNewReplicas(t, 3, func(cfg *apitest.Config) {
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = 100 * time.Millisecond
 		})
 		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 0)
@@ -241,10 +242,10 @@ func TestClient_Run_OutboxWakeups(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
 		var store *notifyingStore
-		env := mustNewEngineEnv(t, func(cfg *unical.Config) {
+		env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
 			store = &notifyingStore{Store: cfg.Store, wakeups: make(chan struct{})}
 			cfg.Store = store
-			cfg.WebhookSender = sender
+			cfg.Sender = sender
 			cfg.OutboxPollInterval = time.Hour
 		})
 		subID, _ := env.mustSubscribe(t, "https://hooks.example.com/x", 0)
@@ -270,7 +271,7 @@ func TestClient_Run_RateLimitBlocksAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		sender := &fakeSender{status: http.StatusOK}
-		r := mustNewReplicas(t, 3, func(cfg *unical.Config) { cfg.WebhookSender = sender })
+		r := mustNewReplicas(t, 3, func(cfg *apitest.Config) { cfg.Sender = sender })
 		subID, _ := r.mustSubscribe(t, "https://hooks.example.com/x", 20)
 		r.mustEnqueue(t, subID, 26)
 		r.runAll(t)

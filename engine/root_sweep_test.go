@@ -14,9 +14,11 @@ import (
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/seal"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/sweep"
 )
 
 // clock is a settable clock for Config.Now.
@@ -30,16 +32,16 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c
 
 // mustNewSweepClient returns a Client over a new bolt file with a fake
 // clock and one application.
-func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*unical.Config)) (*unical.Client, *unical.App, *clock) {
+func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*apitest.Config)) (*unical.Client, *unical.App, *clock, engine.Settings) {
 	tb.Helper()
 	clk := &clock{t: time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)}
-	mem := memory.New(unical.ProviderGoogle)
+	mem := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	mem.AddUser("ada@example.com", "refresh-ada", "")
-	cfg := unical.Config{Store: store, Providers: []unical.Provider{mem}, MasterKey: seal.NewKey(), Now: clk.Now, WebhookConfig: unical.WebhookConfig{ChangePollInterval: -1}}
+	cfg := apitest.Config{Config: unical.Config{Store: store, Providers: []unical.Provider{mem}, MasterKey: seal.NewKey(), Now: clk.Now}, Settings: engine.Settings{ChangePollInterval: -1}}
 	if configure != nil {
 		configure(&cfg)
 	}
-	c, err := unical.New(cfg)
+	c, err := unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -52,12 +54,12 @@ func mustNewSweepClient(tb testing.TB, store unical.Store, configure func(*unica
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return c, app, clk
+	return c, app, clk, cfg.Settings
 }
 
 func mustOpenBolt(tb testing.TB) *bolt.Store {
 	tb.Helper()
-	s, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), nil)
+	s, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestSweep_Retention(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			store := mustOpenBolt(t)
-			c, app, clk := mustNewSweepClient(t, store, func(cfg *unical.Config) {
+			c, app, clk, settings := mustNewSweepClient(t, store, func(cfg *apitest.Config) {
 				cfg.DeliveredRetention, cfg.FailedRetention = tc.delivered, tc.failed
 			})
 			now := clk.Now()
@@ -140,11 +142,11 @@ func TestSweep_Retention(t *testing.T) {
 				finish(t, store, app.ID(), m.id, m.status, now.Add(-m.age))
 				ids = append(ids, m.id)
 			}
-			res, err := engine.Sweep(t.Context(), c)
+			res, err := engine.Sweep(t.Context(), c, settings)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(unical.SweepResult{DeliveredMessages: tc.wantDelivered, FailedMessages: tc.wantFailed}, res); d != "" {
+			if d := cmp.Diff(sweep.Result{DeliveredMessages: tc.wantDelivered, FailedMessages: tc.wantFailed}, res); d != "" {
 				t.Errorf("Sweep() mismatch (-want +got):\n%s", d)
 			}
 			got := remaining(t, store, app.ID(), ids...)
@@ -162,8 +164,8 @@ func TestSweep_Retention(t *testing.T) {
 func TestClient_Run_Sweeps(t *testing.T) {
 	t.Parallel()
 	store := mustOpenBolt(t)
-	c, app, clk := mustNewSweepClient(t, store, func(cfg *unical.Config) {
-		cfg.WebhookSender = &fakeSender{status: 200}
+	c, app, clk, settings := mustNewSweepClient(t, store, func(cfg *apitest.Config) {
+		cfg.Sender = &fakeSender{status: 200}
 		cfg.SweepInterval = 10 * time.Millisecond
 	})
 	expired := clk.Now().Add(-time.Second)
@@ -172,7 +174,7 @@ func TestClient_Run_Sweeps(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, c) }()
+	go func() { done <- engine.Run(ctx, c, settings) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -205,7 +207,7 @@ func (noEnqueueStore) EnqueueMessages(context.Context, []*outbox.Message) error 
 func TestApp_AccountMessagesQueuedWithChange(t *testing.T) {
 	t.Parallel()
 	store := mustOpenBolt(t)
-	c, app, clk := mustNewSweepClient(t, noEnqueueStore{store}, nil)
+	c, app, clk, _ := mustNewSweepClient(t, noEnqueueStore{store}, nil)
 	ctx := t.Context()
 	if _, _, err := admin.Of(c).UpdateApplication(ctx, app.ID(), &admin.ApplicationParams{WebhookURL: unical.Some("https://hooks.example.com/app")}); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 func TestSendTestMessage(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 	ctx := context.Background()
 	if _, err := engine.SendTestMessage(ctx, env.App, "", ""); unical.ErrorCode(err) != unical.CodeInvalid || fieldOf(err) != "webhookUrl" {
 		t.Errorf("SendTestMessage(no webhook URL) = %v, want CodeInvalid naming webhookUrl", err)
@@ -63,7 +63,7 @@ func TestSendTestMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appSecret, err := env.Client.Keys().WebhookSecret(app)
+	appSecret, err := env.Client.Keys().WebhookSecret(app.ID, app.SealedWebhookSecret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/virtual"
 )
 
@@ -19,8 +20,8 @@ import (
 func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 	t.Parallel()
 	var room *virtual.Provider
-	env := mustNewEngineEnv(t, func(cfg *unical.Config) {
-		room = virtual.New(cfg.Store)
+	env := mustNewEngineEnv(t, func(cfg *apitest.Config) {
+		room = virtual.New(virtual.Config{Store: cfg.Store})
 		cfg.Providers = append(cfg.Providers, room)
 	})
 	ctx := context.Background()
@@ -47,7 +48,7 @@ func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 
 	ev := env.mustCreateEvent(t, acct.ID, virtual.PrimaryCalendarID, "Board meeting")
 	queued("create, before any poll", subPrimary, changed)
-	if err := engine.PollChanges(ctx, env.Client); err != nil {
+	if err := engine.PollChanges(ctx, env.Client, env.Engine); err != nil {
 		t.Fatal(err)
 	}
 	queued("poll after the create", subPrimary)
@@ -77,7 +78,7 @@ func TestClient_VirtualWritesQueueAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	queued("write at the provider, before a poll", subPrimary)
-	if err := engine.PollChanges(ctx, env.Client); err != nil {
+	if err := engine.PollChanges(ctx, env.Client, env.Engine); err != nil {
 		t.Fatal(err)
 	}
 	queued("poll after a write at the provider", subPrimary, changed)

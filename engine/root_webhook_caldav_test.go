@@ -35,7 +35,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	calID = calID[strings.LastIndexByte(calID, '/')+1:]
 
 	rcv := apitest.NewReceiver(t)
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,9 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	}
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{davProvider}, MasterKey: seal.NewKey(),
-		WebhookConfig: unical.WebhookConfig{
-			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
-		},
+		AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: 100 * time.Millisecond},
 	})
+	settings := engine.Settings{Sender: rcv.Sender(), ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +73,7 @@ func TestClient_Run_CalDAVPolling(t *testing.T) {
 	rcv.SetSecret(sub.EndpointSecret)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(runCtx, client) }()
+	go func() { done <- engine.Run(runCtx, client, settings) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	expect := func(step string, n int) {

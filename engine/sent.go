@@ -10,7 +10,7 @@ import (
 
 // SentHeaders returns the headers the engine sent with an attempt of msg
 // made at at (whole seconds count): webhook-id, webhook-timestamp,
-// webhook-signature and Content-Type; the WebhookSender adds its
+// webhook-signature and Content-Type; the Sender adds its
 // User-Agent. The signature is computed again over msg's kept body with
 // the endpoint's current secret, so it is the one sent unless the secret
 // was rotated since. It is for showing a delivery to the operator (the

@@ -6,9 +6,10 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/scopedtoken"
+	"github.com/unical/unical/sweep"
 )
 
-// Retention defaults; see the unical.WebhookConfig fields of the same
+// Retention defaults; see the Settings fields of the same
 // names.
 const (
 	DefaultDeliveredRetention = 7 * 24 * time.Hour
@@ -20,12 +21,12 @@ const (
 // let deliveries and requests in between.
 const sweepBatch = 1000
 
-// Sweep sweeps c's Store once (see [Engine.Sweep]), for a program that
-// does not run the engine.
-func Sweep(ctx context.Context, c *unical.Client) (unical.SweepResult, error) {
-	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox})
+// Sweep sweeps c's Store once with the retention of s (see
+// [Engine.Sweep]), for a program that does not run the engine.
+func Sweep(ctx context.Context, c *unical.Client, s Settings) (sweep.Result, error) {
+	e, err := New(Config{Client: ClientOf(c), Store: c.Store(), Outbox: c.Config().Outbox, Settings: s})
 	if err != nil {
-		return unical.SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	return e.Sweep(ctx)
 }
@@ -37,9 +38,9 @@ func Sweep(ctx context.Context, c *unical.Client) (unical.SweepResult, error) {
 // older than Config.FailedRetention. Pending messages are never removed.
 // A running engine calls it every Config.SweepInterval. It works in
 // batches and returns what it removed, also when ctx ends part way.
-func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
+func (e *Engine) Sweep(ctx context.Context) (sweep.Result, error) {
 	now := e.now().UTC()
-	req := unical.SweepRequest{Now: now, Limit: sweepBatch}
+	req := sweep.Request{Now: now, Limit: sweepBatch}
 	if e.delivered > 0 {
 		req.DeliveredBefore = now.Add(-e.delivered)
 	}
@@ -47,7 +48,7 @@ func (e *Engine) Sweep(ctx context.Context) (unical.SweepResult, error) {
 		req.FailedBefore = now.Add(-e.failed)
 	}
 	e.sweepTokenGrants(ctx, now)
-	var total unical.SweepResult
+	var total sweep.Result
 	for {
 		res, err := e.store.Sweep(ctx, req)
 		total.Flows += res.Flows

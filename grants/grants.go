@@ -11,7 +11,7 @@
 // subscription and without calls would stay ACTIVE until someone calls
 // and finds it EXPIRED. So the engine (package engine) calls [Check] now
 // and then: it refreshes the token of every ACTIVE Google and Microsoft
-// account that has gone a [Period] without a refresh (calls refresh
+// account that has gone a [Config.Period] without a refresh (calls refresh
 // tokens too, so a busy account costs nothing more), which keeps the
 // refresh token in use and moves an account whose grant ended to EXPIRED,
 // with one enduseraccount.updated, as a refused call does.
@@ -32,7 +32,7 @@ import (
 	"github.com/unical/unical"
 )
 
-// Defaults of unical.WebhookConfig.GrantCheckInterval and GrantKeepAlive.
+// Defaults of Config.CheckInterval and KeepAlive.
 const (
 	DefaultCheckInterval = 6 * time.Hour
 	DefaultKeepAlive     = 30 * 24 * time.Hour
@@ -47,12 +47,23 @@ const (
 // concurrency bounds how many refreshes one pass makes at once.
 const concurrency = 8
 
+// Config is the grant settings (engine.Settings' GrantCheckInterval and
+// GrantKeepAlive).
+type Config struct {
+	// CheckInterval is how often, at most, a revoked grant goes unnoticed;
+	// default DefaultCheckInterval, negative: never.
+	CheckInterval time.Duration
+	// KeepAlive is how long a refresh token may go unused; default
+	// DefaultKeepAlive, negative: never.
+	KeepAlive time.Duration
+}
+
 // Period is how often each account's grant is refreshed under cfg: the
-// shorter of GrantCheckInterval and GrantKeepAlive (each with its
-// default; a negative one does not count); 0 when both are disabled.
-func Period(cfg unical.WebhookConfig) time.Duration {
+// shorter of CheckInterval and KeepAlive (each with its default; a
+// negative one does not count); 0 when both are disabled.
+func (cfg Config) Period() time.Duration {
 	var period time.Duration
-	for _, d := range []time.Duration{orDefault(cfg.GrantCheckInterval, DefaultCheckInterval), orDefault(cfg.GrantKeepAlive, DefaultKeepAlive)} {
+	for _, d := range []time.Duration{orDefault(cfg.CheckInterval, DefaultCheckInterval), orDefault(cfg.KeepAlive, DefaultKeepAlive)} {
 		if d > 0 && (period == 0 || d < period) {
 			period = d
 		}
@@ -73,18 +84,17 @@ type schedule struct {
 }
 
 // Check refreshes the token of every ACTIVE account, of every
-// application, whose grant check is due, and returns how many accounts it
+// application, whose grant check is due every period ([Config.Period]; 0 checks nothing), and returns how many accounts it
 // took to check. An account seen for the first time is due
-// within one Period (spread by its id, so that a server's accounts are not
+// within one period (spread by its id, so that a server's accounts are not
 // all refreshed at once), or at once when its credentials have not been
-// refreshed for a Period. Accounts connected through the application's
+// refreshed for a period. Accounts connected through the application's
 // delegation credential have no refresh token of their own and are left
 // alone, as are CalDAV and VIRTUAL accounts. Check returns the first
 // Store error; a refused refresh expires its account (see
 // [unical.App.ProviderFailed]), any other failure of one account is
 // logged and left for its next due time.
-func Check(ctx context.Context, c *unical.Client) (int, error) {
-	period := Period(c.Config().WebhookConfig)
+func Check(ctx context.Context, c *unical.Client, period time.Duration) (int, error) {
 	if period <= 0 {
 		return 0, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/grants"
 )
 
@@ -24,7 +23,7 @@ func TestPeriod(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := grants.Period(unical.WebhookConfig{GrantCheckInterval: tc.interval, GrantKeepAlive: tc.keepAlive})
+			got := grants.Config{CheckInterval: tc.interval, KeepAlive: tc.keepAlive}.Period()
 			if got != tc.want {
 				t.Errorf("Period() = %s, want %s", got, tc.want)
 			}

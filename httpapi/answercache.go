@@ -7,11 +7,12 @@ import (
 	"sync"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/storeversion"
 )
 
 // answerCache keeps the encoded answers of account reads, the most
 // frequent calls, by application and URL, together with the
-// Store version they were read at (unical.VersionedStore). An answer is
+// Store version they were read at (storeversion.Store). An answer is
 // reused only while the version has not moved, so it is byte for byte what
 // reading and encoding again would give: a write to an account (with
 // bbolt, any write) makes every entry miss once, and so does, with the
@@ -81,7 +82,7 @@ func (c *answerCache) put(key answerKey, version uint64, body []byte) {
 func (h *handler) cachedRead(w http.ResponseWriter, r *http.Request, app *unical.App, read func(ctx context.Context) (any, error)) error {
 	// The version is read before the data, so an answer is never filed
 	// under a version newer than what it shows.
-	version, versioned := unical.StoreVersion(h.client.Store())
+	version, versioned := storeversion.Of(h.client.Store())
 	if !versioned {
 		v, err := read(requestContext(w, r))
 		if err != nil {

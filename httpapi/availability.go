@@ -5,6 +5,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
+	"github.com/unical/unical/scopedtoken"
 )
 
 func (h *handler) registerAvailabilityRoutes() {
@@ -17,7 +18,7 @@ func (h *handler) handleAvailability(w http.ResponseWriter, r *http.Request, app
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
-	if err := allowAvailability(r, &params); err != nil {
+	if err := scopedtoken.Availability(grantOf(r), &params); err != nil {
 		return err
 	}
 	res, err := availability.Find(r.Context(), app, h.client.Config().Now(), &params)

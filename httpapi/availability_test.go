@@ -208,9 +208,9 @@ func TestAvailabilityGroups(t *testing.T) {
 func TestAvailabilityNotice(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2031, 3, 3, 8, 50, 0, 0, time.UTC)
-	p := memory.New(unical.ProviderGoogle)
+	p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	p.AddUser(googleUser, googleToken, "")
-	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) { cfg.Now = func() time.Time { return now } })
+	st := apitest.Start(t, []unical.Provider{p}, func(cfg *apitest.Config) { cfg.Now = func() time.Time { return now } })
 	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
 		unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1"},
 	}})

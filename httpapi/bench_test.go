@@ -98,13 +98,13 @@ func BenchmarkAccounts(b *testing.B) {
 			first = acct.ID
 		}
 	}
-	plain := httpapi.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
+	plain := httpapi.Config{Client: ts.Client, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
 	// served is what unicald serve mounts: request metrics, the request
 	// log, both rate limits (raised so that the loop is never refused)
 	// and the deadline.
 	served := plain
 	served.Requests = metrics.New()
-	served.RequestLog = requestlog.New(requestlog.Options{})
+	served.RequestLog = requestlog.New(requestlog.Config{})
 	served.KeyRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.IPRateLimit = httpapi.RateLimit{PerSecond: 1e9}
 	served.RequestTimeout = httpapi.DefaultRequestTimeout
@@ -128,9 +128,9 @@ func BenchmarkAccounts(b *testing.B) {
 	}
 	for _, mode := range []struct {
 		name string
-		opts httpapi.Options
+		opts httpapi.Config
 	}{{"", plain}, {"Served", served}} {
-		h = httpapi.NewHandler(ts.Client, mode.opts)
+		h = httpapi.NewHandler(mode.opts)
 		b.Run("Get"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts/"+first) })
 		b.Run("List50"+mode.name, func(b *testing.B) { run(b, "/v1/endUserAccounts?limit=50") })
 	}
@@ -140,7 +140,7 @@ func BenchmarkAccounts(b *testing.B) {
 	for _, route := range []struct{ name, target string }{
 		{"Get", "/v1/endUserAccounts/" + first}, {"List50", "/v1/endUserAccounts?limit=50"},
 	} {
-		h = bareHandler(b, httpapi.NewHandler(ts.Client, served), route.target, ts.APIKey)
+		h = bareHandler(b, httpapi.NewHandler(served), route.target, ts.APIKey)
 		b.Run(route.name+"Bare", func(b *testing.B) { run(b, route.target) })
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/scopedtoken"
 )
 
 // The booking layer's routes: each is decode, one call of package
@@ -76,7 +77,7 @@ func bookingByID[T any](h *handler, notify bool, call func(*booking.Service, con
 		if err != nil {
 			return err
 		}
-		if err := h.allowBooking(r.Context(), r, app, r.PathValue("id")); err != nil {
+		if err := h.allowBooking(r, app); err != nil {
 			return err
 		}
 		v, err := call(h.bookings(app), r.Context(), r.PathValue("id"), opts)
@@ -96,10 +97,10 @@ func bookingWrite[P, T any](h *handler, status int, notify bool, call func(*book
 		if err := decodeBody(w, r, &params, serverSet); err != nil {
 			return err
 		}
-		if err := allowBookingParams(r, &params); err != nil {
+		if err := scopedtoken.BookingBody(grantOf(r), &params); err != nil {
 			return err
 		}
-		if err := h.allowBooking(r.Context(), r, app, r.PathValue("id")); err != nil {
+		if err := h.allowBooking(r, app); err != nil {
 			return err
 		}
 		opts, err := bookingOptions(r, notify)
@@ -160,7 +161,7 @@ func (h *handler) handleBookingList(w http.ResponseWriter, r *http.Request, app 
 	if q.err != nil {
 		return q.err
 	}
-	if err := allowBookingList(r, params.BookingTypeID); err != nil {
+	if err := scopedtoken.BookingList(grantOf(r), params.BookingTypeID); err != nil {
 		return err
 	}
 	page, err := h.bookings(app).ListBookings(r.Context(), params)

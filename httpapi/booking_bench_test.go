@@ -27,19 +27,19 @@ import (
 // application that can connect PROVIDER_A accounts.
 func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) *httpclient.Client {
 	b.Helper()
-	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(providers, store), MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(providers, virtual.Config{Store: store}), MasterKey: seal.NewKey()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { client.Close() })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	b.Cleanup(srv.Close)
 	created, err := admin.Of(client).CreateApplication(b.Context(), &admin.ApplicationParams{Name: unical.Some("bench"),
 		Providers: map[unical.ProviderType]unical.ProviderSettings{unical.ProviderGoogle: {ClientID: "client-1", ClientSecret: "client-secret-1"}}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := httpclient.New(srv.URL, created.APIKey, nil)
+	c, err := httpclient.New(httpclient.Config{BaseURL: srv.URL, APIKey: created.APIKey})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,12 +56,12 @@ func plainStack(b *testing.B, store unical.Store, providers ...unical.Provider) 
 // unicald serves, on bbolt.
 func BenchmarkBookingSlots10Slow(b *testing.B) {
 	const delay = 100 * time.Millisecond
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	c := plainStack(b, store, slowProvider{google, delay})
 	var parts []booking.Participant
 	hours := &availability.WorkingHours{TimeZone: "Europe/Berlin"}
@@ -130,7 +130,7 @@ func BenchmarkBookingCreate(b *testing.B) {
 			var store unical.Store
 			switch kind {
 			case "bolt":
-				s, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+				s, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 				if err != nil {
 					b.Fatal(err)
 				}

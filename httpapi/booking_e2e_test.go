@@ -43,7 +43,7 @@ func bookingMonday() time.Time {
 
 func bookingClient(t *testing.T, st *apitest.Stack) *httpclient.Client {
 	t.Helper()
-	c, err := httpclient.New(st.URL, st.APIKey, nil)
+	c, err := httpclient.New(httpclient.Config{BaseURL: st.URL, APIKey: st.APIKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,12 +321,12 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		client, err := unical.New(unical.Config{Store: s, Providers: virtual.Add(nil, s), MasterKey: key})
+		client, err := unical.New(unical.Config{Store: s, Providers: virtual.Add(nil, virtual.Config{Store: s}), MasterKey: key})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { client.Close() })
-		srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+		srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 		t.Cleanup(srv.Close)
 		servers = append(servers, srv)
 		if first == nil {
@@ -339,7 +339,7 @@ func TestBookingE2E_ReplicasPostgres(t *testing.T) {
 	}
 	clients := make([]*httpclient.Client, len(servers))
 	for i, srv := range servers {
-		if clients[i], err = httpclient.New(srv.URL, created.APIKey, nil); err != nil {
+		if clients[i], err = httpclient.New(httpclient.Config{BaseURL: srv.URL, APIKey: created.APIKey}); err != nil {
 			t.Fatal(err)
 		}
 	}

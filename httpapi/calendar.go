@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/scopedtoken"
 )
 
 func (h *handler) registerCalendarRoutes() {
@@ -25,7 +26,7 @@ func (h *handler) handleCalendarList(w http.ResponseWriter, r *http.Request, app
 	if err != nil {
 		return err
 	}
-	page.Data = coveredCalendars(r, r.PathValue("accountID"), page.Data)
+	page.Data = scopedtoken.CoveredCalendars(grantOf(r), r.PathValue("accountID"), page.Data)
 	return ok(w, page)
 }
 

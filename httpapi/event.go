@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/series"
 )
 
 func (h *handler) registerEventRoutes() {
@@ -89,12 +90,12 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 		return err
 	}
 	q := &query{r: r}
-	scope := unical.EditScope(q.str("scope"))
+	scope := series.EditScope(q.str("scope"))
 	opts, err := q.writeOptions(unical.OptionNotifyAttendees, unical.OptionIfMatch)
 	if err != nil {
 		return err
 	}
-	e, err := app.UpdateEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params, opts)
+	e, err := series.Update(r.Context(), app, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, &params, opts)
 	if err != nil {
 		return err
 	}
@@ -104,12 +105,12 @@ func (h *handler) handleEventUpdate(w http.ResponseWriter, r *http.Request, app 
 // handleEventDelete handles DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}.
 func (h *handler) handleEventDelete(w http.ResponseWriter, r *http.Request, app *unical.App) error {
 	q := &query{r: r}
-	scope := unical.EditScope(q.str("scope"))
+	scope := series.EditScope(q.str("scope"))
 	opts, err := q.writeOptions(unical.OptionNotifyAttendees, unical.OptionIfMatch)
 	if err != nil {
 		return err
 	}
-	res, err := app.DeleteEventWithScope(r.Context(), r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, opts)
+	res, err := series.Delete(r.Context(), app, r.PathValue("accountID"), r.PathValue("calendarID"), r.PathValue("eventID"), scope, opts)
 	if err != nil {
 		return err
 	}

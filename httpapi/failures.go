@@ -18,17 +18,26 @@ var DefaultFailureLimit = RateLimit{PerSecond: 1.0 / 60, Burst: 10}
 // attempt of an address without one is answered 429 until one has come
 // back. Its users check the attempt first and ask Wait only when it
 // failed, so the right secret always works: only failures are throttled.
-// Addresses count as in Options.IPRateLimit (IPv6 by /64). It is safe
+// Addresses count as in Config.IPRateLimit (IPv6 by /64). It is safe
 // for concurrent use; one limiter may serve several handlers, so that a
 // guess counts the same wherever it is made.
 type FailureLimiter struct {
 	a AddressLimiter
 }
 
-// NewFailureLimiter returns a limiter of rl failures per address, taking
-// the address as Options.TrustForwardedFor says; nil when rl has no rate.
-func NewFailureLimiter(rl RateLimit, trustForwardedFor bool) *FailureLimiter {
-	a := NewAddressLimiter(rl, trustForwardedFor)
+// LimiterConfig configures NewFailureLimiter and NewAddressLimiter.
+type LimiterConfig struct {
+	// Rate is the limit per address; a zero PerSecond is no limit.
+	Rate RateLimit
+	// TrustForwardedFor takes the address from X-Forwarded-For, as
+	// Config.TrustForwardedFor does for /v1.
+	TrustForwardedFor bool
+}
+
+// NewFailureLimiter returns a limiter of cfg.Rate failures per address;
+// nil when cfg.Rate has no rate.
+func NewFailureLimiter(cfg LimiterConfig) *FailureLimiter {
+	a := NewAddressLimiter(cfg)
 	if a == nil {
 		return nil
 	}
@@ -53,21 +62,21 @@ func (f *FailureLimiter) Fail(r *http.Request) {
 
 // AddressLimiter is a rate limit per client address (IPv6 by /64) for
 // handlers served beside /v1, such as the public booking page: the front
-// door's token buckets, taking the address as Options.TrustForwardedFor
+// door's token buckets, taking the address as Config.TrustForwardedFor
 // says. It is safe for concurrent use.
 type AddressLimiter struct {
 	l                 *limiter[netip.Addr]
 	trustForwardedFor bool
 }
 
-// NewAddressLimiter returns a limiter of rl requests per address; nil
-// (no limit) when rl has no rate.
-func NewAddressLimiter(rl RateLimit, trustForwardedFor bool) *AddressLimiter {
-	l := newLimiter(rl, DefaultLimiterSize, hashAddr)
+// NewAddressLimiter returns a limiter of cfg.Rate requests per address;
+// nil (no limit) when cfg.Rate has no rate.
+func NewAddressLimiter(cfg LimiterConfig) *AddressLimiter {
+	l := newLimiter(cfg.Rate, DefaultLimiterSize, hashAddr)
 	if l == nil {
 		return nil
 	}
-	return &AddressLimiter{l: l, trustForwardedFor: trustForwardedFor}
+	return &AddressLimiter{l: l, trustForwardedFor: cfg.TrustForwardedFor}
 }
 
 // Allow takes a token of r's address, and otherwise reports how long it

@@ -60,13 +60,13 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 		redirect: "https://app.example.com/connected",
 		dbPath:   filepath.Join(tb.TempDir(), "unical.db"),
 	}
-	store, err := bolt.Open(fs.dbPath, &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: fs.dbPath, NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
 	cfg := unical.Config{
-		Store: store, Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}, MasterKey: seal.NewKey(),
+		Store: store, Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}, MasterKey: seal.NewKey(),
 		PublicURL: "https://unical.example.com", Now: fs.clock.Now,
 	}
 	if configure != nil {
@@ -87,7 +87,7 @@ func newFlowStack(tb testing.TB, configure func(*unical.Config)) *flowStack {
 		tb.Fatal(err)
 	}
 	fs.appID = created.ApplicationID
-	fs.handler = openapitest.Handler(tb, httpapi.NewHandler(fs.client, httpapi.Options{}))
+	fs.handler = openapitest.Handler(tb, httpapi.NewHandler(httpapi.Config{Client: fs.client}))
 	return fs
 }
 
@@ -129,7 +129,7 @@ func TestAuthorize_FloodWritesNothing(t *testing.T) {
 	// 3,000 alike exchanges: the OpenAPI check of each (as newFlowStack
 	// wraps) would add minutes under -race and nothing that the other
 	// authorize tests do not check already.
-	fs.handler = httpapi.NewHandler(fs.client, httpapi.Options{})
+	fs.handler = httpapi.NewHandler(httpapi.Config{Client: fs.client})
 	params := url.Values{
 		"loginHint": {strings.Repeat("l", 320)},
 		"state":     {strings.Repeat("s", 2048)},
@@ -155,7 +155,7 @@ func TestAuthorize_FloodWritesNothing(t *testing.T) {
 		t.Errorf("bolt file grew from %d to %d bytes during the flood, want no write", before, after)
 	}
 	fs.clock.Add(15 * time.Minute)
-	swept, err := engine.Sweep(t.Context(), fs.client)
+	swept, err := engine.Sweep(t.Context(), fs.client, engine.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func (h *handler) handleFreeBusy(w http.ResponseWriter, r *http.Request, app *un
 	if err := decodeBody(w, r, &params, nil); err != nil {
 		return err
 	}
-	if err := allowCalendars(r, scopedtoken.FreeBusyRead, "calendarIds", r.PathValue("accountID"), params.CalendarIDs); err != nil {
+	if err := scopedtoken.FreeBusy(grantOf(r), r.PathValue("accountID"), params.CalendarIDs); err != nil {
 		return err
 	}
 	res, err := app.QueryFreeBusy(r.Context(), r.PathValue("accountID"), &params)

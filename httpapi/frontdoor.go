@@ -149,24 +149,21 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		h.writeError(w, r, err)
 		return
 	}
-	answer := &bufferedResponse{header: w.Header().Clone()}
+	answer := httpwire.NewBuffer(w.Header().Clone())
 	h.writeError(answer, r, err)
 	conn, buf, herr := http.NewResponseController(w).Hijack()
 	if herr != nil {
 		// A wrapping ResponseWriter that cannot hand over the connection:
 		// answer through it, asking net/http to close rather than drain.
-		for k, v := range answer.header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Connection", "close")
-		w.WriteHeader(answer.status)
-		_, _ = w.Write(answer.body.Bytes())
+		answer.Header().Set("Connection", "close")
+		answer.CopyTo(w)
 		return
 	}
+	body := answer.Bytes()
 	resp := &http.Response{
-		StatusCode: answer.status, ProtoMajor: 1, ProtoMinor: 1, Request: r,
-		Header: answer.header, ContentLength: int64(answer.body.Len()),
-		Body: io.NopCloser(&answer.body), Close: true,
+		StatusCode: answer.Status(), ProtoMajor: 1, ProtoMinor: 1, Request: r,
+		Header: answer.Header(), ContentLength: int64(len(body)),
+		Body: io.NopCloser(bytes.NewReader(body)), Close: true,
 	}
 	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	if resp.Write(buf) == nil && buf.Flush() == nil {
@@ -176,28 +173,6 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	conn.Close()
-}
-
-// bufferedResponse holds an answer for refuse to write itself.
-type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedResponse) Header() http.Header { return b.header }
-
-func (b *bufferedResponse) WriteHeader(status int) {
-	if b.status == 0 {
-		b.status = status
-	}
-}
-
-func (b *bufferedResponse) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
 }
 
 // isHealthPath reports the unauthenticated probes of load balancers and

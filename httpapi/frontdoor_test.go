@@ -26,7 +26,7 @@ import (
 )
 
 // startWithOptions is MustNewServerWith with the handler built from opts.
-func startWithOptions(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
+func startWithOptions(tb testing.TB, opts httpapi.Config, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
 	return newTestServer(tb, opts, wrap)
 }
@@ -87,7 +87,7 @@ const slowRate = 0.001
 // Retry-After while another key, from the same address, does not.
 func TestRateLimitPerKey(t *testing.T) {
 	t.Parallel()
-	ts := startWithOptions(t, httpapi.Options{KeyRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 2}}, nil)
+	ts := startWithOptions(t, httpapi.Config{KeyRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 2}}, nil)
 	_, keyB := ts.mustCreateApp(t, "other", "")
 	_, keyA2 := ts.CreateAPIKeyOf(t)
 	steps := []struct {
@@ -132,7 +132,7 @@ func TestRateLimitPerIP(t *testing.T) {
 	t.Parallel()
 	t.Run("Peer", func(t *testing.T) {
 		t.Parallel()
-		ts := startWithOptions(t, httpapi.Options{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 2}}, nil)
+		ts := startWithOptions(t, httpapi.Config{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 2}}, nil)
 		var got []answer
 		for _, key := range []string{"uk_bad_key", "uk_bad_key", "uk_bad_key", ts.APIKey} {
 			// X-Forwarded-For is not trusted: every request is 127.0.0.1's.
@@ -144,7 +144,7 @@ func TestRateLimitPerIP(t *testing.T) {
 	})
 	t.Run("Forwarded", func(t *testing.T) {
 		t.Parallel()
-		ts := startWithOptions(t, httpapi.Options{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, TrustForwardedFor: true}, nil)
+		ts := startWithOptions(t, httpapi.Config{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, TrustForwardedFor: true}, nil)
 		steps := []struct {
 			from string
 			want answer
@@ -178,7 +178,7 @@ func TestRateLimitTableBounded(t *testing.T) {
 	const size = 16
 	t.Run("Addresses", func(t *testing.T) {
 		t.Parallel()
-		ts := startWithOptions(t, httpapi.Options{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, TrustForwardedFor: true, LimiterSize: size}, nil)
+		ts := startWithOptions(t, httpapi.Config{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, TrustForwardedFor: true, LimiterSize: size}, nil)
 		const callers = 5 * size
 		allowed := 0
 		for i := range callers {
@@ -194,7 +194,7 @@ func TestRateLimitTableBounded(t *testing.T) {
 	})
 	t.Run("Keys", func(t *testing.T) {
 		t.Parallel()
-		ts := startWithOptions(t, httpapi.Options{KeyRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, LimiterSize: size}, nil)
+		ts := startWithOptions(t, httpapi.Config{KeyRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 1}, LimiterSize: size}, nil)
 		const callers = 2 * size
 		allowed := 0
 		for i := range callers {
@@ -233,7 +233,7 @@ func (p hangingProvider) ListCalendars(ctx context.Context, s *unical.Session) (
 func TestRequestTimeout(t *testing.T) {
 	t.Parallel()
 	returned := make(chan error, 1)
-	ts := startWithOptions(t, httpapi.Options{RequestTimeout: 2 * time.Second}, func(p *memory.Provider) unical.Provider {
+	ts := startWithOptions(t, httpapi.Config{RequestTimeout: 2 * time.Second}, func(p *memory.Provider) unical.Provider {
 		return hangingProvider{p, returned}
 	})
 	var acct unical.Account
@@ -292,9 +292,9 @@ func (s hangingStore) hang(ctx context.Context) error {
 func TestRequestTimeout_CachedReads(t *testing.T) {
 	t.Parallel()
 	returned := make(chan error, 2)
-	st := apitest.StartWithOptions(t, nil, func(cfg *unical.Config) {
+	st := apitest.StartWithOptions(t, nil, func(cfg *apitest.Config) {
 		cfg.Store = hangingStore{cfg.Store.(*bolt.Store), returned}
-	}, httpapi.Options{RequestTimeout: time.Second})
+	}, httpapi.Config{RequestTimeout: time.Second})
 	_, key := st.CreateApp(t, &admin.ApplicationParams{})
 	for _, path := range []string{"/v1/endUserAccounts/acct_1", "/v1/endUserAccounts?limit=5"} {
 		r := st.DoKey(t, key, "GET", path, nil)
@@ -318,7 +318,7 @@ func TestRequestTimeout_CachedReads(t *testing.T) {
 // read the body first would wait here until the client's own deadline.
 func TestRefusedBeforeBody(t *testing.T) {
 	t.Parallel()
-	ts := startWithOptions(t, httpapi.Options{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 3}}, nil)
+	ts := startWithOptions(t, httpapi.Config{IPRateLimit: httpapi.RateLimit{PerSecond: slowRate, Burst: 3}}, nil)
 	const head = `{"email":"`
 	tests := []struct {
 		name       string
@@ -444,10 +444,10 @@ func TestInvalidUTF8(t *testing.T) {
 func BenchmarkFrontDoor(b *testing.B) {
 	for _, bc := range []struct {
 		name string
-		opts httpapi.Options
+		opts httpapi.Config
 	}{
-		{"Off", httpapi.Options{}},
-		{"On", httpapi.Options{
+		{"Off", httpapi.Config{}},
+		{"On", httpapi.Config{
 			KeyRateLimit: httpapi.RateLimit{PerSecond: 1e9}, IPRateLimit: httpapi.RateLimit{PerSecond: 1e9},
 			RequestTimeout: httpapi.DefaultRequestTimeout,
 		}},

@@ -40,7 +40,7 @@ func mustNewGoogleStack(t *testing.T) *googleStack {
 // mustNewGoogleStackWith is mustNewGoogleStack with options for the fake Google and
 // configure changing the Client's Config first. A clock in gopts.Now is
 // the provider's clock too.
-func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure func(*unical.Config)) *googleStack {
+func mustNewGoogleStackWith(t *testing.T, gopts googletest.Options, configure func(*apitest.Config)) *googleStack {
 	t.Helper()
 	g := googletest.NewServer(t, gopts)
 	g.AddUser(googletest.User{Email: e2eUser, Name: "Dana", TimeZone: "Europe/Paris"})
@@ -451,14 +451,14 @@ func TestGoogleE2E_OAuthRefusals(t *testing.T) {
 func TestGoogleE2E_Push(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 	accountID := st.connect(t)
 	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -545,19 +545,19 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 	t.Run("Renew", func(t *testing.T) {
 		t.Parallel()
 		rcv, seen := apitest.NewReceiver(t), 0
-		st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
-			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+		st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *apitest.Config) {
+			cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 			// Every watch is due for renewal at once.
 			cfg.WatchRenewBefore = 30 * 24 * time.Hour
 		})
-		go func() { _ = engine.Run(t.Context(), st.Client) }()
+		go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 		accountID := st.connect(t)
 		var sub subscriptions.Created
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
 		rcv.SetSecret(sub.EndpointSecret)
 		first := st.google.Channels()
-		if err := engine.PollChanges(t.Context(), st.Client); err != nil {
+		if err := engine.PollChanges(t.Context(), st.Client, st.Engine); err != nil {
 			t.Fatal(err)
 		}
 		var live []googletest.ChannelInfo
@@ -583,11 +583,11 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		rcv, seen := apitest.NewReceiver(t), 0
 		// Google refuses our http:// notification address, as it refuses
 		// every address that is not HTTPS.
-		st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
-			cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+		st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *apitest.Config) {
+			cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 			cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 		})
-		go func() { _ = engine.Run(t.Context(), st.Client) }()
+		go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 		accountID := st.connect(t)
 		var sub subscriptions.Created
 		st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -597,7 +597,7 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 		}
 		poll := func() {
 			t.Helper()
-			if err := engine.PollChanges(t.Context(), st.Client); err != nil {
+			if err := engine.PollChanges(t.Context(), st.Client, st.Engine); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -624,12 +624,12 @@ func TestGoogleE2E_RenewAndPoll(t *testing.T) {
 func TestGoogleE2E_ReconcileSilentChannel(t *testing.T) {
 	t.Parallel()
 	rcv, seen := apitest.NewReceiver(t), 0
-	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *unical.Config) {
-		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+	st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: true}, func(cfg *apitest.Config) {
+		cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 		cfg.OutboxPollInterval, cfg.RetryJitter = 20*time.Millisecond, -1
 		cfg.ChangePollInterval, cfg.ReconcileInterval = 50*time.Millisecond, 300*time.Millisecond
 	})
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 	accountID := st.connect(t)
 	var sub subscriptions.Created
 	st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook"}, &sub)
@@ -658,7 +658,7 @@ func TestGoogleE2E_TokenEndpointFailures(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
-	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock}, func(cfg *unical.Config) { cfg.Now = clock })
+	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock}, func(cfg *apitest.Config) { cfg.Now = clock })
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 	status := func() unical.AccountStatus {
@@ -716,7 +716,7 @@ func TestGoogleE2E_TestingModeExpiry(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
-	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock, TestingMode: true}, func(cfg *unical.Config) { cfg.Now = clock })
+	st := mustNewGoogleStackWith(t, googletest.Options{Now: clock, TestingMode: true}, func(cfg *apitest.Config) { cfg.Now = clock })
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 	st.must(t, "GET", cals, nil, nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/observe"
 )
@@ -55,7 +56,7 @@ func (l *callLog) take() (map[string]int, int) {
 func TestGoogleE2E_ObservedCalls(t *testing.T) {
 	t.Parallel()
 	log := &callLog{outcomes: map[string]int{}}
-	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) { cfg.Observer = log })
+	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *apitest.Config) { cfg.Observer = log })
 	accountID := st.connect(t)
 	cals := "/v1/calendars/" + accountID
 

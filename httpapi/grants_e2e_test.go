@@ -39,13 +39,13 @@ func TestKeepAliveThroughHTTPAPI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clock := graphtest.NewClock(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-			var cfg unical.Config
-			st := startGraphStackWith(t, graphtest.Options{RefreshTokenLifetime: 24 * time.Hour}, clock, func(c *unical.Config) {
+			var cfg apitest.Config
+			st := startGraphStackWith(t, graphtest.Options{RefreshTokenLifetime: 24 * time.Hour}, clock, func(c *apitest.Config) {
 				c.GrantCheckInterval, c.GrantKeepAlive = tc.interval, tc.keepAlive
 				cfg = *c
 			})
 			// A second replica: another Client over the same Store.
-			replica, err := unical.New(cfg)
+			replica, err := unical.New(cfg.Config)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestKeepAliveThroughHTTPAPI(t *testing.T) {
 				counts := make([]int, 2)
 				for i, c := range []*unical.Client{st.Client, replica} {
 					wg.Go(func() {
-						n, err := engine.CheckGrants(t.Context(), c)
+						n, err := engine.CheckGrants(t.Context(), c, cfg.Settings)
 						if err != nil {
 							t.Errorf("CheckGrants() = %v", err)
 						}
@@ -103,8 +103,8 @@ func TestGoogleE2E_GrantCheckExpiresRevoked(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
 	const interval = 100 * time.Millisecond
-	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
@@ -117,7 +117,7 @@ func TestGoogleE2E_GrantCheckExpiresRevoked(t *testing.T) {
 	}
 	rcv.SetSecret(secret)
 	accountID := st.connect(t)
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 
 	st.google.RevokeAccess(e2eClientID, e2eUser)
 	updated := func() []unical.MessagePayload {
@@ -156,13 +156,13 @@ func TestGoogleE2E_GrantCheckExpiresRevoked(t *testing.T) {
 func TestGrantCheckCountsCalls(t *testing.T) {
 	t.Parallel()
 	clock := graphtest.NewClock(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	st := startGraphStackWith(t, graphtest.Options{}, clock, func(c *unical.Config) {
+	st := startGraphStackWith(t, graphtest.Options{}, clock, func(c *apitest.Config) {
 		c.GrantCheckInterval, c.GrantKeepAlive = 6*time.Hour, -1
 	})
 	accountID := st.MustConnect(t)
 	check := func() int {
 		t.Helper()
-		n, err := engine.CheckGrants(t.Context(), st.Client)
+		n, err := engine.CheckGrants(t.Context(), st.Client, st.Engine)
 		if err != nil {
 			t.Fatalf("CheckGrants() = %v", err)
 		}
@@ -199,14 +199,14 @@ func TestGoogleE2E_KeepAlive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			clock := graphtest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-			st := mustNewGoogleStackWith(t, googletest.Options{Now: clock.Now}, func(cfg *unical.Config) {
+			st := mustNewGoogleStackWith(t, googletest.Options{Now: clock.Now}, func(cfg *apitest.Config) {
 				cfg.Now = clock.Now
 				cfg.GrantCheckInterval, cfg.GrantKeepAlive = -1, tc.keepAlive
 			})
 			accountID := st.connect(t)
 			for range 7 * 30 {
 				clock.Advance(24 * time.Hour)
-				if _, err := engine.CheckGrants(t.Context(), st.Client); err != nil {
+				if _, err := engine.CheckGrants(t.Context(), st.Client, st.Engine); err != nil {
 					t.Fatalf("CheckGrants() = %v", err)
 				}
 			}

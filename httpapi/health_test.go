@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/apitest"
 )
@@ -61,7 +60,7 @@ func checks(store, engine string) map[string]any {
 func TestHealthAndReadiness(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.WebhookSender = rcv.Sender() })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Sender = rcv.Sender() })
 
 	if p := getProbe(t, st.URL+"/readyz"); p.Status != http.StatusServiceUnavailable ||
 		!cmp.Equal(p.Body, map[string]any{"status": "not_ready", "checks": checks("ok", "not_running")}) {
@@ -70,7 +69,7 @@ func TestHealthAndReadiness(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, st.Client) }()
+	go func() { done <- engine.Run(ctx, st.Client, st.Engine) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	if diff := cmp.Diff(probe{http.StatusOK, map[string]any{"status": "ready", "checks": checks("ok", "ok")}}, readyWhen(t, st.URL, http.StatusOK)); diff != "" {

@@ -45,18 +45,18 @@ func MustNewServer(tb testing.TB) *testServer {
 // wrap, for injecting failures the in-memory provider cannot produce.
 func MustNewServerWith(tb testing.TB, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
-	return newTestServer(tb, httpapi.Options{}, wrap)
+	return newTestServer(tb, httpapi.Config{}, wrap)
 }
 
 // newTestServer is MustNewServerWith with the handler built from opts.
-func newTestServer(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider) *testServer {
+func newTestServer(tb testing.TB, opts httpapi.Config, wrap func(*memory.Provider) unical.Provider) *testServer {
 	tb.Helper()
 	return newTestServerConfig(tb, opts, wrap, nil)
 }
 
 // newTestServerConfig is newTestServer with configure changing the
 // Client's Config first (apitest.Start).
-func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.Provider) unical.Provider, configure func(*unical.Config)) *testServer {
+func newTestServerConfig(tb testing.TB, opts httpapi.Config, wrap func(*memory.Provider) unical.Provider, configure func(*apitest.Config)) *testServer {
 	tb.Helper()
 	ts := &testServer{Providers: map[unical.ProviderType]*memory.Provider{}}
 	var providers []unical.Provider
@@ -64,7 +64,7 @@ func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.
 		if t == unical.ProviderVirtual {
 			continue // the stack adds the real one (provider/virtual)
 		}
-		p := memory.New(t)
+		p := memory.New(memory.Config{Type: t})
 		ts.Providers[t] = p
 		if wrap != nil && t == unical.ProviderGoogle {
 			providers = append(providers, wrap(p))
@@ -78,7 +78,7 @@ func newTestServerConfig(tb testing.TB, opts httpapi.Options, wrap func(*memory.
 	// The production address policy unless configure says otherwise: the
 	// memory providers need no URL, and webhook URLs on private addresses
 	// are refused.
-	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *unical.Config) {
+	ts.Stack = apitest.StartWithOptions(tb, providers, func(cfg *apitest.Config) {
 		cfg.AllowPrivateTargets = false
 		if configure != nil {
 			configure(cfg)

@@ -23,8 +23,13 @@ import (
 // MaxBodyBytes is the largest request body accepted: 1 MiB.
 const MaxBodyBytes = httpwire.MaxBodyBytes
 
-// Options configures NewHandler. The zero value is usable.
-type Options struct {
+// Config configures NewHandler. Client is required; the other fields'
+// zero values are usable.
+type Config struct {
+	// Client is what the API serves: every route is one call of it or of
+	// one of its Apps.
+	Client *unical.Client
+
 	// Logger receives request and error logs; default discards them.
 	Logger *slog.Logger
 
@@ -77,20 +82,21 @@ type handler struct {
 	answers answerCache
 	// tokens issues and checks scoped tokens (token.go).
 	tokens *scopedtoken.Service
-	// requests is Options.RequestLog.
+	// requests is Config.RequestLog.
 	requests *requestlog.Log
 }
 
-// NewHandler returns the /v1 API over client as an http.Handler that an
-// embedding program can mount; it owns no listener.
-func NewHandler(client *unical.Client, opts Options) http.Handler {
-	_, root := newHandler(client, opts)
+// NewHandler returns the /v1 API over cfg.Client as an http.Handler that
+// an embedding program can mount; it owns no listener.
+func NewHandler(cfg Config) http.Handler {
+	_, root := newHandler(cfg)
 	return root
 }
 
 // newHandler is NewHandler that also returns the handler, whose mux tests
 // read the mounted routes from.
-func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
+func newHandler(opts Config) (*handler, http.Handler) {
+	client := opts.Client
 	h := &handler{client: client, log: opts.Logger, mux: newRouteMux(), errorCount: map[unical.Code]int{}}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -132,8 +138,11 @@ func newHandler(client *unical.Client, opts Options) (*handler, http.Handler) {
 // front door and its checks of the caller's credential as a request from
 // outside would.
 func (h *handler) registerMCPRoute(api http.Handler) {
-	h.mux.Handle("POST /v1/mcp", mcpserver.Handler(mcpserver.InProcess(api), &mcpserver.Options{Logger: h.log}))
+	h.mux.Handle("POST "+mcpPath, mcpserver.NewHandler(mcpserver.Config{Sender: mcpserver.InProcess(api), Logger: h.log}))
 }
+
+// mcpPath is the MCP endpoint's path.
+const mcpPath = "/v1/mcp"
 
 // handleUnrouted answers requests no route took: 405 with Allow when the
 // path exists for other methods, else 404, both with the JSON error body.

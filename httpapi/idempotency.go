@@ -12,6 +12,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/ics"
 	"github.com/unical/unical/idempotency"
+	"github.com/unical/unical/internal/adapter/httpwire"
 )
 
 // idempotencyHeader carries the key of an idempotent write;
@@ -40,8 +41,8 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		return
 	}
 	key := keys[0]
-	if err := unical.CheckIdempotencyKey(key); err != nil {
-		h.writeError(w, r, err)
+	if msg := idempotency.CheckKey(key); msg != "" {
+		h.writeError(w, r, unical.FieldError(idempotency.KeyField, "%s", msg))
 		return
 	}
 	// The body is part of the fingerprint, so it is read first, up to
@@ -53,22 +54,19 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var first *bufferedResponse
+	var first *httpwire.Buffer
 	res, replayed, err := app.Idempotency().Run(r.Context(), key, requestFingerprint(r, body), func(ctx context.Context) idempotency.Answer {
 		// ctx outlives the client's connection: a client that went away
 		// after sending still gets its answer kept, for its retry.
 		r := r.WithContext(ctx)
-		first = &bufferedResponse{header: http.Header{}}
+		first = httpwire.NewBuffer(nil)
 		var code unical.Code
 		if err := fn(first, r, app); err != nil {
 			err = h.timedOut(r.Context(), err)
 			code = unical.ErrorCode(err)
 			h.writeError(first, r, err)
 		}
-		if first.status == 0 {
-			first.status = http.StatusOK
-		}
-		return idempotency.Answer{Status: first.status, Code: string(code), Body: first.body.Bytes()}
+		return idempotency.Answer{Status: first.Status(), Code: string(code), Body: first.Bytes()}
 	})
 	if err != nil {
 		h.writeError(w, r, err)
@@ -77,11 +75,7 @@ func (h *handler) idempotent(w http.ResponseWriter, r *http.Request, app *unical
 	if !replayed {
 		// The first answer goes out as the handler wrote it, headers and
 		// all (Retry-After of an answer that is not kept).
-		for k, v := range first.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(first.status)
-		_, _ = w.Write(first.body.Bytes())
+		first.CopyTo(w)
 		return
 	}
 	w.Header().Set(replayedHeader, "true")

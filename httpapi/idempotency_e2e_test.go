@@ -398,7 +398,7 @@ func newIdemGoogleStack(t *testing.T, key seal.Key) (*googleStack, *writeGate, f
 		}
 		return p
 	}
-	st := apitest.Start(t, []unical.Provider{newProvider()}, func(cfg *unical.Config) { cfg.MasterKey = key })
+	st := apitest.Start(t, []unical.Provider{newProvider()}, func(cfg *apitest.Config) { cfg.MasterKey = key })
 	g.AddClient(googletest.Client{ID: e2eClientID, Secret: e2eSecret, RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}})
 	st.CreateApp(t, &admin.ApplicationParams{
 		RedirectURLs: unical.Some([]string{e2eBack}),
@@ -447,7 +447,7 @@ func TestIdempotencyGoogle(t *testing.T) {
 	if err := st.Store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestIdempotencyGoogle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	h = openapitest.Handler(t, httpapi.NewHandler(client, httpapi.Options{}))
+	h = openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: client}))
 
 	replay := idemRequest(t, srv.URL, st.APIKey, "key-restart", "POST", setup.events, body)
 	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.Body, replay.Body) {

@@ -50,8 +50,8 @@ func TestMintedIDs(t *testing.T) {
 	t.Parallel()
 	pattern, prefixes := documentedIDs(t)
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
 	})
@@ -61,7 +61,7 @@ func TestMintedIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rcv.SetSecret(secret)
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 	keys, err := st.Admin.ListAPIKeys(t.Context(), appID)
 	if err != nil || len(keys) == 0 {
 		t.Fatalf("ListAPIKeys() = %v, %v", keys, err)

@@ -60,7 +60,7 @@ func TestIfMatch(t *testing.T) {
 		t.Errorf("the refused writes changed the event (-before +after):\n%s", diff)
 	}
 
-	api, err := httpclient.New(ts.URL, ts.APIKey, nil)
+	api, err := httpclient.New(httpclient.Config{BaseURL: ts.URL, APIKey: ts.APIKey})
 	if err != nil {
 		t.Fatal(err)
 	}

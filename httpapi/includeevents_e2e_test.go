@@ -71,12 +71,12 @@ func TestGoogleE2E_IncludeEvents(t *testing.T) {
 			rcv, seen := apitest.NewReceiver(t), 0
 			// Without AllowHTTPPush Google refuses our http:// address and
 			// the subscription is polled.
-			st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: push}, func(cfg *unical.Config) {
-				cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+			st := mustNewGoogleStackWith(t, googletest.Options{AllowHTTPPush: push}, func(cfg *apitest.Config) {
+				cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 				cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 				cfg.ReconcileInterval = -1
 			})
-			go func() { _ = engine.Run(t.Context(), st.Client) }()
+			go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 			accountID := st.connect(t)
 			var sub subscriptions.Created
 			st.must(t, "POST", "/v1/calendarSubscriptions/"+accountID, map[string]any{"calendarId": e2eUser, "webhookUrl": rcv.URL + "/hook", "includeEvents": true}, &sub)
@@ -94,7 +94,7 @@ func TestGoogleE2E_IncludeEvents(t *testing.T) {
 			step := func() {
 				t.Helper()
 				if !push {
-					if err := engine.PollChanges(t.Context(), st.Client); err != nil {
+					if err := engine.PollChanges(t.Context(), st.Client, st.Engine); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -16,7 +16,7 @@ type RateLimit struct {
 	Burst int
 }
 
-// Defaults of unicald serve. The zero Options of an embedding program has
+// Defaults of unicald serve. The zero Config of an embedding program has
 // no limits and no deadline: it may sit behind a front door of its own.
 const (
 	// DefaultKeyRate is the requests per second of one API key, with a

@@ -47,8 +47,8 @@ type recordingSender struct {
 	sent   chan struct{}
 }
 
-// Send implements unical.WebhookSender.
-func (rs *recordingSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+// Send implements engine.Sender.
+func (rs *recordingSender) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	rs.mu.Lock()
 	rs.bodies = append(rs.bodies, string(body))
 	rs.mu.Unlock()
@@ -56,7 +56,7 @@ func (rs *recordingSender) Send(ctx context.Context, url string, header map[stri
 	case rs.sent <- struct{}{}:
 	default:
 	}
-	return unical.WebhookResponse{StatusCode: http.StatusOK}, nil
+	return engine.Response{StatusCode: http.StatusOK}, nil
 }
 
 // Bodies returns the bodies sent so far.
@@ -82,7 +82,7 @@ func startGraphStack(tb testing.TB, opts graphtest.Options, clock *graphtest.Clo
 
 // startGraphStackWith is startGraphStack with configure changing the
 // Client's Config last.
-func startGraphStackWith(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock, configure func(*unical.Config)) *graphStack {
+func startGraphStackWith(tb testing.TB, opts graphtest.Options, clock *graphtest.Clock, configure func(*apitest.Config)) *graphStack {
 	tb.Helper()
 	st := &graphStack{}
 	opts.AllowHTTPNotificationURLs = true
@@ -98,8 +98,8 @@ func startGraphStackWith(tb testing.TB, opts graphtest.Options, clock *graphtest
 		tb.Fatal(err)
 	}
 	st.Sent = &recordingSender{sent: make(chan struct{}, 100)}
-	st.Stack = apitest.Start(tb, []unical.Provider{p}, func(cfg *unical.Config) {
-		cfg.AllowPrivateTargets, cfg.WebhookSender, cfg.ChangePollInterval = true, st.Sent, -1
+	st.Stack = apitest.Start(tb, []unical.Provider{p}, func(cfg *apitest.Config) {
+		cfg.AllowPrivateTargets, cfg.Sender, cfg.ChangePollInterval = true, st.Sent, -1
 		cfg.Now = now
 		if configure != nil {
 			configure(cfg)
@@ -681,7 +681,7 @@ func TestPushThroughHTTPAPI(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = engine.Run(ctx, st.Client)
+		_ = engine.Run(ctx, st.Client, st.Engine)
 	}()
 	t.Cleanup(func() {
 		cancel()

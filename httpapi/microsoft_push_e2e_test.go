@@ -80,15 +80,15 @@ func startGraphPush(t *testing.T) (*graphtest.Server, *apitest.Receiver, *apites
 		t.Fatal(err)
 	}
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, []unical.Provider{p}, func(cfg *unical.Config) {
-		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+	st := apitest.Start(t, []unical.Provider{p}, func(cfg *apitest.Config) {
+		cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 		cfg.OutboxPollInterval, cfg.ChangePollInterval, cfg.RetryJitter = 20*time.Millisecond, -1, -1
 	})
 	graph.AddClient(graphtest.Client{ID: "unical-app", Secret: "s3cret", RedirectURIs: []string{st.URL + unical.OAuthCallbackPath}, RequirePKCE: true})
 	st.CreateApp(t, &admin.ApplicationParams{Providers: map[unical.ProviderType]unical.ProviderSettings{
 		unical.ProviderMicrosoft: {ClientID: "unical-app", ClientSecret: "s3cret", AuthURL: graph.AuthURL(), TokenURL: graph.TokenURL(), APIBaseURL: graph.GraphBaseURL()},
 	}})
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 	var acct unical.Account
 	st.Must(t, "POST", "/v1/endUserAccounts", map[string]any{
 		"email": adaEmail, "providerType": "PROVIDER_B", "refreshToken": graph.IssueRefreshToken("unical-app", userID),

@@ -26,17 +26,18 @@ type pushServer struct {
 	App    *unical.App
 	Acct   string
 	CalID  string
+	Engine engine.Settings
 }
 
 func mustNewPushServer(tb testing.TB) *pushServer {
 	tb.Helper()
-	ps := &pushServer{Google: memory.NewWatcher(unical.ProviderGoogle)}
+	ps := &pushServer{Google: memory.NewWatcher(memory.Config{Type: unical.ProviderGoogle})}
 	ps.Google.MaxWatch = time.Hour
 	ps.CalID = ps.Google.AddUser(googleUser, googleToken, "")
-	st := apitest.Start(tb, []unical.Provider{ps.Google, memory.New(unical.ProviderCalDAV)}, func(cfg *unical.Config) {
+	st := apitest.Start(tb, []unical.Provider{ps.Google, memory.New(memory.Config{Type: unical.ProviderCalDAV})}, func(cfg *apitest.Config) {
 		cfg.WatchRenewBefore = 2 * time.Hour
 	})
-	ps.URL, ps.Client, ps.Store = st.URL, st.Client, st.Store
+	ps.URL, ps.Client, ps.Store, ps.Engine = st.URL, st.Client, st.Store, st.Engine
 	ctx := context.Background()
 	created, err := admin.Of(ps.Client).CreateApplication(ctx, &admin.ApplicationParams{Name: unical.Some("push")})
 	if err != nil {
@@ -142,7 +143,7 @@ func TestNotifications(t *testing.T) {
 	// The watch runs an hour and is renewed within two hours of its end,
 	// so the next pass renews it.
 	ps.Client.Close() // no engine runs; PollChanges works without one
-	if err := engine.PollChanges(ctx, ps.Client); err != nil {
+	if err := engine.PollChanges(ctx, ps.Client, ps.Engine); err != nil {
 		t.Fatal(err)
 	}
 	renewed, err := ps.Store.GetSubscription(ctx, ps.App.ID(), subID)

@@ -25,7 +25,7 @@ func TestGoogleE2E_AuthorizeFloodBlocksNoSignIn(t *testing.T) {
 	// The same Client behind a front door with unicald's limits; the flood
 	// goes to it in-process, so that each call can come from its own
 	// address without a socket each.
-	front := httpapi.NewHandler(st.Client, httpapi.Options{IPRateLimit: httpapi.RateLimit{PerSecond: httpapi.DefaultIPRate}})
+	front := httpapi.NewHandler(httpapi.Config{Client: st.Client, IPRateLimit: httpapi.RateLimit{PerSecond: httpapi.DefaultIPRate}})
 	q := url.Values{"redirectUrl": {e2eBack}, "state": {strings.Repeat("s", 2048)}, "loginHint": {strings.Repeat("l", 320)}}
 	path := "/v1/oauth/authorize/" + st.AppID + "/provider_a?" + q.Encode()
 	statuses := map[int]int{}

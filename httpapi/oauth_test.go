@@ -191,7 +191,7 @@ func (r *flowRecorder) recorded() []unical.OAuthFlow {
 func TestOAuthCallback_ProviderErrorAndUsedFlows(t *testing.T) {
 	t.Parallel()
 	rec := &flowRecorder{}
-	ts := newTestServerConfig(t, httpapi.Options{}, nil, func(cfg *unical.Config) {
+	ts := newTestServerConfig(t, httpapi.Config{}, nil, func(cfg *apitest.Config) {
 		rec.Store = cfg.Store
 		cfg.Store = rec
 	})

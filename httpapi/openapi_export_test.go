@@ -2,10 +2,10 @@ package httpapi
 
 import "net/http"
 
-// MountedRoutes returns the patterns NewHandler registers with opts,
+// MountedRoutes returns the patterns NewHandler registers with cfg,
 // without the catch-all "/" of unrouted requests.
-func MountedRoutes(opts Options) []string {
-	h, _ := newHandler(nil, opts)
+func MountedRoutes(cfg Config) []string {
+	h, _ := newHandler(cfg)
 	var out []string
 	for _, p := range h.mux.registered() {
 		if p != "/" {

@@ -54,7 +54,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	// With Metrics set, so that /metrics is mounted too.
 	var mounted []string
-	for _, p := range httpapi.MountedRoutes(httpapi.Options{Metrics: http.NotFoundHandler()}) {
+	for _, p := range httpapi.MountedRoutes(httpapi.Config{Metrics: http.NotFoundHandler()}) {
 		mounted = append(mounted, parameterName.ReplaceAllString(p, "{}"))
 	}
 	var documented []string
@@ -96,7 +96,7 @@ func TestOpenAPIServed(t *testing.T) {
 // mount: /metrics with a metrics handler, as unicald serves it.
 func TestOpenAPIMetricsRoute(t *testing.T) {
 	ts := MustNewServer(t)
-	h := openapitest.Handler(t, httpapi.NewHandler(ts.Client, httpapi.Options{Metrics: metrics.New().Handler()}))
+	h := openapitest.Handler(t, httpapi.NewHandler(httpapi.Config{Client: ts.Client, Metrics: metrics.New().Handler()}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "go_goroutines") {

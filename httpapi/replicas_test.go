@@ -53,7 +53,7 @@ func TestReplicas_CachesFollowOtherReplicas(t *testing.T) {
 	key := seal.NewKey()
 	replica := func() (*unical.Client, *countingStore, *httptest.Server) {
 		store := &countingStore{Store: mustOpenReplicaStore(t, url)}
-		prov := memory.New(unical.ProviderGoogle)
+		prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 		prov.AddUser("ada@example.com", "refresh-ada", "")
 		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key, CacheTTL: time.Hour})
 		return client, store, srv
@@ -173,7 +173,7 @@ func mustServeReplica(t *testing.T, cfg unical.Config) (*unical.Client, *httptes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	t.Cleanup(srv.Close)
 	return client, srv
 }

@@ -18,8 +18,8 @@ import (
 // application's and is not kept.
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
-	log := requestlog.New(requestlog.Options{})
-	ts := newTestServer(t, httpapi.Options{RequestLog: log}, nil)
+	log := requestlog.New(requestlog.Config{})
+	ts := newTestServer(t, httpapi.Config{RequestLog: log}, nil)
 	ts.must(t, "GET", "/v1/endUserAccounts?limit=5", nil)
 	if r := ts.do(t, "GET", "/v1/endUserAccounts/acc_secretaccountid", nil); r.Status != http.StatusNotFound {
 		t.Fatalf("GET unknown account = %d, want 404", r.Status)

@@ -31,12 +31,12 @@ type requestTarget struct {
 
 func newRequestTarget(tb testing.TB) *requestTarget {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: seal.NewKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, virtual.Config{Store: store}), MasterKey: seal.NewKey()})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func newRequestTarget(tb testing.TB) *requestTarget {
 		tb.Fatal(err)
 	}
 	rt := &requestTarget{log: &apitest.LogBuffer{}, key: created.APIKey}
-	rt.h = httpapi.NewHandler(client, httpapi.Options{Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
+	rt.h = httpapi.NewHandler(httpapi.Config{Client: client, Logger: slog.New(slog.NewTextHandler(rt.log, nil))})
 	var acct struct{ ID string }
 	if status, body, _ := rt.do("POST", "/v1/endUserAccounts", `{"email":"fuzz@example.com","providerType":"VIRTUAL"}`); status != http.StatusOK && status != http.StatusCreated || json.Unmarshal(body, &acct) != nil {
 		tb.Fatalf("creating the account: %d %s", status, body)

@@ -19,6 +19,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/engine"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/googletest"
 	"github.com/unical/unical/outbox"
@@ -67,15 +68,16 @@ func TestGoogleE2E_DeleteWithHangingRevocation(t *testing.T) {
 // revocationStack is a Google stack whose engine retries quickly and
 // whose application's own webhook endpoint is rcv, so that a test sees
 // every message the engine sends.
-func revocationStack(t *testing.T, rcv *apitest.Receiver, configure func(*unical.Config)) *googleStack {
+func revocationStack(t *testing.T, rcv *apitest.Receiver, configure func(*apitest.Config)) *googleStack {
 	t.Helper()
-	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	st := mustNewGoogleStackWith(t, googletest.Options{}, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
 		cfg.GrantCheckInterval, cfg.GrantKeepAlive = -1, -1
 		cfg.RetryJitter = -1
 		cfg.RetrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+		cfg.Revoker = grants.RevokeOrQueue
 		if configure != nil {
 			configure(cfg)
 		}
@@ -159,7 +161,7 @@ func TestGoogleE2E_FailedRevocationRetried(t *testing.T) {
 			accountID := st.connect(t)
 			var cred unical.Credentials
 			st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
-			go func() { _ = engine.Run(t.Context(), st.Client) }()
+			go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 
 			st.google.InjectFault(tc.fault)
 			st.deleteAccountWithin(t, accountID, 10*time.Second)
@@ -212,8 +214,8 @@ func deliveredTypes(t *testing.T, rcv *apitest.Receiver) []string {
 func TestGoogleE2E_RevocationSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	var cfg unical.Config
-	st := revocationStack(t, rcv, func(c *unical.Config) { cfg = *c })
+	var cfg apitest.Config
+	st := revocationStack(t, rcv, func(c *apitest.Config) { cfg = *c })
 	accountID := st.connect(t)
 	var cred unical.Credentials
 	st.must(t, "GET", "/v1/endUserAccounts/"+accountID+"/credentials", nil, &cred)
@@ -240,17 +242,17 @@ func TestGoogleE2E_RevocationSurvivesRestart(t *testing.T) {
 		}
 	}
 
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	cfg.Store = store
-	restarted, err := unical.New(cfg)
+	restarted, err := unical.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { restarted.Close() })
-	go func() { _ = engine.Run(t.Context(), restarted) }()
+	go func() { _ = engine.Run(t.Context(), restarted, cfg.Settings) }()
 	st.waitRevoked(t, cred.RefreshToken)
 }

@@ -17,7 +17,7 @@ var wildcardPattern = regexp.MustCompile(`\{[^}]*\}`)
 // values (read as the real handler reads them) in the header Route.
 func mustMirrorRoutes(t *testing.T) (*routeMux, []string) {
 	t.Helper()
-	h, _ := newHandler(nil, Options{Metrics: http.NotFoundHandler()})
+	h, _ := newHandler(Config{Metrics: http.NotFoundHandler()})
 	patterns := h.mux.registered()
 	readsPath := map[string]bool{}
 	for _, route := range h.mux.last {

@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/internal/testkit/apitest"
+	"github.com/unical/unical/series"
 )
 
 // TestEditScopesWithIdempotencyKey checks that a thisAndFollowing split,
@@ -30,7 +31,7 @@ func TestEditScopesWithIdempotencyKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	cal := "primary"
-	series, err := app.CreateEvent(t.Context(), acct.ID, cal, &unical.EventParams{
+	standup, err := app.CreateEvent(t.Context(), acct.ID, cal, &unical.EventParams{
 		Title:      unical.Some("Standup"),
 		Start:      unical.Some(unical.EventDateTime{DateTime: "2026-03-02T09:00:00", TimeZone: "Europe/Paris"}),
 		End:        unical.Some(unical.EventDateTime{DateTime: "2026-03-02T10:00:00", TimeZone: "Europe/Paris"}),
@@ -40,17 +41,17 @@ func TestEditScopesWithIdempotencyKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	window := &unical.OccurrenceListParams{Start: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
-	occ, err := app.ListOccurrences(t.Context(), acct.ID, cal, series.ID, window)
+	occ, err := app.ListOccurrences(t.Context(), acct.ID, cal, standup.ID, window)
 	if err != nil || len(occ.Data) != 6 {
 		t.Fatalf("occurrences = %v, %v", occ, err)
 	}
 	ctx, key := t.Context(), unical.WriteOptions{IdempotencyKey: "split-once"}
 	params := &unical.EventParams{Title: unical.Some("Standup (new time)")}
-	first, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params, key)
+	first, err := series.Update(ctx, app, acct.ID, cal, occ.Data[3].ID, series.ScopeThisAndFollowing, params, key)
 	if err != nil {
 		t.Fatalf("keyed split: %v", err)
 	}
-	again, err := app.UpdateEventWithScope(ctx, acct.ID, cal, occ.Data[3].ID, unical.ScopeThisAndFollowing, params, key)
+	again, err := series.Update(ctx, app, acct.ID, cal, occ.Data[3].ID, series.ScopeThisAndFollowing, params, key)
 	if err != nil {
 		t.Fatalf("retried split: %v", err)
 	}
@@ -69,7 +70,7 @@ func TestEditScopesWithIdempotencyKey(t *testing.T) {
 	if diff := cmp.Diff([]string{"Standup", "Standup (new time)"}, titles); diff != "" {
 		t.Errorf("series after a split and its retry (-want +got):\n%s", diff)
 	}
-	if _, err := app.DeleteEventWithScope(ctx, acct.ID, cal, first.ID, unical.ScopeThisAndFollowing, key); unical.ErrorCode(err) != unical.CodeKeyReused {
+	if _, err := series.Delete(ctx, app, acct.ID, cal, first.ID, series.ScopeThisAndFollowing, key); unical.ErrorCode(err) != unical.CodeKeyReused {
 		t.Errorf("the key reused for a delete = %v, want %s", err, unical.CodeKeyReused)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
 	"github.com/unical/unical/booking"
-	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/scopedtoken"
 )
@@ -36,7 +34,7 @@ type tokenStack struct {
 func newTokenStack(t *testing.T) *tokenStack {
 	t.Helper()
 	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
-	st := apitest.Start(t, nil, func(cfg *unical.Config) { cfg.Now = clock.Now })
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) { cfg.Now = clock.Now })
 	st.CreateApp(t, &admin.ApplicationParams{})
 	ts := &tokenStack{Stack: st, clock: clock}
 	ts.a, ts.b = mustVirtual(t, st, st.APIKey, "a@example.com"), mustVirtual(t, st, st.APIKey, "b@example.com")
@@ -377,24 +375,7 @@ func TestScopedToken_CORS(t *testing.T) {
 func TestScopedToken_Preflight(t *testing.T) {
 	t.Parallel()
 	ts := newTokenStack(t)
-	srv := httptest.NewServer(httpapi.NewHandler(ts.Client, httpapi.Options{}))
-	t.Cleanup(srv.Close)
-	req, err := http.NewRequestWithContext(t.Context(), "OPTIONS", srv.URL+"/v1/freeBusy/"+ts.a, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Origin", "https://shop.example")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	got := map[string]string{"status": resp.Status}
-	for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Vary"} {
-		got[h] = resp.Header.Get(h)
-	}
+	got := ts.Preflight(t, "/v1/freeBusy/"+ts.a, "https://shop.example", "authorization, content-type")
 	want := map[string]string{
 		"status":                       "204 No Content",
 		"Access-Control-Allow-Origin":  "https://shop.example",

@@ -48,7 +48,7 @@ func TestReplicas_ScopedTokens(t *testing.T) {
 	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
 	replica := func() (*unical.Client, *grantCountingStore, *httptest.Server) {
 		store := &grantCountingStore{Store: mustOpenReplicaStore(t, dsn)}
-		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: key, CacheTTL: time.Hour, Now: clock.Now})
+		client, srv := mustServeReplica(t, unical.Config{Store: store, Providers: virtual.Add(nil, virtual.Config{Store: store}), MasterKey: key, CacheTTL: time.Hour, Now: clock.Now})
 		return client, store, srv
 	}
 	clientA, _, srvA := replica()

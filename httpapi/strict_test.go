@@ -186,7 +186,7 @@ func TestOpenAPIQueryParameters(t *testing.T) {
 			documented[method+" "+parameterName.ReplaceAllString(path, "{}")] = names
 		}
 	}
-	for _, pattern := range httpapi.MountedRoutes(httpapi.Options{}) {
+	for _, pattern := range httpapi.MountedRoutes(httpapi.Config{}) {
 		if slices.Contains(httpapi.UncheckedQueryRoutes, pattern) {
 			continue
 		}

@@ -3,13 +3,9 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/unical/unical"
-	"github.com/unical/unical/availability"
-	"github.com/unical/unical/booking"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -101,114 +97,13 @@ func (h *handler) authenticateToken(w http.ResponseWriter, r *http.Request, toke
 	return r.WithContext(context.WithValue(r.Context(), grantKey{}, g)), g, app, nil
 }
 
-// allowUses returns nil for a request made with the API key, or with a
-// scoped token that covers every use; else the 403 of the first it does
-// not cover. Handlers call it for the resources a request names in its
-// body or query (routes marked inBody).
-func allowUses(r *http.Request, uses ...scopedtoken.Use) error {
-	g := grantOf(r)
-	if g == nil {
-		return nil
-	}
-	for _, u := range uses {
-		if err := g.Allow(u); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// allowCalendars checks, for a token, that the calendars a request names
-// for account are covered, at field; when the token narrows the
-// account's calendars, the request must name them (the default calendars
-// the API would otherwise pick may lie outside the token).
-func allowCalendars(r *http.Request, scope scopedtoken.Scope, field, account string, calendars []string) error {
-	g := grantOf(r)
-	if g == nil {
-		return nil
-	}
-	if err := g.Allow(scopedtoken.Use{Scope: scope, AccountID: account}); err != nil {
-		return err
-	}
-	if _, narrowed := g.Calendars[account]; narrowed && len(calendars) == 0 {
-		return &unical.Error{Code: scopedtoken.CodeForbidden, Field: field,
-			Message: "This token covers some calendars of the account " + account + " only: name them in " + field + "."}
-	}
-	for _, c := range calendars {
-		if err := g.Allow(scopedtoken.Use{Scope: scope, AccountID: account, CalendarID: c}); err != nil {
-			return &unical.Error{Code: scopedtoken.CodeForbidden, Field: field, Message: unical.ErrorMessage(err)}
-		}
-	}
-	return nil
-}
-
-// allowAvailability checks the participants of POST /v1/availability.
-func allowAvailability(r *http.Request, p *availability.Params) error {
-	for i, part := range p.Participants {
-		if err := allowCalendars(r, scopedtoken.FreeBusyRead, "participants["+strconv.Itoa(i)+"].calendarIds", part.EndUserAccountID, part.CalendarIDs); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// allowBookingParams checks the booking type a booking write names in
-// its body: a hold's or a booking's.
-func allowBookingParams(r *http.Request, params any) error {
-	switch p := params.(type) {
-	case *booking.HoldParams:
-		return allowUses(r, scopedtoken.Use{Scope: scopedtoken.HoldsWrite, BookingType: p.BookingTypeID})
-	case *booking.BookingParams:
-		return allowUses(r, scopedtoken.Use{Scope: scopedtoken.BookingsWrite, BookingType: p.BookingTypeID})
-	}
-	return nil
-}
-
 // allowBooking checks, for a token, the booking a /v1/bookings/{id}
-// route names: it must be of a booking type the token covers. A booking
-// that does not exist is refused the same way, so that the answer tells
-// nothing of bookings outside the token.
-func (h *handler) allowBooking(ctx context.Context, r *http.Request, app *unical.App, id string) error {
-	g := grantOf(r)
-	if g == nil || !strings.Contains(r.Pattern, " /v1/bookings/{id}") {
+// route names (scopedtoken.Booking), for the scope of the route.
+func (h *handler) allowBooking(r *http.Request, app *unical.App) error {
+	if !strings.Contains(r.Pattern, " /v1/bookings/{id}") {
 		return nil
 	}
-	refused := &unical.Error{Code: scopedtoken.CodeForbidden, Field: "id", Message: "This token does not cover the booking " + id + "."}
-	b, err := h.bookings(app).GetBooking(ctx, id)
-	switch {
-	case unical.ErrorCode(err) == unical.CodeNotFound:
-		return refused
-	case err != nil:
-		return err
-	}
-	if g.Allow(scopedtoken.Use{Scope: routeAccesses[r.Pattern].scope, BookingType: b.BookingTypeID}) != nil {
-		return refused
-	}
-	return nil
-}
-
-// allowBookingList checks the bookingTypeId of GET /v1/bookings: a token
-// lists the bookings of one booking type it covers.
-func allowBookingList(r *http.Request, bookingTypeID string) error {
-	if g := grantOf(r); g != nil && bookingTypeID == "" {
-		return &unical.Error{Code: scopedtoken.CodeForbidden, Field: "bookingTypeId",
-			Message: "A scoped token lists the bookings of one booking type: give bookingTypeId."}
-	}
-	return allowUses(r, scopedtoken.Use{Scope: scopedtoken.BookingsRead, BookingType: bookingTypeID})
-}
-
-// coveredCalendars keeps, for a token that narrows account's calendars,
-// those it covers.
-func coveredCalendars(r *http.Request, account string, cals []*unical.Calendar) []*unical.Calendar {
-	g := grantOf(r)
-	if g == nil {
-		return cals
-	}
-	allowed, narrowed := g.Calendars[account]
-	if !narrowed {
-		return cals
-	}
-	return slices.DeleteFunc(cals, func(c *unical.Calendar) bool { return !slices.Contains(allowed, c.ID) })
+	return scopedtoken.Booking(r.Context(), grantOf(r), routeAccesses[r.Pattern].scope, h.bookings(app), r.PathValue("id"))
 }
 
 // CORS: a browser may call /v1 with a scoped token from the token's
@@ -224,6 +119,10 @@ const (
 	corsHeaders       = "Authorization, Content-Type, Idempotency-Key"
 	corsExposeHeaders = "Retry-After, Idempotent-Replayed"
 	corsMaxAge        = "600"
+	// corsMCPHeaders are those an MCP client adds on POST /v1/mcp
+	// (Streamable HTTP): the protocol version it negotiated and the
+	// method and tool name it repeats from the body.
+	corsMCPHeaders = ", Mcp-Protocol-Version, Mcp-Method, Mcp-Name"
 )
 
 // preflight answers CORS preflight requests (OPTIONS with Origin and
@@ -240,7 +139,11 @@ func (h *handler) preflight(next http.Handler) http.Handler {
 		hdr := w.Header()
 		setCORS(hdr, origin)
 		hdr.Set("Access-Control-Allow-Methods", corsMethods)
-		hdr.Set("Access-Control-Allow-Headers", corsHeaders)
+		if r.URL.Path == mcpPath {
+			hdr.Set("Access-Control-Allow-Headers", corsHeaders+corsMCPHeaders)
+		} else {
+			hdr.Set("Access-Control-Allow-Headers", corsHeaders)
+		}
 		hdr.Set("Access-Control-Max-Age", corsMaxAge)
 		w.WriteHeader(http.StatusNoContent)
 	})

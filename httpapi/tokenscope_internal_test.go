@@ -21,7 +21,7 @@ import (
 // left out of what scoped tokens may do. Each entry's wildcards must be
 // its pattern's, and each scope a known one.
 func TestRouteAccesses(t *testing.T) {
-	h, _ := newHandler(nil, Options{Metrics: http.NotFoundHandler()})
+	h, _ := newHandler(Config{Metrics: http.NotFoundHandler()})
 	var mounted []string
 	for _, p := range h.mux.registered() {
 		if p != "/" {
@@ -82,7 +82,7 @@ func TestRouteAccesses_Scopes(t *testing.T) {
 // that take the API key only: 403 naming the scope or resource, the same
 // for an account that does not exist as for one that does.
 func TestAllowToken(t *testing.T) {
-	g, _ := scopedtoken.New("app_1", &scopedtoken.Params{
+	g, _ := scopedtoken.Issue("app_1", &scopedtoken.Params{
 		EndUserAccountIDs: []string{"acc_a"}, Scopes: []scopedtoken.Scope{scopedtoken.FreeBusyRead}, TTLSeconds: 60,
 	}, time.Now())
 	tests := []struct {
@@ -103,7 +103,7 @@ func TestAllowToken(t *testing.T) {
 		// The MCP server opens to any token; its tools' calls are checked.
 		{"POST", "/v1/mcp", ""},
 	}
-	h, _ := newHandler(nil, Options{})
+	h, _ := newHandler(Config{})
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			r := httptest.NewRequest(tt.method, tt.path, nil)

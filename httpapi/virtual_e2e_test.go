@@ -27,15 +27,15 @@ const roomEmail = "room-4b@rooms.example.com"
 func TestVirtualE2E(t *testing.T) {
 	t.Parallel()
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
-		cfg.WebhookSender = rcv.Sender()
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
+		cfg.Sender = rcv.Sender()
 		cfg.AllowPrivateTargets = true
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = -1
 		cfg.RetryJitter = -1
 	})
 	st.CreateApp(t, &admin.ApplicationParams{})
-	go func() { _ = engine.Run(t.Context(), st.Client) }()
+	go func() { _ = engine.Run(t.Context(), st.Client, st.Engine) }()
 
 	// Credentials are refused, naming the field: a VIRTUAL account has none.
 	for field, body := range map[string]map[string]any{

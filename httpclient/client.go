@@ -4,7 +4,7 @@
 // between embedding unical and calling a server by changing the one
 // constructor it calls.
 //
-//	api, err := httpclient.New("https://cal.example.com", apiKey, nil)
+//	api, err := httpclient.New(httpclient.Config{BaseURL: "https://cal.example.com", APIKey: apiKey})
 //	for acct, err := range unical.AllAccounts(ctx, api, nil) { ... }
 //
 // Every failure is a *unical.Error: the server's error body comes back with
@@ -30,12 +30,24 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/internal/adapter/wirecode"
 	"github.com/unical/unical/rooms"
 )
 
-// Options configures New. The zero value, and nil, are usable.
-type Options struct {
+// Config configures New. BaseURL and one of APIKey and Token are
+// required; the other fields' zero values are the defaults.
+type Config struct {
+	// BaseURL is the server, for example "https://cal.example.com"; a path
+	// prefix is kept.
+	BaseURL string
+	// APIKey authenticates every call with an application's API key.
+	APIKey string
+	// Token authenticates with a scoped token (Authorization: Bearer)
+	// instead of an API key: for an agent or a service given a token
+	// rather than the key. Calls outside the token's grant answer
+	// CodeForbidden errors (403 forbidden) naming what it lacks.
+	Token string
 	// HTTPClient sends the requests; default a client without a timeout
 	// (each call's context bounds it). Its CheckRedirect is replaced in
 	// a copy: redirects are never followed, so the API key is sent to the
@@ -53,7 +65,7 @@ type Options struct {
 type Client struct {
 	base      string
 	apiKey    string
-	token     string // a scoped token, sent instead of apiKey (NewWithToken)
+	token     string // a scoped token, sent instead of apiKey (Config.Token)
 	appID     string
 	userAgent string
 	hc        *http.Client
@@ -69,31 +81,31 @@ var (
 // events with long descriptions is far below it.
 const maxAnswerBytes = 64 << 20
 
-// New returns a Client of the server at baseURL (for example
-// "https://cal.example.com"; a path prefix is kept) that authenticates with
-// apiKey.
-func New(baseURL, apiKey string, opts *Options) (*Client, error) {
-	u, err := url.Parse(baseURL)
+// New returns a Client of the server at cfg.BaseURL that authenticates
+// with cfg.APIKey or cfg.Token.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("httpclient: baseURL must be an absolute http or https URL without query or fragment")
+		return nil, errors.New("httpclient: Config.BaseURL must be an absolute http or https URL without query or fragment")
 	}
-	if apiKey == "" {
-		return nil, errors.New("httpclient: an API key is required")
-	}
-	if opts == nil {
-		opts = &Options{}
+	switch {
+	case cfg.APIKey == "" && cfg.Token == "":
+		return nil, errors.New("httpclient: an API key (Config.APIKey) or a scoped token (Config.Token) is required")
+	case cfg.APIKey != "" && cfg.Token != "":
+		return nil, errors.New("httpclient: Config.APIKey and Config.Token exclude each other")
 	}
 	hc := &http.Client{}
-	if opts.HTTPClient != nil {
-		copied := *opts.HTTPClient
+	if cfg.HTTPClient != nil {
+		copied := *cfg.HTTPClient
 		hc = &copied
 	}
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c := &Client{
-		base:      strings.TrimRight(baseURL, "/"),
-		apiKey:    apiKey,
-		appID:     opts.ApplicationID,
-		userAgent: opts.UserAgent,
+		base:      strings.TrimRight(cfg.BaseURL, "/"),
+		apiKey:    cfg.APIKey,
+		token:     cfg.Token,
+		appID:     cfg.ApplicationID,
+		userAgent: cfg.UserAgent,
 		hc:        hc,
 	}
 	if c.userAgent == "" {
@@ -158,8 +170,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		// As the in-process App does, a write with a key runs once per
 		// key; a key that could not travel in a header is refused here as
 		// the server would.
-		if err := unical.CheckIdempotencyKey(key); err != nil {
-			return err
+		if msg := idempotency.CheckKey(key); msg != "" {
+			return unical.FieldError(idempotency.KeyField, "%s", msg)
 		}
 		req.Header.Set("Idempotency-Key", key)
 	}

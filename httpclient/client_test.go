@@ -21,13 +21,14 @@ import (
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
+	"github.com/unical/unical/series"
 )
 
 // stack starts the server with an in-memory Google provider holding one
 // user and creates an application; it returns the stack and the App.
 func stack(t *testing.T) (*apitest.Stack, *unical.App) {
 	t.Helper()
-	p := memory.New(unical.ProviderGoogle)
+	p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	p.AddUser("ada@example.com", "refresh-ada", "")
 	st := apitest.Start(t, []unical.Provider{p}, nil)
 	st.CreateApp(t, &admin.ApplicationParams{})
@@ -38,9 +39,10 @@ func stack(t *testing.T) (*apitest.Stack, *unical.App) {
 	return st, app
 }
 
-func newClient(t *testing.T, base, key string, opts *httpclient.Options) *httpclient.Client {
+func newClient(t *testing.T, base, key string, cfg httpclient.Config) *httpclient.Client {
 	t.Helper()
-	c, err := httpclient.New(base, key, opts)
+	cfg.BaseURL, cfg.APIKey = base, key
+	c, err := httpclient.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func errorView(t *testing.T, err error) unical.Error {
 func TestErrorsMatchApp(t *testing.T) {
 	t.Parallel()
 	st, app := stack(t)
-	c := newClient(t, st.URL, st.APIKey, nil)
+	c := newClient(t, st.URL, st.APIKey, httpclient.Config{})
 	ctx := t.Context()
 	acct, err := app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle, RefreshToken: unical.Some("refresh-ada")})
 	if err != nil {
@@ -109,9 +111,9 @@ func TestRateLimited(t *testing.T) {
 	t.Parallel()
 	st, _ := stack(t)
 	// One request per 1000 seconds: the second is refused.
-	srv := httptest.NewServer(httpapi.NewHandler(st.Client, httpapi.Options{KeyRateLimit: httpapi.RateLimit{PerSecond: 0.001, Burst: 1}}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: st.Client, KeyRateLimit: httpapi.RateLimit{PerSecond: 0.001, Burst: 1}}))
 	t.Cleanup(srv.Close)
-	c := newClient(t, srv.URL, st.APIKey, nil)
+	c := newClient(t, srv.URL, st.APIKey, httpclient.Config{})
 	if _, err := c.ListAccounts(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestAnswersNotFromTheAPI(t *testing.T) {
 		}, unical.Error{Code: unical.CodeUpstream, Message: "The unical server answered 302 Found."}, 0},
 	} {
 		srv := httptest.NewServer(tc.handler)
-		_, err := newClient(t, srv.URL, "uk_a_b", nil).ListAccounts(t.Context(), nil)
+		_, err := newClient(t, srv.URL, "uk_a_b", httpclient.Config{}).ListAccounts(t.Context(), nil)
 		srv.Close()
 		got := errorView(t, err)
 		if tc.retryAfter > 0 {
@@ -181,7 +183,7 @@ func TestAnswersNotFromTheAPI(t *testing.T) {
 		w.Write([]byte(`{"data":[{"id":`))
 	}))
 	t.Cleanup(srv.Close)
-	_, err := newClient(t, srv.URL, "uk_a_b", nil).ListAccounts(t.Context(), nil)
+	_, err := newClient(t, srv.URL, "uk_a_b", httpclient.Config{}).ListAccounts(t.Context(), nil)
 	var syntax *json.SyntaxError
 	if got := errorView(t, err); got.Code != unical.CodeUpstream || !errors.As(err, &syntax) {
 		t.Errorf("truncated body: %v, want upstream wrapping the JSON error", err)
@@ -214,7 +216,7 @@ func TestSuppliedHTTPClient(t *testing.T) {
 	st, _ := stack(t)
 	rec := &recorder{}
 	hc := &http.Client{Transport: rec}
-	c := newClient(t, st.URL+"/", st.APIKey, &httpclient.Options{HTTPClient: hc, UserAgent: "shop/1.0"})
+	c := newClient(t, st.URL+"/", st.APIKey, httpclient.Config{HTTPClient: hc, UserAgent: "shop/1.0"})
 	if _, err := c.ListAccounts(t.Context(), &unical.AccountListParams{Search: "a b&c", Limit: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +255,7 @@ func TestContextCanceled(t *testing.T) {
 	st, _ := stack(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := newClient(t, st.URL, st.APIKey, nil).ListAccounts(ctx, nil)
+	_, err := newClient(t, st.URL, st.APIKey, httpclient.Config{}).ListAccounts(ctx, nil)
 	if got := errorView(t, err); got.Code != unical.CodeUnavailable || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled call: %v, want unavailable wrapping context.Canceled", err)
 	}
@@ -271,7 +273,7 @@ func TestDeliveryLatency(t *testing.T) {
 		json.NewEncoder(w).Encode(unical.Page[*outbox.Attempt]{Data: []*outbox.Attempt{attempt}})
 	}))
 	t.Cleanup(srv.Close)
-	page, err := newClient(t, srv.URL, "uk_a_b", nil).ListDeliveries(t.Context(), "acc/1", "sub_1", nil)
+	page, err := newClient(t, srv.URL, "uk_a_b", httpclient.Config{}).ListDeliveries(t.Context(), "acc/1", "sub_1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +293,29 @@ func TestNew(t *testing.T) {
 		{"https://cal.example.com?x=1", "uk_a_b"},
 		{"https://cal.example.com", ""},
 	} {
-		if _, err := httpclient.New(tc.base, tc.key, nil); err == nil {
+		if _, err := httpclient.New(httpclient.Config{BaseURL: tc.base, APIKey: tc.key}); err == nil {
 			t.Errorf("New(%q, %q) accepted", tc.base, tc.key)
+		}
+	}
+}
+
+// TestNew_KeyOrToken checks that a Client authenticates one way: an API
+// key and a scoped token together are refused, not one silently dropped.
+func TestNew_KeyOrToken(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		cfg    httpclient.Config
+		wantOK bool
+	}{
+		{"key", httpclient.Config{BaseURL: "https://cal.example.com", APIKey: "uk_a_b"}, true},
+		{"token", httpclient.Config{BaseURL: "https://cal.example.com", Token: "st_a_b"}, true},
+		{"both", httpclient.Config{BaseURL: "https://cal.example.com", APIKey: "uk_a_b", Token: "st_a_b"}, false},
+		{"neither", httpclient.Config{BaseURL: "https://cal.example.com"}, false},
+	} {
+		_, err := httpclient.New(tc.cfg)
+		if gotOK := err == nil; gotOK != tc.wantOK {
+			t.Errorf("%s: New error %v, want accepted=%v", tc.name, err, tc.wantOK)
 		}
 	}
 }
@@ -306,14 +329,14 @@ func TestPerCallOptions(t *testing.T) {
 	t.Parallel()
 	st, _ := stack(t)
 	rec := &recorder{}
-	c := newClient(t, st.URL+"/", st.APIKey, &httpclient.Options{HTTPClient: &http.Client{Transport: rec}})
+	c := newClient(t, st.URL+"/", st.APIKey, httpclient.Config{HTTPClient: &http.Client{Transport: rec}})
 	no, yes := false, true
 	quiet := unical.WriteOptions{NotifyAttendees: &no}
 	loud := unical.WriteOptions{NotifyAttendees: &yes}
 	ctx := t.Context()
 	_, _ = c.CreateEvent(ctx, "acc_1", "cal_1", &unical.EventParams{}, quiet)
 	_, _ = c.UpdateEvent(ctx, "acc_1", "cal_1", "ev_1", &unical.EventParams{}, loud)
-	_, _ = c.UpdateEventWithScope(ctx, "acc_1", "cal_1", "ev_1", unical.ScopeThisAndFollowing, &unical.EventParams{}, quiet)
+	_, _ = c.UpdateEventWithScope(ctx, "acc_1", "cal_1", "ev_1", series.ScopeThisAndFollowing, &unical.EventParams{}, quiet)
 	_, _ = c.DeleteEvent(ctx, "acc_1", "cal_1", "ev_1", quiet)
 	_, _ = c.DeleteEvent(t.Context(), "acc_1", "cal_1", "ev_1")
 	_, _ = c.DeleteAccount(ctx, "acc_1", unical.WriteOptions{KeepGrant: true})

@@ -25,7 +25,7 @@ func ExampleNew() {
 	serverURL, apiKey, stop := startServer()
 	defer stop()
 
-	api, err := httpclient.New(serverURL, apiKey, nil)
+	api, err := httpclient.New(httpclient.Config{BaseURL: serverURL, APIKey: apiKey})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,11 +54,11 @@ func startServer() (url, apiKey string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func startServer() (url, apiKey string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{}))
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client}))
 	return srv.URL, created.APIKey, func() {
 		srv.Close()
 		client.Close()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/imip"
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/internal/testkit/smtptest"
@@ -24,8 +25,8 @@ import (
 func TestListInvitations(t *testing.T) {
 	t.Parallel()
 	mta := smtptest.MustStart(t)
-	st := apitest.Start(t, nil, func(cfg *unical.Config) {
-		cfg.WebhookConfig.AllowPrivateTargets = true
+	st := apitest.Start(t, nil, func(cfg *apitest.Config) {
+		cfg.AllowPrivateTargets = true
 		for i, p := range cfg.Providers {
 			if p.Type() == unical.ProviderVirtual {
 				cfg.Providers[i] = invite.Wrap(p, invite.Config{Store: cfg.Store})
@@ -38,7 +39,7 @@ func TestListInvitations(t *testing.T) {
 		From: "rooms@example.com", InboundSecret: "inbound-secret-0123456789"}); err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(t, st.URL, key, nil)
+	c := newClient(t, st.URL, key, httpclient.Config{})
 	acct, err := c.CreateAccount(ctx, &unical.AccountCreateParams{Email: "alice@people.example", ProviderType: unical.ProviderVirtual})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestListInvitations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := invite.NewSender(st.Client, invite.SenderConfig{}).SendDue(ctx); err != nil {
+	if err := invite.NewSender(invite.SenderConfig{Client: st.Client}).SendDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	reply := *ev

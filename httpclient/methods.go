@@ -11,6 +11,7 @@ import (
 	"github.com/unical/unical/invite/invitelog"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/series"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -94,7 +95,7 @@ func (c *Client) CreateAccount(ctx context.Context, params *unical.AccountCreate
 // defaults.
 func (c *Client) ConnectBasicAuth(ctx context.Context, params *unical.BasicAuthConnectParams, opts ...unical.WriteOptions) (*unical.Account, error) {
 	if c.appID == "" {
-		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Options.ApplicationID.")
+		return nil, unical.Errorf(unical.CodeInvalid, "ConnectBasicAuth needs the application id: set httpclient.Config.ApplicationID.")
 	}
 	return write[unical.Account](ctx, c, opts, nil, "POST", nil, orEmpty(params), "/v1/basicAuth/connect/", c.appID, "/"+unical.ProviderCalDAV.PathName())
 }
@@ -225,18 +226,18 @@ func (c *Client) DeleteEvent(ctx context.Context, accountID, calendarID, eventID
 
 // UpdateEventWithScope changes an occurrence, or it and the following ones:
 // PUT /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
-func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, params *unical.EventParams, opts ...unical.WriteOptions) (*unical.Event, error) {
+func (c *Client) UpdateEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope series.EditScope, params *unical.EventParams, opts ...unical.WriteOptions) (*unical.Event, error) {
 	return write[unical.Event](ctx, c, opts, eventWrite, "PUT", scopeQuery(scope), orEmpty(params), "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // DeleteEventWithScope deletes an occurrence, or it and the following ones:
 // DELETE /v1/events/{endUserAccountId}/{calendarId}/{eventId}?scope=.
-func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope unical.EditScope, opts ...unical.WriteOptions) (*unical.Success, error) {
+func (c *Client) DeleteEventWithScope(ctx context.Context, accountID, calendarID, eventID string, scope series.EditScope, opts ...unical.WriteOptions) (*unical.Success, error) {
 	return write[unical.Success](ctx, c, opts, eventWrite, "DELETE", scopeQuery(scope), nil, "/v1/events/", accountID, "/", calendarID, "/", eventID)
 }
 
 // scopeQuery is the query of a scoped write; the default scope is left out.
-func scopeQuery(scope unical.EditScope) url.Values {
+func scopeQuery(scope series.EditScope) url.Values {
 	if scope == "" {
 		return nil
 	}

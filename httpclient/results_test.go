@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/httpclient"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestResultsMatchApp(t *testing.T) {
 	t.Parallel()
 	st, app := stack(t)
-	c := newClient(t, st.URL, st.APIKey, nil)
+	c := newClient(t, st.URL, st.APIKey, httpclient.Config{})
 	ctx := t.Context()
 	acct, err := app.CreateAccount(ctx, &unical.AccountCreateParams{Email: "ada@example.com", ProviderType: unical.ProviderGoogle,
 		RefreshToken: unical.Some("refresh-ada"), ExternalID: unical.Some("user-1")})

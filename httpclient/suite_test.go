@@ -13,7 +13,7 @@ import (
 // in-process App, so that the two cannot drift.
 func TestAPI(t *testing.T) {
 	apisuite.Run(t, func(t *testing.T, st *apitest.Stack, appID, apiKey string) apisuite.API {
-		c, err := httpclient.New(st.URL, apiKey, &httpclient.Options{ApplicationID: appID})
+		c, err := httpclient.New(httpclient.Config{BaseURL: st.URL, APIKey: apiKey, ApplicationID: appID})
 		if err != nil {
 			t.Fatal(err)
 		}

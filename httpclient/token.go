@@ -2,31 +2,13 @@ package httpclient
 
 import (
 	"context"
-	"errors"
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/scopedtoken"
 )
 
 // Scoped tokens (package scopedtoken). An application's Client issues
-// and revokes them; a Client made with NewWithToken uses one.
-
-// NewWithToken returns a Client of the server at baseURL that
-// authenticates with a scoped token (Authorization: Bearer) instead of
-// an API key: for an agent or a service given a token rather than the
-// key. Calls outside the token's grant answer CodeForbidden errors
-// (403 forbidden) naming what it lacks.
-func NewWithToken(baseURL, token string, opts *Options) (*Client, error) {
-	if token == "" {
-		return nil, errors.New("httpclient: a token is required")
-	}
-	c, err := New(baseURL, token, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.apiKey, c.token = "", token
-	return c, nil
-}
+// and revokes them; a Client made with Config.Token uses one.
 
 // CodeForbidden is the code of a call a scoped token does not cover.
 const CodeForbidden = scopedtoken.CodeForbidden
@@ -46,7 +28,7 @@ func (c *Client) RevokeToken(ctx context.Context, id string) (*unical.Success, e
 }
 
 // CurrentToken returns the grant of the Client's own token (one made
-// with NewWithToken): GET /v1/tokens/current.
+// with Config.Token): GET /v1/tokens/current.
 func (c *Client) CurrentToken(ctx context.Context) (*scopedtoken.Current, error) {
 	return call[scopedtoken.Current](ctx, c, "GET", nil, nil, "/v1/tokens/current")
 }

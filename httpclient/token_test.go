@@ -26,12 +26,12 @@ func TestTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyClient := newClient(t, st.URL, st.APIKey, nil)
+	keyClient := newClient(t, st.URL, st.APIKey, httpclient.Config{})
 	issued, err := keyClient.CreateToken(ctx, &scopedtoken.Params{EndUserAccountIDs: []string{acct.ID}, Scopes: []scopedtoken.Scope{scopedtoken.FreeBusyRead}, TTLSeconds: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc, err := httpclient.NewWithToken(st.URL, issued.Token, nil)
+	tc, err := httpclient.New(httpclient.Config{BaseURL: st.URL, Token: issued.Token})
 	if err != nil {
 		t.Fatal(err)
 	}

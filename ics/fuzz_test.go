@@ -25,12 +25,12 @@ type importTarget struct {
 func newImportTarget(tb testing.TB) *importTarget {
 	tb.Helper()
 	ctx := tb.Context()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(tb.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	calendars := memory.New(unical.ProviderCalDAV)
+	calendars := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendars.AddUser("alan@example.com", "", "password")
 	var key [32]byte
 	rand.Read(key[:])

@@ -8,17 +8,39 @@ import (
 	"fmt"
 )
 
-// Do runs call, a Go write named op with its arguments args, once per key
-// of the application a: the Go API's writes take their Idempotency-Key as
-// WriteOptions, not a header. Without a key it just calls call. op and
-// args make the fingerprint (a write adds the options that change what it
-// does). The first call returns call's own result; its answer is kept as
-// JSON (a value, or the Failure of its error), so that a retry, perhaps in
-// another process, gets the first call's result back as the same Go value
-// and error.
-func Do[T any](ctx context.Context, a App, key string, call func(context.Context) (T, error), op string, args ...any) (T, error) {
-	if key == "" {
+// Options are a Go write's unical.WriteOptions as Do needs them: its key,
+// and the options that change what the write does, which join the
+// write's name and arguments in its fingerprint, so that a retry with
+// other options is refused as a reused key, on the Go path as over HTTP
+// (where they are the query and the If-Match header), rather than
+// replayed. Without them the fingerprint is the one it was before options
+// counted.
+type Options struct {
+	// Key is the Idempotency-Key; "" runs the write directly.
+	Key string
+	// Query are the options that are query parameters of the write's
+	// HTTP request (WriteOptions.Query: notifyAttendees, revokeGrant).
+	Query map[string]string
+	// IfMatch is the write's precondition, the If-Match header.
+	IfMatch string
+}
+
+// Do runs call, a Go write named op with its arguments args, once per
+// o.Key of the application a: the Go API's writes take their
+// Idempotency-Key as WriteOptions, not a header. Without a key it just
+// calls call. op, args and o's options make the fingerprint. The first
+// call returns call's own result; its answer is kept as JSON (a value, or
+// the Failure of its error), so that a retry, perhaps in another process,
+// gets the first call's result back as the same Go value and error.
+func Do[T any](ctx context.Context, a App, o Options, call func(context.Context) (T, error), op string, args ...any) (T, error) {
+	if o.Key == "" {
 		return call(ctx)
+	}
+	if o.Query != nil {
+		args = append(args, o.Query)
+	}
+	if o.IfMatch != "" {
+		args = append(args, map[string]string{"If-Match": o.IfMatch})
 	}
 	errs := a.s.errors
 	failed := func(err error) error {
@@ -34,7 +56,7 @@ func Do[T any](ctx context.Context, a App, key string, call func(context.Context
 		first    T
 		firstErr error
 	)
-	res, replayed, err := a.Run(ctx, key, "go:"+hex.EncodeToString(sum[:]), func(ctx context.Context) Answer {
+	res, replayed, err := a.Run(ctx, o.Key, "go:"+hex.EncodeToString(sum[:]), func(ctx context.Context) Answer {
 		first, firstErr = call(ctx)
 		if firstErr != nil {
 			f := errs.Read(firstErr)

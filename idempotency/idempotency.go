@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -157,8 +158,18 @@ type Runner struct {
 	log            *slog.Logger
 }
 
-// New returns a Runner whose keys are derived from the master key.
-func New(master seal.Key, now func() time.Time, log *slog.Logger) *Runner {
+// New returns a Runner whose keys are derived from cfg.MasterKey, with
+// cfg.Now and cfg.Logger (default time.Now and none); a Runner uses no
+// other field of cfg.
+func New(cfg Config) *Runner {
+	now, log := cfg.Now, cfg.Logger
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	master := seal.Key(cfg.MasterKey)
 	return &Runner{sealer: seal.New(master.Derive("idempotency")), fingerprintKey: master.Derive("idempotency-fingerprint"), now: now, log: log}
 }
 

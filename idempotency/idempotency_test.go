@@ -47,7 +47,7 @@ func (k *keys) Complete(_ context.Context, c *idempotency.Claim, kept *idempoten
 }
 
 func newRunner() *idempotency.Runner {
-	return idempotency.New(seal.NewKey(), time.Now, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return idempotency.New(idempotency.Config{MasterKey: seal.NewKey(), Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 func keepAll(string) bool { return true }

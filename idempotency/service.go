@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"time"
-
-	"github.com/unical/unical/internal/seal"
 )
 
 // KeyField is how errors about the key name it: the header.
@@ -106,14 +103,7 @@ type Service struct {
 
 // NewService returns the Service cfg describes.
 func NewService(cfg Config) *Service {
-	now, log := cfg.Now, cfg.Logger
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return &Service{runner: New(seal.Key(cfg.MasterKey), now, log), store: cfg.Store, errors: cfg.Errors, fullRetry: max(cfg.SweepInterval, time.Minute)}
+	return &Service{runner: New(cfg), store: cfg.Store, errors: cfg.Errors, fullRetry: max(cfg.SweepInterval, time.Minute)}
 }
 
 // App returns the side of s of the application appID.

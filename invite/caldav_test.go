@@ -10,6 +10,7 @@ import (
 	"github.com/unical/unical/internal/testkit/davtest"
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/caldav"
+	"github.com/unical/unical/series"
 )
 
 // withCalDAV adds the CalDAV provider, wrapped for invitations.
@@ -121,7 +122,7 @@ func TestCalDAV_SplitMailsNothing(t *testing.T) {
 	if err != nil || len(occ.Data) != 1 {
 		t.Fatalf("ListOccurrences = %d, %v; want the third occurrence", len(occ.Data), err)
 	}
-	if _, err := e.app.UpdateEventWithScope(ctx, acct, cal, occ.Data[0].ID, unical.ScopeThisAndFollowing,
+	if _, err := series.Update(ctx, e.app, acct, cal, occ.Data[0].ID, series.ScopeThisAndFollowing,
 		&unical.EventParams{Title: unical.Some("Weekly (new room)")}, notify); err != nil {
 		t.Fatalf("thisAndFollowing with notifyAttendees=true: %v", err)
 	}

@@ -58,7 +58,9 @@ func TestReceive_Reply(t *testing.T) {
 	e.rcv.SetSecret(sub.EndpointSecret)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(runCtx, e.client) }()
+	go func() {
+		done <- engine.Run(runCtx, e.client, engine.Settings{Sender: e.rcv.Sender(), OutboxPollInterval: 50 * time.Millisecond, ChangePollInterval: -1})
+	}()
 	t.Cleanup(func() { stop(); <-done })
 
 	got, err := e.receive(t, inboundSecret, guestReply(t, ev, "alice@people.example", "ann@example.org", unical.ResponseAccepted, 0))

@@ -22,6 +22,7 @@ import (
 	"github.com/unical/unical/invite"
 	"github.com/unical/unical/provider/virtual"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/subscriptions"
 )
 
 // env is a Client with a VIRTUAL provider wrapped for invitations, an
@@ -64,13 +65,12 @@ func mustNewEnv(t *testing.T, extra ...func(*unical.Config, unical.Store) unical
 // open opens the store and a Client on it, as a (re)started server does.
 func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) unical.Provider) {
 	t.Helper()
-	store, err := bolt.Open(e.dbPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: e.dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := unical.Config{Store: store, MasterKey: e.key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true, WebhookSender: e.rcv.Sender(),
-		OutboxPollInterval: 50 * time.Millisecond, ChangePollInterval: -1}}
-	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(store), invite.Config{Store: store})}
+	cfg := unical.Config{Store: store, MasterKey: e.key, AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: -1}}
+	cfg.Providers = []unical.Provider{invite.Wrap(virtual.New(virtual.Config{Store: store}), invite.Config{Store: store})}
 	for _, f := range extra {
 		cfg.Providers = append(cfg.Providers, f(&cfg, store))
 	}
@@ -79,7 +79,7 @@ func (e *env) open(t *testing.T, extra ...func(*unical.Config, unical.Store) uni
 		t.Fatal(err)
 	}
 	e.store, e.client = store, client
-	e.sender = invite.NewSender(client, invite.SenderConfig{RetrySchedule: retryNow})
+	e.sender = invite.NewSender(invite.SenderConfig{Client: client, RetrySchedule: retryNow})
 	t.Cleanup(func() { client.Close(); store.Close() })
 	if e.app != nil {
 		if e.app, err = client.App(t.Context(), e.app.ID()); err != nil {

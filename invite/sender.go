@@ -43,8 +43,12 @@ type Sender struct {
 	log      *slog.Logger
 }
 
-// SenderConfig tunes a [Sender]; the zero value takes the defaults.
+// SenderConfig configures a [Sender]. Client is required; the other
+// fields' zero values take the defaults.
 type SenderConfig struct {
+	// Client is whose Store the queued messages are in and whose
+	// applications' mail settings send them.
+	Client *unical.Client
 	// RetrySchedule is the wait before each retry; after the last the
 	// message fails. nil means DefaultRetrySchedule.
 	RetrySchedule []time.Duration
@@ -52,12 +56,13 @@ type SenderConfig struct {
 	// wake-up; 0 means DefaultScanInterval.
 	ScanInterval time.Duration
 	// Wakeup is the one the wrapped providers tell; nil means the one of
-	// the first provider of c that [Wrap] wrapped, if any.
+	// the first provider of Client that [Wrap] wrapped, if any.
 	Wakeup Wakeup
 }
 
-// NewSender returns a sender over c's Store and mail settings.
-func NewSender(c *unical.Client, cfg SenderConfig) *Sender {
+// NewSender returns a sender over cfg.Client's Store and mail settings.
+func NewSender(cfg SenderConfig) *Sender {
+	c := cfg.Client
 	s := &Sender{client: c, owner: ids.New("sender"), retries: cfg.RetrySchedule, interval: cfg.ScanInterval,
 		wake: cfg.Wakeup, log: c.Config().Logger}
 	for _, t := range []unical.ProviderType{unical.ProviderVirtual, unical.ProviderCalDAV} {

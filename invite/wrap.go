@@ -60,7 +60,7 @@ type Provider struct {
 // message per attendee is queued for the [Sender].
 //
 // Wrap is for providers whose optional interfaces are at most
-// [unical.CapabilityReporter], [unical.SettingsChecker] and
+// [unical.CapabilityReporter], [kit.SettingsChecker] and
 // [unical.SeriesSplitter]; others are hidden by the wrapper.
 func Wrap(p unical.Provider, cfg Config) *Provider {
 	if cfg.Now == nil {

@@ -32,38 +32,14 @@ func InProcess(h http.Handler) Sender {
 			r.Body = http.NoBody
 		}
 		r.RequestURI = r.URL.RequestURI()
-		w := &memoryResponse{header: http.Header{}}
+		w := httpwire.NewBuffer(nil)
 		h.ServeHTTP(w, r)
-		if w.status == 0 {
-			w.status = http.StatusOK
-		}
+		body := w.Bytes()
 		return &http.Response{
-			StatusCode: w.status, Header: w.header, Request: r,
-			Body: io.NopCloser(&w.body), ContentLength: int64(w.body.Len()),
+			StatusCode: w.Status(), Header: w.Header(), Request: r,
+			Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		}, nil
 	}
-}
-
-// memoryResponse is the ResponseWriter of an in-process call.
-type memoryResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (m *memoryResponse) Header() http.Header { return m.header }
-
-func (m *memoryResponse) WriteHeader(status int) {
-	if m.status == 0 && status >= 200 {
-		m.status = status
-	}
-}
-
-func (m *memoryResponse) Write(p []byte) (int, error) {
-	if m.status == 0 {
-		m.status = http.StatusOK
-	}
-	return m.body.Write(p)
 }
 
 // maxAnswerBytes bounds the /v1 answer a tool reads: a page of events
@@ -87,12 +63,15 @@ type caller struct {
 	grantID string
 }
 
-// forwarded are the request headers copied onto every /v1 call.
-var forwarded = []string{"Authorization", "X-Api-Key", "X-Forwarded-For"}
+// forwarded are the request headers copied onto every /v1 call: the
+// credential, the address the per-address limit counts, and the browser
+// Origin, which the API holds a scoped token's allowedOrigins to.
+var forwarded = []string{"Authorization", "X-Api-Key", "X-Forwarded-For", "Origin"}
 
-// answer is a /v1 answer: its status and JSON body.
+// answer is a /v1 answer: its status, headers and JSON body.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 }
 
@@ -150,7 +129,7 @@ func (c *caller) call(ctx context.Context, method, path string, query url.Values
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || !json.Valid(data) {
 		return answer{}, unical.Errorf(unical.CodeUpstream, "The answer of the unical server (status %d) is not the API's JSON.", resp.StatusCode)
 	}
-	return answer{status: resp.StatusCode, body: data}, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
 
 // errorBody is the /v1 error body, as far as unicald mcp reports it.

@@ -4,7 +4,7 @@
 // token grants.
 //
 // Every tool is one call of the /v1 API made with the agent's own
-// credential: in process through the server's own handler (Handler,
+// credential: in process through the server's own handler (NewHandler,
 // mounted at /v1/mcp over Streamable HTTP), or over HTTP to a running
 // server (Remote, which `unicald mcp` runs over stdio). So a token's
 // scopes are checked in one place, the /v1 front door, a tool's result
@@ -39,6 +39,9 @@ type grant struct {
 	// ID is the token's id; "" for the application's API key.
 	ID     string              `json:"id"`
 	Scopes []scopedtoken.Scope `json:"scopes"`
+	// cors are the CORS headers the API answered the token's check with:
+	// those of a browser origin the token allows, none otherwise.
+	cors http.Header
 }
 
 // resolveGrant asks the /v1 API what c's credential grants: a scoped
@@ -58,6 +61,7 @@ func (c *caller) resolveGrant(ctx context.Context) (*grant, *answer, error) {
 			return nil, nil, unical.WrapError(unical.CodeUpstream, err, "The token's grant answered by the unical server could not be read.")
 		}
 		c.grantID = g.ID
+		g.cors = corsOf(a.header)
 		return &g, nil, nil
 	}
 	// The API key's check: the cheapest route that takes it.
@@ -112,14 +116,17 @@ func withinScopes(granted []scopedtoken.Scope) mcp.Middleware {
 	}
 }
 
-// Options configures Handler and Remote. The zero value is usable.
-type Options struct {
+// Config configures NewHandler. Sender is required.
+type Config struct {
+	// Sender makes each tool's /v1 call; [InProcess] sends it to the
+	// server's own handler.
+	Sender Sender
 	// Logger receives the SDK's log of protocol failures; default none.
 	Logger *slog.Logger
 }
 
-// Handler serves MCP over Streamable HTTP (the route POST /v1/mcp),
-// making each tool's /v1 call through send with the credential of the
+// NewHandler serves MCP over Streamable HTTP (the route POST /v1/mcp),
+// making each tool's /v1 call through cfg.Sender with the credential of the
 // MCP request that asked for it.
 //
 // It is stateless: no session is kept between requests, so any replica
@@ -127,11 +134,8 @@ type Options struct {
 // grants now (GET /v1/tokens/current, asked once per request). Answers
 // are JSON, not event streams, as the server sends the client nothing of
 // its own; GET and DELETE are 405.
-func Handler(send Sender, opts *Options) http.Handler {
-	if opts == nil {
-		opts = &Options{}
-	}
-	h := &handler{send: send, cache: mcp.NewSchemaCache(), log: quiet(opts.Logger), errLog: opts.Logger}
+func NewHandler(cfg Config) http.Handler {
+	h := &handler{send: cfg.Sender, cache: mcp.NewSchemaCache(), log: quiet(cfg.Logger), errLog: cfg.Logger}
 	if h.errLog == nil {
 		h.errLog = slog.New(slog.DiscardHandler)
 	}
@@ -191,8 +195,26 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpwire.WriteBody(w, refused.status, refused.body)
 		return
 	}
+	// A browser origin the token allows is named as the API names it,
+	// on the MCP answer and on the SDK's refusals alike.
+	for k, v := range g.cors {
+		w.Header()[k] = v
+	}
 	s := newServer(c, g, h.cache, h.log)
-	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+	ew := &envelopeWriter{ResponseWriter: w}
+	h.sdk.ServeHTTP(ew, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
+	ew.finish(r, h.errLog)
+}
+
+// corsOf keeps the CORS headers of an answer of the API.
+func corsOf(h http.Header) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		if strings.HasPrefix(k, "Access-Control-") || k == "Vary" {
+			out[k] = slices.Clone(v)
+		}
+	}
+	return out
 }
 
 // Remote is the MCP server of a local agent: its tools call the /v1 API of
@@ -207,7 +229,8 @@ type Remote struct {
 	// HTTPClient sends the calls, required; it must not follow
 	// redirects, so that the token goes to URL only.
 	HTTPClient *http.Client
-	Options
+	// Logger receives the SDK's log of protocol failures; default none.
+	Logger *slog.Logger
 }
 
 // Run serves MCP on t (stdio for `unicald mcp`) until the client leaves

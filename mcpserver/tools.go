@@ -13,6 +13,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/availability"
 	"github.com/unical/unical/booking"
+	"github.com/unical/unical/idempotency"
 	"github.com/unical/unical/scopedtoken"
 )
 
@@ -320,7 +321,7 @@ func (c *caller) idempotencyKey(tool, key string) (string, error) {
 		full += c.grantID + "."
 	}
 	full += key
-	if key == "" || unical.CheckIdempotencyKey(full) != nil {
+	if key == "" || idempotency.CheckKey(full) != "" {
 		return "", unical.FieldError("idempotencyKey", "idempotencyKey must be 1 to %d visible ASCII characters, such as a UUID.", maxIdempotencyKey)
 	}
 	return full, nil

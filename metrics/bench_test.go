@@ -17,7 +17,7 @@ import (
 // /healthz (no store, no JSON worth the name) served in-process with and
 // without a RequestObserver; the difference is the middleware's.
 func BenchmarkRequestMetrics(b *testing.B) {
-	store, err := bolt.Open(filepath.Join(b.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(b.TempDir(), "unical.db")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func BenchmarkRequestMetrics(b *testing.B) {
 			}
 		}
 	}
-	b.Run("Plain", func(b *testing.B) { run(b, httpapi.NewHandler(client, httpapi.Options{})) })
+	b.Run("Plain", func(b *testing.B) { run(b, httpapi.NewHandler(httpapi.Config{Client: client})) })
 	b.Run("Measured", func(b *testing.B) {
-		run(b, httpapi.NewHandler(client, httpapi.Options{Requests: metrics.New()}))
+		run(b, httpapi.NewHandler(httpapi.Config{Client: client, Requests: metrics.New()}))
 	})
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/engine"
 	"github.com/unical/unical/observe"
+	"github.com/unical/unical/storestats"
 )
 
 // namespace prefixes every metric name.
@@ -324,9 +325,9 @@ const StoreStatsTTL = 10 * time.Second
 // type and status, pending outbox messages and the age of the oldest. They
 // are read with stats when scraped, at most every StoreStatsTTL (a
 // scrape in between gets the previous counts), and within a few seconds;
-// a failed read leaves them out of that scrape. Pass
-// [unical.Client.StoreStats].
-func (m *Metrics) WatchStore(stats func(ctx context.Context) (*unical.StoreStats, error)) {
+// a failed read leaves them out of that scrape. Pass [storestats.Of] of
+// the Client's Store.
+func (m *Metrics) WatchStore(stats func(ctx context.Context) (*storestats.Stats, error)) {
 	m.reg.MustRegister(&storeCollector{stats: stats, now: time.Now})
 }
 
@@ -341,11 +342,11 @@ var (
 
 // storeCollector reads the store's counts on scrape, with a short cache.
 type storeCollector struct {
-	stats func(ctx context.Context) (*unical.StoreStats, error)
+	stats func(ctx context.Context) (*storestats.Stats, error)
 	now   func() time.Time
 
 	mu     sync.Mutex
-	last   *unical.StoreStats
+	last   *storestats.Stats
 	readAt time.Time
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/store/bolt"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -63,14 +64,14 @@ type stack struct {
 
 func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	google := memory.New(unical.ProviderGoogle)
+	google := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	google.AddUser(googleUser, googleToken, "")
-	outlook := memory.NewWatcher(unical.ProviderMicrosoft)
+	outlook := memory.NewWatcher(memory.Config{Type: unical.ProviderMicrosoft})
 	outlook.AddUser(outlookUser, outlookToken, "")
 
 	var h http.Handler
@@ -78,27 +79,24 @@ func startStack(t *testing.T, m *metrics.Metrics, rcv *apitest.Receiver) *stack 
 	t.Cleanup(srv.Close)
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: []unical.Provider{retrying{google}, outlook}, MasterKey: seal.NewKey(), PublicURL: srv.URL,
-		Observer: m,
-		WebhookConfig: unical.WebhookConfig{
-			WebhookSender: rcv.Sender(), AllowPrivateTargets: true,
-			ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond,
-		},
+		Observer: m, AllowPrivateTargets: true, Subscriptions: &subscriptions.Hooks{ChangePollInterval: 100 * time.Millisecond},
 	})
+	settings := engine.Settings{Sender: rcv.Sender(), ChangePollInterval: 100 * time.Millisecond, OutboxPollInterval: 50 * time.Millisecond}
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
+	m.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, client.Store()) })
 	// With a deadline, as unicald serves: routeMux then routes a copy of
 	// the request, whose route the metrics must still see.
-	h = httpapi.NewHandler(client, httpapi.Options{Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
+	h = httpapi.NewHandler(httpapi.Config{Client: client, Requests: m, Metrics: m.Handler(), RequestTimeout: httpapi.DefaultRequestTimeout})
 	created, err := admin.Of(client).CreateApplication(t.Context(), &admin.ApplicationParams{Name: unical.Some("metrics")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, client) }()
+	go func() { done <- engine.Run(ctx, client, settings) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return &stack{URL: srv.URL, Client: client, Store: store, APIKey: created.APIKey, AppID: created.ApplicationID, Outlook: outlook}
 }
@@ -340,7 +338,7 @@ func TestMetrics(t *testing.T) {
 func TestMetrics_OutboxGauges(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,8 +347,8 @@ func TestMetrics_OutboxGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, client.Store()) })
-	srv := httptest.NewServer(httpapi.NewHandler(client, httpapi.Options{Metrics: m.Handler()}))
+	m.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, client.Store()) })
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: client, Metrics: m.Handler()}))
 	t.Cleanup(srv.Close)
 
 	created := time.Now().Add(-time.Hour)

@@ -5,8 +5,8 @@
 // It keeps nothing a request carried: not the path (the route pattern,
 // such as /v1/events/{endUserAccountId}/{calendarId}, holds no id), no
 // query, no header, no body, and of the API key only its public prefix. It is
-// bounded twice: at most Options.PerApplication entries per application
-// (the oldest give way) and none older than Options.Retention.
+// bounded twice: at most Config.PerApplication entries per application
+// (the oldest give way) and none older than Config.Retention.
 //
 // The log lives in the process's memory and costs a request no Store
 // write: each unicald replica keeps the requests it served, and a restart
@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-// Defaults of Options.
+// Defaults of Config.
 const (
 	DefaultPerApplication = 200
 	DefaultRetention      = 24 * time.Hour
@@ -57,8 +57,8 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	}{plain(e), e.At.UTC(), float64(e.Latency.Microseconds()) / 1000})
 }
 
-// Options configures New.
-type Options struct {
+// Config configures New.
+type Config struct {
 	// PerApplication is how many requests are kept per application;
 	// default DefaultPerApplication.
 	PerApplication int
@@ -98,7 +98,7 @@ type ring struct {
 const maxPrefixes = 64
 
 // New returns an empty log.
-func New(opts Options) *Log {
+func New(opts Config) *Log {
 	l := &Log{size: opts.PerApplication, keep: opts.Retention, now: opts.Now}
 	if l.size <= 0 {
 		l.size = DefaultPerApplication

@@ -55,7 +55,7 @@ func TestLog_List(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := &clock{now: tc.now}
-			l := requestlog.New(requestlog.Options{PerApplication: tc.size, Retention: tc.keep, Now: c.Now})
+			l := requestlog.New(requestlog.Config{PerApplication: tc.size, Retention: tc.keep, Now: c.Now})
 			for i := range tc.recorded {
 				l.Record("app1", entry(i))
 			}
@@ -72,7 +72,7 @@ func TestLog_List(t *testing.T) {
 func TestLog_Applications(t *testing.T) {
 	t.Parallel()
 	c := &clock{now: t0}
-	l := requestlog.New(requestlog.Options{Retention: time.Hour, Now: c.Now})
+	l := requestlog.New(requestlog.Config{Retention: time.Hour, Now: c.Now})
 	l.Record("app1", entry(0))
 	l.Record("app2", entry(1))
 	if d := cmp.Diff([]requestlog.Entry{entry(0)}, l.List("app1")); d != "" {
@@ -101,7 +101,7 @@ func TestLog_Nil(t *testing.T) {
 
 func TestLog_Defaults(t *testing.T) {
 	t.Parallel()
-	l := requestlog.New(requestlog.Options{})
+	l := requestlog.New(requestlog.Config{})
 	if l.PerApplication() != requestlog.DefaultPerApplication || l.Retention() != requestlog.DefaultRetention {
 		t.Errorf("defaults = %d, %s; want %d, %s", l.PerApplication(), l.Retention(), requestlog.DefaultPerApplication, requestlog.DefaultRetention)
 	}
@@ -110,7 +110,7 @@ func TestLog_Defaults(t *testing.T) {
 // BenchmarkLog_Record measures what a request pays for its entry, from
 // many goroutines at once as a server records them.
 func BenchmarkLog_Record(b *testing.B) {
-	l := requestlog.New(requestlog.Options{})
+	l := requestlog.New(requestlog.Config{})
 	e := entry(0)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -115,7 +115,7 @@ func (d *Directory) read(ctx context.Context) ([]unical.Room, error) {
 		if lister == nil {
 			continue
 		}
-		secret, err := d.c.Keys().OpenDelegation(app, t, cred.Sealed)
+		secret, err := d.c.Keys().OpenDelegation(app.ID, string(t), cred.Sealed)
 		if err != nil {
 			return nil, err
 		}

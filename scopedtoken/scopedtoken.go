@@ -171,9 +171,9 @@ func scopeNames() []string {
 	return names
 }
 
-// New makes the grant of a validated request of application appID at
+// Issue makes the grant of a validated request of application appID at
 // now, and the token to hand out once.
-func New(appID string, p *Params, now time.Time) (*Grant, *Issued) {
+func Issue(appID string, p *Params, now time.Time) (*Grant, *Issued) {
 	id, secret := ids.New("tok"), ids.Random(32)
 	g := &Grant{
 		ID: id, ApplicationID: appID, Hash: seal.HashSecret(secret),

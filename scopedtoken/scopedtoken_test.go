@@ -71,7 +71,7 @@ func TestValidate(t *testing.T) {
 // holds no plaintext secret.
 func TestNewAndSplit(t *testing.T) {
 	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	g, issued := scopedtoken.New("app_1", validParams(), now)
+	g, issued := scopedtoken.Issue("app_1", validParams(), now)
 	if issued.ID != g.ID || !issued.ExpiresAt.Equal(now.Add(time.Hour)) || !strings.HasPrefix(issued.Token, scopedtoken.Prefix) {
 		t.Fatalf("issued %+v for grant %s", issued, g.ID)
 	}
@@ -108,7 +108,7 @@ func TestNewAndSplit(t *testing.T) {
 // TestAllow checks what a grant covers, and that each refusal is a 403
 // naming the scope or resource it lacks.
 func TestAllow(t *testing.T) {
-	g, _ := scopedtoken.New("app_1", validParams(), time.Now())
+	g, _ := scopedtoken.Issue("app_1", validParams(), time.Now())
 	tests := []struct {
 		name  string
 		use   scopedtoken.Use
@@ -144,7 +144,7 @@ func TestAllow(t *testing.T) {
 // TestAllowsOrigin checks that only the listed origins, spelled exactly,
 // are allowed.
 func TestAllowsOrigin(t *testing.T) {
-	g, _ := scopedtoken.New("app_1", validParams(), time.Now())
+	g, _ := scopedtoken.Issue("app_1", validParams(), time.Now())
 	got := map[string]bool{}
 	for _, o := range []string{"https://shop.example", "http://shop.example", "https://evil.example", "http://localhost:8080", "null", ""} {
 		got[o] = g.AllowsOrigin(o)

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/booking"
 	"github.com/unical/unical/internal/ids"
 	"github.com/unical/unical/internal/ttlcache"
+	"github.com/unical/unical/storeversion"
 )
 
 // The audit log's record of tokens: who (the application's API key) and
@@ -27,7 +29,7 @@ const (
 const auditRetention = 90 * 24 * time.Hour
 
 // cacheTTL bounds how long a grant read from the Store is reused by a
-// Store that cannot tell of changes (not a [unical.VersionedStore]); the
+// Store that cannot tell of changes (not a [storeversion.Store]); the
 // bundled Stores move their version at a revocation, which ends the reuse
 // at once.
 const cacheTTL = 5 * time.Second
@@ -47,7 +49,7 @@ func NewService(c *unical.Client) *Service {
 	if c == nil {
 		return &Service{}
 	}
-	s := &Service{c: c, grants: ttlcache.New[*Grant](cacheTTL, c.Config().Now, func() (uint64, bool) { return unical.StoreVersion(c.Store()) })}
+	s := &Service{c: c, grants: ttlcache.New[*Grant](cacheTTL, c.Config().Now, func() (uint64, bool) { return storeversion.Of(c.Store()) })}
 	s.store, _ = c.Store().(GrantStore)
 	return s
 }
@@ -100,7 +102,7 @@ func (s *Service) Issue(ctx context.Context, app *unical.App, p *Params) (*Issue
 	}
 	q := *p
 	q.BookingTypeIDs = types
-	g, issued := New(app.ID(), &q, s.c.Config().Now())
+	g, issued := Issue(app.ID(), &q, s.c.Config().Now())
 	data, err := json.Marshal(g)
 	if err != nil {
 		return nil, unical.WrapError(unical.CodeInternal, err, "Internal error.")
@@ -202,7 +204,7 @@ func (s *Service) Revoke(ctx context.Context, app *unical.App, id string) error 
 // after the change, so a failed write is not returned: the change stands.
 func (s *Service) audit(ctx context.Context, operation, appID, tokenID string) {
 	now := s.c.Config().Now().UTC()
-	e := &unical.AuditEntry{ID: ids.New("aud"), At: now, Actor: ActorAPIKey, Operation: operation, ApplicationID: appID, TargetID: tokenID}
+	e := &audit.Entry{ID: ids.New("aud"), At: now, Actor: ActorAPIKey, Operation: operation, ApplicationID: appID, TargetID: tokenID}
 	if err := s.c.Store().AppendAudit(context.WithoutCancel(ctx), e, now.Add(-auditRetention)); err != nil {
 		s.c.Config().Logger.ErrorContext(ctx, "write audit log", "operation", operation, "app", appID, "err", err)
 	}

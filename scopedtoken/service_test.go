@@ -20,12 +20,12 @@ type plainStore struct{ unical.Store }
 // application of it with one VIRTUAL account.
 func mustApp(t *testing.T, wrap func(*bolt.Store) unical.Store) (*unical.Client, *unical.App, string) {
 	t.Helper()
-	s, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	s, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	c, err := unical.New(unical.Config{Store: wrap(s), Providers: virtual.Add(nil, s), MasterKey: seal.NewKey()})
+	c, err := unical.New(unical.Config{Store: wrap(s), Providers: virtual.Add(nil, virtual.Config{Store: s}), MasterKey: seal.NewKey()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // Store indexes it by id, by application and by expiry.
 //
 // Implementations must be safe for concurrent use by several processes.
-// A Store that is a [unical.VersionedStore] must move its version when a
+// A Store that is a [storeversion.Store] must move its version when a
 // grant is deleted, in every process that shares it (as for a deleted
 // API key), since the Service keeps grants it has read for as long as
 // the version stays.

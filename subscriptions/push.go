@@ -74,7 +74,7 @@ func setWatch(sub *unical.SubscriptionRecord, w *unical.Watch, token string) {
 }
 
 // RenewWatch renews sub's watch with the provider. The engine (package
-// engine) calls it when the watch ends within Config.WatchRenewBefore. A
+// engine) calls it when the watch ends within engine.Config.WatchRenewBefore. A
 // watch that has ended without renewal is dropped, and the subscription
 // is polled from then on; while it still runs, a failed renewal leaves it
 // for the next try.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/idempotency"
+	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/webhook"
 )
 
@@ -142,7 +143,7 @@ func Create(ctx context.Context, app *unical.App, accountID string, params *Crea
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*Created, error) {
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey}, func(ctx context.Context) (*Created, error) {
 		return create(ctx, app, accountID, params)
 	}, "CreateSubscription", accountID, params)
 }
@@ -155,7 +156,7 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 	if params.WebhookURL == "" {
 		return nil, unical.FieldError("webhookUrl", "webhookUrl is required.")
 	}
-	if err := unical.CheckWebhookURL("webhookUrl", params.WebhookURL, c.Config().AllowPrivateTargets); err != nil {
+	if err := CheckWebhookURL("webhookUrl", params.WebhookURL, c.Config().AllowPrivateTargets); err != nil {
 		return nil, err
 	}
 	rate := DefaultRateLimit
@@ -191,7 +192,7 @@ func create(ctx context.Context, app *unical.App, accountID string, params *Crea
 		// so that subscriptions made together are not checked together.
 		NextCheckAt: firstCheck(now, changePoll(c)),
 	}
-	c.Keys().SealSubscriptionSecret(sub, secret)
+	sub.SealedSecret = c.Keys().SealSubscriptionSecret(sub.ID, secret)
 	// The baseline cursor, so that the first poll reports changes made
 	// from now on. Without one the poller takes its baseline later.
 	if cursor, err := baselineCursor(ctx, p, s, params.CalendarID); err == nil {
@@ -227,7 +228,7 @@ func Delete(ctx context.Context, app *unical.App, accountID string, params *Dele
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.Do(ctx, app.Idempotency(), o.IdempotencyKey, func(ctx context.Context) (*unical.Success, error) {
+	return idempotency.Do(ctx, app.Idempotency(), idempotency.Options{Key: o.IdempotencyKey}, func(ctx context.Context) (*unical.Success, error) {
 		return deleteSubscription(ctx, app, accountID, params)
 	}, "DeleteSubscription", accountID, params)
 }
@@ -263,4 +264,16 @@ func Get(ctx context.Context, app *unical.App, accountID, subscriptionID string)
 		return nil, unical.Errorf(unical.CodeNotFound, "No subscription %q for this account.", subscriptionID)
 	}
 	return sub, nil
+}
+
+// CheckWebhookURL refuses a webhook URL (a subscription's, or an
+// application's own, which package admin checks with it) that is not an
+// absolute https URL or, unless allowPrivate (Config.AllowPrivateTargets),
+// names a loopback, private or link-local host (see
+// addrpolicy.TargetURLProblem), as CodeInvalid naming field.
+func CheckWebhookURL(field, raw string, allowPrivate bool) error {
+	if problem := addrpolicy.TargetURLProblem(field, raw, allowPrivate); problem != "" {
+		return unical.FieldError(field, "%s", problem)
+	}
+	return nil
 }

@@ -49,12 +49,12 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 
-	google, dav := memory.New(unical.ProviderGoogle), memory.New(unical.ProviderCalDAV)
+	google, dav := memory.New(memory.Config{Type: unical.ProviderGoogle}), memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	google.AddUser("ada@example.com", "refresh-ada", "")
 	davCalendarID := dav.AddUser("alan@example.com", "", "app-password")
-	st := apitest.Start(t, []unical.Provider{google, dav}, func(cfg *unical.Config) {
+	st := apitest.Start(t, []unical.Provider{google, dav}, func(cfg *apitest.Config) {
 		cfg.AllowPrivateTargets = true
-		cfg.WebhookSender = webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+		cfg.Sender = webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 		cfg.OutboxPollInterval = 20 * time.Millisecond
 		cfg.ChangePollInterval = 20 * time.Millisecond
 		cfg.RetryJitter = -1
@@ -103,7 +103,7 @@ func TestHandler_EngineDeliveries(t *testing.T) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(runCtx, st.Client) }()
+	go func() { done <- engine.Run(runCtx, st.Client, st.Engine) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

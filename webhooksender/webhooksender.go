@@ -1,10 +1,10 @@
 // Package webhooksender is the HTTP client that sends unical's webhook
-// requests: a [unical.WebhookSender] for Config.WebhookSender, and usable
+// requests: a [engine.Sender] for engine.Config.Sender, and usable
 // on its own by any Go program that posts to URLs its users chose.
 //
 // It refuses to connect to loopback, private, link-local, unspecified and
 // multicast addresses, and to the special ranges that reach them (NAT64,
-// 6to4, Teredo), unless Options.AllowPrivate is set; such an attempt fails
+// 6to4, Teredo), unless Config.AllowPrivate is set; such an attempt fails
 // with an error wrapping [ErrForbiddenAddress]. The check runs on the
 // address actually dialled, after DNS resolution, so a name that resolves
 // (or re-resolves) to an internal address is refused too. [ForbiddenHost]
@@ -28,17 +28,17 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/addrpolicy"
 	"github.com/unical/unical/internal/retry"
 )
 
-// DefaultTimeout bounds one attempt when Options.Timeout is zero. Svix
+// DefaultTimeout bounds one attempt when Config.Timeout is zero. Svix
 // counts a 2xx within 15 seconds as delivered.
 const DefaultTimeout = 15 * time.Second
 
 // DefaultUserAgent is the User-Agent of the requests when
-// Options.UserAgent is empty.
+// Config.UserAgent is empty.
 const DefaultUserAgent = "unical-webhooks"
 
 // maxResponseBody is how much of a receiver's answer is read, so that a
@@ -46,8 +46,8 @@ const DefaultUserAgent = "unical-webhooks"
 // Retry-After count.
 const maxResponseBody = 64 << 10
 
-// Options configure a Client.
-type Options struct {
+// Config configure a Client.
+type Config struct {
 	// AllowPrivate lets deliveries reach loopback and private addresses,
 	// for development against a receiver on the same machine or network.
 	AllowPrivate bool
@@ -83,7 +83,7 @@ type Client struct {
 }
 
 // New returns a Client.
-func New(opts Options) *Client {
+func New(opts Config) *Client {
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -121,10 +121,10 @@ func New(opts Options) *Client {
 // Send POSTs body to url with the given headers and returns the response
 // status code and Retry-After. A transport failure (refused address,
 // timeout, TLS error) is an error with status 0.
-func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (unical.WebhookResponse, error) {
+func (c *Client) Send(ctx context.Context, url string, header map[string][]string, body []byte) (engine.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return unical.WebhookResponse{}, err
+		return engine.Response{}, err
 	}
 	for k, v := range header {
 		req.Header[http.CanonicalHeaderKey(k)] = v
@@ -132,7 +132,7 @@ func (c *Client) Send(ctx context.Context, url string, header map[string][]strin
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return unical.WebhookResponse{}, err
+		return engine.Response{}, err
 	}
 	defer resp.Body.Close()
 	// Draining a little lets the connection be reused for the next message.
@@ -140,7 +140,7 @@ func (c *Client) Send(ctx context.Context, url string, header map[string][]strin
 	// An HTTP date is read against this machine's clock, the only one a
 	// real request has; an unreadable header counts as none.
 	wait, _ := retry.After(resp.Header, time.Now())
-	return unical.WebhookResponse{StatusCode: resp.StatusCode, RetryAfter: wait}, nil
+	return engine.Response{StatusCode: resp.StatusCode, RetryAfter: wait}, nil
 }
 
 // CloseIdleConnections closes kept-alive connections.

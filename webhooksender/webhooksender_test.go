@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/webhooksender"
 )
 
@@ -62,16 +62,16 @@ func TestClient_Send(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		t.Parallel()
-		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: trust(srv)})
 		resp, err := c.Send(t.Context(), srv.URL+"/ok", header, []byte(`{}`))
-		if err != nil || resp != (unical.WebhookResponse{StatusCode: http.StatusNoContent}) {
+		if err != nil || resp != (engine.Response{StatusCode: http.StatusNoContent}) {
 			t.Fatalf("Send() = %+v, %v; want 204 without Retry-After", resp, err)
 		}
 	})
 	t.Run("RedirectNotFollowed", func(t *testing.T) {
 		t.Parallel()
 		before := hits.Load()
-		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: trust(srv)})
 		resp, err := c.Send(t.Context(), srv.URL+"/redirect", header, []byte(`{}`))
 		if err != nil || resp.StatusCode != http.StatusTemporaryRedirect {
 			t.Fatalf("Send() = %+v, %v; want 307", resp, err)
@@ -82,7 +82,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("RetryAfter", func(t *testing.T) {
 		t.Parallel()
-		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv)})
+		c := webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: trust(srv)})
 		// An HTTP date has whole seconds, so one an hour ahead reads as a
 		// little under an hour; the test allows a minute for a slow run.
 		date := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
@@ -102,7 +102,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("ErrTimeout", func(t *testing.T) {
 		t.Parallel()
-		c := webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: trust(srv), Timeout: 100 * time.Millisecond})
+		c := webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: trust(srv), Timeout: 100 * time.Millisecond})
 		start := time.Now()
 		if _, err := c.Send(t.Context(), srv.URL+"/slow", header, nil); err == nil {
 			t.Fatal("Send() to a slow receiver = nil error, want a timeout")
@@ -113,7 +113,7 @@ func TestClient_Send(t *testing.T) {
 	})
 	t.Run("ErrUntrustedCertificate", func(t *testing.T) {
 		t.Parallel()
-		c := webhooksender.New(webhooksender.Options{AllowPrivate: true})
+		c := webhooksender.New(webhooksender.Config{AllowPrivate: true})
 		if _, err := c.Send(t.Context(), srv.URL+"/ok", header, nil); err == nil {
 			t.Fatal("Send() to a self-signed server = nil error, want a certificate error")
 		}
@@ -127,7 +127,7 @@ func TestClient_Send(t *testing.T) {
 		t.Run(target.name, func(t *testing.T) {
 			t.Parallel()
 			before := hits.Load()
-			c := webhooksender.New(webhooksender.Options{TLSConfig: trust(srv)})
+			c := webhooksender.New(webhooksender.Config{TLSConfig: trust(srv)})
 			_, err := c.Send(t.Context(), target.url+"/ok", header, nil)
 			if !errors.Is(err, webhooksender.ErrForbiddenAddress) {
 				t.Fatalf("Send(%s) error = %v, want ErrForbiddenAddress", target.url, err)
@@ -170,15 +170,15 @@ func TestSSLCertFileChild(t *testing.T) {
 	if url == "" {
 		t.Skip("only run by TestClient_Send_SSLCertFile")
 	}
-	c := webhooksender.New(webhooksender.Options{AllowPrivate: true})
+	c := webhooksender.New(webhooksender.Config{AllowPrivate: true})
 	resp, err := c.Send(t.Context(), url, nil, []byte(`{}`))
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("Send() with SSL_CERT_FILE = %+v, %v; want 202", resp, err)
 	}
 }
 
-// The Client is what unical.Config.WebhookSender takes.
-var _ unical.WebhookSender = (*webhooksender.Client)(nil)
+// The Client is what engine.Config.Sender takes.
+var _ engine.Sender = (*webhooksender.Client)(nil)
 
 // TestForbiddenHost checks the registration-time policy an outside program
 // applies to a webhook URL's host.

@@ -36,7 +36,7 @@ func (m *Main) openOffline(ctx context.Context, sf storeFlags) (*admin.Service, 
 	// The URLs an offline command saves are held to the server's address
 	// policy, which it reads as the server does from the environment.
 	eng := engineSettings{allowPrivate: m.env("UNICAL_ALLOW_PRIVATE_TARGETS", "") == "1"}
-	client, store, err := m.open(ctx, sf, "", eng, slog.New(slog.NewTextHandler(io.Discard, nil)), &bolt.Options{Timeout: offlineOpenTimeout})
+	client, store, err := m.open(ctx, sf, "", eng, slog.New(slog.NewTextHandler(io.Discard, nil)), bolt.Config{Timeout: offlineOpenTimeout})
 	if sf.storeURL == "" && unical.ErrorCode(err) == unical.CodeUnavailable {
 		return nil, nil, fmt.Errorf("the data folder %s is in use by a running unicald; run the command against it with --server URL (and UNICAL_ADMIN_TOKEN)", sf.dataDir)
 	}

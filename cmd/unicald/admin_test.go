@@ -38,7 +38,7 @@ func runCommand(t *testing.T, env map[string]string, args ...string) (stdout, st
 func TestAdminCommandsAgainstRunningServer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv := MustRunMain(t, dir, []unical.Provider{memory.New(unical.ProviderCalDAV)})
+	srv := MustRunMain(t, dir, []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})})
 	token := adminTokenFrom(t, srv.Stdout.String())
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": token}
 	must := func(args ...string) string {
@@ -124,7 +124,7 @@ func TestAdminCommandsAgainstRunningServer(t *testing.T) {
 	if out, errOut, err := runCommand(t, nil, "apps", "list", "--data", dir); err != nil || !strings.Contains(out, "default") {
 		t.Errorf("offline apps list after stop: %v %s %s", err, out, errOut)
 	}
-	srv = MustRunMain(t, dir, []unical.Provider{memory.New(unical.ProviderCalDAV)})
+	srv = MustRunMain(t, dir, []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})})
 	if strings.Contains(srv.Stdout.String(), "adminToken") {
 		t.Error("a restart printed a new admin token")
 	}

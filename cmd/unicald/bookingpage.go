@@ -19,7 +19,7 @@ import (
 // 0 turns them off too.
 func newBookingPage(client *unical.Client, key seal.Key, front *frontSettings, logger *slog.Logger) (http.Handler, error) {
 	linkKey := key.Derive("booking-page-links")
-	opts := bookingpage.Options{
+	opts := bookingpage.Config{
 		Client:  client,
 		LinkKey: linkKey[:],
 		ClientAddr: func(r *http.Request) netip.Addr {
@@ -28,8 +28,8 @@ func newBookingPage(client *unical.Client, key seal.Key, front *frontSettings, l
 		Logger: logger,
 	}
 	if front.ipRate != 0 {
-		opts.PageLimit = httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: bookingpage.DefaultPageRate, Burst: bookingpage.DefaultPageBurst}, front.trustForwardedFor)
-		opts.WriteLimit = httpapi.NewAddressLimiter(httpapi.RateLimit{PerSecond: bookingpage.DefaultWriteRate, Burst: bookingpage.DefaultWriteBurst}, front.trustForwardedFor)
+		opts.PageLimit = httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: bookingpage.DefaultPageRate, Burst: bookingpage.DefaultPageBurst}, TrustForwardedFor: front.trustForwardedFor})
+		opts.WriteLimit = httpapi.NewAddressLimiter(httpapi.LimiterConfig{Rate: httpapi.RateLimit{PerSecond: bookingpage.DefaultWriteRate, Burst: bookingpage.DefaultWriteBurst}, TrustForwardedFor: front.trustForwardedFor})
 	}
 	return bookingpage.New(opts)
 }

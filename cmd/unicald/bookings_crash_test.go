@@ -139,7 +139,7 @@ func TestReplicas_BookingsSurviveAKill(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close() })
 	later := func() time.Time { return time.Now().Add(5 * time.Minute) }
-	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, store), MasterKey: key, Now: later})
+	client, err := unical.New(unical.Config{Store: store, Providers: virtual.Add(nil, virtual.Config{Store: store}), MasterKey: key, Now: later})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,7 +291,7 @@ func TestListCommands(t *testing.T) {
 	for i, args := range lists {
 		offline[i] = run(nil, append(args, "--data", dir)...)
 	}
-	srv := MustRunMain(t, dir, []unical.Provider{memory.New(unical.ProviderCalDAV)})
+	srv := MustRunMain(t, dir, []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})})
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminTokenFrom(t, srv.Stdout.String())}
 	remote := make([]string, len(lists))
 	for i, args := range lists {

@@ -155,12 +155,12 @@ func TestServe_CrashResumesDeliveries(t *testing.T) {
 func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, total int, rcv *crashReceiver) []string {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(dir, "unicald.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unicald.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: crashProviders(), MasterKey: key, WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, Providers: crashProviders(), MasterKey: key, AllowPrivateTargets: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func queueCrashMessages(tb testing.TB, dir string, key seal.Key, url string, tot
 
 // crashProviders is the in-memory Google provider both processes use.
 func crashProviders() []unical.Provider {
-	g := memory.New(unical.ProviderGoogle)
+	g := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	g.AddUser("ada@example.com", "refresh-ada", "")
 	return []unical.Provider{g}
 }

@@ -17,7 +17,7 @@ import (
 // others' sessions and refuses the ones logged out anywhere.
 func newDashboard(svc *admin.Service, key seal.Key, publicURL string, logger *slog.Logger, met *metrics.Metrics, failures *httpapi.FailureLimiter) (http.Handler, error) {
 	sessionKey := key.Derive("dashboard-session")
-	return dashboard.New(dashboard.Options{
+	return dashboard.New(dashboard.Config{
 		Admin:      svc,
 		SessionKey: sessionKey[:],
 		PublicURL:  publicURL,

@@ -63,7 +63,7 @@ func TestAppsDelegation(t *testing.T) {
 		t.Errorf("set without a secret: %v, want an error naming clientSecret", err)
 	}
 
-	srv := MustRunMain(t, dir, []unical.Provider{memory.New(unical.ProviderCalDAV)})
+	srv := MustRunMain(t, dir, []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})})
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminTokenFrom(t, srv.Stdout.String())}
 	remote := func(args ...string) (string, error) {
 		t.Helper()

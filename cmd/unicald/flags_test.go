@@ -12,7 +12,7 @@ import (
 )
 
 // TestServe_EndpointDisableAfter checks that serve takes the flag that
-// sets Config.EndpointDisableAfter, including "never" (negative).
+// sets engine.Config.EndpointDisableAfter, including "never" (negative).
 func TestServe_EndpointDisableAfter(t *testing.T) {
 	t.Parallel()
 	for _, value := range []string{"1h", "-1s"} {

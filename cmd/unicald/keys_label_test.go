@@ -37,7 +37,7 @@ func TestKeysCreateLabel(t *testing.T) {
 	}
 	json.Unmarshal([]byte(run(nil, "keys", "create", "--app", created.ApplicationID, "--label", "cron job", "--data", dir)), &offline)
 
-	srv := MustRunMain(t, dir, []unical.Provider{memory.New(unical.ProviderCalDAV)})
+	srv := MustRunMain(t, dir, []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})})
 	token := adminTokenFrom(t, srv.Stdout.String())
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": token}
 	json.Unmarshal([]byte(run(env, "keys", "create", "--app", created.ApplicationID, "--label", "web app", "--server", srv.URL)), &remote)

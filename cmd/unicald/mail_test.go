@@ -24,7 +24,7 @@ import (
 func TestAppsMailCommands(t *testing.T) {
 	t.Parallel()
 	mta := smtptest.MustStart(t)
-	srv := mustRunMainEnv(t, t.TempDir(), []unical.Provider{memory.New(unical.ProviderCalDAV)}, map[string]string{"UNICAL_ALLOW_PRIVATE_TARGETS": "1"})
+	srv := mustRunMainEnv(t, t.TempDir(), []unical.Provider{memory.New(memory.Config{Type: unical.ProviderCalDAV})}, map[string]string{"UNICAL_ALLOW_PRIVATE_TARGETS": "1"})
 	env := map[string]string{"UNICAL_ADMIN_TOKEN": adminTokenFrom(t, srv.Stdout.String())}
 	run := func(args ...string) (string, error) {
 		t.Helper()

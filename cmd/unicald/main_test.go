@@ -105,9 +105,9 @@ func TestServe_FirstStartRestartAndSealedSecrets(t *testing.T) {
 	const refresh = "1//refresh-token-plaintext-needle"
 	const password = "app-specific-password-needle"
 	newProviders := func() []unical.Provider {
-		g := memory.New(unical.ProviderGoogle)
+		g := memory.New(memory.Config{Type: unical.ProviderGoogle})
 		g.AddUser("ada@example.com", refresh, "")
-		c := memory.New(unical.ProviderCalDAV)
+		c := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 		c.AddUser("alan@example.com", "", password)
 		return []unical.Provider{g, c}
 	}

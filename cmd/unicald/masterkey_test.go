@@ -22,7 +22,7 @@ func TestServe_WrongMasterKey(t *testing.T) {
 	run := func(dataDir, envKey string, args ...string) error {
 		ready := make(chan string, 1)
 		m := &Main{Stdout: io.Discard, Stderr: io.Discard, Ready: ready,
-			Providers: []unical.Provider{memory.New(unical.ProviderGoogle)},
+			Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})},
 			Getenv: func(name string) string {
 				if name == "UNICAL_MASTER_KEY" {
 					return envKey

@@ -273,7 +273,7 @@ func TestServe_CalDAVPollingAndRetrySchedule(t *testing.T) {
 // own listener, off the API's.
 func TestServe_MetricsAddr(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, &Main{Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}}, t.TempDir(), "--metrics-addr", "127.0.0.1:0")
+	srv := startServe(t, &Main{Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}}, t.TempDir(), "--metrics-addr", "127.0.0.1:0")
 	var addr string
 	for _, line := range strings.Split(srv.Stderr.String(), "\n") {
 		var entry struct{ Msg, Addr string }

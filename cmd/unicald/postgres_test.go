@@ -30,7 +30,7 @@ func runOnce(t *testing.T, env map[string]string, args ...string) (error, string
 	var stderr bytes.Buffer
 	ready := make(chan string, 1)
 	m := &Main{Stdout: io.Discard, Stderr: &stderr, Getenv: envOf(env), Ready: ready,
-		Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}}
+		Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -127,7 +127,7 @@ func TestServe_PostgresStore(t *testing.T) {
 	}
 	key := apiKeyFrom(t, out.String())
 
-	m := &Main{Getenv: envOf(env), Providers: []unical.Provider{memory.New(unical.ProviderGoogle)}}
+	m := &Main{Getenv: envOf(env), Providers: []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}}
 	srv := startServe(t, m, dataDir, "--store", storeURL)
 	if strings.Contains(srv.Stdout.String(), "apiKey") {
 		t.Errorf("serve made a default application although apps create made one:\n%s", srv.Stdout.String())

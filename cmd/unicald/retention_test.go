@@ -23,7 +23,7 @@ import (
 func TestServe_MaxPendingFlowsIgnored(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	providers := []unical.Provider{memory.New(unical.ProviderGoogle)}
+	providers := []unical.Provider{memory.New(memory.Config{Type: unical.ProviderGoogle})}
 	admin := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer

@@ -37,6 +37,7 @@ import (
 	"github.com/unical/unical/requestlog"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/postgres"
+	"github.com/unical/unical/storestats"
 	"github.com/unical/unical/subscriptions"
 	"github.com/unical/unical/webhooksender"
 )
@@ -79,11 +80,11 @@ type engineSettings struct {
 	disableAfter time.Duration
 	retention    retentionSettings
 	// pollInterval, reconcileInterval, retrySchedule and retryJitter are
-	// in Config's terms.
+	// in engine.Settings' terms.
 	pollInterval      time.Duration
 	reconcileInterval time.Duration
-	// grantCheck and grantKeepAlive are Config.GrantCheckInterval and
-	// Config.GrantKeepAlive.
+	// grantCheck and grantKeepAlive are engine.Settings.GrantCheckInterval and
+	// GrantKeepAlive.
 	grantCheck     time.Duration
 	grantKeepAlive time.Duration
 	retrySchedule  []time.Duration
@@ -93,6 +94,28 @@ type engineSettings struct {
 	// so that the Client's messages wake the engine and Close stops it;
 	// nil elsewhere (the Client makes its own).
 	queue *outbox.Queue
+}
+
+// settings are the engine's settings from the flags; the webhook engine
+// only runs in serve, admin commands just queue.
+func (eng *engineSettings) settings(m *Main) engine.Settings {
+	return engine.Settings{
+		Sender:             webhooksender.New(webhooksender.Config{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
+		DeliveryTimeout:    eng.timeout,
+		DeliveryLease:      eng.lease,
+		DeliveredRetention: eng.retention.delivered,
+		FailedRetention:    eng.retention.failed,
+		SweepInterval:      eng.retention.sweepInterval,
+		// Zero (admin commands, which never deliver) is the library's default.
+		EndpointDisableAfter: eng.disableAfter,
+		DeliveryLogTTL:       eng.retention.deliveryLog,
+		ChangePollInterval:   eng.pollInterval,
+		ReconcileInterval:    eng.reconcileInterval,
+		GrantCheckInterval:   eng.grantCheck,
+		GrantKeepAlive:       eng.grantKeepAlive,
+		RetrySchedule:        eng.retrySchedule,
+		RetryJitter:          eng.retryJitter,
+	}
 }
 
 // retentionSettings are the serve flags that bound what the store keeps.
@@ -134,7 +157,7 @@ const storeOpenTimeout = 30 * time.Second
 // PostgreSQL store is shared by replicas, which must all seal with one
 // key, so its key must come from UNICAL_MASTER_KEY: a key file made on one
 // machine would differ from the others'.
-func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Options) (unical.Store, seal.Key, string, error) {
+func (m *Main) openStore(ctx context.Context, sf storeFlags, boltCfg bolt.Config) (unical.Store, seal.Key, string, error) {
 	if sf.storeURL == "" {
 		if err := os.MkdirAll(sf.dataDir, 0o700); err != nil {
 			return nil, seal.Key{}, "", fmt.Errorf("data folder: %w", err)
@@ -143,7 +166,8 @@ func (m *Main) openStore(ctx context.Context, sf storeFlags, boltOpts *bolt.Opti
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
-		store, err := bolt.Open(filepath.Join(sf.dataDir, "unicald.db"), boltOpts)
+		boltCfg.Path = filepath.Join(sf.dataDir, "unicald.db")
+		store, err := bolt.Open(boltCfg)
 		if err != nil {
 			return nil, seal.Key{}, "", err
 		}
@@ -198,8 +222,8 @@ func scrubPassword(s, raw string) string {
 	return s
 }
 
-func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltOpts *bolt.Options) (*unical.Client, unical.Store, error) {
-	store, key, keySource, err := m.openStore(ctx, sf, boltOpts)
+func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng engineSettings, logger *slog.Logger, boltCfg bolt.Config) (*unical.Client, unical.Store, error) {
+	store, key, keySource, err := m.openStore(ctx, sf, boltCfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,34 +235,19 @@ func (m *Main) open(ctx context.Context, sf storeFlags, publicURL string, eng en
 		}
 	}
 	// VIRTUAL calendars live in the store, so every server has them.
-	providers = virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: publicURL})
+	providers = virtual.Add(providers, virtual.Config{Store: store, PublicURL: publicURL})
 	// VIRTUAL and CalDAV accounts mail their invitations themselves
 	// (package invite); the sender runs in serve.
 	providers = withInvitations(providers, invite.Config{Store: store, Wakeup: invite.NewWakeup()})
 	client, err := unical.New(unical.Config{
 		Store: store, Providers: providers, MasterKey: key, PublicURL: publicURL, Logger: logger,
-		SweepInterval: eng.retention.sweepInterval,
-		Observer:      eng.observer,
-		Outbox:        eng.queue,
-		Subscriptions: &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
-		WebhookConfig: unical.WebhookConfig{
-			DeliveredRetention: eng.retention.delivered,
-			FailedRetention:    eng.retention.failed,
-			// The webhook engine only runs in serve; admin commands just queue.
-			WebhookSender:       webhooksender.New(webhooksender.Options{AllowPrivate: eng.allowPrivate, Timeout: eng.timeout, TLSConfig: m.WebhookTLS}),
-			AllowPrivateTargets: eng.allowPrivate,
-			DeliveryTimeout:     eng.timeout,
-			DeliveryLease:       eng.lease,
-			// Zero (admin commands, which never deliver) is the library's default.
-			EndpointDisableAfter: eng.disableAfter,
-			DeliveryLogTTL:       eng.retention.deliveryLog,
-			ChangePollInterval:   eng.pollInterval,
-			ReconcileInterval:    eng.reconcileInterval,
-			GrantCheckInterval:   eng.grantCheck,
-			GrantKeepAlive:       eng.grantKeepAlive,
-			RetrySchedule:        eng.retrySchedule,
-			RetryJitter:          eng.retryJitter,
-		},
+		Observer: eng.observer,
+		Outbox:   eng.queue,
+		// A revocation that fails as its account is deleted is queued
+		// for the engine (package grants).
+		Revoker:             grants.RevokeOrQueue,
+		Subscriptions:       &subscriptions.Hooks{ChangePollInterval: eng.pollInterval},
+		AllowPrivateTargets: eng.allowPrivate,
 	})
 	if errors.Is(err, unical.ErrWrongMasterKey) {
 		store.Close()
@@ -303,7 +312,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 	// OAuth state), so there is nothing to cap; the flag is still
 	// accepted so that existing command lines keep starting.
 	fs.Var(ignoredFlag{}, "max-pending-flows", "ignored: OAuth sign-ins in progress are not stored, so they need no cap")
-	fs.DurationVar(&ret.sweepInterval, "sweep-interval", unical.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
+	fs.DurationVar(&ret.sweepInterval, "sweep-interval", engine.DefaultSweepInterval, "how often expired flows, cursors and delivery-log entries and old messages are removed (negative: never)")
 	fs.DurationVar(&ret.delivered, "delivered-retention", engine.DefaultDeliveredRetention, "how long a delivered webhook message is kept (negative: forever)")
 	fs.DurationVar(&ret.failed, "failed-retention", engine.DefaultFailedRetention, "how long a failed webhook message is kept, and so can be resent (negative: forever)")
 	fs.DurationVar(&ret.deliveryLog, "delivery-log-ttl", 7*24*time.Hour, "how long delivery attempts stay in the delivery log")
@@ -344,21 +353,21 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		eng.observer = met
 		eng.queue = outbox.NewQueue()
 		logger := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, nil)
+		client, store, err := m.open(ctx, sf, *publicURL, eng, logger, bolt.Config{})
 		if err != nil {
 			return err
 		}
 		defer store.Close()
 		defer client.Close()
-		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store, Outbox: eng.queue})
+		webhooks, err := engine.New(engine.Config{Client: engine.ClientOf(client), Store: store, Outbox: eng.queue, Settings: eng.settings(m)})
 		if err != nil {
 			return err
 		}
-		met.WatchStore(func(ctx context.Context) (*unical.StoreStats, error) { return unical.StatsOf(ctx, store) })
+		met.WatchStore(func(ctx context.Context) (*storestats.Stats, error) { return storestats.Of(ctx, store) })
 		// The request log is this process's memory, per replica (package
 		// requestlog): the dashboard and the admin API show what this
 		// replica served.
-		requests := requestlog.New(requestlog.Options{})
+		requests := requestlog.New(requestlog.Config{})
 		svc, err := admin.New(admin.Config{Store: store, Client: client, Logger: logger, RequestLog: requests})
 		if err != nil {
 			return err
@@ -371,7 +380,8 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		apiOpts := httpapi.Options{
+		apiCfg := httpapi.Config{
+			Client:            client,
 			Logger:            logger,
 			Requests:          met,
 			RequestLog:        requests,
@@ -382,7 +392,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		var metricsSrv *http.Server
 		if *metricsAddr == "" {
-			apiOpts.Metrics = met.Handler()
+			apiCfg.Metrics = met.Handler()
 		} else {
 			mln, err := net.Listen("tcp", *metricsAddr)
 			if err != nil {
@@ -400,7 +410,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		}
 		// One count of refused admin tokens per address, wherever they are
 		// tried: the dashboard's login and the admin API.
-		failures := httpapi.NewFailureLimiter(httpapi.DefaultFailureLimit, front.trustForwardedFor)
+		failures := httpapi.NewFailureLimiter(httpapi.LimiterConfig{Rate: httpapi.DefaultFailureLimit, TrustForwardedFor: front.trustForwardedFor})
 		dash, err := newDashboard(svc, key, *publicURL, logger, met, failures)
 		if err != nil {
 			return err
@@ -415,10 +425,10 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		if err != nil {
 			return err
 		}
-		api := httpapi.NewHandler(client, apiOpts)
+		api := httpapi.NewHandler(apiCfg)
 		root := http.NewServeMux()
 		root.Handle(apidocs.Prefix, reference)
-		root.Handle(adminapi.Prefix, adminapi.NewHandler(svc, adminapi.Options{Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
+		root.Handle(adminapi.Prefix, adminapi.NewHandler(adminapi.Config{Service: svc, Logger: logger, RequestTimeout: front.requestTimeout, Failures: failures}))
 		root.Handle(dashboard.Prefix, dash)
 		root.Handle(bookingpage.Prefix, bookPage)
 		root.Handle("/", api)
@@ -439,7 +449,7 @@ func (m *Main) serveSetup(fs *flag.FlagSet) (func(context.Context) error, error)
 		// The invitation sender resumes the invitations the Store holds
 		// (queued before a restart or by another replica); it stops
 		// before the client closes.
-		invitations := invite.NewSender(client, invite.SenderConfig{})
+		invitations := invite.NewSender(invite.SenderConfig{Client: client})
 		invitationsCtx, stopInvitations := context.WithCancel(ctx)
 		invitationsDone := make(chan struct{})
 		go func() { invitations.Run(invitationsCtx); close(invitationsDone) }()

@@ -32,7 +32,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	calendars := memory.New(unical.ProviderCalDAV)
+	calendars := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 	calendarID := calendars.AddUser("alan@example.com", "", "app-specific-password")
 
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})

@@ -25,7 +25,7 @@ func main() {
 	if base == "" || key == "" {
 		log.Fatal("set UNICAL_URL and UNICAL_API_KEY")
 	}
-	api, err := httpclient.New(base, key, &httpclient.Options{HTTPClient: &http.Client{Timeout: 30 * time.Second}})
+	api, err := httpclient.New(httpclient.Config{BaseURL: base, APIKey: key, HTTPClient: &http.Client{Timeout: 30 * time.Second}})
 	if err != nil {
 		log.Fatal(err)
 	}

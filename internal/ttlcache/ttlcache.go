@@ -10,12 +10,12 @@ import (
 // applications and API keys, which every request reads and which rarely
 // change: a change made through this Client invalidates its entry at once;
 // one made by another replica is seen as soon as the Store's version moves
-// (a unical.VersionedStore shared by replicas learns of their changes), and
+// (a storeversion.Store shared by replicas learns of their changes), and
 // after at most the TTL with any Store.
 type Cache[V any] struct {
 	ttl time.Duration
 	now func() time.Time
-	// version is the Store's version (Client.StoreVersion).
+	// version is the Store's version (storeversion.Of).
 	version func() (uint64, bool)
 
 	mu      sync.Mutex

@@ -9,24 +9,25 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/internal/addrpolicy"
+	"github.com/unical/unical/provider/kit"
 )
 
-var _ unical.SettingsChecker = (*Provider)(nil)
+var _ kit.SettingsChecker = (*Provider)(nil)
 
-// CheckSettings implements [unical.SettingsChecker]: without an account
+// CheckSettings implements [kit.SettingsChecker]: without an account
 // it can only ask the server what it is, so it sends OPTIONS to the
 // server URL (default [DefaultServerURL]), then to its RFC 6764
 // /.well-known/caldav, following redirects, and passes when an answer's
 // DAV header lists calendar-access. A server that wants credentials
 // even for that passes with a sentence saying so: the account's own
 // discovery runs when it connects.
-func (p *Provider) CheckSettings(ctx context.Context, settings unical.ProviderSettings, _ string) ([]string, []unical.SettingsProblem) {
+func (p *Provider) CheckSettings(ctx context.Context, settings unical.ProviderSettings, _ string) ([]string, []kit.SettingsProblem) {
 	server := settings.ServerURL
 	if server == "" {
 		server = DefaultServerURL
 	}
-	fail := func(format string, args ...any) ([]string, []unical.SettingsProblem) {
-		return nil, []unical.SettingsProblem{{Field: "serverUrl", Message: fmt.Sprintf(format, args...)}}
+	fail := func(format string, args ...any) ([]string, []kit.SettingsProblem) {
+		return nil, []kit.SettingsProblem{{Field: "serverUrl", Message: fmt.Sprintf(format, args...)}}
 	}
 	base, err := url.Parse(server)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {

@@ -22,7 +22,7 @@ func TestThroughClient(t *testing.T) {
 	srv.AddClient(googletest.Client{ID: "cid", Secret: "secret"})
 	srv.AddUser(googletest.User{Email: "carol@example.com", TimeZone: "Europe/Rome"})
 
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestThroughClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The fake listens on loopback: save its URLs as a development server does.
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), WebhookConfig: unical.WebhookConfig{AllowPrivateTargets: true}})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{p}, MasterKey: seal.NewKey(), AllowPrivateTargets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/grants"
 	"github.com/unical/unical/internal/testkit/googletest"
 )
 
 // TestRevokeGrant checks RevokeGrant's outcomes as the Client reads them
-// (unical.RevocationRetryable): revoked, or already gone (400
+// (grants.Retryable): revoked, or already gone (400
 // invalid_token), is success; an outage or throttling may pass and is
 // retried; another refusal is final.
 func TestRevokeGrant(t *testing.T) {
@@ -51,7 +52,7 @@ func TestRevokeGrant(t *testing.T) {
 			if got := unical.ErrorCode(err); err != nil && got != tc.wantCode || err == nil && tc.wantCode != "" {
 				t.Fatalf("RevokeGrant() = %v, want code %q", err, tc.wantCode)
 			}
-			if got := unical.RevocationRetryable(err); err != nil && got != tc.wantRetry {
+			if got := grants.Retryable(err); err != nil && got != tc.wantRetry {
 				t.Errorf("RevocationRetryable(%v) = %v, want %v", err, got, tc.wantRetry)
 			}
 			var want []string

@@ -29,8 +29,8 @@ func TestEndToEnd(t *testing.T) {
 	f.publish(t, "Team", []*unical.Event{standup, published("review@example.com", "Review", "2030-03-05T14:00:00Z", "2030-03-05T15:00:00Z", "")})
 	feeds := newProvider(t, f)
 	rcv := apitest.NewReceiver(t)
-	st := apitest.Start(t, []unical.Provider{feeds}, func(cfg *unical.Config) {
-		cfg.WebhookSender, cfg.AllowPrivateTargets = rcv.Sender(), true
+	st := apitest.Start(t, []unical.Provider{feeds}, func(cfg *apitest.Config) {
+		cfg.Sender, cfg.AllowPrivateTargets = rcv.Sender(), true
 		cfg.ChangePollInterval, cfg.OutboxPollInterval = 100*time.Millisecond, 50*time.Millisecond
 	})
 	st.CreateApp(t, &admin.ApplicationParams{})
@@ -93,7 +93,7 @@ func TestEndToEnd(t *testing.T) {
 	rcv.SetSecret(sub.Secret)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, st.Client) }()
+	go func() { done <- engine.Run(ctx, st.Client, st.Engine) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	// Polls of an unchanged feed are 304s: nothing is parsed, nothing sent.

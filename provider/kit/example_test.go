@@ -24,7 +24,7 @@ func ExampleProviders() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := bolt.Open(filepath.Join(dir, "unical.db"), nil)
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(dir, "unical.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func ExampleProviders() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store), feeds}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store}), feeds}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -70,29 +70,12 @@ func Providers(c *unical.Client) []ProviderInfo {
 	return out
 }
 
-// Provider describes c's provider of type t; ok is false when c has
-// none.
-func Provider(c *unical.Client, t unical.ProviderType) (info ProviderInfo, ok bool) {
-	for _, info := range Providers(c) {
-		if info.Type == t {
-			return info, true
-		}
-	}
-	return ProviderInfo{}, false
-}
-
 // Describe returns what p declares, with Delegation from its
 // interfaces; Credential is left to [Providers], which has the Client.
 // A wrapped provider (one with an Unwrap method, as the Client's
 // observers wrap them) is described by the provider it wraps.
 func Describe(p unical.Provider) ProviderInfo {
-	for {
-		w, ok := p.(interface{ Unwrap() unical.Provider })
-		if !ok {
-			break
-		}
-		p = w.Unwrap()
-	}
+	p = unwrap(p)
 	info := ProviderInfo{DisplayName: string(p.Type())}
 	if d, ok := p.(Describer); ok {
 		info = d.Info()
@@ -100,4 +83,16 @@ func Describe(p unical.Provider) ProviderInfo {
 	info.Type, info.Settings = p.Type(), append([]string{}, info.Settings...)
 	_, info.Delegation = p.(unical.DelegatedConnector)
 	return info
+}
+
+// unwrap returns the provider p wraps, through every wrapper (one with an
+// Unwrap method, as the Client's observers wrap providers).
+func unwrap(p unical.Provider) unical.Provider {
+	for {
+		w, ok := p.(interface{ Unwrap() unical.Provider })
+		if !ok {
+			return p
+		}
+		p = w.Unwrap()
+	}
 }

@@ -169,7 +169,7 @@ func TestThirdPartyProvider(t *testing.T) {
 			Publish: func(t *testing.T, events []*unical.Event) { n.publish(events) }}
 	})
 
-	store, err := bolt.Open(t.TempDir()+"/unical.db", nil)
+	store, err := bolt.Open(bolt.Config{Path: t.TempDir() + "/unical.db"})
 	if err != nil {
 		t.Fatal(err)
 	}

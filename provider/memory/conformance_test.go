@@ -14,7 +14,7 @@ import (
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	providertest.Run(t, func(t *testing.T) *providertest.Harness {
-		p := memory.New(unical.ProviderGoogle)
+		p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 		p.AddUser("ada@example.com", "rt", "")
 		s := &unical.Session{Email: "ada@example.com"}
 		return &providertest.Harness{

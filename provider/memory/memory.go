@@ -13,7 +13,7 @@
 //
 // Use it like any provider:
 //
-//	calendars := memory.New(unical.ProviderCalDAV)
+//	calendars := memory.New(memory.Config{Type: unical.ProviderCalDAV})
 //	calendarID := calendars.AddUser("alan@example.com", "", "password")
 //	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{calendars}, MasterKey: key})
 package memory
@@ -70,10 +70,17 @@ var _ unical.CapabilityReporter = (*Provider)(nil)
 // internal/adapter/eventbook, whatever provider type p poses as.
 func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
 
-// New returns a provider of type t with no users.
-func New(t unical.ProviderType) *Provider {
+// Config configures New and NewWatcher.
+type Config struct {
+	// Type is the provider type the provider poses as (its accounts'
+	// providerType), such as unical.ProviderGoogle.
+	Type unical.ProviderType
+}
+
+// New returns a provider of type cfg.Type with no users.
+func New(cfg Config) *Provider {
 	return &Provider{
-		typ: t, users: map[string]*user{}, refresh: map[string]string{},
+		typ: cfg.Type, users: map[string]*user{}, refresh: map[string]string{},
 		passwords: map[string]string{}, codes: map[string]string{}, revoked: map[string]bool{},
 	}
 }

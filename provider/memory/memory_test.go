@@ -13,7 +13,7 @@ import (
 func TestRespondToEvent_MovesETag(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	p := memory.New(unical.ProviderGoogle)
+	p := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	cal := p.AddUser("ada@example.com", "rt", "")
 	s := &unical.Session{Email: "ada@example.com"}
 	created, err := p.CreateEvent(ctx, s, cal, &unical.EventParams{

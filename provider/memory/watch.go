@@ -72,9 +72,9 @@ type ActiveWatch struct {
 
 var _ unical.Watcher = (*WatchProvider)(nil)
 
-// NewWatcher returns a provider of type t with push.
-func NewWatcher(t unical.ProviderType) *WatchProvider {
-	return &WatchProvider{Provider: New(t), watches: map[string]*ActiveWatch{}}
+// NewWatcher returns a provider of type cfg.Type with push.
+func NewWatcher(cfg Config) *WatchProvider {
+	return &WatchProvider{Provider: New(cfg), watches: map[string]*ActiveWatch{}}
 }
 
 // Watch implements unical.Watcher.

@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/provider/kit"
 )
 
-var _ unical.SettingsChecker = (*Provider)(nil)
+var _ kit.SettingsChecker = (*Provider)(nil)
 
 // aadstsFields maps the Microsoft identity platform's AADSTS error numbers
 // about an application's registration to the setting at fault
@@ -24,11 +25,11 @@ var aadstsFields = map[string]string{
 	"AADSTS70011":   "scopes",       // invalid scope
 }
 
-// CheckSettings implements [unical.SettingsChecker]: it redeems a made-up
+// CheckSettings implements [kit.SettingsChecker]: it redeems a made-up
 // code at the tenant's token endpoint with the application's client id
 // and secret (see oauthflow.Flow.CheckClient), and names the setting the
 // answer's AADSTS number blames.
-func (p *Provider) CheckSettings(ctx context.Context, settings unical.ProviderSettings, redirectURI string) ([]string, []unical.SettingsProblem) {
+func (p *Provider) CheckSettings(ctx context.Context, settings unical.ProviderSettings, redirectURI string) ([]string, []kit.SettingsProblem) {
 	return p.flow(settings, redirectURI).CheckClient(ctx, func(code, description string) string {
 		if code == "invalid_grant" {
 			return ""

@@ -236,7 +236,7 @@ func (w *heapWatch) stop() uint64 {
 func clientOver(t *testing.T, h *Harness) (*unical.App, string) {
 	t.Helper()
 	ctx := ctxOf(t)
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func BenchmarkCreateEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 			counted := &countingStore{Store: store}
-			p = New(counted)
+			p = New(Config{Store: counted})
 			params := eventParams("booking")
 			b.ResetTimer()
 			for b.Loop() {

@@ -14,7 +14,7 @@ import (
 // the provider on it and the account's session.
 func newTestAccount(t testing.TB) (*Provider, *bolt.Store, *unical.Session) {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "unical.db"), &bolt.Options{NoSync: true})
+	store, err := bolt.Open(bolt.Config{Path: filepath.Join(t.TempDir(), "unical.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func newTestAccount(t testing.TB) (*Provider, *bolt.Store, *unical.Session) {
 		t.Fatal(err)
 	}
 	s := &unical.Session{AccountID: rec.ID, ApplicationID: rec.ApplicationID, Email: rec.Email}
-	return New(store), store, s
+	return New(Config{Store: store}), store, s
 }
 
 // TestConformance runs the provider suite against the VIRTUAL provider on

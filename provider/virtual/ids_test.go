@@ -28,7 +28,7 @@ func TestEventUID(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, store, s := newTestAccount(t)
-			p := NewWithConfig(store, Config{PublicURL: tc.publicURL})
+			p := New(Config{Store: store, PublicURL: tc.publicURL})
 			ev, err := p.CreateEvent(t.Context(), s, PrimaryCalendarID, eventParams("uid"))
 			if err != nil {
 				t.Fatal(err)

@@ -350,15 +350,20 @@ func (p *Provider) write(ctx context.Context, s *unical.Session, calendarID stri
 	if err != nil {
 		// Nothing was written: the reservation only needs to go, and if
 		// that fails too it lapses.
-		_, _ = p.complete(context.WithoutCancel(ctx), s, calendarID, version, 0)
+		_, _, _ = p.complete(context.WithoutCancel(ctx), s, calendarID, version, 0)
 		return err
 	}
 	for range writeAttempts {
-		lapsed, err := p.complete(ctx, s, calendarID, version, deleted)
+		lapsed, tombstones, err := p.complete(ctx, s, calendarID, version, deleted)
 		if err != nil {
 			return err
 		}
 		if !lapsed {
+			// The head complete wrote says whether any are due: most
+			// writes read it no further.
+			if tombstones <= p.maxTombstones {
+				return nil
+			}
 			return p.forgetTombstones(ctx, s, calendarID)
 		}
 		// The write took longer than its reservation: a sync cursor may
@@ -398,9 +403,11 @@ func (p *Provider) reserve(ctx context.Context, s *unical.Session, calendarID st
 }
 
 // complete ends the reservation of version, counting the events its write
-// deleted; lapsed reports that the reservation had already lapsed.
-func (p *Provider) complete(ctx context.Context, s *unical.Session, calendarID string, version int64, deleted int) (lapsed bool, err error) {
+// deleted; lapsed reports that the reservation had already lapsed, and
+// tombstones is the calendar's count of them as complete left it.
+func (p *Provider) complete(ctx context.Context, s *unical.Session, calendarID string, version int64, deleted int) (lapsed bool, tombstones int, err error) {
 	err = p.changeHead(ctx, s, calendarID, func(h *head) error {
+		tombstones = h.Tombstones
 		if _, ok := h.Pending[version]; !ok {
 			lapsed = true
 			return nil
@@ -408,9 +415,10 @@ func (p *Provider) complete(ctx context.Context, s *unical.Session, calendarID s
 		lapsed = false
 		delete(h.Pending, version)
 		h.Tombstones += deleted
+		tombstones = h.Tombstones
 		return nil
 	})
-	return lapsed, err
+	return lapsed, tombstones, err
 }
 
 // restamp moves the events a write changed at version from to version to,
@@ -513,7 +521,9 @@ func (p *Provider) writeEvents(ctx context.Context, s *unical.Session, calendarI
 // maxTombstones, all but the newest half are forgotten and cursors from
 // before the newest forgotten deletion answer CodeGone, since they would
 // miss it. It reads the whole calendar, once per maxTombstones/2
-// deletions.
+// deletions. A write calls it when the head it completed counts more than
+// maxTombstones; it reads the head again, since another replica may have
+// forgotten them meanwhile.
 func (p *Provider) forgetTombstones(ctx context.Context, s *unical.Session, calendarID string) error {
 	h, _, err := p.loadHead(ctx, s, calendarID)
 	if err != nil || h.Tombstones <= p.maxTombstones {

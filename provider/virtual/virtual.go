@@ -69,8 +69,12 @@ const writeAttempts = 16
 // recommends.
 const DefaultUIDHost = "unical.invalid"
 
-// Config is the VIRTUAL provider's settings beyond its Store.
+// Config configures the VIRTUAL provider. Store is required.
 type Config struct {
+	// Store keeps the calendars and events. It should be the Store the
+	// Client is configured with, so that deleting an account deletes its
+	// calendars.
+	Store records.Store
 	// PublicURL is the server's public base URL (unical.Config.PublicURL).
 	// Its host is the domain of the events' iCalUid, "<event id>@<host>";
 	// empty (or without a host): DefaultUIDHost.
@@ -98,18 +102,13 @@ var _ unical.CapabilityReporter = (*Provider)(nil)
 // internal/adapter/eventbook, which keeps the events.
 func (p *Provider) Capabilities() unical.Capabilities { return eventbook.Capabilities() }
 
-// New returns the VIRTUAL provider keeping its calendars in store, which
-// should be the Store the Client is configured with (so that deleting an
-// account deletes its calendars).
-func New(store records.Store) *Provider { return NewWithConfig(store, Config{}) }
-
-// NewWithConfig is New with cfg's settings.
-func NewWithConfig(store records.Store, cfg Config) *Provider {
+// New returns the VIRTUAL provider keeping its calendars in cfg.Store.
+func New(cfg Config) *Provider {
 	host := DefaultUIDHost
 	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
 	}
-	return &Provider{store: store, now: time.Now, uidHost: host, maxTombstones: MaxTombstones}
+	return &Provider{store: cfg.Store, now: time.Now, uidHost: host, maxTombstones: MaxTombstones}
 }
 
 // Type implements unical.Provider.
@@ -412,19 +411,14 @@ func roundTrip(ev *unical.Event) (*unical.Event, error) {
 	return &out, nil
 }
 
-// Add returns providers with a VIRTUAL provider on store appended, unless
-// one of type VIRTUAL is already among them: how unicald and the test
-// stacks give every Client virtual calendars.
-func Add(providers []unical.Provider, store records.Store) []unical.Provider {
-	return AddWithConfig(providers, store, Config{})
-}
-
-// AddWithConfig is Add with the appended provider's settings.
-func AddWithConfig(providers []unical.Provider, store records.Store, cfg Config) []unical.Provider {
+// Add returns providers with New(cfg) appended, unless one of type
+// VIRTUAL is already among them: how unicald and the test stacks give
+// every Client virtual calendars.
+func Add(providers []unical.Provider, cfg Config) []unical.Provider {
 	for _, p := range providers {
 		if p.Type() == unical.ProviderVirtual {
 			return providers
 		}
 	}
-	return append(slices.Clip(providers), NewWithConfig(store, cfg))
+	return append(slices.Clip(providers), New(cfg))
 }

@@ -217,7 +217,7 @@ func TestForgottenTombstones(t *testing.T) {
 func TestConcurrentReplicas(t *testing.T) {
 	t.Parallel()
 	p1, store, s := newTestAccount(t)
-	p2 := New(store)
+	p2 := New(Config{Store: store})
 	const writers, each = 4, 5
 	var wg sync.WaitGroup
 	for w := range writers {

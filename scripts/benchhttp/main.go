@@ -99,14 +99,14 @@ func seed(args []string) error {
 		if key, _, err = seal.LoadOrCreateKeyFile(filepath.Join(*dataDir, "master.key")); err != nil {
 			return err
 		}
-		if store, err = bolt.Open(filepath.Join(*dataDir, "unicald.db"), nil); err != nil {
+		if store, err = bolt.Open(bolt.Config{Path: filepath.Join(*dataDir, "unicald.db")}); err != nil {
 			return err
 		}
 	}
 	defer store.Close()
 	// The in-memory provider vouches for the refresh tokens, so accounts
 	// are created the way POST /v1/endUserAccounts creates them.
-	prov := memory.New(unical.ProviderGoogle)
+	prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: key})
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/store/internal/storedoc"
 	"go.etcd.io/bbolt"
 )
@@ -13,7 +13,7 @@ import (
 // AppendAudit stores an audit entry under its id (ids sort by time) with
 // an application index, and removes up to storedoc.AuditPruneLimit of the
 // oldest entries made before removeBefore, in one transaction.
-func (s *Store) AppendAudit(ctx context.Context, e *unical.AuditEntry, removeBefore time.Time) error {
+func (s *Store) AppendAudit(ctx context.Context, e *audit.Entry, removeBefore time.Time) error {
 	if err := storedoc.CheckAuditEntry(e); err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *unical.AuditEntry, removeBef
 		var old [][]byte
 		c := log.Cursor()
 		for k, v := c.First(); k != nil && len(old) < storedoc.AuditPruneLimit; k, v = c.Next() {
-			var rec unical.AuditEntry
+			var rec audit.Entry
 			if err := decode(k, v, &rec); err != nil {
 				return err
 			}
@@ -50,12 +50,12 @@ func (s *Store) AppendAudit(ctx context.Context, e *unical.AuditEntry, removeBef
 
 // ListAudit returns audit entries newest first, of one application or
 // (appID "") of all, with ids before before, at most limit of them.
-func (s *Store) ListAudit(ctx context.Context, appID, before string, limit int) ([]*unical.AuditEntry, error) {
-	var out []*unical.AuditEntry
+func (s *Store) ListAudit(ctx context.Context, appID, before string, limit int) ([]*audit.Entry, error) {
+	var out []*audit.Entry
 	err := s.view(ctx, "list audit entries", func(tx *bbolt.Tx) error {
 		log := tx.Bucket(bucketAudit)
 		read := func(id []byte) error {
-			var rec unical.AuditEntry
+			var rec audit.Entry
 			ok, err := getJSON(log, id, &rec)
 			if err != nil || !ok {
 				return err

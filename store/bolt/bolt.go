@@ -14,6 +14,7 @@ import (
 	"github.com/unical/unical"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
+	"github.com/unical/unical/storeversion"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -21,15 +22,19 @@ import (
 var _ unical.Store = (*Store)(nil)
 
 // DefaultTimeout is how long Open waits for the file lock when
-// Options.Timeout is zero.
+// Config.Timeout is zero.
 const DefaultTimeout = time.Second
 
 // formatVersion is written into new files and checked by Open, so that an
 // older binary refuses a file whose layout it does not know.
 const formatVersion = "1"
 
-// Options tune Open. A nil *Options means all defaults.
-type Options struct {
+// Config configures Open. Path is required; the other fields' zero values
+// are the defaults.
+type Config struct {
+	// Path is the bolt file, created with mode 0600 when it does not
+	// exist.
+	Path string
 	// Timeout is how long Open waits for another process to release the
 	// file before it fails with CodeUnavailable. Zero means DefaultTimeout;
 	// there is no way to wait forever, because a server that hangs at start
@@ -51,9 +56,9 @@ type Store struct {
 	writes atomic.Uint64
 }
 
-var _ unical.VersionedStore = (*Store)(nil)
+var _ storeversion.Store = (*Store)(nil)
 
-// Version implements [unical.VersionedStore]: it changes after every write
+// Version implements [storeversion.Store]: it changes after every write
 // transaction. bbolt locks the file for one process, so every write to it
 // passes through update in this Store.
 func (s *Store) Version() uint64 { return s.writes.Load() }
@@ -115,17 +120,17 @@ var allBuckets = [][]byte{
 // idempotency.countByApp.
 const indexVersion = "4"
 
-// Open opens the bolt file at path, creating it with mode 0600 when it does
-// not exist. It returns CodeUnavailable when another process holds the file
-// for longer than the timeout, and CodeInternal when the file is not a
+// Open opens the bolt file at cfg.Path, creating it with mode 0600 when it
+// does not exist. It returns CodeUnavailable when another process holds the
+// file for longer than the timeout, and CodeInternal when the file is not a
 // unical bolt file or has a newer format.
-func Open(path string, opts *Options) (*Store, error) {
-	timeout, noSync := DefaultTimeout, false
-	if opts != nil {
-		if opts.Timeout > 0 {
-			timeout = opts.Timeout
-		}
-		noSync = opts.NoSync
+func Open(cfg Config) (*Store, error) {
+	path, timeout, noSync := cfg.Path, DefaultTimeout, cfg.NoSync
+	if path == "" {
+		return nil, storedoc.Internal(errors.New("bolt: Config.Path is required"))
+	}
+	if cfg.Timeout > 0 {
+		timeout = cfg.Timeout
 	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout, NoSync: noSync})
 	if errors.Is(err, bolterrors.ErrTimeout) {

@@ -15,6 +15,7 @@ import (
 	"github.com/unical/unical/scopedtoken"
 	"github.com/unical/unical/store/bolt"
 	"github.com/unical/unical/store/storetest"
+	"github.com/unical/unical/sweep"
 	bbolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -30,7 +31,7 @@ func MustOpenStore(tb testing.TB) *bolt.Store {
 // closing twice is harmless.
 func mustOpen(tb testing.TB, path string) *bolt.Store {
 	tb.Helper()
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err != nil {
 		tb.Fatalf("Open(%s): %v", path, err)
 	}
@@ -121,7 +122,7 @@ func TestOpen_ErrLocked(t *testing.T) {
 	mustOpen(t, path)
 	// bbolt's flock is per open file, so a second Open in this process
 	// stands in for a second process.
-	s, err := bolt.Open(path, &bolt.Options{Timeout: 100 * time.Millisecond})
+	s, err := bolt.Open(bolt.Config{Path: path, Timeout: 100 * time.Millisecond})
 	if err == nil {
 		s.Close()
 		t.Fatal("second Open() of a file in use succeeded")
@@ -153,7 +154,7 @@ func TestOpen_ErrNotBolt(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not a database, just a long enough line of text to be read as one page"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open(text file) succeeded")
@@ -180,7 +181,7 @@ func TestOpen_ErrNewerFormat(t *testing.T) {
 	if err := errors.Join(err, db.Close()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := bolt.Open(path, nil)
+	s, err := bolt.Open(bolt.Config{Path: path})
 	if err == nil {
 		s.Close()
 		t.Fatal("Open(newer format) succeeded")
@@ -270,11 +271,11 @@ func TestOpen_BackfillsIndexes(t *testing.T) {
 	if unical.ErrorCode(err) != unical.CodeRateLimited {
 		t.Errorf("CreateFlow(cap 1, one old flow) = %v, want CodeRateLimited", err)
 	}
-	got, err := s.Sweep(ctx, unical.SweepRequest{Now: t0, DeliveredBefore: t0.Add(time.Second)})
+	got, err := s.Sweep(ctx, sweep.Request{Now: t0, DeliveredBefore: t0.Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(unical.SweepResult{DeliveredMessages: 1}, got); d != "" {
+	if d := cmp.Diff(sweep.Result{DeliveredMessages: 1}, got); d != "" {
 		t.Errorf("Sweep() on a backfilled file mismatch (-want +got):\n%s", d)
 	}
 }

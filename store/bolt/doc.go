@@ -3,7 +3,7 @@
 //
 // A bolt file belongs to one process at a time: bbolt takes an exclusive
 // lock on it, and [Open] gives up with CodeUnavailable after
-// [Options.Timeout] rather than waiting forever. Several Clients inside that
+// [Config.Timeout] rather than waiting forever. Several Clients inside that
 // one process may share a [Store]; replicas in several processes need a
 // server-backed Store.
 //

@@ -15,7 +15,7 @@ import (
 
 // ExampleOpen opens (or creates) the embedded store and serves a Client
 // from it. One process holds the file at a time: a second Open waits up to
-// Options.Timeout and then fails with CodeUnavailable.
+// Config.Timeout and then fails with CodeUnavailable.
 func ExampleOpen() {
 	dir, err := os.MkdirTemp("", "unical-bolt")
 	if err != nil {
@@ -23,12 +23,12 @@ func ExampleOpen() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "unical.db")
-	store, err := bolt.Open(path, nil)
+	store, err := bolt.Open(bolt.Config{Path: path})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(store)}, MasterKey: admin.NewMasterKey()})
+	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{virtual.New(virtual.Config{Store: store})}, MasterKey: admin.NewMasterKey()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func ExampleOpen() {
 	}
 	fmt.Println(len(apps), apps[0].Name)
 
-	_, err = bolt.Open(path, &bolt.Options{Timeout: 1}) // the file is in use
+	_, err = bolt.Open(bolt.Config{Path: path, Timeout: 1}) // the file is in use
 	fmt.Println(unical.ErrorCode(err))
 	// Output:
 	// 1 shop

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/storestats"
 	bbolt "go.etcd.io/bbolt"
 )
 
-var _ unical.StatsStore = (*Store)(nil)
+var _ storestats.Store = (*Store)(nil)
 
 // Stats counts accounts by provider type and status and the pending
 // outbox messages, in one read transaction, for metrics. It reads every
@@ -20,8 +21,8 @@ var _ unical.StatsStore = (*Store)(nil)
 // The oldest pending message is the one with the smallest id, read for its
 // creation time: the Client's message ids begin with their creation time
 // (see newID), so this finds it without decoding every pending message.
-func (s *Store) Stats(ctx context.Context) (*unical.StoreStats, error) {
-	st := &unical.StoreStats{Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{}}
+func (s *Store) Stats(ctx context.Context) (*storestats.Stats, error) {
+	st := &storestats.Stats{Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{}}
 	err := s.view(ctx, "stats", func(tx *bbolt.Tx) error {
 		var a struct {
 			ProviderType unical.ProviderType  `json:"providerType"`

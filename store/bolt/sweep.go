@@ -5,9 +5,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/unical/unical"
 	"github.com/unical/unical/outbox"
 	"github.com/unical/unical/store/internal/storedoc"
+	"github.com/unical/unical/sweep"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -19,10 +19,10 @@ import (
 // so a sweep costs what it removes, never what it keeps. bbolt does not
 // give freed pages back to the file system; it reuses them for later
 // writes, so a swept file stops growing instead of shrinking.
-func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.SweepResult, error) {
-	var res unical.SweepResult
+func (s *Store) Sweep(ctx context.Context, req sweep.Request) (sweep.Result, error) {
+	var res sweep.Result
 	err := s.update(ctx, "sweep", func(tx *bbolt.Tx) error {
-		res = unical.SweepResult{} // bbolt runs fn once, but keep it exact
+		res = sweep.Result{} // bbolt runs fn once, but keep it exact
 		budget := func() int {
 			if req.Limit <= 0 {
 				return -1
@@ -50,7 +50,7 @@ func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.Swee
 		return err
 	})
 	if err != nil {
-		return unical.SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	return res, nil
 }

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 	"github.com/unical/unical/store/internal/storedoc"
 )
 
 // AppendAudit stores an audit entry and removes up to
 // storedoc.AuditPruneLimit of the entries made before removeBefore, in
 // one transaction.
-func (s *Store) AppendAudit(ctx context.Context, e *unical.AuditEntry, removeBefore time.Time) error {
+func (s *Store) AppendAudit(ctx context.Context, e *audit.Entry, removeBefore time.Time) error {
 	if err := storedoc.CheckAuditEntry(e); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (s *Store) AppendAudit(ctx context.Context, e *unical.AuditEntry, removeBef
 
 // ListAudit returns audit entries newest first, of one application or
 // (appID "") of all, with ids before before, at most limit of them.
-func (s *Store) ListAudit(ctx context.Context, appID, before string, limit int) ([]*unical.AuditEntry, error) {
+func (s *Store) ListAudit(ctx context.Context, appID, before string, limit int) ([]*audit.Entry, error) {
 	q, args := "SELECT data FROM audit_log WHERE true", []any{}
 	if appID != "" {
 		args = append(args, appID)
@@ -48,12 +48,12 @@ func (s *Store) ListAudit(ctx context.Context, appID, before string, limit int) 
 	}
 	args = append(args, limit)
 	q += " ORDER BY id DESC LIMIT $" + strconv.Itoa(len(args))
-	out, err := queryAll(ctx, s, func(row pgx.CollectableRow) (*unical.AuditEntry, error) {
+	out, err := queryAll(ctx, s, func(row pgx.CollectableRow) (*audit.Entry, error) {
 		var data []byte
 		if err := row.Scan(&data); err != nil {
 			return nil, err
 		}
-		var e unical.AuditEntry
+		var e audit.Entry
 		if err := json.Unmarshal(data, &e); err != nil {
 			return nil, err
 		}

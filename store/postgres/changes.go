@@ -9,10 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/unical/unical"
+	"github.com/unical/unical/storeversion"
 )
 
-var _ unical.VersionedStore = (*Store)(nil)
+var _ storeversion.Store = (*Store)(nil)
 
 // changesChannel is the NOTIFY channel on which every transaction that
 // changes an application, an API key or an account tells every process
@@ -56,7 +56,7 @@ type changeFeed struct {
 // changed records a change: every version handed out before is stale.
 func (f *changeFeed) changed() { f.version.Add(1) }
 
-// Version implements [unical.VersionedStore] for a database that other
+// Version implements [storeversion.Store] for a database that other
 // processes write to as well. It moves after each change to an
 // application, an API key or an account that this Store commits, and,
 // for changes committed by other processes, when their notification

@@ -33,7 +33,7 @@
 // pool_max_conns parameter, or [MaxConns], default 4 or the number of CPUs
 // when there are more.
 //
-// Store implements [unical.VersionedStore] for the reads that callers
+// Store implements [storeversion.Store] for the reads that callers
 // cache (applications, API keys, accounts): every transaction that
 // changes one sends a NOTIFY on the channel unical_changes, and each
 // Store listens on it, on a connection of its own, so that a change

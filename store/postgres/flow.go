@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
 	"github.com/unical/unical/store/internal/storedoc"
+	"github.com/unical/unical/sweep"
 )
 
 // flowLockSpace is the first key of the transaction advisory locks that
@@ -144,10 +145,10 @@ func (s *Store) GetBlob(ctx context.Context, appID, key string, now time.Time) (
 // one transaction. Each kind is found through an index in time order, so
 // a sweep costs what it removes. Replicas may sweep at the same time: rows
 // another sweep is removing are skipped, not waited for.
-func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.SweepResult, error) {
-	var res unical.SweepResult
+func (s *Store) Sweep(ctx context.Context, req sweep.Request) (sweep.Result, error) {
+	var res sweep.Result
 	err := s.tx(ctx, "sweep", func(tx pgx.Tx) error {
-		res = unical.SweepResult{}
+		res = sweep.Result{}
 		budget := func() *int64 {
 			if req.Limit <= 0 {
 				return nil
@@ -182,7 +183,7 @@ func (s *Store) Sweep(ctx context.Context, req unical.SweepRequest) (unical.Swee
 		return nil
 	})
 	if err != nil {
-		return unical.SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	return res, nil
 }

@@ -101,7 +101,7 @@ func TestStore_SecretsStaySealed(t *testing.T) {
 	url := pgtest.Shared(t).NewDatabase(t)
 	store := openURL(t, url)
 	const refreshToken, clientSecret = "refresh-Plain-7f3a9c", "client-Secret-51e0d2"
-	prov := memory.New(unical.ProviderGoogle)
+	prov := memory.New(memory.Config{Type: unical.ProviderGoogle})
 	prov.AddUser("ada@example.com", refreshToken, "")
 	client, err := unical.New(unical.Config{Store: store, Providers: []unical.Provider{prov}, MasterKey: seal.NewKey()})
 	if err != nil {

@@ -6,14 +6,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/unical/unical"
+	"github.com/unical/unical/storestats"
 )
 
-var _ unical.StatsStore = (*Store)(nil)
+var _ storestats.Store = (*Store)(nil)
 
 // Stats counts accounts by provider type and status and the pending outbox
 // messages, in one snapshot, for metrics.
-func (s *Store) Stats(ctx context.Context) (*unical.StoreStats, error) {
-	st := &unical.StoreStats{Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{}}
+func (s *Store) Stats(ctx context.Context) (*storestats.Stats, error) {
+	st := &storestats.Stats{Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{}}
 	err := s.tx(ctx, "stats", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT provider_type, status, count(*) FROM accounts GROUP BY provider_type, status")
 		if err != nil {

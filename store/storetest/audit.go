@@ -5,16 +5,17 @@ import (
 	"time"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
 )
 
 // auditEntry returns an audit entry with every field set, made at; ids
 // from newID sort in the order entries are made.
-func auditEntry(appID string, at time.Time) *unical.AuditEntry {
-	return &unical.AuditEntry{ID: newID("aud"), At: at, Actor: "dashboard", Operation: "apiKey.revoke", ApplicationID: appID, TargetID: newID("key")}
+func auditEntry(appID string, at time.Time) *audit.Entry {
+	return &audit.Entry{ID: newID("aud"), At: at, Actor: "dashboard", Operation: "apiKey.revoke", ApplicationID: appID, TargetID: newID("key")}
 }
 
 // auditIDs returns the ids of entries, in order.
-func auditIDs(entries []*unical.AuditEntry) []string {
+func auditIDs(entries []*audit.Entry) []string {
 	out := make([]string, len(entries))
 	for i, e := range entries {
 		out[i] = e.ID
@@ -31,7 +32,7 @@ var auditTests = []testCase{
 		mustOK(t, "AppendAudit()", s.AppendAudit(t.Context(), &in, time.Time{}))
 		got, err := s.ListAudit(t.Context(), "app_A", "", 10)
 		mustOK(t, "ListAudit()", err)
-		if d := diff([]*unical.AuditEntry{want}, got); d != "" {
+		if d := diff([]*audit.Entry{want}, got); d != "" {
 			t.Errorf("ListAudit() mismatch (-want +got):\n%s", d)
 		}
 		if len(got) == 1 && got[0].At.Location() != time.UTC {

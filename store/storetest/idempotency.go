@@ -8,6 +8,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/idempotency"
+	"github.com/unical/unical/sweep"
 )
 
 // newClaim returns an attempt's claim of key for appID with fingerprint fp,
@@ -92,7 +93,7 @@ var idempotencyTests = []testCase{
 		later := base.Add(25 * time.Hour)
 		_, err = begin("app_A", newID("idem"), later)
 		wantCode(t, "BeginIdempotent(expired, not swept)", err, unical.CodeRateLimited)
-		_, err = s.Sweep(ctx, unical.SweepRequest{Now: later})
+		_, err = s.Sweep(ctx, sweep.Request{Now: later})
 		mustOK(t, "Sweep()", err)
 		held, err = begin("app_A", newID("idem"), later)
 		if err != nil || held != nil {
@@ -146,7 +147,7 @@ var idempotencyTests = []testCase{
 		mustOK(t, "CompleteIdempotent()", s.CompleteIdempotent(ctx, "app_A", keys[0], claimOf(t, s, "app_A", keys[0]), body))
 		_, err = begin("app_A", newID("idem"), later)
 		wantCode(t, "BeginIdempotent(past the byte bound again)", err, unical.CodeRateLimited)
-		_, err = s.Sweep(ctx, unical.SweepRequest{Now: later})
+		_, err = s.Sweep(ctx, sweep.Request{Now: later})
 		mustOK(t, "Sweep()", err)
 		if held, err := begin("app_A", newID("idem"), later); err != nil || held != nil {
 			t.Errorf("BeginIdempotent(after the sweep) = %+v, %v; want a fresh claim", held, err)
@@ -286,7 +287,7 @@ var idempotencyTests = []testCase{
 		mustBegin(t, s, newClaim("app_B", old, "fp", base.Add(-24*time.Hour)))
 		live := newClaim("app_A", kept, "fp", base.Add(-24*time.Hour+time.Microsecond))
 		mustBegin(t, s, live)
-		wantSwept(t, s, unical.SweepRequest{Now: base}, unical.SweepResult{IdempotencyKeys: 2})
+		wantSwept(t, s, sweep.Request{Now: base}, sweep.Result{IdempotencyKeys: 2})
 		// Asked as of an earlier time, the swept records are gone rather
 		// than hidden by their expiry: another request takes the key.
 		early := base.Add(-time.Hour)

@@ -7,9 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/unical/unical"
 	"github.com/unical/unical/outbox"
+	"github.com/unical/unical/storestats"
 )
 
-// statsTests hold a [unical.StatsStore] to its counts; a Store without
+// statsTests hold a [storestats.Store] to its counts; a Store without
 // Stats skips them. Stats counts the whole Store, which is why it needs
 // the new, empty Store every case gets.
 var statsTests = []testCase{
@@ -20,7 +21,7 @@ var statsTests = []testCase{
 // status, and the pending messages with the creation time of the oldest;
 // a delivered message is no longer pending.
 func testStats(t *testing.T, s unical.Store) {
-	ss, ok := s.(unical.StatsStore)
+	ss, ok := s.(storestats.Store)
 	if !ok {
 		t.Skip("the Store has no Stats")
 	}
@@ -76,7 +77,7 @@ func testStats(t *testing.T, s unical.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &unical.StoreStats{
+	want := &storestats.Stats{
 		Accounts: map[unical.ProviderType]map[unical.AccountStatus]int{
 			unical.ProviderGoogle: {unical.AccountStatusActive: 2, unical.AccountStatusExpired: 1},
 			unical.ProviderCalDAV: {unical.AccountStatusActive: 1},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/outbox"
+	"github.com/unical/unical/sweep"
 )
 
 // mustFinish queues a message of appID's own endpoint due at lastDue,
@@ -22,7 +23,7 @@ func mustFinish(tb testing.TB, s unical.Store, appID string, status outbox.Statu
 }
 
 // wantSwept fails tb unless Sweep(req) removes what want counts.
-func wantSwept(tb testing.TB, s unical.Store, req unical.SweepRequest, want unical.SweepResult) {
+func wantSwept(tb testing.TB, s unical.Store, req sweep.Request, want sweep.Result) {
 	tb.Helper()
 	got, err := s.Sweep(tb.Context(), req)
 	mustOK(tb, "Sweep()", err)
@@ -52,8 +53,8 @@ var sweepTests = []testCase{
 		mustOK(t, "PutBlob(old)", s.PutBlob(ctx, "app_A", "old", []byte("old"), now))
 		mustOK(t, "PutBlob(new)", s.PutBlob(ctx, "app_A", "new", []byte("new"), now.Add(time.Microsecond)))
 
-		wantSwept(t, s, unical.SweepRequest{Now: now, DeliveredBefore: now.Add(-week), FailedBefore: now.Add(-week)},
-			unical.SweepResult{Flows: 1, Blobs: 1, Attempts: 2, DeliveredMessages: 1, FailedMessages: 1})
+		wantSwept(t, s, sweep.Request{Now: now, DeliveredBefore: now.Add(-week), FailedBefore: now.Add(-week)},
+			sweep.Result{Flows: 1, Blobs: 1, Attempts: 2, DeliveredMessages: 1, FailedMessages: 1})
 
 		// Asked as of an earlier time, removed records are gone rather
 		// than hidden by their expiry.
@@ -89,7 +90,7 @@ var sweepTests = []testCase{
 		if d := diff([]string{pending.ID}, ids(claimed, messageID)); d != "" {
 			t.Errorf("ClaimMessages() after Sweep mismatch (-want +got):\n%s", d)
 		}
-		wantSwept(t, s, unical.SweepRequest{Now: now, DeliveredBefore: now.Add(-week), FailedBefore: now.Add(-week)}, unical.SweepResult{})
+		wantSwept(t, s, sweep.Request{Now: now, DeliveredBefore: now.Add(-week), FailedBefore: now.Add(-week)}, sweep.Result{})
 	}},
 	{"Boundaries", func(t *testing.T, s unical.Store) {
 		// A message whose last attempt was due exactly at the cutoff is
@@ -97,7 +98,7 @@ var sweepTests = []testCase{
 		cutoff := base.Add(-time.Hour)
 		gone, _ := mustFinish(t, s, "app_A", outbox.Delivered, cutoff.Add(-time.Microsecond), base.Add(time.Hour))
 		kept, _ := mustFinish(t, s, "app_A", outbox.Delivered, cutoff, base.Add(time.Hour))
-		wantSwept(t, s, unical.SweepRequest{Now: base, DeliveredBefore: cutoff}, unical.SweepResult{DeliveredMessages: 1})
+		wantSwept(t, s, sweep.Request{Now: base, DeliveredBefore: cutoff}, sweep.Result{DeliveredMessages: 1})
 		_, err := s.GetMessage(t.Context(), "app_A", gone.ID)
 		wantCode(t, "GetMessage(before the cutoff)", err, unical.CodeNotFound)
 		if _, err := s.GetMessage(t.Context(), "app_A", kept.ID); err != nil {
@@ -107,7 +108,7 @@ var sweepTests = []testCase{
 	{"ZeroCutoffKeeps", func(t *testing.T, s unical.Store) {
 		d, _ := mustFinish(t, s, "app_A", outbox.Delivered, base.Add(-400*24*time.Hour), base.Add(time.Hour))
 		f, _ := mustFinish(t, s, "app_A", outbox.Failed, base.Add(-300*24*time.Hour), base.Add(time.Hour))
-		wantSwept(t, s, unical.SweepRequest{Now: base}, unical.SweepResult{})
+		wantSwept(t, s, sweep.Request{Now: base}, sweep.Result{})
 		for _, m := range []*outbox.Message{d, f} {
 			if _, err := s.GetMessage(t.Context(), "app_A", m.ID); err != nil {
 				t.Errorf("GetMessage(%s, no cutoff): %v", m.Status, err)
@@ -120,7 +121,7 @@ var sweepTests = []testCase{
 		f, _ := mustFinish(t, s, "app_A", outbox.Failed, base.Add(-60*24*time.Hour), base.Add(time.Hour))
 		_, err := s.RetryMessage(t.Context(), "app_A", f.ID, base)
 		mustOK(t, "RetryMessage()", err)
-		wantSwept(t, s, unical.SweepRequest{Now: base, FailedBefore: base.Add(time.Hour), DeliveredBefore: base.Add(time.Hour)}, unical.SweepResult{})
+		wantSwept(t, s, sweep.Request{Now: base, FailedBefore: base.Add(time.Hour), DeliveredBefore: base.Add(time.Hour)}, sweep.Result{})
 		got, err := s.GetMessage(t.Context(), "app_A", f.ID)
 		mustOK(t, "GetMessage(retried)", err)
 		if got.Status != outbox.Pending {
@@ -134,7 +135,7 @@ var sweepTests = []testCase{
 		}
 		total := 0
 		for i, want := range []int{4, 2, 0} {
-			got, err := s.Sweep(t.Context(), unical.SweepRequest{Now: base, Limit: 4})
+			got, err := s.Sweep(t.Context(), sweep.Request{Now: base, Limit: 4})
 			mustOK(t, "Sweep()", err)
 			if got.Total() != want {
 				t.Errorf("Sweep(limit 4) call %d removed %d (%+v), want %d", i+1, got.Total(), got, want)

@@ -7,9 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/unical/unical/provider/kit"
 	"golang.org/x/oauth2"
-
-	"github.com/unical/unical"
 )
 
 // checkCode is the made-up authorization code CheckClient redeems: no
@@ -29,10 +28,10 @@ const checkCode = "unical-settings-check"
 //   - no answer, or not an OAuth answer: the token URL is wrong.
 //
 // It is never retried and never logs: the request carries the secret.
-func (f *Flow) CheckClient(ctx context.Context, classify func(code, description string) (field string)) (passed []string, problems []unical.SettingsProblem) {
+func (f *Flow) CheckClient(ctx context.Context, classify func(code, description string) (field string)) (passed []string, problems []kit.SettingsProblem) {
 	tokenURL := f.Config.Endpoint.TokenURL
 	problem := func(field, format string, args ...any) {
-		problems = append(problems, unical.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
+		problems = append(problems, kit.SettingsProblem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	_, err := f.Config.Exchange(f.ctx(ctx), checkCode)
 	if err == nil {

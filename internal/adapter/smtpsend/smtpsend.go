@@ -240,5 +240,5 @@ func ForApplication(c *unical.Client, app *unical.Application) (*Server, *Settin
 	if set == nil {
 		return nil, nil, &unical.Error{Code: unical.CodeConflict, Field: "mail", Message: "The application has no mail settings; set them first (docs/operations.md)."}
 	}
-	return &Server{URL: set.SMTPURL, Username: set.Username, Password: set.Password, AllowPrivate: c.Config().WebhookConfig.AllowPrivateTargets}, set, nil
+	return &Server{URL: set.SMTPURL, Username: set.Username, Password: set.Password, AllowPrivate: c.Config().AllowPrivateTargets}, set, nil
 }

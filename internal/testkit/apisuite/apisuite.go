@@ -24,6 +24,7 @@ import (
 	"github.com/unical/unical/internal/testkit/apitest"
 	"github.com/unical/unical/provider/memory"
 	"github.com/unical/unical/rooms"
+	"github.com/unical/unical/series"
 	"github.com/unical/unical/subscriptions"
 )
 
@@ -33,10 +34,12 @@ type Target func(t *testing.T, st *apitest.Stack, appID, apiKey string) API
 
 // API is what the suite calls: the application API, and beside it the
 // webhook subscriptions (package subscriptions'), their delivery log
-// (package engine's) and the room directory (package rooms'), which the
-// HTTP client has as methods of its own.
+// (package engine's), the room directory (package rooms') and the scoped
+// event writes (package series'), which the HTTP client has as methods of
+// its own.
 type API interface {
 	unical.API
+	series.API
 	subscriptions.API
 	engine.DeliveryLog
 	rooms.Lister
@@ -79,7 +82,7 @@ func newEnv(t *testing.T, target Target) *env {
 		if typ == unical.ProviderVirtual {
 			continue // the stack adds the real one (provider/virtual)
 		}
-		p := memory.New(typ)
+		p := memory.New(memory.Config{Type: typ})
 		u := users[typ]
 		e.primary[typ] = p.AddUser(u[0], u[1], u[2])
 		if typ == unical.ProviderCalDAV {
@@ -89,7 +92,7 @@ func newEnv(t *testing.T, target Target) *env {
 	}
 	// The production address policy, whose webhook URL refusals the
 	// suite checks; the memory providers need no URL.
-	st := apitest.Start(t, providers, func(cfg *unical.Config) { cfg.AllowPrivateTargets = false })
+	st := apitest.Start(t, providers, func(cfg *apitest.Config) { cfg.AllowPrivateTargets = false })
 	id, key := st.CreateApp(t, &admin.ApplicationParams{})
 	e.api = target(t, st, id, key)
 	otherID, otherKey := st.CreateApp(t, &admin.ApplicationParams{Name: unical.Some("other")})

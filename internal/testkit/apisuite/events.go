@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/series"
 )
 
 // at is an EventDateTime in UTC.
@@ -241,12 +242,12 @@ func testEventErrors(e *env) {
 	wantError(t, "bad visibility", err, &unical.Error{Code: unical.CodeInvalid, Field: "visibility",
 		Allowed: []string{"default", "public", "private", "confidential"}})
 	_, err = e.api.UpdateEventWithScope(e.ctx, acct.ID, cal, weekly.ID, "everything", &unical.EventParams{Title: unical.Some("x")})
-	wantError(t, "unknown scope", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope", Allowed: unical.EditScopes})
+	wantError(t, "unknown scope", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope", Allowed: series.EditScopes})
 	_, err = e.api.DeleteEventWithScope(e.ctx, acct.ID, cal, weekly.ID, "everything")
-	wantError(t, "unknown scope on delete", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope", Allowed: unical.EditScopes})
-	_, err = e.api.UpdateEventWithScope(e.ctx, acct.ID, cal, weekly.ID, unical.ScopeThisAndFollowing, &unical.EventParams{Title: unical.Some("x")})
+	wantError(t, "unknown scope on delete", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope", Allowed: series.EditScopes})
+	_, err = e.api.UpdateEventWithScope(e.ctx, acct.ID, cal, weekly.ID, series.ScopeThisAndFollowing, &unical.EventParams{Title: unical.Some("x")})
 	wantError(t, "thisAndFollowing on a series id", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope"})
-	_, err = e.api.DeleteEventWithScope(e.ctx, acct.ID, cal, weekly.ID, unical.ScopeThisAndFollowing)
+	_, err = e.api.DeleteEventWithScope(e.ctx, acct.ID, cal, weekly.ID, series.ScopeThisAndFollowing)
 	wantError(t, "thisAndFollowing delete on a series id", err, &unical.Error{Code: unical.CodeInvalid, Field: "scope"})
 	_, err = e.api.GetEvent(e.ctx, acct.ID, cal, "no-such-event")
 	wantError(t, "unknown event", err, &unical.Error{Code: unical.CodeNotFound})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/unical/unical"
 	"github.com/unical/unical/admin"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/httpapi"
 	"github.com/unical/unical/internal/seal"
 	"github.com/unical/unical/internal/testkit/openapitest"
@@ -38,22 +39,32 @@ type Stack struct {
 	// AppID and APIKey are the application made by CreateApp, if any.
 	AppID  string
 	APIKey string
+	// Engine are the engine settings configure chose, for engine.Run.
+	Engine engine.Settings
+}
+
+// Config is what configure may change: the Client's Config and the
+// settings of the engine a test runs (Stack.Engine).
+type Config struct {
+	unical.Config
+	engine.Settings
 }
 
 // Start starts a server with the given providers. configure, when set, may
 // change the Client's Config (Store, MasterKey and PublicURL are filled
-// in already, and AllowPrivateTargets is true). Everything stops in Cleanup.
-func Start(tb testing.TB, providers []unical.Provider, configure func(*unical.Config)) *Stack {
+// in already, and AllowPrivateTargets is true) and the engine's settings.
+// Everything stops in Cleanup.
+func Start(tb testing.TB, providers []unical.Provider, configure func(*Config)) *Stack {
 	tb.Helper()
-	return StartWithOptions(tb, providers, configure, httpapi.Options{})
+	return StartWithOptions(tb, providers, configure, httpapi.Config{})
 }
 
 // StartWithOptions is Start with the handler built from opts (rate
 // limits, a request deadline, metrics).
-func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*unical.Config), opts httpapi.Options) *Stack {
+func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func(*Config), opts httpapi.Config) *Stack {
 	tb.Helper()
 	st := &Stack{DBPath: filepath.Join(tb.TempDir(), "unical.db")}
-	store, err := bolt.Open(st.DBPath, nil)
+	store, err := bolt.Open(bolt.Config{Path: st.DBPath})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -67,7 +78,7 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	// The fakes and test servers all listen on loopback, so a stack saves
 	// and uses such URLs as a development server does; a test of the
 	// production address policy sets AllowPrivateTargets back to false.
-	cfg := unical.Config{Store: store, Providers: virtual.AddWithConfig(providers, store, virtual.Config{PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}
+	cfg := Config{Config: unical.Config{Store: store, Providers: virtual.Add(providers, virtual.Config{Store: store, PublicURL: srv.URL}), MasterKey: seal.NewKey(), PublicURL: srv.URL}}
 	cfg.AllowPrivateTargets = true
 	hooks := &subscriptions.Hooks{}
 	cfg.Subscriptions = hooks
@@ -75,7 +86,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 		configure(&cfg)
 	}
 	hooks.ChangePollInterval = cfg.ChangePollInterval
-	st.Client, err = unical.New(cfg)
+	st.Engine = cfg.Settings
+	st.Client, err = unical.New(cfg.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -86,7 +98,8 @@ func StartWithOptions(tb testing.TB, providers []unical.Provider, configure func
 	}
 	// Every exchange is checked against the OpenAPI document httpapi
 	// serves, so each end-to-end test also tests the document.
-	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(st.Client, opts))
+	opts.Client = st.Client
+	h = openapitest.HandlerFor(tb, httpapi.OpenAPIDocumentFor(st.Client), httpapi.NewHandler(opts))
 	return st
 }
 
@@ -268,4 +281,32 @@ func Follow(tb testing.TB, raw string) *url.URL {
 		tb.Fatal(err)
 	}
 	return u
+}
+
+// Preflight sends a browser's CORS preflight of a POST to path from
+// origin, asking for requestHeaders, and returns the answer's status and
+// its CORS headers (Access-Control-Allow-Origin, -Methods, -Headers and
+// Vary) by name. It is served by a handler over the Stack's Client
+// outside the OpenAPI check, which knows no OPTIONS.
+func (st *Stack) Preflight(tb testing.TB, path, origin, requestHeaders string) map[string]string {
+	tb.Helper()
+	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Config{Client: st.Client}))
+	defer srv.Close()
+	req, err := http.NewRequestWithContext(tb.Context(), "OPTIONS", srv.URL+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", requestHeaders)
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	got := map[string]string{"status": resp.Status}
+	for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Vary"} {
+		got[h] = resp.Header.Get(h)
+	}
+	return got
 }

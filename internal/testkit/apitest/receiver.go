@@ -15,6 +15,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/unical/unical"
+	"github.com/unical/unical/engine"
 	"github.com/unical/unical/internal/testkit/openapitest"
 	"github.com/unical/unical/webhooksender"
 )
@@ -138,10 +139,10 @@ func (r *Receiver) WaitFor(tb testing.TB, n int) []Delivery {
 
 // Sender returns the delivery client of unicald, trusting the receiver's
 // certificate and allowed to reach loopback.
-func (r *Receiver) Sender() unical.WebhookSender {
+func (r *Receiver) Sender() engine.Sender {
 	pool := x509.NewCertPool()
 	pool.AddCert(r.srv.Certificate())
-	return webhooksender.New(webhooksender.Options{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
+	return webhooksender.New(webhooksender.Config{AllowPrivate: true, TLSConfig: &tls.Config{RootCAs: pool}, Timeout: 5 * time.Second})
 }
 
 // Tampered re-sends a delivery with a changed body to the receiver and

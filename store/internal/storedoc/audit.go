@@ -1,6 +1,9 @@
 package storedoc
 
-import "github.com/unical/unical"
+import (
+	"github.com/unical/unical"
+	"github.com/unical/unical/audit"
+)
 
 // AuditPruneLimit bounds how many entries older than the retention one
 // AppendAudit removes, so that a backlog goes in several short writes.
@@ -10,7 +13,7 @@ const AuditPruneLimit = 100
 // operation, and ids CheckID refuses. Both stores keep the entry's JSON
 // as it is ([unical.AuditEntry] has its tags), so the document is the
 // type itself.
-func CheckAuditEntry(e *unical.AuditEntry) error {
+func CheckAuditEntry(e *audit.Entry) error {
 	if err := CheckID("Audit entry id", e.ID); err != nil {
 		return err
 	}

@@ -1,20 +1,21 @@
-package unical
+package engine
 
 import (
 	"context"
 	"time"
 )
 
-// WebhookSender posts one webhook request and returns the receiver's
-// answer. A failure to get one (refused address, timeout, TLS error) is an
-// error. It must not follow redirects: a 3xx is the receiver's answer.
-// Implementations must be safe for concurrent use.
-type WebhookSender interface {
-	Send(ctx context.Context, url string, header map[string][]string, body []byte) (WebhookResponse, error)
+// Sender posts one webhook request and returns the receiver's answer. A
+// failure to get one (refused address, timeout, TLS error) is an error.
+// It must not follow redirects: a 3xx is the receiver's answer.
+// Implementations must be safe for concurrent use; package webhooksender
+// has one.
+type Sender interface {
+	Send(ctx context.Context, url string, header map[string][]string, body []byte) (Response, error)
 }
 
-// WebhookResponse is the part of a receiver's answer the engine acts on.
-type WebhookResponse struct {
+// Response is the part of a receiver's answer the engine acts on.
+type Response struct {
 	// StatusCode is the HTTP status code.
 	StatusCode int
 	// RetryAfter is the wait the receiver asked for in a Retry-After
@@ -24,22 +25,19 @@ type WebhookResponse struct {
 	RetryAfter time.Duration
 }
 
-// WebhookConfig is the webhook engine's part of [Config]. Its fields
-// matter only to the engine (package engine), except AllowPrivateTargets, which also
-// decides which webhook URLs are accepted. A Client that never runs the
-// engine (tests, admin commands) still queues messages; a running one, in
-// this or another process sharing the Store, delivers them.
-type WebhookConfig struct {
-	// WebhookSender posts the signed webhook requests. Run fails without
-	// one: the root package keeps free of net/http, so the HTTP client is
-	// wired in by the program (cmd/unicald uses package webhooksender,
-	// built with AllowPrivateTargets and DeliveryTimeout below).
-	WebhookSender WebhookSender
-	// AllowPrivateTargets accepts webhook URLs naming loopback, private or
-	// link-local addresses, for development. Default false: such URLs are
-	// refused with a 400 when they are IP literals or localhost, and the
-	// sender refuses every such address when it connects.
-	AllowPrivateTargets bool
+// DefaultSweepInterval is the default of Settings.SweepInterval.
+const DefaultSweepInterval = 5 * time.Minute
+
+// Settings are the engine's part of [Config], set by the program that
+// runs it (cmd/unicald from its flags). Every field has the default its
+// comment states. A Client that never runs the engine (tests, admin
+// commands) still queues messages; a running engine, in this or another
+// process sharing the Store, delivers them.
+type Settings struct {
+	// Sender posts the signed webhook requests. Run fails without one:
+	// cmd/unicald uses package webhooksender, built with
+	// unical.Config.AllowPrivateTargets and DeliveryTimeout below.
+	Sender Sender
 	// DeliveryWorkers is how many deliveries run at once; default 16.
 	DeliveryWorkers int
 	// RetrySchedule is the delay before each attempt, from the failure of
@@ -58,17 +56,19 @@ type WebhookConfig struct {
 	// minutes. It must exceed DeliveryTimeout.
 	DeliveryLease time.Duration
 	// OutboxPollInterval is how often an idle engine looks for due
-	// messages; messages queued by this Client, or by another process when
-	// the Store implements [outbox.Notifier], wake it at once. Default 1
-	// second.
+	// messages; messages queued by its Client, or by another process when
+	// the Store implements [outbox.Notifier], wake it at once.
+	// Default 1 second.
 	OutboxPollInterval time.Duration
 	// ChangePollInterval is how often subscriptions without a provider
 	// watch are checked for changes with the provider's sync cursor;
 	// default 1 minute, negative disables polling. Each subscription has
-	// its own due time within the interval, so the checks spread over it,
-	// and engines sharing the Store take due subscriptions from it (see
-	// SubscriptionStore.ClaimDueSubscriptions), so each subscription is
-	// checked once per interval in all, not once per engine.
+	// its own due time within the interval (give the same interval to
+	// subscriptions.Hooks, which picks the first), so the checks spread
+	// over it, and engines sharing the Store take due subscriptions from
+	// it (see SubscriptionStore.ClaimDueSubscriptions), so each
+	// subscription is checked once per interval in all, not once per
+	// engine.
 	ChangePollInterval time.Duration
 	// DeliveryLogTTL is how long delivery attempts stay in the delivery
 	// log; default 7 days.
@@ -99,4 +99,14 @@ type WebhookConfig struct {
 	ReconcileInterval time.Duration
 	// GrantCheckInterval and GrantKeepAlive are package grants' (6 h, 30 days; negative: never).
 	GrantCheckInterval, GrantKeepAlive time.Duration
+	// SweepInterval is how often the engine removes expired flows, blobs,
+	// delivery attempts and Idempotency-Keys and old messages (see
+	// [Sweep]; what it keeps is DeliveredRetention and FailedRetention);
+	// default DefaultSweepInterval, negative never.
+	SweepInterval time.Duration
+}
+
+// sweepInterval is SweepInterval with its default; 0 never.
+func (s *Settings) sweepInterval() time.Duration {
+	return orNever(s.SweepInterval, DefaultSweepInterval)
 }
