@@ -176,7 +176,7 @@ func New(cfg Config) (*Client, error) {
 	c.apiKeys = ttlcache.New[*cachedKey](ttl, c.now, c.storeVersion)
 	c.keysUsed = ttlcache.NewEvery(APIKeyUsedEvery)
 	key := seal.Key(cfg.MasterKey)
-	c.keys = keys.New(cfg.MasterKey)
+	c.keys = keys.FromMaster(cfg.MasterKey)
 	c.pages = pagetoken.New(seal.New(key.Derive("tokens")), c.store, c.now)
 	c.idempotency = idempotency.NewService(idempotency.Config{Store: c.store, MasterKey: cfg.MasterKey, Errors: idempotencyErrors{}, Now: c.now, Logger: c.log, SweepInterval: 5 * time.Minute}) // the engine's default sweep
 	cfg.Outbox = cmp.Or(cfg.Outbox, outbox.NewQueue())

@@ -32,8 +32,10 @@ type Keys struct {
 	flows       *seal.Sealer // OAuth states (internal/oauthstate)
 }
 
-// New derives the sealing keys from the 32-byte master key.
-func New(master [32]byte) *Keys {
+// FromMaster derives the sealing keys from the 32-byte master key: a
+// value computed from a key, not a component with settings, so it takes
+// the key alone (docs/development.md, Constructors).
+func FromMaster(master [32]byte) *Keys {
 	key := seal.Key(master)
 	return &Keys{master: key, credentials: seal.New(key.Derive("credentials")), flows: seal.New(key.Derive("oauth-flows"))}
 }

@@ -11,8 +11,8 @@ import (
 // record under the same master key only.
 func TestKeys_BoundToRecord(t *testing.T) {
 	t.Parallel()
-	k := keys.New([32]byte{1})
-	other := keys.New([32]byte{2})
+	k := keys.FromMaster([32]byte{1})
+	other := keys.FromMaster([32]byte{2})
 	sec := keys.AccountSecrets{AccessToken: "at", RefreshToken: "rt"}
 	sealed := k.SealAccount("acc_1", sec)
 	got, err := k.OpenAccount("acc_1", sealed)
